@@ -1,0 +1,1 @@
+"""The language grammar, shipped inside the wheel."""

@@ -1,0 +1,1 @@
+"""The default guard pack, shipped inside the wheel."""

@@ -1,0 +1,54 @@
+"""The one registry of builtin functions, grouped by family.
+
+Each family module (``strings.py``, ``regex.py``, ``shell.py``, ``git.py``, ``xpia.py``, …)
+registers its functions with ``@builtin``; ``docs/builtins.md`` is generated from this registry
+(``python -m hookgate.builtins.docs``), so each function's docstring is its documentation.
+
+Values passed to and returned from builtins are the interpreter's values: ``None``, ``bool``,
+``int``/``float``, ``str``, ``list`` (array), ``dict`` (object) and the interpreter's set type
+(iterable, supports ``in`` and ``len``). A builtin signals a type or domain error by raising
+``BuiltinError``; the evaluator applies Rego's semantics to it (the expression is undefined, or
+an error under strict builtin errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+class BuiltinError(Exception):
+    """A builtin was called with arguments it cannot handle (``operand 1 must be string``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    name: str  # as written in policies: "startswith", "shell.commands"
+    family: str  # "strings", "regex", "shell", "git", "xpia", …
+    func: Callable[..., Any]
+    arity: int
+    doc: str
+    # Reads facts from the local machine (files under a payload's cwd); the server must supply
+    # such facts from the request instead of running the builtin against its own disk.
+    reads_host: bool = False
+
+
+REGISTRY: dict[str, Builtin] = {}
+
+
+def builtin(
+    name: str, family: str, arity: int, *, reads_host: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``func`` as the builtin ``name`` taking ``arity`` arguments."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        if name in REGISTRY:
+            raise ValueError(f"builtin {name} registered twice")
+        doc = (func.__doc__ or "").strip()
+        if not doc:
+            raise ValueError(f"builtin {name} has no docstring")
+        REGISTRY[name] = Builtin(name, family, func, arity, doc, reads_host)
+        return func
+
+    return register
