@@ -11,7 +11,6 @@ Every node carries ``loc``: the 1-based line and column of its first character i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,23 +156,23 @@ class Unify:
     loc: Loc
 
 
-Term = Union[
-    Scalar,
-    Var,
-    Ref,
-    ArrayTerm,
-    SetTerm,
-    ObjectTerm,
-    ArrayCompr,
-    SetCompr,
-    ObjectCompr,
-    Call,
-    BinOp,
-    UnaryMinus,
-    Membership,
-    Assign,
-    Unify,
-]
+Term = (
+    Scalar
+    | Var
+    | Ref
+    | ArrayTerm
+    | SetTerm
+    | ObjectTerm
+    | ArrayCompr
+    | SetCompr
+    | ObjectCompr
+    | Call
+    | BinOp
+    | UnaryMinus
+    | Membership
+    | Assign
+    | Unify
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +231,7 @@ class Every:
     withs: tuple[With, ...] = ()
 
 
-Literal = Union[Expr, SomeDecl, SomeIn, Every]
+Literal = Expr | SomeDecl | SomeIn | Every
 
 
 # ---------------------------------------------------------------------------------------------
