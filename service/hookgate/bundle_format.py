@@ -1,0 +1,86 @@
+"""The signed policy bundle: its canonical bytes, digest and signature check.
+
+Shared by the server (which signs) and the CLI (which verifies), so both compute the very same
+bytes. It imports nothing heavier than ``cryptography`` (and that only inside ``verify``).
+
+A bundle is ``{"revision", "created_at", "policies", "data", "digest", "signature", "key_id"}``:
+``digest`` is ``sha256:<hex>`` of ``canonical_bytes(revision, policies, data)``; ``signature`` is
+the standard base64 of the Ed25519 signature over the ASCII bytes of the digest string;
+``key_id`` is the first 16 hex characters of sha256 of the raw 32-byte public key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+
+ALGORITHM = "ed25519"
+
+
+class BundleError(Exception):
+    """A bundle that is malformed, altered, or not signed by the expected key."""
+
+
+def canonical_bytes(revision: int, policies: dict[str, str], data: dict) -> bytes:
+    """The exact bytes the digest covers: sorted keys, no whitespace, UTF-8."""
+    document = {"revision": revision, "policies": policies, "data": data}
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def digest(revision: int, policies: dict[str, str], data: dict) -> str:
+    """``sha256:<hex>`` of the canonical bytes."""
+    return "sha256:" + hashlib.sha256(canonical_bytes(revision, policies, data)).hexdigest()
+
+
+def key_id(public_key_raw: bytes) -> str:
+    """The short name of a public key: the first 16 hex characters of its sha256."""
+    return hashlib.sha256(public_key_raw).hexdigest()[:16]
+
+
+def verify(bundle: dict, public_key_b64: str) -> None:
+    """Check ``bundle`` against the trusted public key; raise ``BundleError`` naming the reason.
+
+    Every check runs on every call: the digest is recomputed from the content (a bundle's own
+    ``digest`` field is never trusted), the key id must name the trusted key, and the signature
+    must verify over the recomputed digest.
+    """
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    if not isinstance(bundle, dict):
+        raise BundleError("bundle: expected a JSON object")
+    revision = bundle.get("revision")
+    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 0:
+        raise BundleError("bundle.revision: expected a non-negative integer")
+    policies = bundle.get("policies")
+    if not isinstance(policies, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in policies.items()
+    ):
+        raise BundleError("bundle.policies: expected an object of policy id to source text")
+    data = bundle.get("data")
+    if not isinstance(data, dict):
+        raise BundleError("bundle.data: expected an object")
+    for field in ("digest", "signature", "key_id"):
+        if not isinstance(bundle.get(field), str):
+            raise BundleError(f"bundle.{field}: missing or not a string")
+    try:
+        public_raw = base64.b64decode(public_key_b64, validate=True)
+        public_key = Ed25519PublicKey.from_public_bytes(public_raw)
+    except (binascii.Error, ValueError):
+        raise BundleError("public key: not base64 of a raw 32-byte Ed25519 key") from None
+    if bundle["key_id"] != key_id(public_raw):
+        raise BundleError(
+            f"bundle.key_id: signed by key {bundle['key_id']!r}, "
+            f"but the trusted key is {key_id(public_raw)!r}"
+        )
+    expected = digest(revision, policies, data)
+    if bundle["digest"] != expected:
+        raise BundleError("bundle.digest: does not match the bundle's content (altered bundle)")
+    try:
+        signature = base64.b64decode(bundle["signature"], validate=True)
+        public_key.verify(signature, expected.encode("ascii"))
+    except (binascii.Error, ValueError, InvalidSignature):
+        raise BundleError("bundle.signature: not a valid signature of the digest") from None

@@ -1,0 +1,109 @@
+"""Masking of secrets in command text before anything is stored.
+
+A rule is an RE2 pattern; what it matches is replaced by ``***``, or only its named group
+``secret`` when it has one (so ``TOKEN=abc`` keeps ``TOKEN=``). The defaults cover environment
+assignments, secret-named flags, bearer/basic credentials, GitHub, AWS, Slack and OpenAI-style
+tokens, private key blocks, and long hex or high-entropy base64 strings. Extra rules come from
+``--mask-pattern`` on ``hookgate serve`` or ``$HOOKGATE_MASK_PATTERNS`` (one pattern per line).
+
+RE2 keeps every rule linear-time, so an operator's pattern cannot stall the server.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import re2
+
+MASK = "***"
+
+_DEFAULT_RULES: tuple[str, ...] = (
+    # PEM private keys, whole block.
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+    # Shell environment assignments at the start of a word: NAME=value, NAME="v a l", NAME='v'.
+    r"(?:^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`]+)",
+    # Flags whose name says secret: --password=x, --token x, -p is not guessed.
+    r"(?i)--?[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth)[a-z0-9_-]*(?:=|\s+)(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
+    # HTTP credentials.
+    r"(?i)\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+    # Credentials in URLs: scheme://user:password@host.
+    r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@",
+    # GitHub, Slack, OpenAI/Anthropic-style, Google API keys.
+    r"\b(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{16,}",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    r"\bsk-[A-Za-z0-9_-]{20,}",
+    r"\bAIza[0-9A-Za-z_-]{35}",
+    # AWS access key ids.
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    # Long hex strings (keys, digests used as secrets).
+    r"\b[0-9a-fA-F]{32,}\b",
+)
+
+# Candidates for "long base64 secret"; kept only when they look random (see _looks_random).
+_BASE64_CANDIDATE = r"[A-Za-z0-9+/_-]{32,}={0,2}"
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: object  # a compiled re2 pattern
+    keep: Callable[[str], bool] | None = None  # a match is masked only when keep(match) is true
+
+
+def _looks_random(text: str) -> bool:
+    # Paths and identifiers are long too; a secret mixes letters and digits with high entropy.
+    if not any(c.isdigit() for c in text) or not any(c.isalpha() for c in text):
+        return False
+    counts = Counter(text)
+    entropy = -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+    return entropy >= 4.0
+
+
+class MaskError(ValueError):
+    """A masking pattern that RE2 cannot compile."""
+
+
+class Masker:
+    """Replaces secrets in text; built once from the default and the configured rules."""
+
+    def __init__(self, extra_patterns: Iterable[str] = (), *, defaults: bool = True) -> None:
+        rules = [_Rule(_compile(p)) for p in (_DEFAULT_RULES if defaults else ())]
+        if defaults:
+            rules.append(_Rule(_compile(_BASE64_CANDIDATE), _looks_random))
+        rules += [_Rule(_compile(p)) for p in extra_patterns]
+        self._rules = tuple(rules)
+
+    def mask(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        for rule in self._rules:
+            text = rule.pattern.sub(lambda m, rule=rule: _replace(m, rule), text)
+        return text
+
+
+def _replace(match: object, rule: _Rule) -> str:
+    whole = match.group(0)
+    if rule.keep is not None and not rule.keep(whole):
+        return whole
+    if "secret" not in rule.pattern.groupindex or match.group("secret") is None:
+        return MASK
+    start = match.start("secret") - match.start(0)
+    end = match.end("secret") - match.start(0)
+    return whole[:start] + MASK + whole[end:]
+
+
+def _compile(pattern: str) -> object:
+    try:
+        return re2.compile(pattern)
+    except re2.error as exc:
+        raise MaskError(f"masking pattern {pattern!r}: {exc}") from None
+
+
+def masker_from_env(extra_patterns: Iterable[str] = ()) -> Masker:
+    """The default rules, plus ``$HOOKGATE_MASK_PATTERNS`` (one per line), plus ``extra``."""
+    configured = os.environ.get("HOOKGATE_MASK_PATTERNS", "")
+    patterns = [line for line in configured.splitlines() if line.strip()]
+    return Masker([*patterns, *extra_patterns])

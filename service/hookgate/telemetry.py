@@ -1,0 +1,74 @@
+"""Telemetry: one JSON line per event in ``$HOOKGATE_TELEMETRY`` (default: the user's state
+directory). A failure is never silent, so every fail-open answer writes an ``error`` record here.
+
+Records carry the event, time, host, session, error kind and message — never the raw payload,
+which may hold secrets. Writing telemetry must never break a hook: every OS error is swallowed
+after one attempt, and the file is rotated once it passes ``MAX_BYTES``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_MESSAGE = 500
+
+
+def telemetry_path() -> str:
+    """The telemetry file: ``$HOOKGATE_TELEMETRY``, else ``<state dir>/telemetry.jsonl``."""
+    configured = os.environ.get("HOOKGATE_TELEMETRY")
+    if configured:
+        return configured
+    from hookgate.paths import state_dir
+
+    return os.path.join(state_dir(), "telemetry.jsonl")
+
+
+def record(event: str, **fields: object) -> None:
+    """Append one record; ``fields`` must already be free of payload content."""
+    entry = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "event": event}
+    for key, value in fields.items():
+        if value is not None:
+            entry[key] = value[:MAX_MESSAGE] if isinstance(value, str) else value
+    line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+    try:
+        path = telemetry_path()
+        os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+        _rotate_if_large(path)
+        # O_APPEND keeps concurrent hooks' lines whole; 0600 because messages name local paths.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def read_records(limit: int = 50) -> list[dict]:
+    """The last ``limit`` well-formed records; corrupt lines (a torn write, a disk error) are
+    skipped rather than trusted."""
+    try:
+        with open(telemetry_path(), encoding="utf-8", errors="replace") as handle:
+            lines = handle.readlines()
+    except OSError:
+        return []
+    records = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            records.append(entry)
+    return records[-limit:]
+
+
+def _rotate_if_large(path: str) -> None:
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            os.replace(path, path + ".1")
+    except OSError:
+        pass
