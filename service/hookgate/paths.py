@@ -44,3 +44,8 @@ def private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if needed, owner-only (0700) for what hookgate creates."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def compiled_dir() -> Path:
+    """The compile cache of policy sets (``hookgate.lang`` checks its ownership and mode)."""
+    return cache_dir() / "compiled"

@@ -7,7 +7,22 @@ Importing this package registers every family. Families keep expensive imports (
 from hookgate.builtins.registry import REGISTRY, Builtin, BuiltinError, builtin
 
 # Each family module registers its functions on import; add new families here.
-FAMILIES: tuple[str, ...] = ()
+FAMILIES: tuple[str, ...] = (
+    "types",
+    "strings",
+    "regex",
+    "arrays",
+    "objects",
+    "sets",
+    "aggregates",
+    "numbers",
+    "encoding",
+    "misc",
+    "shell",
+    "git",
+    "xpia",
+    "host",
+)
 
 for _family in FAMILIES:
     __import__(f"hookgate.builtins.{_family}")

@@ -1,0 +1,6 @@
+"""Host I/O: ``normalize`` (any host's payload -> ``HookInput``), ``render`` (``Decision`` -> that
+host's response), ``hosts`` (what hookgate knows about each host).
+
+Deliberately empty of imports: the stages import only the modules they need (render never loads
+normalize), and this package sits on the hook's hot path.
+"""

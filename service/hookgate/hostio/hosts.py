@@ -57,8 +57,14 @@ _CANONICAL_EVENTS: dict[str, str] = {
 # Events whose payload carries the shell command at the top level, not in a tool input.
 SHELL_EVENTS: frozenset[str] = frozenset({"beforeshellexecution", "aftershellexecution"})
 # Events that are about an MCP tool whatever the tool is called.
-MCP_EVENTS: frozenset[str] = frozenset({"beforemcpexecution", "aftermcpexecution", "premcptoolcall"})
+MCP_EVENTS: frozenset[str] = frozenset(
+    {"beforemcpexecution", "aftermcpexecution", "premcptoolcall"}
+)
 
+# Cursor events whose response must carry an explicit ``permission``.
+_CURSOR_GATE_EVENTS: frozenset[str] = frozenset(
+    {"pretooluse", "beforeshellexecution", "beforemcpexecution", "beforereadfile"}
+)
 GEMINI_EVENTS: dict[str, str] = {PRE_TOOL_USE: "BeforeTool", POST_TOOL_USE: "AfterTool"}
 CURSOR_EVENTS: dict[str, str] = {PRE_TOOL_USE: "preToolUse", POST_TOOL_USE: "postToolUse"}
 _CURSOR_ONLY_EVENTS: frozenset[str] = frozenset(
@@ -93,11 +99,21 @@ def is_mcp_event(name: str | None) -> bool:
 
 
 def cursor_event(host_event: str | None, event: str) -> str:
-    """The Cursor event a response answers: the payload's own spelling when it is Cursor's,
-    else Cursor's name for the canonical event."""
+    """The Cursor event a response answers: the payload's own spelling when it is Cursor's
+    (camelCase), else Cursor's name for the canonical event."""
     if host_event is not None and host_event[:1].islower() and ":" not in host_event:
         return host_event
     return CURSOR_EVENTS.get(event, event)
+
+
+def is_cursor_gate(cursor_event_name: str) -> bool:
+    """Whether Cursor's answer to this event must say ``permission``."""
+    return _fold(cursor_event_name) in _CURSOR_GATE_EVENTS
+
+
+def cursor_takes_updated_input(cursor_event_name: str) -> bool:
+    """Only Cursor's preToolUse reads ``updated_input``."""
+    return _fold(cursor_event_name) == "pretooluse"
 
 
 # Tool names (lower-cased) of every host, HOSTS.md section 8, mapped to one vocabulary.

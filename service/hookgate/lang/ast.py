@@ -256,7 +256,9 @@ class Rule:
       - ``"complete"``: ``name := value if body`` / ``name = value`` / ``name if body``
         (value ``None`` means ``true``); ``default name := value`` sets ``default=True``.
       - ``"set"``: ``name contains key if body`` (partial set; the member is ``key``).
-      - ``"object"``: ``name[key] := value if body`` (partial object).
+      - ``"object"``: ``name[key] := value if body`` (partial object; ``name[key] if body``
+        has value ``None``, meaning ``true``, as in OPA v1). A constant string key is part of
+        the name instead: ``p["a"] := 1`` is the complete rule ``ref=("p", "a")``.
       - ``"function"``: ``name(args) := value if body`` (value ``None`` means ``true``).
 
     ``ref`` is the rule name as written, split on dots (``["deny"]``, ``["a", "b"]`` for

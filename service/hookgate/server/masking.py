@@ -25,7 +25,7 @@ _DEFAULT_RULES: tuple[str, ...] = (
     # PEM private keys, whole block.
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
     # Shell environment assignments at the start of a word: NAME=value, NAME="v a l", NAME='v'.
-    r"(?:^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`]+)",
+    r"(?:^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`\"']+)",
     # Flags whose name says secret: --password=x, --token x, -p is not guessed.
     r"(?i)--?[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth)[a-z0-9_-]*(?:=|\s+)(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
     # HTTP credentials.
@@ -88,10 +88,11 @@ def _replace(match: object, rule: _Rule) -> str:
     whole = match.group(0)
     if rule.keep is not None and not rule.keep(whole):
         return whole
-    if "secret" not in rule.pattern.groupindex or match.group("secret") is None:
+    group = rule.pattern.groupindex.get("secret")
+    if group is None or match.group(group) is None:
         return MASK
-    start = match.start("secret") - match.start(0)
-    end = match.end("secret") - match.start(0)
+    start = match.start(group) - match.start(0)
+    end = match.end(group) - match.start(0)
     return whole[:start] + MASK + whole[end:]
 
 

@@ -1,0 +1,30 @@
+"""Array builtins: ``array.concat``, ``array.slice``, ``array.reverse``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgate.builtins.registry import builtin
+from hookgate.builtins.types import want_array, want_int
+
+
+@builtin("array.concat", "arrays", 2)
+def concat(a: Any, b: Any) -> list:
+    """The elements of ``a`` followed by those of ``b``."""
+    return want_array("array.concat", 1, a) + want_array("array.concat", 2, b)
+
+
+@builtin("array.slice", "arrays", 3)
+def slice_(a: Any, start: Any, stop: Any) -> list:
+    """The elements of ``a`` from index ``start`` up to (not including) ``stop``; indexes are
+    clamped to the array, and ``start > stop`` gives an empty array."""
+    arr = want_array("array.slice", 1, a)
+    lo = max(want_int("array.slice", 2, start), 0)
+    hi = min(want_int("array.slice", 3, stop), len(arr))
+    return arr[lo:hi] if lo < hi else []
+
+
+@builtin("array.reverse", "arrays", 1)
+def reverse(a: Any) -> list:
+    """The elements of ``a`` in reverse order."""
+    return want_array("array.reverse", 1, a)[::-1]

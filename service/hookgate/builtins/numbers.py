@@ -1,0 +1,139 @@
+"""Numbers: ``abs``, ``round``, ``ceil``, ``floor``, ``numbers.range``, ``to_number`` and the
+``bits.*`` integer operations."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.builtins.types import want_int, want_num
+
+
+# Go's strconv.ParseFloat syntax (decimal only), which OPA uses to validate the string.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+@builtin("abs", "numbers", 1)
+def abs_(x: Any) -> int | float:
+    """The absolute value of ``x``."""
+    return abs(want_num("abs", 1, x))
+
+
+@builtin("round", "numbers", 1)
+def round_(x: Any) -> int:
+    """``x`` rounded to the nearest integer, halves away from zero."""
+    n = want_num("round", 1, x)
+    if type(n) is int:
+        return n
+    return int(math.copysign(math.floor(abs(n) + 0.5), n))
+
+
+@builtin("ceil", "numbers", 1)
+def ceil(x: Any) -> int:
+    """The smallest integer not less than ``x``."""
+    return math.ceil(want_num("ceil", 1, x))
+
+
+@builtin("floor", "numbers", 1)
+def floor(x: Any) -> int:
+    """The largest integer not greater than ``x``."""
+    return math.floor(want_num("floor", 1, x))
+
+
+@builtin("numbers.range", "numbers", 2)
+def range_(a: Any, b: Any) -> list[int]:
+    """The integers from ``a`` to ``b`` inclusive, ascending or descending."""
+    lo = want_int("numbers.range", 1, a)
+    hi = want_int("numbers.range", 2, b)
+    step = 1 if hi >= lo else -1
+    return list(range(lo, hi + step, step))
+
+
+@builtin("numbers.range_step", "numbers", 3)
+def range_step(a: Any, b: Any, step: Any) -> list[int]:
+    """The integers from ``a`` towards ``b`` (inclusive) in steps of the positive ``step``."""
+    lo = want_int("numbers.range_step", 1, a)
+    hi = want_int("numbers.range_step", 2, b)
+    s = want_int("numbers.range_step", 3, step)
+    if s <= 0:
+        raise BuiltinError("numbers.range_step: step must be a positive number above zero")
+    return list(range(lo, hi + 1, s)) if hi >= lo else list(range(lo, hi - 1, -s))
+
+
+@builtin("to_number", "numbers", 1)
+def to_number(x: Any) -> int | float:
+    """``x`` as a number: numbers as they are, ``null`` is 0, booleans 0/1, strings parsed."""
+    t = type(x)
+    if x is None:
+        return 0
+    if t is bool:
+        return int(x)
+    if t is int or t is float:
+        return x
+    if t is str:
+        if _INT.fullmatch(x):
+            return int(x)
+        if _FLOAT.fullmatch(x):
+            return float(x)
+        raise BuiltinError("to_number: could not parse string as number")
+    raise BuiltinError(
+        f"to_number: operand 1 must be one of {{boolean, null, number, string}} but got {_tn(x)}"
+    )
+
+
+def _tn(x: Any) -> str:
+    from hookgate.lang.values import type_name
+
+    return type_name(x)
+
+
+def _bits(name: str, a: Any, b: Any) -> tuple[int, int]:
+    return want_int(name, 1, a), want_int(name, 2, b)
+
+
+@builtin("bits.and", "numbers", 2)
+def bits_and(a: Any, b: Any) -> int:
+    """The bitwise AND of two integers."""
+    x, y = _bits("bits.and", a, b)
+    return x & y
+
+
+@builtin("bits.or", "numbers", 2)
+def bits_or(a: Any, b: Any) -> int:
+    """The bitwise OR of two integers."""
+    x, y = _bits("bits.or", a, b)
+    return x | y
+
+
+@builtin("bits.xor", "numbers", 2)
+def bits_xor(a: Any, b: Any) -> int:
+    """The bitwise XOR of two integers."""
+    x, y = _bits("bits.xor", a, b)
+    return x ^ y
+
+
+@builtin("bits.negate", "numbers", 1)
+def bits_negate(a: Any) -> int:
+    """The bitwise negation of an integer."""
+    return ~want_int("bits.negate", 1, a)
+
+
+@builtin("bits.lsh", "numbers", 2)
+def bits_lsh(a: Any, b: Any) -> int:
+    """``a`` shifted left by ``b`` bits."""
+    x, y = _bits("bits.lsh", a, b)
+    if y < 0:
+        raise BuiltinError("bits.lsh: operand 2 must be an unsigned integer number")
+    return x << y
+
+
+@builtin("bits.rsh", "numbers", 2)
+def bits_rsh(a: Any, b: Any) -> int:
+    """``a`` shifted right by ``b`` bits."""
+    x, y = _bits("bits.rsh", a, b)
+    if y < 0:
+        raise BuiltinError("bits.rsh: operand 2 must be an unsigned integer number")
+    return x >> y

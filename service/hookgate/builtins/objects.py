@@ -1,0 +1,255 @@
+"""Object builtins: ``object.get``, ``object.keys``, ``object.remove``, ``object.union``,
+``object.union_n``, ``object.filter`` and ``json.patch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.builtins.types import want_array, want_object
+from hookgate.lang.values import (
+    UNDEFINED,
+    RegoSet,
+    dict_key,
+    equal,
+    obj_get,
+    obj_items,
+    obj_keys,
+    type_name,
+)
+
+
+@builtin("object.get", "objects", 3)
+def get(obj: Any, key: Any, default: Any) -> Any:
+    """``obj[key]``, or ``default`` when absent; an array ``key`` is a path into nested
+    objects and arrays."""
+    want_object("object.get", 1, obj)
+    if type(key) is not list:
+        return obj_get(obj, key, default)
+    node = obj
+    for k in key:
+        t = type(node)
+        if t is dict:
+            node = obj_get(node, k)
+        elif t is list and type(k) is int and 0 <= k < len(node):
+            node = node[k]
+        elif t is RegoSet and k in node:
+            node = k
+        else:
+            return default
+        if node is UNDEFINED:
+            return default
+    return node
+
+
+@builtin("object.keys", "objects", 1)
+def keys(obj: Any) -> RegoSet:
+    """The set of keys of ``obj``."""
+    return RegoSet(obj_keys(want_object("object.keys", 1, obj)))
+
+
+def _key_set(name: str, keys: Any) -> RegoSet:
+    t = type(keys)
+    if t is RegoSet:
+        return keys
+    if t is list:
+        return RegoSet(keys)
+    if t is dict:
+        return RegoSet(obj_keys(keys))
+    raise BuiltinError(
+        f"{name}: operand 2 must be one of {{object, array, set}} but got {type_name(keys)}"
+    )
+
+
+@builtin("object.remove", "objects", 2)
+def remove(obj: Any, keys: Any) -> dict:
+    """``obj`` without the given keys (an array, set or the keys of an object)."""
+    want_object("object.remove", 1, obj)
+    drop = _key_set("object.remove", keys)
+    return {dict_key(k): v for k, v in obj_items(obj) if k not in drop}
+
+
+@builtin("object.filter", "objects", 2)
+def filter_(obj: Any, keys: Any) -> dict:
+    """``obj`` with only the given keys (an array, set or the keys of an object)."""
+    want_object("object.filter", 1, obj)
+    keep = _key_set("object.filter", keys)
+    return {dict_key(k): v for k, v in obj_items(obj) if k in keep}
+
+
+def _merge(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        old = out.get(k, UNDEFINED)
+        out[k] = _merge(old, v) if type(old) is dict and type(v) is dict else v
+    return out
+
+
+@builtin("object.union", "objects", 2)
+def union(a: Any, b: Any) -> dict:
+    """``a`` and ``b`` merged recursively; on conflicting keys ``b`` wins."""
+    return _merge(want_object("object.union", 1, a), want_object("object.union", 2, b))
+
+
+@builtin("object.union_n", "objects", 1)
+def union_n(objects: Any) -> dict:
+    """The objects of an array merged recursively, later ones winning."""
+    out: dict = {}
+    for o in want_array("object.union_n", 1, objects):
+        if type(o) is not dict:
+            raise BuiltinError("object.union_n: operand 1 must be array of objects")
+        out = _merge(out, o)
+    return out
+
+
+@builtin("json.patch", "objects", 2)
+def patch(doc: Any, patches: Any) -> Any:
+    """``doc`` with the RFC 6902 operations of ``patches`` applied (add, remove, replace, move,
+    copy, test); a path is a ``/``-separated string or an array; a set member is addressed by
+    its value. Undefined when an operation does not apply."""
+    for op in want_array("json.patch", 2, patches):
+        if type(op) is not dict:
+            raise BuiltinError("json.patch: operand 2 must be array of objects")
+        doc = _apply(doc, op)
+        if doc is UNDEFINED:
+            return UNDEFINED
+    return doc
+
+
+def _path(value: Any) -> list | None:
+    if type(value) is list:
+        return value
+    if type(value) is not str:
+        return None
+    if value == "":
+        return []
+    if not value.startswith("/"):
+        return None
+    return [p.replace("~1", "/").replace("~0", "~") for p in value[1:].split("/")]
+
+
+def _apply(doc: Any, op: dict) -> Any:
+    kind = op.get("op")
+    path = _path(op.get("path", UNDEFINED))
+    if path is None:
+        return UNDEFINED
+    if kind == "add":
+        return _add(doc, path, op.get("value", UNDEFINED))
+    if kind == "remove":
+        return _remove(doc, path)
+    if kind == "replace":
+        doc = _remove(doc, path)
+        return UNDEFINED if doc is UNDEFINED else _add(doc, path, op.get("value", UNDEFINED))
+    if kind in ("move", "copy"):
+        src = _path(op.get("from", UNDEFINED))
+        if src is None:
+            return UNDEFINED
+        value = _lookup(doc, src)
+        if value is UNDEFINED:
+            return UNDEFINED
+        if kind == "move":
+            doc = _remove(doc, src)
+        return UNDEFINED if doc is UNDEFINED else _add(doc, path, value)
+    if kind == "test":
+        found = _lookup(doc, path)
+        value = op.get("value", UNDEFINED)
+        return doc if found is not UNDEFINED and equal(found, value) else UNDEFINED
+    return UNDEFINED
+
+
+def _index(arr: list, key: Any, *, append: bool) -> int | None:
+    if append and key == "-":
+        return len(arr)
+    if type(key) is str and key.isdigit():
+        key = int(key)
+    if type(key) is not int:
+        return None
+    limit = len(arr) + (1 if append else 0)
+    return key if 0 <= key < limit else None
+
+
+def _child(node: Any, key: Any) -> Any:
+    t = type(node)
+    if t is dict:
+        return obj_get(node, key)
+    if t is list:
+        i = _index(node, key, append=False)
+        return UNDEFINED if i is None else node[i]
+    if t is RegoSet:
+        return key if key in node else UNDEFINED
+    return UNDEFINED
+
+
+def _lookup(doc: Any, path: list) -> Any:
+    for key in path:
+        doc = _child(doc, key)
+        if doc is UNDEFINED:
+            return UNDEFINED
+    return doc
+
+
+def _update(doc: Any, path: list, leaf: Any) -> Any:
+    """A copy of ``doc`` with ``leaf(parent, last_key)`` applied at the parent of ``path``."""
+    if len(path) == 1:
+        return leaf(doc, path[0])
+    key = path[0]
+    child = _child(doc, key)
+    if child is UNDEFINED:
+        return UNDEFINED
+    new_child = _update(child, path[1:], leaf)
+    if new_child is UNDEFINED:
+        return UNDEFINED
+    t = type(doc)
+    if t is dict:
+        out = dict(doc)
+        out[dict_key(key)] = new_child
+        return out
+    if t is list:
+        out = list(doc)
+        out[_index(doc, key, append=False)] = new_child
+        return out
+    members = [m for m in doc if not equal(m, key)]
+    return RegoSet([*members, new_child])
+
+
+def _add(doc: Any, path: list, value: Any) -> Any:
+    if value is UNDEFINED:
+        return UNDEFINED
+    if not path:
+        return value
+
+    def leaf(parent: Any, key: Any) -> Any:
+        t = type(parent)
+        if t is dict:
+            out = dict(parent)
+            out[dict_key(key)] = value
+            return out
+        if t is list:
+            i = _index(parent, key, append=True)
+            return UNDEFINED if i is None else parent[:i] + [value] + parent[i:]
+        if t is RegoSet:
+            return parent.union(RegoSet([value]))
+        return UNDEFINED
+
+    return _update(doc, path, leaf)
+
+
+def _remove(doc: Any, path: list) -> Any:
+    if not path:
+        return None
+
+    def leaf(parent: Any, key: Any) -> Any:
+        t = type(parent)
+        if t is dict:
+            if obj_get(parent, key) is UNDEFINED:
+                return UNDEFINED
+            dk = dict_key(key)
+            return {k: v for k, v in parent.items() if k != dk}
+        if t is list:
+            i = _index(parent, key, append=False)
+            return UNDEFINED if i is None else parent[:i] + parent[i + 1 :]
+        if t is RegoSet and key in parent:
+            return parent.difference(RegoSet([key]))
+        return UNDEFINED
+
+    return _update(doc, path, leaf)

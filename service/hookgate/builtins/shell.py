@@ -1,0 +1,1154 @@
+"""Shell analysis: which simple commands a command line would run, without running anything.
+
+A hand-written lexer and parser for the POSIX/bash syntax agents emit. It walks the original text
+once, keeping for every unquoted character its offset in that text, so that callers get spans
+into the original (``shell.without_flags`` edits the text byte for byte). Nested scripts
+(``bash -c``, ``eval``, here-documents fed to a shell, ``ssh host cmd``) are parsed from the
+unquoted word with the same offsets, to a bounded depth. Nothing is ever executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from hookgate.builtins.registry import BuiltinError, builtin
+
+MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
+MAX_NEST = 40  # $( ( { nesting inside one script; deeper input is reported as incomplete
+
+# Characters that look like an ASCII hyphen-minus; agents (and attackers) paste them into flags.
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh"})
+RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while"})
+RESERVED |= {"until", "esac", "coproc", "in"}
+_META = set(";&|()<> \t\n")
+
+
+class _TooDeep(Exception):
+    pass
+
+
+@dataclass
+class Word:
+    text: str  # the word after quote removal (expansions kept as written)
+    span: tuple[int, int] | None  # raw span in the root text; None if not contiguous there
+    literal: bool = True  # no unquoted/double-quoted expansion ($x, $(…), `…`)
+    offs: list[int] = field(default_factory=list)  # root offset of each character of text
+
+
+@dataclass
+class Command:
+    name: str
+    words: list[Word]
+    env: dict[str, str]
+    span: tuple[int, int]
+    cwd: str | None
+    via: list[str]
+    incomplete: bool = False
+    heredocs: list[str] = field(default_factory=list)
+
+    def to_value(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "argv": [w.text for w in self.words],
+            "env": dict(self.env),
+            "span": list(self.span),
+            "cwd": self.cwd,
+            "via": list(self.via),
+            "incomplete": self.incomplete,
+        }
+
+
+def command_name(word: str) -> str:
+    """The name a command word runs: basename, lower-cased, without ``.exe``."""
+    name = word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+    return name[:-4] if name.endswith(".exe") else name
+
+
+def normalize_option(word: str) -> str:
+    """``word`` with look-alike Unicode dashes at its start replaced by ``-``."""
+    i = 0
+    while i < len(word) and (word[i] in DASHES or word[i] == "-"):
+        i += 1
+    return "-" * i + word[i:] if i else word
+
+
+def join_path(base: str | None, path: str) -> str:
+    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize."""
+    if base is None or path.startswith(("/", "~", "$")):
+        joined = path
+    else:
+        joined = base.rstrip("/") + "/" + path
+    return normalize_path(joined)
+
+
+def normalize_path(path: str) -> str:
+    """Resolve ``.`` and ``..`` lexically (never touching the disk); keeps a leading ``~``/``$X``."""
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and parts and parts[-1] != "..":
+            if parts[-1].startswith(("~", "$")) and len(parts) == 1:
+                parts.append(part)  # cannot go above an unknown home/variable lexically
+            else:
+                parts.pop()
+        elif part == ".." and absolute:
+            continue  # /.. is /
+        else:
+            parts.append(part)
+    text = "/".join(parts)
+    if absolute:
+        return "/" + text
+    return text or "."
+
+
+class _Parser:
+    """Parses one script: the root text or a nested one (with offsets into the root)."""
+
+    def __init__(
+        self,
+        text: str,
+        offs: list[int] | None,
+        depth: int,
+        out: list[Command],
+        cwd: str | None,
+        via: list[str],
+    ) -> None:
+        self.t = text
+        self.n = len(text)
+        self.offs = offs  # root offset of each character; None means identity
+        self.i = 0
+        self.depth = depth
+        self.out = out
+        self.cwd = cwd
+        self.via = via
+        self.nest = 0
+        self.pending: list[tuple[Command | None, str, bool, bool, list[Command]]] = []
+        self.incomplete = False
+        self.case_depth = 0
+
+    # -- offsets -----------------------------------------------------------------------------
+
+    def root(self, i: int) -> int:
+        if self.offs is None:
+            return i
+        if not self.offs:
+            return 0
+        return self.offs[min(i, len(self.offs) - 1)] + (1 if i >= len(self.offs) else 0)
+
+    def root_span(self, s: int, e: int) -> tuple[int, int] | None:
+        if self.offs is None:
+            return (s, e)
+        if s >= e:
+            return None
+        rs, re_ = self.offs[s], self.offs[e - 1] + 1
+        return (rs, re_) if re_ - rs == e - s else None
+
+    # -- driver --------------------------------------------------------------------------------
+
+    def parse(self) -> None:
+        try:
+            self.parse_list("")
+            while self.i < self.n:  # a stray ")" at top level: skip it and go on
+                self.i += 1
+                self.parse_list("")
+        except _TooDeep:
+            self.emit_unparsed(0, self.n)
+        if self.pending:  # here-document without a newline after its command: body is empty
+            self.read_heredocs()
+
+    def enter(self) -> None:
+        self.nest += 1
+        if self.nest > MAX_NEST:
+            raise _TooDeep
+
+    def emit_unparsed(self, s: int, e: int) -> None:
+        rs = self.root(s)
+        self.out.append(
+            Command("", [], {}, (rs, max(rs, self.root(e))), self.cwd, list(self.via), True)
+        )
+
+    # -- lists and pipelines ---------------------------------------------------------------------
+
+    def parse_list(self, stop: str) -> None:
+        t = self.t
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n:
+                return
+            c = t[self.i]
+            if stop and c in stop:
+                return
+            if c == "\n":
+                self.i += 1
+                self.read_heredocs()
+                continue
+            if c in ";&|":
+                self.i += 1
+                continue
+            if c == ")":
+                if not stop:
+                    return
+                self.i += 1
+                continue
+            if c == "#":
+                self.skip_comment()
+                continue
+            self.parse_pipeline(stop)
+
+    def parse_pipeline(self, stop: str) -> None:
+        cmds: list[Command | None] = []
+        while True:
+            cmds.append(self.parse_command(stop))
+            self.skip_blanks()
+            if self.i < self.n and self.t[self.i] == "|" and self.t[self.i : self.i + 2] != "||":
+                self.i += 2 if self.t[self.i : self.i + 2] == "|&" else 1
+                self.skip_blanks_newlines()
+                continue
+            break
+        for prev, cmd in zip(cmds, cmds[1:], strict=False):
+            if cmd is not None and prev is not None and _reads_script_from_stdin(cmd):
+                self.feed_shell(prev, cmd)
+        last = cmds[-1]
+        if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd"):
+            self.cwd = _cd_target(last, self.cwd)
+
+    def feed_shell(self, producer: Command, shell: Command) -> None:
+        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
+        if producer.name in ("echo", "printf"):
+            args = [w for w in producer.words[1:] if not w.text.startswith("-")]
+            self.nested_words(args, shell, shell.name)
+        for p in self.pending:
+            if p[0] is producer:
+                p[4].append(shell)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def parse_command(self, stop: str) -> Command | None:
+        self.skip_blanks()
+        t = self.t
+        if self.i >= self.n:
+            return None
+        if t[self.i] == "(":
+            if t.startswith("((", self.i):  # arithmetic command: no commands inside but $( )
+                self.i += 2
+                self.scan_balanced(")")
+                if self.i < self.n and t[self.i] == ")":
+                    self.i += 1
+                return None
+            self.i += 1
+            self.subshell(")")
+            self.parse_simple(stop, only_redirects=True)
+            return None
+        return self.parse_simple(stop)
+
+    def subshell(self, close: str) -> None:
+        self.enter()
+        saved = self.cwd
+        self.parse_list(close)
+        self.cwd = saved
+        if self.i < self.n and self.t[self.i] == close:
+            self.i += 1
+        else:
+            self.incomplete = True
+        self.nest -= 1
+
+    def parse_simple(self, stop: str, only_redirects: bool = False) -> Command | None:
+        t = self.t
+        words: list[Word] = []
+        starts: list[int] = []
+        heredocs: list[tuple[str, bool, bool]] = []
+        herestrings: list[Word] = []
+        start = self.i
+        end = self.i
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n:
+                break
+            c = t[self.i]
+            if stop and c in stop:
+                break
+            if c == ")" and self.case_depth and len(words) <= 1:
+                # a case pattern "pat)": not a command
+                self.i += 1
+                words, starts = [], []
+                start = self.i
+                continue
+            redir = self.redirect_op()
+            if redir:
+                self.skip_blanks()
+                target = self.lex_word(stop)
+                end = self.i
+                if target is None:
+                    continue
+                if redir in ("<<", "<<-"):
+                    quoted = not target.literal or target.span is None or (
+                        target.span[1] - target.span[0] != len(target.text)
+                    )
+                    heredocs.append((target.text, redir == "<<-", quoted))
+                elif redir == "<<<":
+                    herestrings.append(target)
+                continue
+            if c in ";&|()\n":
+                break
+            if c == "#" and (self.i == 0 or t[self.i - 1] in " \t\n;&|()"):
+                self.skip_comment()
+                break
+            s = self.i
+            w = self.lex_word(stop)
+            if w is None:
+                break
+            end = self.i
+            if only_redirects:
+                continue
+            if not words and w.span is not None and w.text in RESERVED and self._is_plain(s):
+                if w.text == "esac":
+                    self.case_depth = max(0, self.case_depth - 1)
+                start = self.i
+                continue
+            if not words and w.text in ("case", "for", "select", "function") and self._is_plain(s):
+                self.skip_header(w.text, stop)
+                start = self.i
+                continue
+            words.append(w)
+            starts.append(s)
+            if len(words) == 1 and t[self.i : self.i + 3].lstrip(" ").startswith("()"):
+                # a function definition "name() body": the body's commands are what runs
+                self.i = t.index("()", self.i) + 2
+                words, starts = [], []
+                start = self.i
+        if only_redirects or (not words and not heredocs):
+            return None
+        if words:
+            start = starts[0]
+        span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
+        cmd = self.emit(words, span)
+        for delim, strip, quoted in heredocs:
+            feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
+            self.pending.append((cmd, delim, strip, quoted, feeds))
+        if cmd is not None and _reads_script_from_stdin(cmd):
+            for hs in herestrings:
+                self.nested_words([hs], cmd, cmd.name)
+        return cmd
+
+    def _is_plain(self, s: int) -> bool:
+        """The word at ``s`` was written without quotes or escapes (so it can be a keyword)."""
+        return self.t[s] not in "'\"\\$"
+
+    def skip_header(self, keyword: str, stop: str) -> None:
+        """``for x in …;``/``case w in``/``function f``: header words are data, not a command."""
+        if keyword == "case":
+            self.case_depth += 1
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n or self.t[self.i] in ";&|()\n" or (stop and self.t[self.i] in stop):
+                return
+            w = self.lex_word(stop)
+            if w is None:
+                return
+            if keyword in ("case", "function") and w.text in ("in", "{"):
+                return
+            if keyword == "function" and self.t.startswith("()", self.i):
+                self.i += 2
+                return
+
+    # -- emitting and unwrapping -----------------------------------------------------------------
+
+    def emit(self, words: list[Word], span: tuple[int, int]) -> Command | None:
+        env: dict[str, str] = {}
+        k = 0
+        while k < len(words) and _assignment(words[k]) is not None:
+            name, value = _assignment(words[k])  # type: ignore[misc]
+            env[name] = value
+            k += 1
+        if k == len(words):
+            cmd = Command("", [], env, span, self.cwd, list(self.via), self.incomplete)
+            self.out.append(cmd)
+            return cmd
+        return self.analyse(words[k:], env, list(self.via), span)
+
+    def analyse(
+        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+    ) -> Command:
+        name = command_name(words[0].text)
+        inner, own = _unwrap(name, words)
+        own_words = words[:own] if isinstance(own, int) else own
+        cmd_span = span if not via else (_span_of(own_words) or span)
+        cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
+        self.out.append(cmd)
+        chdir = _wrapper_chdir(name, own_words)
+        if chdir is not None:
+            saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
+        if inner is not None:
+            if inner[0] == "argv":
+                sub = inner[1]
+                if sub:
+                    self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
+                for extra in inner[2]:
+                    if extra:
+                        self.analyse(extra, {}, via + [name], _span_of(extra) or cmd_span)
+            else:
+                self.nested_words(inner[1], cmd, name, remote=name == "ssh")
+        if chdir is not None:
+            self.cwd = saved
+        return cmd
+
+    def nested_words(
+        self, words: list[Word], owner: Command, via: str, remote: bool = False
+    ) -> None:
+        """Parse the words' text (joined by spaces) as a script run by ``owner``."""
+        text_parts: list[str] = []
+        offs: list[int] = []
+        for w in words:
+            if text_parts:
+                text_parts.append(" ")
+                offs.append(offs[-1] if offs else 0)
+            text_parts.append(w.text)
+            offs.extend(_word_offsets(w))
+        self.nested("".join(text_parts), offs, owner.via + [via], remote)
+
+    def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
+        if self.depth + 1 > MAX_DEPTH:
+            rs = offs[0] if offs else 0
+            re_ = offs[-1] + 1 if offs else 0
+            self.out.append(Command("", [], {}, (rs, re_), self.cwd, via, True))
+            return
+        sub = _Parser(text, offs, self.depth + 1, self.out, None if remote else self.cwd, via)
+        sub.parse()
+
+    # -- here-documents ----------------------------------------------------------------------------
+
+    def read_heredocs(self) -> None:
+        pending, self.pending = self.pending, []
+        for _cmd, delim, strip, quoted, feeds in pending:
+            body_start = self.i
+            body_end = self.n
+            pos = self.i
+            while pos <= self.n:
+                nl = self.t.find("\n", pos)
+                line_end = self.n if nl < 0 else nl
+                line = self.t[pos:line_end]
+                if (line.lstrip("\t") if strip else line) == delim:
+                    body_end = pos
+                    self.i = line_end + 1 if nl >= 0 else self.n
+                    break
+                if nl < 0:
+                    self.i = self.n
+                    break
+                pos = nl + 1
+            body = self.t[body_start:body_end]
+            body_offs = [self.root(j) for j in range(body_start, body_end)]
+            if feeds:
+                for shell in feeds:
+                    self.nested(body, body_offs, shell.via + [shell.name])
+            elif not quoted:
+                # an unquoted here-document expands $( ) and `…` in its body
+                sub = _Parser(body, body_offs, self.depth, self.out, self.cwd, self.via)
+                sub.scan_expansions()
+
+    def scan_expansions(self) -> None:
+        try:
+            while self.i < self.n:
+                c = self.t[self.i]
+                if c == "\\":
+                    self.i += 2
+                elif c in "$`":
+                    text: list[str] = []
+                    offs: list[int] = []
+                    self.lex_dollar_or_backtick(text, offs)
+                else:
+                    self.i += 1
+        except _TooDeep:
+            self.emit_unparsed(0, self.n)
+
+    # -- lexing ----------------------------------------------------------------------------------
+
+    def skip_blanks(self) -> None:
+        t = self.t
+        while self.i < self.n:
+            if t[self.i] in " \t\r":
+                self.i += 1
+            elif t.startswith("\\\n", self.i):
+                self.i += 2
+            else:
+                return
+
+    def skip_blanks_newlines(self) -> None:
+        while True:
+            self.skip_blanks()
+            if self.i < self.n and self.t[self.i] == "\n":
+                self.i += 1
+                self.read_heredocs()
+            else:
+                return
+
+    def skip_comment(self) -> None:
+        nl = self.t.find("\n", self.i)
+        self.i = self.n if nl < 0 else nl
+
+    def redirect_op(self) -> str | None:
+        t, i = self.t, self.i
+        j = i
+        while j < self.n and t[j].isdigit():
+            j += 1
+        if j < self.n and t[j] == "{":  # {fd}> form
+            k = t.find("}", j)
+            if 0 < k < self.n - 1 and t[k + 1] in "<>" and t[j + 1 : k].isidentifier():
+                j = k + 1
+        for op in ("<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "&>>", "&>", "<", ">"):
+            if t.startswith(op, j):
+                if op in ("<", ">") and t.startswith("(", j + 1):
+                    return None  # process substitution <( … ): a word
+                if op.startswith("&") and j != i:
+                    continue
+                self.i = j + len(op)
+                return op
+        return None
+
+    def lex_word(self, stop: str) -> Word | None:
+        t = self.t
+        s = self.i
+        text: list[str] = []
+        offs: list[int] = []
+        literal = True
+        while self.i < self.n:
+            c = t[self.i]
+            if c in " \t\r\n;&|" or (c in "()" and not self.procsub_at()) or (stop and c in stop):
+                break
+            if c in "<>":
+                if not self.procsub_at():
+                    break
+                p = self.i
+                self.i += 2
+                self.subshell(")")
+                for j in range(p, self.i):
+                    text.append(t[j])
+                    offs.append(self.root(j))
+                literal = False
+                continue
+            if c == "\\":
+                if t.startswith("\\\n", self.i):
+                    self.i += 2
+                    continue
+                if self.i + 1 < self.n:
+                    text.append(t[self.i + 1])
+                    offs.append(self.root(self.i + 1))
+                self.i += 2
+                continue
+            if c == "'":
+                end = t.find("'", self.i + 1)
+                if end < 0:
+                    self.incomplete = True
+                    end = self.n
+                for j in range(self.i + 1, end):
+                    text.append(t[j])
+                    offs.append(self.root(j))
+                self.i = min(end + 1, self.n)
+                continue
+            if c == '"':
+                self.i += 1
+                if not self.lex_double(text, offs):
+                    literal = False
+                continue
+            if c == "$" and t.startswith("$'", self.i):
+                self.lex_ansi_c(text, offs)
+                continue
+            if c == "$" and t.startswith('$"', self.i):
+                self.i += 2
+                self.lex_double(text, offs)
+                literal = False
+                continue
+            if c in "$`":
+                if self.lex_dollar_or_backtick(text, offs):
+                    literal = False
+                continue
+            text.append(c)
+            offs.append(self.root(self.i))
+            self.i += 1
+        if self.i == s:
+            return None
+        span = self.root_span(s, self.i)
+        return Word("".join(text), span, literal, offs)
+
+    def procsub_at(self) -> bool:
+        t, i = self.t, self.i
+        return t[i] in "<>" and t.startswith("(", i + 1)
+
+    def lex_double(self, text: list[str], offs: list[int]) -> bool:
+        """Inside "…" (opening quote consumed); returns False if it held an expansion."""
+        t = self.t
+        literal = True
+        while self.i < self.n:
+            c = t[self.i]
+            if c == '"':
+                self.i += 1
+                return literal
+            if c == "\\" and self.i + 1 < self.n and t[self.i + 1] in '$`"\\\n':
+                if t[self.i + 1] != "\n":
+                    text.append(t[self.i + 1])
+                    offs.append(self.root(self.i + 1))
+                self.i += 2
+                continue
+            if c in "$`" and self.lex_dollar_or_backtick(text, offs):
+                literal = False
+                continue
+            text.append(c)
+            offs.append(self.root(self.i))
+            self.i += 1
+        self.incomplete = True
+        return literal
+
+    def lex_ansi_c(self, text: list[str], offs: list[int]) -> None:
+        t = self.t
+        self.i += 2
+        while self.i < self.n and t[self.i] != "'":
+            pos = self.i
+            if t[self.i] == "\\" and self.i + 1 < self.n:
+                ch, self.i = _ansi_escape(t, self.i + 1)
+            else:
+                ch = t[self.i]
+                self.i += 1
+            text.append(ch)
+            offs.append(self.root(pos))
+        if self.i >= self.n:
+            self.incomplete = True
+        self.i += 1
+
+    def lex_dollar_or_backtick(self, text: list[str], offs: list[int]) -> bool:
+        """At ``$`` or a backtick: parse substitutions, keep the raw text; True if expansion."""
+        t = self.t
+        s = self.i
+        if t[s] == "`":
+            self.backtick()
+        elif t.startswith("$((", s):
+            self.i += 3
+            self.scan_balanced(")")
+            self.i += 1 if t.startswith(")", self.i) else 0
+        elif t.startswith("$(", s):
+            self.i += 2
+            self.subshell(")")
+        elif t.startswith("${", s):
+            self.i += 2
+            self.scan_balanced("}")
+        elif s + 1 < self.n and (t[s + 1].isalnum() or t[s + 1] in "_@*#?$!-"):
+            self.i += 1
+            if t[self.i].isalpha() or t[self.i] == "_":
+                while self.i < self.n and (t[self.i].isalnum() or t[self.i] == "_"):
+                    self.i += 1
+            else:
+                self.i += 1
+        else:
+            text.append("$")
+            offs.append(self.root(s))
+            self.i += 1
+            return False
+        for j in range(s, min(self.i, self.n)):
+            text.append(t[j])
+            offs.append(self.root(j))
+        return True
+
+    def scan_balanced(self, close: str) -> None:
+        """Skip to the matching ``close`` (not consumed), parsing substitutions inside."""
+        self.enter()
+        t = self.t
+        opener = "(" if close == ")" else "{"
+        level = 0
+        sink: list[str] = []
+        sink_offs: list[int] = []
+        while self.i < self.n:
+            c = t[self.i]
+            if c == close and level == 0:
+                break
+            if c == close:
+                level -= 1
+            elif c == opener:
+                level += 1
+            if c == "\\":
+                self.i += 2
+            elif c == "'" and close == "}":
+                end = t.find("'", self.i + 1)
+                self.i = self.n if end < 0 else end + 1
+            elif c == '"':
+                self.i += 1
+                self.lex_double(sink, sink_offs)
+            elif c in "$`":
+                self.lex_dollar_or_backtick(sink, sink_offs)
+            else:
+                self.i += 1
+        if self.i >= self.n:
+            self.incomplete = True
+        self.nest -= 1
+
+    def backtick(self) -> None:
+        t = self.t
+        self.i += 1
+        body: list[str] = []
+        offs: list[int] = []
+        while self.i < self.n and t[self.i] != "`":
+            if t[self.i] == "\\" and self.i + 1 < self.n and t[self.i + 1] in "`$\\":
+                self.i += 1
+            body.append(t[self.i])
+            offs.append(self.root(self.i))
+            self.i += 1
+        if self.i >= self.n:
+            self.incomplete = True
+        self.i += 1
+        self.enter()
+        sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via)
+        sub.nest = self.nest
+        sub.parse()
+        self.nest -= 1
+
+
+# -- helpers for commands ----------------------------------------------------------------------
+
+
+def _word_offsets(w: Word) -> list[int]:
+    if len(w.offs) == len(w.text):
+        return w.offs
+    base = w.span[0] if w.span else 0
+    return [base + k for k in range(len(w.text))]
+
+
+def _span_of(words: list[Word]) -> tuple[int, int] | None:
+    spans = [w.span for w in words if w.span is not None]
+    if not spans:
+        return None
+    return (spans[0][0], spans[-1][1])
+
+
+def _assignment(w: Word) -> tuple[str, str] | None:
+    eq = w.text.find("=")
+    if eq <= 0 or w.span is None:
+        return None
+    name = w.text[:eq].rstrip("+")
+    if "[" in name:
+        name = name[: name.index("[")]
+    if not name.isidentifier() or not name.isascii():
+        return None
+    return name, w.text[eq + 1 :]
+
+
+def _cd_target(cmd: Command, cwd: str | None) -> str | None:
+    args = [w.text for w in cmd.words[1:] if not (w.text.startswith("-") and len(w.text) > 1)]
+    if not args:
+        return "~"
+    if args[0] == "-":
+        return cwd
+    return join_path(cwd, args[0])
+
+
+def _reads_script_from_stdin(cmd: Command) -> bool:
+    """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
+    if cmd.name not in SHELLS:
+        return False
+    for w in cmd.words[1:]:
+        a = w.text
+        if a == "-s" or (a.startswith("-") and not a.startswith("--") and "s" in a[1:]):
+            return True
+        if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+            return False
+        if not a.startswith(("-", "+")):
+            return False
+    return True
+
+
+def _options_end(
+    words: list[Word],
+    start: int,
+    with_value: set[str],
+    stop_at_assignment: bool = False,
+) -> int:
+    """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd)."""
+    k = start
+    while k < len(words):
+        a = normalize_option(words[k].text)
+        if a == "--":
+            return k + 1
+        if stop_at_assignment and "=" in a and not a.startswith("-"):
+            k += 1
+            continue
+        if not a.startswith("-") or a == "-":
+            return k
+        if a.startswith("--"):
+            k += 2 if (a in with_value and "=" not in a) else 1
+            continue
+        # a bundle of short options: one taking a value consumes the rest or the next word
+        for j in range(1, len(a)):
+            if "-" + a[j] in with_value:
+                k += 1 if j + 1 < len(a) else 2
+                break
+        else:
+            k += 1
+    return k
+
+
+_WRAPPER_VALUES: dict[str, set[str]] = {
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user",
+             "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type",
+             "--other-user", "--command-timeout", "--chroot"},
+    "doas": {"-u", "-C"},
+    "env": {"-u", "-C", "-S", "-P", "--unset", "--chdir", "--split-string"},
+    "nice": {"-n", "--adjustment"},
+    "ionice": {"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "time": {"-f", "-o", "--format", "--output"},
+    "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
+    "exec": {"-a"},
+    "command": set(),
+    "nohup": set(),
+    "builtin": set(),
+    "caffeinate": {"-t", "-w"},
+    "unbuffer": set(),
+    "chronic": set(),
+    "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"},
+    "xargs": {"-a", "-d", "-E", "-e", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
+              "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars",
+              "--process-slot-var"},
+    "strace": {"-e", "-o", "-p", "-s", "-u", "-E", "-I", "-a", "-b", "-O", "-P", "-S", "-X"},
+    "watch": {"-n", "-d", "--interval", "--differences"},
+    "ssh": {"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+            "-p", "-Q", "-R", "-S", "-W", "-w", "-B"},
+    "parallel": {"-j", "-S", "--jobs", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
+                 "--tmpdir", "--workdir", "-I", "--colsep"},
+    "su": {"-c", "--command", "-s", "--shell", "-g", "-G", "-w"},
+    "runuser": {"-c", "--command", "-s", "-u", "-g", "-G", "-w", "--user", "--group"},
+    "chroot": {"--userspec", "--groups"},
+    "taskset": set(),
+}
+_SHELL_VALUES = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
+_TRANSPARENT = ("sudo", "doas", "env", "nice", "ionice", "timeout", "time", "stdbuf", "exec",
+                "command", "nohup", "builtin", "caffeinate", "unbuffer", "chronic", "flock",
+                "xargs", "strace", "chroot", "taskset", "runuser")
+InnerArgv = tuple[str, list[Word], list[list[Word]]]
+
+
+def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
+    """What ``words`` runs besides itself: ``("argv", inner, extra)`` or ``("script", words)``.
+
+    The second value is how many words belong to the wrapper itself (or those words).
+    """
+    n = len(words)
+    if name in _TRANSPARENT:
+        if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
+            return None, n  # command -v git: a lookup, nothing runs
+        if name == "env":
+            for k, w in enumerate(words[1:], 1):
+                a = w.text
+                if a in ("-S", "--split-string") and k + 1 < n:
+                    return ("script", [words[k + 1]]), k + 2
+                if a.startswith("--split-string="):
+                    head = Word(a.split("=", 1)[1], None, w.literal)
+                    return ("script", [head] + words[k + 1 :]), k + 1
+        k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=name == "env")
+        if name == "timeout" and k < n:
+            k += 1  # the duration
+        if name in ("flock", "chroot", "taskset") and k < n:
+            k += 1  # the lock file / new root / mask
+        return (("argv", words[k:], []), k) if k < n else (None, n)
+    if name in ("su", "runuser"):
+        for k, w in enumerate(words[1:], 1):
+            if w.text in ("-c", "--command") and k + 1 < n:
+                return ("script", [words[k + 1]]), n
+        return None, n
+    if name in SHELLS:
+        k = 1
+        script = False
+        while k < n:
+            a = words[k].text
+            if a == "--":
+                k += 1
+                break
+            if a in _SHELL_VALUES:
+                k += 2
+                continue
+            if a.startswith(("-", "+")) and len(a) > 1:
+                if not a.startswith("--") and "c" in a[1:]:
+                    script = True
+                k += 1
+                continue
+            break
+        if script and k < n:
+            return ("script", [words[k]]), n
+        return None, n
+    if name == "eval":
+        return (("script", words[1:]), n) if n > 1 else (None, n)
+    if name == "ssh":
+        k = _options_end(words, 1, _WRAPPER_VALUES["ssh"])
+        if k + 1 < n:
+            return ("script", words[k + 1 :]), k + 1
+        return None, n
+    if name == "watch":
+        k = _options_end(words, 1, _WRAPPER_VALUES["watch"])
+        return (("script", words[k:]), k) if k < n else (None, n)
+    if name == "parallel":
+        k = _options_end(words, 1, _WRAPPER_VALUES["parallel"])
+        end = next((j for j in range(k, n) if words[j].text in (":::", "::::", ":::+")), n)
+        # the ":::" arguments stay with parallel: they are what the script operates on
+        return (("script", words[k:end]), words[:k] + words[end:]) if k < end else (None, n)
+    if name == "find":
+        return _find_exec(words)
+    if name == "busybox" and n > 1:
+        return ("argv", words[1:], []), 1
+    return None, n
+
+
+def _find_exec(words: list[Word]) -> tuple[Any, int]:
+    inner: list[list[Word]] = []
+    k = 1
+    own_end = len(words)
+    while k < len(words):
+        if words[k].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            own_end = min(own_end, k + 1)
+            j = k + 1
+            while j < len(words) and words[j].text not in (";", "+"):
+                j += 1
+            inner.append(words[k + 1 : j])
+            k = j + 1
+        else:
+            k += 1
+    if not inner:
+        return None, len(words)
+    return ("argv", inner[0], inner[1:]), own_end
+
+
+def _wrapper_chdir(name: str, words: list[Word]) -> str | None:
+    if name in ("env", "sudo"):
+        for k, w in enumerate(words[1:], 1):
+            if w.text in ("-C", "--chdir", "-D") and k + 1 < len(words):
+                return words[k + 1].text
+            if w.text.startswith("--chdir="):
+                return w.text.split("=", 1)[1]
+    return None
+
+
+def _ansi_escape(t: str, i: int) -> tuple[str, int]:
+    """Decode one ``$'…'`` escape starting after the backslash; returns (char, next index)."""
+    c = t[i]
+    simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+              "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+    if c in simple:
+        return simple[c], i + 1
+    digits = {"x": 2, "u": 4, "U": 8}
+    if c in digits:
+        j = i + 1
+        while j < len(t) and j - i - 1 < digits[c] and t[j] in "0123456789abcdefABCDEF":
+            j += 1
+        if j == i + 1:
+            return "\\" + c, i + 1
+        code = int(t[i + 1 : j], 16)
+        return (chr(code) if code < 0x110000 else "\ufffd"), j
+    if c in "01234567":
+        j = i
+        while j < len(t) and j - i < 3 and t[j] in "01234567":
+            j += 1
+        return chr(int(t[i:j], 8) & 0xFF), j
+    return "\\" + c, i + 1
+
+
+@lru_cache(maxsize=256)
+def analyse(cmdline: str) -> tuple[Command, ...]:
+    """Every simple command in ``cmdline`` (cached: policies ask about the same line often)."""
+    out: list[Command] = []
+    parser = _Parser(cmdline, None, 0, out, None, [])
+    parser.parse()
+    if parser.incomplete:
+        for c in out:
+            c.incomplete = True
+        _reparse_unterminated(cmdline, out)
+    return tuple(out)
+
+
+def _reparse_unterminated(cmdline: str, out: list[Command]) -> None:
+    """Unbalanced quotes: also read the text after each opening quote as commands."""
+    seen = {(c.name, c.span) for c in out}
+    for q in "'\"`":
+        pos = cmdline.find(q)
+        if pos < 0 or cmdline.count(q) % 2 == 0:
+            continue
+        last = cmdline.rfind(q)
+        extra: list[Command] = []
+        parser = _Parser(cmdline[last + 1 :], list(range(last + 1, len(cmdline))), 1, extra,
+                         None, [])
+        parser.parse()
+        for c in extra:
+            if (c.name, c.span) not in seen:
+                c.incomplete = True
+                out.append(c)
+
+
+def _text_arg(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise BuiltinError(f"{what} must be a string")
+    return value
+
+
+def _flag_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict) or not isinstance(value, Iterable):
+        raise BuiltinError("flags must be a string, an array or a set of strings")
+    flags = list(value)
+    if not all(isinstance(f, str) for f in flags):
+        raise BuiltinError("flags must be a string, an array or a set of strings")
+    return flags
+
+
+@builtin("shell.commands", "shell", 1)
+def commands(cmdline: Any) -> list[dict[str, Any]]:
+    """Every simple command that ``cmdline`` would run, in order, without running anything.
+
+    Sees through ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines, subshells, brace groups, ``$( )``,
+    backticks and process substitution, ``bash|sh|zsh -c`` (and ``-lc``, recursively to a bounded
+    depth), ``eval``, here-documents and here-strings (and ``echo …``) fed to a shell, ``ssh host
+    cmd``, wrappers (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``,
+    ``timeout``, ``xargs``, ``find -exec``, ``parallel``, …) and leading ``VAR=value``
+    assignments. Quoting and escapes are removed (``g'i't`` and ``\\git`` are ``git``).
+
+    Each command is an object: ``name`` (the command word's basename, lower-cased, without
+    ``.exe``), ``argv`` (unquoted words, ``argv[0]`` as written; a wrapper's argv stops where its
+    inner command starts), ``env`` (leading assignments), ``span`` (``[start, end)`` character
+    offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
+    relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under) and
+    ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
+    unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
+    commit messages and here-documents fed to ``cat`` are data, never commands.
+    """
+    return [c.to_value() for c in analyse(_text_arg(cmdline, "shell.commands: operand 1"))]
+
+
+def option_words(argv: list[str]) -> list[str]:
+    """The option words of ``argv[1:]`` (before ``--``), dashes normalized."""
+    opts: list[str] = []
+    for a in argv[1:]:
+        a = normalize_option(a)
+        if a == "--":
+            break
+        if a.startswith("-") and len(a) > 1:
+            opts.append(a)
+    return opts
+
+
+def option_matches(word: str, flag: str) -> bool:
+    """Whether option word ``word`` sets ``flag`` (``-nm`` sets ``-n``; ``--x=1`` sets ``--x``)."""
+    if word == flag:
+        return True
+    if flag.startswith("--"):
+        return word.startswith(flag + "=")
+    if len(flag) == 2 and flag[0] == "-" and not word.startswith("--"):
+        return flag[1] in word[1:]
+    return False
+
+
+@builtin("shell.operands", "shell", 1)
+def operands(cmd: Any) -> list[str]:
+    """The operands of command ``cmd`` (from ``shell.commands``): ``argv[1:]`` without options.
+
+    A word starting with ``-`` (or a look-alike Unicode dash) is an option, except a lone
+    ``-``; every word after ``--`` is an operand. Generic: values of options such as
+    ``-o file`` count as operands (use ``git.parse`` for git's own table).
+    """
+    if not isinstance(cmd, dict) or not isinstance(cmd.get("argv"), list):
+        raise BuiltinError("shell.operands: operand 1 must be a command from shell.commands")
+    out: list[str] = []
+    ended = False
+    for a in cmd["argv"][1:]:
+        a = str(a)
+        if not ended and normalize_option(a) == "--":
+            ended = True
+        elif ended or not normalize_option(a).startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
+@builtin("shell.has_flag", "shell", 2)
+def has_flag(cmd: Any, flag: Any) -> bool:
+    """Whether command ``cmd`` carries option ``flag``.
+
+    ``cmd`` is a command from ``shell.commands`` or a ``git.parse`` result. Understands bundled
+    short options (``-nm`` carries ``-n``), ``--flag=value``, ``--`` ending the options and
+    Unicode look-alike dashes. On a ``git.parse`` result it uses git's own option table for that
+    subcommand: values of options are not options (``-m -n``), short forms and unambiguous
+    abbreviations count as their long names (``-n`` is ``--no-verify`` for ``commit`` only).
+    """
+    flag = normalize_option(_text_arg(flag, "shell.has_flag: operand 2"))
+    if isinstance(cmd, dict) and "options" in cmd and "subcommand" in cmd:
+        from hookgate.builtins.git import has_option
+
+        return has_option(cmd, flag)
+    if not isinstance(cmd, dict) or not isinstance(cmd.get("argv"), list):
+        raise BuiltinError("shell.has_flag: operand 1 must be a command from shell.commands")
+    return any(option_matches(w, flag) for w in option_words([str(a) for a in cmd["argv"]]))
+
+
+def _removals(cmd: Command, flags: list[str]) -> list[tuple[int, int, str]]:
+    """Edits (start, end, replacement) in the root text that drop ``flags`` from ``cmd``."""
+    edits: list[tuple[int, int, str]] = []
+    for w in cmd.words[1:]:
+        a = normalize_option(w.text)
+        if a == "--":
+            break
+        if not a.startswith("-") or len(a) < 2 or w.span is None:
+            continue
+        if any(a == f or (f.startswith("--") and a.startswith(f + "=")) for f in flags):
+            edits.append((w.span[0], w.span[1], ""))
+            continue
+        if a.startswith("--"):
+            continue
+        drop = {f[1] for f in flags if len(f) == 2 and f[0] == "-" and f[1] in a[1:]}
+        if drop and w.span[1] - w.span[0] == len(w.text):
+            kept = "".join(ch for ch in w.text[1:] if ch not in drop)
+            edits.append((w.span[0], w.span[1], "-" + kept if kept else ""))
+    return edits
+
+
+def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """Apply non-overlapping edits; a whole word removed takes its preceding blanks with it."""
+    result = text
+    for start, end, repl in sorted(set(edits), reverse=True):
+        whole_word = repl == "" and (end == len(result) or result[end] in " \t\n;&|)")
+        if whole_word:
+            s = start
+            while s > 0 and result[s - 1] in " \t":
+                s -= 1
+            if s == 0 or result[s - 1] in "\n;&|(":
+                while end < len(result) and result[end] in " \t":
+                    end += 1  # first word of a line: take the blanks after it instead
+            else:
+                start = s
+        result = result[:start] + repl + result[end:]
+    return result
+
+
+@builtin("shell.without_flags", "shell", 2)
+def without_flags(cmdline: Any, flags: Any) -> str:
+    """``cmdline`` with the options ``flags`` removed from every command, all else byte for byte.
+
+    ``flags`` is a string, an array or a set (``{"--force", "-f"}``). A long flag also removes
+    its ``--flag=value`` form; a short flag is removed from bundles (``-fu`` becomes ``-u``).
+    Words after ``--`` are operands and are kept; so are spellings that cannot be edited in
+    place (a flag split by escapes inside a nested ``bash -c`` string). The blanks before a
+    removed word go with it.
+    """
+    text = _text_arg(cmdline, "shell.without_flags: operand 1")
+    names = [normalize_option(f) for f in _flag_list(flags)]
+    edits = [e for c in analyse(text) if c.name for e in _removals(c, names)]
+    return apply_edits(text, edits)
+
+
+@builtin("shell.resolve", "shell", 2)
+def resolve(base: Any, path: Any) -> str:
+    """``path`` joined onto directory ``base`` and normalized lexically (``.``/``..``).
+
+    Absolute paths, ``~…`` and ``$VAR…`` paths are not joined; nothing on disk is consulted
+    (no symlinks are followed), so ``/tmp/../etc`` is ``/etc``. ``base`` may be ``null``.
+    """
+    if base is not None:
+        _text_arg(base, "shell.resolve: operand 1")
+    return join_path(base, _text_arg(path, "shell.resolve: operand 2"))

@@ -1,0 +1,159 @@
+"""Prompt-injection (XPIA) scanning with a pattern library that lives in policy data.
+
+Patterns are RE2 (linear time, no catastrophic backtracking on hostile text), compiled once per
+process per pattern. Text is NFKC-normalized and stripped of zero-width characters first, so
+full-width letters and invisible separators do not hide a phrase; base64 blobs are decoded and
+scanned too (bounded).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from hookgate.builtins.registry import BuiltinError, builtin
+
+MAX_TEXT = 1 << 20  # characters scanned per string
+MAX_STRINGS = 2000  # strings scanned inside one structured value
+MAX_BLOBS = 16  # base64 blobs decoded per string
+MIN_BLOB = 32  # shortest base64 run worth decoding
+NEGATIONS = frozenset({"not", "don't", "dont", "never", "no", "without", "avoid", "doesn't",
+                       "shouldn't", "mustn't", "cannot", "can't", "won't", "nor"})
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+
+_compiled: dict[str, Any] = {}
+
+
+def _compile(pattern: str) -> Any:
+    rx = _compiled.get(pattern)
+    if rx is None:
+        import re2
+
+        try:
+            rx = re2.compile(pattern)
+        except re2.error as exc:
+            raise BuiltinError(f"xpia.scan: invalid RE2 pattern: {exc}") from None
+        _compiled[pattern] = rx
+    return rx
+
+
+def normalize_text(text: str) -> str:
+    """NFKC with zero-width characters removed: what the scanner reads."""
+    return unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(_ZERO_WIDTH)
+
+
+def negated(text: str, start: int) -> bool:
+    """A negation among the three words before ``start``, in the same clause."""
+    clause_start = max(text.rfind(ch, 0, start) for ch in ".!?\n;:")
+    words = text[clause_start + 1 : start].lower().split()[-3:]
+    return any(w.strip(",'\"()") in NEGATIONS for w in words)
+
+
+def _patterns(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        raise BuiltinError("xpia.scan: operand 2 must be an array of patterns")
+    out = []
+    for p in value:
+        if not isinstance(p, dict) or not isinstance(p.get("pattern"), str):
+            raise BuiltinError("xpia.scan: each pattern needs a string field pattern")
+        out.append(p)
+    return out
+
+
+def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
+    """Runs of base64 that decode to printable UTF-8: (start, end, decoded)."""
+    found = 0
+    i = 0
+    n = len(text)
+    while i < n and found < MAX_BLOBS:
+        if text[i] not in _B64:
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] in _B64:
+            j += 1
+        if j - i >= MIN_BLOB:
+            run = text[i:j]
+            try:
+                raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_")
+                decoded = raw.decode("utf-8")
+            except (binascii.Error, ValueError):
+                decoded = ""
+            if decoded and sum(ch.isprintable() or ch in "\n\t" for ch in decoded) == len(decoded):
+                found += 1
+                yield i, j, decoded
+        i = j
+
+
+def _scan_text(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
+    text = normalize_text(text)
+    findings = _match(text, patterns, path)
+    for s, e, decoded in _base64_blobs(text):
+        for f in _match(normalize_text(decoded), patterns, path):
+            f["span"] = [s, e]
+            f["encoded"] = True
+            findings.append(f)
+    return findings
+
+
+def _match(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
+    findings = []
+    for p in patterns:
+        for m in _compile(p["pattern"]).finditer(text):
+            if p.get("negatable") and negated(text, m.start()):
+                continue
+            findings.append(
+                {
+                    "id": p.get("id"),
+                    "category": p.get("category"),
+                    "severity": p.get("severity"),
+                    "span": [m.start(), m.end()],
+                    "path": list(path),
+                    "encoded": False,
+                }
+            )
+            break  # one finding per pattern per string is enough to decide
+    return findings
+
+
+def _strings(value: Any, path: list[Any], budget: list[int]) -> Iterator[tuple[str, list]]:
+    if budget[0] <= 0:
+        return
+    if isinstance(value, str):
+        budget[0] -= 1
+        yield value, path
+    elif isinstance(value, dict):
+        for k in sorted(value, key=str):
+            yield from _strings(value[k], path + [k], budget)
+    elif isinstance(value, list | tuple) or (
+        not isinstance(value, bool | int | float) and value is not None and hasattr(value, "__iter__")
+    ):
+        for k, item in enumerate(value):
+            yield from _strings(item, path + [k], budget)
+
+
+@builtin("xpia.scan", "xpia", 2)
+def scan(value: Any, patterns: Any) -> list[dict[str, Any]]:
+    """Scan ``value`` for prompt injection with the pattern library ``patterns``.
+
+    ``value`` is a string or any JSON value (every string inside is scanned, up to a bound).
+    ``patterns`` is an array (or object) of ``{id, category, severity, pattern, negatable}``;
+    ``pattern`` is RE2 syntax (linear time), e.g. ``(?i)ignore (all )?previous instructions``.
+    Text is NFKC-normalized with zero-width characters removed; base64 runs that decode to
+    text are scanned too (``encoded: true``). A ``negatable`` pattern does not fire when one of
+    the three words before the match, in the same clause, is a negation ("do not ignore …").
+    Returns findings ``{id, category, severity, span, path, encoded}``: ``span`` is
+    ``[start, end)`` in the scanned (normalized) string and ``path`` locates that string inside
+    ``value`` (``[]`` for a plain string). At most one finding per pattern per string.
+    """
+    pats = _patterns(patterns)
+    findings: list[dict[str, Any]] = []
+    for text, path in _strings(value, [], [MAX_STRINGS]):
+        findings.extend(_scan_text(text, pats, path))
+    return findings

@@ -1,0 +1,185 @@
+"""``hookgate doctor``: what this machine's hookgate setup looks like, and whether it works.
+
+Reports the hosts wired (and to which binary), the server login and its reachability, the
+bundle's revision and age, the local caches, the decision log and the last errors from
+telemetry. Exits 1 when something is broken (so it can run from a login script), 0 otherwise;
+warnings (a stale bundle, no host wired) do not fail it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+from pathlib import Path
+
+
+class _Report:
+    def __init__(self) -> None:
+        self.problems = 0
+
+    def line(self, text: str) -> None:
+        print(f"  {text}")
+
+    def problem(self, text: str) -> None:
+        self.problems += 1
+        print(f"  PROBLEM: {text}")
+
+    def warning(self, text: str) -> None:
+        print(f"  warning: {text}")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project-dir", type=Path, help="also check this project's hook files (default: cwd)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=3.0, help="seconds to wait for the server (default 3)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    report = _Report()
+    print("hosts:")
+    _hosts(report, args.project_dir or Path.cwd())
+    print("server:")
+    login = _server(report, args.timeout)
+    print("bundle:")
+    _bundle(report, login)
+    print("local files:")
+    _files(report)
+    print("recent errors:")
+    _errors(report)
+    verdict = f"{report.problems} problem(s) found" if report.problems else "everything works"
+    print(verdict)
+    return 1 if report.problems else 0
+
+
+def _hosts(report: _Report, project_dir: Path) -> None:
+    import shlex
+
+    from hookgate.integrations import hostconfig
+
+    wired = 0
+    for host in hostconfig.HOSTS:
+        for scope in hostconfig.SCOPES:
+            path = hostconfig.config_path(host, scope, project_dir)
+            if not path.exists():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+                commands = hostconfig.installed_commands(text, host, str(path))
+            except (OSError, UnicodeDecodeError, hostconfig.HostConfigError) as exc:
+                report.problem(f"{host} ({scope}): cannot read {path}: {exc}")
+                continue
+            for command in sorted(set(commands)):
+                wired += 1
+                binary = shlex.split(command)[0]
+                where = f"{host} ({scope}): {path} runs {binary}"
+                if os.path.isfile(binary) and os.access(binary, os.X_OK):
+                    report.line(where)
+                else:
+                    report.problem(f"{where}, which is missing or not executable")
+    if not wired:
+        report.warning("no host is wired; run hookgate install claude|codex|copilot|cursor|gemini")
+
+
+def _server(report: _Report, timeout: float) -> object:
+    from hookgate import sync
+
+    try:
+        login = sync.load_login()
+    except sync.SyncError as exc:
+        report.problem(str(exc))
+        return None
+    if login is None:
+        report.line("not logged in (local policies only)")
+        return None
+    report.line(f"{login.server}, pinned bundle key {login.key_id}")
+    try:
+        _, key_id = sync.fetch_key(login.server, login.token, timeout)
+        sync.http_json(
+            "GET", login.server + "/v1/bundle", login.token, headers=_etag(), timeout=timeout
+        )
+    except sync.SyncError as exc:
+        report.problem(str(exc))
+        return login
+    if key_id != login.key_id:
+        report.problem(
+            f"the server now signs with key {key_id}: pulls are refused until you run "
+            "hookgate pull --force-key-rotation (only if the rotation was deliberate)"
+        )
+    else:
+        report.line("reachable, token accepted")
+    return login
+
+
+def _etag() -> dict[str, str]:
+    from hookgate import sync
+
+    bundle = sync.active_bundle()
+    return {"If-None-Match": f'"{bundle.digest}"'} if bundle else {}
+
+
+def _bundle(report: _Report, login: object) -> None:
+    from hookgate import sync
+
+    path = sync.bundle_path()
+    bundle = sync.active_bundle()
+    if bundle is None:
+        if path.exists():
+            report.problem(f"{path} is unreadable or corrupt; run hookgate pull")
+        elif login is not None:
+            report.problem("no bundle pulled yet (the default pack is in use); run hookgate pull")
+        else:
+            report.line("none: hooks use the built-in default pack")
+        return
+    age, interval = bundle.age(), sync.refresh_interval()
+    report.line(
+        f"revision {bundle.revision} from {bundle.server}, confirmed {_ago(age)} ago "
+        f"({len(bundle.policies)} policies; refreshed in the background after {_ago(interval)})"
+    )
+    if login is not None and bundle.server != login.server:
+        report.warning(f"the bundle came from {bundle.server}, not from {login.server}")
+    if age > max(interval * 12, 86400):
+        report.warning("the bundle has not been confirmed by the server for a long time")
+
+
+def _files(report: _Report) -> None:
+    from hookgate import decisionlog, paths, sync
+
+    for name, directory in (("config", paths.config_dir()), ("cache", paths.cache_dir())):
+        if not directory.exists():
+            report.line(f"{name}: {directory} (not created yet)")
+            continue
+        mode = directory.stat().st_mode
+        if mode & (stat.S_IWGRP | stat.S_IWOTH):
+            report.problem(f"{name}: {directory} is writable by other users; chmod 700 it")
+        else:
+            report.line(f"{name}: {directory}")
+    compiled = paths.compiled_dir()
+    if compiled.exists() and compiled.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        report.problem(f"compile cache {compiled} is writable by other users; delete it")
+    login_file = sync.login_path()
+    if login_file.exists() and login_file.stat().st_mode & 0o077:
+        report.problem(f"{login_file} holds a token but is readable by others; chmod 600 it")
+    report.line(f"decision log: {decisionlog.pending_count()} decisions waiting for upload")
+
+
+def _errors(report: _Report) -> None:
+    from hookgate import telemetry
+
+    errors = [r for r in telemetry.read_records(500) if r.get("event") == "error"][-5:]
+    if not errors:
+        report.line("none")
+    for record in errors:
+        kind = record.get("kind") or record.get("host") or "error"
+        report.line(f"{record.get('time', '?')} {kind}: {record.get('message', '')}")
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"

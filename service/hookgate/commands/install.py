@@ -1,0 +1,122 @@
+"""``hookgate install HOST`` / ``hookgate uninstall HOST``: wire hookgate into a coding agent.
+
+Install merges hookgate's pre- and post-tool hooks into the host's configuration file (keeping
+every other hook, setting and comment), is idempotent, and backs the old file up as
+``<file>.bak-<UTC time>``. Uninstall removes exactly the entries install added. ``--dry-run``
+prints the unified diff and changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from hookgate.integrations.hostconfig import HOSTS
+
+    parser.add_argument("host", choices=HOSTS, help="the coding agent to (un)wire")
+    parser.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="user: your home configuration (default); project: the project's own files",
+    )
+    parser.add_argument(
+        "--project-dir", type=Path, help="the project for --scope project (default: current dir)"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hookgate.integrations import hostconfig
+
+    removing = args.command == "uninstall"
+    path = hostconfig.config_path(args.host, args.scope, args.project_dir)
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if removing:
+            new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
+        else:
+            command = hostconfig.hook_command(hookgate_executable(), args.host)
+            new = hostconfig.install_text(old, args.host, command, str(path))
+    except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
+        print(f"hookgate {args.command}: {exc}", file=sys.stderr)
+        return 1
+    if new == old:
+        state = "not installed in" if removing else "already installed in"
+        print(f"hookgate is {state} {path}")
+        return 0
+    if args.dry_run:
+        sys.stdout.writelines(_diff(path, old, new))
+        return 0
+    try:
+        backup = _write(path, old, new)
+    except OSError as exc:
+        print(f"hookgate {args.command}: {path}: {exc}", file=sys.stderr)
+        return 1
+    if backup:
+        print(f"backed up {path} to {backup.name}")
+    if new is None:
+        print(f"removed {path} (it held only hookgate's hooks)")
+    else:
+        print(f"{'removed hookgate from' if removing else 'installed hookgate in'} {path}")
+    if not removing:
+        for note in hostconfig.SPECS[args.host].notes:
+            print(note)
+    return 0
+
+
+def hookgate_executable() -> str:
+    """The absolute path of the ``hookgate`` command being run (or the one installed beside
+    this Python), so the host runs the very install the user chose."""
+    import os
+    import shutil
+
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "hookgate" and argv0.exists():
+        return os.path.abspath(argv0)
+    beside = Path(sys.executable).parent / "hookgate"
+    if beside.exists():
+        return os.path.abspath(beside)
+    found = shutil.which("hookgate")
+    if found:
+        return os.path.abspath(found)
+    raise LookupError(
+        "cannot find the hookgate executable; install hookgate so that `hookgate` is on PATH"
+    )
+
+
+def _diff(path: Path, old: str | None, new: str | None) -> list[str]:
+    import difflib
+
+    before = (old or "").splitlines(keepends=True)
+    after = (new or "").splitlines(keepends=True)
+    label_old = str(path) if old is not None else "/dev/null"
+    label_new = str(path) if new is not None else "/dev/null"
+    return list(difflib.unified_diff(before, after, label_old, label_new))
+
+
+def _write(path: Path, old: str | None, new: str | None) -> Path | None:
+    """Back ``path`` up (when it existed), then write ``new`` atomically (None: delete)."""
+    import shutil
+    import time
+
+    from hookgate.sync import atomic_write
+
+    backup = None
+    mode = 0o644
+    if old is not None:
+        mode = path.stat().st_mode & 0o777
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        backup = path.with_name(f"{path.name}.bak-{stamp}")
+        counter = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak-{stamp}-{counter}")
+            counter += 1
+        shutil.copy2(path, backup)
+    if new is None:
+        path.unlink()
+    else:
+        atomic_write(path, new.encode("utf-8"), mode)
+    return backup

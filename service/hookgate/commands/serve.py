@@ -1,0 +1,82 @@
+"""``hookgate serve``: run the central policy server.
+
+The database is ``--db``, else ``$HOOKGATE_DB_URL``, else a SQLite file in the user's state
+directory. Migrations run at start. On an empty database the default guard pack becomes
+revision 1 and an admin token is created and printed, once, with the Swagger UI address.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="sqlite:///path or postgresql+psycopg://user:pw@host/db "
+        "(default: $HOOKGATE_DB_URL, else server.db in the state directory)",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        help="largest request body accepted; larger ones get 413 (default 1 MiB)",
+    )
+    parser.add_argument(
+        "--mask-pattern",
+        action="append",
+        default=[],
+        metavar="RE2",
+        help="an extra masking rule for stored command text (repeatable; also "
+        "$HOOKGATE_MASK_PATTERNS, one per line)",
+    )
+    parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
+
+
+def open_store(url: str | None) -> object:
+    """The migrated store for ``url`` (or the default database); shared with ``token``."""
+    from hookgate.server.store import Store, default_db_url, make_engine, migrate
+
+    engine = make_engine(url or default_db_url())
+    migrate(engine)
+    return Store(engine)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    import sqlalchemy
+    import uvicorn
+
+    from hookgate.lang.errors import PolicyError
+    from hookgate.server.app import DEFAULT_MAX_BODY_BYTES, compile_set, create_app
+    from hookgate.server.masking import MaskError, masker_from_env
+    from hookgate.server.store import default_db_url, seed_policies
+
+    url = args.db or default_db_url()
+    shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    try:
+        masker = masker_from_env(args.mask_pattern)
+        store = open_store(url)
+        admin_token = store.seed(*seed_policies(), validate=compile_set)
+    except (MaskError, PolicyError) as exc:
+        print(f"hookgate serve: {exc}", file=sys.stderr)
+        return 1
+    except sqlalchemy.exc.SQLAlchemyError as exc:
+        print(f"hookgate serve: database {shown_url}: {type(exc).__name__}", file=sys.stderr)
+        return 1
+    address = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+    print(f"hookgate server: database {shown_url}")
+    print(f"Swagger UI: {address}/docs   (ReDoc: {address}/redoc)")
+    if admin_token is not None:
+        print("Seeded the default policy pack as revision 1.")
+        print(f"Admin token (shown only this once; store it now): {admin_token}")
+    sys.stdout.flush()
+    app = create_app(
+        store, masker=masker, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0

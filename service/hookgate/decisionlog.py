@@ -1,0 +1,260 @@
+"""The local decision log: one JSON line per hook decision, bounded, rotated, uploaded in batches.
+
+Layout of ``<state>/decisions/``:
+
+- ``current.jsonl``: the segment hooks append to (under ``lock``, one ``write`` per record).
+- ``<time_ns>.jsonl``: sealed segments waiting for upload; sealed when ``current`` passes
+  ``SEGMENT_BYTES`` or when an upload starts.
+- ``<time_ns>.jsonl.sent``: sealed segments the server has fully accepted (kept as local history
+  until the size bound drops them).
+- ``cursor.json``: ``{"segment", "offset"}``, how far into the oldest pending segment the server
+  has accepted.
+
+Nothing is lost while the server is down: records stay in pending segments until a batch is
+acknowledged, and the cursor moves only after the acknowledgement. Nothing is uploaded twice:
+the cursor skips acknowledged records, and a batch re-sent after a crash between the server's
+answer and the cursor write is recognised by its ``decision_id`` (the server is idempotent). The
+bound (``MAX_BYTES`` / ``MAX_SEGMENTS``) drops the oldest segments first, sent ones before
+pending ones since they are older; dropping pending records is recorded in telemetry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hookgate import paths
+
+SEGMENT_BYTES = 1024 * 1024
+MAX_BYTES = 16 * 1024 * 1024
+MAX_SEGMENTS = 64
+BATCH_SIZE = 200
+CURRENT = "current.jsonl"
+PENDING = ".jsonl"
+SENT = ".jsonl.sent"
+
+_masker = None
+
+
+def log_dir() -> Path:
+    return paths.state_dir() / "decisions"
+
+
+def record_for(decision: Any, document: dict | None, bundle_revision: int | None) -> dict:
+    """The stored (and uploaded) form of one decision: ids, outcome, matches, and the command
+    masked; never the rest of the payload."""
+    document = document if isinstance(document, dict) else {}
+    tool_input = document.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return {
+        "decision_id": _uuid4(),
+        "time": _now_iso(),
+        "host": document.get("host") or getattr(decision, "host", None),
+        "event": document.get("hook_event_name") or getattr(decision, "event", None),
+        "session_id": document.get("session_id"),
+        "tool_name": document.get("tool_name") or getattr(decision, "tool_name", None),
+        "outcome": decision.outcome,
+        "matches": list(decision.matches or []),
+        "bundle_revision": bundle_revision,
+        "command": _mask(command) if isinstance(command, str) else None,
+    }
+
+
+def append(decision: Any, hook_input_document: dict | None, bundle_revision: int | None) -> None:
+    """Log one decision. Never raises: a failure to log is recorded in telemetry instead."""
+    try:
+        record = record_for(decision, hook_input_document, bundle_revision)
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        directory = paths.private_dir(log_dir())
+        with _locked(directory):
+            current = directory / CURRENT
+            try:
+                size = current.stat().st_size
+            except FileNotFoundError:
+                size = 0
+            if size and size + len(line) > SEGMENT_BYTES:
+                _seal(directory)
+            fd = os.open(current, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+    except Exception as exc:  # logging must never break the hook
+        from hookgate import telemetry
+
+        telemetry.record("error", kind="decision_log", message=f"{type(exc).__name__}: {exc}")
+
+
+def upload(post: Callable[[list[dict]], dict]) -> int:
+    """Send every pending record, oldest first, in batches of ``BATCH_SIZE`` through
+    ``post(records) -> {"accepted", "duplicates"}``; returns the number of records sent.
+
+    ``post`` raising stops the upload where it is; the next upload resumes from the cursor.
+    The caller serializes uploads (``hookgate pull`` holds the refresh lock).
+    """
+    directory = log_dir()
+    if not directory.is_dir():
+        return 0
+    with _locked(directory):
+        _seal(directory)
+    sent = 0
+    cursor = _read_cursor(directory)
+    for name in _segments(directory, PENDING):
+        segment = directory / name
+        offset = cursor["offset"] if cursor["segment"] == name else 0
+        for records, end in _batches(segment, offset):
+            if records:
+                answer = post(records)
+                counted = int(answer.get("accepted", 0)) + int(answer.get("duplicates", 0))
+                if counted != len(records):
+                    raise ValueError(
+                        f"the server acknowledged {counted} of {len(records)} decisions"
+                    )
+                sent += len(records)
+            _write_cursor(directory, name, end)
+        try:
+            segment.rename(directory / (name[: -len(PENDING)] + SENT))
+        except FileNotFoundError:  # dropped by the size bound meanwhile
+            pass
+    return sent
+
+
+def pending_count() -> int:
+    """How many records are waiting for upload (for ``hookgate doctor``)."""
+    directory = log_dir()
+    if not directory.is_dir():
+        return 0
+    cursor = _read_cursor(directory)
+    total = 0
+    for name in [*_segments(directory, PENDING), CURRENT]:
+        offset = cursor["offset"] if cursor["segment"] == name else 0
+        try:
+            with open(directory / name, "rb") as handle:
+                handle.seek(offset)
+                total += handle.read().count(b"\n")
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
+    """``(records, end offset)`` batches of the complete lines after ``offset``. A damaged line
+    (a torn write) is skipped with a telemetry record rather than blocking every later one."""
+    try:
+        with open(segment, "rb") as handle:
+            handle.seek(offset)
+            content = handle.read()
+    except FileNotFoundError:
+        return
+    records: list[dict] = []
+    position = offset
+    for line in content.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # sealed segments end with a newline; anything after is an unfinished write
+        position += len(line)
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError("not an object")
+            records.append(record)
+        except ValueError as exc:
+            from hookgate import telemetry
+
+            telemetry.record("error", kind="decision_log", message=f"{segment.name}: {exc}")
+        if len(records) >= BATCH_SIZE:
+            yield records, position
+            records = []
+    yield records, position
+
+
+def _seal(directory: Path) -> None:
+    """Turn a non-empty ``current.jsonl`` into a pending segment, then apply the size bound.
+    Called with the lock held."""
+    current = directory / CURRENT
+    try:
+        if current.stat().st_size == 0:
+            return
+    except FileNotFoundError:
+        return
+    name = f"{time.time_ns():020d}{PENDING}"
+    current.rename(directory / name)
+    _prune(directory)
+
+
+def _prune(directory: Path) -> None:
+    names = sorted(n for n in os.listdir(directory) if n.endswith((PENDING, SENT)) and n != CURRENT)
+    sizes = {name: (directory / name).stat().st_size for name in names}
+    total = sum(sizes.values())
+    dropped = 0
+    while names and (total > MAX_BYTES or len(names) > MAX_SEGMENTS):
+        oldest = names.pop(0)
+        if oldest.endswith(PENDING):
+            with open(directory / oldest, "rb") as handle:
+                dropped += handle.read().count(b"\n")
+        (directory / oldest).unlink()
+        total -= sizes[oldest]
+    if dropped:
+        from hookgate import telemetry
+
+        telemetry.record("decision_log", action="dropped", records=dropped)
+
+
+def _segments(directory: Path, suffix: str) -> list[str]:
+    return sorted(n for n in os.listdir(directory) if n.endswith(suffix) and n != CURRENT)
+
+
+def _read_cursor(directory: Path) -> dict:
+    try:
+        cursor = json.loads((directory / "cursor.json").read_text(encoding="utf-8"))
+        if isinstance(cursor.get("segment"), str) and isinstance(cursor.get("offset"), int):
+            return cursor
+    except (OSError, ValueError, AttributeError):
+        pass
+    return {"segment": "", "offset": 0}
+
+
+def _write_cursor(directory: Path, segment: str, offset: int) -> None:
+    from hookgate.sync import atomic_write
+
+    document = json.dumps({"segment": segment, "offset": offset}).encode()
+    atomic_write(directory / "cursor.json", document, 0o600)
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    import fcntl
+
+    fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _mask(command: str) -> str:
+    global _masker
+    if _masker is None:
+        from hookgate.server.masking import masker_from_env
+
+        _masker = masker_from_env()
+    return _masker.mask(command)
+
+
+def _uuid4() -> str:
+    # The uuid module costs milliseconds to import (it loads `platform`); this is the hook's path.
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _now_iso() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"

@@ -1,0 +1,222 @@
+"""Any host's hook payload -> one ``HookInput``, and the ``input`` document policies see.
+
+The accepted spellings are the behaviour matrix of DESIGN.md ("HookInput and the input
+document"). This runs on every tool call, so it uses only the standard library. Error messages
+name fields, JSON positions and types, never payload text: a payload may hold secrets.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from hookgate.hostio import hosts
+
+# Each logical field with its accepted keys, in precedence order (the first present wins).
+EVENT_KEYS: tuple[str, ...] = ("hook_event_name", "hookEventName")
+TOOL_NAME_KEYS: tuple[str, ...] = ("tool_name", "toolName")
+TOOL_INPUT_KEYS: tuple[str, ...] = ("tool_input", "toolInput", "toolArgs")
+TOOL_RESULT_KEYS: tuple[str, ...] = ("tool_result", "toolResult", "tool_response")
+SESSION_KEYS: tuple[str, ...] = ("session_id", "sessionId")
+CWD_KEYS: tuple[str, ...] = ("cwd",)
+ALIASES: frozenset[str] = frozenset(
+    EVENT_KEYS + TOOL_NAME_KEYS + TOOL_INPUT_KEYS + TOOL_RESULT_KEYS + SESSION_KEYS + CWD_KEYS
+)
+
+# Amplifier's in-process hooks receive ``(event, data)``; hookgate's bridge passes them as
+# ``{"event": "tool:pre", "data": {...}}``, and ``tool:post`` data carries the result as ``result``.
+_AMPLIFIER_RESULT_KEYS: tuple[str, ...] = (*TOOL_RESULT_KEYS, "result")
+
+
+class PayloadError(ValueError):
+    """A payload hookgate cannot read. ``field`` names the offending field (None when the
+    payload as a whole is wrong); the message never contains payload content."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    """One tool call (or other hook event) in hookgate's canonical model."""
+
+    event: str  # canonical: PreToolUse / PostToolUse, other events as the host spells them
+    host_event: str | None  # the host's own spelling of the event; None when it was inferred
+    host: str
+    tool_name: str | None
+    tool_kind: str | None  # one of hosts.TOOL_KINDS; None when the event has no tool
+    tool_input: Any  # usually an object; a decoded non-object string input is kept as is
+    tool_result: Any
+    session_id: str | None
+    cwd: str | None
+    extra: dict
+
+    def document(self) -> dict:
+        """The ``input`` document that policies see."""
+        return {
+            "hook_event_name": self.event,
+            "host": self.host,
+            "tool_name": self.tool_name,
+            "tool_kind": self.tool_kind,
+            "tool_input": self.tool_input,
+            "tool_result": self.tool_result,
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "extra": self.extra,
+        }
+
+
+def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
+    """Read one hook payload of any host (a parsed object, or its JSON text).
+
+    ``host`` is ``"auto"`` (detect from the payload's spelling) or one of ``hosts.HOSTS``.
+    Raises ``PayloadError`` for a payload that cannot be read.
+    """
+    if host != "auto" and host not in hosts.HOSTS:
+        raise ValueError(f"unknown host {host!r}; expected auto or one of {', '.join(hosts.HOSTS)}")
+    fields = _as_object(payload)
+    result_keys = TOOL_RESULT_KEYS
+    consumed = set(ALIASES)
+    envelope_event = _amplifier_envelope_event(fields)
+    if envelope_event is not None:
+        outer = {k: v for k, v in fields.items() if k not in ("event", "data")}
+        fields = {**outer, **fields["data"]}
+        result_keys = _AMPLIFIER_RESULT_KEYS
+        consumed.add("result")
+
+    event_key, host_event = (
+        ("event", envelope_event) if envelope_event else _pick(fields, EVENT_KEYS)
+    )
+    name_key, tool_name = _pick(fields, TOOL_NAME_KEYS)
+    input_key, tool_input = _pick(fields, TOOL_INPUT_KEYS)
+    result_key, tool_result = _pick(fields, result_keys)
+    session_key, session_id = _pick(fields, SESSION_KEYS)
+    cwd_key, cwd = _pick(fields, CWD_KEYS)
+    for key, value in (
+        (event_key, host_event),
+        (name_key, tool_name),
+        (session_key, session_id),
+        (cwd_key, cwd),
+    ):
+        _require_string(key, value)
+
+    if host == "auto":
+        host = hosts.AMPLIFIER if envelope_event else hosts.detect_host(fields, host_event)
+
+    shell_event = hosts.is_shell_event(host_event)
+    if shell_event and input_key is None:
+        # Cursor's beforeShellExecution carries the command at the top level.
+        consumed.add("command")
+        input_key, command = "command", fields.get("command")
+        if command is None:
+            raise PayloadError("missing required field command", "command")
+        _require_string("command", command)
+        tool_input = {"command": command}
+        tool_name = tool_name or "Shell"
+    elif isinstance(tool_input, str):
+        # Copilot CLI sends its arguments as a JSON string: decoded once, kept whatever it is.
+        tool_input = _decode(tool_input, f"field {input_key}", input_key)
+
+    if host_event is not None:
+        event = hosts.canonical_event(host_event)
+    elif result_key is not None:
+        event = hosts.POST_TOOL_USE
+    elif name_key is not None or input_key is not None:
+        event = hosts.PRE_TOOL_USE
+    else:
+        raise PayloadError(
+            "missing required field hook_event_name (and no tool field to infer it from)",
+            "hook_event_name",
+        )
+    if event in hosts.TOOL_EVENTS and input_key is None:
+        raise PayloadError("missing required field tool_input", "tool_input")
+
+    if shell_event:
+        kind = "shell"
+    elif hosts.is_mcp_event(host_event):
+        kind = "mcp"
+    else:
+        kind = hosts.tool_kind(tool_name) if tool_name is not None else None
+
+    return HookInput(
+        event=event,
+        host_event=host_event,
+        host=host,
+        tool_name=tool_name,
+        tool_kind=kind,
+        tool_input=tool_input,
+        tool_result=tool_result,
+        session_id=session_id,
+        cwd=cwd,
+        extra={k: v for k, v in fields.items() if k not in consumed},
+    )
+
+
+def _as_object(payload: object) -> dict:
+    if isinstance(payload, dict):
+        return payload
+    if isinstance(payload, bytes | bytearray):
+        try:
+            payload = bytes(payload).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PayloadError(f"payload is not valid UTF-8 (byte {exc.start})") from None
+    if not isinstance(payload, str):
+        raise PayloadError(f"payload must be a JSON object, got {type(payload).__name__}")
+    text = payload.removeprefix("\ufeff")  # Cursor's Windows CLI prefixes stdin with a BOM
+    if not text.strip():
+        raise PayloadError("empty payload")
+    value = _decode(text, "payload")
+    if not isinstance(value, dict):
+        raise PayloadError(f"payload must be a JSON object, got {_json_type(value)}")
+    return value
+
+
+def _decode(text: str, what: str, field: str | None = None) -> Any:
+    """``json.loads`` whose errors give json's message and position, never the text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PayloadError(
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", field
+        ) from None
+    except RecursionError:
+        raise PayloadError(f"{what} is nested too deeply", field) from None
+
+
+def _amplifier_envelope_event(fields: dict) -> str | None:
+    event = fields.get("event")
+    if isinstance(event, str) and ":" in event and isinstance(fields.get("data"), dict):
+        return event
+    return None
+
+
+def _pick(fields: dict, keys: tuple[str, ...]) -> tuple[str | None, Any]:
+    """The first of ``keys`` present with a non-null value, and that value."""
+    for key in keys:
+        value = fields.get(key)
+        if value is not None:
+            return key, value
+    return None, None
+
+
+def _require_string(key: str | None, value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise PayloadError(f"field {key} must be a string, got {_json_type(value)}", key)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

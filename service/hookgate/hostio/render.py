@@ -1,0 +1,208 @@
+"""``Decision`` -> the exact response each host expects (DESIGN.md, "The decision and the host
+responses"; the facts per host are in HOSTS.md).
+
+Every renderer first reduces the decision to a ``_Plan`` within what its host can express (a
+host without ``ask`` gets a deny saying approval is required; a host that cannot apply a
+rewritten input gets a deny that names the input to retry with, because letting the original
+call through would defeat the rewrite), then spells the plan in the host's JSON.
+
+The exit code is always 0: every host reads a deny from stdout, and Copilot CLI treats any
+non-zero exit of a preToolUse hook as a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hookgate.hostio import hosts
+
+if TYPE_CHECKING:
+    from hookgate.decision import Decision
+
+DEFAULT_DENY_REASON = "Blocked by hookgate policy."
+DEFAULT_ASK_REASON = "hookgate policy requires human approval for this call."
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What the hook process writes: ``stdout`` (a JSON object; None writes nothing), its exit
+    code, and ``stderr`` (one line per error, no trailing newline; never payload content)."""
+
+    stdout: dict | None
+    exit_code: int
+    stderr: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    verdict: str  # "deny" | "ask" | "rewrite" | "allow"
+    reason: str = ""  # non-empty for deny and ask
+    context: str = ""  # text for the agent's context; "" for none
+    updated_input: dict | None = None  # the complete tool input, for rewrite
+
+
+def respond(decision: Decision, host: str | None = None) -> Response:
+    """The response for ``host`` (default: the host the decision was made for)."""
+    name = host or decision.host
+    renderer = _RENDERERS.get(name)
+    if renderer is None:
+        raise ValueError(f"unknown host {name!r}; expected one of {', '.join(hosts.HOSTS)}")
+    stderr = "\n".join(f"hookgate: {error}" for error in decision.errors)
+    return Response(renderer(decision), 0, stderr)
+
+
+def _join(lines: list[str]) -> str:
+    return "\n".join(line for line in lines if line)
+
+
+def _plan(
+    decision: Decision, *, gate: bool, can_ask: bool, can_rewrite: bool, can_block_after: bool
+) -> _Plan:
+    """Reduce ``decision`` to what the host can say. ``gate``: the event runs before the tool
+    (PreToolUse and its equivalents); ``can_block_after``: the host reads a block on the event
+    after the tool ran (it cannot undo the call, but replaces or annotates its result)."""
+    reasons = _join(decision.reasons)
+    context = _join(decision.context)
+    outcome = decision.outcome
+    if not gate:
+        if outcome == "deny" and can_block_after:
+            return _Plan("deny", reasons or DEFAULT_DENY_REASON, context)
+        # After the call there is nothing left to ask or rewrite: the reasons become context.
+        return _Plan("allow", context=_join([*decision.reasons, *decision.context]))
+    if outcome == "deny":
+        return _Plan("deny", reasons or DEFAULT_DENY_REASON, context)
+    if outcome == "ask":
+        if can_ask:
+            return _Plan("ask", reasons or DEFAULT_ASK_REASON, context)
+        return _Plan("deny", f"Approval required: {reasons or DEFAULT_ASK_REASON}", context)
+    if outcome == "rewrite":
+        if can_rewrite:
+            return _Plan(
+                "rewrite",
+                context=_join([*decision.reasons, *decision.context]),
+                updated_input=decision.updated_input,
+            )
+        retry = json.dumps(decision.updated_input, ensure_ascii=False)
+        note = f"This host cannot apply a rewritten input; retry with: {retry}"
+        return _Plan("deny", _join([reasons, note]), context)
+    return _Plan("allow", context=context)
+
+
+def _is_gate(decision: Decision) -> bool:
+    return decision.event == hosts.PRE_TOOL_USE
+
+
+def _hook_specific_output(decision: Decision, *, can_ask: bool) -> dict:
+    """Claude Code and Codex CLI: ``hookSpecificOutput``; after the tool, a top-level block."""
+    gate = _is_gate(decision)
+    plan = _plan(decision, gate=gate, can_ask=can_ask, can_rewrite=True, can_block_after=True)
+    response: dict = {}
+    specific: dict = {"hookEventName": decision.event}
+    if plan.verdict in ("deny", "ask"):
+        if gate:
+            specific["permissionDecision"] = plan.verdict
+            specific["permissionDecisionReason"] = plan.reason
+        else:
+            response = {"decision": "block", "reason": plan.reason}
+    elif plan.verdict == "rewrite":
+        specific["permissionDecision"] = "allow"
+        specific["updatedInput"] = plan.updated_input
+    if plan.context:
+        specific["additionalContext"] = plan.context
+    if len(specific) > 1:
+        response["hookSpecificOutput"] = specific
+    return response
+
+
+def _claude(decision: Decision) -> dict:
+    return _hook_specific_output(decision, can_ask=True)
+
+
+def _codex(decision: Decision) -> dict:
+    # Codex rejects ask, a bare allow, a reasonless deny and unknown keys: the plan never
+    # yields the first three, and _hook_specific_output writes only schema keys.
+    return _hook_specific_output(decision, can_ask=False)
+
+
+def _copilot(decision: Decision) -> dict:
+    """Copilot CLI: flat fields; after the tool only ``additionalContext`` is read."""
+    plan = _plan(
+        decision, gate=_is_gate(decision), can_ask=True, can_rewrite=True, can_block_after=False
+    )
+    response: dict = {}
+    if plan.verdict in ("deny", "ask"):
+        response = {"permissionDecision": plan.verdict, "permissionDecisionReason": plan.reason}
+    elif plan.verdict == "rewrite":
+        response = {"permissionDecision": "allow", "modifiedArgs": plan.updated_input}
+    if plan.context:
+        response["additionalContext"] = plan.context
+    return response
+
+
+def _gemini(decision: Decision) -> dict:
+    """Gemini CLI: top-level ``decision``/``reason``; input and context in hookSpecificOutput."""
+    plan = _plan(
+        decision, gate=_is_gate(decision), can_ask=False, can_rewrite=True, can_block_after=True
+    )
+    response: dict = {}
+    specific: dict = {}
+    if plan.verdict == "deny":
+        response = {"decision": "deny", "reason": plan.reason}
+    elif plan.verdict == "rewrite":
+        response = {"decision": "allow"}
+        specific["tool_input"] = plan.updated_input
+    if plan.context:
+        specific["additionalContext"] = plan.context
+    if specific:
+        event = hosts.GEMINI_EVENTS.get(decision.event, decision.host_event or decision.event)
+        response["hookSpecificOutput"] = {"hookEventName": event, **specific}
+    return response
+
+
+def _cursor(decision: Decision) -> dict:
+    """Cursor: gate events need an explicit ``permission`` (a missing one blocks); only
+    preToolUse takes ``updated_input``; after the tool only ``additional_context`` is read."""
+    event = hosts.cursor_event(decision.host_event, decision.event)
+    gate = hosts.is_cursor_gate(event)
+    plan = _plan(
+        decision,
+        gate=gate,
+        can_ask=True,
+        can_rewrite=hosts.cursor_takes_updated_input(event),
+        can_block_after=False,
+    )
+    if not gate:
+        return {"additional_context": plan.context} if plan.context else {}
+    if plan.verdict in ("deny", "ask"):
+        return {
+            "permission": plan.verdict,
+            "user_message": plan.reason,
+            "agent_message": plan.reason,
+        }
+    if plan.verdict == "rewrite":
+        return {"permission": "allow", "updated_input": plan.updated_input}
+    return {"permission": "allow"}
+
+
+def _amplifier(decision: Decision) -> dict:
+    """Amplifier's hook-shell bridge: ``decision: block`` + ``reason`` denies (it has no ask,
+    does not apply a tool:pre rewrite, and ignores hookSpecificOutput); ``contextInjection``."""
+    plan = _plan(
+        decision, gate=_is_gate(decision), can_ask=False, can_rewrite=False, can_block_after=False
+    )
+    if plan.verdict == "deny":
+        return {"decision": "block", "reason": plan.reason}
+    return {"contextInjection": plan.context} if plan.context else {}
+
+
+_RENDERERS: dict[str, Callable[[Decision], dict]] = {
+    hosts.CLAUDE: _claude,
+    hosts.CODEX: _codex,
+    hosts.COPILOT: _copilot,
+    hosts.GEMINI: _gemini,
+    hosts.CURSOR: _cursor,
+    hosts.AMPLIFIER: _amplifier,
+}

@@ -1,0 +1,269 @@
+"""Each host's hook configuration file: where it is, its JSON shape, and hookgate's entries in it.
+
+Install adds one entry per event (pre- and post-tool) that runs ``<hookgate> eval --host <host>``;
+uninstall removes every entry whose command is a ``hookgate eval`` command, and the containers
+that emptied because of it. Both are text edits through ``jsonc`` so that everything else in the
+file stays byte for byte. Shapes and locations: shared/hosts/HOSTS.md, one section per host.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hookgate.integrations import jsonc
+from hookgate.integrations.jsonc import Document, JsoncError, Node
+
+COMMAND_KEYS = ("command", "bash", "powershell")
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    name: str
+    events: tuple[str, str]  # the host's spelling of (pre-tool, post-tool)
+    nested: bool  # Claude-style {"matcher", "hooks": [handler]} groups, else flat handlers
+    handler: dict  # the handler's fields; the command goes where the value is None
+    command_key: str = "command"
+    new_file: str = "{}\n"  # the content a missing file starts from
+    own_file: bool = False  # a file hookgate alone writes: deleted when uninstall empties it
+    notes: tuple[str, ...] = field(default=())
+
+
+SPECS: dict[str, HostSpec] = {
+    "claude": HostSpec(
+        "claude",
+        ("PreToolUse", "PostToolUse"),
+        True,
+        {"type": "command", "command": None, "timeout": 30},
+    ),
+    "codex": HostSpec(
+        "codex",
+        ("PreToolUse", "PostToolUse"),
+        True,
+        {"type": "command", "command": None, "timeout": 30},
+        notes=(
+            "Codex runs only hooks you have reviewed and trusted: start Codex, open /hooks and "
+            "trust the two hookgate entries.",
+        ),
+    ),
+    "gemini": HostSpec(
+        "gemini",
+        ("BeforeTool", "AfterTool"),
+        True,
+        {"name": "hookgate", "type": "command", "command": None, "timeout": 30000},  # milliseconds
+    ),
+    "copilot": HostSpec(
+        "copilot",
+        ("preToolUse", "postToolUse"),
+        False,
+        {"type": "command", "bash": None, "timeoutSec": 30},
+        command_key="bash",
+        new_file='{\n  "version": 1\n}\n',
+        own_file=True,
+    ),
+    "cursor": HostSpec(
+        "cursor",
+        ("preToolUse", "postToolUse"),
+        False,
+        {"command": None, "timeout": 30},
+        new_file='{\n  "version": 1\n}\n',
+    ),
+}
+HOSTS = tuple(SPECS)
+SCOPES = ("user", "project")
+
+
+class HostConfigError(ValueError):
+    """A host file hookgate cannot edit safely; the message names the file and the reason."""
+
+
+def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
+    """The file that carries ``host``'s hooks for ``scope`` (user: under $HOME or the host's
+    own *_HOME variable; project: under ``project_dir``)."""
+    if scope == "project":
+        base = Path(project_dir or Path.cwd())
+        relative = {
+            "claude": ".claude/settings.json",
+            "codex": ".codex/hooks.json",
+            "gemini": ".gemini/settings.json",
+            "copilot": ".github/hooks/hookgate.json",
+            "cursor": ".cursor/hooks.json",
+        }
+        return base / relative[host]
+    home = Path.home()
+    if host == "claude":
+        return Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "settings.json"
+    if host == "codex":
+        return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "hooks.json"
+    if host == "copilot":
+        return Path(os.environ.get("COPILOT_HOME") or home / ".copilot") / "hooks" / "hookgate.json"
+    return home / f".{host}" / ("hooks.json" if host == "cursor" else "settings.json")
+
+
+def hook_command(executable: str, host: str) -> str:
+    """The shell command a host runs: ``<absolute hookgate> eval --host <host>``."""
+    return f"{shlex.quote(executable)} eval --host {host}"
+
+
+def is_hookgate_command(command: object) -> bool:
+    """Whether ``command`` is one hookgate installed: ``…/hookgate eval …``."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval"
+
+
+def installed_commands(text: str, host: str, name: str = "<config>") -> list[str]:
+    """The hookgate commands wired in a host file's pre/post events."""
+    doc = _parse(text, name)
+    return [_command(handler.value) for _, _, handler in _ours(doc, SPECS[host])]
+
+
+def install_text(text: str | None, host: str, command: str, name: str = "<config>") -> str:
+    """``text`` (None: a missing file) with hookgate's entries present exactly once, pointing at
+    ``command``; an older hookgate entry (another path) is replaced, not duplicated."""
+    spec = SPECS[host]
+    text = spec.new_file if text is None else text
+    while True:
+        doc = _parse(text, name)
+        edit = _next_install_edit(doc, spec, command, name)
+        if edit is None:
+            return text
+        text = edit
+
+
+def uninstall_text(text: str, host: str, name: str = "<config>") -> str | None:
+    """``text`` without hookgate's entries and the containers they alone filled; None when the
+    file is hookgate's own and nothing else is left in it."""
+    spec = SPECS[host]
+    touched: set[str] = set()
+    while True:
+        doc = _parse(text, name)
+        edit = _next_uninstall_edit(doc, spec, touched, name)
+        if edit is None:
+            break
+        text = edit
+    if spec.own_file and _parse(text, name).root.value in ({}, {"version": 1}):
+        return None
+    return text
+
+
+def _next_install_edit(doc: Document, spec: HostSpec, command: str, name: str) -> str | None:
+    root = _object(doc.root, name, "the top level")
+    hooks = root.get("hooks")
+    if hooks is None:
+        value = {event: [_entry(spec, command)] for event in spec.events}
+        return _edit(jsonc.append, doc, root, "hooks", value, name=name)
+    _object(hooks, name, "hooks")
+    for event in spec.events:
+        handlers = hooks.get(event)
+        if handlers is None:
+            return _edit(jsonc.append, doc, hooks, event, [_entry(spec, command)], name=name)
+        if handlers.kind != "array":
+            raise HostConfigError(f"{name}: hooks.{event}: expected an array")
+        ours = [item for item in _ours(doc, spec) if item[0] == event]
+        stale = [item for item in ours if _command(item[2].value) != command]
+        if stale:
+            return _remove_ours(doc, stale[0], name)
+        if not ours:
+            return _edit(jsonc.append, doc, handlers, None, _entry(spec, command), name=name)
+    return None
+
+
+def _next_uninstall_edit(
+    doc: Document, spec: HostSpec, touched: set[str], name: str
+) -> str | None:
+    ours = _ours(doc, spec)
+    if ours:
+        touched.add(ours[0][0])
+        return _remove_ours(doc, ours[0], name)
+    hooks = doc.root.get("hooks") if doc.root.kind == "object" else None
+    if hooks is None or hooks.kind != "object" or not touched:
+        return None
+    for index, (event, handlers) in enumerate(zip(hooks.keys, hooks.entries, strict=True)):
+        if event in touched and handlers.kind == "array" and not handlers.entries:
+            return _edit(jsonc.remove, doc, hooks, index, name=name)
+    if not hooks.entries:
+        return _edit(jsonc.remove, doc, doc.root, doc.root.entries.index(hooks), name=name)
+    return None
+
+
+def _ours(doc: Document, spec: HostSpec) -> list[tuple[str, list[Node], Node]]:
+    """Every hookgate handler in the spec's events: ``(event, path of containers from the
+    event's array down to the handler's array, handler node)``."""
+    found = []
+    hooks = doc.root.get("hooks") if doc.root.kind == "object" else None
+    if hooks is None or hooks.kind != "object":
+        return found
+    for event in spec.events:
+        handlers = hooks.get(event)
+        if handlers is None or handlers.kind != "array":
+            continue
+        for item in handlers.entries:
+            if spec.nested:
+                group = item.get("hooks") if item.kind == "object" else None
+                if group is not None and group.kind == "array":
+                    found += [
+                        (event, [handlers, group], handler)
+                        for handler in group.entries
+                        if _is_ours(handler)
+                    ]
+            elif _is_ours(item):
+                found.append((event, [handlers], item))
+    return found
+
+
+def _remove_ours(doc: Document, found: tuple[str, list[Node], Node], name: str) -> str:
+    """Remove one hookgate handler; in a group, the whole group when nothing else is in it."""
+    _, containers, handler = found
+    if len(containers) == 2:
+        handlers, group = containers
+        if all(_is_ours(other) for other in group.entries):
+            group_node = next(g for g in handlers.entries if g.get("hooks") is group)
+            return _edit(jsonc.remove, doc, handlers, handlers.entries.index(group_node), name=name)
+        return _edit(jsonc.remove, doc, group, group.entries.index(handler), name=name)
+    (handlers,) = containers
+    return _edit(jsonc.remove, doc, handlers, handlers.entries.index(handler), name=name)
+
+
+def _edit(operation: object, doc: Document, *args: object, name: str = "<config>") -> str:
+    try:
+        return operation(doc, *args)
+    except JsoncError as exc:
+        raise HostConfigError(f"{name}: {exc}") from None
+
+
+def _entry(spec: HostSpec, command: str) -> dict:
+    handler = {key: command if value is None else value for key, value in spec.handler.items()}
+    if not spec.nested:
+        return handler
+    return {"matcher": "*", "hooks": [handler]}
+
+
+def _is_ours(node: Node) -> bool:
+    return node.kind == "object" and is_hookgate_command(_command(node.value))
+
+
+def _command(handler: dict) -> str | None:
+    for key in COMMAND_KEYS:
+        if is_hookgate_command(handler.get(key)):
+            return handler[key]
+    return None
+
+
+def _object(node: Node, name: str, what: str) -> Node:
+    if node.kind != "object":
+        raise HostConfigError(f"{name}: {what}: expected a JSON object")
+    return node
+
+
+def _parse(text: str, name: str) -> Document:
+    try:
+        return jsonc.parse(text, name)
+    except JsoncError as exc:
+        raise HostConfigError(str(exc)) from None

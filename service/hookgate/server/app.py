@@ -1,0 +1,661 @@
+"""The central policy server (FastAPI): versioned policies and data, dry-runs, signed bundles,
+decision logs, tokens. ``create_app(store)`` builds it; ``hookgate serve`` runs it.
+
+The app keeps no state of its own beyond caches keyed by the bundle revision (the compiled
+active set, the signed bundle), so any number of processes can share one database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import sqlalchemy.exc
+from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi_offline import FastAPIOffline
+
+from hookgate import __version__
+from hookgate.lang.errors import PolicyError
+from hookgate.server import models as api
+from hookgate.server.auth import Admin, Agent, Editor, Viewer
+from hookgate.server.bundle import Bundler
+from hookgate.server.masking import Masker
+from hookgate.server.metrics import CONTENT_TYPE, Metrics
+from hookgate.server.store import (
+    ActiveSet,
+    Principal,
+    Revision,
+    Store,
+    StoreError,
+    canonical_json,
+    merge_documents,
+)
+
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+POLICY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+DATA_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+RESERVED_SEGMENTS = {"revisions", "rollback"}  # route words after a data path
+
+DESCRIPTION = """\
+Policies and data for every developer's hookgate, in one place.
+
+* **Authorize** with an API token (`hookgate token create --role viewer`). Roles, each with the
+  rights of those before it: `agent` (bundle, key, decision upload) < `viewer` (read, dry-run)
+  < `editor` (policies, data) < `admin` (tokens).
+* Changes are immutable revisions. To change or delete an existing document, send `If-Match`
+  with the `ETag` you read (or `*`): a stale one gets **412**, none at all **428**. A change
+  that would break compilation of the active set is refused with **422** and diagnostics.
+* `POST /v1/evaluate` is a dry-run: try the examples, or send draft policies with them.
+"""
+
+
+def compile_set(policies: dict[str, str], data: dict) -> Any:
+    """Compile a policy set with the real engine; ``PolicyError`` when it does not compile."""
+    from hookgate.engine import Engine
+
+    return Engine.from_sources(policies, data, origin="server")
+
+
+def _diagnostics(error: PolicyError) -> list[dict]:
+    return [{**d.to_dict(), "text": d.headline()} for d in error.diagnostics]
+
+
+class ActiveEngine:
+    """The compiled active set, rebuilt when the bundle revision moves."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._cached: tuple[ActiveSet, Any] | None = None
+
+    def get(self) -> tuple[ActiveSet, Any]:
+        revision = self._store.current_revision()
+        cached = self._cached
+        if cached is not None and cached[0].revision == revision:
+            return cached
+        with self._lock:
+            if self._cached is None or self._cached[0].revision != revision:
+                active = self._store.active_set()
+                self._cached = (active, compile_set(active.policies, active.data))
+            return self._cached
+
+
+class _LimitsAndMetrics:
+    """Pure ASGI middleware: refuses bodies over the limit with 413 before any handler reads
+    them, and counts every request by route template and status."""
+
+    def __init__(self, app: Any, max_body_bytes: int, metrics: Metrics) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.metrics = metrics
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        status = {"code": 500}
+
+        async def send_counted(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            body = await self._read_body(scope, receive)
+            if body is None:
+                detail = f"request body larger than {self.max_body_bytes} bytes"
+                await JSONResponse({"detail": detail}, 413)(scope, receive, send_counted)
+                return
+            replayed = False
+
+            async def replay() -> dict:
+                nonlocal replayed
+                if replayed:
+                    return await receive()
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await self.app(scope, replay, send_counted)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            self.metrics.request(scope["method"], template, status["code"])
+
+    async def _read_body(self, scope: dict, receive: Any) -> bytes | None:
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            return None
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        return b"".join(chunks)
+
+
+def create_app(
+    store: Store,
+    *,
+    masker: Masker | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> FastAPI:
+    """The API over ``store`` (already migrated)."""
+    app = FastAPIOffline(
+        title="hookgate",
+        version=__version__,
+        description=DESCRIPTION,
+        swagger_ui_parameters={"persistAuthorization": True, "displayRequestDuration": True},
+        responses={
+            401: {"model": api.ErrorOut, "description": "No token, or an unknown one."},
+            403: {"model": api.ErrorOut, "description": "The token's role is too low."},
+            413: {"model": api.ErrorOut, "description": "The request body is too large."},
+            422: {
+                "model": api.ErrorOut,
+                "description": "Invalid request, or policies that "
+                "do not compile (with diagnostics).",
+            },
+            503: {"model": api.ErrorOut, "description": "The database is unreachable."},
+        },
+    )
+    metrics = Metrics()
+    app.state.store = store
+    app.state.metrics = metrics
+    app.state.masker = masker or Masker()
+    app.state.bundler = Bundler(store)
+    app.state.engine = ActiveEngine(store)
+    app.add_middleware(_LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics)
+    _add_error_handlers(app)
+    _add_health_routes(app, store, metrics)
+    _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
+    _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
+    _add_evaluation_routes(app)
+    _add_bundle_routes(app)
+    _add_decision_routes(app)
+    _add_token_routes(app)
+    return app
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # pydantic's errors carry the offending input; it may hold secrets, so it is dropped.
+        items = [
+            {
+                "loc": [str(p) if not isinstance(p, int) else p for p in error["loc"]],
+                "msg": error["msg"],
+                "type": error["type"],
+                "field": ".".join(str(p) for p in error["loc"]),
+            }
+            for error in exc.errors()
+        ]
+        return JSONResponse({"detail": items}, 422)
+
+    @app.exception_handler(StoreError)
+    async def refused(_request: Request, exc: StoreError) -> JSONResponse:
+        body: dict = {"detail": exc.message}
+        if exc.status == 422:
+            body["diagnostics"] = []
+        return JSONResponse(body, exc.status)
+
+    @app.exception_handler(PolicyError)
+    async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
+        detail = "the policy set would not compile; nothing was changed"
+        return JSONResponse({"detail": detail, "diagnostics": _diagnostics(exc)}, 422)
+
+    @app.exception_handler(sqlalchemy.exc.DBAPIError)
+    async def database_down(_request: Request, _exc: sqlalchemy.exc.DBAPIError) -> JSONResponse:
+        return JSONResponse({"detail": "database unavailable; nothing was changed"}, 503)
+
+
+def _bad_request(field: str, message: str) -> RequestValidationError:
+    loc = tuple(field.split("."))
+    return RequestValidationError([{"loc": loc, "msg": message, "type": "value_error"}])
+
+
+# -- health ----------------------------------------------------------------------------------
+
+
+def _add_health_routes(app: FastAPI, store: Store, metrics: Metrics) -> None:
+    @app.get("/healthz", tags=["health"], summary="The process is up (no authentication)")
+    def healthz() -> dict:
+        return {"status": "ok"}
+
+    @app.get(
+        "/readyz",
+        tags=["health"],
+        summary="The database is reachable (no authentication)",
+        responses={503: {"model": api.ErrorOut}},
+    )
+    def readyz() -> dict:
+        store.ping()
+        return {"status": "ready"}
+
+    @app.get(
+        "/metrics",
+        tags=["health"],
+        summary="Prometheus metrics (no authentication)",
+        response_class=PlainTextResponse,
+    )
+    def metrics_text() -> PlainTextResponse:
+        return PlainTextResponse(metrics.render(), media_type=CONTENT_TYPE)
+
+
+# -- policies and data -----------------------------------------------------------------------
+
+
+def _check_key(kind: str, key: str) -> str:
+    if kind == "policy":
+        if not POLICY_ID.match(key):
+            raise _bad_request("path.id", "policy id: letters, digits, _ . - (at most 128)")
+        return key
+    segments = key.split("/")
+    if len(segments) > 8 or not all(DATA_SEGMENT.match(s) for s in segments):
+        raise _bad_request(
+            "path.path", "data path: 1-8 identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by /"
+        )
+    if RESERVED_SEGMENTS & set(segments):
+        raise _bad_request("path.path", "data path: 'revisions' and 'rollback' are reserved")
+    return key
+
+
+async def _policy_content(request: Request) -> str:
+    try:
+        return (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _bad_request("body", f"policy text is not UTF-8 (byte {exc.start})") from None
+
+
+async def _data_content(request: Request) -> str:
+    try:
+        return canonical_json(json.loads(await request.body()))
+    except json.JSONDecodeError as exc:
+        message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        raise _bad_request("body", message) from None
+    except UnicodeDecodeError as exc:
+        raise _bad_request("body", f"not UTF-8 (byte {exc.start})") from None
+
+
+IfMatch = Annotated[
+    str | None,
+    Header(description="The ETag you read (or *); required to change an existing document"),
+]
+Message = Annotated[str, Query(max_length=2000, description="Why; kept with the revision")]
+_CHANGE_ERRORS: dict = {
+    404: {"model": api.ErrorOut, "description": "No such document or revision."},
+    412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
+    428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
+}
+
+
+def _revision_out(revision: Revision, with_content: bool = True) -> dict:
+    return {
+        "id": revision.key,
+        "revision": revision.number,
+        "op": revision.op,
+        "content": revision.value() if with_content else None,
+        "content_hash": revision.content_hash,
+        "author": revision.author,
+        "message": revision.message,
+        "created_at": revision.created_at,
+        "bundle_revision": revision.set_revision,
+        "etag": revision.etag,
+    }
+
+
+def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> None:
+    """GET/PUT/DELETE, list, revisions and rollback of one kind of document; policies and data
+    share everything but the body's media type."""
+    store: Store = app.state.store
+    name = param.strip("{}").split(":")[0]
+    item = f"{base}/{param}"
+    tags = ["policies" if kind == "policy" else "data"]
+    Key = Annotated[
+        str, Path(alias=name, description="Policy id" if kind == "policy" else "Data path")
+    ]
+    if kind == "policy":
+        media = {"text/plain": {"schema": {"type": "string"}, "example": api.POLICY_EXAMPLE}}
+    else:
+        media = {
+            "application/json": {
+                "schema": {},
+                "example": {"protected_branches": ["main", "release/*"]},
+            }
+        }
+    body_doc = {"requestBody": {"required": True, "content": media}}
+
+    def validate(policies: dict[str, str], data: dict) -> None:
+        compile_set(policies, data)
+
+    def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
+        return store.change(
+            kind, _check_key(kind, key), author=principal.name, validate=validate, **kwargs
+        )
+
+    def etag_response(revision: Revision, response: Response) -> dict:
+        response.headers["ETag"] = revision.etag
+        return _revision_out(revision)
+
+    @app.get(
+        base,
+        tags=tags,
+        summary=f"List the current {kind} documents (without content)",
+        response_model=api.RevisionList,
+    )
+    def list_documents(_: Viewer) -> dict:
+        return {"revisions": [_revision_out(r, False) for r in store.list(kind)]}
+
+    @app.get(
+        f"{item}/revisions",
+        tags=tags,
+        summary="Every revision, oldest first",
+        response_model=api.RevisionList,
+    )
+    def list_revisions(key: Key, _: Viewer) -> dict:
+        found = store.revisions(kind, _check_key(kind, key))
+        return {"revisions": [_revision_out(r) for r in found]}
+
+    @app.get(
+        f"{item}/revisions/{{number}}",
+        tags=tags,
+        summary="One revision",
+        response_model=api.RevisionOut,
+    )
+    def get_revision(key: Key, number: Annotated[int, Path(ge=1)], _: Viewer) -> dict:
+        return _revision_out(store.revision(kind, _check_key(kind, key), number))
+
+    @app.post(
+        f"{item}/rollback",
+        tags=tags,
+        summary="Make an earlier revision's content current again (a new revision)",
+        response_model=api.RevisionOut,
+        responses=_CHANGE_ERRORS,
+    )
+    def rollback(
+        response: Response,
+        body: api.RollbackIn,
+        key: Key,
+        principal: Editor,
+        if_match: IfMatch = None,
+    ) -> dict:
+        message = body.message or f"rollback to revision {body.revision}"
+        revision = change(
+            key,
+            principal,
+            content=None,
+            if_match=if_match,
+            message=message,
+            rollback_to=body.revision,
+        )
+        return etag_response(revision, response)
+
+    @app.get(
+        item,
+        tags=tags,
+        summary="The current content, with its ETag",
+        response_model=api.RevisionOut,
+        responses={404: {"model": api.ErrorOut}},
+    )
+    def get_document(response: Response, key: Key, _: Viewer) -> dict:
+        return etag_response(store.get(kind, _check_key(kind, key)), response)
+
+    @app.put(
+        item,
+        tags=tags,
+        summary="Create, or change with If-Match",
+        response_model=api.RevisionOut,
+        openapi_extra=body_doc,
+        responses={201: {"model": api.RevisionOut}, **_CHANGE_ERRORS},
+    )
+    def put_document(
+        response: Response,
+        key: Key,
+        text: Annotated[str, Depends(content)],
+        principal: Editor,
+        message: Message = "",
+        if_match: IfMatch = None,
+    ) -> dict:
+        revision = change(key, principal, content=text, if_match=if_match, message=message)
+        response.status_code = 201 if revision.number == 1 else 200
+        return etag_response(revision, response)
+
+    @app.delete(
+        item,
+        tags=tags,
+        summary="Delete with If-Match (a new revision; the history stays)",
+        response_model=api.RevisionOut,
+        responses=_CHANGE_ERRORS,
+    )
+    def delete_document(
+        key: Key, principal: Editor, message: Message = "", if_match: IfMatch = None
+    ) -> dict:
+        revision = change(key, principal, content=None, if_match=if_match, message=message)
+        return _revision_out(revision)
+
+
+# -- dry-runs --------------------------------------------------------------------------------
+
+
+def _with_drafts(
+    active: ActiveSet, policies: dict[str, str | None] | None, data: dict[str, Any] | None
+) -> tuple[dict[str, str], dict]:
+    """The active set with draft policies and data documents laid over it."""
+    merged_policies = dict(active.policies)
+    for key, text in (policies or {}).items():
+        _check_key("policy", key)
+        if text is None:
+            merged_policies.pop(key, None)
+        else:
+            merged_policies[key] = text
+    documents = dict(active.documents)
+    for path, value in (data or {}).items():
+        documents[_check_key("data", path)] = value
+    return merged_policies, merge_documents(documents.items())
+
+
+def _add_evaluation_routes(app: FastAPI) -> None:
+    metrics: Metrics = app.state.metrics
+    active_engine: ActiveEngine = app.state.engine
+
+    @app.post(
+        "/v1/evaluate",
+        tags=["dry-run"],
+        summary="Evaluate a hook payload against the active set (and drafts)",
+        response_model=api.EvaluateOut,
+    )
+    def evaluate(
+        body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
+        _: Viewer,
+    ) -> dict:
+        active, engine = active_engine.get()
+        draft = body.policies is not None or body.data is not None
+        if draft:
+            engine = compile_set(*_with_drafts(active, body.policies, body.data))
+        started = time.perf_counter()
+        # Facts are always given (empty by default), so the engine never reads this disk.
+        decision = engine.evaluate(
+            body.payload, body.host, facts=body.facts or {}, explain=body.explain
+        )
+        took = time.perf_counter() - started
+        metrics.evaluation(took)
+        metrics.decision(decision.outcome, "evaluate")
+        response = decision.response(body.host)
+        explained = getattr(decision, "explain", None) or {}
+        return {
+            "decision": decision.to_dict(),
+            "host": body.host or decision.host,
+            "response": response.stdout or {},
+            "exit_code": response.exit_code,
+            "explain": explained.get("rules") if body.explain else None,
+            "prints": explained.get("prints") or [],
+            "took_ms": round(took * 1000, 3),
+            "bundle_revision": active.revision,
+            "draft": draft,
+        }
+
+    @app.post(
+        "/v1/check",
+        tags=["dry-run"],
+        summary="Diagnostics for draft policies, checked with the rest of the active set",
+        response_model=api.CheckOut,
+    )
+    def check(
+        body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
+        _: Viewer,
+    ) -> dict:
+        active, _engine = active_engine.get()
+        try:
+            compile_set(*_with_drafts(active, body.policies, body.data))
+        except PolicyError as exc:
+            return {"ok": False, "diagnostics": _diagnostics(exc)}
+        return {"ok": True, "diagnostics": []}
+
+
+# -- bundles ---------------------------------------------------------------------------------
+
+
+def _add_bundle_routes(app: FastAPI) -> None:
+    bundler: Bundler = app.state.bundler
+
+    @app.get(
+        "/v1/bundle",
+        tags=["bundle"],
+        summary="The signed active set (ETag / If-None-Match → 304)",
+        response_model=api.BundleOut,
+        responses={304: {"description": "Unchanged since the ETag you sent."}},
+    )
+    def bundle(_: Agent, if_none_match: Annotated[str | None, Header()] = None) -> Response:
+        current = bundler.bundle()
+        etag = f'"{current["digest"]}"'
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if if_none_match is not None and etag in [t.strip() for t in if_none_match.split(",")]:
+            return Response(status_code=304, headers=headers)
+        return JSONResponse(current, headers=headers)
+
+    @app.get(
+        "/v1/bundle/key",
+        tags=["bundle"],
+        summary="The public key that verifies bundle signatures",
+        response_model=api.KeyOut,
+    )
+    def bundle_key(_: Agent) -> dict:
+        return bundler.public_key()
+
+
+# -- decision logs ---------------------------------------------------------------------------
+
+
+def _add_decision_routes(app: FastAPI) -> None:
+    store: Store = app.state.store
+    masker: Masker = app.state.masker
+    metrics: Metrics = app.state.metrics
+
+    @app.post(
+        "/v1/decisions",
+        tags=["decisions"],
+        summary="Upload a batch of decision records (idempotent on decision_id)",
+        response_model=api.DecisionBatchOut,
+    )
+    def upload(body: api.DecisionBatchIn, principal: Agent) -> dict:
+        rows = []
+        for record in body.decisions:
+            row = record.model_dump()
+            row["decision_id"] = str(record.decision_id)
+            row["time"] = _as_utc(record.time)
+            row["command"] = masker.mask(record.command)  # masked again: never trust the client
+            rows.append(row)
+        accepted, duplicates = store.add_decisions(rows, principal.name)
+        for row in rows:
+            metrics.decision(row["outcome"], "upload")
+        return {"accepted": accepted, "duplicates": duplicates}
+
+    @app.get(
+        "/v1/decisions",
+        tags=["decisions"],
+        summary="Decision records, newest first, filtered and paginated",
+        response_model=api.DecisionPage,
+    )
+    def list_decisions(
+        _: Viewer,
+        since: Annotated[datetime | None, Query(description="Decision time ≥ this")] = None,
+        until: Annotated[datetime | None, Query(description="Decision time < this")] = None,
+        outcome: api.Outcome | None = None,
+        pack: Annotated[str | None, Query(max_length=255)] = None,
+        host: Annotated[str | None, Query(max_length=64)] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        cursor: Annotated[
+            int | None, Query(ge=1, description="next_cursor of the last page")
+        ] = None,
+    ) -> dict:
+        items, next_cursor = store.query_decisions(
+            since=since and _as_utc(since),
+            until=until and _as_utc(until),
+            outcome=outcome,
+            pack=pack,
+            host=host,
+            limit=limit,
+            cursor=cursor,
+        )
+        return {"decisions": items, "next_cursor": next_cursor}
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# -- tokens ----------------------------------------------------------------------------------
+
+
+def _add_token_routes(app: FastAPI) -> None:
+    store: Store = app.state.store
+
+    @app.post(
+        "/v1/tokens",
+        tags=["tokens"],
+        summary="Create a token (shown once)",
+        status_code=201,
+        response_model=api.NewTokenOut,
+    )
+    def create_token(body: api.TokenIn, _: Admin) -> dict:
+        return {
+            "name": body.name,
+            "role": body.role,
+            "token": store.create_token(body.role, body.name),
+        }
+
+    @app.get(
+        "/v1/tokens",
+        tags=["tokens"],
+        summary="Every token (never the token itself)",
+        response_model=api.TokenList,
+    )
+    def list_tokens(_: Admin) -> dict:
+        return {"tokens": store.list_tokens()}
+
+    @app.delete(
+        "/v1/tokens/{token_id}",
+        tags=["tokens"],
+        summary="Revoke a token",
+        status_code=204,
+        responses={404: {"model": api.ErrorOut}},
+    )
+    def revoke_token(token_id: Annotated[int, Path(ge=1)], _: Admin) -> Response:
+        store.revoke_token(token_id)
+        return Response(status_code=204)
+
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]

@@ -1,0 +1,60 @@
+"""The signed bundle of the active policy set, built once per revision and cached."""
+
+from __future__ import annotations
+
+import base64
+import threading
+
+from hookgate import bundle_format
+from hookgate.server.store import Store
+
+
+class Bundler:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._cached: dict | None = None
+        self._keypair: tuple[bytes, bytes] | None = None
+
+    def _key(self) -> tuple[bytes, bytes]:
+        if self._keypair is None:
+            self._keypair = self._store.signing_key()
+        return self._keypair
+
+    def public_key(self) -> dict:
+        _, public = self._key()
+        return {
+            "algorithm": bundle_format.ALGORITHM,
+            "key_id": bundle_format.key_id(public),
+            "public_key": base64.b64encode(public).decode("ascii"),
+        }
+
+    def bundle(self) -> dict:
+        """The bundle of the current active set (a cheap revision check when unchanged)."""
+        revision = self._store.current_revision()
+        cached = self._cached
+        if cached is not None and cached["revision"] == revision:
+            return cached
+        with self._lock:
+            if self._cached is None or self._cached["revision"] != revision:
+                self._cached = self._build()
+            return self._cached
+
+    def _build(self) -> dict:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        active = self._store.active_set()
+        seed, public = self._key()
+        digest = bundle_format.digest(active.revision, active.policies, active.data)
+        signature = Ed25519PrivateKey.from_private_bytes(seed).sign(digest.encode("ascii"))
+        return {
+            "revision": active.revision,
+            # The time of the change that made this revision, so every server process (and
+            # every rebuild) serves the same document for the same revision.
+            "created_at": active.updated_at.isoformat().replace("+00:00", "Z"),
+            "policies": active.policies,
+            "data": active.data,
+            "digest": digest,
+            "signature": base64.b64encode(signature).decode("ascii"),
+            "key_id": bundle_format.key_id(public),
+        }

@@ -1,0 +1,313 @@
+"""The API's request and response bodies (pydantic), with the examples Swagger UI offers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hookgate.decision import OUTCOMES
+from hookgate.hostio.hosts import HOSTS
+
+Outcome = Literal[OUTCOMES]
+Host = Literal[HOSTS]
+Role = Literal["agent", "viewer", "editor", "admin"]
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+class ValidationItem(BaseModel):
+    loc: list[str | int]
+    msg: str
+    type: str
+    field: str = Field(description="The offending field as a dotted path, e.g. body.payload.")
+
+
+class DiagnosticOut(BaseModel):
+    file: str
+    line: int
+    col: int
+    message: str
+    hint: str | None = None
+    severity: str = "error"
+    text: str = Field(description="`file:line:col: message`, as `hookgate check` prints it.")
+
+
+class ErrorOut(BaseModel):
+    detail: str | list[ValidationItem]
+    diagnostics: list[DiagnosticOut] | None = None
+
+
+# -- documents -------------------------------------------------------------------------------
+
+
+class RevisionOut(BaseModel):
+    id: str = Field(description="The policy id or the data path.")
+    revision: int = Field(description="This document's revision number (1, 2, …).")
+    op: Literal["put", "delete", "rollback"]
+    content: Any = Field(None, description="Policy text, or the data document; null for a delete.")
+    content_hash: str | None
+    author: str
+    message: str
+    created_at: datetime
+    bundle_revision: int = Field(description="The bundle revision this change produced.")
+    etag: str = Field(description="Send it back in If-Match to change this document.")
+
+
+class RevisionList(BaseModel):
+    revisions: list[RevisionOut]
+
+
+class RollbackIn(BaseModel):
+    revision: int = Field(ge=1, description="The revision whose content becomes current again.")
+    message: str = Field("", max_length=2000)
+
+
+# -- dry-runs --------------------------------------------------------------------------------
+
+
+class EvaluateIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    payload: dict[str, Any] | str = Field(
+        description="The hook payload in any host's shape (an object, or its JSON text)."
+    )
+    host: Host | None = Field(
+        None, description="Render for this host; default: detected from the payload."
+    )
+    policies: dict[str, str | None] | None = Field(
+        None,
+        description="Draft policies by id, overriding the stored ones for this request only; "
+        "null removes a stored policy from this evaluation.",
+    )
+    data: dict[str, Any] | None = Field(
+        None,
+        description="Draft data documents by data path (as in PUT /v1/data/{path}), "
+        "overriding the stored ones for this request only.",
+    )
+    facts: dict[str, Any] | None = Field(
+        None,
+        description="Answers for the builtins that read the hook's machine, by builtin name "
+        'then argument, e.g. {"git.branch": {"/repo": "main"}}. The server never reads '
+        "its own disk for them: a fact not given is null.",
+    )
+    explain: bool = Field(True, description="Include the rule-by-rule trace.")
+
+
+class DecisionOut(BaseModel):
+    outcome: Outcome
+    reasons: list[str]
+    context: list[str]
+    updated_input: dict[str, Any] | None
+    matches: list[dict[str, Any]]
+    errors: list[str]
+    event: str
+    host_event: str | None
+    host: str
+    tool_name: str | None
+
+
+class EvaluateOut(BaseModel):
+    decision: DecisionOut
+    host: str = Field(description="The host the response is rendered for.")
+    response: dict[str, Any] = Field(description="Exactly what the hook writes on stdout.")
+    exit_code: int
+    explain: list[dict[str, Any]] | None = Field(description="Each rule queried and its value.")
+    prints: list[str] = Field(description="Output of print() calls in the policies.")
+    took_ms: float = Field(description="Time spent evaluating (compilation of drafts excluded).")
+    bundle_revision: int = Field(description="The stored active set's revision used.")
+    draft: bool = Field(description="True when draft policies or data took part.")
+
+
+class CheckIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policies: dict[str, str | None] = Field(
+        description="Draft policies by id, checked together with the rest of the active set."
+    )
+    data: dict[str, Any] | None = Field(None, description="Draft data documents by path.")
+
+
+class CheckOut(BaseModel):
+    ok: bool
+    diagnostics: list[DiagnosticOut]
+
+
+# -- bundles ---------------------------------------------------------------------------------
+
+
+class BundleOut(BaseModel):
+    revision: int
+    created_at: str
+    policies: dict[str, str]
+    data: dict[str, Any]
+    digest: str
+    signature: str
+    key_id: str
+
+
+class KeyOut(BaseModel):
+    algorithm: Literal["ed25519"]
+    key_id: str
+    public_key: str = Field(description="Standard base64 of the raw 32-byte Ed25519 public key.")
+
+
+# -- decision logs ---------------------------------------------------------------------------
+
+
+class MatchIn(BaseModel):
+    pack: str | None = Field(None, max_length=255)
+    pattern: str | None = Field(None, max_length=255)
+    rule: str | None = Field(None, max_length=255)
+
+
+class DecisionRecordIn(BaseModel):
+    decision_id: UUID
+    time: datetime = Field(description="ISO-8601; without an offset it is taken as UTC.")
+    host: str | None = Field(None, max_length=64)
+    event: str | None = Field(None, max_length=64)
+    session_id: str | None = Field(None, max_length=255)
+    tool_name: str | None = Field(None, max_length=255)
+    outcome: Outcome
+    matches: list[MatchIn] = Field(default_factory=list, max_length=100)
+    bundle_revision: int | None = None
+    command: str | None = Field(
+        None, max_length=65536, description="Masked by the hook; masked again before storing."
+    )
+
+
+class DecisionBatchIn(BaseModel):
+    decisions: list[DecisionRecordIn] = Field(max_length=1000)
+
+
+class DecisionBatchOut(BaseModel):
+    accepted: int
+    duplicates: int
+
+
+class DecisionRecordOut(BaseModel):
+    decision_id: str
+    time: datetime
+    host: str | None
+    event: str | None
+    session_id: str | None
+    tool_name: str | None
+    outcome: str
+    matches: list[MatchIn]
+    bundle_revision: int | None
+    command: str | None
+    uploaded_by: str
+    received_at: datetime
+
+
+class DecisionPage(BaseModel):
+    decisions: list[DecisionRecordOut]
+    next_cursor: int | None = Field(description="Pass as `cursor` for the next (older) page.")
+
+
+# -- tokens ----------------------------------------------------------------------------------
+
+
+class TokenIn(BaseModel):
+    role: Role
+    name: str = Field(min_length=1, max_length=255)
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    role: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class NewTokenOut(BaseModel):
+    name: str
+    role: str
+    token: str = Field(description="Shown once; only its hash is stored.")
+
+
+class TokenList(BaseModel):
+    tokens: list[TokenOut]
+
+
+# -- examples that make "Try it out" work in one click ----------------------------------------
+
+EVALUATE_EXAMPLES: dict[str, dict] = {
+    "claude-no-verify-commit": {
+        "summary": "Claude Code: git commit --no-verify",
+        "value": {
+            "payload": {
+                "session_id": "abc123",
+                "cwd": "/home/u/proj",
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {
+                    "command": "git commit --no-verify -m 'wip'",
+                    "description": "Commit without running hooks",
+                },
+            },
+            "host": "claude",
+        },
+    },
+    "copilot-force-push": {
+        "summary": "Copilot CLI: git push --force (toolArgs as a JSON string)",
+        "value": {
+            "payload": {
+                "sessionId": "s-1",
+                "timestamp": 1704614600000,
+                "cwd": "/home/u/proj",
+                "toolName": "bash",
+                "toolArgs": '{"command":"git push --force origin main","description":"Push"}',
+            },
+            "host": "copilot",
+            "facts": {"git.branch": {"/home/u/proj": "main"}},
+        },
+    },
+    "codex-rm-rf": {
+        "summary": "Codex CLI: rm -rf of the home directory",
+        "value": {
+            "payload": {
+                "session_id": "0199a1b2",
+                "turn_id": "turn-1",
+                "cwd": "/home/u/proj",
+                "hook_event_name": "PreToolUse",
+                "model": "gpt-5",
+                "tool_name": "Bash",
+                "tool_input": {"command": "rm -rf ~/"},
+                "tool_use_id": "call_abc",
+            },
+            "host": "codex",
+        },
+    },
+}
+
+CHECK_EXAMPLES: dict[str, dict] = {
+    "broken-draft": {
+        "summary": "A draft with a syntax error",
+        "value": {
+            "policies": {
+                "draft.rego": "package hookgate.draft\n\nimport rego.v1\n\n"
+                'deny contains "no" if {\n\tinput.tool_name ==\n}\n'
+            }
+        },
+    },
+    "good-draft": {
+        "summary": "A draft that compiles",
+        "value": {
+            "policies": {
+                "draft.rego": "package hookgate.draft\n\nimport rego.v1\n\n"
+                'deny contains "no curl | sh" if {\n\tinput.tool_kind == "shell"\n'
+                '\tcontains(input.tool_input.command, "| sh")\n}\n'
+            }
+        },
+    },
+}
+
+POLICY_EXAMPLE = (
+    "package hookgate.example\n\nimport rego.v1\n\n"
+    'deny contains {"reason": "Do not read .env files.", "pattern": "dotenv"} if {\n'
+    '\tinput.tool_kind == "read"\n\tendswith(input.tool_input.file_path, ".env")\n}\n'
+)

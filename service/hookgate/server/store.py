@@ -1,0 +1,628 @@
+"""The server's storage: versioned policies and data, tokens, the signing key, decision logs.
+
+All state lives in the database (SQLite by default, PostgreSQL for teams), so any number of
+server processes can share one. Every change of a policy or data document is an immutable
+revision; the active set (the head of each non-deleted document) is what bundles carry.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from hookgate.server import tables as m
+
+ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
+KINDS = ("policy", "data")
+TOKEN_PREFIX = "hg_"
+
+Validator = Callable[[dict[str, str], dict], None]
+
+
+class StoreError(Exception):
+    """A request the store refuses; ``status`` is the HTTP status it maps to."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(StoreError):
+    status = 404
+
+
+class PreconditionFailed(StoreError):
+    status = 412
+
+
+class PreconditionRequired(StoreError):
+    status = 428
+
+
+class DataConflict(StoreError):
+    """Two data documents that cannot be merged (a document under a non-object)."""
+
+    status = 422
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request is from: the token's name and role."""
+
+    name: str
+    role: str
+
+    def has(self, role: str) -> bool:
+        return ROLES.index(self.role) >= ROLES.index(role)
+
+
+@dataclass(frozen=True)
+class Revision:
+    kind: str
+    key: str
+    number: int
+    op: str
+    content: str | None
+    content_hash: str | None
+    author: str
+    message: str
+    created_at: datetime
+    set_revision: int
+
+    @property
+    def etag(self) -> str:
+        return f'"{self.number}-{(self.content_hash or "deleted")[7:23]}"'
+
+    def value(self) -> object:
+        """The document's content: policy text, or the parsed data document."""
+        if self.content is None or self.kind == "policy":
+            return self.content
+        return json.loads(self.content)
+
+
+@dataclass(frozen=True)
+class ActiveSet:
+    revision: int
+    updated_at: datetime
+    policies: dict[str, str]
+    data: dict  # the merged data document
+    documents: dict[str, object]  # the data documents by path
+
+
+def seed_policies() -> tuple[dict[str, str], dict]:
+    """The default guard pack as the server stores it: policy id = file name."""
+    from hookgate.sources import default_pack_sources
+
+    sources, data = default_pack_sources()
+    return {Path(name).name: text for name, text in sources.items()}, data
+
+
+def default_db_url() -> str:
+    """``$HOOKGATE_DB_URL``, else a SQLite file in the user's state directory."""
+    import os
+
+    from hookgate.paths import state_dir
+
+    return os.environ.get("HOOKGATE_DB_URL") or f"sqlite:///{state_dir() / 'server.db'}"
+
+
+def make_engine(url: str) -> Engine:
+    """A SQLAlchemy engine for ``url``; a SQLite file's directory is created owner-only."""
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    if parsed.database and parsed.database != ":memory:":
+        from hookgate.paths import private_dir
+
+        private_dir(Path(parsed.database).expanduser().resolve().parent)
+    engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: object, _record: object) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return engine
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration (Alembic, no alembic.ini needed)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", "hookgate.server:migrations")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def hash_token(token: str) -> str:
+    # Tokens are 256-bit random strings, so a fast hash is enough: there is nothing to brute-force.
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def content_hash(content: str) -> str:
+    return "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _utc(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes; everything stored is UTC.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
+    """The data document: each ``(path, document)`` placed at its slash-separated path, objects
+    merged key by key (a deeper path wins). Placing a document under a non-object is a
+    ``DataConflict``."""
+    from hookgate.sources import merge_data
+
+    data: dict = {}
+    for path, document in sorted(documents, key=lambda item: item[0].count("/")):
+        parts = tuple(path.split("/"))
+        node: object = data
+        for depth, part in enumerate(parts[:-1]):
+            node = node.get(part, {}) if isinstance(node, dict) else None
+            if not isinstance(node, dict):
+                above = "/".join(parts[: depth + 1])
+                raise DataConflict(f"data path {path}: {above} is not an object")
+        merge_data(data, parts, document)
+    return data
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- health ------------------------------------------------------------------------------
+
+    def ping(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
+    # -- tokens -------------------------------------------------------------------------------
+
+    def create_token(self, role: str, name: str, conn: Connection | None = None) -> str:
+        """A new token for ``role``; only its hash is stored, so it can be shown only now."""
+        if role not in ROLES:
+            raise StoreError(f"role: expected one of {', '.join(ROLES)}")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        row = {"name": name, "role": role, "token_hash": hash_token(token), "created_at": _now()}
+        if conn is not None:
+            conn.execute(m.tokens.insert().values(**row))
+        else:
+            with self.engine.begin() as own:
+                own.execute(m.tokens.insert().values(**row))
+        return token
+
+    def authenticate(self, token: str) -> Principal | None:
+        digest = hash_token(token)
+        query = sa.select(m.tokens.c.name, m.tokens.c.role, m.tokens.c.token_hash).where(
+            m.tokens.c.token_hash == digest, m.tokens.c.revoked_at.is_(None)
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        # The lookup is by hash; the final comparison is constant-time all the same.
+        if row is None or not hmac.compare_digest(row.token_hash, digest):
+            return None
+        return Principal(row.name, row.role)
+
+    def list_tokens(self) -> list[dict]:
+        query = sa.select(
+            m.tokens.c.id, m.tokens.c.name, m.tokens.c.role, m.tokens.c.created_at,
+            m.tokens.c.revoked_at,
+        ).order_by(m.tokens.c.id)  # fmt: skip
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            {
+                "id": r.id,
+                "name": r.name,
+                "role": r.role,
+                "created_at": _utc(r.created_at),
+                "revoked_at": r.revoked_at and _utc(r.revoked_at),
+            }
+            for r in rows
+        ]
+
+    def revoke_token(self, token_id: int) -> None:
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                m.tokens.update()
+                .where(m.tokens.c.id == token_id, m.tokens.c.revoked_at.is_(None))
+                .values(revoked_at=_now())
+            )
+        if result.rowcount == 0:
+            raise NotFound(f"token {token_id}: no such active token")
+
+    # -- first start --------------------------------------------------------------------------
+
+    def seed(self, policies: dict[str, str], data: dict, *, validate: Validator) -> str | None:
+        """On an empty database: the given policies and data (checked by ``validate``) as
+        revision 1, author ``seed``, and an admin token, which is returned. ``None`` when the
+        database was not empty."""
+        with self.engine.begin() as conn:
+            if conn.execute(sa.select(m.state.c.id)).first() is not None:
+                return None
+            validate(policies, data)
+            now = _now()
+            # Inserting the state row first makes a concurrent second seeder fail on its key.
+            conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
+            documents = [("policy", key, text) for key, text in sorted(policies.items())]
+            documents += [("data", key, canonical_json(v)) for key, v in sorted(data.items())]
+            for kind, key, content in documents:
+                self._write(conn, kind, key, None, content, "put", "seed", "default pack", 1, now)
+            return self.create_token("admin", "admin", conn)
+
+    # -- documents ----------------------------------------------------------------------------
+
+    def head(self, kind: str, key: str) -> Revision | None:
+        """The current revision of a document (a deleted one's head is its delete)."""
+        with self.engine.connect() as conn:
+            return self._head(conn, kind, key)
+
+    def get(self, kind: str, key: str) -> Revision:
+        head = self.head(kind, key)
+        if head is None or head.content is None:
+            raise NotFound(f"{kind} {key}: not found")
+        return head
+
+    def list(self, kind: str) -> list[Revision]:
+        with self.engine.connect() as conn:
+            return [r for r in self._heads(conn, kind) if r.content is not None]
+
+    def revisions(self, kind: str, key: str) -> list[Revision]:
+        query = (
+            sa.select(m.revisions)
+            .where(m.revisions.c.kind == kind, m.revisions.c.key == key)
+            .order_by(m.revisions.c.number)
+        )
+        with self.engine.connect() as conn:
+            found = [_revision(r) for r in conn.execute(query)]
+        if not found:
+            raise NotFound(f"{kind} {key}: not found")
+        return found
+
+    def revision(self, kind: str, key: str, number: int) -> Revision:
+        query = sa.select(m.revisions).where(
+            m.revisions.c.kind == kind, m.revisions.c.key == key, m.revisions.c.number == number
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            raise NotFound(f"{kind} {key}: no revision {number}")
+        return _revision(row)
+
+    def current_revision(self) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(m.state.c.revision)).scalar() or 0
+
+    def active_set(self) -> ActiveSet:
+        """The active set, consistent with its revision: read again if a change landed while
+        it was being read."""
+        with self.engine.connect() as conn:
+            while True:
+                active = self._active(conn)
+                if conn.execute(sa.select(m.state.c.revision)).scalar() in (active.revision, None):
+                    return active
+
+    def change(
+        self,
+        kind: str,
+        key: str,
+        content: str | None,
+        *,
+        if_match: str | None,
+        author: str,
+        message: str,
+        validate: Validator,
+        rollback_to: int | None = None,
+    ) -> Revision:
+        """Put (``content``), delete (``None``) or roll back (``rollback_to``) one document.
+
+        In one transaction: take the write lock (the state row), check ``if_match`` against the
+        head, build the would-be active set and ``validate`` it (its exception aborts the
+        change), then append the revision and bump the bundle revision.
+        """
+        with self.engine.begin() as conn:
+            now = _now()
+            bumped = conn.execute(
+                m.state.update().values(revision=m.state.c.revision + 1, updated_at=now)
+            )
+            if bumped.rowcount == 0:  # a database created without seeding
+                conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
+            set_revision = conn.execute(sa.select(m.state.c.revision)).scalar_one()
+            head = self._head(conn, kind, key)
+            _check_precondition(kind, key, head, if_match)
+            op = "put"
+            if rollback_to is not None:
+                target = conn.execute(
+                    sa.select(m.revisions).where(
+                        m.revisions.c.kind == kind,
+                        m.revisions.c.key == key,
+                        m.revisions.c.number == rollback_to,
+                    )
+                ).first()
+                if target is None or target.content is None:
+                    raise NotFound(f"{kind} {key}: no revision {rollback_to} with content")
+                content, op = target.content, "rollback"
+            elif content is None:
+                if head is None or head.content is None:
+                    raise NotFound(f"{kind} {key}: not found")
+                op = "delete"
+            active = self._active(conn)
+            policies, documents = dict(active.policies), dict(self._data_documents(conn))
+            target_docs = policies if kind == "policy" else documents
+            if content is None:
+                target_docs.pop(key, None)
+            else:
+                target_docs[key] = content if kind == "policy" else json.loads(content)
+            validate(policies, merge_documents(documents.items()))
+            return self._write(
+                conn, kind, key, head, content, op, author, message, set_revision, now
+            )
+
+    def _write(
+        self,
+        conn: Connection,
+        kind: str,
+        key: str,
+        head: Revision | None,
+        content: str | None,
+        op: str,
+        author: str,
+        message: str,
+        set_revision: int,
+        now: datetime,
+    ) -> Revision:
+        number = 1 if head is None else head.number + 1
+        row = {
+            "kind": kind,
+            "key": key,
+            "number": number,
+            "op": op,
+            "content": content,
+            "content_hash": None if content is None else content_hash(content),
+            "author": author,
+            "message": message,
+            "created_at": now,
+            "set_revision": set_revision,
+        }
+        conn.execute(m.revisions.insert().values(**row))
+        where = (m.documents.c.kind == kind) & (m.documents.c.key == key)
+        values = {"head": number, "deleted": content is None}
+        if head is None:
+            conn.execute(m.documents.insert().values(kind=kind, key=key, **values))
+        else:
+            conn.execute(m.documents.update().where(where).values(**values))
+        return Revision(**row)
+
+    def _head(self, conn: Connection, kind: str, key: str) -> Revision | None:
+        query = (
+            sa.select(m.revisions)
+            .join(
+                m.documents,
+                (m.documents.c.kind == m.revisions.c.kind)
+                & (m.documents.c.key == m.revisions.c.key)
+                & (m.documents.c.head == m.revisions.c.number),
+            )
+            .where(m.documents.c.kind == kind, m.documents.c.key == key)
+        )
+        row = conn.execute(query).first()
+        return None if row is None else _revision(row)
+
+    def _heads(self, conn: Connection, kind: str) -> list[Revision]:
+        query = (
+            sa.select(m.revisions)
+            .join(
+                m.documents,
+                (m.documents.c.kind == m.revisions.c.kind)
+                & (m.documents.c.key == m.revisions.c.key)
+                & (m.documents.c.head == m.revisions.c.number),
+            )
+            .where(m.documents.c.kind == kind, m.documents.c.deleted.is_(False))
+            .order_by(m.documents.c.key)
+        )
+        return [_revision(r) for r in conn.execute(query)]
+
+    def _data_documents(self, conn: Connection) -> list[tuple[str, object]]:
+        return [(r.key, r.value()) for r in self._heads(conn, "data")]
+
+    def _active(self, conn: Connection) -> ActiveSet:
+        row = conn.execute(sa.select(m.state.c.revision, m.state.c.updated_at)).first()
+        revision, updated = (row.revision, _utc(row.updated_at)) if row else (0, _now())
+        policies = {r.key: r.content for r in self._heads(conn, "policy")}
+        documents = dict(self._data_documents(conn))
+        return ActiveSet(revision, updated, policies, merge_documents(documents.items()), documents)
+
+    # -- the bundle signing key ---------------------------------------------------------------
+
+    def signing_key(self) -> tuple[bytes, bytes]:
+        """``(private seed, public key)``, raw 32 bytes each; created on first use and shared
+        by every server process through the database."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        from hookgate.bundle_format import key_id
+
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(m.signing_keys).order_by(m.signing_keys.c.created_at)
+            ).first()
+        if row is None:
+            private = Ed25519PrivateKey.generate()
+            raw = serialization.Encoding.Raw
+            seed = private.private_bytes(
+                raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+            )
+            public = private.public_key().public_bytes(raw, serialization.PublicFormat.Raw)
+            values = {
+                "key_id": key_id(public),
+                "private_key": base64.b64encode(seed).decode(),
+                "public_key": base64.b64encode(public).decode(),
+                "created_at": _now(),
+            }
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(m.signing_keys.insert().values(**values))
+            except sa.exc.IntegrityError:
+                pass  # another process created one at the same moment: use the first
+            return self.signing_key()
+        return base64.b64decode(row.private_key), base64.b64decode(row.public_key)
+
+    # -- decision logs ------------------------------------------------------------------------
+
+    def add_decisions(self, decisions: list[dict], uploaded_by: str) -> tuple[int, int]:
+        """Store a batch; a decision id already stored is a duplicate, not an error.
+        Returns ``(accepted, duplicates)``."""
+        accepted = 0
+        now = _now()
+        with self.engine.begin() as conn:
+            insert = _insert_ignore(conn)
+            for decision in decisions:
+                row = {k: v for k, v in decision.items() if k != "matches"}
+                result = conn.execute(
+                    insert(m.decisions)
+                    .values(**row, uploaded_by=uploaded_by, received_at=now)
+                    .on_conflict_do_nothing(index_elements=["decision_id"])
+                    .returning(m.decisions.c.seq)
+                )
+                seq = result.scalar()
+                if seq is None:
+                    continue
+                accepted += 1
+                matches = [
+                    {"decision_seq": seq, "position": i, **match}
+                    for i, match in enumerate(decision.get("matches") or [])
+                ]
+                if matches:
+                    conn.execute(m.decision_matches.insert(), matches)
+        return accepted, len(decisions) - accepted
+
+    def query_decisions(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        outcome: str | None = None,
+        pack: str | None = None,
+        host: str | None = None,
+        limit: int = 100,
+        cursor: int | None = None,
+    ) -> tuple[list[dict], int | None]:
+        """Newest first. Returns the page and the cursor of the next page (``None`` at the
+        end); the cursor is stable while new decisions arrive."""
+        d = m.decisions.c
+        query = sa.select(m.decisions).order_by(d.seq.desc()).limit(limit + 1)
+        if since is not None:
+            query = query.where(d.time >= since)
+        if until is not None:
+            query = query.where(d.time < until)
+        if outcome is not None:
+            query = query.where(d.outcome == outcome)
+        if host is not None:
+            query = query.where(d.host == host)
+        if pack is not None:
+            query = query.where(
+                sa.exists().where(
+                    m.decision_matches.c.decision_seq == d.seq, m.decision_matches.c.pack == pack
+                )
+            )
+        if cursor is not None:
+            query = query.where(d.seq < cursor)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+            page = rows[:limit]
+            matches: dict[int, list[dict]] = {r.seq: [] for r in page}
+            if page:
+                found = conn.execute(
+                    sa.select(m.decision_matches)
+                    .where(m.decision_matches.c.decision_seq.in_(list(matches)))
+                    .order_by(m.decision_matches.c.position)
+                )
+                for r in found:
+                    matches[r.decision_seq].append(
+                        {"pack": r.pack, "pattern": r.pattern, "rule": r.rule}
+                    )
+        items = [
+            {
+                "decision_id": r.decision_id,
+                "time": _utc(r.time),
+                "host": r.host,
+                "event": r.event,
+                "session_id": r.session_id,
+                "tool_name": r.tool_name,
+                "outcome": r.outcome,
+                "matches": matches[r.seq],
+                "bundle_revision": r.bundle_revision,
+                "command": r.command,
+                "uploaded_by": r.uploaded_by,
+                "received_at": _utc(r.received_at),
+            }
+            for r in page
+        ]
+        next_cursor = page[-1].seq if len(rows) > limit else None
+        return items, next_cursor
+
+
+def _check_precondition(kind: str, key: str, head: Revision | None, if_match: str | None) -> None:
+    """RFC 9110's If-Match, with one addition: changing an existing document without it is
+    refused (428), so no client can overwrite an edit it never saw."""
+    if head is None or head.content is None:
+        if if_match is not None:
+            raise PreconditionFailed(f"{kind} {key}: If-Match given, but it does not exist")
+        return
+    if if_match is None:
+        raise PreconditionRequired(
+            f"{kind} {key}: exists; send If-Match with the ETag you read (or *) to change it"
+        )
+    tags = [tag.strip().removeprefix("W/") for tag in if_match.split(",")]
+    if "*" not in tags and head.etag not in tags:
+        raise PreconditionFailed(
+            f"{kind} {key}: changed since you read it (now {head.etag}); read it again"
+        )
+
+
+def _insert_ignore(conn: Connection) -> Callable:
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert
+
+
+def _revision(row: sa.Row) -> Revision:
+    return Revision(
+        kind=row.kind,
+        key=row.key,
+        number=row.number,
+        op=row.op,
+        content=row.content,
+        content_hash=row.content_hash,
+        author=row.author,
+        message=row.message,
+        created_at=_utc(row.created_at),
+        set_revision=row.set_revision,
+    )

@@ -1,0 +1,112 @@
+"""The server's tables (SQLAlchemy Core). Alembic's migrations create exactly these; a test
+compares the migrated schema with this metadata, so change both together.
+
+Policies and data documents share one versioning scheme: ``documents`` holds each document's
+head, ``revisions`` every immutable change. ``state`` is a single row whose ``revision`` counts
+the changes of the active set (the bundle revision); every write updates it first, which also
+serializes concurrent writers on both SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+state = Table(
+    "state",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("revision", Integer, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+documents = Table(
+    "documents",
+    metadata,
+    Column("kind", String(16), primary_key=True),  # "policy" or "data"
+    Column("key", String(255), primary_key=True),  # policy id or data path
+    Column("head", Integer, nullable=False),  # the number of its latest revision
+    Column("deleted", Boolean, nullable=False),
+)
+
+revisions = Table(
+    "revisions",
+    metadata,
+    Column("kind", String(16), primary_key=True),
+    Column("key", String(255), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("op", String(16), nullable=False),  # put, delete, rollback
+    Column("content", Text, nullable=True),  # null for a delete
+    Column("content_hash", String(71), nullable=True),  # sha256:<hex>
+    Column("author", String(255), nullable=False),
+    Column("message", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("set_revision", Integer, nullable=False),  # the bundle revision this change made
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),  # sha256 hex, never the token
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+)
+
+signing_keys = Table(
+    "signing_keys",
+    metadata,
+    Column("key_id", String(16), primary_key=True),
+    Column("private_key", Text, nullable=False),  # base64 of the raw 32-byte Ed25519 seed
+    Column("public_key", Text, nullable=False),  # base64 of the raw 32-byte public key
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("seq", Integer, primary_key=True),  # arrival order; the pagination cursor
+    Column("decision_id", String(64), nullable=False, unique=True),
+    Column("time", DateTime(timezone=True), nullable=False),
+    Column("host", String(64), nullable=True),
+    Column("event", String(64), nullable=True),
+    Column("session_id", String(255), nullable=True),
+    Column("tool_name", String(255), nullable=True),
+    Column("outcome", String(16), nullable=False),
+    Column("bundle_revision", Integer, nullable=True),
+    Column("command", Text, nullable=True),  # masked before it is stored
+    Column("uploaded_by", String(255), nullable=False),
+    Column("received_at", DateTime(timezone=True), nullable=False),
+    Index("ix_decisions_time", "time"),
+    Index("ix_decisions_outcome", "outcome"),
+    Index("ix_decisions_host", "host"),
+)
+
+decision_matches = Table(
+    "decision_matches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column(
+        "decision_seq", Integer, ForeignKey("decisions.seq", ondelete="CASCADE"), nullable=False
+    ),
+    Column("position", Integer, nullable=False),
+    Column("pack", String(255), nullable=True),
+    Column("pattern", String(255), nullable=True),
+    Column("rule", String(255), nullable=True),
+    Index("ix_decision_matches_pack", "pack"),
+    Index("ix_decision_matches_decision_seq", "decision_seq"),
+)

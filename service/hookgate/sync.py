@@ -1,0 +1,531 @@
+"""The bundle client: login state, pull, verification, the local cache and background refresh.
+
+Files (see ``hookgate.paths``):
+
+- ``<config>/login.json`` (0600): the server URL, the API token and the bundle public key pinned
+  at login. A bundle signed by another key is refused until ``--force-key-rotation``.
+- ``<cache>/bundle.json``: the last good bundle exactly as the server signed it, plus the server
+  it came from and ``fetched_at`` (when the server last confirmed it). It is replaced only by a
+  bundle that verified and compiled, written to a temporary file, fsynced and renamed.
+- ``<state>/refresh.lock``: serializes refreshes; its content is the time of the last start.
+
+The hook (``hookgate eval``) calls only :func:`active_bundle` and :func:`refresh_if_stale`; both
+stay off the network and import nothing heavy. Everything that talks to the server runs in
+``hookgate login`` / ``hookgate pull`` (the latter also as the detached background refresh).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookgate import paths
+
+DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
+RETRY_AFTER = 60.0  # at most one background refresh start per this many seconds
+HTTP_TIMEOUT = 10.0
+LOCK_WAIT = 5.0  # how long a pull waits for another process's brief hold of the lock
+
+
+class SyncError(Exception):
+    """A login, pull or upload that failed; the message is safe to print (never a token)."""
+
+
+class ServerUnreachable(SyncError):
+    """The server did not answer at all (down, offline, DNS, timeout)."""
+
+
+@dataclass(frozen=True)
+class LocalBundle:
+    """The last good bundle in the local cache (verified before it was stored)."""
+
+    revision: int
+    policies: dict[str, str]
+    data: dict
+    digest: str
+    server: str
+    fetched_at: float  # epoch seconds of the last time the server confirmed this bundle
+
+    def age(self, now: float | None = None) -> float:
+        return (time.time() if now is None else now) - self.fetched_at
+
+
+@dataclass(frozen=True)
+class Login:
+    server: str
+    token: str
+    public_key: str  # base64 of the raw 32-byte Ed25519 key
+    key_id: str
+
+
+@dataclass(frozen=True)
+class PullResult:
+    status: str  # "updated" or "unchanged"
+    revision: int
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    pulled: PullResult | None
+    pull_error: str | None
+    uploaded: int
+    upload_error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.pull_error is None and self.upload_error is None
+
+
+def bundle_path() -> Path:
+    return paths.cache_dir() / "bundle.json"
+
+
+def login_path() -> Path:
+    return paths.config_dir() / "login.json"
+
+
+def lock_path() -> Path:
+    return paths.state_dir() / "refresh.lock"
+
+
+def refresh_interval() -> float:
+    """Seconds after which a cached bundle is stale: ``$HOOKGATE_REFRESH_INTERVAL`` or 300."""
+    try:
+        return float(os.environ.get("HOOKGATE_REFRESH_INTERVAL") or DEFAULT_REFRESH_INTERVAL)
+    except ValueError:
+        return DEFAULT_REFRESH_INTERVAL
+
+
+# --- the hook's side: local reads only ------------------------------------------------------
+
+
+def active_bundle() -> LocalBundle | None:
+    """The cached bundle, or None when there is none. An unreadable or corrupt cache is None
+    too, after an ``error`` telemetry record (the hook then falls back to the default pack)."""
+    try:
+        document = _read_cached_document()
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        _error("bundle_cache", str(exc))
+        return None
+    try:
+        return _local_bundle(document)
+    except (KeyError, TypeError, ValueError) as exc:
+        _error("bundle_cache", f"{bundle_path()}: corrupt bundle cache: {exc}")
+        return None
+
+
+def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> None:
+    """Start a detached ``hookgate pull --background`` when ``bundle`` (None: no bundle yet) is
+    older than the refresh interval and a server is configured; return at once.
+
+    A burst of hooks starts one refresh: the lock file is taken without waiting (a refresh that
+    is running holds it) and records when the last refresh started (none again for
+    ``RETRY_AFTER`` seconds, so a server that is down is not hammered).
+    """
+    now = time.time() if now is None else now
+    if bundle is not None and now - bundle.fetched_at < refresh_interval():
+        return
+    if not login_path().exists():
+        return
+    try:
+        _start_refresh(now)
+    except OSError as exc:
+        _error("refresh", f"cannot start a background refresh: {exc}")
+
+
+def _start_refresh(now: float) -> None:
+    import fcntl
+
+    fd = _open_lock()
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # a refresh is running, or another hook is starting one right now
+        last = _parse_time(os.pread(fd, 64, 0))
+        if last is not None and 0 <= now - last < RETRY_AFTER:
+            return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{now}\n".encode(), 0)
+        _spawn_refresh()
+    finally:
+        os.close(fd)
+
+
+def _spawn_refresh() -> None:
+    import subprocess
+    import sys
+
+    # -P and a private cwd: `-m` would otherwise import a `hookgate` package from the directory
+    # the agent is working in.
+    argv = [sys.executable, "-P", "-m", "hookgate.cli", "pull", "--background"]
+    subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=paths.state_dir(),
+        start_new_session=True,
+        close_fds=True,
+    )
+    from hookgate import telemetry
+
+    telemetry.record("refresh", action="started")
+
+
+def _open_lock() -> int:
+    paths.private_dir(paths.state_dir())
+    return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+
+
+def _parse_time(raw: bytes) -> float | None:
+    try:
+        return float(raw.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+# --- local files ------------------------------------------------------------------------------
+
+
+def _read_cached_document() -> dict:
+    path = bundle_path()
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        document = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"{path}: corrupt bundle cache: {exc}") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: corrupt bundle cache: not a JSON object")
+    return document
+
+
+def _local_bundle(document: dict) -> LocalBundle:
+    bundle = LocalBundle(
+        revision=document["revision"],
+        policies=document["policies"],
+        data=document["data"],
+        digest=document["digest"],
+        server=document["server"],
+        fetched_at=float(document["fetched_at"]),
+    )
+    if not isinstance(bundle.revision, int) or not isinstance(bundle.data, dict):
+        raise TypeError("revision or data has the wrong type")
+    if not isinstance(bundle.policies, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in bundle.policies.items()
+    ):
+        raise TypeError("policies must map ids to source text")
+    return bundle
+
+
+def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data``: write a temporary file beside it, fsync, rename, fsync
+    the directory. Readers see the old or the new content, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.fchmod(fd, mode)  # O_CREAT's mode is masked by the umask
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def load_login() -> Login | None:
+    """The stored login, or None when not logged in; a damaged file raises ``SyncError``."""
+    path = login_path()
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return Login(
+            server=document["server"],
+            token=document["token"],
+            public_key=document["public_key"],
+            key_id=document["key_id"],
+        )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SyncError(f"{path}: unreadable login ({type(exc).__name__}); run hookgate login") from None
+
+
+def _save_login(login: Login) -> None:
+    paths.private_dir(paths.config_dir())
+    document = {
+        "server": login.server,
+        "token": login.token,
+        "public_key": login.public_key,
+        "key_id": login.key_id,
+    }
+    atomic_write(login_path(), (json.dumps(document, indent=2) + "\n").encode(), 0o600)
+
+
+@contextmanager
+def refresh_lock(wait: float = LOCK_WAIT) -> Iterator[None]:
+    """Hold the refresh lock, waiting up to ``wait`` seconds (hooks hold it only for
+    microseconds; a running pull holds it for its whole run)."""
+    import fcntl
+
+    fd = _open_lock()
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise SyncError("another hookgate pull is running") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+# --- the network side: login, pull, upload ----------------------------------------------------
+
+
+def http_json(
+    method: str,
+    url: str,
+    token: str | None,
+    body: object = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = HTTP_TIMEOUT,
+) -> tuple[int, dict[str, str], object]:
+    """One HTTP exchange with the server: ``(status, headers, JSON body or None)``.
+
+    Statuses other than 2xx/304 and unreachable servers raise ``SyncError``.
+    """
+    import urllib.error
+    import urllib.request
+
+    data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Accept", "application/json")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, raw, got = response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 304:
+            raise SyncError(f"{method} {url}: HTTP {exc.code}{_error_detail(exc)}") from None
+        return 304, dict(exc.headers), None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ServerUnreachable(f"{method} {url}: server unreachable ({reason})") from None
+    try:
+        return status, got, json.loads(raw) if raw else None
+    except ValueError:
+        raise SyncError(f"{method} {url}: the response is not JSON") from None
+
+
+def _error_detail(exc: Exception) -> str:
+    code = getattr(exc, "code", 0)
+    if code == 401:
+        return " (token rejected: run hookgate login again)"
+    if code == 403:
+        return " (this token may not read the bundle)"
+    return ""
+
+
+def _endpoint(server: str, path: str) -> str:
+    return server.rstrip("/") + path
+
+
+def fetch_key(server: str, token: str, timeout: float = HTTP_TIMEOUT) -> tuple[str, str]:
+    """The server's bundle public key as ``(base64 raw key, key id)``, checked for shape."""
+    import base64
+    import binascii
+
+    from hookgate.bundle_format import ALGORITHM, key_id
+
+    _, _, document = http_json("GET", _endpoint(server, "/v1/bundle/key"), token, timeout=timeout)
+    if not isinstance(document, dict) or document.get("algorithm") != ALGORITHM:
+        raise SyncError(f"{server}: /v1/bundle/key: expected an {ALGORITHM} key")
+    public_key = document.get("public_key")
+    try:
+        raw = base64.b64decode(public_key or "", validate=True)
+    except (binascii.Error, TypeError):
+        raw = b""
+    if len(raw) != 32:
+        raise SyncError(f"{server}: /v1/bundle/key: public_key is not a raw 32-byte key")
+    if document.get("key_id") != key_id(raw):
+        raise SyncError(f"{server}: /v1/bundle/key: key_id does not name the public key")
+    return public_key, key_id(raw)
+
+
+def login(
+    server: str, token: str, *, force_key_rotation: bool = False, timeout: float = HTTP_TIMEOUT
+) -> Login:
+    """Fetch and pin the server's bundle key, then store the login (0600).
+
+    Logging in again to the same server that now offers a different key is refused unless
+    ``force_key_rotation``: a changed key is exactly what an attacker in the middle would offer.
+    """
+    if not server.startswith(("http://", "https://")):
+        raise SyncError(f"--server: expected an http:// or https:// URL, got {server!r}")
+    server = server.rstrip("/")
+    public_key, key_id = fetch_key(server, token, timeout)
+    try:
+        previous = load_login()
+    except SyncError:
+        previous = None
+    if previous is not None and previous.server == server and previous.key_id != key_id:
+        if not force_key_rotation:
+            raise SyncError(
+                f"{server} now signs bundles with key {key_id}, but key {previous.key_id} is "
+                "pinned; if the server's key was rotated on purpose, run hookgate login again "
+                "with --force-key-rotation"
+            )
+    result = Login(server, token, public_key, key_id)
+    _save_login(result)
+    return result
+
+
+def rotate_key(timeout: float = HTTP_TIMEOUT) -> Login:
+    """Re-pin the configured server's current key (``hookgate pull --force-key-rotation``)."""
+    current = _require_login()
+    return login(current.server, current.token, force_key_rotation=True, timeout=timeout)
+
+
+def _require_login() -> Login:
+    current = load_login()
+    if current is None:
+        raise SyncError("not logged in: run hookgate login --server URL --token TOKEN")
+    return current
+
+
+def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
+    """Fetch the bundle (``If-None-Match``), verify it with the pinned key, compile it, and
+    only then swap it into the cache. Any failure raises ``SyncError`` and leaves the last good
+    bundle in place."""
+    from hookgate.bundle_format import BundleError, verify
+
+    current = _require_login()
+    try:
+        cached = _read_cached_document()
+    except (OSError, ValueError):
+        cached = None
+    same_server = cached is not None and cached.get("server") == current.server
+    headers = {}
+    if same_server and isinstance(cached.get("digest"), str):
+        headers["If-None-Match"] = f'"{cached["digest"]}"'
+    url = _endpoint(current.server, "/v1/bundle")
+    status, _, bundle = http_json("GET", url, current.token, headers=headers, timeout=timeout)
+    now = time.time()
+    if status == 304:
+        if not same_server:
+            raise SyncError(f"GET {url}: 304 Not Modified, but no bundle is cached")
+        atomic_write(bundle_path(), _encode({**cached, "fetched_at": now}), 0o600)
+        return PullResult("unchanged", cached["revision"])
+    try:
+        verify(bundle, current.public_key)
+    except BundleError as exc:
+        hint = ""
+        if isinstance(bundle, dict) and bundle.get("key_id") != current.key_id:
+            hint = (
+                "; if the server's key was rotated on purpose, run hookgate pull "
+                "--force-key-rotation"
+            )
+        raise SyncError(f"GET {url}: bundle refused: {exc}{hint}") from None
+    if same_server and bundle["revision"] < cached.get("revision", -1):
+        raise SyncError(
+            f"GET {url}: bundle refused: revision {bundle['revision']} is older than the cached "
+            f"revision {cached['revision']} (a replayed bundle?); delete {bundle_path()} to "
+            "accept it"
+        )
+    _compile(bundle["policies"], bundle["data"], f"bundle revision {bundle['revision']}")
+    stored = {**bundle, "server": current.server, "fetched_at": now}
+    paths.private_dir(paths.cache_dir())
+    atomic_write(bundle_path(), _encode(stored), 0o600)
+    return PullResult("updated", bundle["revision"])
+
+
+def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> RefreshReport:
+    """One sync with the server, under the refresh lock: pull the bundle, then upload pending
+    decisions. Each failure is recorded in telemetry and reported, never raised (except
+    ``SyncError`` when another pull holds the lock longer than ``wait``)."""
+    from hookgate import telemetry
+
+    with refresh_lock(wait):
+        pulled = pull_error = upload_error = None
+        uploaded, unreachable = 0, False
+        try:
+            pulled = pull(timeout=timeout)
+            telemetry.record("pull", outcome=pulled.status, revision=pulled.revision)
+        except SyncError as exc:
+            pull_error, unreachable = str(exc), isinstance(exc, ServerUnreachable)
+            _error("pull", pull_error)
+        if not unreachable:  # a second timeout would only delay the same answer
+            try:
+                uploaded = upload_decisions(timeout=timeout)
+            except (SyncError, OSError, ValueError) as exc:
+                upload_error = str(exc)
+                _error("upload", upload_error)
+    return RefreshReport(pulled, pull_error, uploaded, upload_error)
+
+
+def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
+    from hookgate.engine import Engine
+    from hookgate.lang.errors import PolicyError
+
+    try:
+        Engine.from_sources(policies, data, cache_dir=paths.compiled_dir(), origin=origin)
+    except PolicyError as exc:
+        first = exc.diagnostics[0].headline() if exc.diagnostics else str(exc)
+        raise SyncError(f"{origin} does not compile: {first}") from None
+    except Exception as exc:  # whatever breaks the compiler must not reach the hook
+        raise SyncError(f"{origin} does not compile: {type(exc).__name__}: {exc}") from None
+
+
+def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
+    """Send the pending decision-log records to the server; returns how many were sent."""
+    from hookgate import decisionlog
+
+    current = _require_login()
+    url = _endpoint(current.server, "/v1/decisions")
+
+    def post(records: list[dict]) -> dict:
+        _, _, answer = http_json(
+            "POST", url, current.token, body={"decisions": records}, timeout=timeout
+        )
+        if not isinstance(answer, dict):
+            raise SyncError(f"POST {url}: expected a JSON object")
+        return answer
+
+    return decisionlog.upload(post)
+
+
+def _encode(document: dict) -> bytes:
+    return json.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def _error(kind: str, message: str) -> None:
+    from hookgate import telemetry
+
+    telemetry.record("error", kind=kind, message=message)

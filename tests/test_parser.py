@@ -1,0 +1,366 @@
+"""The policy parser: source text → AST, and clear file:line:col errors for everything else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hookgate.lang import ast
+from hookgate.lang.errors import PolicyError
+from hookgate.lang.parser import parse_module
+
+DATA = Path(__file__).parent / "data"
+
+
+def conformance_cases() -> list[dict]:
+    for path in (DATA / "conformance" / "rego-v1-cases.json", DATA / "lang" / "rego-v1-cases.json"):
+        if path.exists():
+            return json.loads(path.read_text())
+    raise FileNotFoundError("rego-v1-cases.json (tests/data/conformance or tests/data/lang)")
+
+
+def rules(src: str) -> tuple[ast.Rule, ...]:
+    return parse_module("package t\n" + src).rules
+
+
+def value(src: str) -> ast.Term:
+    """The value of the single rule `x := <src>`."""
+    return rules(f"x := {src}\n")[0].value
+
+
+def body(src: str) -> tuple[ast.Literal, ...]:
+    return rules("p if {\n" + src + "\n}\n")[0].body
+
+
+def shape(node: object) -> object:
+    """A node without its locations, for comparing structure."""
+    if isinstance(node, tuple):
+        return tuple(shape(n) for n in node)
+    if hasattr(node, "__dataclass_fields__") and not isinstance(node, ast.Loc):
+        return (type(node).__name__,) + tuple(
+            shape(getattr(node, f)) for f in node.__dataclass_fields__ if f not in ("loc", "comments")
+        )
+    return node
+
+
+def error(src: str) -> tuple[int, int, str]:
+    with pytest.raises(PolicyError) as info:
+        parse_module(src, "x.rego")
+    (diag,) = info.value.diagnostics
+    assert diag.file == "x.rego"
+    assert diag.source_line == src.splitlines()[diag.line - 1]
+    return diag.line, diag.col, diag.message
+
+
+# --------------------------------------------------------------------------------- modules
+
+
+def test_package_imports_and_locations():
+    m = parse_module(
+        "package a.b[\"c-d\"]\n\nimport rego.v1\nimport data.lib.x as y\nimport input.tool\n", "f.rego"
+    )
+    assert m.filename == "f.rego"
+    assert m.package == ("a", "b", "c-d")
+    assert m.loc == ast.Loc(1, 1)
+    assert [(i.path, i.alias, i.loc) for i in m.imports] == [
+        (("rego", "v1"), None, ast.Loc(3, 1)),
+        (("data", "lib", "x"), "y", ast.Loc(4, 1)),
+        (("input", "tool"), None, ast.Loc(5, 1)),
+    ]
+
+
+def test_future_keywords_imports_are_accepted():
+    m = parse_module("package p\nimport future.keywords\nimport future.keywords.in\n")
+    assert [i.path for i in m.imports] == [("future", "keywords"), ("future", "keywords", "in")]
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("import foo.bar", "must begin with one of"),
+        ("import rego.v2", "unknown import rego.v2"),
+        ("import future.keywords.nope", "unknown future keyword"),
+        ("import data.x as if", "must not be a keyword"),
+    ],
+)
+def test_bad_imports(src, message):
+    line, col, msg = error("package p\n" + src + "\n")
+    assert line == 2 and message in msg
+
+
+def test_metadata_block_of_the_package():
+    m = parse_module(
+        "# METADATA\n# title: Git guards\n# description: |\n#   line one\n#   line two\npackage p\n"
+        "# METADATA\n# title: a rule\nq := 1\n"
+    )
+    assert m.metadata == (("title", "Git guards"), ("description", "line one\nline two"))
+    assert [c.text for c in m.comments][:2] == [" METADATA", " title: Git guards"]
+
+
+def test_comments_are_kept_with_positions():
+    m = parse_module("package p # trailing\n\n# alone\nq := 1 # after\n")
+    assert [(c.text, c.loc) for c in m.comments] == [
+        (" trailing", ast.Loc(1, 11)),
+        (" alone", ast.Loc(3, 1)),
+        (" after", ast.Loc(4, 8)),
+    ]
+
+
+# --------------------------------------------------------------------------------- rules
+
+
+def test_rule_kinds():
+    src = (
+        "default allow := false\n"
+        "allow if input.ok\n"
+        "x = 1\n"
+        "deny contains msg if { msg := input.m }\n"
+        "obj[k] := v if { some k, v in input.o }\n"
+        "flag[k] if { some k in input.o }\n"
+        "a.b.c := 3\n"
+        'p["q"] := 4\n'
+        "f(x, y) := x + y\n"
+        "g(x) if x > 1\n"
+        "h() := 1\n"
+    )
+    got = [(r.kind, r.ref, r.default, r.assign_op, len(r.args)) for r in rules(src)]
+    assert got == [
+        ("complete", ("allow",), True, ":=", 0),
+        ("complete", ("allow",), False, None, 0),
+        ("complete", ("x",), False, "=", 0),
+        ("set", ("deny",), False, None, 0),
+        ("object", ("obj",), False, ":=", 0),
+        ("object", ("flag",), False, None, 0),
+        ("complete", ("a", "b", "c"), False, ":=", 0),
+        ("complete", ("p", "q"), False, ":=", 0),
+        ("function", ("f",), False, ":=", 2),
+        ("function", ("g",), False, None, 1),
+        ("function", ("h",), False, ":=", 0),
+    ]
+    obj = rules(src)[4]
+    assert shape(obj.key) == ("Var", "k") and shape(obj.value) == ("Var", "v")
+
+
+def test_else_chain():
+    (r,) = rules('f(x) := "a" if x == 1\nelse := "b" if { x == 2 }\nelse := "c"\n')
+    assert [shape(e.value) for e in r.elses] == [("Scalar", "b", None), ("Scalar", "c", None)]
+    assert len(r.elses[0].body) == 1 and r.elses[1].body == ()
+    assert r.elses[0].loc == ast.Loc(3, 1)
+
+
+def test_if_brace_is_a_body_and_single_expression_body():
+    (braced, single) = rules("p if { true }\nq if not input.x\n")
+    assert shape(braced.body) == (("Expr", ("Scalar", True, None), False, ()),)
+    assert single.body[0].negated
+
+
+def test_if_set_comprehension_reads_like_opa():
+    # OPA reads `x if { 1 | 1 }` as a set-comprehension literal, not a body with a union.
+    (r,) = rules("x if { 1 | 1 }\n")
+    assert isinstance(r.body[0].term, ast.SetCompr)
+    (r,) = rules("y if { 1: 2 | true }\n")
+    assert isinstance(r.body[0].term, ast.ObjectCompr)
+
+
+# --------------------------------------------------------------------------------- bodies
+
+
+def test_literals_some_every_with_not():
+    lits = body(
+        "some x, y\n"
+        "some v in input.xs\n"
+        "some k, v in input.m\n"
+        "every i, j in [1] { i < j }\n"
+        "not startswith(v, \"a\")\n"
+        "x := data.f(v) with input.a as 1 with data.b as {\"c\": 2}"
+    )
+    decl, some_in, some_kv, every, neg, assign = lits
+    assert shape(decl) == ("SomeDecl", (("Var", "x"), ("Var", "y")))
+    assert some_in.key is None and shape(some_in.value) == ("Var", "v")
+    assert shape(some_kv.key) == ("Var", "k")
+    assert shape(every.key) == ("Var", "i") and len(every.body) == 1
+    assert neg.negated and shape(neg.term)[:2] == ("Call", "startswith")
+    assert isinstance(assign.term, ast.Assign) and assign.term.rhs.name == "data.f"
+    assert [shape(w.target) for w in assign.withs] == [
+        ("Ref", ("Var", "input"), (("Scalar", "a", None),)),
+        ("Ref", ("Var", "data"), (("Scalar", "b", None),)),
+    ]
+
+
+def test_semicolons_and_newlines_separate_literals():
+    assert len(body("a := 1; b := 2\nc := 3")) == 3
+
+
+def test_two_literals_on_one_line_without_semicolon_is_an_error():
+    line, col, msg = error("package p\np if {\n  x := 1 y := 2\n}\n")
+    assert (line, col) == (3, 10)
+    assert "newline or ;" in msg
+
+
+def test_an_operator_on_the_next_line_continues_the_expression():
+    (lit,) = body("x := 1\n  + 2")
+    assert shape(lit.term.rhs)[:2] == ("BinOp", "+")
+
+
+def test_unify_and_kv_membership():
+    a, b = body("[x, y] = [1, 2]\nk, v in {\"a\": 1}")
+    assert isinstance(a.term, ast.Unify)
+    assert isinstance(b.term, ast.Membership) and shape(b.term.key) == ("Var", "k")
+
+
+# --------------------------------------------------------------------------------- terms
+
+
+def test_precedence_follows_opa():
+    # in < relation < | < & < + - < * / %
+    t = value("1 + 2 * 3 == 7 in {true}")
+    assert shape(t) == shape(value("((1 + (2 * 3)) == 7) in {true}"))
+    t = value("a | b & c")
+    assert t.op == "|" and t.right.op == "&"
+    t = value("10 - 2 - 3")
+    assert t.left.op == "-"  # left-associative
+
+
+def test_negative_numbers_and_subtraction():
+    assert shape(value("1 -1")) == ("BinOp", "-", ("Scalar", 1, "1"), ("Scalar", 1, "1"))
+    assert shape(value("-1 -1")) == ("BinOp", "-", ("Scalar", -1, "-1"), ("Scalar", 1, "1"))
+    assert shape(value("2 * -3")) == ("BinOp", "*", ("Scalar", 2, "2"), ("Scalar", -3, "-3"))
+
+
+def test_numbers_keep_their_text():
+    assert shape(value("1.50")) == ("Scalar", 1.5, "1.50")
+    assert shape(value("1e3")) == ("Scalar", 1000, "1e3")
+    assert shape(value(".5")) == ("Scalar", 0.5, ".5")
+    big = "123456789012345678901234567890"
+    assert shape(value(big)) == ("Scalar", int(big), big)
+
+
+def test_strings():
+    assert value(r'"a\"b\\c\u00e9\n"').value == 'a"b\\c\u00e9\n'
+    assert value("`raw \\n\n text`").value == "raw \\n\n text"
+
+
+def test_collections_and_comprehensions():
+    assert shape(value("[]")) == ("ArrayTerm", ())
+    assert shape(value("{}")) == ("ObjectTerm", ())
+    assert shape(value("set()")) == ("SetTerm", ())
+    assert isinstance(value('{"a": 1, "b": [2,]}'), ast.ObjectTerm)
+    assert isinstance(value("{1, 2}"), ast.SetTerm)
+    assert isinstance(value("[x | x := 1]"), ast.ArrayCompr)
+    assert isinstance(value("{x | x := 1}"), ast.SetCompr)
+    assert isinstance(value("{k: v | k := 1; v := 2}"), ast.ObjectCompr)
+
+
+def test_array_or_comprehension_like_opa():
+    # `[ x | y ]` is a comprehension; a more complex first term makes it an array with a union
+    assert isinstance(value("[ x | y ]"), ast.ArrayCompr)
+    t = value("[ x - {10} | y ]")
+    assert isinstance(t, ast.ArrayTerm) and t.items[0].op == "|"
+    # OPA falls back to an array when the comprehension body does not parse
+    t = value("[ x | y, 5]")
+    assert isinstance(t, ast.ArrayTerm) and len(t.items) == 2
+
+
+def test_refs_calls_and_keywords_after_dots():
+    t = value('input.a[b]["c"][_].if.else')
+    assert shape(t) == (
+        "Ref",
+        ("Var", "input"),
+        (
+            ("Scalar", "a", None),
+            ("Var", "b"),
+            ("Scalar", "c", None),
+            ("Var", "_"),
+            ("Scalar", "if", None),
+            ("Scalar", "else", None),
+        ),
+    )
+    t = value("shell.commands(input.x)[0].name")
+    assert isinstance(t, ast.Ref) and t.head.name == "shell.commands"
+    assert isinstance(value("[1, 2][0]"), ast.Ref)
+
+
+def test_whitespace_ends_a_reference():
+    # `x [1]` is two literals in OPA, so on one line it is an error
+    line, col, msg = error("package p\np if {\n  x := input [1]\n}\n")
+    assert (line, col) == (3, 14)
+
+
+def test_call_loc_is_the_name():
+    t = value("  count([1])")
+    assert t.loc == ast.Loc(2, 8)
+
+
+# --------------------------------------------------------------------------------- errors
+
+
+def test_rego_v0_rule_bodies_are_unsupported():
+    line, col, msg = error("package p\n\nallow {\n  true\n}\n")
+    assert (line, col) == (3, 7)
+    assert msg.startswith("unsupported: Rego v0")
+    line, col, msg = error("package p\ndeny[msg] {\n  msg := 1\n}\n")
+    assert (line, col) == (2, 11) and msg.startswith("unsupported: Rego v0")
+
+
+def test_unsupported_unary_minus_on_a_variable():
+    line, col, msg = error("package p\nx := - y\n")
+    assert (line, col) == (2, 6) and msg.startswith("unsupported: unary minus")
+
+
+def test_unexpected_token_lists_what_was_expected():
+    line, col, msg = error("package p\nx := \n")
+    assert (line, col) == (2, 5)
+    assert msg.startswith("unexpected end of file")
+    line, col, msg = error("package p\np := )\n")
+    assert (line, col) == (2, 6) and msg.startswith("unexpected ')'")
+
+
+def test_bad_characters_and_strings():
+    assert error('package p\nx := "abc\n')[2] == "unterminated string"
+    assert error("package p\nx := 1 ~ 2\n")[2] == "unexpected character ~"
+    assert error('package p\nx := "\\q"\n')[2].startswith("illegal string literal")
+    assert error("package p\nx := 012\n")[2] == "expected number without leading zero"
+
+
+def test_default_values_must_be_constants():
+    line, col, msg = error("package p\ndefault a := x\n")
+    assert (line, col, msg) == (2, 14, "illegal default rule (value cannot contain var)")
+
+
+def test_missing_package():
+    line, col, msg = error("x := 1\n")
+    assert (line, col) == (1, 1) and "'package'" in msg
+
+
+def test_ref_head_with_variable_in_the_middle_is_unsupported():
+    line, col, msg = error("package p\np[a][b] := 1 if { a := 1; b := 2 }\n")
+    assert (line, col) == (2, 3) and msg.startswith("unsupported:")
+
+
+# --------------------------------------------------------------------------------- corpus
+
+
+def test_every_conformance_module_parses_or_fails_clearly():
+    parsed = failed = 0
+    for case in conformance_cases():
+        for i, src in enumerate(case["modules"]):
+            try:
+                parse_module(src, f"{case['id']}[{i}]")
+                parsed += 1
+            except PolicyError as exc:
+                failed += 1
+                (diag,) = exc.diagnostics
+                # a case that must work may only fail on a declared-unsupported feature
+                assert "want_error" in case or diag.message.startswith("unsupported:"), diag.render()
+                assert diag.line >= 1 and diag.col >= 1 and diag.source_line is not None
+    assert parsed > 480 and failed < 20
+
+
+def test_policies_pack_parses():
+    root = Path(__file__).parent.parent / "policies"
+    sources = sorted(root.glob("*.rego"))
+    assert sources
+    for path in sources:
+        parse_module(path.read_text(), str(path))
