@@ -35,6 +35,8 @@ class Decision:
     host_event: str | None = None  # the host's spelling of the event, when it gave one
     host: str = hosts.CLAUDE
     tool_name: str | None = None
+    # With explain: where the policies came from, each rule queried and its value, print output.
+    explain: dict | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

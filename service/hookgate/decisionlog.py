@@ -26,14 +26,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hookgate import paths
+
+if TYPE_CHECKING:
+    from hookgate.decision import Decision
 
 SEGMENT_BYTES = 1024 * 1024
 MAX_BYTES = 16 * 1024 * 1024
 MAX_SEGMENTS = 64
-BATCH_SIZE = 200
+BATCH_SIZE = 200  # records per upload (the server takes at most 1000)
+BATCH_BYTES = 256 * 1024  # per upload (the server's default body limit is 1 MiB)
+MAX_COMMAND = 8192  # characters of masked command kept per record
+MAX_MATCHES = 100
 CURRENT = "current.jsonl"
 PENDING = ".jsonl"
 SENT = ".jsonl.sent"
@@ -45,27 +51,40 @@ def log_dir() -> Path:
     return paths.state_dir() / "decisions"
 
 
-def record_for(decision: Any, document: dict | None, bundle_revision: int | None) -> dict:
-    """The stored (and uploaded) form of one decision: ids, outcome, matches, and the command
-    masked; never the rest of the payload."""
+def record_for(decision: Decision, document: dict | None, bundle_revision: int | None) -> dict:
+    """The stored (and uploaded) form of one decision: who, what, the outcome, the matches and
+    the command masked; nothing else of the payload. Strings are cut to the server's limits so
+    that no record can make a batch unacceptable."""
     document = document if isinstance(document, dict) else {}
     tool_input = document.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    matches = [
+        {key: _clip(match.get(key), 255) for key in ("pack", "pattern", "rule")}
+        for match in (decision.matches or [])[:MAX_MATCHES]
+        if isinstance(match, dict)
+    ]
     return {
         "decision_id": _uuid4(),
         "time": _now_iso(),
-        "host": document.get("host") or getattr(decision, "host", None),
-        "event": document.get("hook_event_name") or getattr(decision, "event", None),
-        "session_id": document.get("session_id"),
-        "tool_name": document.get("tool_name") or getattr(decision, "tool_name", None),
+        "host": _clip(decision.host, 64),
+        "event": _clip(decision.event, 64),
+        "session_id": _clip(document.get("session_id"), 255),
+        "tool_name": _clip(decision.tool_name, 255),
         "outcome": decision.outcome,
-        "matches": list(decision.matches or []),
+        "matches": matches,
         "bundle_revision": bundle_revision,
-        "command": _mask(command) if isinstance(command, str) else None,
+        # Masked before it is cut, so that a cut cannot leave half a secret unmasked.
+        "command": _clip(_mask(command), MAX_COMMAND) if isinstance(command, str) else None,
     }
 
 
-def append(decision: Any, hook_input_document: dict | None, bundle_revision: int | None) -> None:
+def _clip(value: object, limit: int) -> str | None:
+    return None if value is None else str(value)[:limit]
+
+
+def append(
+    decision: Decision, hook_input_document: dict | None, bundle_revision: int | None
+) -> None:
     """Log one decision. Never raises: a failure to log is recorded in telemetry instead."""
     try:
         record = record_for(decision, hook_input_document, bundle_revision)
@@ -152,11 +171,15 @@ def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
     except FileNotFoundError:
         return
     records: list[dict] = []
-    position = offset
+    position, size = offset, 0
     for line in content.splitlines(keepends=True):
         if not line.endswith(b"\n"):
             break  # sealed segments end with a newline; anything after is an unfinished write
+        if records and size + len(line) > BATCH_BYTES:
+            yield records, position
+            records, size = [], 0
         position += len(line)
+        size += len(line)
         try:
             record = json.loads(line)
             if not isinstance(record, dict):
@@ -168,8 +191,9 @@ def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
             telemetry.record("error", kind="decision_log", message=f"{segment.name}: {exc}")
         if len(records) >= BATCH_SIZE:
             yield records, position
-            records = []
-    yield records, position
+            records, size = [], 0
+    if records or position > offset:
+        yield records, position
 
 
 def _seal(directory: Path) -> None:

@@ -16,12 +16,13 @@ stay off the network and import nothing heavy. Everything that talks to the serv
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate import paths
@@ -58,7 +59,7 @@ class LocalBundle:
 @dataclass(frozen=True)
 class Login:
     server: str
-    token: str
+    token: str = field(repr=False)  # never in a log line or a traceback
     public_key: str  # base64 of the raw 32-byte Ed25519 key
     key_id: str
 
@@ -136,8 +137,8 @@ def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> No
         return
     try:
         _start_refresh(now)
-    except OSError as exc:
-        _error("refresh", f"cannot start a background refresh: {exc}")
+    except Exception as exc:  # the refresh must never cost the hook its answer
+        _error("refresh", f"cannot start a background refresh: {type(exc).__name__}: {exc}")
 
 
 def _start_refresh(now: float) -> None:
@@ -181,8 +182,11 @@ def _spawn_refresh() -> None:
 
 
 def _open_lock() -> int:
-    paths.private_dir(paths.state_dir())
-    return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:  # the first time only: create the state directory
+        paths.private_dir(paths.state_dir())
+        return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
 
 
 def _parse_time(raw: bytes) -> float | None:
@@ -256,27 +260,19 @@ def load_login() -> Login | None:
     path = login_path()
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-        return Login(
-            server=document["server"],
-            token=document["token"],
-            public_key=document["public_key"],
-            key_id=document["key_id"],
-        )
+        return Login(**{f.name: document[f.name] for f in dataclasses.fields(Login)})
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SyncError(f"{path}: unreadable login ({type(exc).__name__}); run hookgate login") from None
+        raise SyncError(
+            f"{path}: unreadable login ({type(exc).__name__}); run hookgate login"
+        ) from None
 
 
 def _save_login(login: Login) -> None:
     paths.private_dir(paths.config_dir())
-    document = {
-        "server": login.server,
-        "token": login.token,
-        "public_key": login.public_key,
-        "key_id": login.key_id,
-    }
-    atomic_write(login_path(), (json.dumps(document, indent=2) + "\n").encode(), 0o600)
+    document = json.dumps(dataclasses.asdict(login), indent=2) + "\n"
+    atomic_write(login_path(), document.encode(), 0o600)
 
 
 @contextmanager
@@ -469,9 +465,10 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
 def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> RefreshReport:
     """One sync with the server, under the refresh lock: pull the bundle, then upload pending
     decisions. Each failure is recorded in telemetry and reported, never raised (except
-    ``SyncError`` when another pull holds the lock longer than ``wait``)."""
+    ``SyncError`` when not logged in, or when another pull holds the lock past ``wait``)."""
     from hookgate import telemetry
 
+    _require_login()
     with refresh_lock(wait):
         pulled = pull_error = upload_error = None
         uploaded, unreachable = 0, False

@@ -18,6 +18,8 @@ FAMILIES: tuple[str, ...] = (
     "numbers",
     "encoding",
     "misc",
+    "dates",
+    "ids",
     "shell",
     "git",
     "xpia",

@@ -126,23 +126,42 @@ SPECS: dict[str, Spec] = {
         "no-abbrev ignore-case omit-empty recurse-submodules",
         "set-upstream-to contains no-contains merged no-merged sort format points-at u",
     ),
-    "stash": _spec("q=quiet p=patch k=keep-index u=include-untracked a=all m=message",
-                   "staged no-keep-index index pathspec-from-file", "message m"),
-    "tag": _spec("a=annotate s=sign d=delete f=force l=list m=message F=file u=local-user",
-                 "cleanup sort contains points-at merged no-merged",
-                 "message file local-user cleanup sort contains points-at m F u"),
-    "cherry-pick": _spec("e=edit n=no-commit x=x m=mainline s=signoff",
-                         "continue skip abort quit ff allow-empty strategy strategy-option",
-                         "mainline strategy strategy-option m X"),
-    "revert": _spec("e=edit n=no-commit m=mainline s=signoff",
-                    "continue skip abort quit no-edit strategy strategy-option",
-                    "mainline strategy strategy-option m X"),
+    "stash": _spec(
+        "q=quiet p=patch k=keep-index u=include-untracked a=all m=message",
+        "staged no-keep-index index pathspec-from-file",
+        "message m",
+    ),
+    "tag": _spec(
+        "a=annotate s=sign d=delete f=force l=list m=message F=file u=local-user",
+        "cleanup sort contains points-at merged no-merged",
+        "message file local-user cleanup sort contains points-at m F u",
+    ),
+    "cherry-pick": _spec(
+        "e=edit n=no-commit x=x m=mainline s=signoff",
+        "continue skip abort quit ff allow-empty strategy strategy-option",
+        "mainline strategy strategy-option m X",
+    ),
+    "revert": _spec(
+        "e=edit n=no-commit m=mainline s=signoff",
+        "continue skip abort quit no-edit strategy strategy-option",
+        "mainline strategy strategy-option m X",
+    ),
 }
 _NO_SPEC = Spec({}, frozenset(), frozenset())
 
 # Global options of git itself (before the subcommand) that take a value.
-_GLOBAL_VALUES = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                  "--super-prefix", "--list-cmds", "--exec-path", "--attr-source"}
+_GLOBAL_VALUES = {
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
+    "--list-cmds",
+    "--exec-path",
+    "--attr-source",
+}
 
 
 def _long_name(spec: Spec, given: str) -> str:
@@ -161,6 +180,7 @@ def _parse_subcommand_args(
     operands: list[tuple[str, int]] = []
     k = 0
     while k < len(args):
+        index = k  # where the option was written (its value may be the next word)
         raw = args[k]
         a = normalize_option(raw)
         if a == "--":
@@ -170,12 +190,12 @@ def _parse_subcommand_args(
             name, eq, value = a[2:].partition("=")
             name = _long_name(spec, name)
             if eq:
-                options.append(("--" + name, value, k))
+                options.append(("--" + name, value, index))
             elif name in spec.values and k + 1 < len(args):
-                options.append(("--" + name, args[k + 1], k))
+                options.append(("--" + name, args[k + 1], index))
                 k += 1
             else:
-                options.append(("--" + name, None, k))
+                options.append(("--" + name, None, index))
         elif a.startswith("-") and len(a) > 1:
             for j in range(1, len(a)):
                 letter = a[j]
@@ -186,9 +206,9 @@ def _parse_subcommand_args(
                     if value is None and k + 1 < len(args):
                         value = args[k + 1]
                         k += 1
-                    options.append((full, value, k))
+                    options.append((full, value, index))
                     break
-                options.append((full, None, k))
+                options.append((full, None, index))
         else:
             operands.append((raw, k))
         k += 1
@@ -345,9 +365,9 @@ def _push_force_edits(words: list[Any]) -> list[tuple[int, int, str]]:
     """Edits removing force options and ``+`` refspec prefixes from one ``git … push`` command."""
     argv = [w.text for w in words]
     parsed = parse_argv(argv, {}, None)
-    if parsed["subcommand"] != "push":
-        return []
     offset = len(argv) - len(parsed["args"])
+    if parsed["subcommand"] != "push" or argv[offset - 1].lower() != "push":
+        return []  # not a push, or one through an alias: left as written
     options, operands = _parse_subcommand_args(SPECS["push"], parsed["args"])
     edits: list[tuple[int, int, str]] = []
     for name, _value, k in options:
@@ -388,7 +408,9 @@ def _read_small(path: str) -> str | None:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode):
             return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
         try:
             data = os.read(fd, MAX_READ)
         finally:
@@ -411,9 +433,15 @@ def find_git_dir(start: str) -> str | None:
     d = os.path.normpath(start)
     for _ in range(MAX_UP):
         dot = os.path.join(d, ".git")
-        if _is_dir(dot):
+        try:
+            mode: int | None = os.lstat(dot).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
+            return None  # a symlinked .git is not followed (and not skipped past)
+        if mode is not None and stat.S_ISDIR(mode):
             return dot
-        pointer = _read_small(dot)
+        pointer = _read_small(dot) if mode is not None else None
         if pointer is not None:
             line = pointer.splitlines()[0] if pointer.strip() else ""
             if line.startswith("gitdir:"):

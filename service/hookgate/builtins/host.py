@@ -50,7 +50,9 @@ def frontmatter_name(path: str) -> str | None:
     if mode is None or not stat.S_ISREG(mode):
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
         try:
             head = os.read(fd, MAX_HEAD).decode("utf-8", "replace")
         finally:

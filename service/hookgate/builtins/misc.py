@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgate.builtins.registry import builtin
-from hookgate.lang.values import RegoSet, obj_items
+from hookgate.lang.values import RegoSet, sorted_items
 
 
 @builtin("print", "misc", -1)
@@ -34,7 +34,7 @@ def _walk(x: Any, path: list, out: list) -> None:
     out.append([path, x])
     t = type(x)
     if t is dict:
-        for k, v in obj_items(x):
+        for k, v in sorted_items(x):
             _walk(v, [*path, k], out)
     elif t is list:
         for i, v in enumerate(x):

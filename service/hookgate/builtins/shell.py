@@ -25,7 +25,6 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh"})
 RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while"})
 RESERVED |= {"until", "esac", "coproc", "in"}
-_META = set(";&|()<> \t\n")
 
 
 class _TooDeep(Exception):
@@ -49,7 +48,7 @@ class Command:
     cwd: str | None
     via: list[str]
     incomplete: bool = False
-    heredocs: list[str] = field(default_factory=list)
+    stdin: str | None = None  # a here-document's body or a here-string fed to the command
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -60,6 +59,7 @@ class Command:
             "cwd": self.cwd,
             "via": list(self.via),
             "incomplete": self.incomplete,
+            "stdin": self.stdin,
         }
 
 
@@ -147,12 +147,16 @@ class _Parser:
             return (s, e)
         if s >= e:
             return None
-        rs, re_ = self.offs[s], self.offs[e - 1] + 1
-        return (rs, re_) if re_ - rs == e - s else None
+        rs = self.offs[s]
+        # contiguous only if every character maps to the next one (escapes leave gaps)
+        if self.offs[s:e] != list(range(rs, rs + e - s)):
+            return None
+        return (rs, rs + e - s)
 
     # -- driver --------------------------------------------------------------------------------
 
     def parse(self) -> None:
+        first = len(self.out)
         try:
             self.parse_list("")
             while self.i < self.n:  # a stray ")" at top level: skip it and go on
@@ -162,6 +166,30 @@ class _Parser:
             self.emit_unparsed(0, self.n)
         if self.pending:  # here-document without a newline after its command: body is empty
             self.read_heredocs()
+        if self.incomplete:
+            for c in self.out[first:]:
+                c.incomplete = True
+            self.reparse_after_quote()
+
+    def reparse_after_quote(self) -> None:
+        """Unbalanced quotes: also read the text after the last lone quote as commands.
+
+        The shell would reject the line, but the agent may fix the quote and run it: judge
+        what it would most likely run too, rather than skip it silently.
+        """
+        seen = {(c.name, c.span) for c in self.out}
+        for q in "'\"`":
+            if self.t.count(q) % 2 == 0 or self.depth + 1 > MAX_DEPTH:
+                continue
+            last = self.t.rfind(q)
+            offs = [self.root(j) for j in range(last + 1, self.n)]
+            extra: list[Command] = []
+            sub = _Parser(self.t[last + 1 :], offs, self.depth + 1, extra, self.cwd, self.via)
+            sub.parse()
+            for c in extra:
+                if (c.name, c.span) not in seen:
+                    c.incomplete = True
+                    self.out.append(c)
 
     def enter(self) -> None:
         self.nest += 1
@@ -222,7 +250,7 @@ class _Parser:
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
         if producer.name in ("echo", "printf"):
-            args = [w for w in producer.words[1:] if not w.text.startswith("-")]
+            args = [_unescape(w) for w in producer.words[1:] if not w.text.startswith("-")]
             self.nested_words(args, shell, shell.name)
         for p in self.pending:
             if p[0] is producer:
@@ -238,9 +266,7 @@ class _Parser:
         if t[self.i] == "(":
             if t.startswith("((", self.i):  # arithmetic command: no commands inside but $( )
                 self.i += 2
-                self.scan_balanced(")")
-                if self.i < self.n and t[self.i] == ")":
-                    self.i += 1
+                self.close_arithmetic()
                 return None
             self.i += 1
             self.subshell(")")
@@ -288,8 +314,10 @@ class _Parser:
                 if target is None:
                     continue
                 if redir in ("<<", "<<-"):
-                    quoted = not target.literal or target.span is None or (
-                        target.span[1] - target.span[0] != len(target.text)
+                    quoted = (
+                        not target.literal
+                        or target.span is None
+                        or (target.span[1] - target.span[0] != len(target.text))
                     )
                     heredocs.append((target.text, redir == "<<-", quoted))
                 elif redir == "<<<":
@@ -332,9 +360,10 @@ class _Parser:
         for delim, strip, quoted in heredocs:
             feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
-        if cmd is not None and _reads_script_from_stdin(cmd):
-            for hs in herestrings:
-                self.nested_words([hs], cmd, cmd.name)
+        if cmd is not None and herestrings:
+            cmd.stdin = herestrings[-1].text
+            if _reads_script_from_stdin(cmd):
+                self.nested_words(herestrings[-1:], cmd, cmd.name)
         return cmd
 
     def _is_plain(self, s: int) -> bool:
@@ -426,7 +455,7 @@ class _Parser:
 
     def read_heredocs(self) -> None:
         pending, self.pending = self.pending, []
-        for _cmd, delim, strip, quoted, feeds in pending:
+        for cmd, delim, strip, quoted, feeds in pending:
             body_start = self.i
             body_end = self.n
             pos = self.i
@@ -444,6 +473,8 @@ class _Parser:
                 pos = nl + 1
             body = self.t[body_start:body_end]
             body_offs = [self.root(j) for j in range(body_start, body_end)]
+            if cmd is not None:
+                cmd.stdin = body
             if feeds:
                 for shell in feeds:
                     self.nested(body, body_offs, shell.via + [shell.name])
@@ -457,7 +488,7 @@ class _Parser:
             while self.i < self.n:
                 c = self.t[self.i]
                 if c == "\\":
-                    self.i += 2
+                    self.i = min(self.i + 2, self.n)
                 elif c in "$`":
                     text: list[str] = []
                     offs: list[int] = []
@@ -539,7 +570,11 @@ class _Parser:
                 if self.i + 1 < self.n:
                     text.append(t[self.i + 1])
                     offs.append(self.root(self.i + 1))
-                self.i += 2
+                    self.i += 2
+                else:  # a trailing backslash is a literal character
+                    text.append(c)
+                    offs.append(self.root(self.i))
+                    self.i += 1
                 continue
             if c == "'":
                 end = t.find("'", self.i + 1)
@@ -595,8 +630,9 @@ class _Parser:
                     offs.append(self.root(self.i + 1))
                 self.i += 2
                 continue
-            if c in "$`" and self.lex_dollar_or_backtick(text, offs):
-                literal = False
+            if c in "$`":
+                if self.lex_dollar_or_backtick(text, offs):
+                    literal = False
                 continue
             text.append(c)
             offs.append(self.root(self.i))
@@ -608,17 +644,17 @@ class _Parser:
         t = self.t
         self.i += 2
         while self.i < self.n and t[self.i] != "'":
-            pos = self.i
             if t[self.i] == "\\" and self.i + 1 < self.n:
                 ch, self.i = _ansi_escape(t, self.i + 1)
             else:
                 ch = t[self.i]
                 self.i += 1
             text.append(ch)
-            offs.append(self.root(pos))
+            # the offset of the escape's last character: an escape is never contiguous text
+            offs.append(self.root(self.i - 1))
         if self.i >= self.n:
             self.incomplete = True
-        self.i += 1
+        self.i = min(self.i + 1, self.n)
 
     def lex_dollar_or_backtick(self, text: list[str], offs: list[int]) -> bool:
         """At ``$`` or a backtick: parse substitutions, keep the raw text; True if expansion."""
@@ -628,8 +664,7 @@ class _Parser:
             self.backtick()
         elif t.startswith("$((", s):
             self.i += 3
-            self.scan_balanced(")")
-            self.i += 1 if t.startswith(")", self.i) else 0
+            self.close_arithmetic()
         elif t.startswith("$(", s):
             self.i += 2
             self.subshell(")")
@@ -653,6 +688,11 @@ class _Parser:
             offs.append(self.root(j))
         return True
 
+    def close_arithmetic(self) -> None:
+        """After ``((``/``$((``: skip the expression and its ``))``."""
+        self.scan_balanced(")")
+        self.i = min(self.i + (2 if self.t.startswith("))", self.i) else 1), self.n)
+
     def scan_balanced(self, close: str) -> None:
         """Skip to the matching ``close`` (not consumed), parsing substitutions inside."""
         self.enter()
@@ -670,7 +710,7 @@ class _Parser:
             elif c == opener:
                 level += 1
             if c == "\\":
-                self.i += 2
+                self.i = min(self.i + 2, self.n)
             elif c == "'" and close == "}":
                 end = t.find("'", self.i + 1)
                 self.i = self.n if end < 0 else end + 1
@@ -698,7 +738,7 @@ class _Parser:
             self.i += 1
         if self.i >= self.n:
             self.incomplete = True
-        self.i += 1
+        self.i = min(self.i + 1, self.n)
         self.enter()
         sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via)
         sub.nest = self.nest
@@ -725,7 +765,7 @@ def _span_of(words: list[Word]) -> tuple[int, int] | None:
 
 def _assignment(w: Word) -> tuple[str, str] | None:
     eq = w.text.find("=")
-    if eq <= 0 or w.span is None:
+    if eq <= 0:
         return None
     name = w.text[:eq].rstrip("+")
     if "[" in name:
@@ -762,7 +802,7 @@ def _reads_script_from_stdin(cmd: Command) -> bool:
 def _options_end(
     words: list[Word],
     start: int,
-    with_value: set[str],
+    with_value: frozenset[str],
     stop_at_assignment: bool = False,
 ) -> int:
     """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd)."""
@@ -789,44 +829,52 @@ def _options_end(
     return k
 
 
-_WRAPPER_VALUES: dict[str, set[str]] = {
-    "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user",
-             "--group", "--host", "--prompt", "--close-from", "--chdir", "--role", "--type",
-             "--other-user", "--command-timeout", "--chroot"},
-    "doas": {"-u", "-C"},
-    "env": {"-u", "-C", "-S", "-P", "--unset", "--chdir", "--split-string"},
-    "nice": {"-n", "--adjustment"},
-    "ionice": {"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"},
-    "timeout": {"-s", "-k", "--signal", "--kill-after"},
-    "time": {"-f", "-o", "--format", "--output"},
-    "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
-    "exec": {"-a"},
-    "command": set(),
-    "nohup": set(),
-    "builtin": set(),
-    "caffeinate": {"-t", "-w"},
-    "unbuffer": set(),
-    "chronic": set(),
-    "flock": {"-w", "-E", "--timeout", "--conflict-exit-code"},
-    "xargs": {"-a", "-d", "-E", "-e", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
-              "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars",
-              "--process-slot-var"},
-    "strace": {"-e", "-o", "-p", "-s", "-u", "-E", "-I", "-a", "-b", "-O", "-P", "-S", "-X"},
-    "watch": {"-n", "-d", "--interval", "--differences"},
-    "ssh": {"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
-            "-p", "-Q", "-R", "-S", "-W", "-w", "-B"},
-    "parallel": {"-j", "-S", "--jobs", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter",
-                 "--tmpdir", "--workdir", "-I", "--colsep"},
-    "su": {"-c", "--command", "-s", "--shell", "-g", "-G", "-w"},
-    "runuser": {"-c", "--command", "-s", "-u", "-g", "-G", "-w", "--user", "--group"},
-    "chroot": {"--userspec", "--groups"},
-    "taskset": set(),
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Options that take a value, per wrapper: the wrapped command starts after them.
+_WRAPPER_VALUES: dict[str, frozenset[str]] = {
+    "sudo": _words(
+        "-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --close-from --chdir "
+        "--role --type --other-user --command-timeout --chroot"
+    ),
+    "doas": _words("-u -C"),
+    "pkexec": _words("--user"),
+    "env": _words("-u -C -S -P --unset --chdir --split-string"),
+    "nice": _words("-n --adjustment"),
+    "ionice": _words("-c -n -p -P -u --class --classdata"),
+    "timeout": _words("-s -k --signal --kill-after"),
+    "time": _words("-f -o --format --output"),
+    "stdbuf": _words("-i -o -e --input --output --error"),
+    "exec": _words("-a"),
+    "command": _words(""),
+    "nohup": _words(""),
+    "builtin": _words(""),
+    "caffeinate": _words("-t -w"),
+    "unbuffer": _words(""),
+    "chronic": _words(""),
+    "flock": _words("-w -E --timeout --conflict-exit-code"),
+    "xargs": _words(
+        "-a -d -E -e -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines "
+        "--max-args --max-procs --max-chars --process-slot-var"
+    ),
+    "strace": _words("-e -o -p -s -u -E -I -a -b -O -P -S -X"),
+    "chroot": _words("--userspec --groups"),
+    "taskset": _words(""),
+    "runuser": _words("-c --command -s -u -g -G -w --user --group"),
+    "watch": _words("-n -d --interval --differences"),
+    "ssh": _words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B"),
+    "parallel": _words(
+        "-j -S --jobs --sshlogin -a --arg-file -d --delimiter --tmpdir --workdir -I --colsep"
+    ),
 }
-_SHELL_VALUES = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
-_TRANSPARENT = ("sudo", "doas", "env", "nice", "ionice", "timeout", "time", "stdbuf", "exec",
-                "command", "nohup", "builtin", "caffeinate", "unbuffer", "chronic", "flock",
-                "xargs", "strace", "chroot", "taskset", "runuser")
-InnerArgv = tuple[str, list[Word], list[list[Word]]]
+_SHELL_VALUES = _words("-o +o -O +O --rcfile --init-file")
+# Wrappers that run the rest of their argv as a command (after their own options).
+_TRANSPARENT = _words(
+    "sudo doas pkexec env nice ionice timeout time stdbuf exec command nohup builtin caffeinate "
+    "unbuffer chronic flock xargs strace chroot taskset"
+)
 
 
 def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
@@ -852,10 +900,13 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
         if name in ("flock", "chroot", "taskset") and k < n:
             k += 1  # the lock file / new root / mask
         return (("argv", words[k:], []), k) if k < n else (None, n)
-    if name in ("su", "runuser"):
+    if name in ("su", "runuser"):  # su -c 'script' user; runuser -u user cmd
         for k, w in enumerate(words[1:], 1):
             if w.text in ("-c", "--command") and k + 1 < n:
                 return ("script", [words[k + 1]]), n
+        if name == "runuser":
+            k = _options_end(words, 1, _WRAPPER_VALUES["runuser"])
+            return (("argv", words[k:], []), k) if k < n else (None, n)
         return None, n
     if name in SHELLS:
         k = 1
@@ -928,11 +979,40 @@ def _wrapper_chdir(name: str, words: list[Word]) -> str | None:
     return None
 
 
+def _unescape(w: Word) -> Word:
+    """``w`` with ``printf``/``echo -e`` backslash escapes decoded (``\\n`` is a newline)."""
+    offs = _word_offsets(w)
+    text: list[str] = []
+    new_offs: list[int] = []
+    i = 0
+    while i < len(w.text):
+        if w.text[i] == "\\" and i + 1 < len(w.text):
+            ch, i = _ansi_escape(w.text, i + 1)
+        else:
+            ch, i = w.text[i], i + 1
+        text.append(ch)
+        new_offs.append(offs[i - 1])
+    return Word("".join(text), w.span if len(text) == len(w.text) else None, w.literal, new_offs)
+
+
 def _ansi_escape(t: str, i: int) -> tuple[str, int]:
     """Decode one ``$'…'`` escape starting after the backslash; returns (char, next index)."""
     c = t[i]
-    simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
-              "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+    simple = {
+        "n": "\n",
+        "t": "\t",
+        "r": "\r",
+        "a": "\a",
+        "b": "\b",
+        "e": "\x1b",
+        "E": "\x1b",
+        "f": "\f",
+        "v": "\v",
+        "\\": "\\",
+        "'": "'",
+        '"': '"',
+        "?": "?",
+    }
     if c in simple:
         return simple[c], i + 1
     digits = {"x": 2, "u": 4, "U": 8}
@@ -956,31 +1036,8 @@ def _ansi_escape(t: str, i: int) -> tuple[str, int]:
 def analyse(cmdline: str) -> tuple[Command, ...]:
     """Every simple command in ``cmdline`` (cached: policies ask about the same line often)."""
     out: list[Command] = []
-    parser = _Parser(cmdline, None, 0, out, None, [])
-    parser.parse()
-    if parser.incomplete:
-        for c in out:
-            c.incomplete = True
-        _reparse_unterminated(cmdline, out)
+    _Parser(cmdline, None, 0, out, None, []).parse()
     return tuple(out)
-
-
-def _reparse_unterminated(cmdline: str, out: list[Command]) -> None:
-    """Unbalanced quotes: also read the text after each opening quote as commands."""
-    seen = {(c.name, c.span) for c in out}
-    for q in "'\"`":
-        pos = cmdline.find(q)
-        if pos < 0 or cmdline.count(q) % 2 == 0:
-            continue
-        last = cmdline.rfind(q)
-        extra: list[Command] = []
-        parser = _Parser(cmdline[last + 1 :], list(range(last + 1, len(cmdline))), 1, extra,
-                         None, [])
-        parser.parse()
-        for c in extra:
-            if (c.name, c.span) not in seen:
-                c.incomplete = True
-                out.append(c)
 
 
 def _text_arg(value: Any, what: str) -> str:
@@ -1015,7 +1072,8 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``.exe``), ``argv`` (unquoted words, ``argv[0]`` as written; a wrapper's argv stops where its
     inner command starts), ``env`` (leading assignments), ``span`` (``[start, end)`` character
     offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
-    relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under) and
+    relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
+    ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``) and
     ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
     unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
@@ -1112,7 +1170,7 @@ def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
     """Apply non-overlapping edits; a whole word removed takes its preceding blanks with it."""
     result = text
     for start, end, repl in sorted(set(edits), reverse=True):
-        whole_word = repl == "" and (end == len(result) or result[end] in " \t\n;&|)")
+        whole_word = repl == "" and (end == len(result) or result[end] in " \t\n;&|)\"'")
         if whole_word:
             s = start
             while s > 0 and result[s - 1] in " \t":

@@ -39,14 +39,15 @@ def endswith(s: Any, suffix: Any) -> bool:
 
 @builtin("lower", "strings", 1)
 def lower(s: Any) -> str:
-    """``s`` in lower case."""
-    return want_str("lower", 1, s).lower()
+    """``s`` in lower case, character by character as Go's ``strings.ToLower`` (so a final
+    capital sigma becomes σ, not ς)."""
+    return "".join(c.lower() for c in want_str("lower", 1, s))
 
 
 @builtin("upper", "strings", 1)
 def upper(s: Any) -> str:
-    """``s`` in upper case."""
-    return want_str("upper", 1, s).upper()
+    """``s`` in upper case, character by character as Go's ``strings.ToUpper``."""
+    return "".join(c.upper() for c in want_str("upper", 1, s))
 
 
 @builtin("split", "strings", 2)

@@ -20,8 +20,24 @@ MAX_TEXT = 1 << 20  # characters scanned per string
 MAX_STRINGS = 2000  # strings scanned inside one structured value
 MAX_BLOBS = 16  # base64 blobs decoded per string
 MIN_BLOB = 32  # shortest base64 run worth decoding
-NEGATIONS = frozenset({"not", "don't", "dont", "never", "no", "without", "avoid", "doesn't",
-                       "shouldn't", "mustn't", "cannot", "can't", "won't", "nor"})
+NEGATIONS = frozenset(
+    {
+        "not",
+        "don't",
+        "dont",
+        "never",
+        "no",
+        "without",
+        "avoid",
+        "doesn't",
+        "shouldn't",
+        "mustn't",
+        "cannot",
+        "can't",
+        "won't",
+        "nor",
+    }
+)
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
@@ -132,7 +148,9 @@ def _strings(value: Any, path: list[Any], budget: list[int]) -> Iterator[tuple[s
         for k in sorted(value, key=str):
             yield from _strings(value[k], path + [k], budget)
     elif isinstance(value, list | tuple) or (
-        not isinstance(value, bool | int | float) and value is not None and hasattr(value, "__iter__")
+        not isinstance(value, bool | int | float)
+        and value is not None
+        and hasattr(value, "__iter__")
     ):
         for k, item in enumerate(value):
             yield from _strings(item, path + [k], budget)

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from hookgate.integrations.hostconfig import HOSTS
 
@@ -106,6 +107,7 @@ def _write(path: Path, old: str | None, new: str | None) -> Path | None:
 
     backup = None
     mode = 0o644
+    path = path.resolve()  # a symlinked settings file (dotfiles) stays a symlink
     if old is not None:
         mode = path.stat().st_mode & 0o777
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

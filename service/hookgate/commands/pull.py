@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookgate.sync import RefreshReport
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,15 +42,21 @@ def run(args: argparse.Namespace) -> int:
     return print_report(report)
 
 
-def print_report(report: object) -> int:
-    """Print a ``sync.RefreshReport`` for a person; the exit code (1 when anything failed)."""
+def print_report(report: RefreshReport) -> int:
+    """Print a refresh's outcome for a person; the exit code (1 when anything failed)."""
     if report.pulled is not None:
         verb = "installed" if report.pulled.status == "updated" else "unchanged:"
         print(f"bundle {verb} revision {report.pulled.revision}")
     if report.pull_error:
-        print(f"hookgate pull: {report.pull_error} (the last good bundle stays in use)", file=sys.stderr)
+        print(
+            f"hookgate pull: {report.pull_error} (the last good bundle stays in use)",
+            file=sys.stderr,
+        )
     if report.uploaded:
         print(f"uploaded {report.uploaded} decisions")
     if report.upload_error:
-        print(f"hookgate pull: decision upload: {report.upload_error} (kept for the next pull)", file=sys.stderr)
+        print(
+            f"hookgate pull: decision upload: {report.upload_error} (kept for the next pull)",
+            file=sys.stderr,
+        )
     return 0 if report.ok else 1

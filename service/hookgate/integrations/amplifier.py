@@ -43,6 +43,7 @@ class HookResult:
     suppress_output: bool = False
     user_message: str | None = None
     user_message_level: str = "info"
+    user_message_source: str | None = None
     append_to_last_tool_result: bool = False
 
 
@@ -62,7 +63,9 @@ def evaluate_event(
         message = f"{type(exc).__name__}: {exc}"
         telemetry.record("error", kind="internal", host="amplifier", message=message)
         if failure == "closed":
-            return _result(action="deny", reason=f"hookgate could not evaluate this call ({message})")
+            return _result(
+                action="deny", reason=f"hookgate could not evaluate this call ({message})"
+            )
         return _result()
 
 

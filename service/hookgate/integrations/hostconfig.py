@@ -175,9 +175,7 @@ def _next_install_edit(doc: Document, spec: HostSpec, command: str, name: str) -
     return None
 
 
-def _next_uninstall_edit(
-    doc: Document, spec: HostSpec, touched: set[str], name: str
-) -> str | None:
+def _next_uninstall_edit(doc: Document, spec: HostSpec, touched: set[str], name: str) -> str | None:
     ours = _ours(doc, spec)
     if ours:
         touched.add(ours[0][0])

@@ -82,9 +82,25 @@ def append(doc: Document, container: Node, key: str | None, value: Any) -> str:
     entry = _render(key, value, indent, indent_unit)
     inside = doc.text[container.start + 1 : container.end - 1]
     if inside.strip():  # only comments inside: keep them after the new entry
-        return doc.text[: container.start + 1] + "\n" + indent + entry + doc.text[container.start + 1 :]
+        return (
+            doc.text[: container.start + 1]
+            + "\n"
+            + indent
+            + entry
+            + doc.text[container.start + 1 :]
+        )
     closing = doc.text[container.end - 1]
-    return doc.text[: container.start] + doc.text[container.start] + "\n" + indent + entry + "\n" + outer + closing + doc.text[container.end :]
+    return (
+        doc.text[: container.start]
+        + doc.text[container.start]
+        + "\n"
+        + indent
+        + entry
+        + "\n"
+        + outer
+        + closing
+        + doc.text[container.end :]
+    )
 
 
 def remove(doc: Document, container: Node, index: int) -> str:

@@ -1,0 +1,228 @@
+"""The policy language: a Rego v1 subset (parse → check → compile → evaluate).
+
+```python
+from hookgate.lang import load, PolicySet, UNDEFINED
+ps = load({"a.rego": src}, data={...}, cache_dir=None)       # PolicyError on any problem
+ps.query("data.hookgate.x.deny", input=doc)                 # a value, or UNDEFINED
+ps.query("data.p.q", input=doc, overrides={"git.branch": fn}, prints=out)
+```
+
+Values are the interpreter's (``hookgate.lang.values``): None, bool, int/float, str, list, dict
+and ``RegoSet``; ``values.to_json`` turns one into plain JSON. A warm compile cache
+(``cache_dir``) loads checked modules without importing the parser or Lark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hookgate.lang import ast
+from hookgate.lang.errors import Diagnostic, EvalError, PolicyError, with_source
+from hookgate.lang.values import UNDEFINED
+
+__all__ = ["load", "PolicySet", "UNDEFINED", "PolicyError", "EvalError"]
+
+_ABSENT: Any = UNDEFINED
+
+
+class PolicySet:
+    """Compiled modules plus base data, ready to answer queries (thread-safe: each query has
+    its own evaluation state)."""
+
+    def __init__(
+        self, modules: list[ast.Module], data: dict | None, sources: dict[str, str] | None
+    ) -> None:
+        from hookgate.lang.compile import Program
+
+        self.modules = modules
+        self.data = data if data is not None else {}
+        self._sources = sources or {}
+        self._program = Program(modules)
+        diags = list(self._program.diagnostics)
+        diags += self._program.check_base_data(self.data)
+        if diags:
+            raise PolicyError([self._with_source(d) for d in diags])
+        self._queries: dict[str, Callable] = {}
+
+    def _with_source(self, d: Diagnostic) -> Diagnostic:
+        src = self._sources.get(d.file)
+        return with_source(d, src) if src is not None else d
+
+    def query(
+        self,
+        ref: str,
+        input: Any = _ABSENT,
+        data_overrides: dict | None = None,
+        overrides: dict[str, Callable[..., Any]] | None = None,
+        *,
+        prints: list[str] | None = None,
+        budget: int | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Evaluate ``ref`` (``data.a.b`` or a Rego expression) → a value or ``UNDEFINED``.
+
+        - ``input``: the input document (absent: ``input`` is undefined); used as is, never copied.
+        - ``data_overrides``: ``{"data.a.b": value}``, as ``with data.a.b as value``.
+        - ``overrides``: ``{"git.branch": fn}`` replaces builtins (or ``data.pkg.f`` functions)
+          for this query; ``fn`` takes and returns interpreter values.
+        - ``prints``: a list that receives each ``print(...)`` line.
+        - ``budget``: the most iteration steps (default 5 000 000); ``timeout``: seconds. Either
+          exceeded raises ``EvalError("evaluation budget exceeded")``.
+
+        Raises ``EvalError`` on run-time errors (conflicting values, builtin errors, budget).
+        """
+        return self.query_many(
+            [ref], input, data_overrides, overrides, prints=prints, budget=budget, timeout=timeout
+        )[0]
+
+    def query_many(
+        self,
+        refs: list[str],
+        input: Any = _ABSENT,
+        data_overrides: dict | None = None,
+        overrides: dict[str, Callable[..., Any]] | None = None,
+        *,
+        prints: list[str] | None = None,
+        budget: int | None = None,
+        timeout: float | None = None,
+    ) -> list[Any]:
+        """Evaluate several queries in one evaluation (rules they share are evaluated once);
+        same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
+        import time
+
+        from hookgate.lang.compile import DEFAULT_BUDGET, Ctx
+
+        runs = []
+        for ref in refs:
+            run = self._queries.get(ref)
+            if run is None:
+                run = self._queries[ref] = self._compile_query(ref)
+            runs.append(run)
+        mocks = None
+        if overrides:
+            mocks = {name: _python_fn(fn) for name, fn in overrides.items()}
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        ctx = Ctx(input, self.data, mocks, prints, budget or DEFAULT_BUDGET, deadline)
+        if data_overrides:
+            ctx.data_over = [(_data_path(k), v) for k, v in data_overrides.items()]
+        try:
+            return [run(ctx) for run in runs]
+        except RecursionError:
+            raise EvalError("evaluation too deeply nested") from None
+
+    def _compile_query(self, ref: str) -> Callable:
+        path = _simple_ref(ref)
+        if path is not None:
+            return self._program.ref_query(path)
+        return _expression_query(self, ref)
+
+
+def _python_fn(fn: Callable[..., Any]) -> Callable:
+    def call(ctx: Any, args: list) -> Any:
+        return fn(*args)
+
+    return call
+
+
+def _data_path(key: str | tuple) -> tuple:
+    if isinstance(key, tuple):
+        return key
+    path = _simple_ref(key)
+    if path is None:
+        raise ValueError(f"data override {key!r} is not a data.a.b path")
+    return path
+
+
+def _simple_ref(ref: str) -> tuple | None:
+    """``data.a.b`` → ``("a", "b")``; None for anything else."""
+    parts = ref.strip().split(".")
+    if parts[0] != "data" or not all(p.isidentifier() for p in parts[1:]):
+        return None
+    return tuple(parts[1:])
+
+
+_QUERY_PACKAGE = "hookgate_query__"
+
+
+def _expression_query(ps: PolicySet, text: str) -> Callable:
+    """A query that is an expression: compiled as a rule of a scratch package."""
+    from hookgate.lang.compile import Program
+    from hookgate.lang.parser import parse_module
+
+    source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
+    source = source.replace("__expr__", text.strip())
+    module = parse_module(source, "<query>")
+    program = Program([*ps.modules, module])
+    if program.diagnostics:
+        raise PolicyError(program.diagnostics)
+    return program.ref_query((_QUERY_PACKAGE, "q__"))
+
+
+def load(
+    sources: dict[str, str],
+    data: dict | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+    strict: bool = False,
+) -> PolicySet:
+    """Parse, check and compile ``{filename: source}`` with base ``data``.
+
+    ``cache_dir``: the compile cache (see ``hookgate.lang.cache``); a directory that is not
+    safe (another owner, writable by others) is not used. ``strict``: checker warnings (unused
+    imports, …) are errors, like ``opa check --strict``. Raises ``PolicyError`` with every
+    diagnostic, source lines filled in.
+    """
+    key = directory = None
+    if cache_dir is not None:
+        from hookgate.lang import cache
+
+        try:
+            directory = cache.safe_dir(cache_dir)
+        except cache.UnsafeCacheDir:
+            directory = None
+        if directory is not None:
+            key = cache.cache_key(sources, _data_text(data, strict))
+            modules = cache.load(directory, key)
+            if isinstance(modules, list) and all(isinstance(m, ast.Module) for m in modules):
+                return PolicySet(modules, data, sources)
+    modules = parse_and_check(sources, strict=strict)
+    ps = PolicySet(modules, data, sources)
+    if directory is not None and key is not None:
+        from hookgate.lang import cache
+
+        cache.store(directory, key, modules)
+    return ps
+
+
+def _data_text(data: dict | None, strict: bool) -> str:
+    import json
+
+    from hookgate.lang.values import to_json
+
+    return json.dumps([to_json(data) if data is not None else None, strict], sort_keys=True)
+
+
+def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[ast.Module]:
+    """Parse every source and run the static checks; ``PolicyError`` with all diagnostics."""
+    from hookgate.lang.parser import parse_module
+
+    modules: list[ast.Module] = []
+    diags: list[Diagnostic] = []
+    for name in sorted(sources):
+        try:
+            modules.append(parse_module(sources[name], name))
+        except PolicyError as exc:
+            diags.extend(exc.diagnostics)
+    if not diags:
+        try:
+            from hookgate.lang.check import check_modules
+        except ImportError:  # the checker is optional: the compiler reports what it must
+            check_modules = None
+        if check_modules is not None:
+            found = check_modules(modules, strict=strict)
+            diags.extend(d for d in found if d.severity == "error")
+    if diags:
+        raise PolicyError([with_source(d, sources.get(d.file, "")) for d in diags])
+    return modules

@@ -11,6 +11,7 @@ never escapes.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -175,6 +176,9 @@ def _parse_once(source: str, filename: str, exempt: frozenset[int]) -> ast.Modul
             ast.Comment(str(tok)[1:], ast.Loc(tok.line, tok.column)) for tok in _state.comments
         )
         module = _Builder(filename).transform(tree)
+    except RecursionError:
+        message = "unsupported: expressions nested too deeply"
+        raise _error(filename, source, 1, 1, message, "split the term into smaller rules") from None
     except UnexpectedCharacters as exc:
         char = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else ""
         message, hint = _bad_character(char)
@@ -364,50 +368,9 @@ def _make_builder() -> type:
             path = children[1]
             alias = str(children[3]) if len(children) > 2 else None
             loc = _tok_loc(children[0])
-            if path[0] not in _ROOTS:
-                raise _Fail(
-                    f"unexpected import path, must begin with one of: {', '.join(_ROOTS)}; got {path[0]}",
-                    meta.line,
-                    children[1 if len(children) > 1 else 0].column
-                    if _is_token(children[1])
-                    else loc.col + 7,
-                )
-            if path[0] == "rego" and path != ("rego", "v1"):
-                raise _Fail(
-                    f"unknown import {'.'.join(path)}",
-                    loc.line,
-                    loc.col,
-                    "did you mean `import rego.v1`?",
-                )
-            if path[0] == "future":
-                if (
-                    path[:2] != ("future", "keywords")
-                    or len(path) > 3
-                    or (len(path) == 3 and path[2] not in FUTURE_KEYWORDS)
-                ):
-                    raise _Fail(
-                        f"unknown future keyword import {'.'.join(path)}", loc.line, loc.col
-                    )
-                if alias is not None:
-                    raise _Fail("future keyword imports cannot be aliased", loc.line, loc.col)
-            if path[0] == "rego" and alias is not None:
-                raise _Fail("`import rego.v1` cannot be aliased", loc.line, loc.col)
-            if alias is not None:
-                if alias in KEYWORDS:
-                    raise _Fail(
-                        f"unexpected import alias, must not be a keyword: {alias}",
-                        loc.line,
-                        loc.col,
-                    )
-                if alias in ("input", "data"):
-                    raise _Fail(f"import alias cannot be {alias}", loc.line, loc.col)
-            elif path[-1] in KEYWORDS and path[0] != "future":
-                raise _Fail(
-                    f"unexpected import path, must not end with a keyword: {path[-1]}",
-                    loc.line,
-                    loc.col,
-                    "import a different path or use an alias",
-                )
+            problem = _import_problem(path, alias)
+            if problem is not None:
+                raise _Fail(problem[0], loc.line, loc.col, problem[1])
             return ast.Import(path, loc, alias)
 
         def path(self, meta: Any, children: list[Any]) -> tuple[str, ...]:
@@ -526,7 +489,7 @@ def _make_builder() -> type:
                         f"unsupported: a variable or non-string key inside the name of {what}",
                         "only the last [key] of a rule name may be a variable (p[k] := v)",
                     )
-            if head.name in KEYWORDS:
+            if head.name in ("input", "data"):
                 raise _Fail(f"a rule cannot be named {head.name}", head.loc.line, head.loc.col)
             return (head.name, *head.elems)
 
@@ -724,6 +687,33 @@ def _node_loc(node: Any) -> ast.Loc:
     return node.loc
 
 
+def _import_problem(path: tuple[str, ...], alias: str | None) -> tuple[str, str | None] | None:
+    """What is wrong with ``import <path> [as alias]`` (message, hint), or None."""
+    shown = ".".join(path)
+    if path[0] not in _ROOTS:
+        return f"unexpected import path {shown}, must begin with one of: {', '.join(_ROOTS)}", None
+    if path[0] == "rego":
+        if path != ("rego", "v1"):
+            return f"unknown import {shown}", "did you mean `import rego.v1`?"
+        if alias is not None:
+            return "`import rego.v1` cannot be aliased", None
+    if path[0] == "future":
+        keyword_ok = len(path) == 2 or (len(path) == 3 and path[2] in FUTURE_KEYWORDS)
+        if path[:2] != ("future", "keywords") or not keyword_ok:
+            return f"unknown future keyword import {shown}", None
+        if alias is not None:
+            return "future keyword imports cannot be aliased", None
+    if alias is not None:
+        if alias in KEYWORDS:
+            return f"unexpected import alias, must not be a keyword: {alias}", None
+        if alias in ("input", "data"):
+            return f"import alias cannot be {alias}", None
+    elif path[-1] in KEYWORDS and path[0] != "future":
+        hint = "import a different path or use an alias"
+        return f"unexpected import path, must not end with a keyword: {path[-1]}", hint
+    return None
+
+
 class _RuleParts:
     """The optional parts of a rule head and body, in grammar order: fn_args, ``:=``/``=``
     and a value, a body, else branches."""
@@ -798,6 +788,8 @@ def _number(tok: Any) -> int | float:
         value = float(text)
         if value in (float("inf"), float("-inf")):
             raise _fail_at(tok, "number too big")
+        if value == 0 and any(c in "123456789" for c in re.split("[eE]", text)[0]):
+            raise _fail_at(tok, "unsupported: number too small for a 64-bit float")
         if value.is_integer() and "." not in text and abs(value) < 2**53:
             return int(value)
         return value

@@ -114,6 +114,13 @@ def obj_items(obj: dict) -> Iterator[tuple[Any, Any]]:
         yield (k.value if type(k) is ObjKey else k), v
 
 
+def sorted_items(obj: dict) -> list[tuple[Any, Any]]:
+    """An object's (key, value) pairs in key order, the order Rego iterates objects in."""
+    if all(type(k) is str for k in obj):
+        return sorted(obj.items())
+    return sorted(obj_items(obj), key=lambda kv: sort_key(kv[0]))
+
+
 def make_object(pairs: Iterable[tuple[Any, Any]]) -> dict:
     out: dict = {}
     for k, v in pairs:
@@ -124,7 +131,7 @@ def make_object(pairs: Iterable[tuple[Any, Any]]) -> dict:
 class RegoSet:
     """An immutable set of policy values (hashable, so sets may hold sets and be object keys)."""
 
-    __slots__ = ("_d", "_hash")
+    __slots__ = ("_d", "_hash", "_sorted")
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         d: dict = {}
@@ -133,16 +140,26 @@ class RegoSet:
             d[v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
         self._d = d
         self._hash: int | None = None
+        self._sorted: list | None = None
 
     @classmethod
     def _from_dict(cls, d: dict) -> RegoSet:
         s = cls.__new__(cls)
         s._d = d
         s._hash = None
+        s._sorted = None
         return s
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._d.values())
+        # Rego iterates a set in sorted order (observable in array comprehensions).
+        if self._sorted is None:
+            values = list(self._d.values())
+            if all(type(v) is str for v in values):
+                values.sort()
+            else:
+                values.sort(key=sort_key)
+            self._sorted = values
+        return iter(self._sorted)
 
     def __len__(self) -> int:
         return len(self._d)
@@ -328,6 +345,7 @@ __all__ = [
     "obj_put",
     "obj_keys",
     "obj_items",
+    "sorted_items",
     "make_object",
     "dict_key",
     "is_number",

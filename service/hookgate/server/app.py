@@ -5,8 +5,6 @@ The app keeps no state of its own beyond caches keyed by the bundle revision (th
 active set, the signed bundle), so any number of processes can share one database.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import threading
@@ -28,6 +26,7 @@ from hookgate.server.bundle import Bundler
 from hookgate.server.masking import Masker
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
+    REVISION_CACHE_SECONDS,
     ActiveSet,
     Principal,
     Revision,
@@ -75,7 +74,7 @@ class ActiveEngine:
         self._cached: tuple[ActiveSet, Any] | None = None
 
     def get(self) -> tuple[ActiveSet, Any]:
-        revision = self._store.current_revision()
+        revision = self._store.current_revision(REVISION_CACHE_SECONDS)
         cached = self._cached
         if cached is not None and cached[0].revision == revision:
             return cached

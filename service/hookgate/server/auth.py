@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from hookgate.server.store import Principal
@@ -27,13 +28,17 @@ _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 def require(role: str) -> Callable[..., Principal]:
     """A dependency that admits tokens of ``role`` or a higher one and returns who it is."""
 
-    def dependency(
+    async def dependency(
         request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> Principal:
         if credentials is None:
             raise HTTPException(401, "missing bearer token (Authorization: Bearer …)", _CHALLENGE)
-        principal = request.app.state.store.authenticate(credentials.credentials)
+        store = request.app.state.store
+        # A recently checked token costs no database round trip and no thread hop.
+        principal = store.cached_principal(credentials.credentials)
+        if principal is None:
+            principal = await run_in_threadpool(store.authenticate, credentials.credentials)
         if principal is None:
             raise HTTPException(401, "unknown or revoked token", _CHALLENGE)
         if not principal.has(role):

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +26,8 @@ from hookgate.server import tables as m
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
 KINDS = ("policy", "data")
 TOKEN_PREFIX = "hg_"
+TOKEN_CACHE_SECONDS = 2.0  # how long a process trusts a token it has checked
+REVISION_CACHE_SECONDS = 1.0  # how stale the hot path's view of the bundle revision may be
 
 Validator = Callable[[dict[str, str], dict], None]
 
@@ -195,6 +198,10 @@ def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
 class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # Per-process caches for the hot path (see cached_principal and current_revision);
+        # every change made through this store clears them at once.
+        self._principals: dict[str, tuple[float, Principal]] = {}
+        self._revision: tuple[float, int] | None = None
 
     # -- health ------------------------------------------------------------------------------
 
@@ -217,6 +224,14 @@ class Store:
                 own.execute(m.tokens.insert().values(**row))
         return token
 
+    def cached_principal(self, token: str) -> Principal | None:
+        """The principal of ``token`` if it authenticated in the last ``TOKEN_CACHE_SECONDS``
+        (so a token revoked through another server process stops working within that time)."""
+        hit = self._principals.get(hash_token(token))
+        if hit is not None and time.monotonic() - hit[0] < TOKEN_CACHE_SECONDS:
+            return hit[1]
+        return None
+
     def authenticate(self, token: str) -> Principal | None:
         digest = hash_token(token)
         query = sa.select(m.tokens.c.name, m.tokens.c.role, m.tokens.c.token_hash).where(
@@ -226,8 +241,13 @@ class Store:
             row = conn.execute(query).first()
         # The lookup is by hash; the final comparison is constant-time all the same.
         if row is None or not hmac.compare_digest(row.token_hash, digest):
+            self._principals.pop(digest, None)
             return None
-        return Principal(row.name, row.role)
+        principal = Principal(row.name, row.role)
+        if len(self._principals) >= 4096:  # bounded: unknown tokens are never cached anyway
+            self._principals.clear()
+        self._principals[digest] = (time.monotonic(), principal)
+        return principal
 
     def list_tokens(self) -> list[dict]:
         query = sa.select(
@@ -248,6 +268,7 @@ class Store:
         ]
 
     def revoke_token(self, token_id: int) -> None:
+        self._principals.clear()
         with self.engine.begin() as conn:
             result = conn.execute(
                 m.tokens.update()
@@ -315,9 +336,16 @@ class Store:
             raise NotFound(f"{kind} {key}: no revision {number}")
         return _revision(row)
 
-    def current_revision(self) -> int:
+    def current_revision(self, max_age: float = 0.0) -> int:
+        """The bundle revision; ``max_age`` > 0 accepts an answer read that many seconds ago
+        (a change made through another server process shows within that time)."""
+        cached = self._revision
+        if max_age and cached is not None and time.monotonic() - cached[0] < max_age:
+            return cached[1]
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(m.state.c.revision)).scalar() or 0
+            revision = conn.execute(sa.select(m.state.c.revision)).scalar() or 0
+        self._revision = (time.monotonic(), revision)
+        return revision
 
     def active_set(self) -> ActiveSet:
         """The active set, consistent with its revision: read again if a change landed while
@@ -380,9 +408,11 @@ class Store:
             else:
                 target_docs[key] = content if kind == "policy" else json.loads(content)
             validate(policies, merge_documents(documents.items()))
-            return self._write(
+            written = self._write(
                 conn, kind, key, head, content, op, author, message, set_revision, now
             )
+        self._revision = None  # this process sees its own change at once
+        return written
 
     def _write(
         self,

@@ -1,0 +1,131 @@
+"""hookgate's speed and memory, as ratios against baselines measured in the same run.
+
+    .venv/bin/python bench/run.py [--runs 40] [--iterations 2000]
+
+1. Whole process, median wall time of one hook call (warm compile cache):
+   `hookgate eval` against (a) the least a Python hook can do (`minimal_hook.py`: read stdin
+   with json, one re.search, print) and (b) a Python hook evaluating the same guards on regorus
+   (`regorus_hook.py`).
+2. In process, time per decision: `Engine.evaluate` on the default pack against regorus
+   evaluating the same modules, data and input (hookgate's domain builtins registered as
+   regorus extensions).
+3. Peak memory (max RSS) of one `hookgate eval` process against the minimal hook.
+
+Nothing here asserts: the figures go into the README's performance section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PYTHON = sys.executable
+HOOKGATE = str(Path(sys.executable).parent / "hookgate")
+PAYLOADS = {
+    "force push (rewrite)": "git push --force origin main",
+    "no-verify (deny)": "git commit --no-verify -m wip",
+    "harmless (allow)": "npm test -- --watch=false",
+}
+
+
+def payload(command: str) -> dict:
+    return {
+        "session_id": "bench",
+        "transcript_path": "/tmp/bench.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "bench"},
+        "tool_use_id": "toolu_bench",
+    }
+
+
+def median_process_ms(argv: list[str], stdin: bytes, runs: int, env: dict) -> float:
+    subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)  # warm caches
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def peak_rss_kib(argv: list[str], stdin: bytes, env: dict) -> int:
+    """Max RSS of one run, measured in a fresh parent so no earlier child counts."""
+    probe = (
+        "import resource, subprocess, sys;"
+        "subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), capture_output=True);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [PYTHON, "-c", probe, *argv], input=stdin, capture_output=True, env=env, check=True
+    )
+    return int(out.stdout)
+
+
+def per_decision_us(fn, iterations: int) -> float:
+    fn()
+    start = time.perf_counter()
+    for _ in range(iterations):
+        fn()
+    return (time.perf_counter() - start) / iterations * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40, help="processes per whole-process figure")
+    parser.add_argument(
+        "--iterations", type=int, default=2000, help="decisions per in-process figure"
+    )
+    args = parser.parse_args()
+
+    from regorus_hook import regorus_decide, regorus_engine
+
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    env = dict(os.environ, HOOKGATE_HOME=tempfile.mkdtemp(prefix="hookgate-bench-"))
+    print(f"hookgate benchmark — Python {sys.version.split()[0]}, {os.cpu_count()} cpus\n")
+
+    print("1. whole process, median ms per hook call (warm cache)")
+    print(
+        f"   {'payload':24} {'hookgate':>9} {'(a) min':>8} {'(b) regorus':>12} {'÷(a)':>6} {'÷(b)':>6}"
+    )
+    for name, command in PAYLOADS.items():
+        stdin = json.dumps(payload(command)).encode()
+        ours = median_process_ms([HOOKGATE, "eval"], stdin, args.runs, env)
+        minimal = median_process_ms([PYTHON, str(HERE / "minimal_hook.py")], stdin, args.runs, env)
+        rego = median_process_ms([PYTHON, str(HERE / "regorus_hook.py")], stdin, args.runs, env)
+        print(
+            f"   {name:24} {ours:9.1f} {minimal:8.1f} {rego:12.1f} "
+            f"{ours / minimal:6.2f} {ours / rego:6.2f}"
+        )
+
+    print("\n2. in process, µs per decision on the default pack")
+    engine = Engine.from_paths([default_pack_path()])
+    rego = regorus_engine()
+    print(f"   {'payload':24} {'hookgate':>9} {'regorus':>9} {'ratio':>6}")
+    for name, command in PAYLOADS.items():
+        doc = payload(command)
+        ours = per_decision_us(lambda doc=doc: engine.evaluate(doc), args.iterations)
+        theirs = per_decision_us(lambda doc=doc: regorus_decide(rego, doc), args.iterations)
+        print(f"   {name:24} {ours:9.1f} {theirs:9.1f} {ours / theirs:6.2f}")
+
+    print("\n3. peak memory of one process, MiB")
+    stdin = json.dumps(payload(PAYLOADS["force push (rewrite)"])).encode()
+    ours = peak_rss_kib([HOOKGATE, "eval"], stdin, env) / 1024
+    minimal = peak_rss_kib([PYTHON, str(HERE / "minimal_hook.py")], stdin, env) / 1024
+    print(f"   hookgate eval {ours:.1f}   minimal hook {minimal:.1f}   ratio {ours / minimal:.2f}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()

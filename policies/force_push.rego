@@ -1,0 +1,92 @@
+# METADATA
+# title: force-push
+# description: Rewrite force pushes into normal pushes; deny pushes that cannot be made safe.
+package hookgate.force_push
+
+import rego.v1
+
+cfg := data.hookgate.config.force_push
+
+force_options := {"--force", "--force-with-lease", "--force-if-includes"}
+
+reason := "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote history and lose commits; a normal push is safer."
+
+pushes contains x.git if {
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand == "push"
+}
+
+# The refspecs of a push: every operand after the remote.
+refspecs(g) := array.slice(g.operands, 1, count(g.operands))
+
+forced(g) if {
+	some f in force_options
+	shell.has_flag(g, f)
+}
+
+forced(g) if {
+	some ref in refspecs(g)
+	startswith(ref, "+")
+}
+
+# The command line with every push made normal, when that removes every force.
+safe_command := cmd if {
+	some g in pushes
+	forced(g)
+	cmd := git.without_force(input.tool_input.command)
+	not still_forced(cmd)
+}
+
+still_forced(cmd) if {
+	some c in shell.commands(cmd)
+	c.name == "git"
+	g := git.parse(c)
+	g.subcommand == "push"
+	not g.help
+	forced(g)
+}
+
+rewrite contains {"tool_input": {"command": cmd}, "reason": reason, "pattern": "strip-force-push-flags"} if {
+	cmd := safe_command
+}
+
+deny contains r if {
+	cfg.action == "deny"
+	some r in unsafe
+}
+
+ask contains r if {
+	cfg.action == "ask"
+	some r in unsafe
+}
+
+unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
+	some g in pushes
+	shell.has_flag(g, "--mirror")
+	msg := "git push --mirror makes the remote an exact copy of this repository, deleting and overwriting remote branches. Push the branches you mean explicitly (git push origin <branch>)."
+}
+
+unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
+	some g in pushes
+	shell.has_flag(g, "--delete")
+	some ref in refspecs(g)
+	branch := data.hookgate.lib.ref_branch(ref)
+	data.hookgate.lib.protected_branch(branch)
+}
+
+unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
+	some g in pushes
+	some ref in refspecs(g)
+	startswith(ref, ":")
+	branch := data.hookgate.lib.ref_branch(ref)
+	data.hookgate.lib.protected_branch(branch)
+}
+
+unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
+	some g in pushes
+	forced(g)
+	not safe_command
+	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
+}
+
+delete_message(branch) := sprintf("Deleting the protected branch %q on the remote is not allowed: it removes the shared history others build on. Delete feature branches only, or ask a maintainer.", [branch])

@@ -1,0 +1,110 @@
+package hookgate.force_push_test
+
+import rego.v1
+
+shell_input(cmd) := {
+	"hook_event_name": "PreToolUse",
+	"tool_name": "Bash",
+	"tool_kind": "shell",
+	"tool_input": {"command": cmd, "description": "Push", "timeout": 60000},
+	"cwd": "/home/u/proj",
+}
+
+reason := "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote history and lose commits; a normal push is safer."
+
+rewritten(cmd) := r.tool_input.command if {
+	some r in data.hookgate.force_push.rewrite with input as shell_input(cmd)
+}
+
+# [command, the safe command it must become]
+rewrites := [
+	["git push --force origin main", "git push origin main"],
+	["git push -f origin main", "git push origin main"],
+	["git push --force-with-lease origin main", "git push origin main"],
+	["git push --force-with-lease=origin/main origin main", "git push origin main"],
+	["git push --force-if-includes --force-with-lease origin main", "git push origin main"],
+	["git push -fu origin feature", "git push -u origin feature"],
+	["git push -uf origin feature", "git push -u origin feature"],
+	["git push origin +feature", "git push origin feature"],
+	["git push origin +HEAD:feature main", "git push origin HEAD:feature main"],
+	["git push origin feature --force", "git push origin feature"],
+	["git -C repo push -f origin feature", "git -C repo push origin feature"],
+	["git -c push.default=current push -f", "git -c push.default=current push"],
+	["git push \"--force\" origin feature", "git push origin feature"],
+	["\"git\" push -f", "\"git\" push"],
+	["g'i't push -f", "g'i't push"],
+	["\\git push -f", "\\git push"],
+	["/usr/bin/git push -f x", "/usr/bin/git push x"],
+	["GIT push -f x", "GIT push x"],
+	["git push \u2010\u2010force x", "git push x"],
+	["sudo git push -f", "sudo git push"],
+	["bash -c \"git push --f\\orce origin\"", "bash -c \"git push origin\""],
+	["FOO=1 git push -f", "FOO=1 git push"],
+	["bash -c 'git push --force origin main'", "bash -c 'git push origin main'"],
+	["sh -lc \"git push -f\"", "sh -lc \"git push\""],
+	["make test && git push -f && echo done", "make test && git push && echo done"],
+	["rm -f x.lock; git push -f", "rm -f x.lock; git push"],
+	["git push -f origin a\ngit push -f origin b", "git push origin a\ngit push origin b"],
+	["(cd repo && git push --force)", "(cd repo && git push)"],
+	["echo $(git push -f)", "echo $(git push)"],
+]
+
+not_rewritten := [
+	"git push origin main",
+	"git push -u origin feature",
+	"git push --follow-tags",
+	"echo git push --force",
+	"git commit -m 'git push --force later'",
+	"git log --format=%H -f",
+	"git fetch -f origin",
+	"git help push",
+	"git push --help",
+	"grep -e --force README",
+	"digit push -f",
+	"cp -f a b",
+	"git push origin feature:refs/heads/feature",
+]
+
+test_rewrites if {
+	every pair in rewrites {
+		rewritten(pair[0]) == pair[1]
+	}
+}
+
+test_rewrite_reason_and_pattern if {
+	some r in data.hookgate.force_push.rewrite with input as shell_input("git push -f origin main")
+	r.reason == reason
+	r.pattern == "strip-force-push-flags"
+	object.keys(r.tool_input) == {"command"}
+}
+
+test_not_rewritten if {
+	every cmd in not_rewritten {
+		count(data.hookgate.force_push.rewrite) == 0 with input as shell_input(cmd)
+		count(data.hookgate.force_push.deny) == 0 with input as shell_input(cmd)
+	}
+}
+
+denied := [
+	"git push --mirror",
+	"git push --mirror backup",
+	"git push origin --delete main",
+	"git push -d origin master",
+	"git push origin :main",
+	"git push origin :refs/heads/master",
+	"git push origin --delete release/1.0",
+	"bash -c 'git push origin :main'",
+	"bash -c $'git push --forc\\x65 origin'",
+]
+
+test_denied if {
+	every cmd in denied {
+		count(data.hookgate.force_push.deny) > 0 with input as shell_input(cmd)
+			with data.hookgate.config.protected_branches as ["main", "master", "release/*"]
+	}
+}
+
+test_feature_branch_delete_allowed if {
+	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push origin --delete feature/x")
+	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push origin :feature")
+}

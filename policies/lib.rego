@@ -1,0 +1,43 @@
+# METADATA
+# title: lib
+# description: Helpers shared by the default guard pack; it makes no decisions of its own.
+package hookgate.lib
+
+import rego.v1
+
+config := data.hookgate.config
+
+# The payload's working directory, or null when the host did not send one.
+cwd := object.get(input, "cwd", null)
+
+# Every simple command a shell tool call would run (see shell.commands).
+commands := shell.commands(input.tool_input.command) if {
+	input.tool_kind == "shell"
+	is_string(input.tool_input.command)
+}
+
+# Every git command of the call with its parse, except those that only print help.
+git_commands contains {"cmd": c, "git": g} if {
+	some c in commands
+	c.name == "git"
+	g := git.parse(c)
+	not g.help
+}
+
+# The directory a git command works in: --git-dir, else its cd/-C chain, against the cwd.
+git_target(g) := shell.resolve(cwd, g.git_dir) if is_string(g.git_dir)
+
+git_target(g) := shell.resolve(cwd, g.dir) if not is_string(g.git_dir)
+
+# A branch name matching one of the protected patterns (globs such as release/*).
+protected_branch(branch) if {
+	is_string(branch)
+	some pattern in config.protected_branches
+	glob.match(pattern, ["/"], branch)
+}
+
+# The branch a push refspec or --delete operand names: "+src:refs/heads/dst" -> "dst".
+ref_branch(ref) := trim_prefix(dst, "refs/heads/") if {
+	parts := split(trim_prefix(ref, "+"), ":")
+	dst := parts[count(parts) - 1]
+}

@@ -1,0 +1,121 @@
+package hookgate.no_verify_test
+
+import rego.v1
+
+shell_input(cmd) := {
+	"hook_event_name": "PreToolUse",
+	"tool_name": "Bash",
+	"tool_kind": "shell",
+	"tool_input": {"command": cmd},
+	"cwd": "/home/u/proj",
+}
+
+denied := [
+	"git commit --no-verify",
+	"git commit -n -m wip",
+	"git commit -nm wip",
+	"git commit -am wip -n",
+	"git commit --no-verif -m x",
+	"git push --no-verify origin feature",
+	"git push --force --no-verify",
+	"git merge --no-verify feature",
+	"git pull --no-verify",
+	"git rebase --no-verify main",
+	"git am --no-verify p.patch",
+	"git -C repo commit -n",
+	"git -Crepo commit -n",
+	"git --git-dir=.git --work-tree=. commit --no-verify",
+	"git -c core.hooksPath=/dev/null commit -m x",
+	"git -c core.HooksPath=/dev/null push",
+	"git config core.hooksPath /dev/null",
+	"HUSKY=0 git commit -m x",
+	"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/x git commit",
+	"\"git\" commit --no-verify",
+	"g'i't commit --no-verify",
+	"\\git commit --no-verify",
+	"GIT commit --no-verify",
+	"/usr/bin/git commit --no-verify",
+	"git commit \u2010\u2010no-verify",
+	"FOO=1 git commit -n",
+	"sudo -u me git commit -n",
+	"env -i PATH=/bin git commit -n",
+	"nohup git commit -n &",
+	"time git commit -n",
+	"bash -c 'git commit --no-verify'",
+	"sh -lc \"git commit -n -m x\"",
+	"bash <<< 'git commit -n'",
+	"make && git commit -n",
+	"false || git commit -n",
+	"git add . ; git commit -n",
+	"git add .\ngit commit -n",
+	"echo x | git commit -n -F -",
+	"(git commit -n)",
+	"{ git commit -n; }",
+	"echo $(git commit -n)",
+	"echo `git commit -n`",
+	"cat <(git commit -n)",
+	"git commit -m \"unterminated --no-verify\" -n \"",
+	"git -c alias.ci=commit ci -n",
+	"xargs git commit -n",
+]
+
+allowed := [
+	"git commit -m 'do not use --no-verify'",
+	"git commit -m \"explain why -n is bad\"",
+	"git commit -m -n",
+	"git merge --no-verify-signatures feature",
+	"git log -n 5",
+	"git push -n origin main",
+	"git push --dry-run",
+	"echo git commit --no-verify",
+	"printf 'git commit -n\\n'",
+	"grep -- --no-verify README.md",
+	"grep -rn 'no-verify' .",
+	"rg --no-verify src",
+	"cat <<'EOF'\ngit commit --no-verify\nEOF",
+	"cat <<EOF > notes.md\ngit commit --no-verify\nEOF",
+	"git help commit",
+	"git commit --help",
+	"man git-commit | grep -n -- --no-verify",
+	"command -v git",
+	"git log --grep=--no-verify",
+	"digit commit --no-verify",
+	"git-lfs push --no-verify",
+	"git commit -m wip",
+	"git -c user.name=x commit -m wip",
+	"echo '# git commit -n' >> notes.md",
+	"tee -a log <<< 'git commit --no-verify'",
+]
+
+test_denied if {
+	every cmd in denied {
+		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd)
+	}
+}
+
+test_allowed if {
+	every cmd in allowed {
+		count(data.hookgate.no_verify.deny) == 0 with input as shell_input(cmd)
+	}
+}
+
+test_reason_names_subcommand if {
+	some r in data.hookgate.no_verify.deny with input as shell_input("git push --no-verify")
+	r.pattern == "git-no-verify"
+	startswith(r.reason, "git push --no-verify skips the git hooks.")
+}
+
+test_not_shell_tools_ignored if {
+	count(data.hookgate.no_verify.deny) == 0 with input as {
+		"hook_event_name": "PreToolUse",
+		"tool_kind": "edit",
+		"tool_input": {"command": "git commit -n"},
+	}
+}
+
+test_ask_when_configured if {
+	count(data.hookgate.no_verify.ask) == 1 with input as shell_input("git commit -n")
+		with data.hookgate.config.no_verify.action as "ask"
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git commit -n")
+		with data.hookgate.config.no_verify.action as "ask"
+}

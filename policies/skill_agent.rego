@@ -1,0 +1,47 @@
+# METADATA
+# title: skill-agent
+# description: Redirect Skill tool calls that name a sub-agent to the Agent (Task) tool.
+package hookgate.skill_agent
+
+import rego.v1
+
+cfg := data.hookgate.config.skill_agent
+
+skill_call if input.tool_kind == "skill"
+
+skill_call if lower(input.tool_name) == "skill"
+
+requested := input.tool_input.skill if is_string(input.tool_input.skill)
+
+requested := input.tool_input.name if {
+	not is_string(input.tool_input.skill)
+	is_string(input.tool_input.name)
+}
+
+# A name that is a sub-agent and not a skill (a name that is both is a skill).
+agent_not_skill(name, agents, skills) if {
+	name in agents
+	not name in skills
+}
+
+message(name) := sprintf("%q is a sub-agent, not a skill, so the Skill tool cannot run it. Delegate to it with the Agent tool (called Task in older versions) using subagent_type %q and a prompt that describes the task.", [name, name])
+
+violations contains {"reason": message(name), "pattern": "skill-is-agent"} if {
+	pre_tool_use
+	skill_call
+	name := requested
+	is_string(input.cwd)
+	agent_not_skill(name, host.agents(input.cwd), host.skills(input.cwd))
+}
+
+pre_tool_use if input.hook_event_name == "PreToolUse"
+
+deny contains r if {
+	cfg.action == "deny"
+	some r in violations
+}
+
+ask contains r if {
+	cfg.action == "ask"
+	some r in violations
+}

@@ -1,0 +1,126 @@
+"""``hookgate check PATH...``: parse, check and compile policies; file:line:col diagnostics.
+
+Runs the same stages as loading a policy set for evaluation (parse → static checks → compile),
+so a policy that passes ``check`` loads in ``hookgate eval``. Exit 1 on any error; warnings
+(unused imports and assignments) become errors with ``--strict``, like ``opa check --strict``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from hookgate.lang.errors import Diagnostic, PolicyError, with_source
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=".rego files or directories")
+    parser.add_argument(
+        "--strict", action="store_true", help="report warnings (unused imports, …) as errors"
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def rego_files(paths: list[str]) -> list[Path]:
+    """The .rego files named by ``paths`` (files as given, directories searched recursively),
+    in a stable order; a missing path is an error."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.rego") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {name}")
+    return list(dict.fromkeys(found))
+
+
+def read_sources(files: list[Path]) -> dict[str, str]:
+    """``{path: text}``; a file that is not UTF-8 is reported by name."""
+    sources: dict[str, str] = {}
+    for path in files:
+        try:
+            sources[str(path)] = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return sources
+
+
+def diagnose(sources: dict[str, str], *, strict: bool = False) -> list[Diagnostic]:
+    """Every problem of the policy set, with source lines: parse errors of each file, then the
+    static checks and the compiler's errors once the files parse."""
+    from hookgate.lang.check import check_modules
+    from hookgate.lang.parser import parse_module
+
+    diags: list[Diagnostic] = []
+    modules = []
+    for name, text in sources.items():
+        try:
+            modules.append(parse_module(text, name))
+        except PolicyError as exc:
+            diags.extend(exc.diagnostics)
+    diags.extend(check_modules(modules, strict=strict))
+    if not any(d.severity == "error" for d in diags):
+        diags.extend(_compile_errors(sources))
+    return sorted(
+        (with_source(d, sources[d.file]) if d.file in sources else d for d in diags),
+        key=lambda d: (d.file, d.line, d.col),
+    )
+
+
+def _compile_errors(sources: dict[str, str]) -> list[Diagnostic]:
+    from hookgate.lang import load
+
+    try:
+        load(sources, data={})
+    except PolicyError as exc:
+        return list(exc.diagnostics)
+    return []
+
+
+def render(diag: Diagnostic) -> str:
+    if diag.severity == "error":
+        return diag.render()
+    shown = Diagnostic(
+        diag.file, diag.line, diag.col, "warning: " + diag.message, diag.hint, diag.source_line
+    )
+    return shown.render()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        sources = read_sources(rego_files(args.paths))
+    except (OSError, ValueError) as exc:
+        print(f"hookgate check: {exc}", file=sys.stderr)
+        return 2
+    diags = diagnose(sources, strict=args.strict)
+    errors = sum(d.severity == "error" for d in diags)
+    warnings = len(diags) - errors
+    if args.format == "json":
+        report = {
+            "files": len(sources),
+            "errors": errors,
+            "warnings": warnings,
+            "diagnostics": [d.to_dict() for d in diags],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for diag in diags:
+            print(render(diag))
+        print(_summary(len(sources), errors, warnings))
+    return 1 if errors else 0
+
+
+def _summary(files: int, errors: int, warnings: int) -> str:
+    checked = f"{files} file{'s' if files != 1 else ''} checked"
+    if not errors and not warnings:
+        return f"{checked}, no problems"
+    parts = [
+        f"{n} {word}{'s' if n != 1 else ''}"
+        for n, word in ((errors, "error"), (warnings, "warning"))
+        if n
+    ]
+    return f"{checked}, {', '.join(parts)}"

@@ -1,0 +1,237 @@
+"""``hookgate test PATH...``: run the ``test_*`` rules of policies, like ``opa test``.
+
+Loads the ``.rego`` files and the ``.json`` data files under each PATH (a data file's content is
+placed in ``data`` at its directory's path relative to the PATH it was found under, as OPA does;
+a data file at the top merges at the root), then evaluates every rule named ``test_*`` (tests
+set up their cases with ``with input as …`` / ``with data.x as …``). A test passes when its value
+is ``true``; undefined, any other value, or a run-time error fails it. Output and exit code
+follow ``opa test``: one line per test with its time, the ``print()`` output of failing tests
+(of every test with ``-v``), a ``PASS: n/m`` summary, exit 1 on any failure or error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookgate.commands.check import read_sources, rego_files
+from hookgate.lang import ast
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="policy and data files or dirs")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show the print() output of every test"
+    )
+    parser.add_argument("--run", metavar="REGEX", help="only tests whose name matches REGEX")
+    parser.add_argument(
+        "--coverage", action="store_true", help="report which lines of the policies ran"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        metavar="N",
+        help="with --coverage: fail if less than N%% of the policy lines ran",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Test:
+    name: str  # data.pkg.test_x
+    file: str
+    line: int
+
+
+@dataclass
+class Result:
+    test: Test
+    outcome: str  # PASS, FAIL or ERROR
+    seconds: float
+    prints: list[str]
+    error: str | None = None
+
+
+def load_data(paths: list[str]) -> dict:
+    """The base document from the ``.json`` files under ``paths``, merged."""
+    data: dict = {}
+    for name in paths:
+        root = Path(name)
+        if root.is_file():
+            files = [(root, ())] if root.suffix == ".json" else []
+        else:
+            files = [(p, p.parent.relative_to(root).parts) for p in sorted(root.rglob("*.json"))]
+        for path, prefix in files:
+            try:
+                content = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{path}: not valid JSON ({exc})") from None
+            _merge_at(data, prefix, content, path)
+    return data
+
+
+def _merge_at(data: dict, prefix: tuple[str, ...], content: Any, source: Path) -> None:
+    if not prefix and not isinstance(content, dict):
+        raise ValueError(f"{source}: a data file at the top must hold a JSON object")
+    for key in reversed(prefix):
+        content = {key: content}
+    _merge(data, content, source, ())
+
+
+def _merge(into: dict, new: dict, source: Path, where: tuple[str, ...]) -> None:
+    for key, value in new.items():
+        if key in into and isinstance(into[key], dict) and isinstance(value, dict):
+            _merge(into[key], value, source, (*where, key))
+        elif key in into:
+            path = ".".join(("data", *where, key))
+            raise ValueError(f"{source}: {path} is already defined by another data file")
+        else:
+            into[key] = value
+
+
+def discover(modules: list[ast.Module]) -> list[Test]:
+    """Every ``test_*`` rule (one per name), in file and line order."""
+    tests: dict[str, Test] = {}
+    for module in modules:
+        for rule in module.rules:
+            if rule.kind == "complete" and rule.ref[-1].startswith("test_"):
+                name = ".".join(("data", *module.package, *rule.ref))
+                tests.setdefault(name, Test(name, module.filename, rule.loc.line))
+    return sorted(tests.values(), key=lambda t: (t.file, t.line))
+
+
+def run_test(ps: Any, test: Test, coverage: set | None) -> Result:
+    from hookgate.lang import EvalError
+
+    prints: list[str] = []
+    extra = {"coverage": coverage} if coverage is not None else {}
+    start = time.perf_counter()
+    try:
+        value = ps.query(test.name, prints=prints, **extra)
+    except EvalError as exc:
+        return Result(test, "ERROR", time.perf_counter() - start, prints, str(exc))
+    outcome = "PASS" if value is True else "FAIL"
+    return Result(test, outcome, time.perf_counter() - start, prints)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hookgate.lang import PolicyError, load
+
+    try:
+        pattern = re.compile(args.run) if args.run else None
+    except re.error as exc:
+        print(f"hookgate test: --run: bad regular expression: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sources = read_sources(rego_files(args.paths))
+        data = load_data(args.paths)
+    except (OSError, ValueError) as exc:
+        print(f"hookgate test: {exc}", file=sys.stderr)
+        return 2
+    try:
+        ps = load(sources, data=data)
+    except PolicyError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 1
+    tests = [t for t in discover(ps.modules) if pattern is None or pattern.search(t.name)]
+    if not tests:
+        print("no tests found", file=sys.stderr)
+        return 1
+    coverage: set | None = None
+    if args.coverage:
+        if not _has_coverage_hook(ps):
+            print("hookgate test: --coverage: the evaluator reports no coverage", file=sys.stderr)
+            return 2
+        coverage = set()
+    results = [run_test(ps, test, coverage) for test in tests]
+    _report(results, args.verbose)
+    failed = any(r.outcome != "PASS" for r in results)
+    if coverage is not None:
+        percent = _report_coverage(ps.modules, coverage)
+        if percent < args.threshold:
+            print(f"coverage {percent:.1f}% is below the threshold {args.threshold:g}%")
+            failed = True
+    return 1 if failed else 0
+
+
+def _has_coverage_hook(ps: Any) -> bool:
+    import inspect
+
+    return "coverage" in inspect.signature(ps.query).parameters
+
+
+def _report(results: list[Result], verbose: bool) -> None:
+    current = None
+    for r in results:
+        if r.test.file != current:
+            current = r.test.file
+            print(f"{current}:")
+        print(f"{r.test.name}: {r.outcome} ({_duration(r.seconds)})")
+        if r.error:
+            print(f"  {r.error}")
+        if r.prints and (verbose or r.outcome != "PASS"):
+            for line in r.prints:
+                print(f"  {line}")
+    print("-" * 80)
+    total = len(results)
+    for outcome in ("PASS", "FAIL", "ERROR"):
+        n = sum(r.outcome == outcome for r in results)
+        if n or outcome == "PASS":
+            print(f"{outcome}: {n}/{total}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f}µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f}ms"
+    return f"{seconds:.2f}s"
+
+
+def coverable_lines(module: ast.Module) -> set[int]:
+    """The lines of a module that evaluation can reach: rule heads and body literals."""
+    from hookgate.lang.check import walk
+
+    lines: set[int] = set()
+    for rule in module.rules:
+        for node in walk(rule):
+            if isinstance(node, ast.Rule | ast.Else | ast.Expr | ast.SomeIn | ast.Every):
+                lines.add(node.loc.line)
+    return lines
+
+
+def _report_coverage(modules: list[ast.Module], covered: set) -> float:
+    """Print per-file line coverage of the non-test modules; return the total percentage.
+    ``covered`` holds ``(filename, line)`` pairs reported by the evaluator."""
+    total = hit = 0
+    print("coverage:")
+    for module in sorted(modules, key=lambda m: m.filename):
+        if module.filename.endswith("_test.rego"):
+            continue
+        lines = coverable_lines(module)
+        ran = {line for line in lines if (module.filename, line) in covered}
+        total += len(lines)
+        hit += len(ran)
+        percent = 100.0 * len(ran) / len(lines) if lines else 100.0
+        missed = _ranges(sorted(lines - ran))
+        tail = f", not covered: {missed}" if missed else ""
+        print(f"  {module.filename}: {percent:.1f}% ({len(ran)}/{len(lines)} lines){tail}")
+    percent = 100.0 * hit / total if total else 100.0
+    print(f"  total: {percent:.1f}% ({hit}/{total} lines)")
+    return percent
+
+
+def _ranges(lines: list[int]) -> str:
+    parts: list[str] = []
+    for line in lines:
+        if parts and parts[-1][1] == line - 1:
+            parts[-1] = (parts[-1][0], line)
+        else:
+            parts.append((line, line))
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)

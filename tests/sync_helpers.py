@@ -1,0 +1,235 @@
+"""A real hookgate server on a loopback port for the sync tests, and a tampering proxy.
+
+The server is ``hookgate.server.app`` over a fresh SQLite database, served by uvicorn in a
+thread on a socket bound to 127.0.0.1:0. The proxy forwards to it and rewrites what the server
+says (the bundle, its key) the way an attacker in the middle would.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+SOURCE_DIR = Path(__file__).resolve().parents[1] / "service"
+
+
+def deny_policy(marker: str) -> str:
+    """A guard that denies shell commands containing ``marker`` (tells bundles apart)."""
+    return (
+        "package hookgate.sync_marker\n\n"
+        "import rego.v1\n\n"
+        'deny contains {"reason": msg, "pattern": "marker"} if {\n'
+        '\tcontains(input.tool_input.command, "' + marker + '")\n'
+        '\tmsg := "the sync test marker ' + marker + ' is forbidden"\n'
+        "}\n"
+    )
+
+
+class LiveServer:
+    def __init__(self, db_path: Path) -> None:
+        import uvicorn
+
+        from hookgate.commands.serve import open_store
+        from hookgate.server.app import compile_set, create_app
+        from hookgate.server.store import seed_policies
+
+        self.store = open_store(f"sqlite:///{db_path}")
+        self.admin_token = self.store.seed(*seed_policies(), validate=compile_set)
+        self.agent_token = self.store.create_token("agent", "laptop")
+        self.app = create_app(self.store)
+        self._uvicorn = uvicorn
+        self.port = 0
+        self.start()
+
+    def start(self) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.port))  # the same port again after stop()
+        sock.listen(64)
+        self.port = sock.getsockname()[1]
+        config = self._uvicorn.Config(self.app, log_level="warning", lifespan="off")
+        self.server = self._uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers=None):
+        request = urllib.request.Request(self.url + path, data=body, method=method)
+        request.add_header("Authorization", f"Bearer {self.admin_token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read() or b"null")
+
+    def put_policy(self, policy_id: str, text: str) -> int:
+        """Create or change a policy; returns the new bundle revision."""
+        headers = {"Content-Type": "text/plain"}
+        try:
+            _, got, _ = self.request("GET", f"/v1/policies/{policy_id}")
+            headers["If-Match"] = got["etag"]
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:
+                raise
+        self.request("PUT", f"/v1/policies/{policy_id}", text.encode(), headers)
+        return self.request("GET", "/v1/bundle")[2]["revision"]
+
+    def decisions(self) -> list[dict]:
+        return self.request("GET", "/v1/decisions?limit=500")[2]["decisions"]
+
+
+class TamperingProxy:
+    """Forwards to ``upstream``; ``mode`` says how to change what comes back:
+
+    - None: nothing (a faithful proxy);
+    - "content": a policy edited, digest and signature left as they were;
+    - "redigest": a policy edited and the digest recomputed (the signature no longer matches);
+    - "foreign-key": the bundle re-signed with ``foreign_key`` and that key served as the
+      server's key (an attacker's key, or a deliberate rotation);
+    - "uncompilable": a policy replaced by text that does not compile, re-signed with the
+      server's own key (a server newer than this client, or a compromised one).
+
+    ``log`` records ``(path, If-None-Match sent?, status)`` of every request.
+    """
+
+    def __init__(self, upstream: LiveServer) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        self.upstream = upstream
+        self.mode: str | None = None
+        self.log: list[tuple[str, bool, int]] = []
+        self.foreign_key = Ed25519PrivateKey.generate()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                proxy.forward(self)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def forward(self, handler: BaseHTTPRequestHandler) -> None:
+        request = urllib.request.Request(self.upstream.url + handler.path)
+        for name in ("Authorization", "If-None-Match"):
+            if handler.headers.get(name):
+                request.add_header(name, handler.headers[name])
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, body = response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status, body = exc.code, exc.read()
+        self.log.append((handler.path, bool(handler.headers.get("If-None-Match")), status))
+        if status == 200 and self.mode:
+            body = json.dumps(self.tamper(handler.path, json.loads(body))).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def tamper(self, path: str, document: dict) -> dict:
+        from cryptography.hazmat.primitives import serialization
+
+        from hookgate import bundle_format
+
+        raw = self.foreign_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        if path.startswith("/v1/bundle/key"):
+            if self.mode == "foreign-key":
+                document["public_key"] = base64.b64encode(raw).decode()
+                document["key_id"] = bundle_format.key_id(raw)
+            return document
+        first = sorted(document["policies"])[0]
+        if self.mode in ("content", "redigest"):
+            document["policies"][first] += "\n# tampered\n"
+        if self.mode in ("redigest", "foreign-key"):
+            document["digest"] = bundle_format.digest(
+                document["revision"], document["policies"], document["data"]
+            )
+        if self.mode == "foreign-key":
+            signature = self.foreign_key.sign(document["digest"].encode("ascii"))
+            document["signature"] = base64.b64encode(signature).decode()
+            document["key_id"] = bundle_format.key_id(raw)
+        if self.mode == "uncompilable":
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+            document["policies"][first] = "package hookgate.broken\n\ndeny contains if {\n"
+            document["digest"] = bundle_format.digest(
+                document["revision"], document["policies"], document["data"]
+            )
+            seed, _ = self.upstream.store.signing_key()
+            signature = Ed25519PrivateKey.from_private_bytes(seed).sign(document["digest"].encode())
+            document["signature"] = base64.b64encode(signature).decode()
+        return document
+
+
+def hookgate_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of a hookgate process living in ``home`` (HOOKGATE_HOME)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
+    env.update(HOOKGATE_HOME=str(home), HOME=str(home), **extra)
+    return env
+
+
+def run_hookgate(home: Path, *argv: str, stdin: str = "", **env: str):
+    return subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=hookgate_env(home, **env),
+        timeout=60,
+    )
+
+
+def telemetry(home: Path) -> list[dict]:
+    path = home / "state" / "telemetry.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):
+    """Poll until ``predicate()`` is truthy (a background process finishing its work)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,90 @@
+"""`hookgate doctor`: reports the setup, and exits non-zero exactly when something is broken."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from sync_helpers import LiveServer, run_hookgate
+
+from hookgate.integrations import hostconfig
+
+EXE = str(Path(sys.executable).parent / "hookgate")
+
+
+@pytest.fixture
+def home(tmp_path):
+    path = tmp_path / "user"
+    path.mkdir()
+    return path
+
+
+def doctor(home):
+    return run_hookgate(home, "doctor", "--project-dir", str(home), "--timeout", "2")
+
+
+def test_a_fresh_machine_has_warnings_but_nothing_broken(home):
+    result = doctor(home)
+    assert result.returncode == 0, result.stdout
+    assert "no host is wired" in result.stdout
+    assert "not logged in" in result.stdout
+    assert "built-in default pack" in result.stdout
+
+
+def test_a_working_setup_reports_hosts_server_and_bundle(tmp_path, home):
+    server = LiveServer(tmp_path / "server.db")
+    try:
+        assert run_hookgate(home, "install", "claude").returncode == 0
+        assert run_hookgate(home, "install", "cursor").returncode == 0
+        login = run_hookgate(home, "login", "--server", server.url, "--token", server.agent_token)
+        assert login.returncode == 0, login.stderr
+
+        result = doctor(home)
+        assert result.returncode == 0, result.stdout
+        out = result.stdout
+        assert f"claude (user): {home}/.claude/settings.json runs {EXE}" in out
+        assert f"cursor (user): {home}/.cursor/hooks.json runs {EXE}" in out
+        assert "reachable, token accepted" in out
+        assert f"revision 1 from {server.url}" in out
+        assert "everything works" in out
+
+        server.stop()
+        result = doctor(home)
+        assert result.returncode == 1
+        assert "PROBLEM:" in result.stdout and "server unreachable" in result.stdout
+        assert "revision 1" in result.stdout  # the cached bundle still serves the hooks
+    finally:
+        server.stop()
+
+
+def test_a_host_wired_to_a_missing_binary_is_a_problem(home):
+    path = hostconfig.config_path("gemini", "project", home)
+    path.parent.mkdir(parents=True)
+    text = hostconfig.install_text(None, "gemini", "/gone/venv/bin/hookgate eval --host gemini")
+    path.write_text(text)
+
+    result = doctor(home)
+    assert result.returncode == 1
+    assert "gemini (project)" in result.stdout and "/gone/venv/bin/hookgate" in result.stdout
+    assert "missing or not executable" in result.stdout
+
+
+def test_a_corrupt_bundle_cache_is_a_problem_and_its_error_is_listed(home):
+    cache = home / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / "bundle.json").write_text('{"revision": 3, "policies"')
+    # The hook notices first (and falls back to the default pack), recording an error.
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    assert run_hookgate(home, "eval", "--host", "claude", stdin=json.dumps(payload)).returncode == 0
+
+    result = doctor(home)
+    assert result.returncode == 1
+    assert "unreadable or corrupt" in result.stdout
+    errors = result.stdout.split("recent errors:")[1]
+    assert "bundle_cache" in errors and "corrupt bundle cache" in errors

@@ -1,0 +1,331 @@
+"""The evaluator: Rego semantics through ``hookgate.lang.load``/``PolicySet.query``."""
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from hookgate.lang import UNDEFINED, EvalError, PolicyError, load
+from hookgate.lang.values import RegoSet, to_json
+
+
+def q(src, query="data.t", input=UNDEFINED, data=None, **kw):
+    src = textwrap.dedent(src)
+    if not src.lstrip().startswith("package"):
+        src = "package t\n\n" + src
+    return load({"t.rego": src}, data).query(query, input=input, **kw)
+
+
+def test_complete_rules_default_and_else():
+    src = """
+    default allow := false
+    allow if input.user == "admin"
+    level := "high" if input.n > 10
+    else := "mid" if input.n > 5
+    else := "low"
+    """
+    assert q(src, input={"user": "admin", "n": 7}) == {"allow": True, "level": "mid"}
+    assert q(src, input={"user": "bob", "n": 1}) == {"allow": False, "level": "low"}
+
+
+def test_undefined_is_not_false():
+    src = """
+    x if false
+    y := x == 1
+    z if not x
+    """
+    assert q(src) == {"z": True}
+    assert q(src, "data.t.y") is UNDEFINED
+
+
+def test_partial_set_and_object_rules():
+    src = """
+    names contains n if some n in input.users
+    by_len[n] := count(n) if some n in input.users
+    p.q.r := 1
+    p.q.s := 2
+    """
+    out = q(src, input={"users": ["ann", "bo"]})
+    assert out["names"] == RegoSet(["ann", "bo"])
+    assert out["by_len"] == {"ann": 3, "bo": 2}
+    assert out["p"] == {"q": {"r": 1, "s": 2}}
+
+
+def test_conflicting_complete_values_raise():
+    src = """
+    x := 1 if input.a
+    x := 2 if input.b
+    """
+    assert q(src, "data.t.x", input={"a": True}) == 1
+    with pytest.raises(EvalError, match="conflicting values for data.t.x"):
+        q(src, "data.t.x", input={"a": True, "b": True})
+
+
+def test_partial_object_conflict_raises():
+    with pytest.raises(EvalError, match="conflicting"):
+        q('p[k] := v if { some v in [1, 2]; k := "a" }', "data.t.p")
+
+
+def test_functions_several_definitions():
+    src = """
+    f(x) := "neg" if x < 0
+    f(x) := "pos" if x > 0
+    default g(_) := "fallback"
+    g(x) := x if x == "a"
+    h(x) := x + 1
+    h(x) := x + 2
+    a := [f(-1), f(3), g("a"), g("z")]
+    """
+    assert q(src, "data.t.a") == ["neg", "pos", "a", "fallback"]
+    assert q(src, "data.t.b") is UNDEFINED
+    with pytest.raises(EvalError, match="multiple outputs"):
+        q(src + "b := h(1)\n", "data.t.b")
+
+
+def test_some_every_not_and_iteration():
+    src = """
+    idx contains i if input.xs[i] > 1
+    pairs contains [k, v] if some k, v in input.obj
+    all_pos if every x in input.xs { x > 0 }
+    none_big if not input.xs[_] > 100
+    """
+    out = q(src, input={"xs": [1, 2, 3], "obj": {"b": 2, "a": 1}})
+    assert out["idx"] == RegoSet([1, 2])
+    assert out["pairs"] == RegoSet([["a", 1], ["b", 2]])
+    assert out["all_pos"] is True and out["none_big"] is True
+    assert "all_pos" not in q(src, input={"xs": [1, -1], "obj": {}})
+
+
+def test_comprehensions_iterate_objects_and_sets_in_sorted_order():
+    src = """
+    keys := [k | some k, _ in input.obj]
+    members := [x | some x in {"c", "a", "b"}]
+    inverted := {v: k | some k, v in input.obj}
+    evens := {x | some x in numbers.range(1, 6); x % 2 == 0}
+    """
+    out = q(src, input={"obj": {"z": 1, "y": 2}})
+    assert out["keys"] == ["y", "z"]
+    assert out["members"] == ["a", "b", "c"]
+    assert out["inverted"] == {1: "z", 2: "y"}
+    assert out["evens"] == RegoSet([2, 4, 6])
+
+
+def test_unification_patterns_and_reordering():
+    src = """
+    r := {"a": a, "b": b} if {
+        b > 1
+        [a, {"k": b}] = input.pair
+    }
+    s := x if {
+        [x, 2] = [1, y]
+        y == 2
+    }
+    """
+    assert q(src, input={"pair": ["one", {"k": 5}]}) == {"r": {"a": "one", "b": 5}, "s": 1}
+
+
+def test_numbers():
+    src = """
+    a := 1 == 1.0
+    b := 7 / 2
+    c := 8 / 2
+    d := -7 % 3
+    e := 0.1 + 0.2
+    f := 100000000000000000000 + 1
+    """
+    out = q(src)
+    assert out == {"a": True, "b": 3.5, "c": 4, "d": -1, "e": 0.30000000000000004, "f": 10**20 + 1}
+    assert type(out["c"]) is int
+    with pytest.raises(EvalError, match="divide by zero"):
+        q("x := 1 / input.z", "data.t.x", input={"z": 0})
+    with pytest.raises(EvalError, match="floating-point"):
+        q("x := 1.5 % 1", "data.t.x")
+
+
+def test_sets_operators_and_membership():
+    src = """
+    a := {1, 2, 3} & {2, 3, 4}
+    b := {1} | {2}
+    c := {1, 2} - {2}
+    d := 2 in [1, 2]
+    e := "k", "v" in {"k": "v"}
+    f := true in {1}
+    """
+    assert q(src) == {
+        "a": RegoSet([2, 3]),
+        "b": RegoSet([1, 2]),
+        "c": RegoSet([1]),
+        "d": True,
+        "e": True,
+        "f": False,
+    }
+
+
+def test_with_input_data_and_functions():
+    src = """
+    allow if input.role == "admin"
+    limit := data.cfg.limit
+    double(x) := 2 * x
+    main := double(2)
+    t1 if allow with input as {"role": "admin"}
+    t2 := l if l := limit with data.cfg.limit as 9
+    t3 := m if m := main with double as 10
+    t4 := u if u := upper("a") with upper as lower
+    """
+    out = q(src, data={"cfg": {"limit": 1}})
+    assert out["t1"] is True and out["t2"] == 9 and out["t3"] == 10 and out["t4"] == "a"
+    assert out["limit"] == 1 and out["main"] == 4
+
+
+def test_imports_and_packages():
+    lib = "package lib\n\nhelper(x) := concat(\"-\", [x, x])\nvals := {1, 2}\n"
+    main = textwrap.dedent(
+        """
+        package app
+        import data.lib as l
+        import input.user
+        out := l.helper(user)
+        n := count(l.vals)
+        """
+    )
+    ps = load({"lib.rego": lib, "app.rego": main})
+    assert ps.query("data.app", input={"user": "u"}) == {"out": "u-u", "n": 2}
+    assert ps.query("data", input={"user": "u"})["lib"] == {"vals": RegoSet([1, 2])}
+
+
+def test_data_document_merges_base_data_and_rules():
+    ps = load({"a.rego": "package a.b\n\nr := 1\n"}, data={"a": {"base": True}})
+    assert ps.query("data.a") == {"base": True, "b": {"r": 1}}
+    assert ps.query("data.a.base") is True
+
+
+def test_unsafe_variable_is_reported_once_by_name():
+    with pytest.raises(PolicyError) as err:
+        load({"u.rego": "package u\n\np if {\n\tx > 1\n\tcount(x) > y\n}\n"})
+    messages = [d.message for d in err.value.diagnostics]
+    assert len(messages) == 1, messages
+    assert "var x is unsafe" in messages[0]
+    d = err.value.diagnostics[0]
+    assert (d.file, d.line, d.col) == ("u.rego", 4, 2)
+
+
+def test_unknown_function_and_wrong_arity():
+    with pytest.raises(PolicyError, match="nope"):
+        load({"u.rego": "package u\n\np := nope(1)\n"})
+    with pytest.raises(PolicyError, match="expects 1 argument"):
+        load({"u.rego": "package u\n\np := upper(1, 2)\n"})
+
+
+def test_builtin_errors_are_eval_errors_with_position():
+    with pytest.raises(EvalError) as err:
+        q("x := upper(input.n)", "data.t.x", input={"n": 1})
+    assert err.value.line == 3 and "upper" in err.value.message
+
+
+def test_print_output_is_collected_per_query():
+    src = 'p if {\n\tprint("n is", input.n, {"a": [1]})\n\tprint(input.missing)\n}\n'
+    out = []
+    assert q(src, "data.t.p", input={"n": 2}, prints=out) is True
+    assert out == ['n is 2 {"a": [1]}', "<undefined>"]
+
+
+def test_budget_stops_pathological_policies():
+    src = "p := count([1 | some a, b, c, d in numbers.range(1, 60)])\n"
+    src = "p := count([1 | numbers.range(1, 100)[_]; numbers.range(1, 100)[_]; numbers.range(1, 100)[_]])\n"
+    with pytest.raises(EvalError, match="budget"):
+        q(src, "data.t.p", budget=10_000)
+
+
+def test_overrides_replace_builtins_for_one_query():
+    ps = load({"g.rego": "package g\n\nb := upper(\"x\")\n"})
+    assert ps.query("data.g.b", overrides={"upper": lambda s: "mocked"}) == "mocked"
+    assert ps.query("data.g.b") == "X"
+
+
+def test_query_many_shares_one_evaluation():
+    ps = load({"g.rego": "package g\n\na := input.x + 1\nb := a * 2\n"})
+    assert ps.query_many(["data.g.a", "data.g.b", "data.g.c"], input={"x": 1}) == [2, 4, UNDEFINED]
+
+
+def test_expression_queries():
+    ps = load({"g.rego": "package g\n\na := 1\n"})
+    assert ps.query("data.g.a + 1") == 2
+    assert ps.query("data.g.a == 2") is False
+
+
+def test_input_is_not_copied():
+    doc = {"items": [{"k": 1}]}
+    ps = load({"g.rego": "package g\n\nfirst := input.items[0]\n"})
+    assert ps.query("data.g.first", input=doc) is doc["items"][0]
+
+
+# -- the compile cache ---------------------------------------------------------------------
+
+SRC = {"c.rego": "package c\n\nimport rego.v1\n\nallow if input.x == 1\n"}
+
+
+def test_cache_hit_imports_neither_lark_nor_parser(tmp_path):
+    cache = tmp_path / "cache"
+    load(SRC, cache_dir=cache)
+    assert len(list(cache.iterdir())) == 1
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from hookgate.lang import load
+        ps = load({SRC!r}, cache_dir={str(cache)!r})
+        assert ps.query("data.c.allow", input={{"x": 1}}) is True
+        assert "lark" not in sys.modules, "lark imported"
+        assert "hookgate.lang.parser" not in sys.modules, "parser imported"
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path):
+    cache = tmp_path / "cache"
+    load(SRC, cache_dir=cache)
+    (entry,) = cache.iterdir()
+    good = entry.read_bytes()
+    entry.write_bytes(good[: len(good) // 2] + b"garbage")
+    ps = load(SRC, cache_dir=cache)
+    assert ps.query("data.c.allow", input={"x": 1}) is True
+    assert entry.read_bytes() == good
+    entry.write_bytes(b"not a cache file at all")
+    assert load(SRC, cache_dir=cache).query("data.c.allow", input={"x": 1}) is True
+    assert entry.read_bytes() == good
+
+
+def test_cache_key_covers_sources_and_data(tmp_path):
+    cache = tmp_path / "cache"
+    load(SRC, cache_dir=cache)
+    load(SRC, data={"d": 1}, cache_dir=cache)
+    load({"c.rego": SRC["c.rego"] + "\n"}, cache_dir=cache)
+    assert len(list(cache.iterdir())) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_cache_refuses_a_world_writable_directory(tmp_path):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o777)
+    ps = load(SRC, cache_dir=cache)
+    assert ps.query("data.c.allow", input={"x": 1}) is True
+    assert list(cache.iterdir()) == []
+    fresh = tmp_path / "fresh"
+    load(SRC, cache_dir=fresh)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+def test_policy_errors_carry_source_lines():
+    with pytest.raises(PolicyError) as err:
+        load({"e.rego": "package e\n\np if {\n\tq(1)\n}\n"})
+    rendered = err.value.render()
+    assert "e.rego:4:2" in rendered and "q(1)" in rendered
+
+
+def test_values_round_trip_to_json():
+    out = q('s := {"b", "a"}\no := {"k": {1, 2}}\n')
+    assert to_json(out) == {"s": ["a", "b"], "o": {"k": [1, 2]}}

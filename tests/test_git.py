@@ -1,0 +1,295 @@
+"""git.* builtins: git command lines parsed as git parses them; the branch read from disk."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins.git import branch, parse, subcommand, without_force
+from hookgate.builtins.shell import commands, has_flag
+
+
+def git_of(cmdline: str) -> dict:
+    [c] = [c for c in commands(cmdline) if c["name"] == "git"]
+    return parse(c)
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "sub"),
+    [
+        ("git push", "push"),
+        ("git -C repo push", "push"),
+        ("git -Crepo push", "push"),
+        ("git -c user.name=x push", "push"),
+        ("git -cuser.name=x push", "push"),
+        ("git --git-dir=.git --work-tree=. push", "push"),
+        ("git --git-dir .git --work-tree . push", "push"),
+        ("git --no-pager -p --bare --namespace ns push", "push"),
+        ("git --config-env=core.hooksPath=HP commit", "commit"),
+        ("git --exec-path=/x push", "push"),
+        ("git PUSH", "push"),
+        ("git -c alias.ci=commit ci", "commit"),
+        ("git -c alias.ci='commit -n' ci", "commit"),
+        ("git", None),
+        ("git -C x", None),
+    ],
+)
+def test_subcommand_after_global_options(cmdline, sub):
+    [c] = [c for c in commands(cmdline) if c["name"] == "git"]
+    assert subcommand(c) == sub
+    assert git_of(cmdline)["subcommand"] == sub
+
+
+def test_subcommand_of_other_commands_is_null():
+    [c] = commands("hg push")
+    assert subcommand(c) is None
+
+
+def test_globals_and_dirs():
+    g = git_of("cd sub && git -C a -C ../b -c Core.HooksPath=/dev/null --git-dir=.g commit -m x")
+    assert g["dir"] == "sub/b"
+    assert g["git_dir"] == "sub/b/.g"
+    assert g["config"] == {"core.hookspath": "/dev/null"}
+    assert [x["name"] for x in g["globals"]] == ["-C", "-C", "-c", "--git-dir"]
+    assert g["operands"] == []
+    assert g["options"] == [{"name": "--message", "value": "x"}]
+
+
+def test_config_from_environment():
+    g = git_of("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=x git commit")
+    assert g["config"] == {"core.hookspath": "x"}
+    g = git_of("GIT_DIR=/r/.git git commit")
+    assert g["git_dir"] == "/r/.git"
+
+
+def test_config_keys_keep_subsection_case():
+    g = git_of("git -c Remote.Origin.URL=x fetch")
+    assert g["config"] == {"remote.Origin.url": "x"}
+
+
+# (command line, flag, whether git would see that option)
+FLAGS = [
+    ("git commit -n", "--no-verify", True),
+    ("git commit -n", "-n", True),
+    ("git commit -nm x", "--no-verify", True),
+    ("git commit -am x -n", "--no-verify", True),
+    ("git commit --no-verify", "-n", True),
+    ("git commit --no-verif", "--no-verify", True),
+    ("git commit --no-ver", "--no-verify", True),
+    ("git commit -m -n", "--no-verify", False),
+    ("git commit -m x -- -n", "--no-verify", False),
+    ("git commit -mn", "--no-verify", False),
+    ("git commit -F -n", "--no-verify", False),
+    ("git commit \u2010\u2010no-verify", "--no-verify", True),
+    ("git push -n", "--no-verify", False),
+    ("git push -n", "--dry-run", True),
+    ("git push --no-verify", "--no-verify", True),
+    ("git push -f", "--force", True),
+    ("git push -fu", "--force", True),
+    ("git push -uf", "-f", True),
+    ("git push -o -f", "--force", False),
+    ("git push --force-with-lease=x", "--force-with-lease", True),
+    ("git push --force-with-lease=x", "--force", False),
+    ("git merge --no-verify-signatures", "--no-verify", False),
+    ("git merge --no-verify", "--no-verify", True),
+    ("git merge -n", "--no-verify", False),
+    ("git log -n 5", "--no-verify", False),
+    ("git am -n x.patch", "--no-verify", True),
+    ("git clean -fn", "--dry-run", True),
+    ("git switch -f main", "--force", True),
+    ("git restore -S a", "--staged", True),
+    ("git reset --hard", "--hard", True),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "flag", "expected"), FLAGS)
+def test_has_flag_on_git_parse(cmdline, flag, expected):
+    assert has_flag(git_of(cmdline), flag) is expected
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "helps"),
+    [
+        ("git help commit", True),
+        ("git commit --help", True),
+        ("git commit -h", True),
+        ("git --help", True),
+        ("git branch -h", False),
+        ("git commit -m help", False),
+    ],
+)
+def test_help(cmdline, helps):
+    assert git_of(cmdline)["help"] is helps
+
+
+def test_parse_rejects_non_commands():
+    with pytest.raises(BuiltinError):
+        parse("git push")
+    with pytest.raises(BuiltinError):
+        parse({"argv": []})
+
+
+# (command line, the normal push it must become)
+WITHOUT_FORCE = [
+    ("git push --force origin main", "git push origin main"),
+    ("git push -f origin main", "git push origin main"),
+    ("git push --force-with-lease origin main", "git push origin main"),
+    ("git push --force-with-lease=main:abc origin main", "git push origin main"),
+    ("git push --force-if-includes origin main", "git push origin main"),
+    ("git push -fu origin main", "git push -u origin main"),
+    ("git push -fo ci.skip origin", "git push -o ci.skip origin"),
+    ("git push origin +main", "git push origin main"),
+    ("git push origin +main:main +dev", "git push origin main:main dev"),
+    ("git push +origin", "git push +origin"),
+    ("git -C r push -f && git -C s push --force", "git -C r push && git -C s push"),
+    ("rm -f a; git push -f", "rm -f a; git push"),
+    ("git fetch -f origin", "git fetch -f origin"),
+    ("git push -o -f origin", "git push -o -f origin"),
+    ("git -c alias.p=push p -f", "git -c alias.p=push p -f"),
+    ("git push 'origin' -f  # note", "git push 'origin'  # note"),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "expected"), WITHOUT_FORCE)
+def test_without_force(cmdline, expected):
+    assert without_force(cmdline) == expected
+
+
+# -- git.branch on repositories made of plain files ----------------------------------------------
+
+
+def make_repo(path, head="ref: refs/heads/main\n"):
+    (path / ".git" / "refs" / "heads").mkdir(parents=True)
+    (path / ".git" / "HEAD").write_text(head)
+    return path
+
+
+def test_branch_of_repository_and_subdirectory(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    (repo / "a" / "b").mkdir(parents=True)
+    assert branch(str(repo)) == "main"
+    assert branch(str(repo / "a" / "b")) == "main"
+    assert branch(str(repo / "a" / "b" / "not-there")) == "main"
+
+
+def test_branch_with_slashes(tmp_path):
+    repo = make_repo(tmp_path / "r", "ref: refs/heads/release/1.2\n")
+    assert branch(str(repo)) == "release/1.2"
+
+
+def test_detached_head_is_null(tmp_path):
+    repo = make_repo(tmp_path / "r", "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\n")
+    assert branch(str(repo)) is None
+
+
+def test_no_repository_is_null(tmp_path):
+    assert branch(str(tmp_path)) is None
+
+
+def test_relative_path_is_null_never_the_process_cwd(tmp_path, monkeypatch):
+    make_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert branch(".") is None
+    assert branch("") is None
+
+
+def test_worktree_git_file(tmp_path):
+    main = make_repo(tmp_path / "main")
+    wt_git = main / ".git" / "worktrees" / "wt"
+    wt_git.mkdir(parents=True)
+    (wt_git / "HEAD").write_text("ref: refs/heads/feature\n")
+    (wt_git / "commondir").write_text("../..\n")
+    wt = tmp_path / "wt"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {wt_git}\n")
+    assert branch(str(wt)) == "feature"
+
+
+def test_submodule_relative_gitdir(tmp_path):
+    sup = make_repo(tmp_path / "sup")
+    mod_git = sup / ".git" / "modules" / "lib"
+    mod_git.mkdir(parents=True)
+    (mod_git / "HEAD").write_text("ref: refs/heads/vendor\n")
+    lib = sup / "lib"
+    lib.mkdir()
+    (lib / ".git").write_text("gitdir: ../.git/modules/lib\n")
+    assert branch(str(lib)) == "vendor"
+    assert branch(str(sup)) == "main"
+
+
+def test_bare_repository_and_git_dir(tmp_path):
+    repo = make_repo(tmp_path / "r", "ref: refs/heads/trunk\n")
+    assert branch(str(repo / ".git")) == "trunk"
+
+
+def test_symlinked_git_is_not_followed(tmp_path):
+    real = make_repo(tmp_path / "real")
+    outer = make_repo(tmp_path / "outer", "ref: refs/heads/outer\n")
+    inner = outer / "inner"
+    inner.mkdir()
+    os.symlink(real / ".git", inner / ".git")
+    assert branch(str(inner)) is None
+
+
+def test_symlinked_head_is_not_read(tmp_path):
+    repo = tmp_path / "r"
+    (repo / ".git" / "refs").mkdir(parents=True)
+    target = tmp_path / "elsewhere"
+    target.write_text("ref: refs/heads/main\n")
+    os.symlink(target, repo / ".git" / "HEAD")
+    assert branch(str(repo)) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_head_is_not_read(tmp_path):
+    repo = tmp_path / "r"
+    (repo / ".git" / "refs").mkdir(parents=True)
+    os.mkfifo(repo / ".git" / "HEAD")
+    assert branch(str(repo)) is None
+
+
+def test_upward_search_is_bounded(tmp_path):
+    make_repo(tmp_path)
+    deep = tmp_path.joinpath(*["d"] * 70)
+    assert branch(str(deep)) is None
+    assert branch(str(tmp_path.joinpath(*["d"] * 10))) == "main"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_branch_of_real_git_repositories(tmp_path):
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*args, cwd):
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git("init", "-q", "-b", "trunk", cwd=repo)
+    assert branch(str(repo)) == "trunk"
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x",
+        cwd=repo)
+    git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "wt"), cwd=repo)
+    assert branch(str(tmp_path / "wt")) == "feature"
+    git("checkout", "-q", "--detach", cwd=repo)
+    assert branch(str(repo)) is None
+
+
+def test_branch_rejects_non_strings():
+    with pytest.raises(BuiltinError):
+        branch(None)
+
+
+def test_registered_with_docs():
+    for name, arity, host in [
+        ("git.parse", 1, False),
+        ("git.subcommand", 1, False),
+        ("git.branch", 1, True),
+        ("git.without_force", 1, False),
+    ]:
+        b = REGISTRY[name]
+        assert b.family == "git" and b.arity == arity and b.reads_host is host
+        assert len(b.doc) > 80

@@ -1,0 +1,96 @@
+"""`hookgate serve` and `hookgate token` as a user runs them: first start seeds and prints the
+admin token once, tokens made on the command line work against the running server, and no
+token ever reaches the server's log."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def hookgate(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", *args],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+
+
+class Server:
+    def __init__(self, db: str, env: dict) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hookgate.cli", "serve", "--port", str(self.port), "--db", db],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )  # fmt: skip
+        self.lines: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError("server exited:\n" + "".join(self.lines))
+            self.lines.append(line)
+            if "Uvicorn running" in line or "Application startup complete" in line:
+                return
+        raise AssertionError("server did not start:\n" + "".join(self.lines))
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        rest, _ = self.proc.communicate(timeout=30)
+        return "".join(self.lines) + rest
+
+
+@pytest.fixture
+def env(tmp_path):
+    return {**os.environ, "HOOKGATE_HOME": str(tmp_path / "home"), "HOOKGATE_DB_URL": ""}
+
+
+def test_first_start_seeds_prints_token_once_and_logs_no_token(tmp_path, env):
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+    server = Server(db, env)
+    try:
+        printed = "".join(server.lines)
+        assert f"{server.url}/docs" in printed
+        admin = next(line.split()[-1] for line in server.lines if "Admin token" in line)
+        h = {"Authorization": f"Bearer {admin}"}
+        assert httpx.get(f"{server.url}/readyz").status_code == 200
+        bundle = httpx.get(f"{server.url}/v1/bundle", headers=h).json()
+        assert bundle["revision"] == 1 and bundle["policies"]  # the default pack
+        made = hookgate("token", "create", "--role", "viewer", "--db", db, "--name", "ci", env=env)
+        viewer = made.stdout.strip()
+        assert made.returncode == 0 and viewer.startswith("hg_")
+        vh = {"Authorization": f"Bearer {viewer}"}
+        assert httpx.get(f"{server.url}/v1/policies", headers=vh).status_code == 200
+        assert httpx.get(f"{server.url}/v1/tokens", headers=vh).status_code == 403
+        listed = hookgate("token", "list", "--db", db, env=env).stdout
+        assert "viewer\tci\tactive" in listed and viewer not in listed
+    finally:
+        log = server.stop()
+    after_banner = log.split("Admin token", 1)[1].split("\n", 1)[1]
+    assert admin not in after_banner and viewer not in log
+
+    again = Server(db, env)
+    try:
+        assert not any("Admin token" in line for line in again.lines)
+    finally:
+        again.stop()
+
+
+def test_token_create_uses_the_state_directory_by_default(tmp_path, env):
+    made = hookgate("token", "create", "--role", "agent", env=env)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "home" / "state" / "server.db").is_file()
+    bad = hookgate("token", "revoke", "12345", env=env)
+    assert bad.returncode == 1 and "12345" in bad.stderr

@@ -1,0 +1,59 @@
+"""Masking of secrets in command text before it is stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookgate.server.masking import MASK, Masker, MaskError, masker_from_env
+
+SECRETS = [
+    ("TOKEN=abc123 git push", "TOKEN=*** git push", "abc123"),
+    ('export API_KEY="a b c" && make', "export API_KEY=*** && make", "a b c"),
+    ("curl -H 'Authorization: Bearer eyJhbGciOi.x.y' https://h", None, "eyJhbGciOi.x.y"),
+    ("echo ghp_abcdefghijklmnopqrstuvwxyz0123456789", "echo ***", "ghp_abcdefghij"),
+    ("aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE", None, "AKIAIOSFODNN7EXAMPLE"),
+    ("deploy --token=s3cr3tvalue", "deploy --token=***", "s3cr3tvalue"),
+    ("mysql --password hunter2 -u root", "mysql --password *** -u root", "hunter2"),
+    ("git clone https://bob:pa55word@example.com/r.git", None, "pa55word"),
+    ("echo 3f786850e387550fdab836ed7e6dc881de23001b", "echo ***", "3f786850e387"),
+    ("cat key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "cat key ***", "wJalrXUtnFEMI"),
+    ("x sk-proj-abcdefghijklmnopqrstuvwxyz123", "x ***", "sk-proj"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "secret"), SECRETS)
+def test_secrets_are_masked(text, expected, secret):
+    masked = Masker().mask(text)
+    assert secret not in masked
+    assert MASK in masked
+    if expected is not None:
+        assert masked == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "npm test",
+        "git commit -m 'fix the parser' --no-verify",
+        "ls src/components/navigation/sidebar/menu_items_list",
+        "pytest tests/test_server_api.py -k evaluate",
+        "git push --force origin main",
+    ],
+)
+def test_ordinary_commands_are_left_alone(text):
+    assert Masker().mask(text) == text
+
+
+def test_none_stays_none():
+    assert Masker().mask(None) is None
+
+
+def test_extra_patterns_from_env_and_arguments(monkeypatch):
+    monkeypatch.setenv("HOOKGATE_MASK_PATTERNS", "corp-[0-9]{6}\n")
+    masker = masker_from_env([r"pin=(?P<secret>\d+)"])
+    assert masker.mask("use corp-123456 with pin=9876") == "use *** with pin=***"
+
+
+def test_a_bad_pattern_is_named():
+    with pytest.raises(MaskError, match=r"\(unclosed"):
+        Masker(["(unclosed"])

@@ -1,0 +1,353 @@
+"""shell.* builtins: what a command line would run, seen through quoting, wrappers and nesting."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins.shell import MAX_DEPTH, commands, has_flag, operands, resolve, without_flags
+
+
+def argvs(cmdline: str, name: str) -> list[list[str]]:
+    return [c["argv"] for c in commands(cmdline) if c["name"] == name]
+
+
+# (command line, command name, the argv of every command with that name, in order)
+SEEN = [
+    ("git push -f", "git", [["git", "push", "-f"]]),
+    ('"git" push', "git", [["git", "push"]]),
+    ("g'i't push", "git", [["git", "push"]]),
+    ('g"i"t push', "git", [["git", "push"]]),
+    ("\\git push", "git", [["git", "push"]]),
+    ("$'\\x67it' push", "git", [["git", "push"]]),
+    ("GIT push", "git", [["GIT", "push"]]),
+    ("/usr/bin/git push", "git", [["/usr/bin/git", "push"]]),
+    ("./git.exe push", "git", [["./git.exe", "push"]]),
+    ("FOO=1 BAR='a b' git push", "git", [["git", "push"]]),
+    ("sudo -u root -E git push", "git", [["git", "push"]]),
+    ("sudo --user=root git push", "git", [["git", "push"]]),
+    ("env -i PATH=/bin A=1 git push", "git", [["git", "push"]]),
+    ("env -u HOME -- git push", "git", [["git", "push"]]),
+    ("env -S 'git push -f'", "git", [["git", "push", "-f"]]),
+    ("command git push", "git", [["git", "push"]]),
+    ("command -p git push", "git", [["git", "push"]]),
+    ("exec git push", "git", [["git", "push"]]),
+    ("nohup git push &", "git", [["git", "push"]]),
+    ("time git push", "git", [["git", "push"]]),
+    ("time -p git push", "git", [["git", "push"]]),
+    ("nice -n 10 git push", "git", [["git", "push"]]),
+    ("nice -10 git push", "git", [["git", "push"]]),
+    ("timeout 30 git push", "git", [["git", "push"]]),
+    ("timeout -s KILL -k 5 30s git push", "git", [["git", "push"]]),
+    ("xargs git push", "git", [["git", "push"]]),
+    ("xargs -I{} -n1 git push {}", "git", [["git", "push", "{}"]]),
+    ("find . -name x -exec git add {} \\;", "git", [["git", "add", "{}"]]),
+    ("find . -execdir git add {} + -print", "git", [["git", "add", "{}"]]),
+    ("sudo env FOO=1 nice timeout 5 git push", "git", [["git", "push"]]),
+    ("a; git push", "git", [["git", "push"]]),
+    ("a && git push", "git", [["git", "push"]]),
+    ("a || git push", "git", [["git", "push"]]),
+    ("a | git push", "git", [["git", "push"]]),
+    ("a |& git push", "git", [["git", "push"]]),
+    ("a & git push", "git", [["git", "push"]]),
+    ("a\ngit push", "git", [["git", "push"]]),
+    ("a &&\n  git push", "git", [["git", "push"]]),
+    ("a \\\n && git push", "git", [["git", "push"]]),
+    ("(git push)", "git", [["git", "push"]]),
+    ("(cd x; (git push))", "git", [["git", "push"]]),
+    ("{ git push; }", "git", [["git", "push"]]),
+    ("! git push", "git", [["git", "push"]]),
+    ("if git push; then git pull; fi", "git", [["git", "push"], ["git", "pull"]]),
+    ("while true; do git push; done", "git", [["git", "push"]]),
+    ("for b in a b; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
+    ("case $x in a) git push;; esac", "git", [["git", "push"]]),
+    ("f() { git push; }; f", "git", [["git", "push"]]),
+    ("function f { git push; }", "git", [["git", "push"]]),
+    ("echo $(git push)", "git", [["git", "push"]]),
+    ('echo "$(git push)"', "git", [["git", "push"]]),
+    ("echo `git push`", "git", [["git", "push"]]),
+    ('echo "`git push`"', "git", [["git", "push"]]),
+    ("x=$(git push)", "git", [["git", "push"]]),
+    ("echo ${x:-$(git push)}", "git", [["git", "push"]]),
+    ("diff <(git show a) >(git push)", "git", [["git", "show", "a"], ["git", "push"]]),
+    ("echo $(echo $(git push))", "git", [["git", "push"]]),
+    ("bash -c 'git push'", "git", [["git", "push"]]),
+    ('sh -c "git push -f"', "git", [["git", "push", "-f"]]),
+    ("bash -lc 'git push'", "git", [["git", "push"]]),
+    ("zsh -xc 'git push'", "git", [["git", "push"]]),
+    ("bash -o pipefail -c 'git push'", "git", [["git", "push"]]),
+    ("bash -c 'bash -c \"git push\"'", "git", [["git", "push"]]),
+    ("sudo bash -c 'cd x && git push'", "git", [["git", "push"]]),
+    ("eval 'git push'", "git", [["git", "push"]]),
+    ("eval git push", "git", [["git", "push"]]),
+    ("bash <<< 'git push'", "git", [["git", "push"]]),
+    ("bash <<EOF\ngit push\nEOF", "git", [["git", "push"]]),
+    ("sh -s <<'EOF'\ngit push\nEOF", "git", [["git", "push"]]),
+    ("cat <<EOF | sh\ngit push\nEOF", "git", [["git", "push"]]),
+    ("echo 'git push' | bash", "git", [["git", "push"]]),
+    ("printf 'git push\\ngit pull\\n' | sh", "git", [["git", "push"], ["git", "pull"]]),
+    ("cat <<EOF\n$(git push)\nEOF", "git", [["git", "push"]]),
+    ("ssh host git push", "git", [["git", "push"]]),
+    ("ssh -p 22 -i key host 'cd r && git push'", "git", [["git", "push"]]),
+    ("watch -n 5 git status", "git", [["git", "status"]]),
+    ("parallel git push ::: a b", "git", [["git", "push"]]),
+    ("su -c 'git push' me", "git", [["git", "push"]]),
+    ("busybox rm -rf x", "rm", [["rm", "-rf", "x"]]),
+    ("echo hi # comment\ngit push", "git", [["git", "push"]]),
+    ("cat > out <<EOF\nhi\nEOF\ngit push", "git", [["git", "push"]]),
+    ("git push 2>&1 >/dev/null", "git", [["git", "push"]]),
+    ("> log git push", "git", [["git", "push"]]),
+    ("echo $((1 + (2 * 3))) && git push", "git", [["git", "push"]]),
+    ("((n++)); git push", "git", [["git", "push"]]),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "name", "expected"), SEEN)
+def test_commands_seen(cmdline, name, expected):
+    assert argvs(cmdline, name) == expected
+
+
+# (command line, a name that must NOT be reported as a command: it is data there)
+DATA = [
+    ("echo git push", "git"),
+    ("echo 'rm -rf /'", "rm"),
+    ("printf '%s' 'git push'", "git"),
+    ("grep -r 'git push' .", "git"),
+    ("grep -e rm file", "rm"),
+    ("tee -a log <<< 'git push'", "git"),
+    ("git commit -m 'then git push -f'", "push"),
+    ("git commit -m \"$(echo data)\" -m 'rm -rf /'", "rm"),
+    ("cat <<'EOF'\ngit push\nEOF", "git"),
+    ("cat <<EOF\ngit push\nEOF", "git"),
+    ("cat <<-EOF\n\tgit push\n\tEOF", "git"),
+    ("command -v git", "git"),
+    ("command -V git", "git"),
+    ("type git", "git"),
+    ("which git", "git"),
+    ("man git", "git"),
+    ("less git.log", "git"),
+    ("digit push", "git"),
+    ("git-lfs push", "git"),
+    ("echo hi # git push", "git"),
+    ("ls 'a; git push'", "git"),
+    ('ls "a && git push"', "git"),
+    ("ls a\\;git", "git"),
+    ("bash script.sh git", "git"),
+    ("echo '$(git push)'", "git"),
+    ("cat <<'EOF'\n$(git push)\nEOF", "git"),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "name"), DATA)
+def test_data_is_not_a_command(cmdline, name):
+    assert argvs(cmdline, name) == []
+
+
+def test_command_fields():
+    [git] = [c for c in commands("cd sub && FOO=1 sudo git -C x push") if c["name"] == "git"]
+    assert git["argv"] == ["git", "-C", "x", "push"]
+    assert git["via"] == ["sudo"]
+    assert git["cwd"] == "sub"
+    assert git["incomplete"] is False
+    [sudo] = [c for c in commands("cd sub && FOO=1 sudo git -C x push") if c["name"] == "sudo"]
+    assert sudo["env"] == {"FOO": "1"}
+    assert sudo["argv"] == ["sudo"]
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "cwd"),
+    [
+        ("cd a && git x", "a"),
+        ("cd a; cd b; git x", "a/b"),
+        ("cd /srv/r && git x", "/srv/r"),
+        ("cd a && cd .. && git x", "."),
+        ("(cd a) && git x", None),
+        ("cd a | true; git x", None),
+        ("cd && git x", "~"),
+        ("pushd a >/dev/null && git x", "a"),
+        ("env -C /srv git x", "/srv"),
+    ],
+)
+def test_cwd_follows_cd(cmdline, cwd):
+    [git] = [c for c in commands(cmdline) if c["name"] == "git"]
+    assert git["cwd"] == cwd
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    ["git push -f", "FOO=1 git push -f", "a && sudo git push -f || b", "x;\n  git push -f &"],
+)
+def test_spans_point_into_the_original(cmdline):
+    for c in commands(cmdline):
+        start, end = c["span"]
+        assert 0 <= start <= end <= len(cmdline)
+    [git] = [c for c in commands(cmdline) if c["name"] == "git"]
+    assert cmdline[git["span"][0] : git["span"][1]].endswith("git push -f")
+
+
+def test_nested_span_points_inside_the_quotes():
+    line = "bash -c 'git push -f'"
+    [git] = [c for c in commands(line) if c["name"] == "git"]
+    assert line[git["span"][0] : git["span"][1]] == "git push -f"
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "name"),
+    [
+        ("git commit -m 'unterminated; git push", "git"),
+        ('echo "unterminated; git push -f', "git"),
+        ("bash -c 'git push", "git"),
+        ("echo $(git push", "git"),
+    ],
+)
+def test_unterminated_input_is_analysed_conservatively(cmdline, name):
+    cmds = commands(cmdline)
+    assert any(c["name"] == name and "push" in c["argv"] for c in cmds)
+    assert all(c["incomplete"] for c in cmds)
+
+
+def test_unterminated_quote_content_is_read_as_commands():
+    assert ["git", "push", "-f"] in argvs('git commit -m "msg; git push -f', "git")
+
+
+def test_nested_shells_are_bounded():
+    line = "git push"
+    for _ in range(MAX_DEPTH + 5):
+        line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
+    cmds = commands(line)
+    assert any(c["incomplete"] and c["name"] == "" for c in cmds)
+    assert argvs(line, "git") == []
+
+
+def test_deep_substitution_does_not_crash():
+    line = "echo " + "$(" * 5000 + "x" + ")" * 5000
+    cmds = commands(line)
+    assert any(c["incomplete"] for c in cmds)
+
+
+def test_assignment_only_statement_is_reported():
+    [c] = [c for c in commands("TMPDIR=/ ; ls") if c["name"] == ""]
+    assert c["env"] == {"TMPDIR": "/"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "expected"),
+    [
+        (["git", "commit", "-n"], "-n", True),
+        (["git", "commit", "-nm", "x"], "-n", True),
+        (["git", "commit", "-mn"], "-n", True),
+        (["git", "push", "--force"], "--force", True),
+        (["git", "push", "--force-with-lease=x"], "--force-with-lease", True),
+        (["git", "push", "--force-with-lease=x"], "--force", False),
+        (["git", "push", "--", "--force"], "--force", False),
+        (["git", "push", "\u2010\u2010force"], "--force", True),
+        (["git", "push", "\u2013f"], "-f", True),
+        (["rm", "-rf", "x"], "-r", True),
+        (["rm", "-rf", "x"], "-R", False),
+        (["rm", "x"], "-r", False),
+        (["ls", "-"], "-", False),
+    ],
+)
+def test_has_flag_on_commands(argv, flag, expected):
+    assert has_flag({"name": argv[0], "argv": argv}, flag) is expected
+
+
+def test_has_flag_rejects_bad_operands():
+    with pytest.raises(BuiltinError):
+        has_flag("git push -f", "-f")
+    with pytest.raises(BuiltinError):
+        has_flag({"argv": ["git"]}, 1)
+
+
+# (command line, flags, the exact text that must come back)
+WITHOUT = [
+    ("git push --force origin main", ["--force"], "git push origin main"),
+    ("git push -f origin main", ["-f"], "git push origin main"),
+    ("git push origin main -f", ["-f"], "git push origin main"),
+    ("git push -fu origin main", ["-f"], "git push -u origin main"),
+    ("git push -uf origin main", ["-f"], "git push -u origin main"),
+    ("git push --force-with-lease=a:b x", ["--force-with-lease"], "git push x"),
+    ("git  push   --force\t origin", ["--force"], "git  push\t origin"),
+    ('git push "--force" x', ["--force"], "git push x"),
+    ("git push -- -f", ["-f"], "git push -- -f"),
+    ("git push -f && echo 'keep -f'", ["-f"], "git push && echo 'keep -f'"),
+    ("a -f; b -f", ["-f"], "a; b"),
+    ("bash -c 'git push --force'", ["--force"], "bash -c 'git push'"),
+    ('bash -c "git push -f x"', ["-f"], 'bash -c "git push x"'),
+    ("git push -f\ngit status", ["-f"], "git push\ngit status"),
+    ("git push x \u2010\u2010force", ["--force"], "git push x"),
+    ("-f x", ["-f"], "-f x"),
+    ("git push x", ["--force"], "git push x"),
+    ("git push $'--forc\\x65' x", ["--force"], "git push x"),
+    ("bash -c $'git push --forc\\x65 x'", ["--force"], "bash -c $'git push --forc\\x65 x'"),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "flags", "expected"), WITHOUT)
+def test_without_flags_is_byte_exact(cmdline, flags, expected):
+    assert without_flags(cmdline, flags) == expected
+
+
+def test_without_flags_accepts_a_set_and_a_string():
+    assert without_flags("git push -f --force x", {"-f", "--force"}) == "git push x"
+    assert without_flags("git push -f x", "-f") == "git push x"
+    with pytest.raises(BuiltinError):
+        without_flags("git push", [1])
+    with pytest.raises(BuiltinError):
+        without_flags(3, ["-f"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab -f'\"\\$`();|&<>{}#\n\t=~/")), max_size=60))
+def test_any_text_is_analysed_without_error(text):
+    for c in commands(text):
+        start, end = c["span"]
+        assert 0 <= start <= end <= len(text)
+    # removing a flag that never appears as an option keeps the text byte for byte
+    assert without_flags(text, ["--zzz"]) == text
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["rm", "-rf", "a", "b"], ["a", "b"]),
+        (["rm", "-rf", "--", "-x"], ["-x"]),
+        (["cat", "-"], ["-"]),
+        (["rm", "\u2010rf", "/"], ["/"]),
+    ],
+)
+def test_operands(argv, expected):
+    assert operands({"argv": argv}) == expected
+
+
+@pytest.mark.parametrize(
+    ("base", "path", "expected"),
+    [
+        ("/home/u/proj", "build", "/home/u/proj/build"),
+        ("/home/u/proj", "../x", "/home/u/x"),
+        ("/home/u/proj", "/tmp/../etc", "/etc"),
+        ("/home/u/proj", "/../..", "/"),
+        ("/home/u/proj", "~/x", "~/x"),
+        ("/home/u/proj", "$HOME/x/..", "$HOME"),
+        ("/home/u/proj", ".", "/home/u/proj"),
+        (None, "a/../..", ".."),
+        (None, "a/./b/", "a/b"),
+    ],
+)
+def test_resolve(base, path, expected):
+    assert resolve(base, path) == expected
+
+
+def test_registered_with_docs():
+    for name, arity in [
+        ("shell.commands", 1),
+        ("shell.has_flag", 2),
+        ("shell.without_flags", 2),
+        ("shell.operands", 1),
+        ("shell.resolve", 2),
+    ]:
+        b = REGISTRY[name]
+        assert b.family == "shell" and b.arity == arity and len(b.doc) > 80
+        assert not b.reads_host

@@ -1,0 +1,171 @@
+"""The local decision log: masked records, bounded rotation, and batched upload to a real server
+with nothing lost while it is down and nothing stored twice."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from sync_helpers import LiveServer, telemetry
+
+from hookgate import decisionlog, sync
+from hookgate.decision import Decision
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    path = tmp_path / "user"
+    monkeypatch.setenv("HOOKGATE_HOME", str(path))
+    monkeypatch.delenv("HOOKGATE_TELEMETRY", raising=False)
+    monkeypatch.delenv("HOOKGATE_MASK_PATTERNS", raising=False)
+    return path
+
+
+@pytest.fixture
+def server(tmp_path):
+    live = LiveServer(tmp_path / "server.db")
+    yield live
+    live.stop()
+
+
+def document(command: str, session: str = "s1") -> dict:
+    return {
+        "hook_event_name": "PreToolUse",
+        "host": "claude",
+        "tool_name": "Bash",
+        "tool_kind": "shell",
+        "tool_input": {"command": command, "description": "not logged"},
+        "session_id": session,
+        "cwd": "/repo",
+    }
+
+
+def deny() -> Decision:
+    return Decision(
+        outcome="deny",
+        reasons=["no [pack=p, pattern=q]"],
+        matches=[{"pack": "p", "pattern": "q", "rule": "deny"}],
+        tool_name="Bash",
+    )
+
+
+def logged(home) -> list[dict]:
+    directory = home / "state" / "decisions"
+    lines = []
+    for path in sorted(directory.iterdir()):
+        if path.name.endswith((".jsonl", ".jsonl.sent")):
+            lines += path.read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_a_record_has_the_contract_fields_and_a_masked_command(home):
+    decisionlog.append(deny(), document(f"GITHUB_TOKEN={SECRET} git push origin main"), 7)
+    decisionlog.append(deny(), document("ls"), None)
+
+    first, second = logged(home)
+    assert set(first) == {
+        "decision_id",
+        "time",
+        "host",
+        "event",
+        "session_id",
+        "tool_name",
+        "outcome",
+        "matches",
+        "bundle_revision",
+        "command",
+    }
+    assert first["command"] == "GITHUB_TOKEN=*** git push origin main"
+    assert SECRET not in (home / "state" / "decisions" / "current.jsonl").read_text()
+    assert (first["host"], first["event"], first["tool_name"]) == ("claude", "PreToolUse", "Bash")
+    assert (first["outcome"], first["bundle_revision"]) == ("deny", 7)
+    assert first["matches"] == [{"pack": "p", "pattern": "q", "rule": "deny"}]
+    assert re.fullmatch(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", first["decision_id"]
+    )
+    assert first["decision_id"] != second["decision_id"]
+    assert "not logged" not in json.dumps([first, second])  # nothing else of the payload
+
+
+def test_a_failed_evaluation_without_a_document_is_still_logged(home):
+    decisionlog.append(Decision.failure("payload", "bad JSON", False, host="codex"), None, None)
+    (record,) = logged(home)
+    assert (record["host"], record["outcome"], record["command"]) == ("codex", "allow", None)
+
+
+def test_the_log_is_bounded_and_drops_the_oldest_first(home, monkeypatch):
+    monkeypatch.setattr(decisionlog, "SEGMENT_BYTES", 2000)
+    monkeypatch.setattr(decisionlog, "MAX_BYTES", 6000)
+    for n in range(100):
+        decisionlog.append(deny(), document(f"echo {n}", session=f"s{n}"), 1)
+
+    directory = home / "state" / "decisions"
+    sizes = sum(p.stat().st_size for p in directory.iterdir() if ".jsonl" in p.name)
+    assert sizes <= 6000 + 2000
+    kept = [r["session_id"] for r in logged(home)]
+    assert kept[-1] == "s99" and "s0" not in kept
+    assert kept == [f"s{n}" for n in range(100 - len(kept), 100)]  # the newest, in order
+    dropped = [r for r in telemetry(home) if r["event"] == "decision_log"]
+    assert sum(r["records"] for r in dropped) == 100 - len(kept)
+    assert decisionlog.pending_count() == len(kept)
+
+
+def test_upload_loses_nothing_while_the_server_is_down_and_stores_nothing_twice(home, server):
+    sync.login(server.url, server.agent_token)
+    for n in range(250):  # more than one batch
+        decisionlog.append(deny(), document(f"echo {n}", session=f"s{n}"), 1)
+    server.stop()
+    with pytest.raises(sync.ServerUnreachable):
+        sync.upload_decisions(timeout=2)
+    assert decisionlog.pending_count() == 250
+
+    server.start()
+    assert sync.upload_decisions() == 250
+    assert decisionlog.pending_count() == 0
+    assert sync.upload_decisions() == 0
+    stored = server.decisions()
+    assert sorted(d["session_id"] for d in stored) == sorted(f"s{n}" for n in range(250))
+
+    # A crash after the server accepted a batch but before the cursor moved: the batch is
+    # sent again, and the server recognises every record by its decision_id.
+    for n in range(5):
+        decisionlog.append(deny(), document(f"echo late {n}", session=f"late{n}"), 1)
+    answers = []
+
+    def accept_then_crash(records):
+        sync.http_json(
+            "POST", server.url + "/v1/decisions", server.agent_token, {"decisions": records}
+        )
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        decisionlog.upload(accept_then_crash)
+    assert decisionlog.pending_count() == 5
+
+    def recording(records):
+        answer = sync.http_json(
+            "POST", server.url + "/v1/decisions", server.agent_token, {"decisions": records}
+        )[2]
+        answers.append(answer)
+        return answer
+
+    assert decisionlog.upload(recording) == 5
+    assert answers == [{"accepted": 0, "duplicates": 5}]
+    assert len(server.decisions()) == 255
+    assert decisionlog.pending_count() == 0
+
+
+def test_oversized_fields_are_cut_so_the_server_accepts_the_record(home, server):
+    sync.login(server.url, server.agent_token)
+    decision = deny()
+    decision.matches = [{"pack": "p" * 400, "pattern": "q", "rule": "deny"}]
+    decisionlog.append(decision, document("echo " + "x" * 100_000, session="s" * 300), 1)
+
+    assert sync.upload_decisions() == 1
+    (stored,) = server.decisions()
+    assert stored["session_id"] == "s" * 255
+    assert len(stored["command"]) == decisionlog.MAX_COMMAND
+    assert stored["matches"][0]["pack"] == "p" * 255
