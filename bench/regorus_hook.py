@@ -49,7 +49,8 @@ def regorus_decide(loaded, payload: dict) -> dict:
     tool = payload.get("tool_name", "").lower()
     document["tool_kind"] = "shell" if tool in SHELL_TOOLS else "other"
     engine.set_input(document)
-    return {rule: engine.eval_rule(rule) for rule in rules}
+    # As JSON text: regorus cannot hand a set of objects back as Python values.
+    return {rule: engine.eval_rule_as_json(rule) for rule in rules}
 
 
 if __name__ == "__main__":

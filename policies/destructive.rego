@@ -58,7 +58,7 @@ project(c) := data.hookgate.lib.cwd if not remote(c)
 project(c) := null if remote(c)
 
 # The directory a command runs in: the payload's cwd with the line's cd/env -C applied.
-base(c) := shell.resolve(project(c), c.cwd) if is_string(c.cwd)
+base(c) := shell.resolve(project(c), expand_home(c, c.cwd)) if is_string(c.cwd)
 
 base(c) := project(c) if not is_string(c.cwd)
 
@@ -105,8 +105,56 @@ safe_path(path, proj) if {
 # A ".." left after resolving: it climbs out of a directory hookgate cannot know ($TMPDIR/..).
 climbs(path) if regex.match(`(^|/)\.\.(/|$)`, path)
 
+# What an unsafe path is, for the reason text.
+place(path, proj) := "the project directory itself" if path == proj
+
+place(path, proj) := "a parent of the project directory" if {
+	path != proj
+	parent_of(path, proj)
+}
+
+place(path, proj) := "a whole temp directory" if {
+	path != proj
+	not parent_of(path, proj)
+	path in temp_dirs
+}
+
+place(path, proj) := "outside the project directory and the temp directories" if {
+	path != proj
+	not parent_of(path, proj)
+	not path in temp_dirs
+}
+
+parent_of(path, proj) if {
+	is_string(proj)
+	startswith(proj, concat("", [trim_suffix(path, "/"), "/"]))
+}
+
+# The user's home, when the payload's cwd shows it (/home/<user>/…, /Users/<user>/…, /root/…).
+home := m[0][1] if {
+	is_string(data.hookgate.lib.cwd)
+	m := regex.find_all_string_submatch_n(`^(/home/[^/]+|/Users/[^/]+|/root)(/|$)`, data.hookgate.lib.cwd, 1)
+	count(m) == 1
+}
+
+home_prefix := `^(~|\$HOME|\$\{HOME\})(/|$)`
+
+# ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown
+# (an unknown home is never a safe place to delete from) or the command runs over ssh.
+expand_home(c, path) := concat("", [home, regex.replace(path, `^(~|\$HOME|\$\{HOME\})`, "")]) if {
+	expandable(c, path)
+}
+
+expand_home(c, path) := path if not expandable(c, path)
+
+expandable(c, path) if {
+	regex.match(home_prefix, path)
+	is_string(home)
+	not remote(c)
+}
+
 unsafe_target(c, target) := path if {
-	path := shell.resolve(base(c), target)
+	path := shell.resolve(base(c), expand_home(c, target))
 	not safe_path(path, project(c))
 }
 
@@ -174,15 +222,16 @@ violations contains {"reason": msg, "pattern": "rm-recursive-force"} if {
 	forced(c)
 	some t in rm_targets(c)
 	path := unsafe_target(c, t)
-	msg := sprintf("rm -rf %s would delete %s, which is outside the project directory and the temp directories (or is the project itself or one of its parents). %s", [t, path, advice])
+	msg := sprintf("rm -rf %s would delete %s (%s). %s", [t, path, place(path, project(c)), advice])
 }
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
 	some c in all_commands
 	"-delete" in c.argv
 	some t in find_roots(c)
-	path := unsafe_target(c, found_under(t))
-	msg := sprintf("find %s -delete would delete files under %s, outside the project directory and the temp directories. %s", [t, path, advice])
+	unsafe_target(c, found_under(t))
+	root := shell.resolve(base(c), expand_home(c, t))
+	msg := sprintf("find %s -delete would delete files under %s (%s). %s", [t, root, place(root, project(c)), advice])
 }
 
 violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
@@ -192,7 +241,7 @@ violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 	ops := shell.operands(c)
 	some t in array.slice(ops, 1, count(ops))
 	path := unsafe_target(c, t)
-	msg := sprintf("A recursive %s of %s changes permissions outside the project directory and can break the system or expose files. Change only the files you need, inside the project.", [c.name, path])
+	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [c.name, path, place(path, project(c))])
 }
 
 violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
@@ -200,7 +249,7 @@ violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
 	some pattern in cfg.code_delete_patterns
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
 	path := unsafe_target(x.cmd, m[1])
-	msg := sprintf("This %s one-liner deletes %s recursively, outside the project directory and the temp directories. %s", [x.cmd.name, path, advice])
+	msg := sprintf("This %s code deletes %s recursively (%s). %s", [x.cmd.name, path, place(path, project(x.cmd)), advice])
 }
 
 violations contains {"reason": msg, "pattern": "mkfs"} if {

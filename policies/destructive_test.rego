@@ -13,6 +13,9 @@ denied := [
 	"rm -rf /",
 	"rm -rf ~",
 	"rm -rf ~/",
+	"rm -rf ~/Documents",
+	"rm -rf ${HOME}/.ssh",
+	"cd ~ && rm -rf proj",
 	"rm -rf $HOME",
 	"rm -rf \"$HOME\"/*",
 	"rm -rf /etc",
@@ -50,6 +53,28 @@ denied := [
 	"git reset --hard",
 	"git reset --hard HEAD~1",
 	"git reset --merge",
+	"RM -rf /",
+	"git reset \u2010\u2010hard",
+	"git reset \u2014hard",
+	"nohup rm -rf / &",
+	"time git reset --hard",
+	"env git clean -fd",
+	"bash <<< \"git reset --hard\"",
+	"sh -lc 'git stash clear'",
+	"cat <(git reset --hard)",
+	"{ git reset --hard; }",
+	"(cd repo && git clean -fdx)",
+	"make build\ngit reset --hard",
+	"true & git reset --hard",
+	"git reset --hard \"",
+	"git --git-dir=.git --work-tree=. reset --hard",
+	"git -c core.pager=cat reset --hard",
+	"xargs git reset --hard",
+	"find . -name '*.orig' -exec git checkout -- {} \\;",
+	"ssh host git reset --hard",
+	"parallel git branch -D ::: a b",
+	"eval 'git reset --hard'",
+	"echo 'git reset --hard' | sh",
 	"git \"reset\" --hard",
 	"sudo \"/bin/git\" reset --hard",
 	"git checkout HEAD -- file.txt",
@@ -148,8 +173,23 @@ allowed := [
 	"rg -n \"rm -rf /\" src/main.rs",
 	"node -e \"console.log('rm -rf /')\"",
 	"git help reset",
+	"git reset --help",
+	"command -v rm",
+	"echo 'git reset --hard' > notes.md",
+	"printf '%s\\n' 'rm -rf /'",
+	"tee -a log <<< 'git clean -fdx'",
+	"git --no-pager log -n 5",
+	"git -c core.pager='less -FRX' log --oneline",
+	"man git-reset",
+	"less +/--hard README.md",
+	"git log --grep='reset --hard'",
+	"git-lfs prune",
+	"digit reset --hard",
 	"digit reset --hard",
 	"ssh host rm -rf build",
+	"rm -rf ~/proj/build",
+	"rm -rf $HOME/proj/dist",
+	"cd ~/proj && rm -rf build",
 ]
 
 test_denied if {
@@ -180,4 +220,29 @@ test_ask_when_configured if {
 test_unknown_cwd_judges_relative_paths_safe if {
 	count(data.hookgate.destructive.deny) == 0 with input as object.remove(shell_input("rm -rf build"), ["cwd"])
 	count(data.hookgate.destructive.deny) > 0 with input as object.remove(shell_input("rm -rf ../x"), ["cwd"])
+}
+
+reason_for(cmd) := r.reason if {
+	some r in data.hookgate.destructive.deny with input as shell_input(cmd)
+}
+
+test_reason_says_what_the_path_is if {
+	contains(reason_for("rm -rf /"), "would delete / (a parent of the project directory)")
+	contains(reason_for("rm -rf ."), "would delete /home/u/proj (the project directory itself)")
+	contains(reason_for("rm -rf /etc"), "would delete /etc (outside the project directory and the temp directories)")
+	contains(reason_for("rm -rf /tmp"), "would delete /tmp (a whole temp directory)")
+}
+
+test_reason_when_the_project_is_a_temp_directory if {
+	doc := object.union(shell_input("rm -rf /tmp"), {"cwd": "/tmp"})
+	some r in data.hookgate.destructive.deny with input as doc
+	contains(r.reason, "(the project directory itself)")
+	doc2 := object.union(shell_input("rm -rf /tmp"), {"cwd": "/tmp/proj"})
+	some r2 in data.hookgate.destructive.deny with input as doc2
+	contains(r2.reason, "(a parent of the project directory)")
+}
+
+test_unknown_home_is_never_safe if {
+	doc := object.union(shell_input("rm -rf ~/proj/build"), {"cwd": "/srv/app"})
+	count(data.hookgate.destructive.deny) > 0 with input as doc
 }

@@ -47,17 +47,29 @@ still_forced(cmd) if {
 }
 
 rewrite contains {"tool_input": {"command": cmd}, "reason": reason, "pattern": "strip-force-push-flags"} if {
+	cfg.on_force == "rewrite"
 	cmd := safe_command
 }
 
-deny contains r if {
-	cfg.action == "deny"
+# Each finding with the action data gives it: on_force for a force push, action for the rest.
+findings contains {"action": cfg.action, "r": r} if {
 	some r in unsafe
 }
 
-ask contains r if {
-	cfg.action == "ask"
-	some r in unsafe
+findings contains {"action": cfg.on_force, "r": r} if {
+	some g in pushes
+	forced(g)
+	r := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
+}
+
+deny contains x.r if {
+	some x in findings
+	x.action == "deny"
+}
+
+ask contains x.r if {
+	some x in findings
+	x.action == "ask"
 }
 
 unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
@@ -83,6 +95,7 @@ unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-
 }
 
 unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
+	cfg.on_force == "rewrite"
 	some g in pushes
 	forced(g)
 	not safe_command

@@ -108,3 +108,16 @@ test_feature_branch_delete_allowed if {
 	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push origin --delete feature/x")
 	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push origin :feature")
 }
+
+test_force_denied_or_asked_when_configured if {
+	doc := shell_input("git push -f origin main")
+	count(data.hookgate.force_push.rewrite) == 0 with input as doc with data.hookgate.config.force_push.on_force as "deny"
+	some r in data.hookgate.force_push.deny with input as doc with data.hookgate.config.force_push.on_force as "deny"
+	r.pattern == "force-push"
+	count(data.hookgate.force_push.ask) == 1 with input as doc with data.hookgate.config.force_push.on_force as "ask"
+}
+
+test_unsafe_pushes_ask_when_configured if {
+	count(data.hookgate.force_push.ask) == 1 with input as shell_input("git push --mirror") with data.hookgate.config.force_push.action as "ask"
+	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push --mirror") with data.hookgate.config.force_push.action as "ask"
+}

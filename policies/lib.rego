@@ -24,6 +24,20 @@ git_commands contains {"cmd": c, "git": g} if {
 	not g.help
 }
 
+# NAME=value assignments the line makes for later commands (FOO=1; export FOO=1; declare …).
+assignments contains concat("=", [name, value]) if {
+	some c in commands
+	c.name == ""
+	some name, value in c.env
+}
+
+assignments contains a if {
+	some c in commands
+	c.name in {"export", "declare", "typeset", "readonly", "local"}
+	some a in shell.operands(c)
+	contains(a, "=")
+}
+
 # The directory a git command works in: --git-dir, else its cd/-C chain, against the cwd.
 git_target(g) := shell.resolve(cwd, g.git_dir) if is_string(g.git_dir)
 

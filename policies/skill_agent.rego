@@ -26,12 +26,16 @@ agent_not_skill(name, agents, skills) if {
 
 message(name) := sprintf("%q is a sub-agent, not a skill, so the Skill tool cannot run it. Delegate to it with the Agent tool (called Task in older versions) using subagent_type %q and a prompt that describes the task.", [name, name])
 
+# The project whose .claude directory is read (the user's home is always read too).
+project := input.cwd if is_string(input.cwd)
+
+project := "" if not is_string(input.cwd)
+
 violations contains {"reason": message(name), "pattern": "skill-is-agent"} if {
 	pre_tool_use
 	skill_call
 	name := requested
-	is_string(input.cwd)
-	agent_not_skill(name, host.agents(input.cwd), host.skills(input.cwd))
+	agent_not_skill(name, host.agents(project), host.skills(project))
 }
 
 pre_tool_use if input.hook_event_name == "PreToolUse"

@@ -146,8 +146,22 @@ def test_assignment_redeclared_in_the_same_body():
     ]
 
 
-def test_assignment_in_a_comprehension_is_its_own_scope():
-    assert errors("package p\nx if { v := 1; y := [v | v := 2] }\n") == []
+def test_assignment_may_not_shadow_an_enclosing_body():
+    # engines disagree on `[v | v := 2]` under an outer `v` (shadow or unify): refuse it
+    assert errors("package p\nx if { v := 1; y := [v | v := 2]; y }\n") == [
+        (2, 26, "var v assigned above (line 2)")
+    ]
+    assert errors("package p\nx if { every v in [1] { v := 2 } }\n") == [
+        (2, 25, "var v assigned above (line 2)")
+    ]
+    assert errors("package p\nx if { some v; v := 1 }\n") == [
+        (2, 16, "var v assigned above (line 2)")
+    ]
+    # sibling comprehensions are separate scopes
+    assert (
+        errors("package p\nx := [a | a := 1] + [a | a := 2]\ny := [v | v := 1; w := [v | true]]\n")
+        == []
+    )
 
 
 def test_shadowing_input_is_an_error():
@@ -171,3 +185,16 @@ def test_with_targets():
 def test_diagnostics_are_sorted_by_position():
     src = "package p\nb := nope2()\na := nope1()\n"
     assert [line for line, _, _ in errors(src)] == [2, 3]
+
+
+def test_default_values_must_be_constants():
+    assert errors("package p\ndefault a := x\n") == [
+        (2, 14, "illegal default rule (value cannot contain var)")
+    ]
+    assert errors("package p\ndefault a := {1} | {2}\n") == [
+        (2, 14, "illegal default rule (value cannot contain call)")
+    ]
+    assert errors("package p\ndefault a := [x | x := input.y]\n") == []
+    assert errors("package p\ndefault f(x, x) := 1\n") == [
+        (2, 14, "illegal default rule (arguments cannot be repeated x)")
+    ]

@@ -140,9 +140,10 @@ def test_numbers():
     assert out == {"a": True, "b": 3.5, "c": 4, "d": -1, "e": 0.30000000000000004, "f": 10**20 + 1}
     assert type(out["c"]) is int
     with pytest.raises(EvalError, match="divide by zero"):
-        q("x := 1 / input.z", "data.t.x", input={"z": 0})
+        q("x := 1 / input.z", "data.t.x", input={"z": 0}, strict_builtin_errors=True)
     with pytest.raises(EvalError, match="floating-point"):
-        q("x := 1.5 % 1", "data.t.x")
+        q("x := 1.5 % 1", "data.t.x", strict_builtin_errors=True)
+    assert q("x := 1 / input.z", "data.t.x", input={"z": 0}) is UNDEFINED
 
 
 def test_sets_operators_and_membership():
@@ -181,7 +182,7 @@ def test_with_input_data_and_functions():
 
 
 def test_imports_and_packages():
-    lib = "package lib\n\nhelper(x) := concat(\"-\", [x, x])\nvals := {1, 2}\n"
+    lib = 'package lib\n\nhelper(x) := concat("-", [x, x])\nvals := {1, 2}\n'
     main = textwrap.dedent(
         """
         package app
@@ -219,10 +220,24 @@ def test_unknown_function_and_wrong_arity():
         load({"u.rego": "package u\n\np := upper(1, 2)\n"})
 
 
-def test_builtin_errors_are_eval_errors_with_position():
+def test_builtin_errors_are_undefined_or_strict_errors_with_position():
+    src = "x := upper(input.n)\ny if not x\n"
+    assert q(src, input={"n": 1}) == {"y": True}
     with pytest.raises(EvalError) as err:
-        q("x := upper(input.n)", "data.t.x", input={"n": 1})
+        q(src, "data.t.x", input={"n": 1}, strict_builtin_errors=True)
     assert err.value.line == 3 and "upper" in err.value.message
+
+
+def test_unsupported_features_raise_even_without_strict_errors():
+    with pytest.raises(EvalError, match="unsupported: sprintf verb %o"):
+        q('x := sprintf("%o", [8])', "data.t.x")
+
+
+def test_data_overrides():
+    ps = load({"a.rego": "package a\n\nx := data.cfg.v\n"}, {"cfg": {"v": 1}})
+    assert ps.query("data.a.x") == 1
+    assert ps.query("data.a.x", data_overrides={"data.cfg.v": 2}) == 2
+    assert ps.query("data.a.x", data_overrides={"cfg": {"v": 3}}) == 3
 
 
 def test_print_output_is_collected_per_query():
@@ -240,7 +255,7 @@ def test_budget_stops_pathological_policies():
 
 
 def test_overrides_replace_builtins_for_one_query():
-    ps = load({"g.rego": "package g\n\nb := upper(\"x\")\n"})
+    ps = load({"g.rego": 'package g\n\nb := upper("x")\n'})
     assert ps.query("data.g.b", overrides={"upper": lambda s: "mocked"}) == "mocked"
     assert ps.query("data.g.b") == "X"
 

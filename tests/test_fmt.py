@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_parser import conformance_cases
 
 from hookgate.lang.errors import PolicyError
@@ -136,6 +138,7 @@ def test_with_on_continuation_lines():
         "package p\nx if {\n\tevery k, v in {1: 2} {\n\t\tk < v # c\n\t}\n}\n",
         "package p\nx := [y |\n  some y in [1]\n  # keep\n  y > 0\n]\n",
         "package p\nx := -1 - -2\n",
+        "package p\np := 1 if { false } else := 2 if { {1} | {2} }\n",
         'package p\np["a-b"].c := 1\nq[k] if k := "x"\n',
     ],
 )
@@ -174,3 +177,22 @@ def test_a_real_rego_engine_reads_the_formatted_modules_the_same_way():
         assert _regorus_result(formatted, case) == want, case["id"]
         compared += 1
     assert compared > 200
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_comments_anywhere_survive_formatting(data):
+    modules = [src for case in conformance_cases() for src in case["modules"]]
+    lines = data.draw(st.sampled_from(modules)).split("\n")
+    for i in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(lines) - 1))
+        if data.draw(st.booleans()):
+            lines[at] += f"  # end {i}"
+        else:
+            lines.insert(at, f"\t# own {i}")
+    src = "\n".join(lines)
+    try:
+        parse_module(src)
+    except PolicyError:
+        return  # a comment inside a multi-line string, …: not a module any more
+    assert_stable(src, "m.rego")

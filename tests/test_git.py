@@ -270,8 +270,18 @@ def test_branch_of_real_git_repositories(tmp_path):
     repo.mkdir()
     git("init", "-q", "-b", "trunk", cwd=repo)
     assert branch(str(repo)) == "trunk"
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x",
-        cwd=repo)
+    git(
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+        cwd=repo,
+    )
     git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "wt"), cwd=repo)
     assert branch(str(tmp_path / "wt")) == "feature"
     git("checkout", "-q", "--detach", cwd=repo)

@@ -279,3 +279,16 @@ def test_a_symlinked_settings_file_stays_a_symlink(home):
     assert hookgate("uninstall", "claude") == 0
     assert path.is_symlink()
     assert dotfiles.read_text() == (DATA / "claude-settings.json").read_text()
+
+
+def test_a_file_with_windows_line_endings_keeps_them(home):
+    path = hostconfig.config_path("cursor", "user")
+    path.parent.mkdir()
+    original = (DATA / "cursor-hooks.json").read_text().replace("\n", "\r\n")
+    path.write_bytes(original.encode())
+
+    assert hookgate("install", "cursor") == 0
+    installed = path.read_bytes().decode()
+    assert "\n" not in installed.replace("\r\n", "")
+    assert hookgate("uninstall", "cursor") == 0
+    assert path.read_bytes().decode() == original

@@ -159,3 +159,11 @@ def test_with_amplifier_core_installed_its_own_class_is_returned(policies, monke
     monkeypatch.setitem(sys.modules, "amplifier_core.models", models)
     result = amplifier.evaluate_event("tool:pre", pre({"command": "rm -rf build"}), policies)
     assert isinstance(result, NativeResult) and result.action == "deny"
+
+
+def test_amplifier_finds_the_module_by_its_entry_point():
+    from importlib.metadata import entry_points
+
+    (entry,) = [e for e in entry_points(group="amplifier.modules") if e.name == "hooks-hookgate"]
+    assert entry.load() is amplifier.mount
+    assert amplifier.__amplifier_module_type__ == "hook"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from hookgate.hostio.hosts import HOSTS
 from hookgate.hostio.normalize import ALIASES, HookInput, PayloadError, normalize
 

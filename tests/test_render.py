@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft7Validator
+
 from hookgate.decision import Decision, Response
 from hookgate.hostio.hosts import HOSTS
 from hookgate.hostio.normalize import normalize
-from jsonschema import Draft7Validator
 
 DATA = Path(__file__).parent / "data" / "hosts"
 CODEX_SCHEMAS = {
@@ -418,6 +419,7 @@ def test_to_dict_has_every_field():
         "host_event": "BeforeTool",
         "host": "gemini",
         "tool_name": "run_shell_command",
+        "explain": None,
     }
     assert json.loads(json.dumps(made.to_dict())) == made.to_dict()
 

@@ -19,7 +19,8 @@ from server_support import (
 )
 
 from hookgate.bundle_format import BundleError, verify
-from hookgate.server.store import Store, make_engine
+from hookgate.server.app import compile_set
+from hookgate.server.store import Store, make_engine, seed_policies
 
 
 @pytest.fixture
@@ -120,6 +121,8 @@ def test_data_documents_reach_the_bundle_and_invalid_paths_are_named(client, tok
     assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "path.path"
     invalid = client.put("/v1/data/hookgate/x", content=b"{nope", headers=h)
     assert invalid.status_code == 422 and invalid.json()["detail"][0]["field"] == "body"
+    deep = client.put("/v1/data/hookgate/x", content="[" * 30_000 + "]" * 30_000, headers=h)
+    assert deep.status_code == 422 and "deep" in deep.json()["detail"][0]["msg"]
 
 
 def test_validation_errors_name_the_field_and_never_echo_the_input(client, tokens):
@@ -218,16 +221,29 @@ def test_facts_answer_host_builtins_and_the_server_disk_is_never_read(client, to
     assert with_facts["decision"]["outcome"] == "deny"
 
 
-def test_every_openapi_example_evaluates_in_one_click(client, tokens):
-    spec = client.get("/openapi.json").json()
-    operation = spec["paths"]["/v1/evaluate"]["post"]
-    examples = operation["requestBody"]["content"]["application/json"]["examples"]
-    assert {"claude-no-verify-commit", "copilot-force-push", "codex-rm-rf"} <= set(examples)
-    for name, example in examples.items():
-        r = client.post("/v1/evaluate", json=example["value"], headers=auth(tokens["viewer"]))
-        assert r.status_code == 200, name
-        assert r.json()["decision"]["errors"] == [], name
-        assert r.json()["host"] == example["value"]["host"]
+def test_every_openapi_example_gets_a_decision_from_the_default_pack(tmp_path):
+    store = fresh_store("sqlite", tmp_path / "default")
+    admin = store.seed(*seed_policies(), validate=compile_set)
+    with client_for(store) as client:
+        spec = client.get("/openapi.json").json()
+        operation = spec["paths"]["/v1/evaluate"]["post"]
+        examples = operation["requestBody"]["content"]["application/json"]["examples"]
+        assert {"claude-no-verify-commit", "copilot-force-push", "codex-rm-rf"} <= set(examples)
+        for name, example in examples.items():
+            r = client.post("/v1/evaluate", json=example["value"], headers=auth(admin))
+            assert r.status_code == 200, name
+            body = r.json()
+            assert body["decision"]["errors"] == [], name
+            assert body["decision"]["outcome"] in ("deny", "rewrite"), name
+            assert body["host"] == example["value"]["host"]
+    store.engine.dispose()
+
+
+def test_the_seed_is_the_default_pack_without_its_tests():
+    policies, data = seed_policies()
+    assert policies and all(key.endswith(".rego") and "/" not in key for key in policies)
+    assert not any(key.endswith("_test.rego") for key in policies)
+    assert isinstance(data, dict)
 
 
 def test_check_reports_diagnostics_for_a_draft(client, tokens):
@@ -335,3 +351,14 @@ def test_database_unreachable_means_not_ready_and_503(tmp_path):
         assert ready.status_code == 503 and "database" in ready.json()["detail"]
         r = client.post("/v1/evaluate", json={"payload": NO_VERIFY}, headers=auth("hg_x"))
         assert r.status_code == 503
+
+
+def test_wrong_methods_get_405_listing_every_allowed_method(client, tokens):
+    h = editor(tokens)
+    r = client.post("/v1/policies/git_hooks.rego", headers=h)
+    assert r.status_code == 405
+    assert set(r.headers["allow"].split(", ")) == {"GET", "PUT", "DELETE"}
+    route_word = client.put("/v1/data/hookgate/revisions", headers=h)  # no body: never read
+    assert route_word.status_code == 405 and route_word.headers["allow"] == "GET"
+    empty = client.put("/v1/policies/empty.rego", content=b"", headers=h)
+    assert empty.status_code == 422 and empty.json()["detail"][0]["msg"] == "policy text is empty"

@@ -104,3 +104,14 @@ def test_each_role_is_admitted_or_refused(setup, operation):
             assert status == 403, role
         else:
             assert status not in (401, 403), role
+
+
+def test_authentication_comes_before_any_validation(setup):
+    client, _ = setup
+    for method, url in (
+        ("GET", "/v1/data/0-invalid"),
+        ("PUT", "/v1/policies/%20bad"),
+        ("POST", "/v1/evaluate"),
+        ("PUT", "/v1/data/hookgate/revisions"),
+    ):
+        assert client.request(method, url, content=b"{not json").status_code == 401, url

@@ -17,6 +17,8 @@ from hookgate.lang.errors import PolicyError
 from hookgate.server import tables
 from hookgate.server.app import compile_set
 from hookgate.server.store import (
+    REVISION_CACHE_SECONDS,
+    TOKEN_CACHE_SECONDS,
     DataConflict,
     NotFound,
     PreconditionFailed,
@@ -222,3 +224,38 @@ def test_decision_filters_and_pagination(store):
             break
         store.add_decisions([decision(100 + len(seen))], "agent")  # arrivals don't shift pages
     assert len(seen) == 10 and len(set(seen)) == 10
+
+
+def test_a_token_revoked_elsewhere_stops_working_within_the_cache_time(store, monkeypatch):
+    tokens = seeded(store)
+    other_process = type(store)(store.engine)
+    clock = [1000.0]
+    monkeypatch.setattr("hookgate.server.store.time.monotonic", lambda: clock[0])
+    assert store.authenticate(tokens["viewer"]).role == "viewer"
+    viewer_id = next(t["id"] for t in other_process.list_tokens() if t["role"] == "viewer")
+    other_process.revoke_token(viewer_id)
+    assert store.cached_principal(tokens["viewer"]) is not None  # within the bound
+    clock[0] += TOKEN_CACHE_SECONDS
+    assert store.cached_principal(tokens["viewer"]) is None
+    assert store.authenticate(tokens["viewer"]) is None
+
+
+def test_the_revision_seen_by_the_hot_path_is_at_most_a_second_stale(store, monkeypatch):
+    seeded(store)
+    other_process = type(store)(store.engine)
+    clock = [1000.0]
+    monkeypatch.setattr("hookgate.server.store.time.monotonic", lambda: clock[0])
+    assert store.current_revision(REVISION_CACHE_SECONDS) == 1
+    etag = other_process.get("policy", "git_hooks.rego").etag
+    put(other_process, "policy", "git_hooks.rego", GUARD_V2, if_match=etag)
+    assert other_process.current_revision(REVISION_CACHE_SECONDS) == 2  # its own change: at once
+    assert store.current_revision(REVISION_CACHE_SECONDS) == 1
+    clock[0] += REVISION_CACHE_SECONDS
+    assert store.current_revision(REVISION_CACHE_SECONDS) == 2
+
+
+def test_the_sqlite_file_is_private(tmp_path):
+    store = fresh_store("sqlite", tmp_path / "state")
+    assert (tmp_path / "state" / "server.db").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
+    store.engine.dispose()

@@ -221,6 +221,20 @@ def test_nested_shells_are_bounded():
     assert argvs(line, "git") == []
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nice " * 3000 + "git push",
+        "(" * 3000 + "git push",
+        "eval " * 3000 + "git push",
+        "find . -exec " * 1000 + "git push",
+        "{ " * 3000 + "git push",
+    ],
+)
+def test_deep_wrappers_and_groups_are_bounded(line):
+    assert any(c["incomplete"] for c in commands(line)) or argvs(line, "git")
+
+
 def test_deep_substitution_does_not_crash():
     line = "echo " + "$(" * 5000 + "x" + ")" * 5000
     cmds = commands(line)
@@ -244,6 +258,10 @@ def test_assignment_only_statement_is_reported():
         (["git", "push", "--", "--force"], "--force", False),
         (["git", "push", "\u2010\u2010force"], "--force", True),
         (["git", "push", "\u2013f"], "-f", True),
+        (["git", "push", "\u2014force"], "--force", True),
+        (["git", "push", "\u2013force"], "--force", True),
+        (["git", "push", "\u2212f"], "-f", True),
+        (["git", "push", "\u2010\u2010force"], "--force", True),
         (["rm", "-rf", "x"], "-r", True),
         (["rm", "-rf", "x"], "-R", False),
         (["rm", "x"], "-r", False),

@@ -37,6 +37,8 @@ class Decision:
     tool_name: str | None = None
     # With explain: where the policies came from, each rule queried and its value, print output.
     explain: dict | None = None
+    # The input document the policies saw (for the decision log); not part of the response.
+    input_document: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

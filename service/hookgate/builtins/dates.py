@@ -424,7 +424,11 @@ def _parse(name: str, layout: str, text: str) -> int:
         if kind == "lit":
             parts.append(re.escape(tok))
         elif kind == "frac":
-            parts.append("(?:[.,](?P<frac>\\d+))?" if tok[1] == "9" else f"[.,](?P<frac>\\d{{{len(tok) - 1}}})")
+            parts.append(
+                "(?:[.,](?P<frac>\\d+))?"
+                if tok[1] == "9"
+                else f"[.,](?P<frac>\\d{{{len(tok) - 1}}})"
+            )
         elif tok in _PATTERNS:
             pat = _PATTERNS[tok]
             group = pat.split(">")[0][4:] if pat.startswith("(?P<") else None

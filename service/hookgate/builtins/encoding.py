@@ -165,7 +165,9 @@ def _bad_escape(text: str) -> bool:
 def urlquery_encode_object(obj: Any) -> str:
     """A URL query from an object of strings (or arrays/sets of strings), keys sorted."""
     if type(obj) is not dict:
-        raise BuiltinError(f"urlquery.encode_object: operand 1 must be object but got {type_name(obj)}")
+        raise BuiltinError(
+            f"urlquery.encode_object: operand 1 must be object but got {type_name(obj)}"
+        )
     parts = []
     for k, v in sorted(obj_items(obj), key=lambda kv: str(kv[0])):
         if type(k) is not str:
@@ -173,7 +175,9 @@ def urlquery_encode_object(obj: Any) -> str:
         values = v if type(v) is list else sorted_values(v) if type(v) is RegoSet else [v]
         for item in values:
             if type(item) is not str:
-                raise BuiltinError("urlquery.encode_object: values must be strings or arrays/sets of strings")
+                raise BuiltinError(
+                    "urlquery.encode_object: values must be strings or arrays/sets of strings"
+                )
             parts.append(f"{_quote(k)}={_quote(item)}")
     return "&".join(parts)
 

@@ -49,8 +49,10 @@ def parse(s: Any) -> Any:
             out["domain"] = _DOMAINS.get(b[9], f"Domain{b[9]}")
             out["id"] = u.time_low
     elif version == 6:
-        ts = (int.from_bytes(b[0:4]) << 28) | (int.from_bytes(b[4:6]) << 12) | (
-            int.from_bytes(b[6:8]) & 0x0FFF
+        ts = (
+            (int.from_bytes(b[0:4]) << 28)
+            | (int.from_bytes(b[4:6]) << 12)
+            | (int.from_bytes(b[6:8]) & 0x0FFF)
         )
         out["time"] = (ts - _GREGORIAN_OFFSET) * 100
     elif version == 7:

@@ -10,7 +10,6 @@ from typing import Any
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num
 
-
 # Go's strconv.ParseFloat syntax (decimal only), which OPA uses to validate the string.
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -43,11 +42,22 @@ def floor(x: Any) -> int:
     return math.floor(want_num("floor", 1, x))
 
 
+# The most elements a range may have: a bigger one would exhaust memory before the
+# evaluation budget could stop it (OPA has no such limit; no sane policy comes near it).
+MAX_RANGE = 10_000_000
+
+
+def _check_size(name: str, n: int) -> None:
+    if n >= MAX_RANGE:
+        raise BuiltinError(f"{name}: a range of more than {MAX_RANGE} numbers")
+
+
 @builtin("numbers.range", "numbers", 2)
 def range_(a: Any, b: Any) -> list[int]:
     """The integers from ``a`` to ``b`` inclusive, ascending or descending."""
     lo = want_int("numbers.range", 1, a)
     hi = want_int("numbers.range", 2, b)
+    _check_size("numbers.range", abs(hi - lo))
     step = 1 if hi >= lo else -1
     return list(range(lo, hi + step, step))
 
@@ -60,6 +70,7 @@ def range_step(a: Any, b: Any, step: Any) -> list[int]:
     s = want_int("numbers.range_step", 3, step)
     if s <= 0:
         raise BuiltinError("numbers.range_step: step must be a positive number above zero")
+    _check_size("numbers.range_step", abs(hi - lo) // s)
     return list(range(lo, hi + 1, s)) if hi >= lo else list(range(lo, hi - 1, -s))
 
 

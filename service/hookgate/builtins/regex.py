@@ -51,6 +51,20 @@ def is_valid(pattern: Any) -> bool:
     return True
 
 
+def _matches(r: Any, s: str, limit: int = -1) -> list:
+    """Successive matches as Go finds them: an empty match right after a match is skipped."""
+    out: list = []
+    prev_end = -1
+    for m in r.finditer(s):
+        if len(out) == limit:
+            break
+        if m.start() == m.end() == prev_end:
+            continue
+        out.append(m)
+        prev_end = m.end()
+    return out
+
+
 def _limit(name: str, n: Any) -> int:
     n = want_int(name, 3, n)
     return -1 if n < 0 else n
@@ -61,13 +75,7 @@ def find_n(pattern: Any, value: Any, n: Any) -> list[str]:
     """Up to ``n`` matches of ``pattern`` in ``value`` (all of them if ``n`` is -1)."""
     r = _regex("regex.find_n", 1, pattern)
     s = want_str("regex.find_n", 2, value)
-    limit = _limit("regex.find_n", n)
-    out = []
-    for m in r.finditer(s):
-        if len(out) == limit:
-            break
-        out.append(m.group(0))
-    return out
+    return [m.group(0) for m in _matches(r, s, _limit("regex.find_n", n))]
 
 
 @builtin("regex.find_all_string_submatch_n", "regex", 3)
@@ -77,28 +85,24 @@ def find_all_string_submatch_n(pattern: Any, value: Any, n: Any) -> list[list[st
     name = "regex.find_all_string_submatch_n"
     r = _regex(name, 1, pattern)
     s = want_str(name, 2, value)
-    limit = _limit(name, n)
-    out = []
-    for m in r.finditer(s):
-        if len(out) == limit:
-            break
-        out.append([g or "" for g in (m.group(0), *m.groups())])
-    return out
+    return [[g or "" for g in (m.group(0), *m.groups())] for m in _matches(r, s, _limit(name, n))]
 
 
 @builtin("regex.split", "regex", 2)
 def split(pattern: Any, value: Any) -> list[str]:
-    """``value`` split at every match of ``pattern`` (groups are not kept, as in Go)."""
+    """``value`` split at every match of ``pattern`` (Go's ``Regexp.Split``: groups are not
+    kept, an empty match at the start splits nothing)."""
     r = _regex("regex.split", 1, pattern)
     s = want_str("regex.split", 2, value)
     out = []
-    start = 0
-    for m in r.finditer(s):
-        if m.end() == 0 and m.start() == 0 and s:
-            continue
-        out.append(s[start : m.start()])
-        start = m.end()
-    out.append(s[start:])
+    begin = end = 0
+    for m in _matches(r, s):
+        end = m.start()
+        if m.end() != 0:
+            out.append(s[begin:end])
+        begin = m.end()
+    if end != len(s):
+        out.append(s[begin:])
     return out
 
 
@@ -111,7 +115,7 @@ def replace(value: Any, pattern: Any, replacement: Any) -> str:
     template = want_str("regex.replace", 3, replacement)
     out = []
     pos = 0
-    for m in r.finditer(s):
+    for m in _matches(r, s):
         out.append(s[pos : m.start()])
         out.append(_expand(template, m))
         pos = m.end()

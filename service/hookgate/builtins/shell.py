@@ -70,11 +70,21 @@ def command_name(word: str) -> str:
 
 
 def normalize_option(word: str) -> str:
-    """``word`` with look-alike Unicode dashes at its start replaced by ``-``."""
+    """``word`` with look-alike Unicode dashes at its start replaced by ASCII ``-``.
+
+    En and em dashes are what "smart" typography makes of ``--``, so each counts as two,
+    except before a single letter (``–f`` is ``-f``).
+    """
     i = 0
-    while i < len(word) and (word[i] in DASHES or word[i] == "-"):
+    while i < len(word) and (word[i] == "-" or word[i] in DASHES):
         i += 1
-    return "-" * i + word[i:] if i else word
+    run, rest = word[:i], word[i:]
+    if not i or run.count("-") == i:
+        return word
+    n = sum(2 if ch in "\u2013\u2014" else 1 for ch in run)
+    if n >= 2 and len(rest) == 1 and run.count("-") == 0 and len(run) == 1:
+        n = 1
+    return "-" * n + rest
 
 
 def join_path(base: str | None, path: str) -> str:
@@ -132,6 +142,7 @@ class _Parser:
         self.pending: list[tuple[Command | None, str, bool, bool, list[Command]]] = []
         self.incomplete = False
         self.case_depth = 0
+        self.reparsed = False  # this parser reads the rest of a line after a lone quote
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -169,7 +180,8 @@ class _Parser:
         if self.incomplete:
             for c in self.out[first:]:
                 c.incomplete = True
-            self.reparse_after_quote()
+            if not self.reparsed:
+                self.reparse_after_quote()
 
     def reparse_after_quote(self) -> None:
         """Unbalanced quotes: also read the text after the last lone quote as commands.
@@ -185,6 +197,7 @@ class _Parser:
             offs = [self.root(j) for j in range(last + 1, self.n)]
             extra: list[Command] = []
             sub = _Parser(self.t[last + 1 :], offs, self.depth + 1, extra, self.cwd, self.via)
+            sub.reparsed = True
             sub.parse()
             for c in extra:
                 if (c.name, c.span) not in seen:
@@ -264,7 +277,8 @@ class _Parser:
         if self.i >= self.n:
             return None
         if t[self.i] == "(":
-            if t.startswith("((", self.i):  # arithmetic command: no commands inside but $( )
+            if t.startswith("((", self.i) and _arithmetic_closes(t, self.i + 2):
+                # arithmetic command: no commands inside but $( ); unclosed, it is two subshells
                 self.i += 2
                 self.close_arithmetic()
                 return None
@@ -415,15 +429,14 @@ class _Parser:
         if chdir is not None:
             saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
         if inner is not None:
+            self.enter()  # wrappers of wrappers (sudo sudo … git) nest like subshells
             if inner[0] == "argv":
-                sub = inner[1]
-                if sub:
-                    self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
-                for extra in inner[2]:
-                    if extra:
-                        self.analyse(extra, {}, via + [name], _span_of(extra) or cmd_span)
+                for sub in [inner[1], *inner[2]]:
+                    if sub:
+                        self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
             else:
                 self.nested_words(inner[1], cmd, name, remote=name == "ssh")
+            self.nest -= 1
         if chdir is not None:
             self.cwd = saved
         return cmd
@@ -528,10 +541,12 @@ class _Parser:
         j = i
         while j < self.n and t[j].isdigit():
             j += 1
-        if j < self.n and t[j] == "{":  # {fd}> form
-            k = t.find("}", j)
+        if j < self.n and t[j] == "{":  # {fd}> form; names are short, so look a little ahead
+            k = t.find("}", j, j + 64)
             if 0 < k < self.n - 1 and t[k + 1] in "<>" and t[j + 1 : k].isidentifier():
                 j = k + 1
+        if j >= self.n or t[j] not in "<>&":
+            return None
         for op in ("<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "&>>", "&>", "<", ">"):
             if t.startswith(op, j):
                 if op in ("<", ">") and t.startswith("(", j + 1):
@@ -662,7 +677,7 @@ class _Parser:
         s = self.i
         if t[s] == "`":
             self.backtick()
-        elif t.startswith("$((", s):
+        elif t.startswith("$((", s) and _arithmetic_closes(t, s + 3):
             self.i += 3
             self.close_arithmetic()
         elif t.startswith("$(", s):
@@ -744,6 +759,19 @@ class _Parser:
         sub.nest = self.nest
         sub.parse()
         self.nest -= 1
+
+
+def _arithmetic_closes(t: str, i: int) -> bool:
+    """Whether the arithmetic expression starting at ``i`` (after ``((``) ends with ``))``."""
+    level = 0
+    for j in range(i, len(t)):
+        if t[j] == "(":
+            level += 1
+        elif t[j] == ")":
+            if level == 0:
+                return t.startswith("))", j)
+            level -= 1
+    return False
 
 
 # -- helpers for commands ----------------------------------------------------------------------
@@ -950,23 +978,25 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
     return None, n
 
 
-def _find_exec(words: list[Word]) -> tuple[Any, int]:
+def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
+    """``find … -exec cmd {} ;``: the commands it runs; find keeps every other word."""
     inner: list[list[Word]] = []
+    own: list[Word] = words[:1]
     k = 1
-    own_end = len(words)
     while k < len(words):
+        own.append(words[k])
         if words[k].text in ("-exec", "-execdir", "-ok", "-okdir"):
-            own_end = min(own_end, k + 1)
             j = k + 1
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1
             inner.append(words[k + 1 : j])
+            own.extend(words[j : j + 1])
             k = j + 1
         else:
             k += 1
     if not inner:
         return None, len(words)
-    return ("argv", inner[0], inner[1:]), own_end
+    return ("argv", inner[0], inner[1:]), own
 
 
 def _wrapper_chdir(name: str, words: list[Word]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
-from hookgate.builtins.types import want_collection, want_int, want_num, want_str, want_strings
+from hookgate.builtins.types import want_int, want_num, want_str, want_strings
 from hookgate.lang.values import RegoSet, obj_items, sorted_values, to_json
 
 
@@ -41,13 +41,21 @@ def endswith(s: Any, suffix: Any) -> bool:
 def lower(s: Any) -> str:
     """``s`` in lower case, character by character as Go's ``strings.ToLower`` (so a final
     capital sigma becomes σ, not ς)."""
-    return "".join(c.lower() for c in want_str("lower", 1, s))
+    return "".join(_simple_case(c, c.lower()) for c in want_str("lower", 1, s))
 
 
 @builtin("upper", "strings", 1)
 def upper(s: Any) -> str:
     """``s`` in upper case, character by character as Go's ``strings.ToUpper``."""
-    return "".join(c.upper() for c in want_str("upper", 1, s))
+    return "".join(_simple_case(c, c.upper()) for c in want_str("upper", 1, s))
+
+
+def _simple_case(c: str, mapped: str) -> str:
+    # Go maps rune to rune: where Unicode's full mapping yields several characters (ß → SS),
+    # the simple mapping keeps the character (İ is the one rune whose simple lower is i).
+    if len(mapped) == 1:
+        return mapped
+    return "i" if c == "\u0130" else c
 
 
 @builtin("split", "strings", 2)
@@ -62,7 +70,9 @@ def split(s: Any, delimiter: Any) -> list[str]:
 @builtin("replace", "strings", 3)
 def replace(s: Any, old: Any, new: Any) -> str:
     """``s`` with every ``old`` replaced by ``new``."""
-    return want_str("replace", 1, s).replace(want_str("replace", 2, old), want_str("replace", 3, new))
+    return want_str("replace", 1, s).replace(
+        want_str("replace", 2, old), want_str("replace", 3, new)
+    )
 
 
 @builtin("strings.replace_n", "strings", 2)
@@ -159,10 +169,11 @@ def substring(s: Any, start: Any, length: Any) -> str:
 
 @builtin("indexof", "strings", 2)
 def indexof(s: Any, sub: Any) -> int:
-    """The code-point index of the first ``sub`` in ``s``, or -1."""
+    """The code-point index of the first ``sub`` in ``s``, or -1 (an empty ``sub`` is an
+    error, as in OPA)."""
     want_str("indexof", 1, s)
     if want_str("indexof", 2, sub) == "":
-        return -1
+        raise BuiltinError("indexof: empty search character")
     return s.find(sub)
 
 
@@ -171,7 +182,7 @@ def indexof_n(s: Any, sub: Any) -> list[int]:
     """The code-point indexes of every occurrence of ``sub`` in ``s`` (overlapping ones too)."""
     want_str("indexof_n", 1, s)
     if want_str("indexof_n", 2, sub) == "":
-        return []
+        raise BuiltinError("indexof_n: empty search character")
     out = []
     i = s.find(sub)
     while i >= 0:
@@ -277,6 +288,9 @@ class _Formatter:
             if self.next_arg >= len(self.args):
                 # Go prints "%!v(MISSING)"; other Rego engines raise: refuse rather than differ.
                 raise BuiltinError("unsupported: sprintf with fewer arguments than verbs")
+            if (width and len(width) > 6) or (prec and len(prec) > 6):
+                # A width of a billion would build a gigabyte string: refuse, do not hang.
+                raise BuiltinError("sprintf: width or precision too large")
             arg = self.args[self.next_arg]
             self.next_arg += 1
             out.append(self.verb(verb, arg, flags, int(width) if width else None, prec))
@@ -333,7 +347,9 @@ class _Formatter:
                 text = _go_g(f)
                 text = text.upper() if verb == "G" else text
             else:
-                text = format(f, ("+" if "+" in flags else "") + "." + str(6 if p is None else p) + verb)
+                text = format(
+                    f, ("+" if "+" in flags else "") + "." + str(6 if p is None else p) + verb
+                )
         else:
             text = f"%!{verb}({self.describe(arg)})"
         if width is not None and len(text) < width:

@@ -34,7 +34,9 @@ def want_int(name: str, pos: int, value: Any) -> int:
     n = want_num(name, pos, value)
     if type(n) is float:
         if not n.is_integer():
-            raise BuiltinError(f"{name}: operand {pos} must be integer number but got floating-point number")
+            raise BuiltinError(
+                f"{name}: operand {pos} must be integer number but got floating-point number"
+            )
         return int(n)
     return n
 
@@ -121,4 +123,3 @@ def type_name_(x: Any) -> str:
     """The type of ``x``: ``null``, ``boolean``, ``number``, ``string``, ``array``, ``object`` or
     ``set``."""
     return type_name(x)
-

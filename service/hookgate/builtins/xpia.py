@@ -2,8 +2,8 @@
 
 Patterns are RE2 (linear time, no catastrophic backtracking on hostile text), compiled once per
 process per pattern. Text is NFKC-normalized and stripped of zero-width characters first, so
-full-width letters and invisible separators do not hide a phrase; base64 blobs are decoded and
-scanned too (bounded).
+full-width letters and invisible separators do not hide a phrase; base64 blobs and
+percent-encoded text are decoded and scanned too (bounded).
 """
 
 from __future__ import annotations
@@ -59,7 +59,10 @@ def _compile(pattern: str) -> Any:
 
 def normalize_text(text: str) -> str:
     """NFKC with zero-width characters removed: what the scanner reads."""
-    return unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(_ZERO_WIDTH)
+    text = text[:MAX_TEXT]
+    if text.isascii():  # the common case: NFKC and the zero-width table cannot change it
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
 
 
 def negated(text: str, start: int) -> bool:
@@ -107,20 +110,53 @@ def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
         i = j
 
 
+def percent_decode(text: str) -> str:
+    """URL percent-encoding (and ``+`` for space) decoded; invalid escapes kept as written."""
+    out = bytearray()
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "%" and i + 2 < n and _is_hex(text[i + 1 : i + 3]):
+            out.append(int(text[i + 1 : i + 3], 16))
+            i += 3
+            continue
+        out.extend(b" " if c == "+" else c.encode("utf-8"))
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
+def _is_hex(pair: str) -> bool:
+    return len(pair) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in pair)
+
+
 def _scan_text(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
     text = normalize_text(text)
     findings = _match(text, patterns, path)
-    for s, e, decoded in _base64_blobs(text):
+    encoded = [(s, e, decoded) for s, e, decoded in _base64_blobs(text)]
+    if "%" in text or ("+" in text and " " not in text):  # a URL or form body: %20, +
+        decoded = percent_decode(text)
+        if decoded != text:
+            encoded.append((0, len(text), decoded))
+    seen = {f["id"] for f in findings}
+    for s, e, decoded in encoded:
         for f in _match(normalize_text(decoded), patterns, path):
-            f["span"] = [s, e]
-            f["encoded"] = True
-            findings.append(f)
+            if f["id"] not in seen:
+                f["span"] = [s, e]
+                f["encoded"] = True
+                findings.append(f)
     return findings
 
 
 def _match(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
     findings = []
+    lowered = text.lower()
     for p in patterns:
+        needles = p.get("any")
+        if isinstance(needles, list) and not any(
+            isinstance(n, str) and n.lower() in lowered for n in needles
+        ):
+            continue  # none of the words the pattern needs: no RE2 work (nor import) at all
         for m in _compile(p["pattern"]).finditer(text):
             if p.get("negatable") and negated(text, m.start()):
                 continue
@@ -161,10 +197,14 @@ def scan(value: Any, patterns: Any) -> list[dict[str, Any]]:
     """Scan ``value`` for prompt injection with the pattern library ``patterns``.
 
     ``value`` is a string or any JSON value (every string inside is scanned, up to a bound).
-    ``patterns`` is an array (or object) of ``{id, category, severity, pattern, negatable}``;
-    ``pattern`` is RE2 syntax (linear time), e.g. ``(?i)ignore (all )?previous instructions``.
+    ``patterns`` is an array (or object) of ``{id, category, severity, pattern, negatable,
+    any}``; ``pattern`` is RE2 syntax (linear time), e.g. ``(?i)ignore (all )?previous
+    instructions``; ``any`` (optional) lists words of which the text must contain at least one
+    (case-insensitive) for the pattern to be tried, a cheap filter that keeps ordinary text
+    away from the regex engine.
     Text is NFKC-normalized with zero-width characters removed; base64 runs that decode to
-    text are scanned too (``encoded: true``). A ``negatable`` pattern does not fire when one of
+    text and percent-encoded text (URLs, form bodies) are scanned decoded too (``encoded: true``,
+    with ``span`` the encoded run). A ``negatable`` pattern does not fire when one of
     the three words before the match, in the same clause, is a negation ("do not ignore …").
     Returns findings ``{id, category, severity, span, path, encoded}``: ``span`` is
     ``[start, end)`` in the scanned (normalized) string and ``path`` locates that string inside

@@ -50,8 +50,8 @@ def read_sources(files: list[Path]) -> dict[str, str]:
 
 
 def diagnose(sources: dict[str, str], *, strict: bool = False) -> list[Diagnostic]:
-    """Every problem of the policy set, with source lines: parse errors of each file, then the
-    static checks and the compiler's errors once the files parse."""
+    """Every problem of the policy set, with source lines: the parse errors of each file; once
+    all parse, the static checks; once those pass, the compiler's errors."""
     from hookgate.lang.check import check_modules
     from hookgate.lang.parser import parse_module
 
@@ -62,7 +62,10 @@ def diagnose(sources: dict[str, str], *, strict: bool = False) -> list[Diagnosti
             modules.append(parse_module(text, name))
         except PolicyError as exc:
             diags.extend(exc.diagnostics)
-    diags.extend(check_modules(modules, strict=strict))
+    # Checks across files only once every file parses: a module missing from the set would
+    # only add follow-on errors (unknown functions it defines, …) to its own parse error.
+    if not diags:
+        diags.extend(check_modules(modules, strict=strict))
     if not any(d.severity == "error" for d in diags):
         diags.extend(_compile_errors(sources))
     return sorted(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookgate.decision import Decision
-    from hookgate.engine import Engine
 
 HOSTS = ("auto", "claude", "codex", "copilot", "gemini", "cursor", "amplifier")
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
@@ -45,59 +43,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     host = None if args.host == "auto" else args.host
+    revision = None
     try:
-        decision = _decide(args, host)
+        decision, revision = _decide(args, host)
     except Exception as exc:  # the last line of defence: the agent's tool call must go on
         from hookgate.decision import Decision
 
         decision = Decision.failure("internal", f"{type(exc).__name__}: {exc}", False, host=host)
-    return _answer(decision, host, args.explain)
+    return _answer(decision, host, args.explain, revision)
 
 
-def _decide(args: argparse.Namespace, host: str | None) -> Decision:
+def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int | None]:
+    """The decision, and the revision of the pulled bundle that made it (None: not a bundle)."""
     from hookgate.config import ConfigError, failure_policy
     from hookgate.decision import Decision
+    from hookgate.engine import Engine
 
     payload = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
     try:
         closed = failure_policy(None, args.failure_policy) == "closed"
     except ConfigError as exc:
-        return Decision.failure("config", str(exc), False, host=host)
+        return Decision.failure("config", str(exc), False, host=host), None
     if len(payload) > MAX_PAYLOAD_BYTES:
         message = f"payload larger than {MAX_PAYLOAD_BYTES} bytes"
-        return Decision.failure("payload", message, closed, host=host)
+        return Decision.failure("payload", message, closed, host=host), None
     try:
-        engine = _engine(args.policies)
+        engine, revision = Engine.local(args.policies)
     except Exception as exc:
         from hookgate.lang.errors import PolicyError
 
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)
-        return Decision.failure("policy", message, closed, host=host)
-    return engine.evaluate(payload, host, explain=args.explain, failure=args.failure_policy)
+        return Decision.failure("policy", message, closed, host=host), None
+    decision = engine.evaluate(payload, host, explain=args.explain, failure=args.failure_policy)
+    return decision, revision
 
 
-def _engine(policies: list[str] | None) -> Engine:
-    """``--policies`` if given, else the last good pulled bundle, else the default pack."""
-    from hookgate.engine import Engine
-    from hookgate.paths import cache_dir
-
-    compiled = os.path.join(cache_dir(), "compiled")
-    if policies:
-        return Engine.from_paths(policies, cache_dir=compiled)
-    from hookgate import sync
-
-    bundle = sync.active_bundle()
-    if bundle is not None:
-        sync.refresh_if_stale(bundle)
-        origin = f"bundle revision {bundle.revision}"
-        return Engine.from_sources(bundle.policies, bundle.data, cache_dir=compiled, origin=origin)
-    from hookgate.sources import default_pack_path
-
-    return Engine.from_paths([default_pack_path()], cache_dir=compiled, origin="default pack")
-
-
-def _answer(decision: Decision, host: str | None, explain: bool) -> int:
-    """Write the host's response; record failures; never raise."""
+def _answer(decision: Decision, host: str | None, explain: bool, revision: int | None) -> int:
+    """Write the host's response, then record failures and log the decision."""
     try:
         response = decision.response(host)
     except Exception as exc:  # a renderer bug must not block the agent either
@@ -117,4 +99,7 @@ def _answer(decision: Decision, host: str | None, explain: bool) -> int:
     if explain and getattr(decision, "explain", None):
         sys.stderr.write(json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
+    from hookgate import decisionlog
+
+    decisionlog.append(decision, decision.input_document, revision)
     return response.exit_code

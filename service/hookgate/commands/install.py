@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     removing = args.command == "uninstall"
     path = hostconfig.config_path(args.host, args.scope, args.project_dir)
     try:
-        old = path.read_text(encoding="utf-8") if path.exists() else None
+        # Bytes, not read_text: universal newlines would turn a file's CRLF into LF.
+        old = path.read_bytes().decode("utf-8") if path.exists() else None
         if removing:
             new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
         else:
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{'removed hookgate from' if removing else 'installed hookgate in'} {path}")
     if not removing:
-        for note in hostconfig.SPECS[args.host].notes:
+        for note in hostconfig.notes(args.host, args.scope):
             print(note)
     return 0
 

@@ -101,20 +101,28 @@ def discover(modules: list[ast.Module]) -> list[Test]:
     for module in modules:
         for rule in module.rules:
             if rule.kind == "complete" and rule.ref[-1].startswith("test_"):
-                name = ".".join(("data", *module.package, *rule.ref))
+                name = _ref_text((*module.package, *rule.ref))
                 tests.setdefault(name, Test(name, module.filename, rule.loc.line))
     return sorted(tests.values(), key=lambda t: (t.file, t.line))
 
 
+def _ref_text(path: tuple[str, ...]) -> str:
+    """``data.a.b``, with ``["…"]`` for keys that are not names (``data.a["b-c"]``)."""
+    out = "data"
+    for key in path:
+        out += f".{key}" if key.isidentifier() else "[" + json.dumps(key) + "]"
+    return out
+
+
 def run_test(ps: Any, test: Test, coverage: set | None) -> Result:
-    from hookgate.lang import EvalError
+    from hookgate.lang import EvalError, PolicyError
 
     prints: list[str] = []
     extra = {"coverage": coverage} if coverage is not None else {}
     start = time.perf_counter()
     try:
         value = ps.query(test.name, prints=prints, **extra)
-    except EvalError as exc:
+    except (EvalError, PolicyError) as exc:
         return Result(test, "ERROR", time.perf_counter() - start, prints, str(exc))
     outcome = "PASS" if value is True else "FAIL"
     return Result(test, outcome, time.perf_counter() - start, prints)

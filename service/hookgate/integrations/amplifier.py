@@ -1,7 +1,8 @@
 """A native Amplifier hook module: hookgate's policies on ``tool:pre`` and ``tool:post``.
 
-Mount it from an Amplifier bundle (``hooks: - module: hookgate.integrations.amplifier``, with
-optional config ``policies: [paths]``, ``failure_policy: open|closed``, ``priority: int``). Each
+Installed with hookgate, it is the Amplifier module ``hooks-hookgate`` (an ``amplifier.modules``
+entry point): mount it from a bundle with ``hooks: - module: hooks-hookgate`` and optional
+config ``policies: [paths]``, ``failure_policy: open|closed``, ``priority: int``. Each
 event is evaluated by the same engine and the same policy sources as ``hookgate eval``
 (``policies`` if configured, else the pulled bundle, else the default pack) and the decision is
 rendered as Amplifier's ``HookResult``: ``deny`` (with the reason the model sees),
@@ -70,21 +71,14 @@ def evaluate_event(
 
 
 def _evaluate(event: str, data: dict, policies: list[str] | None, failure: str | None) -> Any:
-    from hookgate import decisionlog, sync, telemetry
-    from hookgate.commands.eval import _engine
-    from hookgate.hostio.normalize import PayloadError, normalize
+    from hookgate import decisionlog, telemetry
+    from hookgate.engine import Engine
 
-    payload = {"event": event, "data": data}
-    engine = _engine(policies)
-    decision = engine.evaluate(payload, "amplifier", failure=failure)
+    engine, revision = Engine.local(policies)
+    decision = engine.evaluate({"event": event, "data": data}, "amplifier", failure=failure)
     for error in decision.errors:
         telemetry.record("error", host="amplifier", hook_event=decision.event, message=error)
-    try:
-        document = normalize(payload, "amplifier").document()
-    except PayloadError:
-        document = None
-    bundle = None if policies else sync.active_bundle()
-    decisionlog.append(decision, document, bundle.revision if bundle else None)
+    decisionlog.append(decision, decision.input_document, revision)
     rendered = decision.render("amplifier")
     if "reason" in rendered:
         return _result(action="deny", reason=rendered["reason"])

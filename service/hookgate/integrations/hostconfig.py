@@ -28,7 +28,8 @@ class HostSpec:
     command_key: str = "command"
     new_file: str = "{}\n"  # the content a missing file starts from
     own_file: bool = False  # a file hookgate alone writes: deleted when uninstall empties it
-    notes: tuple[str, ...] = field(default=())
+    # What the user must still do after an install: (scope it applies to, or None for both, text).
+    notes: tuple[tuple[str | None, str], ...] = field(default=())
 
 
 SPECS: dict[str, HostSpec] = {
@@ -44,8 +45,15 @@ SPECS: dict[str, HostSpec] = {
         True,
         {"type": "command", "command": None, "timeout": 30},
         notes=(
-            "Codex runs only hooks you have reviewed and trusted: start Codex, open /hooks and "
-            "trust the two hookgate entries.",
+            (
+                None,
+                "Codex runs only hooks you have reviewed and trusted: start Codex, open /hooks "
+                "and trust the two hookgate entries.",
+            ),
+            (
+                "project",
+                "Codex loads a project's hooks only when the project itself is trusted.",
+            ),
         ),
     ),
     "gemini": HostSpec(
@@ -53,6 +61,13 @@ SPECS: dict[str, HostSpec] = {
         ("BeforeTool", "AfterTool"),
         True,
         {"name": "hookgate", "type": "command", "command": None, "timeout": 30000},  # milliseconds
+        notes=(
+            (
+                "project",
+                "Gemini CLI treats new or changed project hooks as untrusted until you approve "
+                "them in the next session.",
+            ),
+        ),
     ),
     "copilot": HostSpec(
         "copilot",
@@ -62,6 +77,13 @@ SPECS: dict[str, HostSpec] = {
         command_key="bash",
         new_file='{\n  "version": 1\n}\n',
         own_file=True,
+        notes=(
+            (
+                "project",
+                "In prompt mode (copilot -p), Copilot CLI runs repository hooks only in a "
+                "trusted folder.",
+            ),
+        ),
     ),
     "cursor": HostSpec(
         "cursor",
@@ -77,6 +99,11 @@ SCOPES = ("user", "project")
 
 class HostConfigError(ValueError):
     """A host file hookgate cannot edit safely; the message names the file and the reason."""
+
+
+def notes(host: str, scope: str) -> list[str]:
+    """What the user must still do after installing into ``host`` at ``scope``."""
+    return [text for applies, text in SPECS[host].notes if applies in (None, scope)]
 
 
 def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:

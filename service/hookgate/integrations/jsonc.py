@@ -65,42 +65,24 @@ def parse(text: str, name: str = "<json>") -> Document:
 
 def append(doc: Document, container: Node, key: str | None, value: Any) -> str:
     """The text with ``value`` added as the last member ``key`` of an object (``key`` None: the
-    last item of an array), indented like its siblings."""
-    indent_unit = _indent_unit(doc.text)
+    last item of an array), laid out like its siblings (indent, line endings, one line)."""
+    text = doc.text
+    newline = "\r\n" if "\r\n" in text else "\n"
+    unit = _indent_unit(text)
     if container.entries:
-        last_end = container.entries[-1].end
-        multiline = "\n" in doc.text[container.start : container.entry_starts[0]]
-        if multiline:
-            indent = _line_indent(doc.text, container.entry_starts[-1])
-            separator = ",\n" + indent
+        end = container.entries[-1].end
+        if "\n" in text[container.start : container.entry_starts[0]]:
+            indent = _line_indent(text, container.entry_starts[-1])
+            insert = "," + newline + indent + _render(key, value, indent, unit, newline)
         else:
-            indent, separator = "", ", "
-        entry = _render(key, value, indent, indent_unit if multiline else None)
-        return doc.text[:last_end] + separator + entry + doc.text[last_end:]
-    outer = _line_indent(doc.text, container.start)
-    indent = outer + indent_unit
-    entry = _render(key, value, indent, indent_unit)
-    inside = doc.text[container.start + 1 : container.end - 1]
-    if inside.strip():  # only comments inside: keep them after the new entry
-        return (
-            doc.text[: container.start + 1]
-            + "\n"
-            + indent
-            + entry
-            + doc.text[container.start + 1 :]
-        )
-    closing = doc.text[container.end - 1]
-    return (
-        doc.text[: container.start]
-        + doc.text[container.start]
-        + "\n"
-        + indent
-        + entry
-        + "\n"
-        + outer
-        + closing
-        + doc.text[container.end :]
-    )
+            insert = ", " + _render(key, value, "", None, newline)
+        return text[:end] + insert + text[end:]
+    outer = _line_indent(text, container.start)
+    indent = outer + unit
+    entry = newline + indent + _render(key, value, indent, unit, newline)
+    if text[container.start + 1 : container.end - 1].strip():  # only comments: keep them after
+        return text[: container.start + 1] + entry + text[container.start + 1 :]
+    return text[: container.start + 1] + entry + newline + outer + text[container.end - 1 :]
 
 
 def remove(doc: Document, container: Node, index: int) -> str:
@@ -126,11 +108,11 @@ def _after_comma(text: str, pos: int) -> int:
     return pos + len(rest) - len(stripped) + 1 if stripped.startswith(",") else pos
 
 
-def _render(key: str | None, value: Any, indent: str, unit: str | None) -> str:
+def _render(key: str | None, value: Any, indent: str, unit: str | None, newline: str) -> str:
     if unit is None:
         body = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     else:
-        body = json.dumps(value, ensure_ascii=False, indent=unit).replace("\n", "\n" + indent)
+        body = json.dumps(value, ensure_ascii=False, indent=unit).replace("\n", newline + indent)
     return body if key is None else json.dumps(key, ensure_ascii=False) + ": " + body
 
 

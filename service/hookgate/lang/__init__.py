@@ -14,8 +14,8 @@ and ``RegoSet``; ``values.to_json`` turns one into plain JSON. A warm compile ca
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from hookgate.lang import ast
@@ -60,21 +60,37 @@ class PolicySet:
         prints: list[str] | None = None,
         budget: int | None = None,
         timeout: float | None = None,
+        input_log: list | None = None,
+        strict_builtin_errors: bool = False,
     ) -> Any:
         """Evaluate ``ref`` (``data.a.b`` or a Rego expression) → a value or ``UNDEFINED``.
 
         - ``input``: the input document (absent: ``input`` is undefined); used as is, never copied.
-        - ``data_overrides``: ``{"data.a.b": value}``, as ``with data.a.b as value``.
+        - ``data_overrides``: ``{"data.a.b": value}``, as ``with data.a.b as value`` (a key
+          without the ``data.`` prefix replaces that top-level document: ``{"a": {...}}``).
         - ``overrides``: ``{"git.branch": fn}`` replaces builtins (or ``data.pkg.f`` functions)
           for this query; ``fn`` takes and returns interpreter values.
         - ``prints``: a list that receives each ``print(...)`` line.
         - ``budget``: the most iteration steps (default 5 000 000); ``timeout``: seconds. Either
           exceeded raises ``EvalError("evaluation budget exceeded")``.
+        - ``input_log``: a list that receives every document ``with input as …`` installs
+          (to replay a policy's tests on another engine).
+        - ``strict_builtin_errors``: a builtin's error (``upper(1)``, ``1 / 0``) raises
+          ``EvalError``; by default it makes that expression undefined, as OPA does. Errors of
+          unsupported features always raise.
 
         Raises ``EvalError`` on run-time errors (conflicting values, builtin errors, budget).
         """
         return self.query_many(
-            [ref], input, data_overrides, overrides, prints=prints, budget=budget, timeout=timeout
+            [ref],
+            input,
+            data_overrides,
+            overrides,
+            prints=prints,
+            budget=budget,
+            timeout=timeout,
+            input_log=input_log,
+            strict_builtin_errors=strict_builtin_errors,
         )[0]
 
     def query_many(
@@ -87,6 +103,8 @@ class PolicySet:
         prints: list[str] | None = None,
         budget: int | None = None,
         timeout: float | None = None,
+        input_log: list | None = None,
+        strict_builtin_errors: bool = False,
     ) -> list[Any]:
         """Evaluate several queries in one evaluation (rules they share are evaluated once);
         same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
@@ -104,7 +122,16 @@ class PolicySet:
         if overrides:
             mocks = {name: _python_fn(fn) for name, fn in overrides.items()}
         deadline = time.monotonic() + timeout if timeout is not None else None
-        ctx = Ctx(input, self.data, mocks, prints, budget or DEFAULT_BUDGET, deadline)
+        ctx = Ctx(
+            input,
+            self.data,
+            mocks,
+            prints,
+            budget or DEFAULT_BUDGET,
+            deadline,
+            strict_builtin_errors,
+        )
+        ctx.input_log = input_log
         if data_overrides:
             ctx.data_over = [(_data_path(k), v) for k, v in data_overrides.items()]
         try:
@@ -127,12 +154,11 @@ def _python_fn(fn: Callable[..., Any]) -> Callable:
 
 
 def _data_path(key: str | tuple) -> tuple:
+    """``"data.a.b"`` → ``("a", "b")``; any other key names a top-level document of ``data``."""
     if isinstance(key, tuple):
         return key
     path = _simple_ref(key)
-    if path is None:
-        raise ValueError(f"data override {key!r} is not a data.a.b path")
-    return path
+    return path if path is not None else (key,)
 
 
 def _simple_ref(ref: str) -> tuple | None:
@@ -164,7 +190,7 @@ def load(
     sources: dict[str, str],
     data: dict | None = None,
     *,
-    cache_dir: str | Path | None = None,
+    cache_dir: str | os.PathLike | None = None,
     strict: bool = False,
 ) -> PolicySet:
     """Parse, check and compile ``{filename: source}`` with base ``data``.

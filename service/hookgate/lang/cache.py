@@ -1,9 +1,10 @@
 """The on-disk compile cache: checked modules, keyed by everything that shapes them.
 
-An entry is the pickled list of checked ``ast.Module`` nodes, so a warm start compiles closures
-from it without importing Lark or the parser. The key is a SHA-256 over the sources (sorted by
+An entry is the list of checked ``ast.Module`` nodes in a compact marshal form (each node a
+list ``[class name, *fields]``), so a warm start rebuilds the nodes and compiles closures from
+them without importing Lark or the parser (marshal loads much faster than pickle here). The key is a SHA-256 over the sources (sorted by
 file name), the base data, the grammar, hookgate's version and the Python implementation and
-version (pickle and marshal formats differ between Pythons). Like Jinja2's
+version (marshal formats differ between Pythons) and the AST's own source (the node layout). Like Jinja2's
 ``FileSystemBytecodeCache``, the directory must belong to the current user and be writable by no
 one else (it is created with mode 0700); a directory failing that check is refused. Each entry
 starts with a header naming the format and the key, checked before anything is unpickled; any
@@ -13,14 +14,17 @@ place, so a reader never sees half an entry.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import sys
-from pathlib import Path
 from typing import Any
 
-_MAGIC = b"hookgate-compile-cache/1\n"
+try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up cost
+    from _sha256 import sha256
+except ImportError:  # pragma: no cover - other Python builds
+    from hashlib import sha256
+
+_MAGIC = b"hookgate-compile-cache/2\n"
 
 
 class UnsafeCacheDir(Exception):
@@ -30,17 +34,22 @@ class UnsafeCacheDir(Exception):
 def cache_key(sources: dict[str, str], data_text: str) -> str:
     import hookgate
     import hookgate.grammar
+    from hookgate.lang import ast
 
-    h = hashlib.sha256()
+    h = sha256()
     for name in sorted(sources):
         for part in (name, sources[name]):
             b = part.encode("utf-8", "surrogatepass")
             h.update(len(b).to_bytes(8, "little"))
             h.update(b)
-    grammar = (Path(hookgate.grammar.__file__).parent / "policy.lark").read_bytes()
+    with open(os.path.join(os.path.dirname(hookgate.grammar.__file__), "policy.lark"), "rb") as f:
+        grammar = f.read()
+    with open(ast.__file__, "rb") as f:
+        ast_source = f.read()
     for b in (
         data_text.encode("utf-8", "surrogatepass"),
         grammar,
+        ast_source,
         hookgate.__version__.encode(),
         sys.version.encode(),
         (sys.implementation.cache_tag or "").encode(),
@@ -50,12 +59,12 @@ def cache_key(sources: dict[str, str], data_text: str) -> str:
     return h.hexdigest()
 
 
-def safe_dir(cache_dir: str | Path) -> Path:
+def safe_dir(cache_dir: str | os.PathLike) -> str:
     """The cache directory, created (mode 0700) if missing; ``UnsafeCacheDir`` if another user
     owns it, others may write to it, or it is not a real directory."""
-    path = Path(cache_dir)
+    path = os.fspath(cache_dir)
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
     except OSError as exc:
         raise UnsafeCacheDir(f"cannot use cache directory {path}: {exc.strerror}") from None
@@ -68,27 +77,61 @@ def safe_dir(cache_dir: str | Path) -> Path:
     return path
 
 
-def _entry(directory: Path, key: str) -> Path:
-    return directory / f"{key}.modules"
+def _entry(directory: str, key: str) -> str:
+    return os.path.join(directory, f"{key}.modules")
 
 
-def load(directory: Path, key: str) -> Any | None:
+def _encode(x: Any) -> Any:
+    t = type(x)
+    if t is tuple:
+        return tuple(_encode(v) for v in x)
+    fields = getattr(t, "__dataclass_fields__", None)
+    if fields is not None:
+        return [t.__name__, *(_encode(getattr(x, name)) for name in fields)]
+    return x
+
+
+def _decoder() -> Any:
+    from hookgate.lang import ast
+
+    classes = {
+        name: cls
+        for name, cls in vars(ast).items()
+        if isinstance(cls, type) and hasattr(cls, "__dataclass_fields__")
+    }
+
+    def decode(x: Any) -> Any:
+        # Leaves (strings, numbers, None) are most of the values: test them inline.
+        if type(x) is list:
+            it = iter(x)
+            cls = classes[next(it)]
+            return cls(*[v if type(v) not in nested else decode(v) for v in it])
+        return tuple([v if type(v) not in nested else decode(v) for v in x])
+
+    nested = (list, tuple)
+
+    return decode
+
+
+def load(directory: str, key: str) -> Any | None:
     """The cached modules for ``key``, or None (missing, stale, corrupt or unreadable)."""
-    import pickle
+    import marshal
 
     header = _MAGIC + key.encode() + b"\n"
     try:
         with open(_entry(directory, key), "rb") as f:
             if f.read(len(header)) != header:
                 return None
-            return pickle.load(f)
+            payload = marshal.loads(f.read())
+        decode = _decoder()
+        return [decode(m) for m in payload]
     except Exception:  # any damage to an entry means "rebuild", never a crash
         return None
 
 
-def store(directory: Path, key: str, modules: Any) -> None:
+def store(directory: str, key: str, modules: Any) -> None:
     """Write an entry atomically; failures are ignored (the cache is an optimisation)."""
-    import pickle
+    import marshal
     import tempfile
 
     header = _MAGIC + key.encode() + b"\n"
@@ -99,7 +142,7 @@ def store(directory: Path, key: str, modules: Any) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(header)
-            pickle.dump(modules, f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.write(marshal.dumps([_encode(m) for m in modules]))
         os.replace(tmp, _entry(directory, key))
     except Exception:
         try:

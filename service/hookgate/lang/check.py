@@ -12,8 +12,9 @@ The diagnostics carry no source line: callers that hold the source add it (``wit
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic
@@ -71,6 +72,8 @@ class _Index:
 
     rules: dict[tuple[str, ...], list[_Def]] = field(default_factory=dict)
     packages: set[tuple[str, ...]] = field(default_factory=set)
+    # every proper prefix of a rule path → the rule paths below it
+    below: dict[tuple[str, ...], list[tuple[str, ...]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, modules: list[ast.Module]) -> _Index:
@@ -79,16 +82,17 @@ class _Index:
             index.packages.add(module.package)
             for rule in module.rules:
                 path = module.package + rule.ref
+                if path not in index.rules:
+                    for n in range(len(path)):
+                        index.below.setdefault(path[:n], []).append(path)
                 index.rules.setdefault(path, []).append(_Def(path, rule, module))
         return index
 
-    def under(self, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
-        """Rule paths that a reference to ``path`` reads: the rule itself, rules inside it
-        (``data.pkg`` reads every rule of pkg) and the rule it is inside of."""
-        for rule_path in self.rules:
-            n = min(len(rule_path), len(path))
-            if rule_path[:n] == path[:n]:
-                yield rule_path
+    def under(self, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """Rule paths that a reference to ``path`` reads: the rule it is in or is (``p.a``
+        reads rule p), and the rules inside it (``data.pkg`` reads every rule of pkg)."""
+        found = [path[:n] for n in range(1, len(path) + 1) if path[:n] in self.rules]
+        return found + self.below.get(path, [])
 
 
 def check_modules(modules: list[ast.Module], *, strict: bool = False) -> list[Diagnostic]:
@@ -137,71 +141,45 @@ def _where(d: _Def) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def children(node: object) -> Iterator[object]:
+def _rule_children(r: ast.Rule) -> tuple:
+    parts = tuple(x for x in (r.key, r.value) if x is not None)
+    return (*r.args, *parts, *r.body, *r.elses)
+
+
+def _optional(*nodes: object) -> tuple:
+    return tuple(n for n in nodes if n is not None)
+
+
+# The direct sub-nodes of each node type, in source order.
+_CHILDREN: dict[type, Callable[[Any], tuple]] = {
+    ast.Scalar: lambda n: (),
+    ast.Var: lambda n: (),
+    ast.Ref: lambda n: (n.head, *n.path),
+    ast.ArrayTerm: lambda n: n.items,
+    ast.SetTerm: lambda n: n.items,
+    ast.ObjectTerm: lambda n: tuple(x for pair in n.items for x in pair),
+    ast.ArrayCompr: lambda n: (n.term, *n.body),
+    ast.SetCompr: lambda n: (n.term, *n.body),
+    ast.ObjectCompr: lambda n: (n.key, n.value, *n.body),
+    ast.Call: lambda n: n.args,
+    ast.BinOp: lambda n: (n.left, n.right),
+    ast.UnaryMinus: lambda n: (n.term,),
+    ast.Membership: lambda n: (*_optional(n.key), n.value, n.collection),
+    ast.Assign: lambda n: (n.lhs, n.rhs),
+    ast.Unify: lambda n: (n.lhs, n.rhs),
+    ast.With: lambda n: (n.target, n.value),
+    ast.Expr: lambda n: (n.term, *n.withs),
+    ast.SomeDecl: lambda n: n.vars,
+    ast.SomeIn: lambda n: (*_optional(n.key), n.value, n.collection, *n.withs),
+    ast.Every: lambda n: (*_optional(n.key), n.value, n.domain, *n.body, *n.withs),
+    ast.Else: lambda n: (*_optional(n.value), *n.body),
+    ast.Rule: _rule_children,
+}
+
+
+def children(node: object) -> tuple:
     """The direct sub-nodes of any AST node (terms, literals, withs, else branches)."""
-    if isinstance(node, ast.Ref):
-        yield node.head
-        yield from node.path
-    elif isinstance(node, ast.ArrayTerm | ast.SetTerm):
-        yield from node.items
-    elif isinstance(node, ast.ObjectTerm):
-        for key, val in node.items:
-            yield key
-            yield val
-    elif isinstance(node, ast.ArrayCompr | ast.SetCompr):
-        yield node.term
-        yield from node.body
-    elif isinstance(node, ast.ObjectCompr):
-        yield node.key
-        yield node.value
-        yield from node.body
-    elif isinstance(node, ast.Call):
-        yield from node.args
-    elif isinstance(node, ast.BinOp):
-        yield node.left
-        yield node.right
-    elif isinstance(node, ast.UnaryMinus):
-        yield node.term
-    elif isinstance(node, ast.Membership):
-        if node.key is not None:
-            yield node.key
-        yield node.value
-        yield node.collection
-    elif isinstance(node, ast.Assign | ast.Unify):
-        yield node.lhs
-        yield node.rhs
-    elif isinstance(node, ast.With):
-        yield node.target
-        yield node.value
-    elif isinstance(node, ast.Expr):
-        yield node.term
-        yield from node.withs
-    elif isinstance(node, ast.SomeDecl):
-        yield from node.vars
-    elif isinstance(node, ast.SomeIn):
-        if node.key is not None:
-            yield node.key
-        yield node.value
-        yield node.collection
-        yield from node.withs
-    elif isinstance(node, ast.Every):
-        if node.key is not None:
-            yield node.key
-        yield node.value
-        yield node.domain
-        yield from node.body
-        yield from node.withs
-    elif isinstance(node, ast.Else):
-        if node.value is not None:
-            yield node.value
-        yield from node.body
-    elif isinstance(node, ast.Rule):
-        yield from node.args
-        for part in (node.key, node.value):
-            if part is not None:
-                yield part
-        yield from node.body
-        yield from node.elses
+    return _CHILDREN[type(node)](node)
 
 
 def walk(node: object) -> Iterator[object]:
@@ -276,7 +254,7 @@ def resolve(
     if head == "input":
         return None
     path = module.package + parts
-    if any(True for _ in index.under(module.package + (head,))):
+    if index.under(module.package + (head,)):
         return path
     return None
 
@@ -284,6 +262,17 @@ def resolve(
 # ---------------------------------------------------------------------------------------------
 # Per-module checks
 # ---------------------------------------------------------------------------------------------
+
+
+# What a default rule's value may not contain, by node type.
+_NOT_CONSTANT = {
+    ast.Var: "var",
+    ast.Ref: "ref",
+    ast.Call: "call",
+    ast.BinOp: "call",
+    ast.Membership: "call",
+    ast.UnaryMinus: "call",
+}
 
 
 class _ModuleChecker:
@@ -303,6 +292,8 @@ class _ModuleChecker:
     def run(self) -> None:
         self.check_imports()
         for rule in self.module.rules:
+            if rule.default:
+                self.check_default(rule)
             local = _declared_names(rule)
             for node in walk(rule):
                 if isinstance(node, ast.Call):
@@ -310,6 +301,32 @@ class _ModuleChecker:
                 elif isinstance(node, ast.With):
                     self.check_with(node, local)
             self.check_assignments(rule)
+
+    # ------------------------------------------------------------------ defaults
+
+    def check_default(self, rule: ast.Rule) -> None:
+        """A default value is a constant (OPA: no variables, references or calls, operators
+        included; comprehensions aside) and a default function's arguments are distinct
+        variables."""
+        stack = [rule.value]
+        while stack:
+            node = stack.pop()
+            what = _NOT_CONSTANT.get(type(node))
+            if what is not None:
+                self.error(node.loc, f"illegal default rule (value cannot contain {what})")
+                return
+            if not isinstance(node, ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr):
+                stack.extend(reversed(children(node)))
+        seen: set[str] = set()
+        for arg in rule.args:
+            if not isinstance(arg, ast.Var):
+                self.error(arg.loc, "illegal default rule (arguments must be variables)")
+            elif arg.name != "_" and arg.name in seen:
+                self.error(
+                    arg.loc, f"illegal default rule (arguments cannot be repeated {arg.name})"
+                )
+            else:
+                seen.add(arg.name)
 
     # ------------------------------------------------------------------ imports
 
@@ -423,18 +440,31 @@ class _ModuleChecker:
     # ------------------------------------------------------------------ assignments
 
     def check_assignments(self, rule: ast.Rule) -> None:
+        """``:=`` may not redeclare a variable of its body or of an enclosing one (arguments,
+        ``some``, an earlier ``:=``, the body around a comprehension or ``every``): engines
+        disagree on what that means, so it is refused, as OPA does."""
         declared = {v.name: v for arg in rule.args for v in _vars_in(arg) if v.name != "_"}
+        for part in (rule.key, rule.value):
+            if part is not None:
+                self.check_nested(part, declared)
         self.check_body(rule.body, dict(declared))
         for branch in rule.elses:
+            if branch.value is not None:
+                self.check_nested(branch.value, declared)
             self.check_body(branch.body, dict(declared))
-        # nested bodies (comprehensions, every) are scopes of their own
-        for node in walk(rule):
-            if isinstance(node, ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr | ast.Every):
-                self.check_body(node.body, {})
         self.check_unused_assignments(rule)
+
+    def check_nested(self, node: object, declared: dict[str, ast.Var]) -> None:
+        """The bodies nested in ``node`` (comprehensions, ``every``), each its own scope."""
+        for child in children(node):
+            if isinstance(child, ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr):
+                self.check_body(child.body, dict(declared))
+            elif not isinstance(child, ast.Every):
+                self.check_nested(child, declared)
 
     def check_body(self, body: tuple[ast.Literal, ...], declared: dict[str, ast.Var]) -> None:
         for lit in body:
+            self.check_nested(lit, declared)
             new: list[ast.Var] = []
             if isinstance(lit, ast.Expr) and isinstance(lit.term, ast.Assign):
                 new = [v for v in _vars_in(lit.term.lhs) if v.name != "_"]
@@ -457,6 +487,12 @@ class _ModuleChecker:
                     for v in _vars_in(part)
                     if v.name != "_"
                 ]
+            elif isinstance(lit, ast.Every):
+                inner = dict(declared)
+                for var in (lit.key, lit.value):
+                    if var is not None and var.name != "_":
+                        inner[var.name] = var
+                self.check_body(lit.body, inner)
             for var in new:
                 declared.setdefault(var.name, var)
 

@@ -44,48 +44,6 @@ DEFAULT_BUDGET = 5_000_000
 _MISSING = object()
 _IN_PROGRESS = object()
 
-# Builtins of OPA that hookgate does not implement: calling one is "unsupported", not unknown.
-OPA_BUILTINS = frozenset(
-    """
-    abs all any array.concat array.reverse array.slice assign base64.decode base64.encode
-    base64.is_valid base64url.decode base64url.encode base64url.encode_no_pad bits.and bits.lsh
-    bits.negate bits.or bits.rsh bits.xor cast_array cast_boolean cast_null cast_object cast_set
-    cast_string ceil concat contains count crypto.hmac.equal crypto.hmac.md5 crypto.hmac.sha1
-    crypto.hmac.sha256 crypto.hmac.sha512 crypto.md5 crypto.parse_private_keys crypto.sha1
-    crypto.sha256 crypto.x509.parse_and_verify_certificates
-    crypto.x509.parse_and_verify_certificates_with_options crypto.x509.parse_certificate_request
-    crypto.x509.parse_certificates crypto.x509.parse_keypair crypto.x509.parse_rsa_private_key
-    div endswith eq equal floor format_int glob.match glob.quote_meta graph.reachable
-    graph.reachable_paths graphql.is_valid graphql.parse graphql.parse_and_verify
-    graphql.parse_query graphql.parse_schema graphql.schema_is_valid gt gte hex.decode hex.encode
-    http.send indexof indexof_n internal.member_2 internal.member_3 internal.print intersection
-    io.jwt.decode io.jwt.decode_verify io.jwt.encode_sign io.jwt.encode_sign_raw io.jwt.verify_es256
-    io.jwt.verify_es384 io.jwt.verify_es512 io.jwt.verify_hs256 io.jwt.verify_hs384
-    io.jwt.verify_hs512 io.jwt.verify_ps256 io.jwt.verify_ps384 io.jwt.verify_ps512
-    io.jwt.verify_rs256 io.jwt.verify_rs384 io.jwt.verify_rs512 is_array is_boolean is_null
-    is_number is_object is_set is_string json.filter json.is_valid json.marshal
-    json.marshal_with_options json.match_schema json.patch json.remove json.unmarshal
-    json.verify_schema lower lt lte max min minus mul neq net.cidr_contains
-    net.cidr_contains_matches net.cidr_expand net.cidr_intersects net.cidr_is_valid
-    net.cidr_merge net.cidr_overlap net.lookup_ip_addr numbers.range numbers.range_step
-    object.filter object.get object.keys object.remove object.subset object.union
-    object.union_n opa.runtime or plus print product providers.aws.sign_req rand.intn
-    re_match regex.find_all_string_submatch_n regex.find_n regex.globs_match regex.is_valid
-    regex.match regex.replace regex.split regex.template_match rego.metadata.chain
-    rego.metadata.rule rego.parse_module rem replace round semver.compare semver.is_valid
-    set_diff sort split sprintf startswith strings.any_prefix_match strings.any_suffix_match
-    strings.count strings.render_template strings.replace_n strings.reverse substring sum
-    time.add_date time.clock time.date time.diff time.format time.now_ns time.parse_duration_ns
-    time.parse_ns time.parse_rfc3339_ns time.weekday to_number trace trim trim_left trim_prefix
-    trim_right trim_space trim_suffix type_name union units.parse units.parse_bytes upper
-    urlquery.decode urlquery.decode_object urlquery.encode urlquery.encode_object uuid.parse
-    uuid.rfc4122 walk yaml.is_valid yaml.marshal yaml.unmarshal
-    """.split()
-)
-
-# Builtins that OPA evaluates as if they were non-deterministic or that read the clock: values
-# change between calls, so they are never constant-folded. (Currently none are folded anyway.)
-
 
 class CompileError(Exception):
     def __init__(self, message: str, loc: ast.Loc, hint: str | None = None) -> None:
@@ -98,7 +56,18 @@ class CompileError(Exception):
 class Ctx:
     """The state of one evaluation."""
 
-    __slots__ = ("input", "data", "cache", "data_over", "mocks", "prints", "budget", "deadline")
+    __slots__ = (
+        "input",
+        "data",
+        "cache",
+        "data_over",
+        "mocks",
+        "prints",
+        "budget",
+        "deadline",
+        "input_log",
+        "strict",
+    )
 
     def __init__(
         self,
@@ -108,6 +77,7 @@ class Ctx:
         prints: list | None,
         budget: int,
         deadline: float | None,
+        strict: bool = False,
     ) -> None:
         self.input = input
         self.data = data
@@ -117,6 +87,8 @@ class Ctx:
         self.prints = prints
         self.budget = [budget]  # shared with the contexts derived for `with`
         self.deadline = deadline
+        self.input_log: list | None = None  # receives each `with input as …` document
+        self.strict = strict  # builtin errors raise instead of making the call undefined
 
     def derive(self) -> Ctx:
         """A copy for ``with``: the same budget, a fresh rule cache."""
@@ -129,6 +101,8 @@ class Ctx:
         c.prints = self.prints
         c.budget = self.budget
         c.deadline = self.deadline
+        c.input_log = self.input_log
+        c.strict = self.strict
         return c
 
 
@@ -183,10 +157,6 @@ def index_path(v: Any, path: tuple) -> Any:
             return UNDEFINED
         v = index(v, k)
     return v
-
-
-def _truthy(v: Any) -> bool:
-    return v is not UNDEFINED and v is not False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -546,8 +516,6 @@ class Program:
         self.root = Node(())
         self.groups: list[Group] = []
         self.diagnostics: list[Diagnostic] = []
-        self.envs: list[ModuleEnv] = []
-        self._query_cache: dict[str, Callable] = {}
         self._collect()
         for group in self.groups:
             group.build()
@@ -569,14 +537,17 @@ class Program:
             names_by_pkg.setdefault(m.package, set()).update(r.ref[0] for r in m.rules)
         for m in self.modules:
             env = ModuleEnv(m, names_by_pkg[m.package])
-            self.envs.append(env)
             node = self.root
             for key in m.package:
                 node = node.child(key)
             node.package = True
             for imp in m.imports:
                 alias = imp.alias or imp.path[-1]
-                if imp.path[0] in ("data", "input") and alias in env.local_rules and len(imp.path) > 1:
+                if (
+                    imp.path[0] in ("data", "input")
+                    and alias in env.local_rules
+                    and len(imp.path) > 1
+                ):
                     self._error(
                         m.filename,
                         CompileError(
@@ -594,7 +565,7 @@ class Program:
     def _add_rule(self, rule: ast.Rule, env: ModuleEnv) -> None:
         path = (*env.package, *rule.ref)
         node = self.root
-        for i, key in enumerate(path):
+        for key in path:
             if node.group is not None:
                 raise CompileError(
                     f"rule {path_text(path)} conflicts with rule {node.group.name}", rule.loc
@@ -753,7 +724,13 @@ class Program:
     def ref_query(self, path: tuple) -> Callable[[Ctx], Any]:
         node, i = self.find(path)
         if node.group is not None and node.group.kind == "function" and i == len(path):
-            raise EvalError(f"unsupported: querying the function {node.group.name} as a value")
+            rule, env = node.group.rules[0]
+            raise EvalError(
+                f"unsupported: querying the function {node.group.name} as a value",
+                env.file,
+                rule.loc.line,
+                rule.loc.col,
+            )
 
         def run(ctx: Ctx) -> Any:
             return self.data_value(ctx, path)
@@ -878,9 +855,7 @@ class RuleCompiler:
             fr[0][v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
             return False
 
-        chain = self.body(
-            list(rule.body), scope, terminal, tail=[_HeadLit(rule.key, key_slot)]
-        )
+        chain = self.body(list(rule.body), scope, terminal, tail=[_HeadLit(rule.key, key_slot)])
         n = scope.alloc[0]
 
         def run(ctx: Ctx, acc: dict) -> None:
@@ -969,7 +944,7 @@ class RuleCompiler:
             for v in declared:
                 if is_wild(v):
                     continue
-                if v.name in seen or (scope.lookup(v.name) is not None and v.name in scope.slots):
+                if v.name in seen or v.name in scope.slots:
                     raise CompileError(
                         f"var `{v.name}` used before definition below (or declared twice)", v.loc
                     )
@@ -1107,8 +1082,8 @@ class RuleCompiler:
                 if self._is_local(name, scope) and name not in bound:
                     need.setdefault(name, loc)
             return need
-        term = lit.term if isinstance(lit, ast.Expr) else lit.term
-        negated = isinstance(lit, ast.Expr) and lit.negated
+        term = lit.term
+        negated = lit.negated
         if negated:
             info = VarInfo()
             self.vars_of(term, scope, info)
@@ -1116,11 +1091,8 @@ class RuleCompiler:
                 if name not in bound:
                     need.setdefault(name, loc)
             return need
-        if isinstance(term, ast.Assign | ast.Unify) or isinstance(lit, _HeadLit):
-            if isinstance(lit, _HeadLit):
-                lhs, rhs = None, term
-            else:
-                lhs, rhs = term.lhs, term.rhs
+        if isinstance(term, ast.Assign | ast.Unify):
+            lhs, rhs = term.lhs, term.rhs
             li, ri = VarInfo(), VarInfo()
             self.vars_of(lhs, scope, li, "pattern")
             self.vars_of(rhs, scope, ri, "pattern")
@@ -1207,6 +1179,8 @@ class RuleCompiler:
         b = REGISTRY.get(name)
         if b is not None:
             return "builtin", b
+        from hookgate.lang.check import _OPA_BUILTINS as OPA_BUILTINS  # one list, the checker's
+
         if name in OPA_BUILTINS:
             raise CompileError(f"unsupported: builtin {name}", loc)
         raise CompileError(f"could not find function {name} (unknown builtin or function)", loc)
@@ -1239,7 +1213,9 @@ class RuleCompiler:
         if isinstance(lit, ast.SomeDecl):
             return lambda nxt: nxt
         if isinstance(lit, _ArgLit):
-            return self.unify_builders(lit.pattern, _SlotTerm(lit.slot), scope, bound, lit.pattern.loc)
+            return self.unify_builders(
+                lit.pattern, _SlotTerm(lit.slot), scope, bound, lit.pattern.loc
+            )
         if isinstance(lit, _HeadLit):
             pre: list = []
             vf = self.term(lit.term, scope, pre, bound)
@@ -1307,7 +1283,9 @@ class RuleCompiler:
         val_slot = scope.new_slot()
         matchers = []
         if lit.key is not None:
-            matchers.append(self.unify_builders(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc))
+            matchers.append(
+                self.unify_builders(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc)
+            )
         matchers.append(self.unify_builders(lit.value, _SlotTerm(val_slot), scope, bound, lit.loc))
         _static_some_in_check(lit)
 
@@ -1336,7 +1314,11 @@ class RuleCompiler:
         pre: list = []
         dom = self.term(lit.domain, scope, pre, bound)
         inner_scope = Scope(scope, scope.alloc)
-        key_slot = inner_scope.declare(lit.key.name) if lit.key and not is_wild(lit.key) else scope.new_slot()
+        key_slot = (
+            inner_scope.declare(lit.key.name)
+            if lit.key and not is_wild(lit.key)
+            else scope.new_slot()
+        )
         val_slot = (
             inner_scope.declare(lit.value.name) if not is_wild(lit.value) else scope.new_slot()
         )
@@ -1443,6 +1425,8 @@ class RuleCompiler:
                     if v is UNDEFINED:
                         return False
                     c2.input = _patch(c2.input, ipath, v) if ipath else v
+                    if c2.input_log is not None:
+                        c2.input_log.append(c2.input)
                     return True
 
                 if repl_fn is not None:
@@ -1450,7 +1434,12 @@ class RuleCompiler:
                 return mod_input
             dpath = path[1:]
             node, i = self.program.find(dpath)
-            if node is not None and node.group is not None and node.group.kind == "function" and i == len(dpath):
+            if (
+                node is not None
+                and node.group is not None
+                and node.group.kind == "function"
+                and i == len(dpath)
+            ):
                 return self._mock(node.group.name, repl_fn, vf, node.group.arity)
             if repl_fn is not None:
                 raise CompileError("unsupported: with a data path as a function", value_term.loc)
@@ -1529,7 +1518,9 @@ class RuleCompiler:
         self.vars_of(term, scope, info, "pattern")
         return all(n in bound for n in {**info.plain, **info.pattern})
 
-    def _unify_one(self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc) -> Callable[[Step], Step]:
+    def _unify_one(
+        self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc
+    ) -> Callable[[Step], Step]:
         pre: list = []
         # Iterating refs are expanded first (they bind their own variables).
         if self._evaluable_after_refs(b, scope, bound):
@@ -1593,9 +1584,7 @@ class RuleCompiler:
             keys = []
             for k, _ in pattern.items:
                 if not self._evaluable(k, scope, bound):
-                    raise CompileError(
-                        "unsupported: a variable object key in a pattern", k.loc
-                    )
+                    raise CompileError("unsupported: a variable object key in a pattern", k.loc)
                 kpre: list = []
                 keys.append(self.term(k, scope, kpre, bound))
                 if kpre:
@@ -1758,9 +1747,7 @@ class RuleCompiler:
             group = node.group
             self.group.deps.add(group)
             if group.kind == "function" and group.arity != 0:
-                raise CompileError(
-                    f"function {group.name} must be called with arguments", loc
-                )
+                raise CompileError(f"function {group.name} must be called with arguments", loc)
             rest = dpath[i:]
             value = group.value
 
@@ -1921,7 +1908,9 @@ class RuleCompiler:
         def term_set(ctx: Ctx, fr: list) -> bool:
             v = fr[slot]
             t_ = type(v)
-            fr[acc_slot][v if (t_ is str or t_ is int or t_ is float or v is None) else freeze(v)] = v
+            fr[acc_slot][
+                v if (t_ is str or t_ is int or t_ is float or v is None) else freeze(v)
+            ] = v
             return False
 
         chain = self.body(list(t.body), inner, term_set, tail=tail, bound=set(bound))
@@ -1968,7 +1957,7 @@ class RuleCompiler:
             try:
                 return op(a, b)
             except BuiltinError as exc:
-                raise EvalError(str(exc), file, loc.line, loc.col) from None
+                return builtin_failed(ctx, "", exc, file, loc)
 
         return binop
 
@@ -2013,8 +2002,15 @@ class RuleCompiler:
                 try:
                     return fn(x)
                 except BuiltinError as exc:
-                    raise _builtin_error(name, exc, file, loc) from None
-                except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+                    return builtin_failed(ctx, name, exc, file, loc)
+                except (
+                    TypeError,
+                    ValueError,
+                    AttributeError,
+                    KeyError,
+                    IndexError,
+                    RecursionError,
+                ) as exc:
                     raise _internal_error(name, exc, file, loc) from None
 
             return call1
@@ -2033,8 +2029,15 @@ class RuleCompiler:
                 try:
                     return fn(x, y)
                 except BuiltinError as exc:
-                    raise _builtin_error(name, exc, file, loc) from None
-                except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+                    return builtin_failed(ctx, name, exc, file, loc)
+                except (
+                    TypeError,
+                    ValueError,
+                    AttributeError,
+                    KeyError,
+                    IndexError,
+                    RecursionError,
+                ) as exc:
                     raise _internal_error(name, exc, file, loc) from None
 
             return call2
@@ -2065,18 +2068,25 @@ class RuleCompiler:
             parts = []
             for a in args:
                 v = a(ctx, fr)
-                parts.append("<undefined>" if v is UNDEFINED else v if type(v) is str else rego_text(v))
+                parts.append(
+                    "<undefined>" if v is UNDEFINED else v if type(v) is str else rego_text(v)
+                )
             ctx.prints.append(" ".join(parts))
             return True
 
         return print_
 
 
-def _builtin_error(name: str, exc: BuiltinError, file: str, loc: ast.Loc) -> EvalError:
+def builtin_failed(ctx: Ctx, name: str, exc: BuiltinError, file: str, loc: ast.Loc) -> Any:
+    """A builtin's error: the call is undefined (OPA's default), or an ``EvalError`` with strict
+    builtin errors. An unsupported feature is always an error, never a silent undefined."""
     msg = str(exc)
-    if not msg.startswith("unsupported:") and not msg.startswith(name):
+    unsupported = msg.startswith("unsupported:")
+    if not ctx.strict and not unsupported:
+        return UNDEFINED
+    if not unsupported and not msg.startswith(name):
         msg = f"{name}: {msg}"
-    return EvalError(msg, file, loc.line, loc.col)
+    raise EvalError(msg, file, loc.line, loc.col)
 
 
 def _internal_error(name: str, exc: Exception, file: str, loc: ast.Loc) -> EvalError:
@@ -2089,7 +2099,7 @@ def _call_builtin(name: str, fn: Callable, vals: list, ctx: Ctx, loc: ast.Loc, f
     try:
         return fn(*vals)
     except BuiltinError as exc:
-        raise _builtin_error(name, exc, file, loc) from None
+        return builtin_failed(ctx, name, exc, file, loc)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise _internal_error(name, exc, file, loc) from None
 
@@ -2410,7 +2420,9 @@ def _split_unifications(literals: list) -> list:
 
 def _check_default(value: Any) -> None:
     """A default value is a constant (comprehensions allowed), as OPA requires."""
-    if value is None or isinstance(value, ast.Scalar | ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr):
+    if value is None or isinstance(
+        value, ast.Scalar | ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr
+    ):
         return
     if isinstance(value, ast.ArrayTerm | ast.SetTerm):
         for x in value.items:

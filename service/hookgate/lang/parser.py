@@ -30,6 +30,9 @@ KEYWORDS = frozenset(
 
 FUTURE_KEYWORDS = frozenset({"in", "every", "contains", "if"})
 
+# Keywords that can never be a name outside a reference's `.key`.
+_RESERVED = KEYWORDS - {"contains"}
+
 _ROOTS = ("data", "input", "future", "rego")
 
 _DISPLAY = {
@@ -85,6 +88,16 @@ class _PostLex:
             if kind == "COMMENT":
                 comments.append(tok)
                 continue
+            if kind == "NAME" and tok.value in _RESERVED and (prev is None or prev.type != "DOT"):
+                # A keyword where the grammar has no place for it: the contextual lexer read it
+                # as a name. Rego v1 reserves keywords (only `contains` is also a builtin).
+                negated = prev is not None and prev.type == "NOT"
+                what = (
+                    f"illegal negation of '{tok.value}'"
+                    if negated
+                    else f"unexpected keyword '{tok.value}'"
+                )
+                raise _fail_at(tok, what)
             touching = prev is not None and prev.end_pos == tok.start_pos
             if kind == "LSQB" and touching and prev.type in _TERM_END:
                 tok = tok.new_borrow_pos("REF_LSQB", tok.value, tok)
@@ -107,13 +120,10 @@ def _lark() -> Any:
     if _LARK is None:
         with _LOCK:
             if _LARK is None:
-                from importlib.resources import files
-
                 from lark import Lark
 
-                grammar = files("hookgate.grammar").joinpath("policy.lark").read_text("utf-8")
                 _LARK = Lark(
-                    grammar,
+                    grammar_text(),
                     parser="lalr",
                     lexer="contextual",
                     postlex=_PostLex(),
@@ -152,6 +162,10 @@ def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
             if not retry:
                 break
             exempt = exempt | {max(retry)}
+        except PolicyError:
+            if first is None:
+                raise
+            break
     assert first is not None
     raise first
 
@@ -164,7 +178,7 @@ class _Retryable(Exception):
 
 
 def _parse_once(source: str, filename: str, exempt: frozenset[int]) -> ast.Module:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
     parser = _lark()
     _state.comments = []
@@ -175,7 +189,10 @@ def _parse_once(source: str, filename: str, exempt: frozenset[int]) -> ast.Modul
         comments = tuple(
             ast.Comment(str(tok)[1:], ast.Loc(tok.line, tok.column)) for tok in _state.comments
         )
-        module = _Builder(filename).transform(tree)
+        try:
+            module = _builder(filename).transform(tree)
+        except VisitError as exc:  # Lark wraps what the transformer raises
+            raise exc.orig_exc from None
     except RecursionError:
         message = "unsupported: expressions nested too deeply"
         raise _error(filename, source, 1, 1, message, "split the term into smaller rules") from None
@@ -190,12 +207,9 @@ def _parse_once(source: str, filename: str, exempt: frozenset[int]) -> ast.Modul
     except UnexpectedInput as exc:  # UnexpectedToken
         error = _unexpected_token(filename, source, exc)
         raise _Retryable(error, exc.token.start_pos or 0, _state.candidates) from None
-    except Exception as exc:  # a VisitError wrapping a _Fail
-        inner = getattr(exc, "orig_exc", None)
-        if not isinstance(inner, _Fail):
-            raise
-        error = _error(filename, source, inner.line, inner.col, inner.message, inner.hint)
-        pos = _offset(source, inner.line, inner.col)
+    except _Fail as exc:
+        error = _error(filename, source, exc.line, exc.col, exc.message, exc.hint)
+        pos = _offset(source, exc.line, exc.col)
         raise _Retryable(error, pos, _state.candidates) from None
     finally:
         _state.comments = []
@@ -408,6 +422,16 @@ def _make_builder() -> type:
                 raise _fail_at(node, "unexpected set literal as a rule body")
             return _Body((node,))
 
+        def else_braced_body(self, meta: Any, children: list[Any]) -> _Body:
+            return _Body(children[2])
+
+        def else_literal_body(self, meta: Any, children: list[Any]) -> _Body:
+            node = children[1].node
+            if isinstance(node, ast.Expr) and _starts_with_brace(node):
+                # only a retry reads this `{` as a term, and OPA never does after `else … if`
+                raise _fail_at(node, "unexpected '{' term as the body of else")
+            return _Body((node,))
+
         def else_(self, meta: Any, children: list[Any]) -> ast.Else:
             parts = _RuleParts(children[1:])
             return ast.Else(parts.value, parts.body, _tok_loc(children[0]))
@@ -419,9 +443,6 @@ def _make_builder() -> type:
             head: _Head = children[1]
             parts = _RuleParts(children[2:])
             ref = self._complete_ref(head, "a default rule")
-            _check_default_value(parts.value)
-            if parts.is_function:
-                _check_default_args(parts.args)
             return ast.Rule(
                 "function" if parts.is_function else "complete",
                 ref,
@@ -671,7 +692,8 @@ def _make_builder() -> type:
 _BUILDER: type | None = None
 
 
-def _Builder(filename: str) -> Any:  # noqa: N802 - reads like the class it builds
+def _builder(filename: str) -> Any:
+    """A transformer for one file (its class is made once, on first use: it needs Lark)."""
     global _BUILDER
     if _BUILDER is None:
         _BUILDER = _make_builder()
@@ -808,6 +830,22 @@ def _string_value(tok: Any) -> str:
         raise _fail_at(tok, "illegal string literal (bad escape sequence)") from None
 
 
+def _starts_with_brace(lit: ast.Expr) -> bool:
+    """Whether the literal's text starts with a set, object or comprehension's `{`."""
+    term: Any = lit.term
+    while isinstance(term, ast.BinOp | ast.Membership | ast.Assign | ast.Unify | ast.Ref):
+        if isinstance(term, ast.BinOp):
+            term = term.left
+        elif isinstance(term, ast.Membership):
+            term = term.key or term.value
+        elif isinstance(term, ast.Ref):
+            term = term.head
+        else:
+            term = term.lhs
+    braced = (ast.SetTerm, ast.ObjectTerm, ast.SetCompr, ast.ObjectCompr)
+    return isinstance(term, braced) and term.loc == lit.loc
+
+
 def _check_not_comprehension(body: tuple[ast.Literal, ...], lbrace: Any) -> None:
     """OPA reads `p if { x | y }` as a set comprehension, not a body: refuse the ambiguity."""
     first = body[0]
@@ -831,52 +869,6 @@ def _check_not_comprehension(body: tuple[ast.Literal, ...], lbrace: Any) -> None
             "unsupported: `if { x | ... }` reads as a set comprehension in OPA",
             "put the first expression in parentheses, or write the body on separate lines",
         )
-
-
-def _check_default_value(value: Any) -> None:
-    """A default value is a constant: no variables, references or calls (comprehensions aside)."""
-    for node in _walk_terms(value):
-        if isinstance(node, ast.Var | ast.Ref | ast.Call):
-            what = {ast.Var: "var", ast.Ref: "ref", ast.Call: "call"}[type(node)]
-            raise _fail_at(node, f"illegal default rule (value cannot contain {what})")
-
-
-def _check_default_args(args: tuple[Any, ...]) -> None:
-    seen: set[str] = set()
-    for arg in args:
-        if not isinstance(arg, ast.Var):
-            raise _fail_at(arg, "illegal default rule (arguments must be variables)")
-        if arg.name != "_" and arg.name in seen:
-            raise _fail_at(arg, f"illegal default rule (arguments cannot be repeated {arg.name})")
-        seen.add(arg.name)
-
-
-def _walk_terms(term: Any) -> Any:
-    """Yield ``term`` and its sub-terms, not descending into comprehensions."""
-    yield term
-    if isinstance(term, ast.Ref):
-        yield from _walk_terms(term.head)
-        for elem in term.path:
-            yield from _walk_terms(elem)
-    elif isinstance(term, ast.ArrayTerm | ast.SetTerm):
-        for item in term.items:
-            yield from _walk_terms(item)
-    elif isinstance(term, ast.ObjectTerm):
-        for key, val in term.items:
-            yield from _walk_terms(key)
-            yield from _walk_terms(val)
-    elif isinstance(term, ast.Call):
-        for arg in term.args:
-            yield from _walk_terms(arg)
-    elif isinstance(term, ast.BinOp):
-        yield from _walk_terms(term.left)
-        yield from _walk_terms(term.right)
-    elif isinstance(term, ast.UnaryMinus):
-        yield from _walk_terms(term.term)
-    elif isinstance(term, ast.Membership):
-        for part in (term.key, term.value, term.collection):
-            if part is not None:
-                yield from _walk_terms(part)
 
 
 # ---------------------------------------------------------------------------------------------

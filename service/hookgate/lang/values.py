@@ -323,10 +323,6 @@ def json_text(value: Any) -> str:
     return json.dumps(to_json(value), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def is_ground_value(v: Any) -> bool:
-    return type(v) in _RANK
-
-
 __all__ = [
     "UNDEFINED",
     "RegoSet",

@@ -14,9 +14,12 @@ from typing import Annotated, Any
 
 import sqlalchemy.exc
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hookgate import __version__
 from hookgate.lang.errors import PolicyError
@@ -157,8 +160,10 @@ def create_app(
         description=DESCRIPTION,
         swagger_ui_parameters={"persistAuthorization": True, "displayRequestDuration": True},
         responses={
+            400: {"model": api.ErrorOut, "description": "A body that cannot be parsed."},
             401: {"model": api.ErrorOut, "description": "No token, or an unknown one."},
             403: {"model": api.ErrorOut, "description": "The token's role is too low."},
+            404: {"model": api.ErrorOut, "description": "No such document, revision or token."},
             413: {"model": api.ErrorOut, "description": "The request body is too large."},
             422: {
                 "model": api.ErrorOut,
@@ -190,6 +195,20 @@ def create_app(
 
 
 def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405:
+            # Each method of a path is its own route, so Starlette's Allow names only one.
+            path = request.url.path
+            allowed = {
+                method
+                for route in request.app.routes
+                if isinstance(route, APIRoute) and _names_a_document(route, path)
+                for method in route.methods
+            }
+            exc = StarletteHTTPException(405, exc.detail, {"Allow": ", ".join(sorted(allowed))})
+        return await http_exception_handler(request, exc)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
         # pydantic's errors carry the offending input; it may hold secrets, so it is dropped.
@@ -219,6 +238,13 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(sqlalchemy.exc.DBAPIError)
     async def database_down(_request: Request, _exc: sqlalchemy.exc.DBAPIError) -> JSONResponse:
         return JSONResponse({"detail": "database unavailable; nothing was changed"}, 503)
+
+
+def _names_a_document(route: APIRoute, path: str) -> bool:
+    """Whether ``route`` serves ``path`` (a data path holding a route word does not)."""
+    match = route.path_regex.match(path)
+    data_path = match and match.groupdict().get("path")
+    return bool(match) and not (data_path and RESERVED_SEGMENTS & set(data_path.split("/")))
 
 
 def _bad_request(field: str, message: str) -> RequestValidationError:
@@ -257,26 +283,44 @@ def _add_health_routes(app: FastAPI, store: Store, metrics: Metrics) -> None:
 # -- policies and data -----------------------------------------------------------------------
 
 
-def _check_key(kind: str, key: str) -> str:
+def _check_key(kind: str, key: str, field: str) -> str:
+    """``key`` if it is a valid policy id or data path; else a 422 naming ``field``."""
     if kind == "policy":
         if not POLICY_ID.match(key):
-            raise _bad_request("path.id", "policy id: letters, digits, _ . - (at most 128)")
+            raise _bad_request(field, "policy id: letters, digits, _ . - (at most 128)")
         return key
     segments = key.split("/")
     if len(segments) > 8 or not all(DATA_SEGMENT.match(s) for s in segments):
-        raise _bad_request(
-            "path.path", "data path: 1-8 identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by /"
-        )
+        raise _bad_request(field, "data path: 1-8 identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by /")
     if RESERVED_SEGMENTS & set(segments):
-        raise _bad_request("path.path", "data path: 'revisions' and 'rollback' are reserved")
+        raise _bad_request(field, "data path: 'revisions' and 'rollback' are reserved")
     return key
+
+
+# Path parameters as dependencies, so they are checked before any body is read.
+def _policy_id(id: Annotated[str, Path(description="Policy id, e.g. no_verify.rego")]) -> str:
+    return _check_key("policy", id, "path.id")
+
+
+def _data_path(
+    path: Annotated[
+        str, Path(description="Data path, e.g. hookgate/config (data.hookgate.config)")
+    ],
+) -> str:
+    if RESERVED_SEGMENTS & set(path.split("/")):
+        # e.g. PUT /v1/data/x/revisions: a route word, not a document; the handler lists Allow.
+        raise StarletteHTTPException(405, "Method Not Allowed")
+    return _check_key("data", path, "path.path")
 
 
 async def _policy_content(request: Request) -> str:
     try:
-        return (await request.body()).decode("utf-8")
+        text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _bad_request("body", f"policy text is not UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise _bad_request("body", "policy text is empty")
+    return text
 
 
 async def _data_content(request: Request) -> str:
@@ -287,6 +331,8 @@ async def _data_content(request: Request) -> str:
         raise _bad_request("body", message) from None
     except UnicodeDecodeError as exc:
         raise _bad_request("body", f"not UTF-8 (byte {exc.start})") from None
+    except RecursionError:
+        raise _bad_request("body", "JSON nested too deeply") from None
 
 
 IfMatch = Annotated[
@@ -295,7 +341,6 @@ IfMatch = Annotated[
 ]
 Message = Annotated[str, Query(max_length=2000, description="Why; kept with the revision")]
 _CHANGE_ERRORS: dict = {
-    404: {"model": api.ErrorOut, "description": "No such document or revision."},
     412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
     428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
 }
@@ -320,12 +365,9 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
     """GET/PUT/DELETE, list, revisions and rollback of one kind of document; policies and data
     share everything but the body's media type."""
     store: Store = app.state.store
-    name = param.strip("{}").split(":")[0]
     item = f"{base}/{param}"
     tags = ["policies" if kind == "policy" else "data"]
-    Key = Annotated[
-        str, Path(alias=name, description="Policy id" if kind == "policy" else "Data path")
-    ]
+    Key = Annotated[str, Depends(_policy_id if kind == "policy" else _data_path)]
     if kind == "policy":
         media = {"text/plain": {"schema": {"type": "string"}, "example": api.POLICY_EXAMPLE}}
     else:
@@ -341,9 +383,7 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         compile_set(policies, data)
 
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
-        return store.change(
-            kind, _check_key(kind, key), author=principal.name, validate=validate, **kwargs
-        )
+        return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
 
     def etag_response(revision: Revision, response: Response) -> dict:
         response.headers["ETag"] = revision.etag
@@ -364,8 +404,8 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         summary="Every revision, oldest first",
         response_model=api.RevisionList,
     )
-    def list_revisions(key: Key, _: Viewer) -> dict:
-        found = store.revisions(kind, _check_key(kind, key))
+    def list_revisions(_: Viewer, key: Key) -> dict:
+        found = store.revisions(kind, key)
         return {"revisions": [_revision_out(r) for r in found]}
 
     @app.get(
@@ -374,8 +414,8 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         summary="One revision",
         response_model=api.RevisionOut,
     )
-    def get_revision(key: Key, number: Annotated[int, Path(ge=1)], _: Viewer) -> dict:
-        return _revision_out(store.revision(kind, _check_key(kind, key), number))
+    def get_revision(_: Viewer, key: Key, number: Annotated[int, Path(ge=1)]) -> dict:
+        return _revision_out(store.revision(kind, key, number))
 
     @app.post(
         f"{item}/rollback",
@@ -385,10 +425,10 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         responses=_CHANGE_ERRORS,
     )
     def rollback(
+        principal: Editor,
         response: Response,
         body: api.RollbackIn,
         key: Key,
-        principal: Editor,
         if_match: IfMatch = None,
     ) -> dict:
         message = body.message or f"rollback to revision {body.revision}"
@@ -407,10 +447,9 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         tags=tags,
         summary="The current content, with its ETag",
         response_model=api.RevisionOut,
-        responses={404: {"model": api.ErrorOut}},
     )
-    def get_document(response: Response, key: Key, _: Viewer) -> dict:
-        return etag_response(store.get(kind, _check_key(kind, key)), response)
+    def get_document(_: Viewer, response: Response, key: Key) -> dict:
+        return etag_response(store.get(kind, key), response)
 
     @app.put(
         item,
@@ -421,10 +460,10 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         responses={201: {"model": api.RevisionOut}, **_CHANGE_ERRORS},
     )
     def put_document(
+        principal: Editor,
         response: Response,
         key: Key,
         text: Annotated[str, Depends(content)],
-        principal: Editor,
         message: Message = "",
         if_match: IfMatch = None,
     ) -> dict:
@@ -440,7 +479,7 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         responses=_CHANGE_ERRORS,
     )
     def delete_document(
-        key: Key, principal: Editor, message: Message = "", if_match: IfMatch = None
+        principal: Editor, key: Key, message: Message = "", if_match: IfMatch = None
     ) -> dict:
         revision = change(key, principal, content=None, if_match=if_match, message=message)
         return _revision_out(revision)
@@ -455,14 +494,14 @@ def _with_drafts(
     """The active set with draft policies and data documents laid over it."""
     merged_policies = dict(active.policies)
     for key, text in (policies or {}).items():
-        _check_key("policy", key)
+        _check_key("policy", key, f"body.policies.{key}")
         if text is None:
             merged_policies.pop(key, None)
         else:
             merged_policies[key] = text
     documents = dict(active.documents)
     for path, value in (data or {}).items():
-        documents[_check_key("data", path)] = value
+        documents[_check_key("data", path, f"body.data.{path}")] = value
     return merged_policies, merge_documents(documents.items())
 
 
@@ -477,8 +516,8 @@ def _add_evaluation_routes(app: FastAPI) -> None:
         response_model=api.EvaluateOut,
     )
     def evaluate(
-        body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
         _: Viewer,
+        body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
     ) -> dict:
         active, engine = active_engine.get()
         draft = body.policies is not None or body.data is not None
@@ -513,8 +552,8 @@ def _add_evaluation_routes(app: FastAPI) -> None:
         response_model=api.CheckOut,
     )
     def check(
-        body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
         _: Viewer,
+        body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
     ) -> dict:
         active, _engine = active_engine.get()
         try:
@@ -569,7 +608,7 @@ def _add_decision_routes(app: FastAPI) -> None:
         summary="Upload a batch of decision records (idempotent on decision_id)",
         response_model=api.DecisionBatchOut,
     )
-    def upload(body: api.DecisionBatchIn, principal: Agent) -> dict:
+    def upload(principal: Agent, body: api.DecisionBatchIn) -> dict:
         rows = []
         for record in body.decisions:
             row = record.model_dump()
@@ -629,7 +668,7 @@ def _add_token_routes(app: FastAPI) -> None:
         status_code=201,
         response_model=api.NewTokenOut,
     )
-    def create_token(body: api.TokenIn, _: Admin) -> dict:
+    def create_token(_: Admin, body: api.TokenIn) -> dict:
         return {
             "name": body.name,
             "role": body.role,
@@ -650,7 +689,6 @@ def _add_token_routes(app: FastAPI) -> None:
         tags=["tokens"],
         summary="Revoke a token",
         status_code=204,
-        responses={404: {"model": api.ErrorOut}},
     )
     def revoke_token(token_id: Annotated[int, Path(ge=1)], _: Admin) -> Response:
         store.revoke_token(token_id)

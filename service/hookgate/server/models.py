@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from hookgate.decision import OUTCOMES
 from hookgate.hostio.hosts import HOSTS
@@ -61,7 +61,9 @@ class RevisionList(BaseModel):
 
 
 class RollbackIn(BaseModel):
-    revision: int = Field(ge=1, description="The revision whose content becomes current again.")
+    revision: StrictInt = Field(
+        ge=1, description="The revision whose content becomes current again."
+    )
     message: str = Field("", max_length=2000)
 
 
@@ -93,7 +95,7 @@ class EvaluateIn(BaseModel):
         'then argument, e.g. {"git.branch": {"/repo": "main"}}. The server never reads '
         "its own disk for them: a fact not given is null.",
     )
-    explain: bool = Field(True, description="Include the rule-by-rule trace.")
+    explain: StrictBool = Field(True, description="Include the rule-by-rule trace.")
 
 
 class DecisionOut(BaseModel):
@@ -172,7 +174,7 @@ class DecisionRecordIn(BaseModel):
     tool_name: str | None = Field(None, max_length=255)
     outcome: Outcome
     matches: list[MatchIn] = Field(default_factory=list, max_length=100)
-    bundle_revision: int | None = None
+    bundle_revision: StrictInt | None = None
     command: str | None = Field(
         None, max_length=65536, description="Masked by the hook; masked again before storing."
     )

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
@@ -114,8 +115,6 @@ def seed_policies() -> tuple[dict[str, str], dict]:
 
 def default_db_url() -> str:
     """``$HOOKGATE_DB_URL``, else a SQLite file in the user's state directory."""
-    import os
-
     from hookgate.paths import state_dir
 
     return os.environ.get("HOOKGATE_DB_URL") or f"sqlite:///{state_dir() / 'server.db'}"
@@ -129,7 +128,10 @@ def make_engine(url: str) -> Engine:
     if parsed.database and parsed.database != ":memory:":
         from hookgate.paths import private_dir
 
-        private_dir(Path(parsed.database).expanduser().resolve().parent)
+        path = Path(parsed.database).expanduser().resolve()
+        private_dir(path.parent)
+        # The file holds the bundle signing key: owner-only (SQLite gives its -wal/-shm the same).
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
     @sa.event.listens_for(engine, "connect")

@@ -1,0 +1,171 @@
+"""The standard builtins: OPA's names, results and errors on wrong argument types."""
+
+import pytest
+
+from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.lang import UNDEFINED, EvalError, load
+from hookgate.lang.values import RegoSet
+
+
+def call(name, *args):
+    return REGISTRY[name].func(*args)
+
+
+def ev(expr, input=UNDEFINED):
+    ps = load({"b.rego": f"package b\n\nx := {expr}\n"})
+    return ps.query("data.b.x", input=input, strict_builtin_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("expr", "want"),
+    [
+        ('concat(", ", {"b", "a"})', "a, b"),
+        ('contains("abc", "")', True),
+        ('indexof("skön var våren", "vår")', 9),
+        ('indexof_n("aaa", "aa")', [0, 1]),
+        ('substring("héllo", 1, 3)', "éll"),
+        ('substring("abc", 1, -1)', "bc"),
+        ('split("a,b,,c", ",")', ["a", "b", "", "c"]),
+        ('replace("aaa", "a", "b")', "bbb"),
+        ('strings.replace_n({"a": "1", "ab": "2"}, "abab")', "1b1b"),
+        ('trim("xxhixx", "x")', "hi"),
+        ('trim_prefix("prefix-x", "prefix-")', "x"),
+        ('trim_space("  a  ")', "a"),
+        ("format_int(-10.7, 16)", "-a"),
+        ('strings.reverse("abc")', "cba"),
+        ('strings.any_prefix_match(["foo", "bar"], "ba")', True),
+        ('upper("ßa")', "ßA"),
+        ('lower("İ")', "i"),
+        ('lower("ΣΑΣ")', "σασ"),
+        (
+            'sprintf("%s=%d %v %q %x %5.2f|%-4s|", ["a", 3, [1, "b"], "q", 255, 3.14159, "z"])',
+            'a=3 [1, "b"] "q" ff  3.14|z   |',
+        ),
+        ('sprintf("%v %v %v", [{"k": {1}}, set(), null])', '{"k": {1}} set() null'),
+        ('sprintf("%d", [1.5])', "%!d(float64=1.5)"),
+    ],
+)
+def test_strings(expr, want):
+    assert ev(expr) == want
+
+
+@pytest.mark.parametrize(
+    ("expr", "want"),
+    [
+        ('regex.match(`^a+$`, "aaa")', True),
+        ('regex.find_n(`a.`, "a1a2a3", 2)', ["a1", "a2"]),
+        ('regex.find_all_string_submatch_n(`(a)(x)?`, "aa", -1)', [["a", "a", ""], ["a", "a", ""]]),
+        ('regex.split(`,\\s*`, "a, b,c")', ["a", "b", "c"]),
+        ('regex.replace("a-b-c", `-(.)`, "<$1>")', "a<b><c>"),
+        ('regex.is_valid("(")', False),
+        ('glob.match("*.github.com", [], "api.cdn.github.com")', False),
+        ('glob.match("api.**.com", [], "api.cdn.github.com")', True),
+        ('glob.match("*hub.com", null, "api.cdn.github.com")', True),
+        ('glob.match("{cat,[fr]at}", [], "rat")', True),
+        ('glob.match("[!a-c]at", [], "bat")', False),
+    ],
+)
+def test_regex_and_glob(expr, want):
+    assert ev(expr) == want
+
+
+def test_regex_is_linear_time_on_catastrophic_patterns():
+    # (a+)+$ backtracks exponentially in Python's re; RE2 answers at once.
+    assert ev("regex.match(`^(a+)+$`, input.s)", {"s": "a" * 5000 + "!"}) is False
+
+
+@pytest.mark.parametrize(
+    ("expr", "want"),
+    [
+        ("array.concat([1], [2, 3])", [1, 2, 3]),
+        ("array.slice([1, 2, 3, 4], 1, 10)", [2, 3, 4]),
+        ("array.slice([1, 2, 3], 2, 1)", []),
+        ("array.reverse([1, 2])", [2, 1]),
+        ('object.get({"a": {"b": 1}}, ["a", "b"], 0)', 1),
+        ('object.get({"a": 1}, "z", "d")', "d"),
+        ('object.keys({"a": 1, "b": 2})', RegoSet(["a", "b"])),
+        ('object.remove({"a": 1, "b": 2}, {"a"})', {"b": 2}),
+        ('object.filter({"a": 1, "b": 2}, ["a"])', {"a": 1}),
+        ('object.union({"a": {"x": 1}}, {"a": {"y": 2}})', {"a": {"x": 1, "y": 2}}),
+        ('object.union_n([{"a": 1}, {"a": 2}, {"b": 3}])', {"a": 2, "b": 3}),
+        ('json.patch({"a": [1]}, [{"op": "add", "path": "/a/-", "value": 2}])', {"a": [1, 2]}),
+        ("intersection({{1, 2}, {2, 3}})", RegoSet([2])),
+        ("union({{1}, {2}})", RegoSet([1, 2])),
+        ('count("héllo")', 5),
+        ("sum([1, 2.5])", 3.5),
+        ("product({2, 3})", 6),
+        ('max([1, "a", null])', "a"),
+        ("sort({3, 1, 2})", [1, 2, 3]),
+        ("abs(-2)", 2),
+        ("round(2.5)", 3),
+        ("round(-2.5)", -3),
+        ("ceil(1.2)", 2),
+        ("floor(-1.2)", -2),
+        ("numbers.range(3, 1)", [3, 2, 1]),
+        ('to_number("1.5")', 1.5),
+        ("to_number(true)", 1),
+        ("bits.and(12, 10)", 8),
+        ('type_name({"a"})', "set"),
+        ("is_number(true)", False),
+        ('json.marshal({"b": [1], "a": {2}})', '{"a":[2],"b":[1]}'),
+        ('json.unmarshal("[1, {\\"a\\": null}]")', [1, {"a": None}]),
+        ('base64.decode(base64.encode("hé"))', "hé"),
+        ('base64url.encode_no_pad("??")', "Pz8"),
+        ('urlquery.encode("a b&c")', "a+b%26c"),
+        ('urlquery.encode_object({"b": "2", "a": ["x", "y"]})', "a=x&a=y&b=2"),
+        ('hex.decode(hex.encode("hi"))', "hi"),
+        ('time.parse_duration_ns("1h30m")', 5400 * 10**9),
+        ('time.format([0, "UTC", "2006-01-02 15:04"])', "1970-01-01 00:00"),
+        ("time.add_date(0, 0, 1, 30)", 5270400 * 10**9),
+        ('uuid.parse("not-a-uuid") == null', UNDEFINED),
+    ],
+)
+def test_collections_numbers_types_encoding(expr, want):
+    assert ev(expr) == want
+
+
+def test_min_max_of_empty_are_undefined():
+    assert ev("max([])") is UNDEFINED
+    assert ev("min(set())") is UNDEFINED
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "count(null)",
+        'concat(1, ["a"])',
+        'concat("", [1])',
+        'startswith(1, "a")',
+        "upper([])",
+        'sum(["a"])',
+        "sort(1)",
+        'abs("1")',
+        "numbers.range(1.5, 2)",
+        'to_number("abc")',
+        'regex.match("(", "a")',
+        'json.unmarshal("{")',
+        'base64.decode("!!")',
+        'object.get([], "a", 1)',
+        'array.slice([1], "1", 2)',
+        "format_int(10, 4)",
+        "1 % 0",
+        '"1" + 1',
+        "{1} | [2]",
+    ],
+)
+def test_wrong_argument_types_are_errors(expr):
+    with pytest.raises(EvalError):
+        ev(expr)
+    # OPA's default: the failing expression is undefined, evaluation goes on.
+    ps = load({"b.rego": f"package b\n\nx := {expr}\ny if not x\n"})
+    assert ps.query("data.b") == {"y": True}
+
+
+def test_every_builtin_has_a_docstring_and_family():
+    for b in REGISTRY.values():
+        assert b.doc and b.family, b.name
+
+
+def test_builtin_errors_name_the_builtin_and_operand():
+    with pytest.raises(BuiltinError, match="upper: operand 1 must be string but got number"):
+        call("upper", 1)
