@@ -30,10 +30,20 @@ all_commands contains c if {
 	some c in shell.commands(m[1])
 }
 
-interpreter(c) if regex.replace(c.name, `[0-9.]+$`, "") in cfg.interpreters
+# subprocess.run(["rm", "-rf", "/"]): the list read as a command line.
+all_commands contains c if {
+	some x in interpreter_code
+	some pattern in cfg.code_argv_patterns
+	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
+	some c in shell.commands(regex.replace(m[1], `["',]`, " "))
+}
 
-# Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r.
-interpreter_code contains {"cmd": c, "code": c.argv[i + 1]} if {
+# python3.12 is python: the version suffix is trimmed (no regex: this runs for every command).
+interpreter(c) if trim_right(c.name, "0123456789.") in cfg.interpreters
+
+# Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
+# (the words after the flag, joined: broken quoting splits the code into several words).
+interpreter_code contains {"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} if {
 	some c in data.hookgate.lib.commands
 	interpreter(c)
 	some i, a in c.argv
@@ -81,80 +91,101 @@ temp_dirs contains d if {
 	some d in {"$TMPDIR", "${TMPDIR}"}
 }
 
-# A path (already resolved) that a recursive delete may touch: strictly inside the project or
-# a temp directory; a relative path when the directory is unknown, unless it climbs out.
+# A path (already resolved) that a recursive delete may touch: never the project itself or a
+# parent of it; strictly inside the project (unless the "project" is the home or a top-level
+# directory) or inside a temp directory; a relative path when the directory is unknown.
 safe_path(path, proj) if {
+	not climbs(path)
+	not covers_project(path, proj)
+	within_allowed(path, proj)
+}
+
+covers_project(path, proj) if path == proj
+
+covers_project(path, proj) if parent_of(path, proj)
+
+within_allowed(path, proj) if {
 	is_string(proj)
+	not broad(proj)
 	startswith(path, concat("", [proj, "/"]))
 	path != concat("", [proj, "/*"])
-	not climbs(path)
 }
 
-safe_path(path, _) if {
+within_allowed(path, _) if {
 	some d in temp_dirs
 	startswith(path, concat("", [d, "/"]))
-	not climbs(path)
 }
 
-safe_path(path, proj) if {
+within_allowed(path, proj) if {
 	not is_string(proj)
-	not regex.match(`^[/~$]`, path)
-	not climbs(path)
+	not substring(path, 0, 1) in {"/", "~", "$"}
 }
+
+# A working directory too broad to count as a project: /, a top-level directory, the home.
+# (String functions rather than regexes throughout: this runs for every rm -rf.)
+broad(proj) if {
+	startswith(proj, "/")
+	count(split(trim_suffix(proj, "/"), "/")) <= 2
+}
+
+broad(proj) if proj == home
 
 # A ".." left after resolving: it climbs out of a directory hookgate cannot know ($TMPDIR/..).
-climbs(path) if regex.match(`(^|/)\.\.(/|$)`, path)
-
-# What an unsafe path is, for the reason text.
-place(path, proj) := "the project directory itself" if path == proj
-
-place(path, proj) := "a parent of the project directory" if {
-	path != proj
-	parent_of(path, proj)
-}
-
-place(path, proj) := "a whole temp directory" if {
-	path != proj
-	not parent_of(path, proj)
-	path in temp_dirs
-}
-
-place(path, proj) := "outside the project directory and the temp directories" if {
-	path != proj
-	not parent_of(path, proj)
-	not path in temp_dirs
-}
+climbs(path) if contains(concat("", ["/", path, "/"]), "/../")
 
 parent_of(path, proj) if {
 	is_string(proj)
 	startswith(proj, concat("", [trim_suffix(path, "/"), "/"]))
 }
 
+# What an unsafe path is, for the reason text.
+place(path, proj) := "the project directory itself" if {
+	path == proj
+} else := "a parent of the project directory" if {
+	parent_of(path, proj)
+} else := "a whole temp directory" if {
+	path in temp_dirs
+} else := "inside the home or a top-level directory, too broad to be a project" if {
+	is_string(proj)
+	broad(proj)
+	startswith(path, concat("", [proj, "/"]))
+} else := "outside the project directory and the temp directories"
+
 # The user's home, when the payload's cwd shows it (/home/<user>/…, /Users/<user>/…, /root/…).
-home := m[0][1] if {
-	is_string(data.hookgate.lib.cwd)
-	m := regex.find_all_string_submatch_n(`^(/home/[^/]+|/Users/[^/]+|/root)(/|$)`, data.hookgate.lib.cwd, 1)
-	count(m) == 1
+home := concat("/", ["", parts[1], parts[2]]) if {
+	parts := cwd_parts
+	parts[1] in {"home", "Users"}
+	count(parts) > 2
+	parts[2] != ""
 }
 
-home_prefix := `^(~|\$HOME|\$\{HOME\})(/|$)`
+home := "/root" if cwd_parts[1] == "root"
+
+cwd_parts := split(data.hookgate.lib.cwd, "/") if startswith(data.hookgate.lib.cwd, "/")
 
 # ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown
 # (an unknown home is never a safe place to delete from) or the command runs over ssh.
-expand_home(c, path) := concat("", [home, regex.replace(path, `^(~|\$HOME|\$\{HOME\})`, "")]) if {
-	expandable(c, path)
-}
-
-expand_home(c, path) := path if not expandable(c, path)
-
-expandable(c, path) if {
-	regex.match(home_prefix, path)
+expand_home(c, path) := concat("", [home, substring(path, count(prefix), -1)]) if {
+	some prefix in ["~", "$HOME", "${HOME}"]
+	begins_with_dir(path, prefix)
 	is_string(home)
 	not remote(c)
-}
+} else := path
+
+# $PWD/x and ${PWD}/x under the directory the command runs in.
+expand_pwd(c, path) := concat("", [base(c), substring(path, count(prefix), -1)]) if {
+	some prefix in ["$PWD", "${PWD}"]
+	begins_with_dir(path, prefix)
+	is_string(base(c))
+} else := path
+
+# path is dir itself or below it.
+begins_with_dir(path, dir) if path == dir
+
+begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
 unsafe_target(c, target) := path if {
-	path := shell.resolve(base(c), expand_home(c, target))
+	path := shell.resolve(base(c), expand_pwd(c, expand_home(c, target)))
 	not safe_path(path, project(c))
 }
 
@@ -203,13 +234,21 @@ fed_paths contains a if {
 	i > j
 }
 
+# find … -delete, where -delete is an action (not the value of -name, -path, …).
+find_deletes(c) if {
+	c.name == "find"
+	some i, a in c.argv
+	a == "-delete"
+	not c.argv[i - 1] in {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm", "-type", "-size"}
+}
+
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |
 	c.name == "find"
 	some i, a in c.argv
 	i > 0
 	every j in numbers.range(1, i) {
-		not regex.match(`^[-(!]`, c.argv[j])
+		not substring(c.argv[j], 0, 1) in {"-", "(", "!"}
 	}
 }
 
@@ -227,7 +266,7 @@ violations contains {"reason": msg, "pattern": "rm-recursive-force"} if {
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
 	some c in all_commands
-	"-delete" in c.argv
+	find_deletes(c)
 	some t in find_roots(c)
 	unsafe_target(c, found_under(t))
 	root := shell.resolve(base(c), expand_home(c, t))
@@ -241,6 +280,7 @@ violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 	ops := shell.operands(c)
 	some t in array.slice(ops, 1, count(ops))
 	path := unsafe_target(c, t)
+	path != project(c) # changing the project's own permissions destroys nothing
 	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [c.name, path, place(path, project(c))])
 }
 
@@ -254,9 +294,13 @@ violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
 
 violations contains {"reason": msg, "pattern": "mkfs"} if {
 	some c in all_commands
-	regex.match(`^(mkfs(\..*)?|mke2fs|mkswap|wipefs)$`, c.name)
+	formats_device(c.name)
 	msg := sprintf("%s formats a device and erases everything on it. Never run it from an agent; ask the user.", [c.name])
 }
+
+formats_device(name) if startswith(name, "mkfs")
+
+formats_device(name) if name in {"mke2fs", "mkswap", "wipefs"}
 
 violations contains {"reason": msg, "pattern": "dd-to-device"} if {
 	some c in all_commands
@@ -269,6 +313,8 @@ violations contains {"reason": msg, "pattern": "dd-to-device"} if {
 
 violations contains {"reason": msg, "pattern": "fork-bomb"} if {
 	input.tool_kind == "shell"
+	contains(input.tool_input.command, "()") # cheap checks first: the regexes below are not
+	contains(input.tool_input.command, "&") # needed for ordinary commands
 	squeezed := regex.replace(input.tool_input.command, `\s+`, "")
 	some m in regex.find_all_string_submatch_n(`([A-Za-z_:.][A-Za-z0-9_:.]*)\(\)\{`, squeezed, -1)
 	contains(squeezed, concat("", [m[1], "|", m[1], "&"]))
@@ -291,9 +337,8 @@ violations contains {"reason": msg, "pattern": "git-clean-force"} if {
 	some g in gits
 	g.subcommand == "clean"
 	shell.has_flag(g, "--force")
-	not shell.has_flag(g, "--dry-run")
 	not shell.has_flag(g, "--interactive")
-	msg := "git clean -f deletes untracked files, which git cannot restore. Run git clean -n first to see what would go, and remove only specific paths."
+	msg := "git clean -f deletes untracked files, which git cannot restore. Run git clean -n (without -f) to see what would go, and remove only specific paths."
 }
 
 violations contains {"reason": msg, "pattern": "git-checkout-discard"} if {

@@ -93,6 +93,29 @@ denied := [
 	"git -C repo reset --hard",
 	"git clean -fd",
 	"git clean -f -x",
+	"git clean -nf",
+	"git clean -n && git clean -f",
+	"git branch -Dv feature",
+	"git reset -q --hard",
+	"echo ok | git reset --hard",
+	"command -- git reset --hard",
+	"env -u PATH git reset --hard",
+	"GIT CHECKOUT -- file",
+	"rm -rf $PWD/../other",
+	"( cd ..; rm -rf build )",
+	"$( cd ..; rm -rf build )",
+	"{ cd ..; rm -rf build; }",
+	"pushd .. && rm -rf build",
+	"TMPDIR=/Users rm -rf $TMPDIR/test-dir",
+	"busybox rm -rf /some/path",
+	"python -c \"import os; os.system(\"rm -rf /some/path\")\"",
+	"python -c \"import subprocess; subprocess.run(['rm', '-rf', '/etc'])\"",
+	"python -c \"import os; os.system('find / -delete')\"",
+	"find / -exec echo {} \\; -delete",
+	"R=rm; $R -rf /",
+	"git submodule foreach 'git reset --hard'",
+	"git rebase --exec='rm -rf /' HEAD~3",
+	"git bisect run rm -rf ~",
 	"git clean --force",
 	"git checkout -- .",
 	"git checkout -- src/app.py",
@@ -139,13 +162,19 @@ allowed := [
 	"git commit -m 'rm -rf / is dangerous'",
 	"cat <<'EOF'\nrm -rf /\nEOF",
 	"find . -name '*.pyc' -delete",
+	"find / -name -delete -print",
+	"find / -exec echo -delete \\; -print",
+	"rm -rf $PWD/build",
+	"rm -rf \"${PWD}/dist\"",
+	"git restore --staged .",
+	"python -c \"print('ok')\"",
+	"bash -c 'echo ok'",
 	"find . -name __pycache__ -exec rm -rf {} +",
 	"find build -type d | xargs rm -rf",
 	"git reset --soft HEAD~1",
 	"git reset HEAD file",
 	"git clean -n",
 	"git clean -nd",
-	"git clean -fn",
 	"git checkout -b feature",
 	"git checkout main",
 	"git restore --staged a",
@@ -158,6 +187,7 @@ allowed := [
 	"dd if=/dev/zero of=disk.img bs=1M count=10",
 	"dd if=x of=/dev/null",
 	"chmod -R 755 build",
+	"chmod -R u+w .",
 	"chmod 777 /tmp/x",
 	"python -c \"import shutil; shutil.rmtree('build')\"",
 	"python -c 'print(1)'",
@@ -245,4 +275,23 @@ test_reason_when_the_project_is_a_temp_directory if {
 test_unknown_home_is_never_safe if {
 	doc := object.union(shell_input("rm -rf ~/proj/build"), {"cwd": "/srv/app"})
 	count(data.hookgate.destructive.deny) > 0 with input as doc
+}
+
+test_project_itself_and_parents_even_under_tmp if {
+	doc := object.union(shell_input("rm -rf ."), {"cwd": "/tmp/work"})
+	count(data.hookgate.destructive.deny) > 0 with input as doc
+	doc2 := object.union(shell_input("rm -rf build"), {"cwd": "/tmp/work"})
+	count(data.hookgate.destructive.deny) == 0 with input as doc2
+}
+
+test_home_or_top_level_is_not_a_project if {
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u"})
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf lib"), {"cwd": "/usr"})
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf x"), {"cwd": "/"})
+	count(data.hookgate.destructive.deny) == 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u/repo"})
+}
+
+test_reason_for_a_broad_project if {
+	some r in data.hookgate.destructive.deny with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u"})
+	contains(r.reason, "too broad to be a project")
 }

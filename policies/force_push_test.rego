@@ -47,6 +47,8 @@ rewrites := [
 	["git push -f origin a\ngit push -f origin b", "git push origin a\ngit push origin b"],
 	["(cd repo && git push --force)", "(cd repo && git push)"],
 	["echo $(git push -f)", "echo $(git push)"],
+	["G=git; $G push -f origin x", "G=git; $G push origin x"],
+	["git rebase -x 'git push -f' main", "git rebase -x 'git push' main"],
 ]
 
 not_rewritten := [

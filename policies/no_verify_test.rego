@@ -61,6 +61,10 @@ denied := [
 	"git commit -m \"unterminated --no-verify\" -n \"",
 	"git -c alias.ci=commit ci -n",
 	"xargs git commit -n",
+	"G=git; $G commit -n",
+	"$(which git) commit -n",
+	"git rebase -x 'git commit --amend --no-verify' main",
+	"git -c alias.c='!git commit -n' c",
 ]
 
 allowed := [

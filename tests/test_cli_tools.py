@@ -259,7 +259,7 @@ def test_test_data_files_conflict(tmp_path, capsys):
         {"a_test.rego": "package p\ntest_x := true\n", "data.json": '{"a": 1}', "a/data.json": "2"},
     )
     code, _, err = cli(capsys, "test", str(tmp_path))
-    assert code == 2 and "data.a is already defined" in err
+    assert code == 2 and "data.a is already defined by another data file" in err
 
 
 def test_default_pack_tests_pass(capsys):

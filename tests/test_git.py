@@ -142,6 +142,7 @@ WITHOUT_FORCE = [
     ("git push --force-if-includes origin main", "git push origin main"),
     ("git push -fu origin main", "git push -u origin main"),
     ("git push -fo ci.skip origin", "git push -o ci.skip origin"),
+    ("git push -fofoo origin", "git push -ofoo origin"),
     ("git push origin +main", "git push origin main"),
     ("git push origin +main:main +dev", "git push origin main:main dev"),
     ("git push +origin", "git push +origin"),
@@ -207,6 +208,7 @@ def test_worktree_git_file(tmp_path):
     wt.mkdir()
     (wt / ".git").write_text(f"gitdir: {wt_git}\n")
     assert branch(str(wt)) == "feature"
+    assert branch(str(wt_git)) == "feature"  # --git-dir naming the worktree's git directory
 
 
 def test_submodule_relative_gitdir(tmp_path):

@@ -265,6 +265,8 @@ def test_array_or_comprehension_like_opa():
     # OPA falls back to an array when the comprehension body does not parse
     t = value("[ x | y, 5]")
     assert isinstance(t, ast.ArrayTerm) and len(t.items) == 2
+    # …but only at a comma: otherwise the comprehension's error stands, as in OPA
+    assert error("package p\nx := {x | y: 1}\n")[:2] == (2, 12)
 
 
 def test_refs_calls_and_keywords_after_dots():

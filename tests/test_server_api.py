@@ -340,6 +340,9 @@ def test_health_ready_and_metrics(client, tokens):
     assert 'hookgate_http_requests_total{method="POST",route="/v1/evaluate",status="200"} 1' in text
     assert "hookgate_evaluation_seconds_count 1" in text
     assert 'hookgate_evaluation_seconds_bucket{le="+Inf"} 1' in text
+    client.request("BREW", "/no/such/thing")
+    text = client.get("/metrics").text
+    assert 'method="other",route="unmatched"' in text and "BREW" not in text
 
 
 def test_database_unreachable_means_not_ready_and_503(tmp_path):

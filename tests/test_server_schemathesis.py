@@ -36,7 +36,7 @@ CHECKS = [
 
 @schema.parametrize()
 @settings(
-    max_examples=15,
+    max_examples=10,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=True,  # the same cases every run: a failure here is reproducible

@@ -19,7 +19,6 @@ from hookgate.server.app import compile_set
 from hookgate.server.store import (
     REVISION_CACHE_SECONDS,
     TOKEN_CACHE_SECONDS,
-    DataConflict,
     NotFound,
     PreconditionFailed,
     PreconditionRequired,
@@ -132,9 +131,10 @@ def test_data_documents_merge_by_path(store):
     assert store.get("data", "hookgate/git").value() == {"protected": ["main"]}
 
 
-def test_data_under_a_non_object_is_a_conflict():
-    with pytest.raises(DataConflict):
+def test_data_under_a_non_object_is_a_conflict_named_by_path():
+    with pytest.raises(PolicyError) as caught:
         merge_documents([("a", 1), ("a/b", {"c": 2})])
+    assert caught.value.diagnostics[0].headline().startswith("data/a/b:1:1: ")
     assert merge_documents([("a/b", 2), ("a", {"x": 1})]) == {"a": {"x": 1, "b": 2}}
 
 

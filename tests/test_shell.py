@@ -101,6 +101,22 @@ SEEN = [
     ("> log git push", "git", [["git", "push"]]),
     ("echo $((1 + (2 * 3))) && git push", "git", [["git", "push"]]),
     ("((n++)); git push", "git", [["git", "push"]]),
+    ("((git push) ; (ls))", "git", [["git", "push"]]),
+    ("G=git; $G push", "git", [["git", "push"]]),
+    ('G="git push"; ${G} -f', "git", [["git", "push", "-f"]]),
+    ("export G=git; $G push", "git", [["git", "push"]]),
+    ("$(which git) push", "git", [["git", "push"]]),
+    ("`command -v git` push", "git", [["git", "push"]]),
+    (
+        "git rebase -x 'git push -f' main",
+        "git",
+        [["git", "rebase", "-x", "git push -f", "main"], ["git", "push", "-f"]],
+    ),
+    ("git rebase -x 'rm -rf x' main", "rm", [["rm", "-rf", "x"]]),
+    ("git rebase --exec='rm -rf x' main", "rm", [["rm", "-rf", "x"]]),
+    ("git submodule foreach --recursive 'rm -rf x'", "rm", [["rm", "-rf", "x"]]),
+    ("git bisect run rm -rf x", "rm", [["rm", "-rf", "x"]]),
+    ("git -c alias.x='!rm -rf x' x", "rm", [["rm", "-rf", "x"]]),
 ]
 
 
@@ -137,6 +153,9 @@ DATA = [
     ("bash script.sh git", "git"),
     ("echo '$(git push)'", "git"),
     ("cat <<'EOF'\n$(git push)\nEOF", "git"),
+    ("$UNSET push", "git"),
+    ("git rebase main", "rm"),
+    ("git submodule update --init", "update"),
 ]
 
 
@@ -239,6 +258,20 @@ def test_deep_substitution_does_not_crash():
     line = "echo " + "$(" * 5000 + "x" + ")" * 5000
     cmds = commands(line)
     assert any(c["incomplete"] for c in cmds)
+
+
+def test_find_keeps_its_words_around_exec():
+    [find] = [c for c in commands("find / -exec echo {} \\; -delete") if c["name"] == "find"]
+    assert find["argv"] == ["find", "/", "-exec", ";", "-delete"]
+
+
+def test_stdin_of_here_documents_and_here_strings():
+    [py] = [c for c in commands("python3 - <<'EOF'\nprint(1)\nEOF") if c["name"] == "python3"]
+    assert py["stdin"] == "print(1)\n"
+    [cat] = [c for c in commands("cat <<< 'hello there'") if c["name"] == "cat"]
+    assert cat["stdin"] == "hello there"
+    [ls] = commands("ls")
+    assert ls["stdin"] is None
 
 
 def test_assignment_only_statement_is_reported():

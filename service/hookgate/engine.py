@@ -24,6 +24,9 @@ from hookgate.sources import load_paths
 
 DECISION_RULES = ("deny", "ask", "rewrite", "context")
 GUARD_PREFIX = ("hookgate",)
+# Wall-clock bound of one decision, in seconds: a pathological policy fails by the failure
+# policy instead of hanging the agent's tool call.
+TIMEOUT = 2.0
 
 
 class PolicySetError(Exception):
@@ -34,10 +37,17 @@ class PolicySetError(Exception):
 class Engine:
     """Compiled policies plus the guard packages found in them."""
 
-    def __init__(self, policy_set: PolicySet, *, origin: str = "policies") -> None:
+    def __init__(
+        self, policy_set: PolicySet, *, origin: str = "policies", timeout: float = TIMEOUT
+    ) -> None:
         self.policy_set = policy_set
         self.origin = origin  # where the policies came from, for --explain and telemetry
-        self.guards = _guard_packages(policy_set)
+        self.timeout = timeout
+        self._decision_refs = [
+            ("data." + ".".join(package) + "." + rule, pack, rule)
+            for package, pack, rules in _guard_packages(policy_set)
+            for rule in rules
+        ]
 
     @classmethod
     def from_paths(
@@ -132,19 +142,19 @@ class Engine:
         overrides = _fact_overrides(facts) if facts is not None else None
         trace: list[dict] = [] if explain else None
         prints: list[str] = [] if explain else None
+        refs = [ref for ref, _, _ in self._decision_refs]
+        # One evaluation for every rule, so helper rules the packages share run once.
+        values = self.policy_set.query_many(
+            refs, input=document, overrides=overrides, prints=prints, timeout=self.timeout
+        )
         found: dict[str, list[_Item]] = {rule: [] for rule in DECISION_RULES}
-        for package, pack, rules in self.guards:
-            for rule in rules:
-                ref = "data." + ".".join(package) + "." + rule
-                value = self.policy_set.query(
-                    ref, input=document, overrides=overrides, prints=prints
+        for (ref, pack, rule), value in zip(self._decision_refs, values, strict=True):
+            if trace is not None:
+                trace.append(
+                    {"rule": ref, "defined": value is not UNDEFINED, "value": _plain(value)}
                 )
-                if trace is not None:
-                    trace.append(
-                        {"rule": ref, "defined": value is not UNDEFINED, "value": _plain(value)}
-                    )
-                if value is not UNDEFINED:
-                    found[rule] += _items(value, rule, pack, ref)
+            if value is not UNDEFINED:
+                found[rule] += _items(value, rule, pack, ref)
         decision = _combine(found, hook_input)
         decision.input_document = document
         if trace is not None:

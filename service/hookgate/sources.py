@@ -35,9 +35,9 @@ def load_paths(
                     sources[str(file)] = _read(file)
             elif file.suffix == ".json" and root.is_dir():
                 prefix = file.parent.relative_to(root).parts
-                merge_data(data, prefix, _read_json(file))
+                merge_data(data, prefix, _read_json(file), str(file))
             elif file.suffix == ".json":
-                merge_data(data, (), _read_json(file))
+                merge_data(data, (), _read_json(file), str(file))
     return sources, data
 
 
@@ -53,25 +53,27 @@ def default_pack_sources(*, include_tests: bool = False) -> tuple[dict[str, str]
     return load_paths([default_pack_path()], include_tests=include_tests)
 
 
-def merge_data(data: dict, prefix: tuple[str, ...], document: object) -> None:
-    """Merge ``document`` into ``data`` under ``prefix``; objects merge key by key."""
-    if not prefix:
-        if not isinstance(document, dict):
-            raise PolicyError(
-                [Diagnostic("<data>", 0, 0, "a root data document must be an object")]
-            )
-        _merge_objects(data, document)
-        return
-    parent = data
-    for key in prefix[:-1]:
-        parent = parent.setdefault(key, {})
-    _merge_objects(parent, {prefix[-1]: document})
+def merge_data(
+    data: dict, prefix: tuple[str, ...], document: object, source: str = "<data>"
+) -> None:
+    """Merge ``document`` (read from ``source``) into ``data`` under ``prefix``; objects merge
+    key by key."""
+    if not prefix and not isinstance(document, dict):
+        raise PolicyError([Diagnostic(source, 1, 1, "a root data document must be an object")])
+    for key in reversed(prefix):
+        document = {key: document}
+    _merge_objects(data, document, source)
 
 
-def _merge_objects(into: dict, new: dict) -> None:
+def _merge_objects(into: dict, new: dict, source: str, where: tuple[str, ...] = ()) -> None:
+    # Like OPA, two data files may add keys to one object but never set the same value twice.
     for key, value in new.items():
         if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge_objects(into[key], value)
+            _merge_objects(into[key], value, source, (*where, key))
+        elif key in into:
+            path = ".".join(("data", *where, key))
+            message = f"{path} is already defined by another data file"
+            raise PolicyError([Diagnostic(source, 1, 1, message)])
         else:
             into[key] = value
 
@@ -88,8 +90,11 @@ def _walk(root: Path) -> list[Path]:
 def _read(file: Path) -> str:
     try:
         return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError([Diagnostic(str(file), 0, 0, f"cannot read: {exc}")]) from None
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise PolicyError([Diagnostic(str(file), 0, 0, message)]) from None
+    except OSError as exc:
+        raise PolicyError([Diagnostic(str(file), 0, 0, f"cannot read: {exc.strerror}")]) from None
 
 
 def _read_json(file: Path) -> object:

@@ -378,13 +378,22 @@ def _push_force_edits(words: list[Any]) -> list[tuple[int, int, str]]:
         if text.startswith("--"):
             edits.append((w.span[0], w.span[1], ""))
         elif w.span[1] - w.span[0] == len(w.text):
-            kept = "".join(ch for ch in text[1:] if SPECS["push"].shorts.get(ch) != "force")
+            kept = _without_short_force(text[1:])
             edits.append((w.span[0], w.span[1], "-" + kept if kept else ""))
     for text, k in operands[1:]:
         w = words[offset + k]
         if text.startswith("+") and w.span is not None and w.span[1] - w.span[0] == len(text):
             edits.append((w.span[0], w.span[0] + 1, ""))
     return edits
+
+
+def _without_short_force(bundle: str) -> str:
+    """A push's short-option bundle without ``f``; a value (``-o<value>``) is kept whole."""
+    spec = SPECS["push"]
+    for j, ch in enumerate(bundle):
+        if ch in spec.values:
+            return _without_short_force(bundle[:j]) + bundle[j:]
+    return "".join(ch for ch in bundle if spec.shorts.get(ch) != "force")
 
 
 @builtin("git.without_force", "git", 1)
@@ -427,6 +436,14 @@ def _is_dir(path: str) -> bool:
         return False
 
 
+def _is_git_dir(d: str) -> bool:
+    """A repository directory itself: bare, a ``.git`` given with ``--git-dir``, or a worktree's
+    own git directory (``HEAD`` plus ``refs/`` or a ``commondir`` file)."""
+    if _read_small(os.path.join(d, "HEAD")) is None:
+        return False
+    return _is_dir(os.path.join(d, "refs")) or _read_small(os.path.join(d, "commondir")) is not None
+
+
 def find_git_dir(start: str) -> str | None:
     """The git directory for ``start``: ``.git`` dirs, ``.git`` files (worktrees, submodules),
     bare repositories; walking upward at most ``MAX_UP`` levels, following no symlinks."""
@@ -448,7 +465,7 @@ def find_git_dir(start: str) -> str | None:
                 target = line[len("gitdir:") :].strip()
                 return os.path.normpath(os.path.join(d, target))
             return None
-        if _read_small(os.path.join(d, "HEAD")) is not None and _is_dir(os.path.join(d, "refs")):
+        if _is_git_dir(d):
             return d
         parent = os.path.dirname(d)
         if parent == d:

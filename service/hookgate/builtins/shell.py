@@ -143,6 +143,7 @@ class _Parser:
         self.incomplete = False
         self.case_depth = 0
         self.reparsed = False  # this parser reads the rest of a line after a lone quote
+        self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -411,15 +412,36 @@ class _Parser:
             env[name] = value
             k += 1
         if k == len(words):
+            self.vars.update(env)
             cmd = Command("", [], env, span, self.cwd, list(self.via), self.incomplete)
             self.out.append(cmd)
             return cmd
         return self.analyse(words[k:], env, list(self.via), span)
 
+    def expand_command_word(self, words: list[Word]) -> list[Word]:
+        """``$G`` (set earlier in the line) and ``$(which git)`` as the command word.
+
+        A variable's value is split into words as the shell does; the new words have no span
+        (there is nothing in the original text to edit for them).
+        """
+        text = words[0].text
+        name = _variable_reference(text)
+        if name is not None and name in self.vars:
+            parts = self.vars[name].split()
+            if parts:
+                return [Word(p, None, True, []) for p in parts] + words[1:]
+        target = _lookup_target(text)
+        if target is not None:
+            return [Word(target, None, True, [])] + words[1:]
+        return words
+
     def analyse(
         self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
     ) -> Command:
+        words = self.expand_command_word(words)
         name = command_name(words[0].text)
+        if name in ("export", "declare", "typeset", "readonly", "local"):
+            self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
         inner, own = _unwrap(name, words)
         own_words = words[:own] if isinstance(own, int) else own
         cmd_span = span if not via else (_span_of(own_words) or span)
@@ -803,6 +825,32 @@ def _assignment(w: Word) -> tuple[str, str] | None:
     return name, w.text[eq + 1 :]
 
 
+def _variable_reference(text: str) -> str | None:
+    """``NAME`` when ``text`` is exactly ``$NAME`` or ``${NAME}``."""
+    inner = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
+    if text.startswith("$") and inner.isidentifier() and inner.isascii():
+        return inner
+    return None
+
+
+def _lookup_target(text: str) -> str | None:
+    """``git`` for ``$(which git)``, ``$(command -v git)``, ``$(type -P git)`` or backticks."""
+    if text.startswith("$(") and text.endswith(")"):
+        inner = text[2:-1]
+    elif text.startswith("`") and text.endswith("`") and len(text) > 1:
+        inner = text[1:-1]
+    else:
+        return None
+    parts = inner.split()
+    if len(parts) >= 2 and (
+        parts[0] == "which"
+        or (parts[0] == "command" and parts[1] in ("-v", "-V"))
+        or (parts[0] == "type" and parts[1] in ("-p", "-P"))
+    ):
+        return parts[-1]
+    return None
+
+
 def _cd_target(cmd: Command, cwd: str | None) -> str | None:
     args = [w.text for w in cmd.words[1:] if not (w.text.startswith("-") and len(w.text) > 1)]
     if not args:
@@ -973,6 +1021,8 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
         return (("script", words[k:end]), words[:k] + words[end:]) if k < end else (None, n)
     if name == "find":
         return _find_exec(words)
+    if name == "git":
+        return _git_runs(words)
     if name == "busybox" and n > 1:
         return ("argv", words[1:], []), 1
     return None, n
@@ -997,6 +1047,51 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
     if not inner:
         return None, len(words)
     return ("argv", inner[0], inner[1:]), own
+
+
+def _git_runs(words: list[Word]) -> tuple[Any, int]:
+    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run`` and
+    ``-c alias.x='!…'`` shell aliases."""
+    from hookgate.builtins.git import parse_argv  # git.py builds on this module
+
+    argv = [w.text for w in words]
+    parsed = parse_argv(argv, {}, None)
+    sub = parsed["subcommand"]
+    rest = words[len(argv) - len(parsed["args"]) :]
+    alias = parsed["config"].get(f"alias.{sub}", "") if sub else ""
+    if alias.startswith("!"):
+        # the script is the tail of the -c word that defines it: keep its offsets
+        defining = [w for w in words if "alias." in w.text and w.text.endswith("=" + alias)]
+        w = defining[-1] if defining else Word(alias, None, True, [])
+        start = len(w.text) - len(alias) + 1
+        script = Word(w.text[start:], None, True, w.offs[start:])
+        return ("script", [script] + rest), len(words)
+    if sub == "rebase":
+        scripts = [_option_value(rest, k, ("-x", "--exec")) for k in range(len(rest))]
+        found = [w for w in scripts if w is not None]
+        return (("script", found[:1]), len(words)) if found else (None, len(words))
+    texts = [w.text for w in rest]
+    if sub == "submodule" and "foreach" in texts:
+        k = texts.index("foreach") + 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 1
+        return (("script", rest[k:]), len(words)) if k < len(rest) else (None, len(words))
+    if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
+        return ("argv", rest[1:], []), len(words)
+    return None, len(words)
+
+
+def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:
+    """The value of option ``names`` written at ``words[k]`` (``-x cmd``, ``--exec=cmd``)."""
+    text = words[k].text
+    if text in names and k + 1 < len(words):
+        return words[k + 1]
+    for name in names:
+        prefix = name + "=" if name.startswith("--") else name
+        if text.startswith(prefix) and len(text) > len(prefix):
+            value = text[len(prefix) :]
+            return Word(value, None, True, words[k].offs[len(prefix) :])
+    return None
 
 
 def _wrapper_chdir(name: str, words: list[Word]) -> str | None:
@@ -1095,12 +1190,15 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     backticks and process substitution, ``bash|sh|zsh -c`` (and ``-lc``, recursively to a bounded
     depth), ``eval``, here-documents and here-strings (and ``echo …``) fed to a shell, ``ssh host
     cmd``, wrappers (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``,
-    ``timeout``, ``xargs``, ``find -exec``, ``parallel``, …) and leading ``VAR=value``
-    assignments. Quoting and escapes are removed (``g'i't`` and ``\\git`` are ``git``).
+    ``timeout``, ``xargs``, ``find -exec``, ``parallel``, …), commands git runs (``rebase -x``,
+    ``submodule foreach``, ``bisect run``, ``-c alias.x='!…'``) and leading ``VAR=value``
+    assignments. Quoting and escapes are removed (``g'i't`` and ``\\git`` are ``git``); a command
+    word that is a variable set earlier in the line (``G=git; $G push``) or ``$(which git)`` is
+    read as its value.
 
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
-    ``.exe``), ``argv`` (unquoted words, ``argv[0]`` as written; a wrapper's argv stops where its
-    inner command starts), ``env`` (leading assignments), ``span`` (``[start, end)`` character
+    ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,
+    and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments), ``span`` (``[start, end)`` character
     offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
     ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``) and

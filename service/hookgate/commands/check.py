@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from hookgate.lang.errors import Diagnostic, PolicyError, with_source
+from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,32 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strict", action="store_true", help="report warnings (unused imports, …) as errors"
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
-
-
-def rego_files(paths: list[str]) -> list[Path]:
-    """The .rego files named by ``paths`` (files as given, directories searched recursively),
-    in a stable order; a missing path is an error."""
-    found: list[Path] = []
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.rego") if p.is_file()))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"no such file or directory: {name}")
-    return list(dict.fromkeys(found))
-
-
-def read_sources(files: list[Path]) -> dict[str, str]:
-    """``{path: text}``; a file that is not UTF-8 is reported by name."""
-    sources: dict[str, str] = {}
-    for path in files:
-        try:
-            sources[str(path)] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return sources
 
 
 def diagnose(sources: dict[str, str], *, strict: bool = False) -> list[Diagnostic]:
@@ -95,8 +69,8 @@ def render(diag: Diagnostic) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sources = read_sources(rego_files(args.paths))
-    except (OSError, ValueError) as exc:
+        sources, _ = load_paths(args.paths, include_tests=True)
+    except PolicyError as exc:
         print(f"hookgate check: {exc}", file=sys.stderr)
         return 2
     diags = diagnose(sources, strict=args.strict)

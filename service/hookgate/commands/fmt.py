@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hookgate.commands.check import read_sources, rego_files
 from hookgate.lang.errors import PolicyError
+from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,8 +58,8 @@ def _write(path: Path, text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sources = read_sources(rego_files(args.paths))
-    except (OSError, ValueError) as exc:
+        sources, _ = load_paths(args.paths, include_tests=True)
+    except PolicyError as exc:
         print(f"hookgate fmt: {exc}", file=sys.stderr)
         return 2
     failed = unformatted = False

@@ -12,7 +12,7 @@ import argparse
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any free)")
     parser.add_argument(
         "--db",
         metavar="URL",
@@ -59,6 +59,16 @@ def run(args: argparse.Namespace) -> int:
     url = args.db or default_db_url()
     shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
     try:
+        # Bound before anything else, so a busy port fails first and --port 0 prints the real one.
+        listener = _listen(args.host, args.port)
+    except OSError as exc:
+        print(
+            f"hookgate serve: cannot listen on {args.host}:{args.port}: {exc.strerror}",
+            file=sys.stderr,
+        )
+        return 1
+    port = listener.getsockname()[1]
+    try:
         masker = masker_from_env(args.mask_pattern)
         store = open_store(url)
         admin_token = store.seed(*seed_policies(), validate=compile_set)
@@ -68,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     except sqlalchemy.exc.SQLAlchemyError as exc:
         print(f"hookgate serve: database {shown_url}: {type(exc).__name__}", file=sys.stderr)
         return 1
-    address = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}"
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    address = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     print(f"hookgate server: database {shown_url}")
     print(f"Swagger UI: {address}/docs   (ReDoc: {address}/redoc)")
     if admin_token is not None:
@@ -78,5 +89,16 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(
         store, masker=masker, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(app, fd=listener.fileno(), log_level=args.log_level)
     return 0
+
+
+def _listen(host: str, port: int) -> object:
+    import socket
+
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host, port))
+    listener.set_inheritable(True)
+    return listener

@@ -17,11 +17,10 @@ import re
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from hookgate.commands.check import read_sources, rego_files
 from hookgate.lang import ast
+from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,43 +55,6 @@ class Result:
     seconds: float
     prints: list[str]
     error: str | None = None
-
-
-def load_data(paths: list[str]) -> dict:
-    """The base document from the ``.json`` files under ``paths``, merged."""
-    data: dict = {}
-    for name in paths:
-        root = Path(name)
-        if root.is_file():
-            files = [(root, ())] if root.suffix == ".json" else []
-        else:
-            files = [(p, p.parent.relative_to(root).parts) for p in sorted(root.rglob("*.json"))]
-        for path, prefix in files:
-            try:
-                content = json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise ValueError(f"{path}: not valid JSON ({exc})") from None
-            _merge_at(data, prefix, content, path)
-    return data
-
-
-def _merge_at(data: dict, prefix: tuple[str, ...], content: Any, source: Path) -> None:
-    if not prefix and not isinstance(content, dict):
-        raise ValueError(f"{source}: a data file at the top must hold a JSON object")
-    for key in reversed(prefix):
-        content = {key: content}
-    _merge(data, content, source, ())
-
-
-def _merge(into: dict, new: dict, source: Path, where: tuple[str, ...]) -> None:
-    for key, value in new.items():
-        if key in into and isinstance(into[key], dict) and isinstance(value, dict):
-            _merge(into[key], value, source, (*where, key))
-        elif key in into:
-            path = ".".join(("data", *where, key))
-            raise ValueError(f"{source}: {path} is already defined by another data file")
-        else:
-            into[key] = value
 
 
 def discover(modules: list[ast.Module]) -> list[Test]:
@@ -137,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"hookgate test: --run: bad regular expression: {exc}", file=sys.stderr)
         return 2
     try:
-        sources = read_sources(rego_files(args.paths))
-        data = load_data(args.paths)
-    except (OSError, ValueError) as exc:
+        sources, data = load_paths(args.paths, include_tests=True)
+    except PolicyError as exc:
         print(f"hookgate test: {exc}", file=sys.stderr)
         return 2
     try:

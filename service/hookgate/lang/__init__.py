@@ -110,7 +110,7 @@ class PolicySet:
         same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
         import time
 
-        from hookgate.lang.compile import DEFAULT_BUDGET, Ctx
+        from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
 
         runs = []
         for ref in refs:

@@ -148,9 +148,9 @@ def grammar_text() -> str:
 def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
     """Parse one policy file; raises ``PolicyError`` with file:line:col diagnostics."""
     # OPA's parser backtracks in two places an LALR parser cannot: `p if { x | … }` and
-    # `[x | y, z]` read as a comprehension / an array when the other reading fails. We parse the
-    # usual reading first and, on an error, retry with the nearest such `{` or `|` read the
-    # other way; the first error is the one reported if no reading works.
+    # `[x | y, z]` read as a term / an array when the other reading fails. We parse the usual
+    # reading first and, on an error, retry with the nearest such `{` or `|` read the other
+    # way; the first error is the one reported if no reading works.
     exempt: frozenset[int] = frozenset()
     first: PolicyError | None = None
     for _ in range(3):
@@ -158,7 +158,11 @@ def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
             return _parse_once(source, filename, exempt)
         except _Retryable as exc:
             first = first or exc.error
-            retry = [p for p in exc.candidates if p <= exc.pos and p not in exempt]
+            retry = [
+                p
+                for p in exc.candidates
+                if p <= exc.pos and p not in exempt and _may_reread(source, p, exc.pos)
+            ]
             if not retry:
                 break
             exempt = exempt | {max(retry)}
@@ -168,6 +172,13 @@ def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
             break
     assert first is not None
     raise first
+
+
+def _may_reread(source: str, pos: int, error_pos: int) -> bool:
+    """Whether a failed reading may be retried with the token at ``pos`` read the other way.
+    A `|` becomes a union only when a `,` followed it, as in OPA (which falls back to an
+    array or set when the comprehension's body stops at a comma)."""
+    return source[pos] != "|" or "," in source[pos : error_pos + 1]
 
 
 class _Retryable(Exception):

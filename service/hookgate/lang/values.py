@@ -161,6 +161,10 @@ class RegoSet:
             self._sorted = values
         return iter(self._sorted)
 
+    def unordered(self) -> Iterator[Any]:
+        """The members in insertion order (cheaper than sorted ``iter``)."""
+        return iter(self._d.values())
+
     def __len__(self) -> int:
         return len(self._d)
 

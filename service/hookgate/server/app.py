@@ -40,6 +40,7 @@ from hookgate.server.store import (
 )
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+MAX_INT = api.MAX_INT
 POLICY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DATA_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 RESERVED_SEGMENTS = {"revisions", "rollback"}  # route words after a data path
@@ -167,8 +168,8 @@ def create_app(
             413: {"model": api.ErrorOut, "description": "The request body is too large."},
             422: {
                 "model": api.ErrorOut,
-                "description": "Invalid request, or policies that "
-                "do not compile (with diagnostics).",
+                "description": "Invalid request (the field is named), or policies that do not "
+                "compile (with file:line:col diagnostics).",
             },
             503: {"model": api.ErrorOut, "description": "The database is unreachable."},
         },
@@ -199,14 +200,8 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 405:
             # Each method of a path is its own route, so Starlette's Allow names only one.
-            path = request.url.path
-            allowed = {
-                method
-                for route in request.app.routes
-                if isinstance(route, APIRoute) and _names_a_document(route, path)
-                for method in route.methods
-            }
-            exc = StarletteHTTPException(405, exc.detail, {"Allow": ", ".join(sorted(allowed))})
+            allowed = ", ".join(sorted(_allowed_methods(request)))
+            exc = StarletteHTTPException(405, exc.detail, {"Allow": allowed})
         return await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
@@ -225,29 +220,35 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreError)
     async def refused(_request: Request, exc: StoreError) -> JSONResponse:
-        body: dict = {"detail": exc.message}
-        if exc.status == 422:
-            body["diagnostics"] = []
-        return JSONResponse(body, exc.status)
+        return JSONResponse({"detail": exc.message}, exc.status)
 
     @app.exception_handler(PolicyError)
     async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
         detail = "the policy set would not compile; nothing was changed"
         return JSONResponse({"detail": detail, "diagnostics": _diagnostics(exc)}, 422)
 
-    @app.exception_handler(sqlalchemy.exc.DBAPIError)
-    async def database_down(_request: Request, _exc: sqlalchemy.exc.DBAPIError) -> JSONResponse:
+    async def database_down(_request: Request, _exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": "database unavailable; nothing was changed"}, 503)
 
-
-def _names_a_document(route: APIRoute, path: str) -> bool:
-    """Whether ``route`` serves ``path`` (a data path holding a route word does not)."""
-    match = route.path_regex.match(path)
-    data_path = match and match.groupdict().get("path")
-    return bool(match) and not (data_path and RESERVED_SEGMENTS & set(data_path.split("/")))
+    # Unreachable, refusing or locked: the request can be retried. Other database errors are
+    # bugs, and stay 500s.
+    app.add_exception_handler(sqlalchemy.exc.OperationalError, database_down)
+    app.add_exception_handler(sqlalchemy.exc.InterfaceError, database_down)
 
 
-def _bad_request(field: str, message: str) -> RequestValidationError:
+def _allowed_methods(request: Request) -> set[str]:
+    """The methods of every route that serves this URL (a data path holding a route word
+    such as ``revisions`` names no document, so that reading of the URL does not count)."""
+    allowed = set()
+    for route in request.app.routes:
+        match = isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
+        data_path = match and match.groupdict().get("path")
+        if match and not (data_path and RESERVED_SEGMENTS & set(data_path.split("/"))):
+            allowed |= route.methods
+    return allowed
+
+
+def _invalid(field: str, message: str) -> RequestValidationError:
     loc = tuple(field.split("."))
     return RequestValidationError([{"loc": loc, "msg": message, "type": "value_error"}])
 
@@ -287,13 +288,13 @@ def _check_key(kind: str, key: str, field: str) -> str:
     """``key`` if it is a valid policy id or data path; else a 422 naming ``field``."""
     if kind == "policy":
         if not POLICY_ID.match(key):
-            raise _bad_request(field, "policy id: letters, digits, _ . - (at most 128)")
+            raise _invalid(field, "policy id: letters, digits, _ . - (at most 128)")
         return key
     segments = key.split("/")
     if len(segments) > 8 or not all(DATA_SEGMENT.match(s) for s in segments):
-        raise _bad_request(field, "data path: 1-8 identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by /")
+        raise _invalid(field, "data path: 1-8 identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by /")
     if RESERVED_SEGMENTS & set(segments):
-        raise _bad_request(field, "data path: 'revisions' and 'rollback' are reserved")
+        raise _invalid(field, "data path: 'revisions' and 'rollback' are reserved")
     return key
 
 
@@ -303,13 +304,17 @@ def _policy_id(id: Annotated[str, Path(description="Policy id, e.g. no_verify.re
 
 
 def _data_path(
+    request: Request,
     path: Annotated[
         str, Path(description="Data path, e.g. hookgate/config (data.hookgate.config)")
     ],
 ) -> str:
     if RESERVED_SEGMENTS & set(path.split("/")):
-        # e.g. PUT /v1/data/x/revisions: a route word, not a document; the handler lists Allow.
-        raise StarletteHTTPException(405, "Method Not Allowed")
+        # A route word, not a document: PUT /v1/data/x/revisions is a wrong method (405, the
+        # handler lists Allow); GET /v1/data/revisions/revisions/1 names nothing (404).
+        if _allowed_methods(request):
+            raise StarletteHTTPException(405, "Method Not Allowed")
+        raise StarletteHTTPException(404, f"data {path}: 'revisions', 'rollback' are route words")
     return _check_key("data", path, "path.path")
 
 
@@ -317,9 +322,9 @@ async def _policy_content(request: Request) -> str:
     try:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _bad_request("body", f"policy text is not UTF-8 (byte {exc.start})") from None
+        raise _invalid("body", f"policy text is not UTF-8 (byte {exc.start})") from None
     if not text.strip():
-        raise _bad_request("body", "policy text is empty")
+        raise _invalid("body", "policy text is empty")
     return text
 
 
@@ -328,11 +333,11 @@ async def _data_content(request: Request) -> str:
         return canonical_json(json.loads(await request.body()))
     except json.JSONDecodeError as exc:
         message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        raise _bad_request("body", message) from None
+        raise _invalid("body", message) from None
     except UnicodeDecodeError as exc:
-        raise _bad_request("body", f"not UTF-8 (byte {exc.start})") from None
+        raise _invalid("body", f"not UTF-8 (byte {exc.start})") from None
     except RecursionError:
-        raise _bad_request("body", "JSON nested too deeply") from None
+        raise _invalid("body", "JSON nested too deeply") from None
 
 
 IfMatch = Annotated[
@@ -414,7 +419,7 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         summary="One revision",
         response_model=api.RevisionOut,
     )
-    def get_revision(_: Viewer, key: Key, number: Annotated[int, Path(ge=1)]) -> dict:
+    def get_revision(_: Viewer, key: Key, number: Annotated[int, Path(ge=1, le=MAX_INT)]) -> dict:
         return _revision_out(store.revision(kind, key, number))
 
     @app.post(
@@ -636,7 +641,7 @@ def _add_decision_routes(app: FastAPI) -> None:
         host: Annotated[str | None, Query(max_length=64)] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
-            int | None, Query(ge=1, description="next_cursor of the last page")
+            int | None, Query(ge=1, le=MAX_INT, description="next_cursor of the last page")
         ] = None,
     ) -> dict:
         items, next_cursor = store.query_decisions(
@@ -690,7 +695,7 @@ def _add_token_routes(app: FastAPI) -> None:
         summary="Revoke a token",
         status_code=204,
     )
-    def revoke_token(token_id: Annotated[int, Path(ge=1)], _: Admin) -> Response:
+    def revoke_token(token_id: Annotated[int, Path(ge=1, le=MAX_INT)], _: Admin) -> Response:
         store.revoke_token(token_id)
         return Response(status_code=204)
 

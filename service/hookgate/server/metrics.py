@@ -9,6 +9,7 @@ import threading
 from collections import Counter
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
@@ -29,6 +30,8 @@ class Metrics:
         self._latency_count = 0
 
     def request(self, method: str, route: str, status: int) -> None:
+        # Labels come from a bounded set, so no client can make the series grow without end.
+        method = method if method in _METHODS else "other"
         with self._lock:
             self._requests[(method, route, str(status))] += 1
 

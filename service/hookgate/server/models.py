@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from hookgate.decision import OUTCOMES
 from hookgate.hostio.hosts import HOSTS
 
+MAX_INT = 2**31 - 1  # the database's INTEGER columns
 Outcome = Literal[OUTCOMES]
 Host = Literal[HOSTS]
 Role = Literal["agent", "viewer", "editor", "admin"]
@@ -62,7 +63,7 @@ class RevisionList(BaseModel):
 
 class RollbackIn(BaseModel):
     revision: StrictInt = Field(
-        ge=1, description="The revision whose content becomes current again."
+        ge=1, le=MAX_INT, description="The revision whose content becomes current again."
     )
     message: str = Field("", max_length=2000)
 
@@ -174,7 +175,7 @@ class DecisionRecordIn(BaseModel):
     tool_name: str | None = Field(None, max_length=255)
     outcome: Outcome
     matches: list[MatchIn] = Field(default_factory=list, max_length=100)
-    bundle_revision: StrictInt | None = None
+    bundle_revision: StrictInt | None = Field(None, ge=0, le=MAX_INT)
     command: str | None = Field(
         None, max_length=65536, description="Masked by the hook; masked again before storing."
     )

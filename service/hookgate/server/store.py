@@ -22,6 +22,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
@@ -53,12 +54,6 @@ class PreconditionFailed(StoreError):
 
 class PreconditionRequired(StoreError):
     status = 428
-
-
-class DataConflict(StoreError):
-    """Two data documents that cannot be merged (a document under a non-object)."""
-
-    status = 422
 
 
 @dataclass(frozen=True)
@@ -181,7 +176,7 @@ def _utc(value: datetime) -> datetime:
 def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
     """The data document: each ``(path, document)`` placed at its slash-separated path, objects
     merged key by key (a deeper path wins). Placing a document under a non-object is a
-    ``DataConflict``."""
+    ``PolicyError`` naming the path, like any other change that would break the active set."""
     from hookgate.sources import merge_data
 
     data: dict = {}
@@ -192,7 +187,8 @@ def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
             node = node.get(part, {}) if isinstance(node, dict) else None
             if not isinstance(node, dict):
                 above = "/".join(parts[: depth + 1])
-                raise DataConflict(f"data path {path}: {above} is not an object")
+                message = f"data document {path} cannot be placed: {above} is not an object"
+                raise PolicyError([Diagnostic(f"data/{path}", 1, 1, message)])
         merge_data(data, parts, document)
     return data
 

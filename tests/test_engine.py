@@ -1,0 +1,154 @@
+"""The engine's contract: combining deny / ask / rewrite / context across modules, provenance,
+failures by the failure policy, facts instead of the local disk, and generic queries."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookgate.engine import Engine
+from hookgate.lang.errors import PolicyError
+
+
+def bash(command: str, **extra) -> dict:
+    return {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, **extra},
+        "cwd": "/repo",
+    }
+
+
+def module(name: str, body: str, title: str | None = None) -> str:
+    metadata = f"# METADATA\n# title: {title}\n" if title else ""
+    return f"{metadata}package hookgate.{name}\n\nimport rego.v1\n\n{body}\n"
+
+
+DENY_RM = module(
+    "rm",
+    'deny contains {"reason": "no rm", "pattern": "rm"} if startswith(input.tool_input.command, "rm")',
+    title="files",
+)
+DENY_STRING = module(
+    "strings", 'deny contains "plain reason" if contains(input.tool_input.command, "rm")'
+)
+ASK_SUDO = module(
+    "sudo",
+    'ask contains {"reason": "sudo?", "pattern": "sudo"} if startswith(input.tool_input.command, "sudo")',
+)
+REWRITE_LS = module(
+    "ls",
+    'rewrite contains {"tool_input": {"command": "ls -la"}, "reason": "long listing", "pattern": "ls"} if input.tool_input.command == "ls"',
+)
+REWRITE_TIMEOUT = module(
+    "timeout",
+    'rewrite contains {"tool_input": {"timeout": 5}, "reason": "bounded", "pattern": "t"} if input.tool_input.command == "ls"',
+)
+CONTEXT = module("ctx", 'context contains {"reason": "be careful", "pattern": "c"} if true')
+
+
+def engine(*sources: str, data: dict | None = None) -> Engine:
+    return Engine.from_sources({f"m{i}.rego": s for i, s in enumerate(sources)}, data)
+
+
+def test_every_deny_reason_is_reported_with_provenance():
+    decision = engine(DENY_RM, DENY_STRING, ASK_SUDO).evaluate(bash("rm -rf x"))
+    assert decision.outcome == "deny"
+    assert sorted(decision.reasons) == [
+        "no rm [pack=files, pattern=rm]",
+        "plain reason [pack=hookgate.strings, pattern=deny]",
+    ]
+    assert {"pack": "files", "pattern": "rm", "rule": "deny"} in decision.matches
+
+
+def test_deny_beats_ask_beats_rewrite():
+    assert engine(DENY_RM, ASK_SUDO).evaluate(bash("sudo ls")).outcome == "ask"
+    both = module(
+        "both",
+        'ask contains "a" if true\nrewrite contains {"tool_input": {"command": "x"}, "reason": "r"} if true',
+    )
+    decision = engine(both).evaluate(bash("ls"))
+    assert decision.outcome == "ask" and decision.updated_input is None
+
+
+def test_rewrites_merge_into_the_complete_tool_input():
+    decision = engine(REWRITE_LS, REWRITE_TIMEOUT, CONTEXT).evaluate(
+        bash("ls", description="list", run_in_background=False)
+    )
+    assert decision.outcome == "rewrite"
+    assert decision.updated_input == {
+        "command": "ls -la",
+        "timeout": 5,
+        "description": "list",
+        "run_in_background": False,
+    }
+    assert decision.context == ["be careful [pack=hookgate.ctx, pattern=c]"]
+    out = decision.render("claude")["hookSpecificOutput"]
+    assert out["permissionDecision"] == "allow" and "permissionDecisionReason" not in out
+
+
+def test_conflicting_rewrites_fail_open_and_closed():
+    other = REWRITE_LS.replace("hookgate.ls", "hookgate.ls2").replace('"ls -la"', '"ls -1"')
+    decision = engine(REWRITE_LS, other).evaluate(bash("ls"))
+    assert decision.outcome == "allow"
+    assert "conflicting rewrites of tool_input.command" in decision.errors[0]
+    closed = engine(REWRITE_LS, other).evaluate(bash("ls"), failure="closed")
+    assert closed.outcome == "deny" and "conflicting rewrites" in closed.reasons[0]
+
+
+def test_a_rewrite_without_tool_input_is_a_policy_error():
+    bad = module("bad", 'rewrite contains {"reason": "oops"} if true')
+    decision = engine(bad).evaluate(bash("ls"))
+    assert decision.outcome == "allow"
+    assert "must carry a tool_input object" in decision.errors[0]
+
+
+def test_non_guard_packages_and_tests_are_not_decisions():
+    lib = 'package lib\n\nimport rego.v1\n\ndeny contains "not a guard" if true\n'
+    tests = module("rm_test", 'deny contains "test package" if true')
+    assert engine(lib, tests).evaluate(bash("ls")).outcome == "allow"
+
+
+def test_facts_answer_host_reading_builtins():
+    guard = module(
+        "branch",
+        'deny contains "on main" if git.branch(input.cwd) == "main"',
+    )
+    e = engine(guard)
+    assert e.evaluate(bash("ls"), facts={"git.branch": {"/repo": "main"}}).outcome == "deny"
+    assert e.evaluate(bash("ls"), facts={"git.branch": {"/repo": "topic"}}).outcome == "allow"
+    assert e.evaluate(bash("ls"), facts={}).outcome == "allow"
+
+
+def test_a_runaway_policy_fails_by_the_failure_policy():
+    slow = module(
+        "slow",
+        'deny contains "never" if {\n\tsome a in numbers.range(1, 2000)\n\tsome b in numbers.range(1, 2000)\n\ta * b == -1\n}',
+    )
+    e = engine(slow)
+    e.timeout = 0.2
+    decision = e.evaluate(bash("ls"))
+    assert decision.outcome == "allow"
+    assert decision.errors and "evaluation" in decision.errors[0]
+
+
+def test_explain_lists_every_rule_and_print_output():
+    printing = module(
+        "p", 'deny contains "x" if {\n\tprint("saw", input.tool_input.command)\n\tfalse\n}'
+    )
+    decision = engine(printing, DENY_RM).evaluate(bash("rm x"), explain=True)
+    rules = {r["rule"]: r for r in decision.explain["rules"]}
+    assert rules["data.hookgate.rm.deny"]["value"] == [{"reason": "no rm", "pattern": "rm"}]
+    assert rules["data.hookgate.p.deny"]["value"] == []
+    assert decision.explain["prints"] == ["saw rm x"]
+
+
+def test_query_returns_plain_values_and_none_when_undefined():
+    e = engine("package test\n\nimport rego.v1\n\nx := {1, 2} if input.on\n")
+    assert e.query("data.test.x", input={"on": True}) == [1, 2]
+    assert e.query("data.test.x", input={"on": False}) is None
+
+
+def test_broken_sources_raise_policy_error_with_position():
+    with pytest.raises(PolicyError) as info:
+        engine("package hookgate.x\n\ndeny contains msg if {\n\tmsg := \n}\n")
+    assert info.value.diagnostics[0].headline().startswith("m0.rego:")
