@@ -22,8 +22,10 @@ Nothing here asserts: the figures go into the README's performance section.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -97,7 +99,9 @@ def main() -> None:
     from hookgate.engine import Engine
     from hookgate.sources import default_pack_path
 
-    env = dict(os.environ, HOOKGATE_HOME=tempfile.mkdtemp(prefix="hookgate-bench-"))
+    home = tempfile.mkdtemp(prefix="hookgate-bench-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    env = dict(os.environ, HOOKGATE_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     service = HERE.parent / "service"
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(service)], env=env, check=True)

@@ -248,3 +248,47 @@ def test_warm_hook_imports_nothing_heavy(env):
     }
     assert "hookgate" in imported
     assert not imported & {"lark", "fastapi", "pydantic", "sqlalchemy", "uvicorn", "httpx"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "read_fast"),
+    [
+        ([], True),
+        (["--host", "claude"], True),
+        (["--host=codex", "--explain"], True),
+        (["--policies", "a", "--policies=b", "--failure-policy", "closed"], True),
+        (["--host", "nope"], False),
+        (["--host"], False),
+        (["--explain=1"], False),
+        (["--policies", "--explain"], False),
+        (["--pol", "a"], False),  # an abbreviation: left to argparse
+        (["-h"], False),
+        (["extra"], False),
+    ],
+)
+def test_fast_argument_reading_agrees_with_argparse(argv, read_fast):
+    """``eval`` reads its own well-formed command lines to skip argparse: what it reads is what
+    argparse would have read, and anything else is left to argparse (help, errors)."""
+    import argparse
+
+    from hookgate.commands import eval as eval_command
+
+    fast = eval_command.parse(argv)
+    assert (fast is not None) == read_fast
+    if fast is not None:
+        parser = argparse.ArgumentParser()
+        eval_command.add_arguments(parser)
+        assert vars(fast) == vars(parser.parse_args(argv))
+
+
+def test_warm_hook_skips_argparse(env):
+    payload, _ = bash_payload("claude", "git status")
+    run_eval(payload, env)
+    env["PYTHONPROFILEIMPORTTIME"] = "1"
+    result = run_eval(payload, env)
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert "argparse" not in imported and "dataclasses" not in imported

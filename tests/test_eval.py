@@ -302,6 +302,50 @@ def test_cache_hit_imports_neither_lark_nor_parser(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+LAZY_SRC = {
+    "l.rego": textwrap.dedent(
+        """
+        package l
+
+        import rego.v1
+
+        up := upper(input.s)
+
+        parts := split(input.s, "-") if input.split
+
+        hits contains n if {
+            some n in input.n
+            n > 1
+        }
+
+        matched if regex.match(`^a`, input.s)
+        """
+    )
+}
+
+
+def test_cache_hit_compiles_on_first_use_and_imports_only_used_families(tmp_path):
+    cache = tmp_path / "cache"
+    cold = load(LAZY_SRC, cache_dir=cache)
+    doc = {"s": "a-b", "split": True, "n": [1, 2, 3]}
+    expected = {r: to_json(cold.query(f"data.l.{r}", input=doc)) for r in ("up", "parts", "hits")}
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from hookgate.lang import load
+        from hookgate.lang.values import to_json
+        ps = load({LAZY_SRC!r}, cache_dir={str(cache)!r})
+        assert "hookgate.builtins.strings" not in sys.modules, "family imported before use"
+        got = {{r: to_json(ps.query(f"data.l.{{r}}", input={doc!r})) for r in {list(expected)!r}}}
+        assert got == {expected!r}, got
+        assert "hookgate.builtins.strings" in sys.modules
+        assert "hookgate.builtins.regex" not in sys.modules, "regex.match never evaluated"
+        assert "hookgate.builtins.shell" not in sys.modules, "shell never used"
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path):
     cache = tmp_path / "cache"
     load(SRC, cache_dir=cache)

@@ -38,11 +38,9 @@ def shape(node: object) -> object:
     """A node without its locations, for comparing structure."""
     if isinstance(node, tuple):
         return tuple(shape(n) for n in node)
-    if hasattr(node, "__dataclass_fields__") and not isinstance(node, ast.Loc):
+    if isinstance(node, ast.Node) and not isinstance(node, ast.Loc):
         return (type(node).__name__,) + tuple(
-            shape(getattr(node, f))
-            for f in node.__dataclass_fields__
-            if f not in ("loc", "comments")
+            shape(value) for name, value in ast.fields(node) if name not in ("loc", "comments")
         )
     return node
 

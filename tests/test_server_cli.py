@@ -5,19 +5,12 @@ token ever reaches the server's log."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 import pytest
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def hookgate(*args: str, env: dict) -> subprocess.CompletedProcess:
@@ -28,11 +21,11 @@ def hookgate(*args: str, env: dict) -> subprocess.CompletedProcess:
 
 
 class Server:
+    """``hookgate serve --port 0``: the server binds a free port itself and prints it."""
+
     def __init__(self, db: str, env: dict) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hookgate.cli", "serve", "--port", str(self.port), "--db", db],
+            [sys.executable, "-m", "hookgate.cli", "serve", "--port", "0", "--db", db],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         )  # fmt: skip
         self.lines: list[str] = []
@@ -42,7 +35,9 @@ class Server:
             if not line:
                 raise AssertionError("server exited:\n" + "".join(self.lines))
             self.lines.append(line)
-            if "Uvicorn running" in line or "Application startup complete" in line:
+            if line.startswith("Swagger UI: "):
+                self.url = line.split()[2].removesuffix("/docs")
+            if "Application startup complete" in line:
                 return
         raise AssertionError("server did not start:\n" + "".join(self.lines))
 
@@ -94,3 +89,14 @@ def test_token_create_uses_the_state_directory_by_default(tmp_path, env):
     assert (tmp_path / "home" / "state" / "server.db").is_file()
     bad = hookgate("token", "revoke", "12345", env=env)
     assert bad.returncode == 1 and "12345" in bad.stderr
+
+
+def test_a_busy_port_is_a_clear_error_before_anything_else(tmp_path, env):
+    server = Server(f"sqlite:///{tmp_path / 'a.db'}", env)
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        busy = hookgate("serve", "--port", port, "--db", f"sqlite:///{tmp_path / 'b.db'}", env=env)
+        assert busy.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr
+        assert not (tmp_path / "b.db").exists()
+    finally:
+        server.stop()

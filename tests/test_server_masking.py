@@ -57,3 +57,31 @@ def test_extra_patterns_from_env_and_arguments(monkeypatch):
 def test_a_bad_pattern_is_named():
     with pytest.raises(MaskError, match=r"\(unclosed"):
         Masker(["(unclosed"])
+
+
+def test_prefilter_never_hides_a_default_rule_match():
+    """``may_hold_secret`` lets the hook skip RE2 for ordinary commands: whenever it says no,
+    no default rule matches (checked on near-miss texts built from the rules' own pieces)."""
+    import random
+
+    from hookgate.server.masking import may_hold_secret
+
+    pieces = ["xoxb-", "ghp_", "github_pat_", "sk-", "AKIA", "AIza", "-----BEGIN RSA PRIVATE "]
+    pieces += ["KEY-----", "Bearer ", "token ", "--pass", "x://", "://", "@", ":", "=", " ", "\t"]
+    pieces += ["--", "-", "/", "+", "_"]
+    alphabet = "abcdefABCDEF0123456789xyzXYZ_-+/"
+    rng = random.Random(7)
+    rules = Masker()._compiled()
+    skipped = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(1, 6)):
+            if rng.random() < 0.5:
+                parts.append(rng.choice(pieces))
+            else:
+                parts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 18))))
+        text = "".join(parts)
+        if not may_hold_secret(text):
+            skipped += 1
+            assert all(rule.pattern.search(text) is None for rule in rules), text
+    assert skipped > 300  # the check is exercised, not vacuous

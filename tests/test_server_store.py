@@ -245,13 +245,13 @@ def test_the_revision_seen_by_the_hot_path_is_at_most_a_second_stale(store, monk
     other_process = type(store)(store.engine)
     clock = [1000.0]
     monkeypatch.setattr("hookgate.server.store.time.monotonic", lambda: clock[0])
-    assert store.current_revision(REVISION_CACHE_SECONDS) == 1
+    assert store.current_revision(cached_ok=True) == 1
     etag = other_process.get("policy", "git_hooks.rego").etag
     put(other_process, "policy", "git_hooks.rego", GUARD_V2, if_match=etag)
-    assert other_process.current_revision(REVISION_CACHE_SECONDS) == 2  # its own change: at once
-    assert store.current_revision(REVISION_CACHE_SECONDS) == 1
+    assert other_process.current_revision(cached_ok=True) == 2  # its own change: at once
+    assert store.current_revision(cached_ok=True) == 1
     clock[0] += REVISION_CACHE_SECONDS
-    assert store.current_revision(REVISION_CACHE_SECONDS) == 2
+    assert store.current_revision(cached_ok=True) == 2
 
 
 def test_the_sqlite_file_is_private(tmp_path):

@@ -133,3 +133,14 @@ def test_try_it_out_runs_a_dry_run_in_swagger_ui(server, browser, store):
     # The first example is the Claude no-verify commit, which the test policy denies.
     assert answer["decision"]["outcome"] == "deny"
     assert answer["response"]["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_redoc_renders_the_api_from_local_assets(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{server}/redoc")
+    WebDriverWait(browser, 30).until(
+        lambda b: "Evaluate a hook payload" in b.find_element(By.TAG_NAME, "body").text
+    )
+    assert "Something went wrong" not in browser.find_element(By.TAG_NAME, "body").text

@@ -2,7 +2,8 @@
 
 Only the module of the command being run is imported, so ``hookgate eval`` (the hook's hot path)
 never pays for the server, the parser or anything else it does not use. Each command module
-defines ``add_arguments(parser)`` and ``run(args) -> int``.
+defines ``add_arguments(parser)`` and ``run(args) -> int``, and may define ``parse(argv)``: the
+arguments read without argparse, or None to let argparse parse them.
 """
 
 from __future__ import annotations
@@ -48,13 +49,19 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"hookgate: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    import argparse
     import importlib
 
     module = importlib.import_module(COMMANDS[name][0])
-    parser = argparse.ArgumentParser(prog=f"hookgate {name}", description=COMMANDS[name][1])
-    module.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
+    # A command may read its own well-formed command lines (the hook's hot path does, to skip
+    # importing argparse); argparse handles everything else, help and errors included.
+    fast = getattr(module, "parse", None)
+    args = fast(argv[1:]) if fast is not None else None
+    if args is None:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=f"hookgate {name}", description=COMMANDS[name][1])
+        module.add_arguments(parser)
+        args = parser.parse_args(argv[1:])
     args.command = name  # `install` and `uninstall` share one module
     return int(module.run(args) or 0)
 

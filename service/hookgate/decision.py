@@ -6,47 +6,79 @@ of it, the host), so rendering never goes back to the payload or to ``normalize`
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
 from hookgate.hostio import hosts
 from hookgate.hostio.render import Response, respond
+from hookgate.records import Record, fields
 
 OUTCOMES: tuple[str, ...] = ("deny", "ask", "rewrite", "allow")
 
 __all__ = ["OUTCOMES", "Decision", "Response"]
 
 
-@dataclass
-class Decision:
+class Decision(Record):
     """deny | ask | rewrite | allow, with why (``reasons``, each ending in its
     ``[pack=…, pattern=…]`` provenance), text for the agent (``context``), the complete
     rewritten tool input (``updated_input``, set exactly when the outcome is rewrite), which
     rules matched (``matches``: ``{pack, pattern, rule}``) and ``errors`` (non-empty: the
-    evaluation failed and the failure policy applied)."""
+    evaluation failed and the failure policy applied).
 
-    outcome: str
-    reasons: list[str] = field(default_factory=list)
-    context: list[str] = field(default_factory=list)
-    updated_input: dict | None = None
-    matches: list[dict] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    event: str = hosts.PRE_TOOL_USE  # canonical
-    host_event: str | None = None  # the host's spelling of the event, when it gave one
-    host: str = hosts.CLAUDE
-    tool_name: str | None = None
-    # With explain: where the policies came from, each rule queried and its value, print output.
-    explain: dict | None = None
-    # The input document the policies saw (for the decision log); not part of the response.
-    input_document: dict | None = field(default=None, repr=False)
+    A ``Record`` rather than a dataclass: importing ``dataclasses`` costs a hook call more
+    than building its decision.
+    """
 
-    def __post_init__(self) -> None:
-        if self.outcome not in OUTCOMES:
-            raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, not {self.outcome!r}")
-        if self.outcome == "rewrite" and not isinstance(self.updated_input, dict):
+    __slots__ = (
+        "outcome",
+        "reasons",
+        "context",
+        "updated_input",
+        "matches",
+        "errors",
+        "event",
+        "host_event",
+        "host",
+        "tool_name",
+        "explain",
+        "input_document",
+    )
+
+    def __init__(
+        self,
+        outcome: str,
+        reasons: list[str] | None = None,
+        context: list[str] | None = None,
+        updated_input: dict | None = None,
+        matches: list[dict] | None = None,
+        errors: list[str] | None = None,
+        event: str = hosts.PRE_TOOL_USE,  # canonical
+        host_event: str | None = None,  # the host's spelling of the event, when it gave one
+        host: str = hosts.CLAUDE,
+        tool_name: str | None = None,
+        # With explain: where the policies came from, each rule queried and its value, print
+        # output.
+        explain: dict | None = None,
+        # The input document the policies saw (for the decision log); not part of the response.
+        input_document: dict | None = None,
+    ) -> None:
+        if outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, not {outcome!r}")
+        if outcome == "rewrite" and not isinstance(updated_input, dict):
             raise ValueError("a rewrite needs updated_input, the complete tool input object")
-        if self.outcome != "rewrite" and self.updated_input is not None:
-            raise ValueError(f"updated_input is only for rewrite, not {self.outcome}")
+        if outcome != "rewrite" and updated_input is not None:
+            raise ValueError(f"updated_input is only for rewrite, not {outcome}")
+        self.outcome = outcome
+        self.reasons = [] if reasons is None else reasons
+        self.context = [] if context is None else context
+        self.updated_input = updated_input
+        self.matches = [] if matches is None else matches
+        self.errors = [] if errors is None else errors
+        self.event = event
+        self.host_event = host_event
+        self.host = host
+        self.tool_name = tool_name
+        self.explain = explain
+        self.input_document = input_document
+
+    _hidden = ("input_document",)
 
     @classmethod
     def failure(
@@ -81,8 +113,13 @@ class Decision:
         )
 
     def to_dict(self) -> dict:
-        """Every field as plain JSON data (for --explain, the decision log and the server)."""
-        return dataclasses.asdict(self)
+        """Every field as plain JSON data (for --explain, the decision log and the server),
+        except the input document: it is the payload's content and is never echoed."""
+        import copy
+
+        data = fields(self)
+        data.pop("input_document", None)
+        return copy.deepcopy(data)
 
     def response(self, host: str | None = None) -> Response:
         """stdout, exit code and stderr for ``host`` (default: ``self.host``)."""

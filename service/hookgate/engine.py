@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookgate.builtins import REGISTRY
 from hookgate.config import failure_policy
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
@@ -293,7 +292,9 @@ def _fact_overrides(facts: Mapping) -> dict:
 
         return lookup
 
-    return {name: answer(name) for name, b in REGISTRY.items() if b.reads_host}
+    from hookgate.builtins import full_registry
+
+    return {name: answer(name) for name, b in full_registry().items() if b.reads_host}
 
 
 def _plain(value: Any) -> Any:

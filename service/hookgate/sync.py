@@ -16,16 +16,15 @@ stay off the network and import nothing heavy. Everything that talks to the serv
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgate import paths
+from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
 RETRY_AFTER = 60.0  # at most one background refresh start per this many seconds
@@ -41,41 +40,64 @@ class ServerUnreachable(SyncError):
     """The server did not answer at all (down, offline, DNS, timeout)."""
 
 
-@dataclass(frozen=True)
-class LocalBundle:
+class LocalBundle(Frozen):
     """The last good bundle in the local cache (verified before it was stored)."""
 
-    revision: int
-    policies: dict[str, str]
-    data: dict
-    digest: str
-    server: str
-    fetched_at: float  # epoch seconds of the last time the server confirmed this bundle
+    __slots__ = ("revision", "policies", "data", "digest", "server", "fetched_at")
+
+    def __init__(
+        self,
+        revision: int,
+        policies: dict[str, str],
+        data: dict,
+        digest: str,
+        server: str,
+        fetched_at: float,  # epoch seconds of the last time the server confirmed this bundle
+    ) -> None:
+        set_field(self, "revision", revision)
+        set_field(self, "policies", policies)
+        set_field(self, "data", data)
+        set_field(self, "digest", digest)
+        set_field(self, "server", server)
+        set_field(self, "fetched_at", fetched_at)
 
     def age(self, now: float | None = None) -> float:
         return (time.time() if now is None else now) - self.fetched_at
 
 
-@dataclass(frozen=True)
-class Login:
-    server: str
-    token: str = field(repr=False)  # never in a log line or a traceback
-    public_key: str  # base64 of the raw 32-byte Ed25519 key
-    key_id: str
+class Login(Frozen):
+    __slots__ = ("server", "token", "public_key", "key_id")
+    _hidden = ("token",)  # never in a log line or a traceback
+
+    def __init__(self, server: str, token: str, public_key: str, key_id: str) -> None:
+        set_field(self, "server", server)
+        set_field(self, "token", token)
+        set_field(self, "public_key", public_key)  # base64 of the raw 32-byte Ed25519 key
+        set_field(self, "key_id", key_id)
 
 
-@dataclass(frozen=True)
-class PullResult:
-    status: str  # "updated" or "unchanged"
-    revision: int
+class PullResult(Frozen):
+    __slots__ = ("status", "revision")
+
+    def __init__(self, status: str, revision: int) -> None:
+        set_field(self, "status", status)  # "updated" or "unchanged"
+        set_field(self, "revision", revision)
 
 
-@dataclass(frozen=True)
-class RefreshReport:
-    pulled: PullResult | None
-    pull_error: str | None
-    uploaded: int
-    upload_error: str | None
+class RefreshReport(Frozen):
+    __slots__ = ("pulled", "pull_error", "uploaded", "upload_error")
+
+    def __init__(
+        self,
+        pulled: PullResult | None,
+        pull_error: str | None,
+        uploaded: int,
+        upload_error: str | None,
+    ) -> None:
+        set_field(self, "pulled", pulled)
+        set_field(self, "pull_error", pull_error)
+        set_field(self, "uploaded", uploaded)
+        set_field(self, "upload_error", upload_error)
 
     @property
     def ok(self) -> bool:
@@ -260,7 +282,7 @@ def load_login() -> Login | None:
     path = login_path()
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-        return Login(**{f.name: document[f.name] for f in dataclasses.fields(Login)})
+        return Login(**{name: document[name] for name in Login.__slots__})
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -271,7 +293,7 @@ def load_login() -> Login | None:
 
 def _save_login(login: Login) -> None:
     paths.private_dir(paths.config_dir())
-    document = json.dumps(dataclasses.asdict(login), indent=2) + "\n"
+    document = json.dumps(fields(login), indent=2) + "\n"
     atomic_write(login_path(), document.encode(), 0o600)
 
 

@@ -1,10 +1,17 @@
 """Builtin functions available to policies, in one registry (see ``registry.py``).
 
-Importing this package registers every family. Families keep expensive imports (``re2``,
-``json``) inside the functions that need them so that loading the registry stays cheap.
+Families register their functions when their module is imported. Importing this package imports
+none of them: ``full_registry()`` (or ``hookgate.builtins.REGISTRY``) imports every family and returns
+the full registry, for the checker, the compiler, the docs and the server; a warm ``hookgate
+eval`` imports only the family modules its compiled policies use (the compile cache records
+them, see ``hookgate.lang.cache``), so a decision does not pay for families it never calls.
 """
 
-from hookgate.builtins.registry import REGISTRY, Builtin, BuiltinError, builtin
+from __future__ import annotations
+
+from typing import Any
+
+from hookgate.builtins.registry import Builtin, BuiltinError, builtin
 
 # Each family module registers its functions on import; add new families here.
 FAMILIES: tuple[str, ...] = (
@@ -26,7 +33,74 @@ FAMILIES: tuple[str, ...] = (
     "host",
 )
 
-for _family in FAMILIES:
-    __import__(f"hookgate.builtins.{_family}")
 
-__all__ = ["REGISTRY", "Builtin", "BuiltinError", "builtin", "FAMILIES"]
+_full = False
+# name -> family module, from the compile cache (``use_index``): lets ``get`` import one family.
+_index: dict[str, str] | None = None
+
+
+def full_registry() -> dict[str, Builtin]:
+    """The full registry: every family imported."""
+    global _full
+    from hookgate.builtins.registry import REGISTRY
+
+    if not _full:
+        for family in FAMILIES:
+            __import__(f"{__name__}.{family}")
+        _full = True
+    return REGISTRY
+
+
+def index() -> dict[str, str]:
+    """Every builtin's name → the module that registers it (imports every family)."""
+    return {name: b.func.__module__ for name, b in full_registry().items()}
+
+
+def use_index(names: dict[str, str]) -> None:
+    """Answer ``get``/``known`` from ``names`` (an ``index()`` saved earlier, e.g. by the compile
+    cache), importing a family only when one of its builtins is asked for."""
+    global _index
+    _index = names
+
+
+def known(name: str) -> bool:
+    """Whether ``name`` is a builtin, without importing its family when an index is in use."""
+    if _index is not None and not _full:
+        return name in _index
+    return name in full_registry()
+
+
+def get(name: str) -> Builtin | None:
+    """The builtin ``name`` (None if there is none), importing only its family when an index is
+    in use; an index that does not match the code falls back to the full registry."""
+    from hookgate.builtins.registry import REGISTRY
+
+    found = REGISTRY.get(name)
+    if found is not None or _full:
+        return found
+    module = _index.get(name) if _index is not None else None
+    if module is not None and module.startswith(f"{__name__}."):
+        __import__(module)
+        found = REGISTRY.get(name)
+    return found if found is not None else full_registry().get(name)
+
+
+def __getattr__(name: str) -> Any:
+    # ``from hookgate.builtins import REGISTRY`` keeps meaning the full registry.
+    if name == "REGISTRY":
+        return full_registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "REGISTRY",
+    "Builtin",
+    "BuiltinError",
+    "builtin",
+    "FAMILIES",
+    "full_registry",
+    "get",
+    "known",
+    "index",
+    "use_index",
+]

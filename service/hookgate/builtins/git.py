@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
@@ -20,11 +19,17 @@ MAX_UP = 64  # directories walked upward looking for a repository
 MAX_READ = 4096  # bytes read from .git files and HEAD
 
 
-@dataclass(frozen=True)
 class Spec:
-    shorts: dict[str, str]  # short letter -> long name (without dashes)
-    longs: frozenset[str]  # known long names, for abbreviations
-    values: frozenset[str]  # long names (or short letters) that take a value
+    """How one git subcommand's options are spelled (fixed tables, never modified)."""
+
+    __slots__ = ("shorts", "longs", "values")
+
+    def __init__(
+        self, shorts: dict[str, str], longs: frozenset[str], values: frozenset[str]
+    ) -> None:
+        self.shorts = shorts  # short letter -> long name (without dashes)
+        self.longs = longs  # known long names, for abbreviations
+        self.values = values  # long names (or short letters) that take a value
 
 
 def _spec(shorts: str, longs: str, values: str) -> Spec:

@@ -14,7 +14,6 @@ an error under strict builtin errors).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 
@@ -22,18 +21,34 @@ class BuiltinError(Exception):
     """A builtin was called with arguments it cannot handle (``operand 1 must be string``)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Builtin:
-    name: str  # as written in policies: "startswith", "shell.commands"
-    family: str  # "strings", "regex", "shell", "git", "xpia", …
-    func: Callable[..., Any]
-    arity: int
-    doc: str
-    # Reads facts from the local machine (files under a payload's cwd); the server must supply
-    # such facts from the request instead of running the builtin against its own disk.
-    reads_host: bool = False
+    """One registered function (a plain class: ``dataclasses`` costs a warm eval too much)."""
+
+    __slots__ = ("name", "family", "func", "arity", "doc", "reads_host")
+
+    def __init__(
+        self,
+        name: str,  # as written in policies: "startswith", "shell.commands"
+        family: str,  # "strings", "regex", "shell", "git", "xpia", …
+        func: Callable[..., Any],
+        arity: int,
+        doc: str,
+        # Reads facts from the local machine (files under a payload's cwd); the server must
+        # supply such facts from the request instead of running the builtin against its disk.
+        reads_host: bool = False,
+    ) -> None:
+        self.name = name
+        self.family = family
+        self.func = func
+        self.arity = arity
+        self.doc = doc
+        self.reads_host = reads_host
+
+    def __repr__(self) -> str:
+        return f"Builtin({self.name!r}, family={self.family!r}, arity={self.arity})"
 
 
+# Filled as family modules are imported: ``hookgate.builtins.registry()`` imports them all.
 REGISTRY: dict[str, Builtin] = {}
 
 

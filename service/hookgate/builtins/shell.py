@@ -10,11 +10,11 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.records import Record
 
 MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
 MAX_NEST = 40  # $( ( { nesting inside one script; deeper input is reported as incomplete
@@ -31,24 +31,44 @@ class _TooDeep(Exception):
     pass
 
 
-@dataclass
-class Word:
-    text: str  # the word after quote removal (expansions kept as written)
-    span: tuple[int, int] | None  # raw span in the root text; None if not contiguous there
-    literal: bool = True  # no unquoted/double-quoted expansion ($x, $(…), `…`)
-    offs: list[int] = field(default_factory=list)  # root offset of each character of text
+class Word(Record):
+    __slots__ = ("text", "span", "literal", "offs")
+
+    def __init__(
+        self,
+        text: str,  # the word after quote removal (expansions kept as written)
+        span: tuple[int, int] | None,  # raw span in the root text; None if not contiguous there
+        literal: bool = True,  # no unquoted/double-quoted expansion ($x, $(…), `…`)
+        offs: list[int] | None = None,  # root offset of each character of text
+    ) -> None:
+        self.text = text
+        self.span = span
+        self.literal = literal
+        self.offs = [] if offs is None else offs
 
 
-@dataclass
-class Command:
-    name: str
-    words: list[Word]
-    env: dict[str, str]
-    span: tuple[int, int]
-    cwd: str | None
-    via: list[str]
-    incomplete: bool = False
-    stdin: str | None = None  # a here-document's body or a here-string fed to the command
+class Command(Record):
+    __slots__ = ("name", "words", "env", "span", "cwd", "via", "incomplete", "stdin")
+
+    def __init__(
+        self,
+        name: str,
+        words: list[Word],
+        env: dict[str, str],
+        span: tuple[int, int],
+        cwd: str | None,
+        via: list[str],
+        incomplete: bool = False,
+        stdin: str | None = None,  # a here-document's body or a here-string fed to the command
+    ) -> None:
+        self.name = name
+        self.words = words
+        self.env = env
+        self.span = span
+        self.cwd = cwd
+        self.via = via
+        self.incomplete = incomplete
+        self.stdin = stdin
 
     def to_value(self) -> dict[str, Any]:
         return {

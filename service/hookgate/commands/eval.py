@@ -8,37 +8,89 @@ payload is ever executed or handed to a shell.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from hookgate.decision import Decision
 
 HOSTS = ("auto", "claude", "codex", "copilot", "gemini", "cursor", "amplifier")
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--policies",
-        action="append",
-        metavar="PATH",
-        help="policy files or directories (repeatable); default: the pulled bundle, else the "
+# The options, declared once: ``add_arguments`` builds the argparse parser from them (help,
+# errors) and ``parse`` reads a well-formed command line without importing argparse, which costs
+# the hook more than a tenth of its run (it imports gettext, locale and shutil).
+# name -> (dest, choices or None, action, metavar, help)
+OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str, str | None, str]] = {
+    "--policies": (
+        "policies",
+        None,
+        "append",
+        "PATH",
+        "policy files or directories (repeatable); default: the pulled bundle, else the "
         "built-in default pack",
-    )
-    parser.add_argument("--host", choices=HOSTS, default="auto", help="the calling host")
-    parser.add_argument(
-        "--explain",
-        action="store_true",
-        help="write which policies ran, which rules fired and print() output to stderr",
-    )
-    parser.add_argument(
-        "--failure-policy",
-        choices=("open", "closed"),
-        help="what to answer if hookgate fails (default: $HOOKGATE_FAILURE_POLICY, else open)",
-    )
+    ),
+    "--host": ("host", HOSTS, "store", None, "the calling host"),
+    "--explain": (
+        "explain",
+        None,
+        "store_true",
+        None,
+        "write which policies ran, which rules fired and print() output to stderr",
+    ),
+    "--failure-policy": (
+        "failure_policy",
+        ("open", "closed"),
+        "store",
+        None,
+        "what to answer if hookgate fails (default: $HOOKGATE_FAILURE_POLICY, else open)",
+    ),
+}
+DEFAULTS = {"policies": None, "host": "auto", "explain": False, "failure_policy": None}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    for name, (dest, choices, action, metavar, help_) in OPTIONS.items():
+        kwargs: dict = {"dest": dest, "action": action, "help": help_, "default": DEFAULTS[dest]}
+        if choices is not None:
+            kwargs["choices"] = choices
+        if metavar is not None:
+            kwargs["metavar"] = metavar
+        parser.add_argument(name, **kwargs)
+
+
+def parse(argv: list[str]) -> SimpleNamespace | None:
+    """``argv`` read without argparse, or None for anything but well-formed options (help,
+    an unknown option, a bad choice…), which argparse then handles."""
+    args = SimpleNamespace(**DEFAULTS)
+    words = iter(argv)
+    for word in words:
+        name, eq, value = word.partition("=")
+        spec = OPTIONS.get(name)
+        if spec is None:
+            return None
+        dest, choices, action, _, _ = spec
+        if action == "store_true":
+            if eq:
+                return None
+            setattr(args, dest, True)
+            continue
+        if not eq:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return None
+        if choices is not None and value not in choices:
+            return None
+        if action == "append":
+            setattr(args, dest, [*(getattr(args, dest) or []), value])
+        else:
+            setattr(args, dest, value)
+    return args
 
 
 def run(args: argparse.Namespace) -> int:

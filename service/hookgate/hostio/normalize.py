@@ -8,10 +8,10 @@ name fields, JSON positions and types, never payload text: a payload may hold se
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from hookgate.hostio import hosts
+from hookgate.records import Frozen, set_field
 
 # Each logical field with its accepted keys, in precedence order (the first present wins).
 EVENT_KEYS: tuple[str, ...] = ("hook_event_name", "hookEventName")
@@ -38,8 +38,7 @@ class PayloadError(ValueError):
         self.field = field
 
 
-@dataclass(frozen=True, slots=True)
-class HookInput:
+class HookInput(Frozen):
     """One tool call (or other hook event) in hookgate's canonical model."""
 
     event: str  # canonical: PreToolUse / PostToolUse, other events as the host spells them
@@ -52,6 +51,43 @@ class HookInput:
     session_id: str | None
     cwd: str | None
     extra: dict
+
+    __slots__ = (
+        "event",
+        "host_event",
+        "host",
+        "tool_name",
+        "tool_kind",
+        "tool_input",
+        "tool_result",
+        "session_id",
+        "cwd",
+        "extra",
+    )
+
+    def __init__(
+        self,
+        event: str,
+        host_event: str | None,
+        host: str,
+        tool_name: str | None,
+        tool_kind: str | None,
+        tool_input: Any,
+        tool_result: Any,
+        session_id: str | None,
+        cwd: str | None,
+        extra: dict,
+    ) -> None:
+        set_field(self, "event", event)
+        set_field(self, "host_event", host_event)
+        set_field(self, "host", host)
+        set_field(self, "tool_name", tool_name)
+        set_field(self, "tool_kind", tool_kind)
+        set_field(self, "tool_input", tool_input)
+        set_field(self, "tool_result", tool_result)
+        set_field(self, "session_id", session_id)
+        set_field(self, "cwd", cwd)
+        set_field(self, "extra", extra)
 
     def document(self) -> dict:
         """The ``input`` document that policies see."""

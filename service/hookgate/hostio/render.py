@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hookgate.hostio import hosts
+from hookgate.records import Frozen, set_field
 
 if TYPE_CHECKING:
     from hookgate.decision import Decision
@@ -26,22 +26,32 @@ DEFAULT_DENY_REASON = "Blocked by hookgate policy."
 DEFAULT_ASK_REASON = "hookgate policy requires human approval for this call."
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(Frozen):
     """What the hook process writes: ``stdout`` (a JSON object; None writes nothing), its exit
     code, and ``stderr`` (one line per error, no trailing newline; never payload content)."""
 
-    stdout: dict | None
-    exit_code: int
-    stderr: str
+    __slots__ = ("stdout", "exit_code", "stderr")
+
+    def __init__(self, stdout: dict | None, exit_code: int, stderr: str) -> None:
+        set_field(self, "stdout", stdout)
+        set_field(self, "exit_code", exit_code)
+        set_field(self, "stderr", stderr)
 
 
-@dataclass(frozen=True, slots=True)
 class _Plan:
-    verdict: str  # "deny" | "ask" | "rewrite" | "allow"
-    reason: str = ""  # non-empty for deny and ask
-    context: str = ""  # text for the agent's context; "" for none
-    updated_input: dict | None = None  # the complete tool input, for rewrite
+    __slots__ = ("verdict", "reason", "context", "updated_input")
+
+    def __init__(
+        self,
+        verdict: str,  # "deny" | "ask" | "rewrite" | "allow"
+        reason: str = "",  # non-empty for deny and ask
+        context: str = "",  # text for the agent's context; "" for none
+        updated_input: dict | None = None,  # the complete tool input, for rewrite
+    ) -> None:
+        self.verdict = verdict
+        self.reason = reason
+        self.context = context
+        self.updated_input = updated_input
 
 
 def respond(decision: Decision, host: str | None = None) -> Response:

@@ -32,14 +32,21 @@ class PolicySet:
     its own evaluation state)."""
 
     def __init__(
-        self, modules: list[ast.Module], data: dict | None, sources: dict[str, str] | None
+        self,
+        modules: list[ast.Module],
+        data: dict | None,
+        sources: dict[str, str] | None,
+        *,
+        cached: bool = False,
     ) -> None:
+        """``cached``: the modules come from the compile cache (they compiled cleanly before),
+        so rules are compiled on first use."""
         from hookgate.lang.compile import Program
 
         self.modules = modules
         self.data = data if data is not None else {}
         self._sources = sources or {}
-        self._program = Program(modules)
+        self._program = Program(modules, lazy=cached)
         diags = list(self._program.diagnostics)
         diags += self._program.check_base_data(self.data)
         if diags:
@@ -210,15 +217,19 @@ def load(
             directory = None
         if directory is not None:
             key = cache.cache_key(sources, _data_text(data, strict))
-            modules = cache.load(directory, key)
-            if isinstance(modules, list) and all(isinstance(m, ast.Module) for m in modules):
-                return PolicySet(modules, data, sources)
+            entry = cache.load(directory, key)
+            if entry is not None and all(isinstance(m, ast.Module) for m in entry[0]):
+                from hookgate import builtins
+
+                builtins.use_index(entry[1])
+                return PolicySet(entry[0], data, sources, cached=True)
     modules = parse_and_check(sources, strict=strict)
     ps = PolicySet(modules, data, sources)
     if directory is not None and key is not None:
+        from hookgate import builtins
         from hookgate.lang import cache
 
-        cache.store(directory, key, modules)
+        cache.store(directory, key, modules, builtins.index())
     return ps
 
 

@@ -1,11 +1,12 @@
 """The on-disk compile cache: checked modules, keyed by everything that shapes them.
 
-An entry is the list of checked ``ast.Module`` nodes in a compact marshal form (each node a
-list ``[class name, *fields]``): a warm start rebuilds the nodes and compiles closures from them
-without importing Lark or the parser (marshal plus rebuilding is about twice as fast as pickle).
-The key is a SHA-256 over the sources (sorted by file name), the base data, the grammar, the
-AST's own source (the node layout), hookgate's version and the Python implementation and
-version (marshal formats differ between Pythons).
+An entry holds the list of checked ``ast.Module`` nodes in a compact marshal form (each node a
+list ``[class name, *fields]``) and the builtins index (name → family module, see
+``hookgate.builtins.use_index``): a warm start rebuilds the nodes without importing Lark or the
+parser, and imports only the builtin families that the rules it evaluates call. The key is a
+SHA-256 over the sources (sorted by file name), the base data, the grammar, the AST's own source
+(the node layout), the builtins' files (name, size, modification time), hookgate's version and
+the Python implementation and version (marshal formats differ between Pythons).
 
 Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
 writable by no one else (it is created with mode 0700); a directory failing that check is
@@ -26,7 +27,7 @@ try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up c
 except ImportError:  # pragma: no cover - other Python builds
     from hashlib import sha256
 
-_MAGIC = b"hookgate-compile-cache/2\n"
+_MAGIC = b"hookgate-compile-cache/3\n"
 
 
 class UnsafeCacheDir(Exception):
@@ -35,6 +36,7 @@ class UnsafeCacheDir(Exception):
 
 def cache_key(sources: dict[str, str], data_text: str) -> str:
     import hookgate
+    import hookgate.builtins
     import hookgate.grammar
     from hookgate.lang import ast
 
@@ -48,6 +50,11 @@ def cache_key(sources: dict[str, str], data_text: str) -> str:
         grammar = f.read()
     with open(ast.__file__, "rb") as f:
         ast_source = f.read()
+    builtins_dir = os.path.dirname(hookgate.builtins.__file__)
+    for name in sorted(os.listdir(builtins_dir)):
+        if name.endswith(".py"):
+            st = os.stat(os.path.join(builtins_dir, name))
+            h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     for b in (
         data_text.encode("utf-8", "surrogatepass"),
         grammar,
@@ -84,12 +91,12 @@ def _entry(directory: str, key: str) -> str:
 
 
 def _encode(x: Any) -> Any:
-    t = type(x)
-    if t is tuple:
+    from hookgate.lang import ast
+
+    if type(x) is tuple:
         return tuple(_encode(v) for v in x)
-    fields = getattr(t, "__dataclass_fields__", None)
-    if fields is not None:
-        return [t.__name__, *(_encode(getattr(x, name)) for name in fields)]
+    if isinstance(x, ast.Node):
+        return [type(x).__name__, *(_encode(value) for _, value in ast.fields(x))]
     return x
 
 
@@ -99,7 +106,7 @@ def _decoder() -> Any:
     classes = {
         name: cls
         for name, cls in vars(ast).items()
-        if isinstance(cls, type) and hasattr(cls, "__dataclass_fields__")
+        if isinstance(cls, type) and issubclass(cls, ast.Node) and cls is not ast.Node
     }
 
     def decode(x: Any) -> Any:
@@ -115,8 +122,9 @@ def _decoder() -> Any:
     return decode
 
 
-def load(directory: str, key: str) -> Any | None:
-    """The cached modules for ``key``, or None (missing, stale, corrupt or unreadable)."""
+def load(directory: str, key: str) -> tuple[list, dict[str, str]] | None:
+    """The cached modules for ``key`` and the builtins index stored with them, or None
+    (missing, stale, corrupt or unreadable)."""
     import marshal
 
     header = _MAGIC + key.encode() + b"\n"
@@ -124,14 +132,16 @@ def load(directory: str, key: str) -> Any | None:
         with open(_entry(directory, key), "rb") as f:
             if f.read(len(header)) != header:
                 return None
-            payload = marshal.loads(f.read())
+            index, payload = marshal.loads(f.read())
+        if type(index) is not dict:
+            return None
         decode = _decoder()
-        return [decode(m) for m in payload]
+        return [decode(m) for m in payload], index
     except Exception:  # any damage to an entry means "rebuild", never a crash
         return None
 
 
-def store(directory: str, key: str, modules: Any) -> None:
+def store(directory: str, key: str, modules: Any, index: dict[str, str]) -> None:
     """Write an entry atomically; failures are ignored (the cache is an optimisation)."""
     import marshal
     import tempfile
@@ -144,7 +154,7 @@ def store(directory: str, key: str, modules: Any) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(header)
-            f.write(marshal.dumps([_encode(m) for m in modules]))
+            f.write(marshal.dumps((index, [_encode(m) for m in modules])))
         os.replace(tmp, _entry(directory, key))
     except Exception:
         try:

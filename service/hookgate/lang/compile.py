@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate import builtins
+from hookgate.builtins import BuiltinError
 from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic, EvalError
 from hookgate.lang.runtime import (
@@ -141,7 +142,10 @@ class Scope:
 class Program:
     """A compiled policy set: the data tree with every rule group compiled."""
 
-    def __init__(self, modules: list[ast.Module]) -> None:
+    def __init__(self, modules: list[ast.Module], *, lazy: bool = False) -> None:
+        """``lazy``: the modules compiled cleanly before (they come from the compile cache), so
+        each rule group is compiled when first evaluated instead of all of them now; a hook
+        call evaluates a fraction of a policy set's rules."""
         self.modules = modules
         self.root = Node(())
         self.groups: list[Group] = []
@@ -149,6 +153,10 @@ class Program:
         self._collect()
         for group in self.groups:
             group.build()
+        if lazy and not self.diagnostics:
+            for group in self.groups:
+                group.pending = self._compile_group
+            return
         for group in self.groups:
             self._compile_group(group)
         if not self.diagnostics:
@@ -254,17 +262,30 @@ class Program:
     # -- compiling groups ---------------------------------------------------------------------
 
     def _compile_group(self, group: Group) -> None:
+        # The definitions are installed at once, so that a query racing a lazy compile in
+        # another thread sees either none or all of them.
+        defs = []
+        default_def = None
+        reported = len(self.diagnostics)
         for rule, env in group.rules:
             try:
                 if rule.default:
                     _check_default(rule.value)
                 compiled = RuleCompiler(self, env, group).compile_rule(rule)
                 if rule.default:
-                    group.default_def = compiled
+                    default_def = compiled
                 else:
-                    group.defs.append(compiled)
+                    defs.append(compiled)
             except CompileError as exc:
                 self._error(env.file, exc)
+        if group.pending is not None and len(self.diagnostics) > reported:
+            # Compiling on first use: the modules compiled before, so the code changed under
+            # the cache; never evaluate a group with definitions missing.
+            d = self.diagnostics[reported]
+            raise EvalError(d.message, d.file, d.line, d.col)
+        group.defs = defs
+        group.default_def = default_def
+        group.pending = None
 
     def _check_recursion(self) -> None:
         state: dict[Group, int] = {}
@@ -794,11 +815,11 @@ class RuleCompiler:
             if node is not None and i == len(path) and node.group is not None:
                 if node.group.kind == "function":
                     return "function", node.group
-            if head == "data" or head in self.env.imports or name not in REGISTRY:
+            if head == "data" or head in self.env.imports or not builtins.known(name):
                 raise CompileError(
                     f"could not find function {name}", loc, "define it or check the import"
                 )
-        b = REGISTRY.get(name)
+        b = builtins.get(name)
         if b is not None:
             return "builtin", b
         from hookgate.lang.check import _OPA_BUILTINS as OPA_BUILTINS  # one list, the checker's
@@ -974,7 +995,7 @@ class RuleCompiler:
         src = self.term(call.args[0], scope, pre, bound)
         slot = scope.new_slot()
         match = self.unify_builders(call.args[1], _SlotTerm(slot), scope, bound, call.loc)
-        walk = REGISTRY["walk"].func
+        walk = builtins.get("walk").func
 
         def build(nxt: Step) -> Step:
             inner = match(nxt)
@@ -1075,8 +1096,9 @@ class RuleCompiler:
                 return True
 
             return mod_data
-        if dotted in REGISTRY:
-            return self._mock(dotted, repl_fn, vf, REGISTRY[dotted].arity)
+        b = builtins.get(dotted)
+        if b is not None:
+            return self._mock(dotted, repl_fn, vf, b.arity)
         raise CompileError(f"unsupported: with target {dotted}", w.loc)
 
     def _function_ref(self, term: Any, scope: Scope) -> Callable | None:
@@ -1251,10 +1273,10 @@ class RuleCompiler:
         if isinstance(t, ast.Ref):
             return self._ref(t, scope, pre, bound)
         if isinstance(t, ast.ArrayTerm):
-            items = [self.term(x, scope, pre, bound) for x in t.items]
             if all(isinstance(x, ast.Scalar) for x in t.items):
                 const = [x.value for x in t.items]
                 return lambda ctx, fr: list(const)
+            items = [self.term(x, scope, pre, bound) for x in t.items]
 
             def array(ctx: Ctx, fr: list) -> Any:
                 out = []
@@ -1908,7 +1930,9 @@ def _free_names(lit: Any) -> list[tuple[str, ast.Loc]]:
     elif isinstance(lit, _HeadLit | ast.Expr):
         _term_names(lit.term, out)
     for w in getattr(lit, "withs", ()):
-        if _dotted(w.value) not in REGISTRY:  # `with f as upper` names a builtin, not a var
+        if not builtins.known(
+            _dotted(w.value) or ""
+        ):  # `with f as upper` names a builtin, not a var
             _term_names(w.value, out)
     return out
 

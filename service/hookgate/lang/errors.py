@@ -6,18 +6,32 @@ shows the source line with a caret under the column and, where one helps, a hint
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hookgate.records import Frozen, set_field
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    file: str
-    line: int
-    col: int
-    message: str
-    hint: str | None = None
-    source_line: str | None = None
-    severity: str = "error"  # "error" or "warning" (warnings become errors under --strict)
+class Diagnostic(Frozen):
+    """One problem at ``file:line:col`` (a ``Frozen`` record: the hot path avoids
+    ``dataclasses``)."""
+
+    __slots__ = ("file", "line", "col", "message", "hint", "source_line", "severity")
+
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        col: int,
+        message: str,
+        hint: str | None = None,
+        source_line: str | None = None,
+        severity: str = "error",  # "error" or "warning" (warnings become errors under --strict)
+    ) -> None:
+        set_field(self, "file", file)
+        set_field(self, "line", line)
+        set_field(self, "col", col)
+        set_field(self, "message", message)
+        set_field(self, "hint", hint)
+        set_field(self, "source_line", source_line)
+        set_field(self, "severity", severity)
 
     def headline(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: {self.message}"

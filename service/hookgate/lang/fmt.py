@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import fields, is_dataclass
 
 from hookgate.lang import ast
 
@@ -65,10 +64,10 @@ def same_meaning(a: ast.Module, b: ast.Module) -> bool:
 def _shape(node: object) -> object:
     if isinstance(node, tuple):
         return tuple(_shape(n) for n in node)
-    if is_dataclass(node) and not isinstance(node, ast.Loc):
+    if isinstance(node, ast.Node) and not isinstance(node, ast.Loc):
         skip = ("loc", "comments", "filename")
         return (type(node).__name__,) + tuple(
-            _shape(getattr(node, f.name)) for f in fields(node) if f.name not in skip
+            _shape(value) for name, value in ast.fields(node) if name not in skip
         )
     return node
 

@@ -331,6 +331,9 @@ class Group:
         self.arity = -1
         self.deps: set[Group] = set()
         self.value: Callable[[Ctx], Any] = self._value_unbuilt
+        # Set when the program compiles on first use (modules from the compile cache, which
+        # compiled cleanly before): compiles ``defs`` and ``default_def``, then clears itself.
+        self.pending: Callable[[Group], None] | None = None
 
     def __hash__(self) -> int:
         return id(self)
@@ -366,6 +369,8 @@ class Group:
         return self._cached(ctx, self._compute_complete)
 
     def _compute_complete(self, ctx: Ctx) -> Any:
+        if self.pending is not None:
+            self.pending(self)
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, ())
         result = UNDEFINED
@@ -384,6 +389,8 @@ class Group:
         return self._cached(ctx, self._compute_collection)
 
     def _compute_collection(self, ctx: Ctx) -> Any:
+        if self.pending is not None:
+            self.pending(self)
         if self.kind == "set":
             acc: dict = {}
             for d in self.defs:
@@ -402,6 +409,8 @@ class Group:
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, args)
         tick(ctx)
+        if self.pending is not None:
+            self.pending(self)
         result = UNDEFINED
         for d in self.defs:
             v = d(ctx, args)

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import sqlalchemy.exc
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -29,7 +30,6 @@ from hookgate.server.bundle import Bundler
 from hookgate.server.masking import Masker
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
-    REVISION_CACHE_SECONDS,
     ActiveSet,
     Principal,
     Revision,
@@ -77,8 +77,15 @@ class ActiveEngine:
         self._lock = threading.Lock()
         self._cached: tuple[ActiveSet, Any] | None = None
 
+    def cached(self) -> tuple[ActiveSet, Any] | None:
+        """The compiled active set when it is known to be current, without any I/O."""
+        cached = self._cached
+        if cached is not None and cached[0].revision == self._store.cached_revision():
+            return cached
+        return None
+
     def get(self) -> tuple[ActiveSet, Any]:
-        revision = self._store.current_revision(REVISION_CACHE_SECONDS)
+        revision = self._store.current_revision(cached_ok=True)
         cached = self._cached
         if cached is not None and cached[0].revision == revision:
             return cached
@@ -182,12 +189,13 @@ def create_app(
     app.state.engine = ActiveEngine(store)
     app.add_middleware(_LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics)
     _add_error_handlers(app)
+    # Starlette tries routes in order: the hot ones (hooks, dry-runs) first.
+    _add_bundle_routes(app)
+    _add_decision_routes(app)
+    _add_evaluation_routes(app)
     _add_health_routes(app, store, metrics)
     _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
     _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
-    _add_evaluation_routes(app)
-    _add_bundle_routes(app)
-    _add_decision_routes(app)
     _add_token_routes(app)
     return app
 
@@ -520,14 +528,19 @@ def _add_evaluation_routes(app: FastAPI) -> None:
         summary="Evaluate a hook payload against the active set (and drafts)",
         response_model=api.EvaluateOut,
     )
-    def evaluate(
+    async def evaluate(
         _: Viewer,
         body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
     ) -> dict:
-        active, engine = active_engine.get()
+        # Database reads and compilation go to the thread pool; the evaluation itself runs
+        # here: it is CPU-bound and bounded by the engine's budget, so under the GIL a thread
+        # would not finish it sooner, and the hop costs more than a typical evaluation.
+        current = active_engine.cached() or await run_in_threadpool(active_engine.get)
+        active, engine = current
         draft = body.policies is not None or body.data is not None
         if draft:
-            engine = compile_set(*_with_drafts(active, body.policies, body.data))
+            merged = _with_drafts(active, body.policies, body.data)
+            engine = await run_in_threadpool(compile_set, *merged)
         started = time.perf_counter()
         # Facts are always given (empty by default), so the engine never reads this disk.
         decision = engine.evaluate(

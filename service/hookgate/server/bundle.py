@@ -6,7 +6,7 @@ import base64
 import threading
 
 from hookgate import bundle_format
-from hookgate.server.store import REVISION_CACHE_SECONDS, Store
+from hookgate.server.store import Store
 
 
 class Bundler:
@@ -31,7 +31,7 @@ class Bundler:
 
     def bundle(self) -> dict:
         """The bundle of the current active set (a cheap revision check when unchanged)."""
-        revision = self._store.current_revision(REVISION_CACHE_SECONDS)
+        revision = self._store.current_revision(cached_ok=True)
         cached = self._cached
         if cached is not None and cached["revision"] == revision:
             return cached

@@ -6,7 +6,10 @@ assignments, secret-named flags, bearer/basic credentials, GitHub, AWS, Slack an
 tokens, private key blocks, and long hex or high-entropy base64 strings. Extra rules come from
 ``--mask-pattern`` on ``hookgate serve`` or ``$HOOKGATE_MASK_PATTERNS`` (one pattern per line).
 
-RE2 keeps every rule linear-time, so an operator's pattern cannot stall the server.
+RE2 keeps every rule linear-time, so an operator's pattern cannot stall the server. The hook's
+decision log masks every command it records, so with only the default rules a cheap test
+(``may_hold_secret``) first rules out text no default rule can match, and the rules are compiled
+(and ``re2`` imported) only when some text needs them.
 """
 
 from __future__ import annotations
@@ -15,9 +18,6 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-
-import re2
 
 MASK = "***"
 
@@ -46,11 +46,45 @@ _DEFAULT_RULES: tuple[str, ...] = (
 # Candidates for "long base64 secret"; kept only when they look random (see _looks_random).
 _BASE64_CANDIDATE = r"[A-Za-z0-9+/_-]{32,}={0,2}"
 
+# What text must contain for some default rule to match it (keep in step with the rules): the
+# PEM header, "=" (assignments, flag values), "://" (URLs), a secret-naming or credential word
+# (secret flags, HTTP credentials; lower-cased), or a run of at least 15 characters without
+# whitespace (every token, key and long-string rule needs one: xox?-… is the shortest).
+_SECRET_WORDS = (
+    "-----begin",
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api",
+    "access",
+    "credential",
+    "auth",
+    "bearer",
+    "basic",
+)
+_SHORTEST_TOKEN = 15
 
-@dataclass(frozen=True)
+
+def may_hold_secret(text: str) -> bool:
+    """False only when no default rule can match ``text`` (a necessary condition, checked
+    without regular expressions)."""
+    if "=" in text or "://" in text:
+        return True
+    lowered = text.lower()
+    if any(word in lowered for word in _SECRET_WORDS):
+        return True
+    return any(len(word) >= _SHORTEST_TOKEN for word in text.split())
+
+
 class _Rule:
-    pattern: object  # a compiled re2 pattern
-    keep: Callable[[str], bool] | None = None  # a match is masked only when keep(match) is true
+    # A plain class: the decision log masks on every hook call, where ``dataclasses`` is too
+    # slow to import.
+    __slots__ = ("pattern", "keep")
+
+    def __init__(self, pattern: object, keep: Callable[[str], bool] | None = None) -> None:
+        self.pattern = pattern  # a compiled re2 pattern
+        self.keep = keep  # a match is masked only when keep(match) is true
 
 
 def _looks_random(text: str) -> bool:
@@ -70,16 +104,27 @@ class Masker:
     """Replaces secrets in text; built once from the default and the configured rules."""
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, defaults: bool = True) -> None:
-        rules = [_Rule(_compile(p)) for p in (_DEFAULT_RULES if defaults else ())]
-        if defaults:
-            rules.append(_Rule(_compile(_BASE64_CANDIDATE), _looks_random))
-        rules += [_Rule(_compile(p)) for p in extra_patterns]
-        self._rules = tuple(rules)
+        self._defaults = defaults
+        self._extra = tuple(extra_patterns)
+        self._rules: tuple[_Rule, ...] | None = None
+        if self._extra:
+            self._compiled()  # a bad configured pattern fails here, not at first use
+
+    def _compiled(self) -> tuple[_Rule, ...]:
+        if self._rules is None:
+            rules = [_Rule(_compile(p)) for p in (_DEFAULT_RULES if self._defaults else ())]
+            if self._defaults:
+                rules.append(_Rule(_compile(_BASE64_CANDIDATE), _looks_random))
+            rules += [_Rule(_compile(p)) for p in self._extra]
+            self._rules = tuple(rules)
+        return self._rules
 
     def mask(self, text: str | None) -> str | None:
         if text is None:
             return None
-        for rule in self._rules:
+        if not self._extra and not (self._defaults and may_hold_secret(text)):
+            return text
+        for rule in self._compiled():
             text = rule.pattern.sub(lambda m, rule=rule: _replace(m, rule), text)
         return text
 
@@ -97,6 +142,8 @@ def _replace(match: object, rule: _Rule) -> str:
 
 
 def _compile(pattern: str) -> object:
+    import re2
+
     try:
         return re2.compile(pattern)
     except re2.error as exc:

@@ -26,7 +26,6 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
-KINDS = ("policy", "data")
 TOKEN_PREFIX = "hg_"
 TOKEN_CACHE_SECONDS = 2.0  # how long a process trusts a token it has checked
 REVISION_CACHE_SECONDS = 1.0  # how stale the hot path's view of the bundle revision may be
@@ -82,7 +81,8 @@ class Revision:
 
     @property
     def etag(self) -> str:
-        return f'"{self.number}-{(self.content_hash or "deleted")[7:23]}"'
+        tag = self.content_hash[7:23] if self.content_hash else "deleted"
+        return f'"{self.number}-{tag}"'
 
     def value(self) -> object:
         """The document's content: policy text, or the parsed data document."""
@@ -169,8 +169,9 @@ def _now() -> datetime:
 
 
 def _utc(value: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything stored is UTC.
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    # SQLite hands back naive datetimes (everything stored is UTC); PostgreSQL, aware ones in
+    # the session's time zone.
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
@@ -334,12 +335,20 @@ class Store:
             raise NotFound(f"{kind} {key}: no revision {number}")
         return _revision(row)
 
-    def current_revision(self, max_age: float = 0.0) -> int:
-        """The bundle revision; ``max_age`` > 0 accepts an answer read that many seconds ago
-        (a change made through another server process shows within that time)."""
+    def cached_revision(self) -> int | None:
+        """The bundle revision as read less than ``REVISION_CACHE_SECONDS`` ago (a change made
+        through another server process shows within that time); ``None`` if not that fresh."""
         cached = self._revision
-        if max_age and cached is not None and time.monotonic() - cached[0] < max_age:
+        if cached is not None and time.monotonic() - cached[0] < REVISION_CACHE_SECONDS:
             return cached[1]
+        return None
+
+    def current_revision(self, cached_ok: bool = False) -> int:
+        """The bundle revision, from the database unless ``cached_ok`` and ``cached_revision``
+        has it."""
+        cached = self.cached_revision() if cached_ok else None
+        if cached is not None:
+            return cached
         with self.engine.connect() as conn:
             revision = conn.execute(sa.select(m.state.c.revision)).scalar() or 0
         self._revision = (time.monotonic(), revision)
