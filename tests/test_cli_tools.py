@@ -293,3 +293,28 @@ def test_test_names_with_keys_that_are_not_names(tmp_path, capsys):
     code, out, _ = cli(capsys, "test", str(tmp_path))
     assert code == 0
     assert 'data.a["b-c"].test_one: PASS (' in out
+
+
+def test_test_coverage_reports_lines_evaluation_reached(tmp_path, capsys):
+    write(
+        tmp_path,
+        {
+            "p.rego": (
+                "package p\n\nimport rego.v1\n\n"
+                'allow if {\n\tinput.user == "admin"\n}\n\n'
+                'deny if {\n\tinput.user == "guest"\n\tinput.write\n}\n'
+            ),
+            "p_test.rego": (
+                "package p_test\n\nimport rego.v1\n\n"
+                'test_admin if data.p.allow with input as {"user": "admin"}\n'
+            ),
+        },
+    )
+    code, out, _ = cli(capsys, "test", "--coverage", str(tmp_path))
+    assert code == 0
+    report = str(tmp_path / "p.rego")
+    # allow's head and literal ran; deny (lines 9-11) was never evaluated.
+    assert f"{report}: 40.0% (2/5 lines), not covered: 9-11" in out
+    code, out, _ = cli(capsys, "test", "--coverage", "--threshold", "80", str(tmp_path))
+    assert code == 1
+    assert "coverage 40.0% is below the threshold 80%" in out

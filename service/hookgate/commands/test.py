@@ -76,14 +76,13 @@ def _ref_text(path: tuple[str, ...]) -> str:
     return out
 
 
-def run_test(ps: Any, test: Test, coverage: set | None) -> Result:
+def run_test(ps: Any, test: Test) -> Result:
     from hookgate.lang import EvalError, PolicyError
 
     prints: list[str] = []
-    extra = {"coverage": coverage} if coverage is not None else {}
     start = time.perf_counter()
     try:
-        value = ps.query(test.name, prints=prints, **extra)
+        value = ps.query(test.name, prints=prints)
     except (EvalError, PolicyError) as exc:
         return Result(test, "ERROR", time.perf_counter() - start, prints, str(exc))
     outcome = "PASS" if value is True else "FAIL"
@@ -104,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"hookgate test: {exc}", file=sys.stderr)
         return 2
     try:
-        ps = load(sources, data=data)
+        ps = load(sources, data=data, coverage=args.coverage)
     except PolicyError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
@@ -112,27 +111,15 @@ def run(args: argparse.Namespace) -> int:
     if not tests:
         print("no tests found", file=sys.stderr)
         return 1
-    coverage: set | None = None
-    if args.coverage:
-        if not _has_coverage_hook(ps):
-            print("hookgate test: --coverage: the evaluator reports no coverage", file=sys.stderr)
-            return 2
-        coverage = set()
-    results = [run_test(ps, test, coverage) for test in tests]
+    results = [run_test(ps, test) for test in tests]
     _report(results, args.verbose)
     failed = any(r.outcome != "PASS" for r in results)
-    if coverage is not None:
-        percent = _report_coverage(ps.modules, coverage)
+    if ps.coverage is not None:
+        percent = _report_coverage(ps.modules, ps.coverage)
         if percent < args.threshold:
             print(f"coverage {percent:.1f}% is below the threshold {args.threshold:g}%")
             failed = True
     return 1 if failed else 0
-
-
-def _has_coverage_hook(ps: Any) -> bool:
-    import inspect
-
-    return "coverage" in inspect.signature(ps.query).parameters
 
 
 def _report(results: list[Result], verbose: bool) -> None:

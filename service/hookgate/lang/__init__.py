@@ -38,15 +38,19 @@ class PolicySet:
         sources: dict[str, str] | None,
         *,
         cached: bool = False,
+        coverage: bool = False,
     ) -> None:
         """``cached``: the modules come from the compile cache (they compiled cleanly before),
-        so rules are compiled on first use."""
+        so rules are compiled on first use. ``coverage``: every query adds the
+        ``(filename, line)`` of each rule head entered and body literal evaluated to
+        ``self.coverage`` (for ``hookgate test --coverage``; off on the hook's path)."""
         from hookgate.lang.compile import Program
 
         self.modules = modules
         self.data = data if data is not None else {}
         self._sources = sources or {}
-        self._program = Program(modules, lazy=cached)
+        self.coverage: set[tuple[str, int]] | None = set() if coverage else None
+        self._program = Program(modules, lazy=cached, coverage=self.coverage)
         diags = list(self._program.diagnostics)
         diags += self._program.check_base_data(self.data)
         if diags:
@@ -199,16 +203,18 @@ def load(
     *,
     cache_dir: str | os.PathLike | None = None,
     strict: bool = False,
+    coverage: bool = False,
 ) -> PolicySet:
     """Parse, check and compile ``{filename: source}`` with base ``data``.
 
     ``cache_dir``: the compile cache (see ``hookgate.lang.cache``); a directory that is not
     safe (another owner, writable by others) is not used. ``strict``: checker warnings (unused
-    imports, …) are errors, like ``opa check --strict``. Raises ``PolicyError`` with every
+    imports, …) are errors, like ``opa check --strict``. ``coverage``: record which lines
+    evaluation reaches in ``PolicySet.coverage`` (never cached). Raises ``PolicyError`` with every
     diagnostic, source lines filled in.
     """
     key = directory = None
-    if cache_dir is not None:
+    if cache_dir is not None and not coverage:
         from hookgate.lang import cache
 
         try:
@@ -224,7 +230,7 @@ def load(
                 builtins.use_index(entry[1])
                 return PolicySet(entry[0], data, sources, cached=True)
     modules = parse_and_check(sources, strict=strict)
-    ps = PolicySet(modules, data, sources)
+    ps = PolicySet(modules, data, sources, coverage=coverage)
     if directory is not None and key is not None:
         from hookgate import builtins
         from hookgate.lang import cache

@@ -142,11 +142,19 @@ class Scope:
 class Program:
     """A compiled policy set: the data tree with every rule group compiled."""
 
-    def __init__(self, modules: list[ast.Module], *, lazy: bool = False) -> None:
+    def __init__(
+        self,
+        modules: list[ast.Module],
+        *,
+        lazy: bool = False,
+        coverage: set[tuple[str, int]] | None = None,
+    ) -> None:
         """``lazy``: the modules compiled cleanly before (they come from the compile cache), so
         each rule group is compiled when first evaluated instead of all of them now; a hook
-        call evaluates a fraction of a policy set's rules."""
+        call evaluates a fraction of a policy set's rules. ``coverage``: a set that receives
+        ``(filename, line)`` of every rule head entered and body literal evaluated."""
         self.modules = modules
+        self.coverage = coverage
         self.root = Node(())
         self.groups: list[Group] = []
         self.diagnostics: list[Diagnostic] = []
@@ -465,7 +473,7 @@ class RuleCompiler:
                 acc.append(v)
             return first_only
 
-        chain = self.body(lits, scope, terminal, tail=tail, declared_params=params)
+        chain = self.body(lits, scope, terminal, tail=tail, declared_params=params, head=loc)
         n = scope.alloc[0]
         if params:
 
@@ -498,7 +506,9 @@ class RuleCompiler:
             fr[0][v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
             return False
 
-        chain = self.body(list(rule.body), scope, terminal, tail=[_HeadLit(rule.key, key_slot)])
+        chain = self.body(
+            list(rule.body), scope, terminal, tail=[_HeadLit(rule.key, key_slot)], head=rule.loc
+        )
         n = scope.alloc[0]
 
         def run(ctx: Ctx, acc: dict) -> None:
@@ -531,6 +541,7 @@ class RuleCompiler:
             scope,
             terminal,
             tail=[_HeadLit(rule.key, key_slot), _HeadLit(value, val_slot)],
+            head=rule.loc,
         )
         n = scope.alloc[0]
 
@@ -552,17 +563,25 @@ class RuleCompiler:
         tail: list | None = None,
         bound: set | None = None,
         declared_params: tuple = (),
+        head: ast.Loc | None = None,
     ) -> Step:
-        """Compile literals (reordered for safety) + ``tail`` (kept last) into one chain."""
+        """Compile literals (reordered for safety) + ``tail`` (kept last) into one chain.
+        ``head``: the rule head (or else) this body belongs to, for coverage."""
         bound = set() if bound is None else bound
         self._declare(literals + (tail or []), scope)
         order = self._reorder(_split_unifications(literals), scope, bound)
+        covered = self.program.coverage
         builders = []
         for lit in order + (tail or []):
-            builders.append(self.literal(lit, scope, bound))
+            build = self.literal(lit, scope, bound)
+            if covered is not None and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
+                build = _recording(build, covered, (self.env.file, lit.loc.line))
+            builders.append(build)
         step = terminal
         for b in reversed(builders):
             step = b(step)
+        if covered is not None and head is not None:
+            step = _recording(lambda nxt: nxt, covered, (self.env.file, head.line))(step)
         return step
 
     def _declare(self, literals: list, scope: Scope) -> None:
@@ -1780,6 +1799,23 @@ class _HeadLit:
 
 def _stop(ctx: Ctx, fr: list) -> bool:
     return True
+
+
+def _recording(
+    build: Callable[[Step], Step], covered: set, key: tuple[str, int]
+) -> Callable[[Step], Step]:
+    """``build`` with ``key`` added to ``covered`` each time its step runs."""
+
+    def wrap(nxt: Step) -> Step:
+        inner = build(nxt)
+
+        def step(ctx: Ctx, fr: list) -> bool:
+            covered.add(key)
+            return inner(ctx, fr)
+
+        return step
+
+    return wrap
 
 
 def _chain(pre: list, last: Callable[[Step], Step]) -> Callable[[Step], Step]:
