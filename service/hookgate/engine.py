@@ -164,8 +164,7 @@ class Engine:
         """Evaluate a reference such as ``data.test.x``; plain JSON values, ``None`` when
         undefined."""
         kwargs = {} if input is None else {"input": input}
-        value = self.policy_set.query(ref, data_overrides=data, **kwargs)
-        return None if value is UNDEFINED else to_json(value)
+        return _plain(self.policy_set.query(ref, data_overrides=data, **kwargs))
 
 
 class _Item:

@@ -35,7 +35,6 @@ from hookgate.lang.runtime import (
     call_builtin,
     index,
     index_path,
-    internal_error,
     iter_items,
     iter_items_unordered,
     membership,
@@ -1680,21 +1679,7 @@ class RuleCompiler:
                 x = a0(ctx, fr)
                 if x is UNDEFINED:
                     return UNDEFINED
-                if ctx.mocks is not None and name in ctx.mocks:
-                    return ctx.mocks[name](ctx, [x])
-                try:
-                    return fn(x)
-                except BuiltinError as exc:
-                    return builtin_failed(ctx, name, exc, file, loc)
-                except (
-                    TypeError,
-                    ValueError,
-                    AttributeError,
-                    KeyError,
-                    IndexError,
-                    RecursionError,
-                ) as exc:
-                    raise internal_error(name, exc, file, loc) from None
+                return call_builtin(name, fn, [x], ctx, loc, file)
 
             return call1
         if len(args) == 2:
@@ -1707,21 +1692,7 @@ class RuleCompiler:
                 y = a1(ctx, fr)
                 if y is UNDEFINED:
                     return UNDEFINED
-                if ctx.mocks is not None and name in ctx.mocks:
-                    return ctx.mocks[name](ctx, [x, y])
-                try:
-                    return fn(x, y)
-                except BuiltinError as exc:
-                    return builtin_failed(ctx, name, exc, file, loc)
-                except (
-                    TypeError,
-                    ValueError,
-                    AttributeError,
-                    KeyError,
-                    IndexError,
-                    RecursionError,
-                ) as exc:
-                    raise internal_error(name, exc, file, loc) from None
+                return call_builtin(name, fn, [x, y], ctx, loc, file)
 
             return call2
 
@@ -1732,8 +1703,6 @@ class RuleCompiler:
                 if v is UNDEFINED:
                     return UNDEFINED
                 vals.append(v)
-            if ctx.mocks is not None and name in ctx.mocks:
-                return ctx.mocks[name](ctx, vals)
             return call_builtin(name, fn, vals, ctx, loc, file)
 
         return calln
