@@ -4,7 +4,7 @@ import pytest
 
 from hookgate.builtins import REGISTRY, BuiltinError
 from hookgate.lang import UNDEFINED, EvalError, load
-from hookgate.lang.values import RegoSet
+from hookgate.lang.values import ObjKey, RegoSet
 
 
 def call(name, *args):
@@ -89,6 +89,25 @@ def test_regex_is_linear_time_on_catastrophic_patterns():
         ('object.union({"a": {"x": 1}}, {"a": {"y": 2}})', {"a": {"x": 1, "y": 2}}),
         ('object.union_n([{"a": 1}, {"a": 2}, {"b": 3}])', {"a": 2, "b": 3}),
         ('json.patch({"a": [1]}, [{"op": "add", "path": "/a/-", "value": 2}])', {"a": [1, 2]}),
+        (
+            'json.filter({"a": {"b": 1, "c": [1, 2, 3]}, "d": 2}, ["a/c/1", "d"])',
+            {"a": {"c": [2]}, "d": 2},
+        ),
+        (
+            'json.remove({"a": {"b": 1, "c": [1, 2, 3]}, "d": 2}, ["a/c/1", "d"])',
+            {"a": {"b": 1, "c": [1, 3]}},
+        ),
+        # As in OPA: a shorter path wins over a longer one below it, whatever their order.
+        ('json.filter({"a": {"b": 1, "x": 2}}, ["a/b/c", "a"])', {"a": {"b": 1, "x": 2}}),
+        ('json.remove({"a": {"b": 1, "x": 2}}, [["a"], "a/b"])', {}),
+        # A leading "/" is allowed; "~1" is "/" inside a segment; an array index is a string.
+        ('json.remove({"a": {"b/c": 1, "x": 2}}, {"/a/b~1c"})', {"a": {"x": 2}}),
+        ('json.remove({"a": [1, 2]}, [["a", 0]])', {"a": [1, 2]}),
+        (
+            'json.filter({"a": {{"x"}, {"y"}}, 2: {3: 4, 5: 6}}, [["a", {"x"}], [2, 5]])',
+            {"a": RegoSet([RegoSet(["x"])]), 2: {5: 6}},
+        ),
+        ('json.remove({{"k"}: {1, 2}}, [[{"k"}, 1]])', {ObjKey(RegoSet(["k"])): RegoSet([2])}),
         ("intersection({{1, 2}, {2, 3}})", RegoSet([2])),
         ("union({{1}, {2}})", RegoSet([1, 2])),
         ('count("héllo")', 5),
@@ -146,6 +165,9 @@ def test_min_max_of_empty_are_undefined():
         'json.unmarshal("{")',
         'base64.decode("!!")',
         'object.get([], "a", 1)',
+        'json.filter([], ["a"])',
+        'json.remove({"a": 1}, "a")',
+        'json.filter({"a": 1}, [1])',
         'array.slice([1], "1", 2)',
         "format_int(10, 4)",
         "1 % 0",

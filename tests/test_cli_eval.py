@@ -235,8 +235,9 @@ def test_broken_policy_fails_open_and_names_the_line(tmp_path, env):
 
 
 def test_warm_hook_imports_nothing_heavy(env):
-    """The second run hits the compile cache: no parser, no server stack on the hot path."""
-    payload, _ = bash_payload("claude", "git status")
+    """The second run hits the compile cache: no parser, no server stack on the hot path, and
+    for an ordinary command neither ``typing`` nor RE2 (no guard and no masking rule needs it)."""
+    payload, _ = bash_payload("claude", "npm test -- --watch=false && git status")
     run_eval(payload, env)
     env["PYTHONPROFILEIMPORTTIME"] = "1"
     result = run_eval(payload, env)
@@ -248,6 +249,7 @@ def test_warm_hook_imports_nothing_heavy(env):
     }
     assert "hookgate" in imported
     assert not imported & {"lark", "fastapi", "pydantic", "sqlalchemy", "uvicorn", "httpx"}
+    assert not imported & {"typing", "re2", "argparse", "dataclasses", "base64"}
 
 
 @pytest.mark.parametrize(

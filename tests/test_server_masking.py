@@ -68,18 +68,20 @@ def test_prefilter_never_hides_a_default_rule_match():
 
     pieces = ["xoxb-", "ghp_", "github_pat_", "sk-", "AKIA", "AIza", "-----BEGIN RSA PRIVATE "]
     pieces += ["KEY-----", "Bearer ", "token ", "--pass", "x://", "://", "@", ":", "=", " ", "\t"]
-    pieces += ["--", "-", "/", "+", "_"]
+    pieces += ["--", "-", "/", "+", "_", ";", "&", "|", "(", "`", ")", "\n", "A_1=", "--watch="]
+    pieces += ["9=", "=x", ".", "é", "ghs_", "AROA", "xoxp-"]
     alphabet = "abcdefABCDEF0123456789xyzXYZ_-+/"
     rng = random.Random(7)
     rules = Masker()._compiled()
     skipped = 0
-    for _ in range(3000):
+    for _ in range(6000):
         parts = []
         for _ in range(rng.randint(1, 6)):
             if rng.random() < 0.5:
                 parts.append(rng.choice(pieces))
             else:
-                parts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 18))))
+                size = rng.choice((rng.randint(1, 18), rng.randint(28, 40)))
+                parts.append("".join(rng.choice(alphabet) for _ in range(size)))
         text = "".join(parts)
         if not may_hold_secret(text):
             skipped += 1

@@ -26,10 +26,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hookgate import paths
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookgate.decision import Decision
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hookgate.config import failure_policy
 from hookgate.decision import Decision
@@ -20,6 +19,10 @@ from hookgate.lang import UNDEFINED, PolicySet, load
 from hookgate.lang.errors import EvalError, PolicyError
 from hookgate.lang.values import to_json
 from hookgate.sources import load_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DECISION_RULES = ("deny", "ask", "rewrite", "context")
 GUARD_PREFIX = ("hookgate",)

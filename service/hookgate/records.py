@@ -9,7 +9,10 @@ own ``__slots__``, in order.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # What frozen records use in __init__: their own __setattr__ refuses.
 set_field = object.__setattr__

@@ -37,10 +37,11 @@ def record(event: str, **fields: object) -> None:
         path = telemetry_path()
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
         _rotate_if_large(path)
-        # O_APPEND keeps concurrent hooks' lines whole; 0600 because messages name local paths.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        # O_APPEND keeps concurrent hooks' lines whole; 0600 because messages name local paths;
+        # O_NONBLOCK because a FIFO in the file's place must not hang the hook.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
         try:
-            os.write(fd, line.encode("utf-8"))
+            os.write(fd, _line_break_if_torn(fd) + line.encode("utf-8"))
         finally:
             os.close(fd)
     except OSError:
@@ -51,7 +52,9 @@ def read_records(limit: int = 50) -> list[dict]:
     """The last ``limit`` well-formed records; corrupt lines (a torn write, a disk error) are
     skipped rather than trusted."""
     try:
-        with open(telemetry_path(), encoding="utf-8", errors="replace") as handle:
+        # O_NONBLOCK: a FIFO in the file's place must not hang the reader either.
+        fd = os.open(telemetry_path(), os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()
     except OSError:
         return []
@@ -59,11 +62,18 @@ def read_records(limit: int = 50) -> list[dict]:
     for line in lines:
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # junk, or junk nested too deeply to parse
             continue
         if isinstance(entry, dict):
             records.append(entry)
     return records[-limit:]
+
+
+def _line_break_if_torn(fd: int) -> bytes:
+    """A newline when the file ends in a torn record (a writer killed mid-line, a full disk,
+    junk), which would otherwise swallow the record appended to it; else nothing."""
+    size = os.fstat(fd).st_size
+    return b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
 
 
 def _rotate_if_large(path: str) -> None:

@@ -9,9 +9,11 @@ them, see ``hookgate.lang.cache``), so a decision does not pay for families it n
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import Builtin, BuiltinError, builtin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Each family module registers its functions on import; add new families here.
 FAMILIES: tuple[str, ...] = (

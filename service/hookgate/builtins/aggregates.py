@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_collection
 from hookgate.lang.values import UNDEFINED, RegoSet, sort_key, sorted_values, type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("count", "aggregates", 1)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import builtin
 from hookgate.builtins.types import want_array, want_int
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("array.concat", "arrays", 2)

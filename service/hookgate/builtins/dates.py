@@ -5,11 +5,13 @@ nanoseconds since the Unix epoch; ``ns`` arguments may be ``[ns, "zone"]`` (an I
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_str
 from hookgate.lang.values import UNDEFINED, type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _NS = 1_000_000_000
 _INT64 = (-(2**63), 2**63 - 1)
@@ -416,13 +418,14 @@ _PATTERNS = {
 
 def _parse(name: str, layout: str, text: str) -> int:
     import datetime
-    import re
+
+    import re2  # the text may come from the payload: linear-time matching
 
     parts = []
     used: set[str] = set()
     for kind, tok in _tokens(layout):
         if kind == "lit":
-            parts.append(re.escape(tok))
+            parts.append(re2.escape(tok))
         elif kind == "frac":
             parts.append(
                 "(?:[.,](?P<frac>\\d+))?"
@@ -441,7 +444,7 @@ def _parse(name: str, layout: str, text: str) -> int:
             parts.append(f"(?P<offset>{z}[+-]\\d{{2}}(?::?\\d{{2}}(?::?\\d{{2}})?)?)")
         if kind == "tok" and tok in ("05", "5") and ".999" not in layout and ".000" not in layout:
             parts.append("(?:[.,](?P<frac>\\d+))?")
-    m = re.fullmatch("".join(parts), text)
+    m = re2.fullmatch("".join(parts), text)
     if m is None:
         raise BuiltinError(f"{name}: cannot parse the value as the layout")
     g = m.groupdict()

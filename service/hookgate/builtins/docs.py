@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from itertools import groupby
 
@@ -23,11 +24,23 @@ def render() -> str:
     for family, builtins in groupby(by_family, key=lambda b: b.family):
         lines += [f"## {family}", ""]
         for b in builtins:
-            params = ", ".join(f"x{i + 1}" for i in range(b.arity))
+            params = ", ".join(_parameters(b.func, b.arity))
             note = " *(reads the local machine; answered from request facts on the server)*"
             lines += [f"### `{b.name}({params})`", ""]
-            lines += [b.doc + (note if b.reads_host else ""), ""]
+            lines += [inspect.cleandoc(b.doc) + (note if b.reads_host else ""), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _parameters(func: object, arity: int) -> list[str]:
+    """The Python function's parameter names, trailing ``_`` cut (``...``: any number)."""
+    if arity < 0:
+        return ["..."]
+    names = [
+        p.name.rstrip("_")
+        for p in inspect.signature(func).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return names[:arity]
 
 
 if __name__ == "__main__":

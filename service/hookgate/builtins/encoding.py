@@ -5,11 +5,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_str
 from hookgate.lang.values import RegoSet, json_text, obj_items, sorted_values, type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("json.marshal", "encoding", 1)

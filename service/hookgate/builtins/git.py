@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.shell import analyse, apply_edits, join_path, normalize_option
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_UP = 64  # directories walked upward looking for a repository
 MAX_READ = 4096  # bytes read from .git files and HEAD

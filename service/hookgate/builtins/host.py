@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 import stat
 from functools import lru_cache
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_ENTRIES = 512  # directory entries looked at per directory
 MAX_HEAD = 8192  # bytes of a file read to find its frontmatter

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import builtin
 from hookgate.builtins.types import want_str
 from hookgate.lang.values import UNDEFINED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # 100-nanosecond intervals between the Gregorian epoch (1582-10-15) and the Unix epoch.
 _GREGORIAN_OFFSET = 0x01B21DD213814000

@@ -7,10 +7,12 @@ the documentation and ``hookgate check`` know them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import builtin
 from hookgate.lang.values import RegoSet, sorted_items
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("print", "misc", -1)

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import math
-import re
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # Go's strconv.ParseFloat syntax (decimal only), which OPA uses to validate the string.
-_INT = re.compile(r"[+-]?[0-9]+")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_INT = r"[+-]?[0-9]+"
+_FLOAT = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 
 @builtin("abs", "numbers", 1)
@@ -85,9 +87,13 @@ def to_number(x: Any) -> int | float:
     if t is int or t is float:
         return x
     if t is str:
-        if _INT.fullmatch(x):
+        # RE2 (imported here, off the hot path; it caches compiled patterns): the string may
+        # come from the payload, and ``re`` backtracks quadratically on _FLOAT.
+        import re2
+
+        if re2.fullmatch(_INT, x):
             return int(x)
-        if _FLOAT.fullmatch(x):
+        if re2.fullmatch(_FLOAT, x):
             return float(x)
         raise BuiltinError("to_number: could not parse string as number")
     raise BuiltinError(

@@ -1,9 +1,7 @@
 """Object builtins: ``object.get``, ``object.keys``, ``object.remove``, ``object.union``,
-``object.union_n``, ``object.filter`` and ``json.patch``."""
+``object.union_n``, ``object.filter``, ``json.filter``, ``json.remove`` and ``json.patch``."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_array, want_object
@@ -17,6 +15,10 @@ from hookgate.lang.values import (
     obj_keys,
     type_name,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("object.get", "objects", 3)
@@ -100,6 +102,111 @@ def union_n(objects: Any) -> dict:
             raise BuiltinError("object.union_n: operand 1 must be array of objects")
         out = _merge(out, o)
     return out
+
+
+# json.filter / json.remove: the paths become one tree of objects whose leaves are LEAF (the
+# whole value at that path). As in OPA, a shorter path wins over a longer one below it, and an
+# array index only matches as a string segment ("a/0", ["a", "0"]).
+LEAF = None
+MISSING = object()
+
+
+def _path_tree(name: str, paths: Any) -> dict:
+    if type(paths) not in (list, RegoSet):
+        raise BuiltinError(
+            f"{name}: operand 2 must be one of {{set, array}} but got {type_name(paths)}"
+        )
+    root: dict = {}
+    for path in paths:
+        if type(path) is str:
+            segments = [] if path == "" else _pointer(path.lstrip("/"))
+        elif type(path) is list:
+            segments = path
+        else:
+            raise BuiltinError(
+                f"{name}: operand 2 must be one of {{set, array}} containing string paths or "
+                f"array of path segments but got {type_name(path)}"
+            )
+        if not segments:
+            continue
+        node = root
+        for key in segments[:-1]:
+            k = dict_key(key)
+            child = node.get(k, MISSING)
+            if child is LEAF:
+                break
+            if child is MISSING:
+                child = node[k] = {}
+            node = child
+        else:
+            node[dict_key(segments[-1])] = LEAF
+    return root
+
+
+def _pointer(path: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")]
+
+
+def _sub_tree(tree: dict, key: Any) -> Any:
+    return tree.get(dict_key(key), MISSING)
+
+
+def _filtered(value: Any, tree: Any) -> Any:
+    if tree is LEAF:
+        return value
+    t = type(value)
+    if t is dict:
+        return {
+            k: _filtered(v, sub)
+            for k, v in value.items()
+            if (sub := tree.get(k, MISSING)) is not MISSING
+        }
+    if t is list:
+        return [
+            _filtered(v, sub)
+            for i, v in enumerate(value)
+            if (sub := tree.get(str(i), MISSING)) is not MISSING
+        ]
+    if t is RegoSet:
+        return RegoSet(
+            [_filtered(v, sub) for v in value if (sub := _sub_tree(tree, v)) is not MISSING]
+        )
+    return value
+
+
+def _removed(value: Any, tree: Any) -> Any:
+    t = type(value)
+    if t is dict:
+        return {
+            k: _removed(v, sub)
+            for k, v in value.items()
+            if (sub := tree.get(k, MISSING)) is not LEAF
+        }
+    if t is list:
+        return [
+            _removed(v, sub)
+            for i, v in enumerate(value)
+            if (sub := tree.get(str(i), MISSING)) is not LEAF
+        ]
+    if t is RegoSet:
+        return RegoSet([_removed(v, sub) for v in value if (sub := _sub_tree(tree, v)) is not LEAF])
+    return value
+
+
+@builtin("json.filter", "objects", 2)
+def json_filter(obj: Any, paths: Any) -> dict:
+    """``obj`` with only the values at ``paths`` (an array or set; each path a ``/``-separated
+    string such as ``"a/b/0"`` or an array of segments such as ``["a", {"x"}]``). Array indexes
+    are string segments; a set member is addressed by its value."""
+    want_object("json.filter", 1, obj)
+    return _filtered(obj, _path_tree("json.filter", paths))
+
+
+@builtin("json.remove", "objects", 2)
+def json_remove(obj: Any, paths: Any) -> dict:
+    """``obj`` without the values at ``paths`` (the same path forms as ``json.filter``)."""
+    want_object("json.remove", 1, obj)
+    return _removed(obj, _path_tree("json.remove", paths))
 
 
 @builtin("json.patch", "objects", 2)

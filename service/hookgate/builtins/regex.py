@@ -7,10 +7,13 @@ is imported on first use; compiled patterns are cached.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_array, want_int, want_str
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @lru_cache(maxsize=512)

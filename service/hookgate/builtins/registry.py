@@ -14,7 +14,10 @@ an error under strict builtin errors).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class BuiltinError(Exception):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_set
 from hookgate.lang.values import EMPTY_SET, RegoSet
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _sets(name: str, value: Any) -> list[RegoSet]:

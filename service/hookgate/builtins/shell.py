@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.records import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
 MAX_NEST = 40  # $( ( { nesting inside one script; deeper input is reported as incomplete
+# The longest command line analysed, in characters. Analysis takes a few microseconds per
+# character, so this keeps it well inside the engine's per-decision timeout. A longer line is
+# not analysed in part (a dangerous command could hide in the unread tail): every shell.*
+# builtin given one fails the whole evaluation, so the failure policy decides (open: allowed,
+# recorded in telemetry and on stderr; closed: denied), never a silent allow.
+MAX_COMMAND_CHARS = 64 * 1024
 
 # Characters that look like an ASCII hyphen-minus; agents (and attackers) paste them into flags.
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
@@ -1180,6 +1189,12 @@ def _ansi_escape(t: str, i: int) -> tuple[str, int]:
 @lru_cache(maxsize=256)
 def analyse(cmdline: str) -> tuple[Command, ...]:
     """Every simple command in ``cmdline`` (cached: policies ask about the same line often)."""
+    if len(cmdline) > MAX_COMMAND_CHARS:
+        # "unsupported:" makes the evaluation fail instead of leaving the call undefined.
+        raise BuiltinError(
+            f"unsupported: shell analysis of a command line longer than {MAX_COMMAND_CHARS} "
+            f"characters ({len(cmdline)})"
+        )
     out: list[Command] = []
     _Parser(cmdline, None, 0, out, None, []).parse()
     return tuple(out)

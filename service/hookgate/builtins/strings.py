@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num, want_str, want_strings
 from hookgate.lang.values import RegoSet, obj_items, sorted_values, to_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @builtin("concat", "strings", 2)

@@ -6,10 +6,12 @@ got number``); the evaluator turns it into an evaluation error at the call's pos
 
 from __future__ import annotations
 
-from typing import Any
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.lang.values import RegoSet, type_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _fail(name: str, pos: int, want: str, value: Any) -> BuiltinError:

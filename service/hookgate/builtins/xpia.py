@@ -8,13 +8,14 @@ percent-encoded text are decoded and scanned too (bounded).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
 
 from hookgate.builtins.registry import BuiltinError, builtin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TEXT = 1 << 20  # characters scanned per string
 MAX_STRINGS = 2000  # strings scanned inside one structured value
@@ -98,6 +99,9 @@ def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
         while j < n and text[j] in _B64:
             j += 1
         if j - i >= MIN_BLOB:
+            import base64  # only for text with a long run: ordinary commands never pay for it
+            import binascii
+
             run = text[i:j]
             try:
                 raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sys
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

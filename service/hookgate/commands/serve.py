@@ -89,16 +89,19 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(
         store, masker=masker, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
     )
-    uvicorn.run(app, fd=listener.fileno(), log_level=args.log_level)
-    return 0
+    # The socket itself, not its fd: uvicorn takes an fd for a Unix socket, and asyncio sets
+    # TCP_NODELAY only on TCP sockets, so every answer would wait ~40 ms for a delayed ACK.
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
+    server.run(sockets=[listener])
+    return 0 if server.started else 1
 
 
 def _listen(host: str, port: int) -> object:
     import socket
 
-    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    # The address's own protocol (IPPROTO_TCP): asyncio's TCP_NODELAY check needs it.
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    listener = socket.socket(family, kind, proto)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((host, port))
-    listener.set_inheritable(True)
+    listener.bind(address)
     return listener

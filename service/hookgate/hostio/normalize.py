@@ -8,10 +8,13 @@ name fields, JSON positions and types, never payload text: a payload may hold se
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Each logical field with its accepted keys, in precedence order (the first present wins).
 EVENT_KEYS: tuple[str, ...] = ("hook_event_name", "hookEventName")
@@ -23,6 +26,11 @@ CWD_KEYS: tuple[str, ...] = ("cwd",)
 ALIASES: frozenset[str] = frozenset(
     EVENT_KEYS + TOOL_NAME_KEYS + TOOL_INPUT_KEYS + TOOL_RESULT_KEYS + SESSION_KEYS + CWD_KEYS
 )
+
+# The deepest nesting of arrays and objects accepted in one JSON text (the payload, Copilot's
+# toolArgs) or payload object. Real payloads nest a few levels; the bound keeps evaluation,
+# rendering and logging far from Python's recursion limit whatever the stack depth already is.
+MAX_JSON_DEPTH = 256
 
 # Amplifier's in-process hooks receive ``(event, data)``; hookgate's bridge passes them as
 # ``{"event": "tool:pre", "data": {...}}``, and ``tool:post`` data carries the result as ``result``.
@@ -192,6 +200,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
 
 def _as_object(payload: object) -> dict:
     if isinstance(payload, dict):
+        _check_depth(payload, "payload")
         return payload
     if isinstance(payload, bytes | bytearray):
         try:
@@ -212,13 +221,35 @@ def _as_object(payload: object) -> dict:
 def _decode(text: str, what: str, field: str | None = None) -> Any:
     """``json.loads`` whose errors give json's message and position, never the text."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PayloadError(
             f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", field
         ) from None
     except RecursionError:
-        raise PayloadError(f"{what} is nested too deeply", field) from None
+        raise PayloadError(_too_deep(what), field) from None
+    # The bracket count bounds the depth from above and costs next to nothing, so only a text
+    # with more brackets than the limit (strings included) has its value walked.
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+        _check_depth(value, what, field)
+    return value
+
+
+def _too_deep(what: str) -> str:
+    return f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+
+
+def _check_depth(value: Any, what: str, field: str | None = None) -> None:
+    """Raise ``PayloadError`` if ``value`` nests arrays and objects deeper than
+    ``MAX_JSON_DEPTH`` (a top-level container is depth 1); iterative, so any depth is safe."""
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list):
+                if depth == MAX_JSON_DEPTH:
+                    raise PayloadError(_too_deep(what), field)
+                stack.append((child, depth + 1))
 
 
 def _amplifier_envelope_event(fields: dict) -> str | None:

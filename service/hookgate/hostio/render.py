@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookgate.decision import Decision
 

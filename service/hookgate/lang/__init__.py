@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic, EvalError, PolicyError, with_source
 from hookgate.lang.values import UNDEFINED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["load", "PolicySet", "UNDEFINED", "PolicyError", "EvalError"]
 

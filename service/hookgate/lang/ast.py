@@ -14,10 +14,13 @@ Every node carries ``loc``: the 1-based line and column of its first character i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from hookgate.records import Frozen
 from hookgate.records import set_field as _set
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Node(Frozen):

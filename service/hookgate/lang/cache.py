@@ -10,7 +10,8 @@ the Python implementation and version (marshal formats differ between Pythons).
 
 Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
 writable by no one else (it is created with mode 0700); a directory failing that check is
-refused. Each entry starts with a header naming the format and the key, checked before anything
+refused. Each entry starts with a header naming the format, the key and the SHA-256 of the rest
+(a flipped bit can still unmarshal into a weaker policy), all checked before anything
 is decoded; any mismatch or read error means "rebuild", and entries are written to a temporary
 file renamed into place, so a reader never sees half an entry.
 """
@@ -20,14 +21,17 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import Any
 
 try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up cost
     from _sha256 import sha256
 except ImportError:  # pragma: no cover - other Python builds
     from hashlib import sha256
 
-_MAGIC = b"hookgate-compile-cache/3\n"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_MAGIC = b"hookgate-compile-cache/4\n"
 
 
 class UnsafeCacheDir(Exception):
@@ -132,7 +136,10 @@ def load(directory: str, key: str) -> tuple[list, dict[str, str]] | None:
         with open(_entry(directory, key), "rb") as f:
             if f.read(len(header)) != header:
                 return None
-            index, payload = marshal.loads(f.read())
+            checksum, body = f.read(65), f.read()
+        if checksum != sha256(body).hexdigest().encode() + b"\n":
+            return None
+        index, payload = marshal.loads(body)
         if type(index) is not dict:
             return None
         decode = _decoder()
@@ -153,8 +160,9 @@ def store(directory: str, key: str, modules: Any, index: dict[str, str]) -> None
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(header)
-            f.write(marshal.dumps((index, [_encode(m) for m in modules])))
+            body = marshal.dumps((index, [_encode(m) for m in modules]))
+            f.write(header + sha256(body).hexdigest().encode() + b"\n")
+            f.write(body)
         os.replace(tmp, _entry(directory, key))
     except Exception:
         try:

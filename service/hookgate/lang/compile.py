@@ -19,7 +19,6 @@ The run-time pieces (``Ctx``, operators, the ``data`` tree of rule groups) are i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from hookgate import builtins
 from hookgate.builtins import BuiltinError
@@ -45,8 +44,12 @@ from hookgate.lang.runtime import (
 )
 from hookgate.lang.values import UNDEFINED, RegoSet, dict_key, equal, freeze, obj_get
 
-Step = Callable[[Any, list], bool]
-ValueFn = Callable[[Any, list], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Step = Callable[[Any, list], bool]
+    ValueFn = Callable[[Any, list], Any]
 
 
 class CompileError(Exception):

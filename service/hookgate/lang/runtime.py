@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from hookgate.builtins import BuiltinError
 from hookgate.lang import ast
@@ -23,6 +22,10 @@ from hookgate.lang.values import (
     sort_key,
     sorted_items,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_BUDGET = 5_000_000
 

@@ -13,7 +13,10 @@ stored in the dict wrapped in ``ObjKey`` so that ``true`` and ``1`` stay distinc
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Undefined:

@@ -8,49 +8,69 @@ logged: they travel only in the Authorization header, which nothing here records
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException
 from fastapi.concurrency import run_in_threadpool
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
+from starlette.requests import HTTPConnection
 
-from hookgate.server.store import Principal
-
-bearer = HTTPBearer(
-    auto_error=False,
-    description="An API token (`hookgate token create --role …`), sent as `Bearer <token>`.",
-)
+from hookgate.server.store import Principal, Store
 
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
-def require(role: str) -> Callable[..., Principal]:
-    """A dependency that admits tokens of ``role`` or a higher one and returns who it is."""
+class RoleBearer(HTTPBearer):
+    """A dependency that admits bearer tokens of ``role`` or a higher one and returns who it
+    is. One dependency rather than a role check depending on ``HTTPBearer``: each level of
+    FastAPI's dependency solving costs about 15 µs of CPU per request. The OpenAPI security
+    scheme stays ``HTTPBearer``."""
 
-    async def dependency(
-        request: Request,
-        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> Principal:
-        if credentials is None:
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            scheme_name="HTTPBearer",
+            description="An API token (`hookgate token create --role …`), sent as "
+            "`Bearer <token>`.",
+            auto_error=False,
+        )
+        self.role = role
+
+    async def __call__(self, request: HTTPConnection) -> Principal:
+        token = bearer_token(request.headers.get("Authorization"))
+        if token is None:
             raise HTTPException(401, "missing bearer token (Authorization: Bearer …)", _CHALLENGE)
         store = request.app.state.store
         # A recently checked token costs no database round trip and no thread hop.
-        principal = store.cached_principal(credentials.credentials)
+        principal = store.cached_principal(token)
         if principal is None:
-            principal = await run_in_threadpool(store.authenticate, credentials.credentials)
+            principal = await run_in_threadpool(store.authenticate, token)
         if principal is None:
             raise HTTPException(401, "unknown or revoked token", _CHALLENGE)
-        if not principal.has(role):
-            raise HTTPException(403, f"this needs the {role} role; the token's is {principal.role}")
-        request.state.principal = principal
+        if not principal.has(self.role):
+            raise HTTPException(
+                403, f"this needs the {self.role} role; the token's is {principal.role}"
+            )
         return principal
 
-    return dependency
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header value, else ``None``."""
+    scheme, token = get_authorization_scheme_param(authorization)
+    return token if token and scheme.lower() == "bearer" else None
+
+
+def admitted_from_cache(store: Store, authorization: str | None, role: str) -> Principal | None:
+    """``RoleBearer(role)``'s answer when it needs nothing but the store's cache: the
+    principal of a recently checked token of ``role`` or higher. ``None`` means the full check
+    must decide (database, 401, 403)."""
+    token = bearer_token(authorization)
+    principal = store.cached_principal(token) if token is not None else None
+    return principal if principal is not None and principal.has(role) else None
 
 
 # Endpoint parameter types: `principal: Editor` admits editors and admins.
-Agent = Annotated[Principal, Depends(require("agent"))]
-Viewer = Annotated[Principal, Depends(require("viewer"))]
-Editor = Annotated[Principal, Depends(require("editor"))]
-Admin = Annotated[Principal, Depends(require("admin"))]
+Agent = Annotated[Principal, Depends(RoleBearer("agent"))]
+Viewer = Annotated[Principal, Depends(RoleBearer("viewer"))]
+Editor = Annotated[Principal, Depends(RoleBearer("editor"))]
+Admin = Annotated[Principal, Depends(RoleBearer("admin"))]

@@ -47,9 +47,10 @@ _DEFAULT_RULES: tuple[str, ...] = (
 _BASE64_CANDIDATE = r"[A-Za-z0-9+/_-]{32,}={0,2}"
 
 # What text must contain for some default rule to match it (keep in step with the rules): the
-# PEM header, "=" (assignments, flag values), "://" (URLs), a secret-naming or credential word
-# (secret flags, HTTP credentials; lower-cased), or a run of at least 15 characters without
-# whitespace (every token, key and long-string rule needs one: xox?-… is the shortest).
+# PEM header or a secret-naming or credential word (secret flags, HTTP credentials; lower-cased),
+# "://" (URLs), a shell assignment NAME= at the start of a word, a token's fixed prefix, or a run
+# of 32 characters that can be hex or base64. A flag value such as --watch=false, a path or an
+# ordinary word needs none of them, so most commands are logged without importing RE2.
 _SECRET_WORDS = (
     "-----begin",
     "password",
@@ -63,18 +64,45 @@ _SECRET_WORDS = (
     "bearer",
     "basic",
 )
-_SHORTEST_TOKEN = 15
+_TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
+_TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WORD_START = frozenset(" \t\n\r\f\v;&|(`")
+_LONG_RUN = 32
+# Every character outside the hex/base64 alphabets becomes a space, so runs split on it.
+_RUN_BREAKS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not in "+/_-"}
 
 
 def may_hold_secret(text: str) -> bool:
     """False only when no default rule can match ``text`` (a necessary condition, checked
     without regular expressions)."""
-    if "=" in text or "://" in text:
+    if "://" in text or _has_assignment(text):
         return True
     lowered = text.lower()
     if any(word in lowered for word in _SECRET_WORDS):
         return True
-    return any(len(word) >= _SHORTEST_TOKEN for word in text.split())
+    if any(prefix in text for prefix in _TOKEN_PREFIXES):
+        return True
+    return any(
+        len(run) >= _LONG_RUN
+        for word in text.split()
+        if len(word) >= _LONG_RUN
+        for run in word.translate(_RUN_BREAKS).split()
+    )
+
+
+def _has_assignment(text: str) -> bool:
+    """Whether some ``=`` ends a shell variable name that starts a word (``A_1=…``)."""
+    at = text.find("=")
+    while at != -1:
+        start = at
+        while start and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        if start < at and not text[start].isdigit():
+            if start == 0 or text[start - 1] in _WORD_START:
+                return True
+        at = text.find("=", at + 1)
+    return False
 
 
 class _Rule:

@@ -6,6 +6,7 @@ expects when it scrapes each instance.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import Counter
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -40,10 +41,12 @@ class Metrics:
             self._decisions[(outcome, source)] += count
 
     def evaluation(self, seconds: float) -> None:
+        # One bucket per observation (``le`` is inclusive, hence bisect_left); render() makes
+        # them cumulative, so the hot path does no loop.
+        index = bisect_left(LATENCY_BUCKETS, seconds)
         with self._lock:
-            for i, bound in enumerate(LATENCY_BUCKETS):
-                if seconds <= bound:
-                    self._buckets[i] += 1
+            if index < len(LATENCY_BUCKETS):
+                self._buckets[index] += 1
             self._latency_sum += seconds
             self._latency_count += 1
 
@@ -68,8 +71,10 @@ class Metrics:
                 "# HELP hookgate_evaluation_seconds Time to evaluate one payload on the server.",
                 "# TYPE hookgate_evaluation_seconds histogram",
             ]
+            cumulative = 0
             for bound, n in zip(LATENCY_BUCKETS, self._buckets, strict=True):
-                lines.append(f'hookgate_evaluation_seconds_bucket{{le="{bound}"}} {n}')
+                cumulative += n
+                lines.append(f'hookgate_evaluation_seconds_bucket{{le="{bound}"}} {cumulative}')
             lines.append(f'hookgate_evaluation_seconds_bucket{{le="+Inf"}} {self._latency_count}')
             lines.append(f"hookgate_evaluation_seconds_sum {self._latency_sum}")
             lines.append(f"hookgate_evaluation_seconds_count {self._latency_count}")
