@@ -414,6 +414,31 @@ def test_cache_refuses_a_world_writable_directory(tmp_path):
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
 
 
+def test_deeply_nested_terms_and_bodies_evaluate():
+    # Python's own limits (bracket nesting, nested loops per function) must not show through.
+    chain = " + ".join(["input.a"] * 300)
+    iterations = "; ".join(
+        ["some x0 in input.l"] + [f"some x{i} in input.one" for i in range(1, 25)]
+    )
+    src = f"""
+        import rego.v1
+
+        sum := {chain}
+
+        hits contains x0 if {{ {iterations} }}
+
+        first := x0 if {{ {iterations}; x0 == 2 }}
+
+        none if not some_three
+
+        some_three if {{ {iterations}; x7 == 3 }}
+
+        all if every y in input.l {{ {iterations}; y >= x3 }}
+        """
+    out = q(src, input={"a": 2, "l": [1, 2], "one": [1]})
+    assert to_json(out) == {"sum": 600, "hits": [1, 2], "first": 2, "none": True, "all": True}
+
+
 def test_policy_errors_carry_source_lines():
     with pytest.raises(PolicyError) as err:
         load({"e.rego": "package e\n\np if {\n\tq(1)\n}\n"})

@@ -30,8 +30,12 @@ from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic
 from hookgate.lang.runtime import BINOPS, Group, Node, Tree, path_text
 
-# Python refuses more statically nested blocks than this in one function (CO_MAXBLOCKS is 20).
+# Python refuses more statically nested blocks than this in one function (CO_MAXBLOCKS is 20);
+# a body nesting more loops than _SPLIT_LOOPS goes on in another function.
 _MAX_LOOPS = 18
+_SPLIT_LOOPS = 12
+# An expression nesting brackets deeper than this moves to a function (Python's limit is 200).
+_MAX_NESTING = 60
 
 
 class CompileError(Exception):
@@ -363,16 +367,29 @@ class _Fn:
     the open loops, the name of the evaluation context in scope (``with`` makes another) and
     how to leave when no solution remains."""
 
-    def __init__(self, module: _Module, name: str, params: str, exit: str, loc: ast.Loc) -> None:
+    def __init__(
+        self,
+        module: _Module,
+        name: str,
+        params: str,
+        exit: str,
+        loc: ast.Loc,
+        *,
+        stop: str = "",
+        acc: str = "acc",
+    ) -> None:
         self.module = module
         self.name = name
         self.params = params
         self.exit = exit
+        self.stop = stop  # the statement that ends the whole search ("": nothing ends it)
+        self.acc = acc  # what the body's terminal adds solutions to
         self.loc = loc  # the rule's, for the one error Python's own limits can cause
         self.lines: list[str] = []
         self.prologue: list[str] = []
         self.depth = 1
         self.loops = 0
+        self.temps = 0
         self.ctx = "ctx"
 
     def emit(self, line: str) -> None:
@@ -394,7 +411,10 @@ class _Fn:
         self.emit(f"tick({self.ctx})")
 
     def temp(self) -> str:
-        return self.module.name("_")
+        # Numbered per function: equal names in different functions are one string in the
+        # marshaled code, which keeps cache entries small.
+        self.temps += 1
+        return f"_{self.temps}"
 
     def finish(self, epilogue: str) -> str:
         """Add the function to the module; returns its name."""
@@ -427,8 +447,9 @@ class RuleCompiler:
         # order); everywhere else the cheaper storage order gives the same answers.
         self.ordered = False
 
-    def _fn(self, prefix: str, params: str, exit: str) -> _Fn:
-        return _Fn(self.module, self.module.name(prefix), params, exit, self.loc)
+    def _fn(self, prefix: str, params: str, exit: str, stop: str = "", acc: str = "acc") -> _Fn:
+        name = self.module.name(prefix)
+        return _Fn(self.module, name, params, exit, self.loc, stop=stop, acc=acc)
 
     # -- entry points -----------------------------------------------------------------
 
@@ -468,19 +489,20 @@ class RuleCompiler:
         tail = [_HeadLit(head, result_slot)]
         first_only = _is_constant(head)
         message = repr(f"conflicting values for {self.group.name}")
-        fn = self._fn("b", "ctx, args" if params else "ctx", "return out")
+        exit = "return acc[0] if acc else UNDEFINED"
+        fn = self._fn("b", "ctx, args" if params else "ctx", exit, stop="return acc[0]")
 
         def terminal(fn: _Fn) -> None:
-            fn.emit(f"if out is UNDEFINED: out = fr[{result_slot}]")
-            fn.emit(f"elif not equal(out, fr[{result_slot}]): raise EvalError({message})")
+            fn.emit(f"if not acc: acc.append(fr[{result_slot}])")
+            fn.emit(f"elif not equal(acc[0], fr[{result_slot}]): raise EvalError({message})")
             if first_only:
-                fn.emit("return out")
+                fn.emit(fn.stop)
 
         self.body(lits, scope, fn, terminal, tail=tail, declared_params=params, head=loc)
-        fn.prologue = [f"fr = [None] * {scope.alloc[0]}", "out = UNDEFINED"]
+        fn.prologue = [f"fr = [None] * {scope.alloc[0]}", "acc = []"]
         if params:
             fn.prologue.append("fr[0 : len(args)] = args")
-        return fn.finish("return out")
+        return fn.finish(exit)
 
     def _set_rule(self, rule: ast.Rule) -> str:
         scope = Scope(None, [0])
@@ -534,17 +556,31 @@ class RuleCompiler:
         covered = self.program.coverage
         if covered and head is not None:
             fn.emit(f"COV.add(({self.file}, {head.line}))")
+        continuations = []
         for lit in order + (tail or []):
+            if fn.loops >= _SPLIT_LOOPS:
+                fn = self._continuation(fn)
+                continuations.append(fn)
             if covered and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
                 fn.emit(f"COV.add(({self.file}, {lit.loc.line}))")
             self.literal(lit, scope, bound, fn)
         terminal(fn)
+        for k in continuations:
+            k.finish(k.exit)
+
+    def _continuation(self, fn: _Fn) -> _Fn:
+        """Go on in a new function ``(ctx, fr, acc) -> stop?`` (Python limits how many loops
+        one function nests); between two literals everything lives in ``fr`` and ``acc``."""
+        k = self._fn("k", "ctx, fr, acc", "return False", stop="return True")
+        call = f"{k.name}({fn.ctx}, fr, {fn.acc})"
+        fn.emit(f"if {call}: {fn.stop}" if fn.stop else call)
+        return k
 
     def _sub_body(self, literals: list, scope: Scope, bound: set, prefix: str = "n") -> str:
         """A function ``(ctx, fr) -> bool``: whether the body has a solution (for ``not`` and
         ``every``)."""
-        fn = self._fn(prefix, "ctx, fr", "return False")
-        self.body(literals, scope, fn, lambda fn: fn.emit("return True"), bound=bound)
+        fn = self._fn(prefix, "ctx, fr", "return False", stop="return True", acc="None")
+        self.body(literals, scope, fn, lambda fn: fn.emit(fn.stop), bound=bound)
         return fn.finish("return False")
 
     def _declare(self, literals: list, scope: Scope) -> None:
@@ -1089,6 +1125,14 @@ class RuleCompiler:
     def term(self, t: Any, scope: Scope, fn: _Fn, bound: set) -> str:
         """A Python expression for the value of ``t`` (or UNDEFINED); iterating parts emit
         their loops into ``fn`` first."""
+        expr = self._term(t, scope, fn, bound)
+        if _nesting(expr) <= _MAX_NESTING:
+            return expr
+        # Python refuses deeply nested brackets: a function of its own starts again at zero.
+        params = "ctx, fr" if fn.ctx == "ctx" else f"ctx, fr, {fn.ctx}"
+        return f"{self._fn('x', params, '').finish(f'return {expr}')}({params})"
+
+    def _term(self, t: Any, scope: Scope, fn: _Fn, bound: set) -> str:
         if isinstance(t, ast.Scalar):
             return _lit(t.value)
         if isinstance(t, _SlotTerm):
@@ -1661,3 +1705,26 @@ def _all_defined(fn: _Fn, terms: tuple, values: list[str], build: Any) -> str:
     if not conds:
         return build(names)
     return f"(UNDEFINED if {' or '.join(conds)} else {build(names)})"
+
+
+def _nesting(expr: str) -> int:
+    """How deep ``expr`` nests brackets (string literals skipped)."""
+    depth = deepest = 0
+    quote = None
+    escaped = False
+    for ch in expr:
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in "'\"":
+            quote = ch
+    return deepest
