@@ -54,10 +54,6 @@ class PolicySet:
         self._tree = tree
         self._queries: dict[str, Callable] = {}
 
-    def _with_source(self, d: Diagnostic) -> Diagnostic:
-        src = self._sources.get(d.file)
-        return with_source(d, src) if src is not None else d
-
     def query(
         self,
         ref: str,
