@@ -410,6 +410,15 @@ class _Fn:
         self.loops += 1
         self.emit(f"tick({self.ctx})")
 
+    def value(self, expr: str) -> str:
+        """A name for the value of ``expr``, giving up the solution when it is undefined (a
+        bound variable's slot never is)."""
+        if _is_slot(expr):
+            return expr
+        t = self.temp()
+        self.fail(f"({t} := {expr}) is UNDEFINED")
+        return t
+
     def temp(self) -> str:
         # Numbered per function: equal names in different functions are one string in the
         # marshaled code, which keeps cache entries small.
@@ -884,9 +893,7 @@ class RuleCompiler:
             if isinstance(lit.term, ast.Scalar):
                 fn.emit(f"fr[{lit.slot}] = {v}")
                 return
-            t = fn.temp()
-            fn.fail(f"({t} := {v}) is UNDEFINED")
-            fn.emit(f"fr[{lit.slot}] = {t}")
+            fn.emit(f"fr[{lit.slot}] = {fn.value(v)}")
             return
         if isinstance(lit, ast.SomeIn):
             self._some_in(lit, scope, bound, fn)
@@ -923,8 +930,7 @@ class RuleCompiler:
         key_slot = scope.new_slot()
         val_slot = scope.new_slot()
         items = "iter_items" if self.ordered else "iter_items_unordered"
-        c = fn.temp()
-        fn.fail(f"({c} := {coll}) is UNDEFINED")
+        c = fn.value(coll)
         fn.loop(f"fr[{key_slot}], fr[{val_slot}] in {items}({c})")
         if lit.key is not None:
             self.unify(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc, fn)
@@ -957,9 +963,7 @@ class RuleCompiler:
     def _walk(self, call: ast.Call, scope: Scope, bound: set, fn: _Fn) -> None:
         src = self.term(call.args[0], scope, fn, bound)
         slot = scope.new_slot()
-        v = fn.temp()
-        fn.fail(f"({v} := {src}) is UNDEFINED")
-        fn.loop(f"fr[{slot}] in BF['walk']({v})")
+        fn.loop(f"fr[{slot}] in BF['walk']({fn.value(src)})")
         self.unify(call.args[1], _SlotTerm(slot), scope, bound, call.loc, fn)
 
     def _with(self, lit: Any, withs: tuple, scope: Scope, bound: set, fn: _Fn) -> None:
@@ -1002,9 +1006,7 @@ class RuleCompiler:
             """``emit(c2)`` evaluating the value, then the statement ``make(c2, value)``."""
 
             def emit(c2: str) -> None:
-                v = fn.temp()
-                fn.fail(f"({v} := {value}) is UNDEFINED")
-                fn.emit(make(c2, v))
+                fn.emit(make(c2, fn.value(value)))
 
             return emit
 
@@ -1070,9 +1072,7 @@ class RuleCompiler:
             self.vars_of(b, scope, info, "pattern")
             name, vloc = next(iter({**info.plain, **info.pattern}.items()), ("?", loc))
             raise CompileError(f"var {name} is unsafe", vloc)
-        v = fn.temp()
-        fn.fail(f"({v} := {value}) is UNDEFINED")
-        self.match(pattern, v, scope, bound, fn)
+        self.match(pattern, fn.value(value), scope, bound, fn)
 
     def _evaluable_after_refs(self, term: Any, scope: Scope, bound: set) -> bool:
         info = VarInfo()
@@ -1692,11 +1692,11 @@ def _static_some_in_check(lit: ast.SomeIn) -> None:
 
 def _all_defined(fn: _Fn, terms: tuple, values: list[str], build: Any) -> str:
     """An expression evaluating ``values`` in order, UNDEFINED at the first undefined one,
-    else ``build(names of the values)`` (constants need no test)."""
+    else ``build(names of the values)`` (constants and bound slots need no test)."""
     conds = []
     names = []
     for term, value in zip(terms, values, strict=True):
-        if isinstance(term, ast.Scalar):
+        if isinstance(term, ast.Scalar) or _is_slot(value):
             names.append(value)
             continue
         v = fn.temp()
@@ -1728,3 +1728,8 @@ def _nesting(expr: str) -> int:
         elif ch in "'\"":
             quote = ch
     return deepest
+
+
+def _is_slot(expr: str) -> bool:
+    """Whether ``expr`` reads a frame slot (``fr[3]``)."""
+    return expr.startswith("fr[") and expr.endswith("]") and expr[3:-1].isdigit()
