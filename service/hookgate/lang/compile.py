@@ -140,7 +140,7 @@ class Program:
         self.rules: dict[Group, list[tuple[ast.Rule, ModuleEnv]]] = {}
         self.defaults: dict[Group, ast.Rule] = {}
         self.deps: dict[Group, set[Group]] = {}
-        self.out = _Module(self)
+        self.out = _Module()
         self._collect()
         for group in self.tree.groups:
             self._compile_group(group)
@@ -236,13 +236,11 @@ class Program:
         defs = []
         default_def = None
         for rule, env in self.rules[group]:
-            mark = self.out.mark()
             try:
                 if rule.default:
                     _check_default(rule.value)
                 compiled = RuleCompiler(self, env, group, rule.loc).compile_rule(rule)
-            except CompileError as exc:
-                self.out.rollback(mark)
+            except CompileError as exc:  # no code comes out of a program with errors
                 self._error(env.file, exc)
                 continue
             if rule.default:
@@ -310,8 +308,7 @@ class _Module:
     """The generated module under construction: its functions, then the statements building
     the data tree (``T``) and attaching each group's functions."""
 
-    def __init__(self, program: Program) -> None:
-        self.program = program
+    def __init__(self) -> None:
         self.functions: list[str] = []
         self.tree_ops: list[Any] = []  # "T.package(...)" lines and groups, in creation order
         self.definitions: dict[Group, tuple[list[str], str | None]] = {}
@@ -334,12 +331,6 @@ class _Module:
         if name is None:
             name = self.node_names[path] = f"N{len(self.node_names)}"
         return name
-
-    def mark(self) -> int:
-        return len(self.functions)
-
-    def rollback(self, mark: int) -> None:
-        del self.functions[mark:]
 
     def source(self) -> str:
         lines = list(self.functions)
