@@ -881,10 +881,7 @@ class RuleCompiler:
             return
         if isinstance(lit, _HeadLit):
             v = self.term(lit.term, scope, fn, bound)
-            if isinstance(lit.term, ast.Scalar):
-                fn.emit(f"fr[{lit.slot}] = {v}")
-                return
-            fn.emit(f"fr[{lit.slot}] = {fn.value(v)}")
+            fn.emit(f"fr[{lit.slot}] = {v if isinstance(lit.term, ast.Scalar) else fn.value(v)}")
             return
         if isinstance(lit, ast.SomeIn):
             self._some_in(lit, scope, bound, fn)
