@@ -296,7 +296,8 @@ def test_cache_hit_imports_neither_lark_nor_parser(tmp_path):
         ps = load({SRC!r}, cache_dir={str(cache)!r})
         assert ps.query("data.c.allow", input={{"x": 1}}) is True
         assert "lark" not in sys.modules, "lark imported"
-        assert "hookgate.lang.parser" not in sys.modules, "parser imported"
+        for name in ("hookgate.lang.parser", "hookgate.lang.ast", "hookgate.lang.compile"):
+            assert name not in sys.modules, f"{{name}} imported"
         """
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -324,7 +325,7 @@ LAZY_SRC = {
 }
 
 
-def test_cache_hit_compiles_on_first_use_and_imports_only_used_families(tmp_path):
+def test_cache_hit_imports_only_the_builtin_families_its_evaluation_calls(tmp_path):
     cache = tmp_path / "cache"
     cold = load(LAZY_SRC, cache_dir=cache)
     doc = {"s": "a-b", "split": True, "n": [1, 2, 3]}
@@ -360,6 +361,38 @@ def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path):
     assert entry.read_bytes() == good
 
 
+def test_cache_entry_holding_no_code_object_is_ignored_and_rewritten(tmp_path):
+    import marshal
+
+    cache = tmp_path / "cache"
+    load(SRC, cache_dir=cache)
+    (entry,) = cache.iterdir()
+    good = entry.read_bytes()
+    header = good[: good.index(b"\n", good.index(b"\n") + 1) + 1]  # format line, key line
+    entry.write_bytes(header + marshal.dumps(("not code", [], {})))
+    assert load(SRC, cache_dir=cache).query("data.c.allow", input={"x": 1}) is True
+    assert entry.read_bytes() == good
+
+
+META_SRC = {
+    "m.rego": "# METADATA\n# title: Meta pack\npackage hookgate.m\n\nimport rego.v1\n\n"
+    "deny contains 1 if input.x\n\nf(x) := x\n",
+}
+
+
+def test_cache_hit_keeps_what_provenance_and_expression_queries_need(tmp_path):
+    cache = tmp_path / "cache"
+    cold = load(META_SRC, cache_dir=cache)
+    warm = load(META_SRC, cache_dir=cache)
+    for ps in (cold, warm):
+        (module,) = ps.modules
+        assert (module.filename, module.package) == ("m.rego", ("hookgate", "m"))
+        assert dict(module.metadata)["title"] == "Meta pack"
+        assert [(r.kind, r.ref) for r in module.rules] == [("set", ("deny",)), ("function", ("f",))]
+        assert to_json(ps.query("data.hookgate.m.f(2) + 1")) == 3
+        assert to_json(ps.query("data.hookgate.m.deny", input={"x": True})) == [1]
+
+
 def test_cache_key_covers_sources_and_data(tmp_path):
     cache = tmp_path / "cache"
     load(SRC, cache_dir=cache)
@@ -379,6 +412,31 @@ def test_cache_refuses_a_world_writable_directory(tmp_path):
     fresh = tmp_path / "fresh"
     load(SRC, cache_dir=fresh)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+def test_deeply_nested_terms_and_bodies_evaluate():
+    # Python's own limits (bracket nesting, nested loops per function) must not show through.
+    chain = " + ".join(["input.a"] * 300)
+    iterations = "; ".join(
+        ["some x0 in input.l"] + [f"some x{i} in input.one" for i in range(1, 25)]
+    )
+    src = f"""
+        import rego.v1
+
+        sum := {chain}
+
+        hits contains x0 if {{ {iterations} }}
+
+        first := x0 if {{ {iterations}; x0 == 2 }}
+
+        none if not some_three
+
+        some_three if {{ {iterations}; x7 == 3 }}
+
+        all if every y in input.l {{ {iterations}; y >= x3 }}
+        """
+    out = q(src, input={"a": 2, "l": [1, 2], "one": [1]})
+    assert to_json(out) == {"sum": 600, "hits": [1, 2], "first": 2, "none": True, "all": True}
 
 
 def test_policy_errors_carry_source_lines():

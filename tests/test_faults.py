@@ -195,7 +195,7 @@ def write(fd, data):
 
 def replace(src, dst, **kwargs):
     target = os.fspath(dst)
-    if point == "compile-cache-written" and target.endswith(".modules"):
+    if point == "compile-cache-written" and target.endswith(".code"):
         die()
     if point == "written" and target == bundle:
         die()
@@ -310,7 +310,7 @@ def test_a_damaged_compile_cache_is_not_trusted_and_the_hook_still_answers(home,
     compiled = home / "cache" / "compiled"
     os.makedirs(compiled, mode=0o700)  # empty (no warm copy): the pack's entry is the only one
     assert_guarded(home)
-    (entry,) = compiled.glob("*.modules")
+    (entry,) = compiled.glob("*.code")
     good = entry.read_bytes()
 
     CACHE_FAULTS[fault](entry)

@@ -9,7 +9,7 @@ ps.query("data.p.q", input=doc, overrides={"git.branch": fn}, prints=out)
 
 Values are the interpreter's (``hookgate.lang.values``): None, bool, int/float, str, list, dict
 and ``RegoSet``; ``values.to_json`` turns one into plain JSON. A warm compile cache
-(``cache_dir``) loads checked modules without importing the parser or Lark.
+(``cache_dir``) loads the compiled code without importing the parser, the AST or Lark.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic, EvalError, PolicyError, with_source
 from hookgate.lang.values import UNDEFINED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from hookgate.lang import ast
 
 __all__ = ["load", "PolicySet", "UNDEFINED", "PolicyError", "EvalError"]
 
@@ -36,33 +37,24 @@ class PolicySet:
 
     def __init__(
         self,
-        modules: list[ast.Module],
+        tree: Any,
+        modules: list,
         data: dict | None,
         sources: dict[str, str] | None,
         *,
-        cached: bool = False,
-        coverage: bool = False,
+        coverage: set[tuple[str, int]] | None = None,
     ) -> None:
-        """``cached``: the modules come from the compile cache (they compiled cleanly before),
-        so rules are compiled on first use. ``coverage``: every query adds the
-        ``(filename, line)`` of each rule head entered and body literal evaluated to
-        ``self.coverage`` (for ``hookgate test --coverage``; off on the hook's path)."""
-        from hookgate.lang.compile import Program
-
+        """``tree``: the data tree the compiled code built (``runtime.run``). ``modules``: the
+        checked ``ast.Module`` list, or, from the compile cache, ``runtime.ModuleInfo``
+        summaries (file name, package, metadata, rules' kind and ref). ``coverage``: the set
+        the code compiled with coverage adds ``(filename, line)`` pairs to (for ``hookgate
+        test --coverage``; off on the hook's path)."""
         self.modules = modules
         self.data = data if data is not None else {}
         self._sources = sources or {}
-        self.coverage: set[tuple[str, int]] | None = set() if coverage else None
-        self._program = Program(modules, lazy=cached, coverage=self.coverage)
-        diags = list(self._program.diagnostics)
-        diags += self._program.check_base_data(self.data)
-        if diags:
-            raise PolicyError([self._with_source(d) for d in diags])
+        self.coverage = coverage
+        self._tree = tree
         self._queries: dict[str, Callable] = {}
-
-    def _with_source(self, d: Diagnostic) -> Diagnostic:
-        src = self._sources.get(d.file)
-        return with_source(d, src) if src is not None else d
 
     def query(
         self,
@@ -156,7 +148,7 @@ class PolicySet:
     def _compile_query(self, ref: str) -> Callable:
         path = _simple_ref(ref)
         if path is not None:
-            return self._program.ref_query(path)
+            return self._tree.ref_query(path)
         return _expression_query(self, ref)
 
 
@@ -188,16 +180,21 @@ _QUERY_PACKAGE = "hookgate_query__"
 
 def _expression_query(ps: PolicySet, text: str) -> Callable:
     """A query that is an expression: compiled as a rule of a scratch package."""
+    from hookgate.lang import ast
     from hookgate.lang.compile import Program
     from hookgate.lang.parser import parse_module
+    from hookgate.lang.runtime import run
 
     source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
     source = source.replace("__expr__", text.strip())
     module = parse_module(source, "<query>")
-    program = Program([*ps.modules, module])
+    modules = ps.modules
+    if not all(isinstance(m, ast.Module) for m in modules):  # summaries from the compile cache
+        modules = [parse_module(ps._sources[m.filename], m.filename) for m in modules]
+    program = Program([*modules, module])
     if program.diagnostics:
         raise PolicyError(program.diagnostics)
-    return program.ref_query((_QUERY_PACKAGE, "q__"))
+    return run(program.code()).ref_query((_QUERY_PACKAGE, "q__"))
 
 
 def load(
@@ -225,29 +222,50 @@ def load(
         except cache.UnsafeCacheDir:
             directory = None
         if directory is not None:
-            key = cache.cache_key(sources, _data_text(data, strict))
-            entry = cache.load(directory, key)
-            if entry is not None and all(isinstance(m, ast.Module) for m in entry[0]):
-                from hookgate import builtins
+            key = cache.cache_key(sources, data, strict)
+            ps = _load_cached(directory, key, data, sources)
+            if ps is not None:
+                return ps
+    from hookgate.lang.compile import Program
+    from hookgate.lang.runtime import ModuleInfo, run
 
-                builtins.use_index(entry[1])
-                return PolicySet(entry[0], data, sources, cached=True)
     modules = parse_and_check(sources, strict=strict)
-    ps = PolicySet(modules, data, sources, coverage=coverage)
+    program = Program(modules, coverage=coverage)
+    diags = program.diagnostics + program.tree.check_base_data(data if data is not None else {})
+    if diags:
+        raise PolicyError([with_source(d, sources.get(d.file, "")) for d in diags])
+    code = program.code()
+    covered: set[tuple[str, int]] | None = set() if coverage else None
+    ps = PolicySet(run(code, covered), modules, data, sources, coverage=covered)
     if directory is not None and key is not None:
         from hookgate import builtins
         from hookgate.lang import cache
 
-        cache.store(directory, key, modules, builtins.index())
+        infos = [ModuleInfo.of(m) for m in modules]
+        cache.store(directory, key, code, [i.encode() for i in infos], builtins.index())
     return ps
 
 
-def _data_text(data: dict | None, strict: bool) -> str:
-    import json
+def _load_cached(
+    directory: str, key: str, data: dict | None, sources: dict[str, str]
+) -> PolicySet | None:
+    """The policy set of a compile cache entry, or None (no entry, or a damaged one)."""
+    from hookgate.lang import cache
+    from hookgate.lang.runtime import ModuleInfo, run
 
-    from hookgate.lang.values import to_json
+    entry = cache.load(directory, key)
+    if entry is None:
+        return None
+    code, infos, index = entry
+    try:  # the entry decoded, yet anything wrong in it still means "rebuild", never a crash
+        tree = run(code)
+        modules = [ModuleInfo(*info) for info in infos]
+    except Exception:
+        return None
+    from hookgate import builtins
 
-    return json.dumps([to_json(data) if data is not None else None, strict], sort_keys=True)
+    builtins.use_index(index)
+    return PolicySet(tree, modules, data, sources)
 
 
 def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[ast.Module]:

@@ -1,12 +1,12 @@
 """The policy language's abstract syntax tree.
 
 The parser (``parser.py``) produces these nodes from source text, the checker (``check.py``)
-validates them, the compiler (``compile.py``) turns them into evaluable closures and the
-formatter (``fmt.py``) prints them back. Nodes are small immutable classes with ``__slots__``
-that compare by value, like frozen dataclasses, but written out by hand: creating some thirty
-dataclasses (and importing ``dataclasses``) would cost more than the rest of a warm ``hookgate
-eval``. ``fields(node)`` lists a node's fields, in order; the compile cache stores modules by
-those fields and loads them without importing Lark.
+validates them, the compiler (``compile.py``) turns them into Python code and the formatter
+(``fmt.py``) prints them back. Nodes are small immutable classes with ``__slots__`` that compare
+by value, like frozen dataclasses, but written out by hand: creating some thirty dataclasses (and
+importing ``dataclasses``) costs more than it brings. ``fields(node)`` lists a node's fields, in
+order. A warm ``hookgate eval`` never imports this module: the compile cache holds the compiled
+code, not the tree.
 
 Every node carries ``loc``: the 1-based line and column of its first character in its file.
 """

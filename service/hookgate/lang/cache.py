@@ -1,12 +1,14 @@
-"""The on-disk compile cache: checked modules, keyed by everything that shapes them.
+"""The on-disk compile cache: a policy set's compiled code, keyed by everything that shapes it.
 
-An entry holds the list of checked ``ast.Module`` nodes in a compact marshal form (each node a
-list ``[class name, *fields]``) and the builtins index (name → family module, see
-``hookgate.builtins.use_index``): a warm start rebuilds the nodes without importing Lark or the
-parser, and imports only the builtin families that the rules it evaluates call. The key is a
-SHA-256 over the sources (sorted by file name), the base data, the grammar, the AST's own source
-(the node layout), the builtins' files (name, size, modification time), hookgate's version and
-the Python implementation and version (marshal formats differ between Pythons).
+An entry holds the marshaled code object of the module that ``hookgate.lang.compile`` generated
+for the policy set (``hookgate.lang.runtime.run`` executes it: no parsing, no AST, no compiling),
+a summary of each module (file name, package, metadata, rules: ``runtime.ModuleInfo``) and the
+builtins index (name → family module, see ``hookgate.builtins.use_index``), so that a warm start
+imports only the builtin families that the rules it evaluates call. The key is a SHA-256 over
+the sources (sorted by file name), the base data and strict flag, the files of the code that
+shapes an entry (the grammar, ``hookgate.lang``, the builtins: name, size, modification time),
+hookgate's version and the Python implementation and version (code objects and marshal formats
+differ between Pythons).
 
 Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
 writable by no one else (it is created with mode 0700); a directory failing that check is
@@ -31,18 +33,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_MAGIC = b"hookgate-compile-cache/4\n"
+_MAGIC = b"hookgate-compile-cache/5\n"
 
 
 class UnsafeCacheDir(Exception):
     """The cache directory is owned by another user or writable by others."""
 
 
-def cache_key(sources: dict[str, str], data_text: str) -> str:
+def cache_key(sources: dict[str, str], data: Any, strict: bool) -> str:
     import hookgate
     import hookgate.builtins
     import hookgate.grammar
-    from hookgate.lang import ast
 
     h = sha256()
     for name in sorted(sources):
@@ -50,26 +51,41 @@ def cache_key(sources: dict[str, str], data_text: str) -> str:
             b = part.encode("utf-8", "surrogatepass")
             h.update(len(b).to_bytes(8, "little"))
             h.update(b)
-    with open(os.path.join(os.path.dirname(hookgate.grammar.__file__), "policy.lark"), "rb") as f:
-        grammar = f.read()
-    with open(ast.__file__, "rb") as f:
-        ast_source = f.read()
-    builtins_dir = os.path.dirname(hookgate.builtins.__file__)
-    for name in sorted(os.listdir(builtins_dir)):
-        if name.endswith(".py"):
-            st = os.stat(os.path.join(builtins_dir, name))
-            h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     for b in (
-        data_text.encode("utf-8", "surrogatepass"),
-        grammar,
-        ast_source,
+        _data_bytes(data, strict),
         hookgate.__version__.encode(),
         sys.version.encode(),
         (sys.implementation.cache_tag or "").encode(),
     ):
         h.update(len(b).to_bytes(8, "little"))
         h.update(b)
+    lang_dir = os.path.dirname(__file__)
+    for directory in (
+        os.path.dirname(hookgate.grammar.__file__),
+        lang_dir,
+        os.path.dirname(hookgate.builtins.__file__),
+    ):
+        for name in sorted(os.listdir(directory)):
+            if name.endswith((".py", ".lark")):
+                st = os.stat(os.path.join(directory, name))
+                h.update(f"{directory}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def _data_bytes(data: Any, strict: bool) -> bytes:
+    """The base data as bytes: marshal (format 2, no back-references, so equal JSON documents
+    read the same way give equal bytes) where it can, else sorted JSON."""
+    import marshal
+
+    try:
+        return marshal.dumps((data, strict), 2)
+    except ValueError:  # not plain JSON data (a set, …)
+        import json
+
+        from hookgate.lang.values import to_json
+
+        plain = to_json(data) if data is not None else None
+        return json.dumps([plain, strict], sort_keys=True).encode("utf-8", "surrogatepass")
 
 
 def safe_dir(cache_dir: str | os.PathLike) -> str:
@@ -91,43 +107,11 @@ def safe_dir(cache_dir: str | os.PathLike) -> str:
 
 
 def _entry(directory: str, key: str) -> str:
-    return os.path.join(directory, f"{key}.modules")
+    return os.path.join(directory, f"{key}.code")
 
 
-def _encode(x: Any) -> Any:
-    from hookgate.lang import ast
-
-    if type(x) is tuple:
-        return tuple(_encode(v) for v in x)
-    if isinstance(x, ast.Node):
-        return [type(x).__name__, *(_encode(value) for _, value in ast.fields(x))]
-    return x
-
-
-def _decoder() -> Any:
-    from hookgate.lang import ast
-
-    classes = {
-        name: cls
-        for name, cls in vars(ast).items()
-        if isinstance(cls, type) and issubclass(cls, ast.Node) and cls is not ast.Node
-    }
-
-    def decode(x: Any) -> Any:
-        # Leaves (strings, numbers, None) are most of the values: test them inline.
-        if type(x) is list:
-            it = iter(x)
-            cls = classes[next(it)]
-            return cls(*[v if type(v) not in nested else decode(v) for v in it])
-        return tuple([v if type(v) not in nested else decode(v) for v in x])
-
-    nested = (list, tuple)
-
-    return decode
-
-
-def load(directory: str, key: str) -> tuple[list, dict[str, str]] | None:
-    """The cached modules for ``key`` and the builtins index stored with them, or None
+def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
+    """The cached ``(code object, module summaries, builtins index)`` for ``key``, or None
     (missing, stale, corrupt or unreadable)."""
     import marshal
 
@@ -139,28 +123,27 @@ def load(directory: str, key: str) -> tuple[list, dict[str, str]] | None:
             checksum, body = f.read(65), f.read()
         if checksum != sha256(body).hexdigest().encode() + b"\n":
             return None
-        index, payload = marshal.loads(body)
-        if type(index) is not dict:
-            return None
-        decode = _decoder()
-        return [decode(m) for m in payload], index
+        code, infos, index = marshal.loads(body)
     except Exception:  # any damage to an entry means "rebuild", never a crash
         return None
+    if type(code) is not type(load.__code__) or type(infos) is not list or type(index) is not dict:
+        return None
+    return code, infos, index
 
 
-def store(directory: str, key: str, modules: Any, index: dict[str, str]) -> None:
+def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str]) -> None:
     """Write an entry atomically; failures are ignored (the cache is an optimisation)."""
     import marshal
     import tempfile
 
     header = _MAGIC + key.encode() + b"\n"
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".modules")
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".code")
     except OSError:
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            body = marshal.dumps((index, [_encode(m) for m in modules]))
+            body = marshal.dumps((code, infos, index))
             f.write(header + sha256(body).hexdigest().encode() + b"\n")
             f.write(body)
         os.replace(tmp, _entry(directory, key))

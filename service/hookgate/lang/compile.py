@@ -1,55 +1,41 @@
-"""Checked modules → closures, evaluated like OPA's top-down evaluator.
+"""Checked modules → the source of one Python module, evaluated like OPA's top-down evaluator.
 
-Every rule body becomes a chain of *steps*: ``step(ctx, frame) -> bool``. A step does its work
-(binds variables in ``frame`` slots, tests a condition, iterates a collection) and calls the next
-step once per solution; the last step is the body's terminal, which records the solution. A step
-returns True to stop the whole search (e.g. ``not`` needs one solution only). Variables get
-frame slots at compile time, and the order of the literals is fixed at compile time (OPA's
-safety reordering), so whether a variable is bound is known statically: nothing is undone on
-backtracking, a later solution simply overwrites the slots.
+Every rule body becomes Python statements over a frame ``fr`` (a list: variables get frame
+slots at compile time). The order of the literals is fixed at compile time (OPA's safety
+reordering), so whether a variable is bound is known statically: a literal that iterates
+(``some x in xs``, ``x[i]`` with ``i`` unbound, ``walk``) opens a ``for`` loop, and every later
+literal of the body is nested inside it; a literal that fails goes on with the innermost loop's
+next item (``continue``), or leaves the function when no loop is open. Nothing is undone on
+backtracking: a later solution simply overwrites the slots. The body's terminal (at the
+innermost level) records the solution; ``not``, ``every`` and comprehensions are functions of
+their own, sharing the frame.
 
-Terms that yield one value compile to *value functions* ``vf(ctx, frame) -> value | UNDEFINED``;
-terms that iterate (``x[i]`` with ``i`` unbound, ``walk``) compile to extra steps run before the
-literal, binding a hidden slot (OPA rewrites them the same way).
+Terms that yield one value compile to Python *expressions* evaluating to the value or
+``UNDEFINED`` (assignment expressions keep the evaluation order and short-circuits of Rego).
 
-The run-time pieces (``Ctx``, operators, the ``data`` tree of rule groups) are in
+The whole policy set becomes one module (``Program.source``), compiled with ``compile()``; its
+code object is what the compile cache keeps, and ``hookgate.lang.runtime.run`` executes it: the
+module's last statements build the ``data`` tree of rule groups (``T``). The run-time pieces
+(``Ctx``, operators, the tree, the helpers the generated code calls) are in
 ``hookgate.lang.runtime``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from typing import Any
 
 from hookgate import builtins
-from hookgate.builtins import BuiltinError
 from hookgate.lang import ast
-from hookgate.lang.errors import Diagnostic, EvalError
-from hookgate.lang.runtime import (
-    BINOPS,
-    MISSING,
-    Ctx,
-    Group,
-    Node,
-    builtin_failed,
-    call_builtin,
-    index,
-    index_path,
-    iter_items,
-    iter_items_unordered,
-    membership,
-    membership_kv,
-    patch_path,
-    path_text,
-    tick,
-)
-from hookgate.lang.values import UNDEFINED, RegoSet, dict_key, equal, freeze, obj_get
+from hookgate.lang.errors import Diagnostic
+from hookgate.lang.runtime import BINOPS, Group, Node, Tree, path_text
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    Step = Callable[[Any, list], bool]
-    ValueFn = Callable[[Any, list], Any]
+# Python refuses more statically nested blocks than this in one function (CO_MAXBLOCKS is 20);
+# a body nesting more loops than _SPLIT_LOOPS goes on in another function.
+_MAX_LOOPS = 18
+_SPLIT_LOOPS = 12
+# An expression nesting brackets deeper than this moves to a function (Python's limit is 200).
+_MAX_NESTING = 60
 
 
 class CompileError(Exception):
@@ -142,35 +128,32 @@ class Scope:
 
 
 class Program:
-    """A compiled policy set: the data tree with every rule group compiled."""
+    """A compiled policy set: the data tree, every rule group compiled into ``source``."""
 
-    def __init__(
-        self,
-        modules: list[ast.Module],
-        *,
-        lazy: bool = False,
-        coverage: set[tuple[str, int]] | None = None,
-    ) -> None:
-        """``lazy``: the modules compiled cleanly before (they come from the compile cache), so
-        each rule group is compiled when first evaluated instead of all of them now; a hook
-        call evaluates a fraction of a policy set's rules. ``coverage``: a set that receives
-        ``(filename, line)`` of every rule head entered and body literal evaluated."""
+    def __init__(self, modules: list[ast.Module], *, coverage: bool = False) -> None:
+        """``coverage``: the code adds ``(filename, line)`` of every rule head entered and body
+        literal evaluated to the set ``COV`` (``runtime.run``'s ``coverage``)."""
         self.modules = modules
         self.coverage = coverage
-        self.root = Node(())
-        self.groups: list[Group] = []
+        self.tree = Tree()
         self.diagnostics: list[Diagnostic] = []
+        self.rules: dict[Group, list[tuple[ast.Rule, ModuleEnv]]] = {}
+        self.defaults: dict[Group, ast.Rule] = {}
+        self.deps: dict[Group, set[Group]] = {}
+        self.out = _Module()
         self._collect()
-        for group in self.groups:
-            group.build()
-        if lazy and not self.diagnostics:
-            for group in self.groups:
-                group.pending = self._compile_group
-            return
-        for group in self.groups:
+        for group in self.tree.groups:
             self._compile_group(group)
         if not self.diagnostics:
             self._check_recursion()
+        self.source = self.out.source() if not self.diagnostics else ""
+
+    def code(self) -> Any:
+        """The code object of ``source`` (for ``runtime.run`` and the compile cache)."""
+        return compile(self.source, "<hookgate policies>", "exec")
+
+    def find(self, path: tuple) -> tuple[Node, int]:
+        return self.tree.find(path)
 
     # -- building the tree --------------------------------------------------------------------
 
@@ -185,10 +168,8 @@ class Program:
             names_by_pkg.setdefault(m.package, set()).update(r.ref[0] for r in m.rules)
         for m in self.modules:
             env = ModuleEnv(m, names_by_pkg[m.package])
-            node = self.root
-            for key in m.package:
-                node = node.child(key)
-            node.package = True
+            self.tree.package(m.package)
+            self.out.tree_ops.append(f"T.package({m.package!r})")
             for imp in m.imports:
                 alias = imp.alias or imp.path[-1]
                 if (
@@ -212,7 +193,7 @@ class Program:
 
     def _add_rule(self, rule: ast.Rule, env: ModuleEnv) -> None:
         path = (*env.package, *rule.ref)
-        node = self.root
+        node = self.tree.root
         for key in path:
             if node.group is not None:
                 raise CompileError(
@@ -225,8 +206,10 @@ class Program:
             )
         group = node.group
         if group is None:
-            group = node.group = Group(rule.kind, path)
-            self.groups.append(group)
+            group = self.tree.group(rule.kind, path, -1, env.file, rule.loc.line, rule.loc.col)
+            self.rules[group] = []
+            self.deps[group] = set()
+            self.out.tree_ops.append(group)
         elif group.kind != rule.kind:
             raise CompileError(
                 f"rule {path_text(path)} is defined as a {_kind_text(group.kind)} and as a "
@@ -242,60 +225,29 @@ class Program:
                 )
             group.arity = len(rule.args)
         if rule.default:
-            if group.default is not None:
+            if group in self.defaults:
                 raise CompileError(f"multiple default rules {group.name} found", rule.loc)
-            group.default = rule
-        group.rules.append((rule, env))
-
-    def check_base_data(self, data: Any) -> list[Diagnostic]:
-        """Rules whose path also holds base data: refused (OPA reports a conflict too)."""
-        out = []
-        for group in self.groups:
-            d = data
-            for key in group.path:
-                if type(d) is not dict:
-                    d = UNDEFINED
-                    break
-                d = d.get(key, UNDEFINED)
-            if d is not UNDEFINED:
-                rule, env = group.rules[0]
-                out.append(
-                    Diagnostic(
-                        env.file,
-                        rule.loc.line,
-                        rule.loc.col,
-                        f"unsupported: rule {group.name} and base data at the same path",
-                    )
-                )
-        return out
+            self.defaults[group] = rule
+        self.rules[group].append((rule, env))
 
     # -- compiling groups ---------------------------------------------------------------------
 
     def _compile_group(self, group: Group) -> None:
-        # The definitions are installed at once, so that a query racing a lazy compile in
-        # another thread sees either none or all of them.
         defs = []
         default_def = None
-        reported = len(self.diagnostics)
-        for rule, env in group.rules:
+        for rule, env in self.rules[group]:
             try:
                 if rule.default:
                     _check_default(rule.value)
-                compiled = RuleCompiler(self, env, group).compile_rule(rule)
-                if rule.default:
-                    default_def = compiled
-                else:
-                    defs.append(compiled)
-            except CompileError as exc:
+                compiled = RuleCompiler(self, env, group, rule.loc).compile_rule(rule)
+            except CompileError as exc:  # no code comes out of a program with errors
                 self._error(env.file, exc)
-        if group.pending is not None and len(self.diagnostics) > reported:
-            # Compiling on first use: the modules compiled before, so the code changed under
-            # the cache; never evaluate a group with definitions missing.
-            d = self.diagnostics[reported]
-            raise EvalError(d.message, d.file, d.line, d.col)
-        group.defs = defs
-        group.default_def = default_def
-        group.pending = None
+                continue
+            if rule.default:
+                default_def = compiled
+            else:
+                defs.append(compiled)
+        self.out.definitions[group] = (defs, default_def)
 
     def _check_recursion(self) -> None:
         state: dict[Group, int] = {}
@@ -304,11 +256,11 @@ class Program:
         def visit(g: Group) -> None:
             state[g] = 1
             stack.append(g)
-            for d in g.deps:
+            for d in self.deps[g]:
                 s = state.get(d, 0)
                 if s == 1:
                     cycle = stack[stack.index(d) :] + [d]
-                    rule, env = g.rules[0]
+                    rule, env = self.rules[g][0]
                     raise _Recursion(env.file, rule.loc, " -> ".join(x.name for x in cycle))
                 if s == 0:
                     visit(d)
@@ -316,7 +268,7 @@ class Program:
             state[g] = 2
 
         try:
-            for g in self.groups:
+            for g in self.tree.groups:
                 if state.get(g, 0) == 0:
                     visit(g)
         except _Recursion as exc:
@@ -328,75 +280,6 @@ class Program:
                     f"unsupported: recursion (OPA rejects it too): {exc.cycle}",
                 )
             )
-
-    # -- data lookups ---------------------------------------------------------------------
-
-    def find(self, path: tuple) -> tuple[Node | None, int]:
-        """The deepest node along ``path`` (data-relative) and how many keys it consumed."""
-        node = self.root
-        i = 0
-        while i < len(path) and node.group is None:
-            child = node.children.get(path[i])
-            if child is None:
-                break
-            node = child
-            i += 1
-        return node, i
-
-    def node_value(self, ctx: Ctx, node: Node) -> Any:
-        """The value of a data node: base data at its path merged with its rules' values."""
-        if node.group is not None:
-            return node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
-        base = index_path(ctx.data, node.path)
-        out: dict = dict(base) if type(base) is dict else {}
-        for key, child in node.children.items():
-            if child.group is not None and child.group.kind == "function":
-                continue
-            v = self.node_value(ctx, child)
-            if v is not UNDEFINED:
-                old = out.get(key, UNDEFINED)
-                if type(old) is dict and type(v) is dict:
-                    v = {**old, **v}
-                out[key] = v
-        return out
-
-    def data_value(self, ctx: Ctx, path: tuple) -> Any:
-        """``data`` at ``path`` (keys), honouring ``with data…`` overrides."""
-        if ctx.data_over:
-            for opath, oval in reversed(ctx.data_over):
-                if path[: len(opath)] == opath:
-                    return index_path(oval, path[len(opath) :])
-        node, i = self.find(path)
-        if node.group is not None:
-            v = node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
-            v = index_path(v, path[i:])
-        elif i == len(path):
-            v = self.node_value(ctx, node) if node.has_rules() else index_path(ctx.data, path)
-        else:
-            v = index_path(ctx.data, path)
-        if ctx.data_over:
-            for opath, oval in ctx.data_over:
-                if len(opath) > len(path) and opath[: len(path)] == path:
-                    v = patch_path(v if v is not UNDEFINED else {}, opath[len(path) :], oval)
-        return v
-
-    # -- queries --------------------------------------------------------------------------
-
-    def ref_query(self, path: tuple) -> Callable[[Ctx], Any]:
-        node, i = self.find(path)
-        if node.group is not None and node.group.kind == "function" and i == len(path):
-            rule, env = node.group.rules[0]
-            raise EvalError(
-                f"unsupported: querying the function {node.group.name} as a value",
-                env.file,
-                rule.loc.line,
-                rule.loc.col,
-            )
-
-        def run(ctx: Ctx) -> Any:
-            return self.data_value(ctx, path)
-
-        return run
 
 
 class _Recursion(Exception):
@@ -417,142 +300,238 @@ def _kind_text(kind: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The generated module
+# ---------------------------------------------------------------------------------------------
+
+
+class _Module:
+    """The generated module under construction: its functions, then the statements building
+    the data tree (``T``) and attaching each group's functions."""
+
+    def __init__(self) -> None:
+        self.functions: list[str] = []
+        self.tree_ops: list[Any] = []  # "T.package(...)" lines and groups, in creation order
+        self.definitions: dict[Group, tuple[list[str], str | None]] = {}
+        self.group_names: dict[Group, str] = {}
+        self.node_names: dict[tuple, str] = {}
+        self.count = 0
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def group(self, group: Group) -> str:
+        name = self.group_names.get(group)
+        if name is None:
+            name = self.group_names[group] = f"G{len(self.group_names)}"
+        return name
+
+    def node(self, path: tuple) -> str:
+        name = self.node_names.get(path)
+        if name is None:
+            name = self.node_names[path] = f"N{len(self.node_names)}"
+        return name
+
+    def source(self) -> str:
+        lines = list(self.functions)
+        lines.append("T = Tree()")
+        for op in self.tree_ops:
+            if isinstance(op, Group):
+                lines.append(
+                    f"{self.group(op)} = T.group({op.kind!r}, {op.path!r}, {op.arity!r}, "
+                    f"{op.file!r}, {op.line!r}, {op.col!r})"
+                )
+            else:
+                lines.append(op)
+        for group, (defs, default_def) in self.definitions.items():
+            name = self.group(group)
+            lines.append(f"{name}.defs = ({''.join(d + ', ' for d in defs)})")
+            if default_def is not None:
+                lines.append(f"{name}.default_def = {default_def}")
+        for path, name in self.node_names.items():
+            lines.append(f"{name} = T.node({path!r})")
+        return "\n".join(lines) + "\n"
+
+
+class _Fn:
+    """One generated function under construction: its body lines, the current indentation,
+    the open loops, the name of the evaluation context in scope (``with`` makes another) and
+    how to leave when no solution remains."""
+
+    def __init__(
+        self,
+        module: _Module,
+        name: str,
+        params: str,
+        exit: str,
+        loc: ast.Loc,
+        *,
+        stop: str = "",
+        acc: str = "acc",
+    ) -> None:
+        self.module = module
+        self.name = name
+        self.params = params
+        self.exit = exit
+        self.stop = stop  # the statement that ends the whole search ("": nothing ends it)
+        self.acc = acc  # what the body's terminal adds solutions to
+        self.loc = loc  # the rule's, for the one error Python's own limits can cause
+        self.lines: list[str] = []
+        self.prologue: list[str] = []
+        self.depth = 1
+        self.loops = 0
+        self.temps = 0
+        self.ctx = "ctx"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def fail(self, cond: str) -> None:
+        """Give up the current solution when ``cond`` holds."""
+        self.emit(f"if {cond}: {'continue' if self.loops else self.exit}")
+
+    def loop(self, header: str) -> None:
+        """Open ``for header:``; what is emitted next runs once per item."""
+        if self.loops >= _MAX_LOOPS:
+            raise CompileError(
+                f"unsupported: more than {_MAX_LOOPS} nested iterations in one body", self.loc
+            )
+        self.emit(f"for {header}:")
+        self.depth += 1
+        self.loops += 1
+        self.emit(f"tick({self.ctx})")
+
+    def value(self, expr: str) -> str:
+        """A name for the value of ``expr``, giving up the solution when it is undefined (a
+        bound variable's slot never is)."""
+        if _is_slot(expr):
+            return expr
+        t = self.temp()
+        self.fail(f"({t} := {expr}) is UNDEFINED")
+        return t
+
+    def temp(self) -> str:
+        # Numbered per function: equal names in different functions are one string in the
+        # marshaled code, which keeps cache entries small.
+        self.temps += 1
+        return f"_{self.temps}"
+
+    def finish(self, epilogue: str) -> str:
+        """Add the function to the module; returns its name."""
+        head = [f"def {self.name}({self.params}):"] + ["    " + p for p in self.prologue]
+        self.module.functions.append("\n".join([*head, *self.lines, "    " + epilogue]))
+        return self.name
+
+
+def _lit(value: Any) -> str:
+    """Python source for a scalar value."""
+    if type(value) is float and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------------------
 # Compiling one rule
 # ---------------------------------------------------------------------------------------------
 
 
 class RuleCompiler:
-    def __init__(self, program: Program, env: ModuleEnv, group: Group) -> None:
+    def __init__(self, program: Program, env: ModuleEnv, group: Group, loc: ast.Loc) -> None:
         self.program = program
+        self.module = program.out
         self.env = env
         self.group = group
+        self.loc = loc
+        self.file = repr(env.file)
         # Iteration order is observable only in the array comprehensions (their element
         # order); everywhere else the cheaper storage order gives the same answers.
         self.ordered = False
 
+    def _fn(self, prefix: str, params: str, exit: str, stop: str = "", acc: str = "acc") -> _Fn:
+        name = self.module.name(prefix)
+        return _Fn(self.module, name, params, exit, self.loc, stop=stop, acc=acc)
+
     # -- entry points -----------------------------------------------------------------
 
-    def compile_rule(self, rule: ast.Rule) -> Callable:
+    def compile_rule(self, rule: ast.Rule) -> str:
+        """The name of the generated function of one definition: ``(ctx) -> value`` for a
+        complete rule, ``(ctx, args) -> value`` for a function, ``(ctx, acc) -> None`` adding
+        to a partial set's or object's ``acc``."""
         kind = rule.kind
-        if kind == "complete":
-            branches = [(rule.body, rule.value, rule.loc)]
-            branches += [(e.body, e.value, e.loc) for e in rule.elses]
-            compiled = [self._value_branch(body, value, loc, ()) for body, value, loc in branches]
-            return _first_defined(compiled)
-        if kind == "function":
-            branches = [(rule.body, rule.value, rule.loc)]
-            branches += [(e.body, e.value, e.loc) for e in rule.elses]
-            compiled = [
-                self._value_branch(body, value, loc, rule.args) for body, value, loc in branches
-            ]
-            return _first_defined_fn(compiled)
         if kind == "set":
             return self._set_rule(rule)
-        return self._object_rule(rule)
+        if kind == "object":
+            return self._object_rule(rule)
+        params = rule.args if kind == "function" else ()
+        branches = [(rule.body, rule.value, rule.loc)]
+        branches += [(e.body, e.value, e.loc) for e in rule.elses]
+        names = [self._value_branch(body, value, loc, params) for body, value, loc in branches]
+        if len(names) == 1:
+            return names[0]
+        args = "ctx, args" if params else "ctx"
+        fn = self._fn("r", args, "")
+        for name in names[:-1]:
+            fn.emit(f"v = {name}({args})")
+            fn.emit("if v is not UNDEFINED: return v")
+        return fn.finish(f"return {names[-1]}({args})")
 
     def _value_branch(
         self, body: tuple, value: ast.Term | None, loc: ast.Loc, params: tuple
-    ) -> Callable:
-        """One body with its head value: returns a function computing the value (or
-        UNDEFINED); with params it takes the call's arguments."""
-        scope = Scope(None, [1])
+    ) -> str:
+        """One body with its head value: a function computing the value (or UNDEFINED); with
+        params it takes the call's arguments."""
+        scope = Scope(None, [0])
         head = value if value is not None else ast.Scalar(True, loc)
         arg_slots = [scope.new_slot() for _ in params]
         lits = [_ArgLit(p, s) for p, s in zip(params, arg_slots, strict=True)]
         result_slot = scope.new_slot()
         lits += list(body)
         tail = [_HeadLit(head, result_slot)]
-        constant = _is_constant(head)
-        first_only = constant
+        first_only = _is_constant(head)
+        message = repr(f"conflicting values for {self.group.name}")
+        exit = "return acc[0] if acc else UNDEFINED"
+        fn = self._fn("b", "ctx, args" if params else "ctx", exit, stop="return acc[0]")
 
-        def terminal(ctx: Ctx, fr: list) -> bool:
-            acc = fr[0]
-            v = fr[result_slot]
-            if acc:
-                if not equal(acc[0], v):
-                    raise EvalError(f"conflicting values for {self.group.name}")
-            else:
-                acc.append(v)
-            return first_only
+        def terminal(fn: _Fn) -> None:
+            fn.emit(f"if not acc: acc.append(fr[{result_slot}])")
+            fn.emit(f"elif not equal(acc[0], fr[{result_slot}]): raise EvalError({message})")
+            if first_only:
+                fn.emit(fn.stop)
 
-        chain = self.body(lits, scope, terminal, tail=tail, declared_params=params, head=loc)
-        n = scope.alloc[0]
+        self.body(lits, scope, fn, terminal, tail=tail, declared_params=params, head=loc)
+        fn.prologue = [f"fr = [None] * {scope.alloc[0]}", "acc = []"]
         if params:
+            fn.prologue.append("fr[0 : len(args)] = args")
+        return fn.finish(exit)
 
-            def run_fn(ctx: Ctx, args: list) -> Any:
-                fr = [None] * n
-                acc: list = []
-                fr[0] = acc
-                fr[1 : 1 + len(args)] = args
-                chain(ctx, fr)
-                return acc[0] if acc else UNDEFINED
-
-            return run_fn
-
-        def run(ctx: Ctx) -> Any:
-            fr = [None] * n
-            acc: list = []
-            fr[0] = acc
-            chain(ctx, fr)
-            return acc[0] if acc else UNDEFINED
-
-        return run
-
-    def _set_rule(self, rule: ast.Rule) -> Callable:
-        scope = Scope(None, [1])
+    def _set_rule(self, rule: ast.Rule) -> str:
+        scope = Scope(None, [0])
         key_slot = scope.new_slot()
+        fn = self._fn("s", "ctx, acc", "return")
 
-        def terminal(ctx: Ctx, fr: list) -> bool:
-            v = fr[key_slot]
-            t = type(v)
-            fr[0][v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
-            return False
+        def terminal(fn: _Fn) -> None:
+            fn.emit(f"set_add(acc, fr[{key_slot}])")
 
-        chain = self.body(
-            list(rule.body), scope, terminal, tail=[_HeadLit(rule.key, key_slot)], head=rule.loc
-        )
-        n = scope.alloc[0]
+        tail = [_HeadLit(rule.key, key_slot)]
+        self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
+        return fn.finish("return")
 
-        def run(ctx: Ctx, acc: dict) -> None:
-            fr = [None] * n
-            fr[0] = acc
-            chain(ctx, fr)
-
-        return run
-
-    def _object_rule(self, rule: ast.Rule) -> Callable:
-        scope = Scope(None, [1])
+    def _object_rule(self, rule: ast.Rule) -> str:
+        scope = Scope(None, [0])
         key_slot = scope.new_slot()
         val_slot = scope.new_slot()
         value = rule.value if rule.value is not None else ast.Scalar(True, rule.loc)
-        name = self.group.name
+        name = repr(self.group.name)
+        fn = self._fn("o", "ctx, acc", "return")
 
-        def terminal(ctx: Ctx, fr: list) -> bool:
-            obj = fr[0]
-            k = dict_key(fr[key_slot])
-            v = fr[val_slot]
-            old = obj.get(k, MISSING)
-            if old is MISSING:
-                obj[k] = v
-            elif not equal(old, v):
-                raise EvalError(f"conflicting values for {name}[{k!r}]: object keys must be unique")
-            return False
+        def terminal(fn: _Fn) -> None:
+            fn.emit(f"object_put(acc, fr[{key_slot}], fr[{val_slot}], {name})")
 
-        chain = self.body(
-            list(rule.body),
-            scope,
-            terminal,
-            tail=[_HeadLit(rule.key, key_slot), _HeadLit(value, val_slot)],
-            head=rule.loc,
-        )
-        n = scope.alloc[0]
-
-        def run(ctx: Ctx, acc: dict) -> None:
-            fr = [None] * n
-            fr[0] = acc
-            chain(ctx, fr)
-
-        return run
+        tail = [_HeadLit(rule.key, key_slot), _HeadLit(value, val_slot)]
+        self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
+        return fn.finish("return")
 
     # -- bodies -----------------------------------------------------------------------
 
@@ -560,31 +539,49 @@ class RuleCompiler:
         self,
         literals: list,
         scope: Scope,
-        terminal: Step,
+        fn: _Fn,
+        terminal: Any,
         *,
         tail: list | None = None,
         bound: set | None = None,
         declared_params: tuple = (),
         head: ast.Loc | None = None,
-    ) -> Step:
-        """Compile literals (reordered for safety) + ``tail`` (kept last) into one chain.
-        ``head``: the rule head (or else) this body belongs to, for coverage."""
+    ) -> None:
+        """Emit literals (reordered for safety) + ``tail`` (kept last) into ``fn``, then
+        ``terminal(fn)`` at the innermost level. ``head``: the rule head (or else) this body
+        belongs to, for coverage."""
         bound = set() if bound is None else bound
         self._declare(literals + (tail or []), scope)
         order = self._reorder(_split_unifications(literals), scope, bound)
         covered = self.program.coverage
-        builders = []
+        if covered and head is not None:
+            fn.emit(f"COV.add(({self.file}, {head.line}))")
+        continuations = []
         for lit in order + (tail or []):
-            build = self.literal(lit, scope, bound)
-            if covered is not None and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
-                build = _recording(build, covered, (self.env.file, lit.loc.line))
-            builders.append(build)
-        step = terminal
-        for b in reversed(builders):
-            step = b(step)
-        if covered is not None and head is not None:
-            step = _recording(lambda nxt: nxt, covered, (self.env.file, head.line))(step)
-        return step
+            if fn.loops >= _SPLIT_LOOPS:
+                fn = self._continuation(fn)
+                continuations.append(fn)
+            if covered and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
+                fn.emit(f"COV.add(({self.file}, {lit.loc.line}))")
+            self.literal(lit, scope, bound, fn)
+        terminal(fn)
+        for k in continuations:
+            k.finish(k.exit)
+
+    def _continuation(self, fn: _Fn) -> _Fn:
+        """Go on in a new function ``(ctx, fr, acc) -> stop?`` (Python limits how many loops
+        one function nests); between two literals everything lives in ``fr`` and ``acc``."""
+        k = self._fn("k", "ctx, fr, acc", "return False", stop="return True")
+        call = f"{k.name}({fn.ctx}, fr, {fn.acc})"
+        fn.emit(f"if {call}: {fn.stop}" if fn.stop else call)
+        return k
+
+    def _sub_body(self, literals: list, scope: Scope, bound: set, prefix: str = "n") -> str:
+        """A function ``(ctx, fr) -> bool``: whether the body has a solution (for ``not`` and
+        ``every``)."""
+        fn = self._fn(prefix, "ctx, fr", "return False", stop="return True", acc="None")
+        self.body(literals, scope, fn, lambda fn: fn.emit(fn.stop), bound=bound)
+        return fn.finish("return False")
 
     def _declare(self, literals: list, scope: Scope) -> None:
         """Give a slot to every local variable of this body (not of nested closures), and
@@ -867,117 +864,69 @@ class RuleCompiler:
 
     # -- literals ---------------------------------------------------------------------
 
-    def literal(self, lit: Any, scope: Scope, bound: set) -> Callable[[Step], Step]:
+    # -- literals ---------------------------------------------------------------------
+
+    def literal(self, lit: Any, scope: Scope, bound: set, fn: _Fn) -> None:
         withs = getattr(lit, "withs", ())
         if withs:
-            return self._with(lit, withs, scope, bound)
-        return self._literal(lit, scope, bound)
+            self._with(lit, withs, scope, bound, fn)
+        else:
+            self._literal(lit, scope, bound, fn)
 
-    def _literal(self, lit: Any, scope: Scope, bound: set) -> Callable[[Step], Step]:
+    def _literal(self, lit: Any, scope: Scope, bound: set, fn: _Fn) -> None:
         if isinstance(lit, ast.SomeDecl):
-            return lambda nxt: nxt
+            return
         if isinstance(lit, _ArgLit):
-            return self.unify_builders(
-                lit.pattern, _SlotTerm(lit.slot), scope, bound, lit.pattern.loc
-            )
+            self.unify(lit.pattern, _SlotTerm(lit.slot), scope, bound, lit.pattern.loc, fn)
+            return
         if isinstance(lit, _HeadLit):
-            pre: list = []
-            vf = self.term(lit.term, scope, pre, bound)
-            return self._bind_slot(pre, vf, lit.slot)
+            v = self.term(lit.term, scope, fn, bound)
+            fn.emit(f"fr[{lit.slot}] = {v if isinstance(lit.term, ast.Scalar) else fn.value(v)}")
+            return
         if isinstance(lit, ast.SomeIn):
-            return self._some_in(lit, scope, bound)
+            self._some_in(lit, scope, bound, fn)
+            return
         if isinstance(lit, ast.Every):
-            return self._every(lit, scope, bound)
+            self._every(lit, scope, bound, fn)
+            return
         if lit.negated:
-            return self._not(lit, scope, bound)
+            self._not(lit, scope, bound, fn)
+            return
         term = lit.term
         if isinstance(term, ast.Assign | ast.Unify):
-            return self.unify_builders(term.lhs, term.rhs, scope, bound, term.loc)
+            self.unify(term.lhs, term.rhs, scope, bound, term.loc, fn)
+            return
         if isinstance(term, ast.Call) and self._has_output_arg(term):
             if term.name == "walk":
-                return self._walk(term, scope, bound)
+                self._walk(term, scope, bound, fn)
+                return
             call = ast.Call(term.name, term.args[:-1], term.loc)
-            return self.unify_builders(term.args[-1], call, scope, bound, term.loc)
-        pre = []
-        vf = self.term(term, scope, pre, bound)
+            self.unify(term.args[-1], call, scope, bound, term.loc, fn)
+            return
+        v = self.term(term, scope, fn, bound)
+        t = fn.temp()
+        fn.fail(f"({t} := {v}) is UNDEFINED or {t} is False")
 
-        def test(nxt: Step) -> Step:
-            def step(ctx: Ctx, fr: list) -> bool:
-                v = vf(ctx, fr)
-                if v is UNDEFINED or v is False:
-                    return False
-                return nxt(ctx, fr)
-
-            return step
-
-        return _chain(pre, test)
-
-    def _bind_slot(self, pre: list, vf: ValueFn, slot: int) -> Callable[[Step], Step]:
-        def bind(nxt: Step) -> Step:
-            def step(ctx: Ctx, fr: list) -> bool:
-                v = vf(ctx, fr)
-                if v is UNDEFINED:
-                    return False
-                fr[slot] = v
-                return nxt(ctx, fr)
-
-            return step
-
-        return _chain(pre, bind)
-
-    def _not(self, lit: ast.Expr, scope: Scope, bound: set) -> Callable[[Step], Step]:
+    def _not(self, lit: ast.Expr, scope: Scope, bound: set, fn: _Fn) -> None:
         inner_scope = Scope(scope, scope.alloc)
         inner = ast.Expr(lit.term, lit.loc)
-        inner_chain = self.body([inner], inner_scope, _stop, bound=set(bound))
+        name = self._sub_body([inner], inner_scope, set(bound))
+        fn.fail(f"{name}({fn.ctx}, fr)")
 
-        def build(nxt: Step) -> Step:
-            def step(ctx: Ctx, fr: list) -> bool:
-                if inner_chain(ctx, fr):
-                    return False
-                return nxt(ctx, fr)
-
-            return step
-
-        return build
-
-    def _some_in(self, lit: ast.SomeIn, scope: Scope, bound: set) -> Callable[[Step], Step]:
-        pre: list = []
-        coll = self.term(lit.collection, scope, pre, bound)
+    def _some_in(self, lit: ast.SomeIn, scope: Scope, bound: set, fn: _Fn) -> None:
+        coll = self.term(lit.collection, scope, fn, bound)
         key_slot = scope.new_slot()
         val_slot = scope.new_slot()
-        matchers = []
+        items = "iter_items" if self.ordered else "iter_items_unordered"
+        c = fn.value(coll)
+        fn.loop(f"fr[{key_slot}], fr[{val_slot}] in {items}({c})")
         if lit.key is not None:
-            matchers.append(
-                self.unify_builders(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc)
-            )
-        matchers.append(self.unify_builders(lit.value, _SlotTerm(val_slot), scope, bound, lit.loc))
+            self.unify(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc, fn)
+        self.unify(lit.value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
         _static_some_in_check(lit)
-        items = iter_items if self.ordered else iter_items_unordered
 
-        def build(nxt: Step) -> Step:
-            inner = nxt
-            for m in reversed(matchers):
-                inner = m(inner)
-
-            def step(ctx: Ctx, fr: list) -> bool:
-                c = coll(ctx, fr)
-                if c is UNDEFINED:
-                    return False
-                for k, v in items(c):
-                    tick(ctx)
-                    fr[key_slot] = k
-                    fr[val_slot] = v
-                    if inner(ctx, fr):
-                        return True
-                return False
-
-            return step
-
-        return _chain(pre, build)
-
-    def _every(self, lit: ast.Every, scope: Scope, bound: set) -> Callable[[Step], Step]:
-        pre: list = []
-        dom = self.term(lit.domain, scope, pre, bound)
+    def _every(self, lit: ast.Every, scope: Scope, bound: set, fn: _Fn) -> None:
+        dom = self.term(lit.domain, scope, fn, bound)
         inner_scope = Scope(scope, scope.alloc)
         key_slot = (
             inner_scope.declare(lit.key.name)
@@ -992,75 +941,33 @@ class RuleCompiler:
             inner_bound.add(lit.key.name)
         if not is_wild(lit.value):
             inner_bound.add(lit.value.name)
-        body = self.body(list(lit.body), inner_scope, _stop, bound=inner_bound)
+        name = self._sub_body(list(lit.body), inner_scope, inner_bound, "e")
+        d = fn.temp()
+        fn.fail(
+            f"({d} := {dom}) is UNDEFINED or "
+            f"not every({fn.ctx}, fr, {d}, {key_slot}, {val_slot}, {name})"
+        )
 
-        def build(nxt: Step) -> Step:
-            def step(ctx: Ctx, fr: list) -> bool:
-                d = dom(ctx, fr)
-                if d is UNDEFINED:
-                    return False
-                for k, v in iter_items_unordered(d):
-                    tick(ctx)
-                    fr[key_slot] = k
-                    fr[val_slot] = v
-                    if not body(ctx, fr):
-                        return False
-                return nxt(ctx, fr)
-
-            return step
-
-        return _chain(pre, build)
-
-    def _walk(self, call: ast.Call, scope: Scope, bound: set) -> Callable[[Step], Step]:
-        pre: list = []
-        src = self.term(call.args[0], scope, pre, bound)
+    def _walk(self, call: ast.Call, scope: Scope, bound: set, fn: _Fn) -> None:
+        src = self.term(call.args[0], scope, fn, bound)
         slot = scope.new_slot()
-        match = self.unify_builders(call.args[1], _SlotTerm(slot), scope, bound, call.loc)
-        walk = builtins.get("walk").func
+        fn.loop(f"fr[{slot}] in BF['walk']({fn.value(src)})")
+        self.unify(call.args[1], _SlotTerm(slot), scope, bound, call.loc, fn)
 
-        def build(nxt: Step) -> Step:
-            inner = match(nxt)
+    def _with(self, lit: Any, withs: tuple, scope: Scope, bound: set, fn: _Fn) -> None:
+        mods = [self._with_mod(w, scope, bound, fn) for w in withs]
+        # The literal runs in a modified context, what follows it in the original one.
+        outer = fn.ctx
+        c2 = fn.temp()
+        fn.emit(f"{c2} = {outer}.derive()")
+        for emit_mod in mods:
+            emit_mod(c2)
+        fn.ctx = c2
+        self._literal(_strip_withs(lit), scope, bound, fn)
+        fn.ctx = outer
 
-            def step(ctx: Ctx, fr: list) -> bool:
-                v = src(ctx, fr)
-                if v is UNDEFINED:
-                    return False
-                for pair in walk(v):
-                    tick(ctx)
-                    fr[slot] = pair
-                    if inner(ctx, fr):
-                        return True
-                return False
-
-            return step
-
-        return _chain(pre, build)
-
-    def _with(self, lit: Any, withs: tuple, scope: Scope, bound: set) -> Callable[[Step], Step]:
-        mods = [self._with_mod(w, scope, bound) for w in withs]
-        inner_builder = self._literal(_strip_withs(lit), scope, bound)
-        # The literal runs in the modified context, what follows it in the original one.
-        ctx_slot = scope.new_slot()
-
-        def build(nxt: Step) -> Step:
-            def resume(c2: Ctx, fr: list) -> bool:
-                return nxt(fr[ctx_slot], fr)
-
-            inner = inner_builder(resume)
-
-            def step(ctx: Ctx, fr: list) -> bool:
-                c2 = ctx.derive()
-                for m in mods:
-                    if not m(ctx, c2, fr):
-                        return False
-                fr[ctx_slot] = ctx
-                return inner(c2, fr)
-
-            return step
-
-        return build
-
-    def _with_mod(self, w: ast.With, scope: Scope, bound: set) -> Callable:
+    def _with_mod(self, w: ast.With, scope: Scope, bound: set, fn: _Fn) -> Any:
+        """Analyse one ``with``; returns ``emit(c2)`` writing the change to context ``c2``."""
         target = w.target
         head = target.head if isinstance(target, ast.Ref) else target
         elems = target.path if isinstance(target, ast.Ref) else ()
@@ -1073,57 +980,49 @@ class RuleCompiler:
             keys.append(e.value)
         dotted = ".".join([head.name, *keys])
         root = self.env.resolve_global(head.name) if not self._is_local(head.name, scope) else None
-        pre: list = []
         value_term = w.value
         # A replacement naming a function or builtin replaces calls; anything else is a value.
         repl_fn = self._function_ref(value_term, scope)
-        vf = None if repl_fn is not None else self.term(value_term, scope, pre, bound)
-        if pre:
-            raise CompileError("unsupported: with value that iterates", value_term.loc)
+        value = None
+        if repl_fn is None:
+            mark = len(fn.lines)
+            value = self.term(value_term, scope, fn, bound)
+            if len(fn.lines) != mark:
+                raise CompileError("unsupported: with value that iterates", value_term.loc)
+
+        def change(make: Any) -> Any:
+            """``emit(c2)`` evaluating the value, then the statement ``make(c2, value)``."""
+
+            def emit(c2: str) -> None:
+                fn.emit(make(c2, fn.value(value)))
+
+            return emit
+
         if root is not None:
             path = (*root, *keys)
             if path[0] == "input":
-                ipath = path[1:]
-
-                def mod_input(ctx: Ctx, c2: Ctx, fr: list) -> bool:
-                    v = vf(ctx, fr) if vf is not None else UNDEFINED
-                    if v is UNDEFINED:
-                        return False
-                    c2.input = patch_path(c2.input, ipath, v) if ipath else v
-                    if c2.input_log is not None:
-                        c2.input_log.append(c2.input)
-                    return True
-
                 if repl_fn is not None:
                     raise CompileError("unsupported: with input as a function", value_term.loc)
-                return mod_input
+                return change(lambda c2, v: f"with_input({c2}, {path[1:]!r}, {v})")
             dpath = path[1:]
             node, i = self.program.find(dpath)
-            if (
-                node is not None
-                and node.group is not None
-                and node.group.kind == "function"
-                and i == len(dpath)
-            ):
-                return self._mock(node.group.name, repl_fn, vf, node.group.arity)
+            if node.group is not None and node.group.kind == "function" and i == len(dpath):
+                return self._mock(node.group.name, repl_fn, change, fn)
             if repl_fn is not None:
                 raise CompileError("unsupported: with a data path as a function", value_term.loc)
-
-            def mod_data(ctx: Ctx, c2: Ctx, fr: list) -> bool:
-                v = vf(ctx, fr)
-                if v is UNDEFINED:
-                    return False
-                c2.data_over = [*(c2.data_over or ()), (dpath, v)]
-                return True
-
-            return mod_data
-        b = builtins.get(dotted)
-        if b is not None:
-            return self._mock(dotted, repl_fn, vf, b.arity)
+            return change(lambda c2, v: f"with_data({c2}, {dpath!r}, {v})")
+        if builtins.get(dotted) is not None:
+            return self._mock(dotted, repl_fn, change, fn)
         raise CompileError(f"unsupported: with target {dotted}", w.loc)
 
-    def _function_ref(self, term: Any, scope: Scope) -> Callable | None:
-        """If ``term`` names a function or builtin, a callable ``(ctx, args) -> value``."""
+    def _mock(self, key: str, repl_fn: str | None, change: Any, fn: _Fn) -> Any:
+        if repl_fn is not None:
+            return lambda c2: fn.emit(f"with_mock({c2}, {key!r}, {repl_fn})")
+        return change(lambda c2, v: f"with_mock({c2}, {key!r}, value_mock({v}))")
+
+    def _function_ref(self, term: Any, scope: Scope) -> str | None:
+        """If ``term`` names a function or builtin, an expression for a callable
+        ``(ctx, args) -> value``."""
         name = _dotted(term)
         if name is None or self._is_local(name.split(".")[0], scope):
             return None
@@ -1132,86 +1031,36 @@ class RuleCompiler:
         except CompileError:
             return None
         if kind == "function":
-            self.group.deps.add(target)
-            return target.call
-        fn = target.func
-        bname = target.name
-
-        def replacement(ctx: Ctx, args: list) -> Any:
-            return call_builtin(bname, fn, args, ctx, term.loc, self.env.file)
-
-        return replacement
-
-    def _mock(self, key: str, repl_fn: Callable | None, vf: ValueFn | None, arity: int) -> Callable:
-        def mod(ctx: Ctx, c2: Ctx, fr: list) -> bool:
-            if repl_fn is not None:
-                fn = repl_fn
-            else:
-                v = vf(ctx, fr)
-                if v is UNDEFINED:
-                    return False
-
-                def fn(ctx: Ctx, args: list, v: Any = v) -> Any:
-                    return v
-
-            mocks = dict(c2.mocks or {})
-            mocks[key] = fn
-            c2.mocks = mocks
-            return True
-
-        return mod
+            self.program.deps[self.group].add(target)
+            return f"{self.module.group(target)}.call"
+        return f"builtin_mock(BF, {target.name!r}, {self.file}, {term.loc.line}, {term.loc.col})"
 
     # -- unification ------------------------------------------------------------------
 
-    def unify_builders(
-        self, lhs: Any, rhs: Any, scope: Scope, bound: set, loc: ast.Loc
-    ) -> Callable[[Step], Step]:
-        pairs = _decompose(lhs, rhs, loc)
-        builders = []
-        for a, b in pairs:
-            builders.append(self._unify_one(a, b, scope, bound, loc))
-
-        def build(nxt: Step) -> Step:
-            step = nxt
-            for b in reversed(builders):
-                step = b(step)
-            return step
-
-        return build
+    def unify(self, lhs: Any, rhs: Any, scope: Scope, bound: set, loc: ast.Loc, fn: _Fn) -> None:
+        for a, b in _decompose(lhs, rhs, loc):
+            self._unify_one(a, b, scope, bound, loc, fn)
 
     def _evaluable(self, term: Any, scope: Scope, bound: set) -> bool:
         info = VarInfo()
         self.vars_of(term, scope, info, "pattern")
         return all(n in bound for n in {**info.plain, **info.pattern})
 
-    def _unify_one(
-        self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc
-    ) -> Callable[[Step], Step]:
-        pre: list = []
+    def _unify_one(self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc, fn: _Fn) -> None:
         # Iterating refs are expanded first (they bind their own variables).
         if self._evaluable_after_refs(b, scope, bound):
-            vf = self.term(b, scope, pre, bound)
-            matcher = self.matcher(a, scope, bound)
+            value = self.term(b, scope, fn, bound)
+            pattern = a
         elif self._evaluable_after_refs(a, scope, bound):
-            vf = self.term(a, scope, pre, bound)
-            matcher = self.matcher(b, scope, bound)
+            value = self.term(a, scope, fn, bound)
+            pattern = b
         else:
             info = VarInfo()
             self.vars_of(a, scope, info, "pattern")
             self.vars_of(b, scope, info, "pattern")
             name, vloc = next(iter({**info.plain, **info.pattern}.items()), ("?", loc))
             raise CompileError(f"var {name} is unsafe", vloc)
-
-        def build(nxt: Step) -> Step:
-            def step(ctx: Ctx, fr: list) -> bool:
-                v = vf(ctx, fr)
-                if v is UNDEFINED or not matcher(ctx, v, fr):
-                    return False
-                return nxt(ctx, fr)
-
-            return step
-
-        return _chain(pre, build)
+        self.match(pattern, fn.value(value), scope, bound, fn)
 
     def _evaluable_after_refs(self, term: Any, scope: Scope, bound: set) -> bool:
         info = VarInfo()
@@ -1219,233 +1068,160 @@ class RuleCompiler:
         refout = set(info.refout)
         return all(n in bound or n in refout for n in {**info.plain, **info.pattern})
 
-    def matcher(self, pattern: Any, scope: Scope, bound: set) -> Callable[[Ctx, Any, list], bool]:
-        """A function matching a value against ``pattern``, binding its unbound variables."""
+    def match(self, pattern: Any, v: str, scope: Scope, bound: set, fn: _Fn) -> None:
+        """Emit the matching of the value in the variable ``v`` against ``pattern``, binding
+        its unbound variables (a mismatch fails)."""
         if isinstance(pattern, ast.Var):
             if is_wild(pattern):
-                return lambda ctx, v, fr: True
+                return
             slot = scope.lookup(pattern.name)
             if slot is not None and pattern.name not in bound:
                 bound.add(pattern.name)
-
-                def bind(ctx: Ctx, v: Any, fr: list) -> bool:
-                    fr[slot] = v
-                    return True
-
-                return bind
+                fn.emit(f"fr[{slot}] = {v}")
+                return
         if isinstance(pattern, ast.ArrayTerm) and not self._evaluable(pattern, scope, bound):
-            subs = [self.matcher(it, scope, bound) for it in pattern.items]
-            n = len(subs)
-
-            def match_array(ctx: Ctx, v: Any, fr: list) -> bool:
-                if type(v) is not list or len(v) != n:
-                    return False
-                for m, x in zip(subs, v, strict=True):
-                    if not m(ctx, x, fr):
-                        return False
-                return True
-
-            return match_array
+            fn.fail(f"type({v}) is not list or len({v}) != {len(pattern.items)}")
+            for i, item in enumerate(pattern.items):
+                x = fn.temp()
+                fn.emit(f"{x} = {v}[{i}]")
+                self.match(item, x, scope, bound, fn)
+            return
         if isinstance(pattern, ast.ObjectTerm) and not self._evaluable(pattern, scope, bound):
             keys = []
             for k, _ in pattern.items:
                 if not self._evaluable(k, scope, bound):
                     raise CompileError("unsupported: a variable object key in a pattern", k.loc)
-                kpre: list = []
-                keys.append(self.term(k, scope, kpre, bound))
-                if kpre:
+                mark = len(fn.lines)
+                keys.append(self.term(k, scope, fn, bound))
+                if len(fn.lines) != mark:
                     raise CompileError("unsupported: an iterating object key in a pattern", k.loc)
-            subs = [self.matcher(v, scope, bound) for _, v in pattern.items]
-            n = len(subs)
-
-            def match_object(ctx: Ctx, v: Any, fr: list) -> bool:
-                if type(v) is not dict or len(v) != n:
-                    return False
-                for kf, m in zip(keys, subs, strict=True):
-                    x = obj_get(v, kf(ctx, fr))
-                    if x is UNDEFINED or not m(ctx, x, fr):
-                        return False
-                return True
-
-            return match_object
-        pre: list = []
-        vf = self.term(pattern, scope, pre, bound)
-        if pre:
+            fn.fail(f"type({v}) is not dict or len({v}) != {len(pattern.items)}")
+            for key, (_, item) in zip(keys, pattern.items, strict=True):
+                x = fn.temp()
+                fn.fail(f"({x} := obj_get({v}, {key})) is UNDEFINED")
+                self.match(item, x, scope, bound, fn)
+            return
+        mark = len(fn.lines)
+        value = self.term(pattern, scope, fn, bound)
+        if len(fn.lines) != mark:
             raise CompileError("unsupported: an iterating reference inside a pattern", pattern.loc)
-
-        def match_value(ctx: Ctx, v: Any, fr: list) -> bool:
-            w = vf(ctx, fr)
-            return w is not UNDEFINED and equal(w, v)
-
-        return match_value
+        w = fn.temp()
+        fn.fail(f"({w} := {value}) is UNDEFINED or not equal({w}, {v})")
 
     # -- terms ------------------------------------------------------------------------
 
-    def term(self, t: Any, scope: Scope, pre: list, bound: set) -> ValueFn:
-        """A value function for ``t``; iterating parts append builders to ``pre``."""
+    def term(self, t: Any, scope: Scope, fn: _Fn, bound: set) -> str:
+        """A Python expression for the value of ``t`` (or UNDEFINED); iterating parts emit
+        their loops into ``fn`` first."""
+        expr = self._term(t, scope, fn, bound)
+        if _nesting(expr) <= _MAX_NESTING:
+            return expr
+        # Python refuses deeply nested brackets: a function of its own starts again at zero.
+        params = "ctx, fr" if fn.ctx == "ctx" else f"ctx, fr, {fn.ctx}"
+        return f"{self._fn('x', params, '').finish(f'return {expr}')}({params})"
+
+    def _term(self, t: Any, scope: Scope, fn: _Fn, bound: set) -> str:
         if isinstance(t, ast.Scalar):
-            v = t.value
-            return lambda ctx, fr: v
+            return _lit(t.value)
         if isinstance(t, _SlotTerm):
-            s = t.slot
-            return lambda ctx, fr: fr[s]
+            return f"fr[{t.slot}]"
         if isinstance(t, ast.Var):
-            return self._var(t, scope, bound)
+            return self._var(t, scope, bound, fn)
         if isinstance(t, ast.Ref):
-            return self._ref(t, scope, pre, bound)
+            return self._ref(t, scope, fn, bound)
         if isinstance(t, ast.ArrayTerm):
-            if all(isinstance(x, ast.Scalar) for x in t.items):
-                const = [x.value for x in t.items]
-                return lambda ctx, fr: list(const)
-            items = [self.term(x, scope, pre, bound) for x in t.items]
-
-            def array(ctx: Ctx, fr: list) -> Any:
-                out = []
-                for f in items:
-                    v = f(ctx, fr)
-                    if v is UNDEFINED:
-                        return UNDEFINED
-                    out.append(v)
-                return out
-
-            return array
+            items = [self.term(x, scope, fn, bound) for x in t.items]
+            return _all_defined(fn, t.items, items, lambda vs: f"[{', '.join(vs)}]")
         if isinstance(t, ast.SetTerm):
-            items = [self.term(x, scope, pre, bound) for x in t.items]
-
-            def set_(ctx: Ctx, fr: list) -> Any:
-                out = []
-                for f in items:
-                    v = f(ctx, fr)
-                    if v is UNDEFINED:
-                        return UNDEFINED
-                    out.append(v)
-                return RegoSet(out)
-
-            return set_
+            items = [self.term(x, scope, fn, bound) for x in t.items]
+            return _all_defined(fn, t.items, items, lambda vs: f"RegoSet([{', '.join(vs)}])")
         if isinstance(t, ast.ObjectTerm):
             pairs = [
-                (self.term(k, scope, pre, bound), self.term(v, scope, pre, bound))
-                for k, v in t.items
+                (self.term(k, scope, fn, bound), self.term(v, scope, fn, bound)) for k, v in t.items
             ]
-
-            def obj(ctx: Ctx, fr: list) -> Any:
-                out: dict = {}
-                for kf, vf in pairs:
-                    k = kf(ctx, fr)
-                    v = vf(ctx, fr)
-                    if k is UNDEFINED or v is UNDEFINED:
-                        return UNDEFINED
-                    dk = dict_key(k)
-                    if dk in out and not equal(out[dk], v):
-                        raise EvalError("object keys must be unique")
-                    out[dk] = v
-                return out
-
-            return obj
+            if not pairs:
+                return "{}"
+            o = fn.temp()
+            adds = [f"obj_add({o}, {k}, {v})" for k, v in pairs]
+            adds[0] = f"obj_add(({o} := {{}}), {pairs[0][0]}, {pairs[0][1]})"
+            return f"(UNDEFINED if {' or '.join(adds)} else {o})"
         if isinstance(t, ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr):
-            return self._compr(t, scope, bound)
+            return self._compr(t, scope, bound, fn)
         if isinstance(t, ast.Call):
-            return self._call(t, scope, pre, bound)
+            return self._call(t, scope, fn, bound)
         if isinstance(t, ast.BinOp):
-            return self._binop(t, scope, pre, bound)
+            return self._binop(t, scope, fn, bound)
         if isinstance(t, ast.Membership):
-            coll = self.term(t.collection, scope, pre, bound)
-            val = self.term(t.value, scope, pre, bound)
+            coll = self.term(t.collection, scope, fn, bound)
+            val = self.term(t.value, scope, fn, bound)
+            c, v = fn.temp(), fn.temp()
             if t.key is None:
-
-                def member(ctx: Ctx, fr: list) -> Any:
-                    c = coll(ctx, fr)
-                    v = val(ctx, fr)
-                    if c is UNDEFINED or v is UNDEFINED:
-                        return UNDEFINED
-                    return membership(v, c)
-
-                return member
-            key = self.term(t.key, scope, pre, bound)
-
-            def member_kv(ctx: Ctx, fr: list) -> Any:
-                c = coll(ctx, fr)
-                k = key(ctx, fr)
-                v = val(ctx, fr)
-                if c is UNDEFINED or v is UNDEFINED or k is UNDEFINED:
-                    return UNDEFINED
-                return membership_kv(k, v, c)
-
-            return member_kv
+                return (
+                    f"(UNDEFINED if (({c} := {coll}), ({v} := {val}))[0] is UNDEFINED "
+                    f"or {v} is UNDEFINED else membership({v}, {c}))"
+                )
+            key = self.term(t.key, scope, fn, bound)
+            k = fn.temp()
+            return (
+                f"(UNDEFINED if (({c} := {coll}), ({k} := {key}), ({v} := {val}))[0] is UNDEFINED "
+                f"or {v} is UNDEFINED or {k} is UNDEFINED else membership_kv({k}, {v}, {c}))"
+            )
         if isinstance(t, ast.UnaryMinus):
             raise CompileError("unsupported: unary minus on a non-number", t.loc)
         if isinstance(t, ast.Assign | ast.Unify):
             raise CompileError("unsupported: assignment or unification inside an expression", t.loc)
         raise CompileError(f"unsupported: term {type(t).__name__}", t.loc)
 
-    def _var(self, v: ast.Var, scope: Scope, bound: set) -> ValueFn:
+    def _var(self, v: ast.Var, scope: Scope, bound: set, fn: _Fn) -> str:
         if is_wild(v):
             raise CompileError("var _ is unsafe (a wildcard has no value here)", v.loc)
         slot = scope.lookup(v.name)
         if slot is not None:
             if v.name not in bound:
                 raise CompileError(f"var {v.name} is unsafe", v.loc)
-            return lambda ctx, fr: fr[slot]
+            return f"fr[{slot}]"
         root = self.env.resolve_global(v.name)
         if root is None:
             raise CompileError(f"var {v.name} is unsafe", v.loc)
-        return self._global(root, v.loc)
+        return self._global(root, v.loc, fn)
 
-    def _global(self, path: tuple, loc: ast.Loc) -> ValueFn:
-        """A value function for an absolute constant path (``("input", …)``/``("data", …)``)."""
+    def _global(self, path: tuple, loc: ast.Loc, fn: _Fn) -> str:
+        """An expression for an absolute constant path (``("input", …)``/``("data", …)``)."""
+        ctx = fn.ctx
         if path[0] == "input":
             rest = path[1:]
             if not rest:
-                return lambda ctx, fr: ctx.input
+                return f"{ctx}.input"
             if len(rest) == 1:
-                k = rest[0]
-
-                def input1(ctx: Ctx, fr: list) -> Any:
-                    i = ctx.input
-                    return i.get(k, UNDEFINED) if type(i) is dict else index(i, k)
-
-                return input1
-            return lambda ctx, fr: index_path(ctx.input, rest)
+                i = fn.temp()
+                k = _lit(rest[0])
+                return (
+                    f"({i}.get({k}, UNDEFINED) if type({i} := {ctx}.input) is dict "
+                    f"else index({i}, {k}))"
+                )
+            return f"index_path({ctx}.input, {rest!r})"
         dpath = path[1:]
-        program = self.program
-        node, i = program.find(dpath)
+        overridden = f"T.data_value({ctx}, {dpath!r}) if {ctx}.data_over else"
+        node, i = self.program.find(dpath)
         if node.group is not None:
             group = node.group
-            self.group.deps.add(group)
+            self.program.deps[self.group].add(group)
             if group.kind == "function" and group.arity != 0:
                 raise CompileError(f"function {group.name} must be called with arguments", loc)
             rest = dpath[i:]
-            value = group.value
-
-            def rule_value(ctx: Ctx, fr: list) -> Any:
-                if ctx.data_over:
-                    return program.data_value(ctx, dpath)
-                v = value(ctx)
-                return index_path(v, rest) if rest else v
-
-            return rule_value
+            value = f"{self.module.group(group)}.value({ctx})"
+            if rest:
+                value = f"index_path({value}, {rest!r})"
+            return f"({overridden} {value})"
         if i < len(dpath) or not node.has_rules():
+            return f"({overridden} index_path({ctx}.data, {dpath!r}))"
+        self.program.deps[self.group].update(_groups_under(node))
+        return f"({overridden} T.node_value({ctx}, {self.module.node(node.path)}))"
 
-            def base_value(ctx: Ctx, fr: list) -> Any:
-                if ctx.data_over:
-                    return program.data_value(ctx, dpath)
-                return index_path(ctx.data, dpath)
-
-            return base_value
-        self.group.deps.update(_groups_under(node))
-
-        def node_value(ctx: Ctx, fr: list) -> Any:
-            if ctx.data_over:
-                return program.data_value(ctx, dpath)
-            return program.node_value(ctx, node)
-
-        return node_value
-
-    def _ref(self, r: ast.Ref, scope: Scope, pre: list, bound: set) -> ValueFn:
+    def _ref(self, r: ast.Ref, scope: Scope, fn: _Fn, bound: set) -> str:
         # The longest constant prefix of a global reference is resolved at compile time.
         head = r.head
         elems = list(r.path)
-        base: ValueFn
         if isinstance(head, ast.Var) and not is_wild(head) and scope.lookup(head.name) is None:
             root = self.env.resolve_global(head.name)
             if root is None:
@@ -1453,9 +1229,9 @@ class RuleCompiler:
             consts = []
             while elems and isinstance(elems[0], ast.Scalar):
                 consts.append(elems.pop(0).value)
-            base = self._global((*root, *consts), r.loc)
+            base = self._global((*root, *consts), r.loc, fn)
         else:
-            base = self.term(head, scope, pre, bound)
+            base = self.term(head, scope, fn, bound)
         if not elems:
             return base
         keys: list = []
@@ -1470,266 +1246,140 @@ class RuleCompiler:
                 keys.append(("iter", slot))
                 iterating = True
             else:
-                keys.append(("key", self.term(el, scope, pre, bound)))
+                keys.append(("key", self.term(el, scope, fn, bound), isinstance(el, ast.Scalar)))
         if not iterating:
-            kfs = [k for _, k in keys]
-            if len(kfs) == 1:
-                kf = kfs[0]
-
-                def ref1(ctx: Ctx, fr: list) -> Any:
-                    v = base(ctx, fr)
-                    if v is UNDEFINED:
-                        return UNDEFINED
-                    k = kf(ctx, fr)
-                    if k is UNDEFINED:
-                        return UNDEFINED
-                    if type(v) is dict and type(k) is str:
-                        return v.get(k, UNDEFINED)
-                    return index(v, k)
-
-                return ref1
-
-            def refn(ctx: Ctx, fr: list) -> Any:
-                v = base(ctx, fr)
-                for kf in kfs:
-                    if v is UNDEFINED:
-                        return UNDEFINED
-                    k = kf(ctx, fr)
-                    if k is UNDEFINED:
-                        return UNDEFINED
-                    v = index(v, k)
-                return v
-
-            return refn
+            v = fn.temp()
+            conds = [f"({v} := {base}) is UNDEFINED"]
+            for n, (_, key, const) in enumerate(keys):
+                if not const:
+                    k = fn.temp()
+                    conds.append(f"({k} := {key}) is UNDEFINED")
+                    key = k
+                if n < len(keys) - 1:
+                    conds.append(f"({v} := index({v}, {key})) is UNDEFINED")
+            if keys[-1][2] and type(r.path[-1].value) is str:
+                final = f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
+            else:
+                final = f"index({v}, {key})"
+            return f"(UNDEFINED if {' or '.join(conds)} else {final})"
         out_slot = scope.new_slot()
-        items = iter_items if self.ordered else iter_items_unordered
+        items = "iter_items" if self.ordered else "iter_items_unordered"
+        v = fn.temp()
+        fn.fail(f"({v} := {base}) is UNDEFINED")
+        for key in keys:
+            if key[0] == "key":
+                k = key[1]
+                if not key[2]:
+                    k = fn.temp()
+                    fn.fail(f"({k} := {key[1]}) is UNDEFINED")
+                fn.fail(f"({v} := index({v}, {k})) is UNDEFINED")
+            else:
+                item = fn.temp()
+                fn.loop(f"fr[{key[1]}], {item} in {items}({v})")
+                v = item
+        fn.emit(f"fr[{out_slot}] = {v}")
+        return f"fr[{out_slot}]"
 
-        def build(nxt: Step) -> Step:
-            def walk_from(i: int, v: Any, ctx: Ctx, fr: list) -> bool:
-                while i < len(keys):
-                    kind, k = keys[i]
-                    if kind == "key":
-                        kv = k(ctx, fr)
-                        if kv is UNDEFINED:
-                            return False
-                        v = index(v, kv)
-                        if v is UNDEFINED:
-                            return False
-                        i += 1
-                        continue
-                    for key, item in items(v):
-                        tick(ctx)
-                        fr[k] = key
-                        if walk_from(i + 1, item, ctx, fr):
-                            return True
-                    return False
-                fr[out_slot] = v
-                return nxt(ctx, fr)
-
-            def step(ctx: Ctx, fr: list) -> bool:
-                v = base(ctx, fr)
-                if v is UNDEFINED:
-                    return False
-                return walk_from(0, v, ctx, fr)
-
-            return step
-
-        pre.append(build)
-        return lambda ctx, fr: fr[out_slot]
-
-    def _compr(self, t: Any, scope: Scope, bound: set) -> ValueFn:
+    def _compr(self, t: Any, scope: Scope, bound: set, fn: _Fn) -> str:
+        """A comprehension is a function ``(ctx, fr) -> value`` of its own."""
         inner = Scope(scope, scope.alloc)
-        acc_slot = scope.new_slot()
         if isinstance(t, ast.ObjectCompr):
             k_slot = inner.new_slot()
             v_slot = inner.new_slot()
             tail = [_HeadLit(t.key, k_slot), _HeadLit(t.value, v_slot)]
-
-            def term_obj(ctx: Ctx, fr: list) -> bool:
-                out = fr[acc_slot]
-                k = dict_key(fr[k_slot])
-                v = fr[v_slot]
-                old = out.get(k, MISSING)
-                if old is MISSING:
-                    out[k] = v
-                elif not equal(old, v):
-                    raise EvalError("object comprehension: a key with two different values")
-                return False
-
-            chain = self.body(list(t.body), inner, term_obj, tail=tail, bound=set(bound))
-
-            def obj(ctx: Ctx, fr: list) -> Any:
-                saved = fr[acc_slot]
-                fr[acc_slot] = out = {}
-                chain(ctx, fr)
-                fr[acc_slot] = saved
-                return out
-
-            return obj
+            body = self._fn("c", "ctx, fr", "return acc")
+            body.prologue = ["acc = {}"]
+            self.body(
+                list(t.body),
+                inner,
+                body,
+                lambda fn: fn.emit(f"object_put(acc, fr[{k_slot}], fr[{v_slot}], None)"),
+                tail=tail,
+                bound=set(bound),
+            )
+            return f"{body.finish('return acc')}({fn.ctx}, fr)"
         slot = inner.new_slot()
         tail = [_HeadLit(t.term, slot)]
         if isinstance(t, ast.ArrayCompr):
-
-            def term_arr(ctx: Ctx, fr: list) -> bool:
-                fr[acc_slot].append(fr[slot])
-                return False
-
+            body = self._fn("c", "ctx, fr", "return acc")
+            body.prologue = ["acc = []"]
             outer_ordered = self.ordered
             self.ordered = True
             try:
-                chain = self.body(list(t.body), inner, term_arr, tail=tail, bound=set(bound))
+                self.body(
+                    list(t.body),
+                    inner,
+                    body,
+                    lambda fn: fn.emit(f"acc.append(fr[{slot}])"),
+                    tail=tail,
+                    bound=set(bound),
+                )
             finally:
                 self.ordered = outer_ordered
+            return f"{body.finish('return acc')}({fn.ctx}, fr)"
+        body = self._fn("c", "ctx, fr", "return RegoSet._from_dict(acc)")
+        body.prologue = ["acc = {}"]
+        self.body(
+            list(t.body),
+            inner,
+            body,
+            lambda fn: fn.emit(f"set_add(acc, fr[{slot}])"),
+            tail=tail,
+            bound=set(bound),
+        )
+        return f"{body.finish('return RegoSet._from_dict(acc)')}({fn.ctx}, fr)"
 
-            def arr(ctx: Ctx, fr: list) -> Any:
-                saved = fr[acc_slot]
-                fr[acc_slot] = out = []
-                chain(ctx, fr)
-                fr[acc_slot] = saved
-                return out
-
-            return arr
-
-        def term_set(ctx: Ctx, fr: list) -> bool:
-            v = fr[slot]
-            t_ = type(v)
-            fr[acc_slot][
-                v if (t_ is str or t_ is int or t_ is float or v is None) else freeze(v)
-            ] = v
-            return False
-
-        chain = self.body(list(t.body), inner, term_set, tail=tail, bound=set(bound))
-
-        def set_(ctx: Ctx, fr: list) -> Any:
-            saved = fr[acc_slot]
-            fr[acc_slot] = out = {}
-            chain(ctx, fr)
-            fr[acc_slot] = saved
-            return RegoSet._from_dict(out)
-
-        return set_
-
-    def _binop(self, t: ast.BinOp, scope: Scope, pre: list, bound: set) -> ValueFn:
-        left = self.term(t.left, scope, pre, bound)
-        right = self.term(t.right, scope, pre, bound)
+    def _binop(self, t: ast.BinOp, scope: Scope, fn: _Fn, bound: set) -> str:
+        left = self.term(t.left, scope, fn, bound)
+        right = self.term(t.right, scope, fn, bound)
         op = BINOPS.get(t.op)
         if op is None:
             raise CompileError(f"unsupported: operator {t.op}", t.loc)
-        file = self.env.file
-        loc = t.loc
-        if t.op == "==":
+        where = f"{self.file}, {t.loc.line}, {t.loc.col}"
 
-            def eq(ctx: Ctx, fr: list) -> Any:
-                a = left(ctx, fr)
-                if a is UNDEFINED:
-                    return UNDEFINED
-                b = right(ctx, fr)
-                if b is UNDEFINED:
-                    return UNDEFINED
-                if type(a) is str and type(b) is str:
-                    return a == b
-                return equal(a, b)
+        def value(vs: list[str]) -> str:
+            a, b = vs
+            if t.op == "==":
+                return f"({a} == {b} if type({a}) is str and type({b}) is str else equal({a}, {b}))"
+            return f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
 
-            return eq
+        return _all_defined(fn, (t.left, t.right), [left, right], value)
 
-        def binop(ctx: Ctx, fr: list) -> Any:
-            a = left(ctx, fr)
-            if a is UNDEFINED:
-                return UNDEFINED
-            b = right(ctx, fr)
-            if b is UNDEFINED:
-                return UNDEFINED
-            try:
-                return op(a, b)
-            except BuiltinError as exc:
-                return builtin_failed(ctx, "", exc, file, loc)
-
-        return binop
-
-    def _call(self, t: ast.Call, scope: Scope, pre: list, bound: set) -> ValueFn:
-        file = self.env.file
-        loc = t.loc
+    def _call(self, t: ast.Call, scope: Scope, fn: _Fn, bound: set) -> str:
         if t.name == "print":
-            return self._print(t, scope, bound)
+            return self._print(t, scope, bound, fn)
         kind, target = self.resolve_call(t.name, t.loc)
         arity = target.arity
         if arity >= 0 and len(t.args) != arity:
             word = "argument" if arity == 1 else "arguments"
             raise CompileError(f"`{t.name}` expects {arity} {word}, got {len(t.args)}", t.loc)
-        args = [self.term(a, scope, pre, bound) for a in t.args]
+        args = [self.term(a, scope, fn, bound) for a in t.args]
         if kind == "function":
-            self.group.deps.add(target)
-            call = target.call
-
-            def call_fn(ctx: Ctx, fr: list) -> Any:
-                vals = []
-                for a in args:
-                    v = a(ctx, fr)
-                    if v is UNDEFINED:
-                        return UNDEFINED
-                    vals.append(v)
-                return call(ctx, vals)
-
-            return call_fn
+            self.program.deps[self.group].add(target)
+            group = self.module.group(target)
+            return _all_defined(
+                fn, t.args, args, lambda vs: f"{group}.call({fn.ctx}, [{', '.join(vs)}])"
+            )
         name = target.name
-        fn = target.func
         if name == "walk":
             raise CompileError("unsupported: walk without an output argument", t.loc)
-        if len(args) == 1:
-            a0 = args[0]
+        where = f"{self.file}, {t.loc.line}, {t.loc.col}"
+        return _all_defined(
+            fn,
+            t.args,
+            args,
+            lambda vs: (
+                f"call_builtin({name!r}, BF[{name!r}], [{', '.join(vs)}], {fn.ctx}, {where})"
+            ),
+        )
 
-            def call1(ctx: Ctx, fr: list) -> Any:
-                x = a0(ctx, fr)
-                if x is UNDEFINED:
-                    return UNDEFINED
-                return call_builtin(name, fn, [x], ctx, loc, file)
-
-            return call1
-        if len(args) == 2:
-            a0, a1 = args
-
-            def call2(ctx: Ctx, fr: list) -> Any:
-                x = a0(ctx, fr)
-                if x is UNDEFINED:
-                    return UNDEFINED
-                y = a1(ctx, fr)
-                if y is UNDEFINED:
-                    return UNDEFINED
-                return call_builtin(name, fn, [x, y], ctx, loc, file)
-
-            return call2
-
-        def calln(ctx: Ctx, fr: list) -> Any:
-            vals = []
-            for a in args:
-                v = a(ctx, fr)
-                if v is UNDEFINED:
-                    return UNDEFINED
-                vals.append(v)
-            return call_builtin(name, fn, vals, ctx, loc, file)
-
-        return calln
-
-    def _print(self, t: ast.Call, scope: Scope, bound: set) -> ValueFn:
-        pre: list = []
-        args = [self.term(a, scope, pre, bound) for a in t.args]
-        if pre:
+    def _print(self, t: ast.Call, scope: Scope, bound: set, fn: _Fn) -> str:
+        mark = len(fn.lines)
+        args = [self.term(a, scope, fn, bound) for a in t.args]
+        if len(fn.lines) != mark:
             raise CompileError("unsupported: print of an iterating reference", t.loc)
-        from hookgate.builtins.strings import rego_text
-
-        def print_(ctx: Ctx, fr: list) -> Any:
-            if ctx.prints is None:
-                return True
-            parts = []
-            for a in args:
-                v = a(ctx, fr)
-                parts.append(
-                    "<undefined>" if v is UNDEFINED else v if type(v) is str else rego_text(v)
-                )
-            ctx.prints.append(" ".join(parts))
-            return True
-
-        return print_
+        ctx = fn.ctx
+        return f"(True if {ctx}.prints is None else rego_print({ctx}, [{', '.join(args)}]))"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1767,68 +1417,6 @@ class _HeadLit:
         self.term = term
         self.slot = slot
         self.withs = ()
-
-
-def _stop(ctx: Ctx, fr: list) -> bool:
-    return True
-
-
-def _recording(
-    build: Callable[[Step], Step], covered: set, key: tuple[str, int]
-) -> Callable[[Step], Step]:
-    """``build`` with ``key`` added to ``covered`` each time its step runs."""
-
-    def wrap(nxt: Step) -> Step:
-        inner = build(nxt)
-
-        def step(ctx: Ctx, fr: list) -> bool:
-            covered.add(key)
-            return inner(ctx, fr)
-
-        return step
-
-    return wrap
-
-
-def _chain(pre: list, last: Callable[[Step], Step]) -> Callable[[Step], Step]:
-    if not pre:
-        return last
-
-    def build(nxt: Step) -> Step:
-        step = last(nxt)
-        for b in reversed(pre):
-            step = b(step)
-        return step
-
-    return build
-
-
-def _first_defined(branches: list[Callable]) -> Callable:
-    if len(branches) == 1:
-        return branches[0]
-
-    def run(ctx: Ctx) -> Any:
-        for b in branches:
-            v = b(ctx)
-            if v is not UNDEFINED:
-                return v
-        return UNDEFINED
-
-    return run
-
-
-def _first_defined_fn(branches: list[Callable]) -> Callable:
-    if len(branches) == 1:
-        return branches[0]
-
-    def run(ctx: Ctx, args: list) -> Any:
-        for b in branches:
-            v = b(ctx, args)
-            if v is not UNDEFINED:
-                return v
-        return UNDEFINED
-
-    return run
 
 
 def _is_constant(t: Any) -> bool:
@@ -2088,3 +1676,48 @@ def _static_some_in_check(lit: ast.SomeIn) -> None:
     if isinstance(coll, ast.ArrayTerm | ast.SetTerm):
         for item in coll.items:
             _decompose(lit.value, item, lit.loc)
+
+
+def _all_defined(fn: _Fn, terms: tuple, values: list[str], build: Any) -> str:
+    """An expression evaluating ``values`` in order, UNDEFINED at the first undefined one,
+    else ``build(names of the values)`` (constants and bound slots need no test)."""
+    conds = []
+    names = []
+    for term, value in zip(terms, values, strict=True):
+        if isinstance(term, ast.Scalar) or _is_slot(value):
+            names.append(value)
+            continue
+        v = fn.temp()
+        conds.append(f"({v} := {value}) is UNDEFINED")
+        names.append(v)
+    if not conds:
+        return build(names)
+    return f"(UNDEFINED if {' or '.join(conds)} else {build(names)})"
+
+
+def _nesting(expr: str) -> int:
+    """How deep ``expr`` nests brackets (string literals skipped)."""
+    depth = deepest = 0
+    quote = None
+    escaped = False
+    for ch in expr:
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in "'\"":
+            quote = ch
+    return deepest
+
+
+def _is_slot(expr: str) -> bool:
+    """Whether ``expr`` reads a frame slot (``fr[3]``)."""
+    return expr.startswith("fr[") and expr.endswith("]") and expr[3:-1].isdigit()

@@ -1,7 +1,11 @@
-"""The evaluator's run-time: the state of one evaluation (``Ctx``), Rego's operators, and the
-``data`` tree of rule groups whose values are computed (and cached per evaluation) on demand.
+"""The evaluator's run-time: the state of one evaluation (``Ctx``), Rego's operators, the
+``data`` tree of rule groups whose values are computed (and cached per evaluation) on demand,
+and the helpers the generated code calls.
 
-``hookgate.lang.compile`` turns rule bodies into closures over these.
+``hookgate.lang.compile`` turns a policy set into the source of one Python module; its code
+object (compiled once, then kept marshaled in the compile cache) runs here (``run``) against the
+names in ``_namespace``. This module must not import the parser, the AST or the compiler: a warm
+hook imports only this.
 """
 
 from __future__ import annotations
@@ -10,13 +14,13 @@ import time
 from collections.abc import Callable
 
 from hookgate.builtins import BuiltinError
-from hookgate.lang import ast
-from hookgate.lang.errors import EvalError
+from hookgate.lang.errors import Diagnostic, EvalError
 from hookgate.lang.values import (
     UNDEFINED,
     RegoSet,
     dict_key,
     equal,
+    freeze,
     obj_get,
     obj_items,
     sort_key,
@@ -321,44 +325,32 @@ def path_text(path: tuple) -> str:
 
 
 class Group:
-    """All definitions of one rule path (a complete rule, a partial set or object, a function)."""
+    """All definitions of one rule path (a complete rule, a partial set or object, a function):
+    the generated functions of its definitions, and where its first definition is (for errors)."""
 
-    def __init__(self, kind: str, path: tuple) -> None:
+    __slots__ = ("kind", "path", "name", "arity", "file", "line", "col", "defs", "default_def")
+
+    def __init__(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> None:
         self.kind = kind
         self.path = path
         self.name = path_text(path)
-        self.rules: list[tuple[ast.Rule, Any]] = []  # (rule, its module's ModuleEnv)
-        self.default: ast.Rule | None = None
+        self.arity = arity
+        self.file = file
+        self.line = line
+        self.col = col
+        self.defs: tuple[Callable, ...] = ()
         self.default_def: Callable | None = None
-        self.defs: list[Callable] = []  # compiled definitions
-        self.arity = -1
-        self.deps: set[Group] = set()
-        self.value: Callable[[Ctx], Any] = self._value_unbuilt
-        # Set when the program compiles on first use (modules from the compile cache, which
-        # compiled cleanly before): compiles ``defs`` and ``default_def``, then clears itself.
-        self.pending: Callable[[Group], None] | None = None
 
-    def __hash__(self) -> int:
-        return id(self)
-
-    def _value_unbuilt(self, ctx: Ctx) -> Any:
-        raise EvalError(f"internal error: {self.name} used before it was compiled")
-
-    def build(self) -> None:
+    def value(self, ctx: Ctx) -> Any:
+        """The group's value in this evaluation (computed once per ``ctx``)."""
         if self.kind == "function":
-            self.value = self._function_value
-        elif self.kind == "complete":
-            self.value = self._complete_value
-        else:
-            self.value = self._collection_value
-
-    def _cached(self, ctx: Ctx, compute: Callable[[Ctx], Any]) -> Any:
+            return self.call(ctx, [])  # a function referred to without arguments (arity 0)
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is MISSING:
             cache[self] = IN_PROGRESS
             try:
-                v = compute(ctx)
+                v = self._compute(ctx)
             except BaseException:
                 cache.pop(self, None)
                 raise
@@ -368,12 +360,17 @@ class Group:
             raise EvalError(f"recursion: {self.name} depends on itself")
         return v
 
-    def _complete_value(self, ctx: Ctx) -> Any:
-        return self._cached(ctx, self._compute_complete)
-
-    def _compute_complete(self, ctx: Ctx) -> Any:
-        if self.pending is not None:
-            self.pending(self)
+    def _compute(self, ctx: Ctx) -> Any:
+        if self.kind == "set":
+            acc: dict = {}
+            for d in self.defs:
+                d(ctx, acc)
+            return RegoSet._from_dict(acc)
+        if self.kind == "object":
+            obj: dict = {}
+            for d in self.defs:
+                d(ctx, obj)
+            return obj
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, ())
         result = UNDEFINED
@@ -388,32 +385,10 @@ class Group:
             return self.default_def(ctx)
         return result
 
-    def _collection_value(self, ctx: Ctx) -> Any:
-        return self._cached(ctx, self._compute_collection)
-
-    def _compute_collection(self, ctx: Ctx) -> Any:
-        if self.pending is not None:
-            self.pending(self)
-        if self.kind == "set":
-            acc: dict = {}
-            for d in self.defs:
-                d(ctx, acc)
-            return RegoSet._from_dict(acc)
-        obj: dict = {}
-        for d in self.defs:
-            d(ctx, obj)
-        return obj
-
-    def _function_value(self, ctx: Ctx) -> Any:
-        # A function referred to without arguments (only valid for arity 0).
-        return self.call(ctx, [])
-
     def call(self, ctx: Ctx, args: list) -> Any:
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, args)
         tick(ctx)
-        if self.pending is not None:
-            self.pending(self)
         result = UNDEFINED
         for d in self.defs:
             v = d(ctx, args)
@@ -429,6 +404,109 @@ class Group:
         return result
 
 
+class Tree:
+    """``data``: the rule groups of a compiled policy set, placed at their paths."""
+
+    def __init__(self) -> None:
+        self.root = Node(())
+        self.groups: list[Group] = []
+
+    def node(self, path: tuple) -> Node:
+        node = self.root
+        for key in path:
+            node = node.child(key)
+        return node
+
+    def package(self, path: tuple) -> None:
+        self.node(path).package = True
+
+    def group(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> Group:
+        node = self.node(path)
+        group = node.group = Group(kind, path, arity, file, line, col)
+        self.groups.append(group)
+        return group
+
+    def find(self, path: tuple) -> tuple[Node, int]:
+        """The deepest node along ``path`` (data-relative) and how many keys it consumed."""
+        node = self.root
+        i = 0
+        while i < len(path) and node.group is None:
+            child = node.children.get(path[i])
+            if child is None:
+                break
+            node = child
+            i += 1
+        return node, i
+
+    def check_base_data(self, data: Any) -> list[Diagnostic]:
+        """Rules whose path also holds base data: refused (OPA reports a conflict too)."""
+        out = []
+        for group in self.groups:
+            if index_path(data, group.path) is not UNDEFINED:
+                out.append(
+                    Diagnostic(
+                        group.file,
+                        group.line,
+                        group.col,
+                        f"unsupported: rule {group.name} and base data at the same path",
+                    )
+                )
+        return out
+
+    def node_value(self, ctx: Ctx, node: Node) -> Any:
+        """The value of a data node: base data at its path merged with its rules' values."""
+        if node.group is not None:
+            return node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
+        base = index_path(ctx.data, node.path)
+        out: dict = dict(base) if type(base) is dict else {}
+        for key, child in node.children.items():
+            if child.group is not None and child.group.kind == "function":
+                continue
+            v = self.node_value(ctx, child)
+            if v is not UNDEFINED:
+                old = out.get(key, UNDEFINED)
+                if type(old) is dict and type(v) is dict:
+                    v = {**old, **v}
+                out[key] = v
+        return out
+
+    def data_value(self, ctx: Ctx, path: tuple) -> Any:
+        """``data`` at ``path`` (keys), honouring ``with data…`` overrides."""
+        if ctx.data_over:
+            for opath, oval in reversed(ctx.data_over):
+                if path[: len(opath)] == opath:
+                    return index_path(oval, path[len(opath) :])
+        node, i = self.find(path)
+        if node.group is not None:
+            v = node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
+            v = index_path(v, path[i:])
+        elif i == len(path):
+            v = self.node_value(ctx, node) if node.has_rules() else index_path(ctx.data, path)
+        else:
+            v = index_path(ctx.data, path)
+        if ctx.data_over:
+            for opath, oval in ctx.data_over:
+                if len(opath) > len(path) and opath[: len(path)] == path:
+                    v = patch_path(v if v is not UNDEFINED else {}, opath[len(path) :], oval)
+        return v
+
+    def ref_query(self, path: tuple) -> Callable[[Ctx], Any]:
+        node, i = self.find(path)
+        group = node.group
+        if group is not None and group.kind == "function" and i == len(path):
+            raise EvalError(
+                f"unsupported: querying the function {group.name} as a value",
+                group.file,
+                group.line,
+                group.col,
+            )
+
+        def run(ctx: Ctx) -> Any:
+            return self.data_value(ctx, path)
+
+        return run
+
+
 def patch_path(doc: Any, path: tuple, value: Any) -> Any:
     """A copy of ``doc`` with ``value`` at ``path`` (objects created along the way)."""
     if not path:
@@ -440,7 +518,12 @@ def patch_path(doc: Any, path: tuple, value: Any) -> Any:
     return out
 
 
-def builtin_failed(ctx: Ctx, name: str, exc: BuiltinError, file: str, loc: ast.Loc) -> Any:
+# ---------------------------------------------------------------------------------------------
+# Builtin calls
+# ---------------------------------------------------------------------------------------------
+
+
+def builtin_failed(ctx: Ctx, name: str, exc: BuiltinError, file: str, line: int, col: int) -> Any:
     """A builtin's error: the call is undefined (OPA's default), or an ``EvalError`` with strict
     builtin errors. An unsupported feature is always an error, never a silent undefined."""
     msg = str(exc)
@@ -449,19 +532,203 @@ def builtin_failed(ctx: Ctx, name: str, exc: BuiltinError, file: str, loc: ast.L
         return UNDEFINED
     if not unsupported and not msg.startswith(name):
         msg = f"{name}: {msg}"
-    raise EvalError(msg, file, loc.line, loc.col)
+    raise EvalError(msg, file, line, col)
 
 
-def internal_error(name: str, exc: Exception, file: str, loc: ast.Loc) -> EvalError:
-    return EvalError(f"{name}: internal error ({type(exc).__name__})", file, loc.line, loc.col)
-
-
-def call_builtin(name: str, fn: Callable, vals: list, ctx: Ctx, loc: ast.Loc, file: str) -> Any:
+def call_builtin(
+    name: str, fn: Callable, vals: list, ctx: Ctx, file: str, line: int, col: int
+) -> Any:
     if ctx.mocks is not None and name in ctx.mocks:
         return ctx.mocks[name](ctx, vals)
     try:
         return fn(*vals)
     except BuiltinError as exc:
-        return builtin_failed(ctx, name, exc, file, loc)
+        return builtin_failed(ctx, name, exc, file, line, col)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
-        raise internal_error(name, exc, file, loc) from None
+        raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
+
+
+class BuiltinFuncs(dict):
+    """Builtin name → function, filled on first use: a family is imported only when the code
+    calls one of its builtins (see ``hookgate.builtins.use_index``)."""
+
+    def __missing__(self, name: str) -> Callable:
+        from hookgate import builtins
+
+        found = builtins.get(name)
+        if found is None:
+            raise EvalError(f"unknown builtin {name}: the compiled policies do not match the code")
+        self[name] = found.func
+        return found.func
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers of the generated code (each keeps one piece of the evaluator's semantics in one place)
+# ---------------------------------------------------------------------------------------------
+
+
+def binop(op: Callable, a: Any, b: Any, ctx: Ctx, file: str, line: int, col: int) -> Any:
+    try:
+        return op(a, b)
+    except BuiltinError as exc:
+        return builtin_failed(ctx, "", exc, file, line, col)
+
+
+def obj_add(out: dict, k: Any, v: Any) -> bool:
+    """Put one pair of an object term into ``out``; True when the pair is undefined."""
+    if k is UNDEFINED or v is UNDEFINED:
+        return True
+    dk = dict_key(k)
+    if dk in out and not equal(out[dk], v):
+        raise EvalError("object keys must be unique")
+    out[dk] = v
+    return False
+
+
+def set_add(acc: dict, v: Any) -> None:
+    t = type(v)
+    acc[v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
+
+
+def object_put(obj: dict, k: Any, v: Any, name: str | None) -> None:
+    """One key of a partial object rule (``name``) or of an object comprehension (None)."""
+    k = dict_key(k)
+    old = obj.get(k, MISSING)
+    if old is MISSING:
+        obj[k] = v
+    elif not equal(old, v):
+        if name is None:
+            raise EvalError("object comprehension: a key with two different values")
+        raise EvalError(f"conflicting values for {name}[{k!r}]: object keys must be unique")
+
+
+def every(ctx: Ctx, fr: list, domain: Any, key_slot: int, val_slot: int, body: Callable) -> bool:
+    """Whether ``body`` holds for every item of ``domain``."""
+    for k, v in iter_items_unordered(domain):
+        tick(ctx)
+        fr[key_slot] = k
+        fr[val_slot] = v
+        if not body(ctx, fr):
+            return False
+    return True
+
+
+def rego_print(ctx: Ctx, values: list) -> bool:
+    from hookgate.builtins.strings import rego_text
+
+    parts = [
+        "<undefined>" if v is UNDEFINED else v if type(v) is str else rego_text(v) for v in values
+    ]
+    ctx.prints.append(" ".join(parts))
+    return True
+
+
+def with_input(c2: Ctx, path: tuple, v: Any) -> None:
+    c2.input = patch_path(c2.input, path, v) if path else v
+    if c2.input_log is not None:
+        c2.input_log.append(c2.input)
+
+
+def with_data(c2: Ctx, path: tuple, v: Any) -> None:
+    c2.data_over = [*(c2.data_over or ()), (path, v)]
+
+
+def with_mock(c2: Ctx, key: str, fn: Callable) -> None:
+    mocks = dict(c2.mocks or {})
+    mocks[key] = fn
+    c2.mocks = mocks
+
+
+def value_mock(v: Any) -> Callable:
+    """A replacement (``with f as 1``) answering every call with ``v``."""
+
+    def fn(ctx: Ctx, args: list) -> Any:
+        return v
+
+    return fn
+
+
+def builtin_mock(funcs: BuiltinFuncs, name: str, file: str, line: int, col: int) -> Callable:
+    """A replacement (``with f as upper``) calling the builtin ``name``."""
+
+    def replacement(ctx: Ctx, args: list) -> Any:
+        return call_builtin(name, funcs[name], args, ctx, file, line, col)
+
+    return replacement
+
+
+# ---------------------------------------------------------------------------------------------
+# Running generated code
+# ---------------------------------------------------------------------------------------------
+
+
+class ModuleInfo:
+    """What a compiled policy set keeps of a module (for provenance and tools): its file name,
+    package, ``# METADATA`` pairs and rules (each with ``kind`` and ``ref``)."""
+
+    __slots__ = ("filename", "package", "metadata", "rules")
+
+    def __init__(self, filename: str, package: tuple, metadata: tuple, rules: tuple) -> None:
+        self.filename = filename
+        self.package = package
+        self.metadata = metadata
+        self.rules = tuple(RuleInfo(kind, ref) for kind, ref in rules)
+
+    @classmethod
+    def of(cls, module: Any) -> ModuleInfo:
+        """The summary of an ``ast.Module``."""
+        rules = [(r.kind, r.ref) for r in module.rules]
+        return cls(module.filename, module.package, module.metadata, rules)
+
+    def encode(self) -> tuple:
+        return (self.filename, self.package, self.metadata, [(r.kind, r.ref) for r in self.rules])
+
+
+class RuleInfo:
+    __slots__ = ("kind", "ref")
+
+    def __init__(self, kind: str, ref: tuple) -> None:
+        self.kind = kind
+        self.ref = ref
+
+
+def run(code: Any, coverage: set | None = None) -> Tree:
+    """Execute a compiled policy set's code object → its data tree. ``coverage`` receives the
+    ``(filename, line)`` pairs that code compiled with coverage records."""
+    namespace = {name: globals()[name] for name in GENERATED_CODE_NAMES}
+    namespace["BF"] = BuiltinFuncs()
+    namespace["COV"] = coverage
+    exec(code, namespace)
+    return namespace["T"]
+
+
+# The names the generated code may use (its whole environment: no builtins beyond Python's).
+GENERATED_CODE_NAMES = (
+    "UNDEFINED",
+    "MISSING",
+    "EvalError",
+    "RegoSet",
+    "Tree",
+    "equal",
+    "index",
+    "index_path",
+    "iter_items",
+    "iter_items_unordered",
+    "membership",
+    "membership_kv",
+    "obj_get",
+    "tick",
+    "call_builtin",
+    "builtin_mock",
+    "binop",
+    "obj_add",
+    "set_add",
+    "object_put",
+    "every",
+    "rego_print",
+    "with_input",
+    "with_data",
+    "with_mock",
+    "value_mock",
+    *(f.__name__ for f in BINOPS.values()),
+)
