@@ -169,3 +169,24 @@ def test_oversized_fields_are_cut_so_the_server_accepts_the_record(home, server)
     assert stored["session_id"] == "s" * 255
     assert len(stored["command"]) == decisionlog.MAX_COMMAND
     assert stored["matches"][0]["pack"] == "p" * 255
+
+
+def test_a_record_torn_by_a_killed_writer_does_not_swallow_the_next_one(home):
+    decisionlog.append(deny(), document("echo before", session="before"), 1)
+    current = home / "state" / "decisions" / decisionlog.CURRENT
+    whole = current.read_bytes()
+    with current.open("ab") as f:  # a hook killed (or a disk filled) half-way through a write
+        f.write(whole[: len(whole) // 2])
+    decisionlog.append(deny(), document("echo after", session="after"), 1)
+
+    sent: list[dict] = []
+
+    def accept(records):
+        sent.extend(records)
+        return {"accepted": len(records), "duplicates": 0}
+
+    decisionlog.upload(accept)
+    assert [record["session_id"] for record in sent] == ["before", "after"]
+    assert decisionlog.pending_count() == 0
+    (error,) = [r for r in telemetry(home) if r.get("kind") == "decision_log"]
+    assert "current" in error["message"] or ".jsonl" in error["message"]

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hookgate import paths
+from hookgate import paths, telemetry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,14 +98,8 @@ def append(
                 size = 0
             if size and size + len(line) > SEGMENT_BYTES:
                 _seal(directory)
-            fd = os.open(current, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+            telemetry.append_line(current, line)
     except Exception as exc:  # logging must never break the hook
-        from hookgate import telemetry
-
         telemetry.record("error", kind="decision_log", message=f"{type(exc).__name__}: {exc}")
 
 
@@ -186,8 +180,6 @@ def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
                 raise ValueError("not an object")
             records.append(record)
         except ValueError as exc:
-            from hookgate import telemetry
-
             telemetry.record("error", kind="decision_log", message=f"{segment.name}: {exc}")
         if len(records) >= BATCH_SIZE:
             yield records, position
@@ -223,8 +215,6 @@ def _prune(directory: Path) -> None:
         (directory / oldest).unlink()
         total -= sizes[oldest]
     if dropped:
-        from hookgate import telemetry
-
         telemetry.record("decision_log", action="dropped", records=dropped)
 
 

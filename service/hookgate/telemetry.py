@@ -37,15 +37,26 @@ def record(event: str, **fields: object) -> None:
         path = telemetry_path()
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
         _rotate_if_large(path)
-        # O_APPEND keeps concurrent hooks' lines whole; 0600 because messages name local paths;
-        # O_NONBLOCK because a FIFO in the file's place must not hang the hook.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
-        try:
-            os.write(fd, _line_break_if_torn(fd) + line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        append_line(path, line.encode("utf-8"))
     except OSError:
         pass
+
+
+def append_line(path: str | os.PathLike, line: bytes) -> None:
+    """Append one newline-terminated record to a JSON-lines file in one ``write``, starting a
+    new line first when the file ends in a torn record (a writer killed mid-line, a full disk,
+    junk), which would otherwise swallow this one. Raises ``OSError``.
+
+    O_APPEND keeps concurrent writers' lines whole; 0600 because records name local paths and
+    commands; O_NONBLOCK because a FIFO in the file's place must not hang the hook.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        torn = size and os.pread(fd, 1, size - 1) != b"\n"
+        os.write(fd, b"\n" + line if torn else line)
+    finally:
+        os.close(fd)
 
 
 def read_records(limit: int = 50) -> list[dict]:
@@ -67,13 +78,6 @@ def read_records(limit: int = 50) -> list[dict]:
         if isinstance(entry, dict):
             records.append(entry)
     return records[-limit:]
-
-
-def _line_break_if_torn(fd: int) -> bytes:
-    """A newline when the file ends in a torn record (a writer killed mid-line, a full disk,
-    junk), which would otherwise swallow the record appended to it; else nothing."""
-    size = os.fstat(fd).st_size
-    return b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
 
 
 def _rotate_if_large(path: str) -> None:
