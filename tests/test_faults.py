@@ -274,6 +274,7 @@ def test_a_pull_killed_during_the_swap_leaves_a_whole_verified_bundle(
     result = run_hookgate(home, "pull")
     assert result.returncode == 0, result.stderr
     assert cached(home)["revision"] == new_revision
+    assert not list((home / "cache").glob(".*.tmp"))  # the killed writer's file is cleared
     reason, origin = hook(home, f"echo {marker}")
     assert reason is not None and marker in reason and origin == f"bundle revision {new_revision}"
 

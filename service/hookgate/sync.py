@@ -256,6 +256,7 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Replace ``path`` with ``data``: write a temporary file beside it, fsync, rename, fsync
     the directory. Readers see the old or the new content, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_orphaned_temporaries(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
@@ -275,6 +276,22 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _remove_orphaned_temporaries(path: Path) -> None:
+    """Delete the temporary files of writers of ``path`` that were killed before their rename
+    (their process no longer exists), so that killed pulls do not pile up files."""
+    prefix, suffix = f".{path.name}.", ".tmp"
+    for name in os.listdir(path.parent):
+        pid = name[len(prefix) : -len(suffix)]
+        if not (name.startswith(prefix) and name.endswith(suffix) and pid.isdigit()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            (path.parent / name).unlink(missing_ok=True)
+        except (OSError, OverflowError):  # alive, owned by someone else, or out of range
+            pass
 
 
 def load_login() -> Login | None:
