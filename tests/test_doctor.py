@@ -88,3 +88,21 @@ def test_a_corrupt_bundle_cache_is_a_problem_and_its_error_is_listed(home):
     assert "unreadable or corrupt" in result.stdout
     errors = result.stdout.split("recent errors:")[1]
     assert "bundle_cache" in errors and "corrupt bundle cache" in errors
+
+
+@pytest.mark.parametrize(
+    "blocker", ["a directory in the file's place", "a file in the dir's place"]
+)
+def test_telemetry_that_cannot_be_written_is_a_problem(home, blocker):
+    if blocker == "a directory in the file's place":
+        target = home / "telemetry"
+        target.mkdir()
+    else:
+        (home / "blocker").write_text("a file")
+        target = home / "blocker" / "telemetry.jsonl"
+    result = run_hookgate(
+        home, "doctor", "--project-dir", str(home), "--timeout", "2", HOOKGATE_TELEMETRY=str(target)
+    )
+    assert result.returncode == 1, result.stdout
+    assert "PROBLEM: telemetry cannot be written" in result.stdout
+    assert "failures go unrecorded" in result.stdout

@@ -169,12 +169,29 @@ def _files(report: _Report) -> None:
 def _errors(report: _Report) -> None:
     from hookgate import telemetry
 
+    unwritable = _unwritable(telemetry.telemetry_path())
+    if unwritable:
+        report.problem(f"telemetry cannot be written ({unwritable}): failures go unrecorded")
     errors = [r for r in telemetry.read_records(500) if r.get("event") == "error"][-5:]
-    if not errors:
+    if not errors and not unwritable:
         report.line("none")
     for record in errors:
         kind = record.get("kind") or record.get("host") or "error"
         report.line(f"{record.get('time', '?')} {kind}: {record.get('message', '')}")
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a record could not be appended to ``path`` (None when it could), without writing."""
+    if os.path.lexists(path):
+        if not os.path.isfile(path):
+            return f"{path} is not a regular file"
+        return None if os.access(path, os.W_OK) else f"{path} is not writable"
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.lexists(parent):  # the first existing ancestor: the rest can be created
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"{parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
 
 
 def _ago(seconds: float) -> str:
