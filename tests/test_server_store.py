@@ -201,6 +201,18 @@ def test_decisions_are_idempotent_on_their_id(store):
     assert sorted(i["decision_id"] for i in items) == [str(uuid.UUID(int=n)) for n in (1, 2, 3)]
 
 
+def test_each_decision_of_a_batch_keeps_its_own_matches(store):
+    def matched(n: int) -> list[dict]:
+        return [{"pack": f"p{n}", "pattern": f"q{n}-{i}", "rule": "deny"} for i in range(n % 3)]
+
+    store.add_decisions([decision(2)], "agent")
+    batch = [decision(n, matches=matched(n)) for n in (5, 2, 7, 3, 4, 7)]  # 2 stored, 7 twice
+    assert store.add_decisions(batch, "agent") == (4, 2)
+    items, _ = store.query_decisions()
+    got = {uuid.UUID(i["decision_id"]).int: i["matches"] for i in items}
+    assert got == {2: [], 3: [], 4: matched(4), 5: matched(5), 7: matched(7)}
+
+
 def test_decision_filters_and_pagination(store):
     rows = [decision(n, outcome="deny" if n % 3 == 0 else "allow") for n in range(1, 11)]
     rows[0] = decision(1, matches=[{"pack": "git", "pattern": "force-push", "rule": "deny"}])

@@ -534,28 +534,33 @@ class Store:
     def add_decisions(self, decisions: list[dict], uploaded_by: str) -> tuple[int, int]:
         """Store a batch; a decision id already stored is a duplicate, not an error.
         Returns ``(accepted, duplicates)``."""
-        accepted = 0
+        if not decisions:
+            return 0, 0
         now = _now()
+        rows = [
+            {k: v for k, v in d.items() if k != "matches"}
+            | {"uploaded_by": uploaded_by, "received_at": now}
+            for d in decisions
+        ]
         with self.engine.begin() as conn:
-            insert = _insert_ignore(conn)
+            # One multi-row statement: the ids it returns are the decisions it stored (a
+            # duplicate, within the batch or already stored, returns nothing).
+            stored = conn.execute(
+                _insert_ignore(conn)(m.decisions)
+                .values(rows)
+                .on_conflict_do_nothing(index_elements=["decision_id"])
+                .returning(m.decisions.c.seq, m.decisions.c.decision_id)
+            ).all()
+            seq_of = {decision_id: seq for seq, decision_id in stored}
+            matches = []
             for decision in decisions:
-                row = {k: v for k, v in decision.items() if k != "matches"}
-                result = conn.execute(
-                    insert(m.decisions)
-                    .values(**row, uploaded_by=uploaded_by, received_at=now)
-                    .on_conflict_do_nothing(index_elements=["decision_id"])
-                    .returning(m.decisions.c.seq)
-                )
-                seq = result.scalar()
-                if seq is None:
-                    continue
-                accepted += 1
-                matches = [
-                    {"decision_seq": seq, "position": i, **match}
-                    for i, match in enumerate(decision.get("matches") or [])
-                ]
-                if matches:
-                    conn.execute(m.decision_matches.insert(), matches)
+                seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
+                if seq is not None:
+                    for i, match in enumerate(decision.get("matches") or []):
+                        matches.append({"decision_seq": seq, "position": i, **match})
+            if matches:
+                conn.execute(m.decision_matches.insert(), matches)
+        accepted = len(stored)
         return accepted, len(decisions) - accepted
 
     def query_decisions(
