@@ -23,9 +23,9 @@ def hookgate(*args: str, env: dict) -> subprocess.CompletedProcess:
 class Server:
     """``hookgate serve --port 0``: the server binds a free port itself and prints it."""
 
-    def __init__(self, db: str, env: dict) -> None:
+    def __init__(self, db: str, env: dict, *options: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hookgate.cli", "serve", "--port", "0", "--db", db],
+            [sys.executable, "-m", "hookgate.cli", "serve", "--port", "0", "--db", db, *options],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         )  # fmt: skip
         self.lines: list[str] = []
@@ -81,6 +81,16 @@ def test_first_start_seeds_prints_token_once_and_logs_no_token(tmp_path, env):
         assert not any("Admin token" in line for line in again.lines)
     finally:
         again.stop()
+
+
+@pytest.mark.parametrize("options", [(), ("--no-access-log",)])
+def test_access_log_is_on_unless_turned_off(tmp_path, env, options):
+    server = Server(f"sqlite:///{tmp_path / 'server.db'}", env, *options)
+    try:
+        assert httpx.get(f"{server.url}/readyz").status_code == 200
+    finally:
+        log = server.stop()
+    assert ('"GET /readyz HTTP/1.1" 200' in log) == (not options)
 
 
 def test_token_create_uses_the_state_directory_by_default(tmp_path, env):

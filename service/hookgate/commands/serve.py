@@ -34,6 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "$HOOKGATE_MASK_PATTERNS, one per line)",
     )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
+    parser.add_argument(
+        "--no-access-log",
+        action="store_true",
+        help="no line per request (saves ~45 µs of each; /metrics still counts requests)",
+    )
 
 
 def open_store(url: str | None) -> object:
@@ -91,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     )
     # The socket itself, not its fd: uvicorn takes an fd for a Unix socket, and asyncio sets
     # TCP_NODELAY only on TCP sockets, so every answer would wait ~40 ms for a delayed ACK.
-    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
+    )
     server.run(sockets=[listener])
     return 0 if server.started else 1
 
