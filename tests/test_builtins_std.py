@@ -103,6 +103,12 @@ def test_regex_is_linear_time_on_catastrophic_patterns():
         # A leading "/" is allowed; "~1" is "/" inside a segment; an array index is a string.
         ('json.remove({"a": {"b/c": 1, "x": 2}}, {"/a/b~1c"})', {"a": {"x": 2}}),
         ('json.remove({"a": [1, 2]}, [["a", 0]])', {"a": [1, 2]}),
+        # Branches no path mentions are kept whole, at any depth.
+        (
+            'json.remove({"a": {"b": 1, "x": {"y": 2}}, "c": [{"d": 3}]}, ["a/b"])',
+            {"a": {"x": {"y": 2}}, "c": [{"d": 3}]},
+        ),
+        ('json.remove({"a": [{"b": 1}, {"b": 2}]}, ["a/1/b"])', {"a": [{"b": 1}, {}]}),
         (
             'json.filter({"a": {{"x"}, {"y"}}, 2: {3: 4, 5: 6}}, [["a", {"x"}], [2, 5]])',
             {"a": RegoSet([RegoSet(["x"])]), 2: {5: 6}},

@@ -151,45 +151,34 @@ def _sub_tree(tree: dict, key: Any) -> Any:
     return tree.get(dict_key(key), MISSING)
 
 
-def _filtered(value: Any, tree: Any) -> Any:
-    if tree is LEAF:
+def _pruned(value: Any, tree: Any, keep_listed: bool) -> Any:
+    """``value`` with only the paths of ``tree`` (``keep_listed``, json.filter) or without
+    them (json.remove). A branch the tree does not mention (MISSING) or ends at (LEAF) is kept
+    whole; which of the two a level drops depends on the builtin."""
+    if tree is LEAF or tree is MISSING:
         return value
+    dropped = MISSING if keep_listed else LEAF
     t = type(value)
     if t is dict:
         return {
-            k: _filtered(v, sub)
+            k: _pruned(v, sub, keep_listed)
             for k, v in value.items()
-            if (sub := tree.get(k, MISSING)) is not MISSING
+            if (sub := tree.get(k, MISSING)) is not dropped
         }
     if t is list:
         return [
-            _filtered(v, sub)
+            _pruned(v, sub, keep_listed)
             for i, v in enumerate(value)
-            if (sub := tree.get(str(i), MISSING)) is not MISSING
+            if (sub := tree.get(str(i), MISSING)) is not dropped
         ]
     if t is RegoSet:
         return RegoSet(
-            [_filtered(v, sub) for v in value if (sub := _sub_tree(tree, v)) is not MISSING]
+            [
+                _pruned(v, sub, keep_listed)
+                for v in value
+                if (sub := _sub_tree(tree, v)) is not dropped
+            ]
         )
-    return value
-
-
-def _removed(value: Any, tree: Any) -> Any:
-    t = type(value)
-    if t is dict:
-        return {
-            k: _removed(v, sub)
-            for k, v in value.items()
-            if (sub := tree.get(k, MISSING)) is not LEAF
-        }
-    if t is list:
-        return [
-            _removed(v, sub)
-            for i, v in enumerate(value)
-            if (sub := tree.get(str(i), MISSING)) is not LEAF
-        ]
-    if t is RegoSet:
-        return RegoSet([_removed(v, sub) for v in value if (sub := _sub_tree(tree, v)) is not LEAF])
     return value
 
 
@@ -199,14 +188,14 @@ def json_filter(obj: Any, paths: Any) -> dict:
     string such as ``"a/b/0"`` or an array of segments such as ``["a", {"x"}]``). Array indexes
     are string segments; a set member is addressed by its value."""
     want_object("json.filter", 1, obj)
-    return _filtered(obj, _path_tree("json.filter", paths))
+    return _pruned(obj, _path_tree("json.filter", paths), keep_listed=True)
 
 
 @builtin("json.remove", "objects", 2)
 def json_remove(obj: Any, paths: Any) -> dict:
     """``obj`` without the values at ``paths`` (the same path forms as ``json.filter``)."""
     want_object("json.remove", 1, obj)
-    return _removed(obj, _path_tree("json.remove", paths))
+    return _pruned(obj, _path_tree("json.remove", paths), keep_listed=False)
 
 
 @builtin("json.patch", "objects", 2)
