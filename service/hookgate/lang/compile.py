@@ -1284,50 +1284,28 @@ class RuleCompiler:
         """A comprehension is a function ``(ctx, fr) -> value`` of its own."""
         inner = Scope(scope, scope.alloc)
         if isinstance(t, ast.ObjectCompr):
-            k_slot = inner.new_slot()
-            v_slot = inner.new_slot()
+            k_slot, v_slot = inner.new_slot(), inner.new_slot()
             tail = [_HeadLit(t.key, k_slot), _HeadLit(t.value, v_slot)]
-            body = self._fn("c", "ctx, fr", "return acc")
-            body.prologue = ["acc = {}"]
+            init, add, result = "{}", f"object_put(acc, fr[{k_slot}], fr[{v_slot}], None)", "acc"
+        else:
+            slot = inner.new_slot()
+            tail = [_HeadLit(t.term, slot)]
+            if isinstance(t, ast.ArrayCompr):
+                init, add, result = "[]", f"acc.append(fr[{slot}])", "acc"
+            else:
+                init, add, result = "{}", f"set_add(acc, fr[{slot}])", "RegoSet._from_dict(acc)"
+        body = self._fn("c", "ctx, fr", f"return {result}")
+        body.prologue = [f"acc = {init}"]
+        outer_ordered = self.ordered
+        # An array's elements come in the order the body finds them.
+        self.ordered = outer_ordered or isinstance(t, ast.ArrayCompr)
+        try:
             self.body(
-                list(t.body),
-                inner,
-                body,
-                lambda fn: fn.emit(f"object_put(acc, fr[{k_slot}], fr[{v_slot}], None)"),
-                tail=tail,
-                bound=set(bound),
+                list(t.body), inner, body, lambda fn: fn.emit(add), tail=tail, bound=set(bound)
             )
-            return f"{body.finish('return acc')}({fn.ctx}, fr)"
-        slot = inner.new_slot()
-        tail = [_HeadLit(t.term, slot)]
-        if isinstance(t, ast.ArrayCompr):
-            body = self._fn("c", "ctx, fr", "return acc")
-            body.prologue = ["acc = []"]
-            outer_ordered = self.ordered
-            self.ordered = True
-            try:
-                self.body(
-                    list(t.body),
-                    inner,
-                    body,
-                    lambda fn: fn.emit(f"acc.append(fr[{slot}])"),
-                    tail=tail,
-                    bound=set(bound),
-                )
-            finally:
-                self.ordered = outer_ordered
-            return f"{body.finish('return acc')}({fn.ctx}, fr)"
-        body = self._fn("c", "ctx, fr", "return RegoSet._from_dict(acc)")
-        body.prologue = ["acc = {}"]
-        self.body(
-            list(t.body),
-            inner,
-            body,
-            lambda fn: fn.emit(f"set_add(acc, fr[{slot}])"),
-            tail=tail,
-            bound=set(bound),
-        )
-        return f"{body.finish('return RegoSet._from_dict(acc)')}({fn.ctx}, fr)"
+        finally:
+            self.ordered = outer_ordered
+        return f"{body.finish(f'return {result}')}({fn.ctx}, fr)"
 
     def _binop(self, t: ast.BinOp, scope: Scope, fn: _Fn, bound: set) -> str:
         left = self.term(t.left, scope, fn, bound)
