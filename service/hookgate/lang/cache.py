@@ -137,6 +137,14 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
     return code, infos, index
 
 
+def _without_lines(code: Any) -> Any:
+    """``code`` without its line table (line and column of each instruction), a third of an
+    entry that every hook would read and check: the generated module has no source file for a
+    traceback to show, and ``Program.source`` compiled afresh keeps the table for debugging."""
+    consts = tuple(_without_lines(c) if type(c) is type(code) else c for c in code.co_consts)
+    return code.replace(co_linetable=b"", co_consts=consts)
+
+
 def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str]) -> None:
     """Write an entry atomically; failures are ignored (the cache is an optimisation)."""
     import marshal
@@ -149,7 +157,7 @@ def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            body = marshal.dumps((code, infos, index))
+            body = marshal.dumps((_without_lines(code), infos, index))
             f.write(header + _hash(body).hexdigest().encode() + b"\n")
             f.write(body)
         os.replace(tmp, _entry(directory, key))
