@@ -59,14 +59,17 @@ def payload(command: str) -> dict:
     }
 
 
-def median_process_ms(argv: list[str], stdin: bytes, runs: int, env: dict) -> float:
-    subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)  # warm caches
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+def median_process_ms(argvs: list[list[str]], stdin: bytes, runs: int, env: dict) -> list[float]:
+    """The median wall time of each command, run in turn ``runs`` times: interleaved, so that a
+    change in the machine's load weighs on every figure of a ratio alike."""
+    times: list[list[float]] = [[] for _ in argvs]
+    for run in range(runs + 1):  # the first round warms caches and is not counted
+        for argv, spent in zip(argvs, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+            if run:
+                spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) * 1000 for spent in times]
 
 
 def installed_python(workdir: str, env: dict) -> str:
@@ -109,9 +112,16 @@ def whole_process(python: str, env: dict, runs: int) -> None:
     )
     for name, command in PAYLOADS.items():
         stdin = json.dumps(payload(command)).encode()
-        ours = median_process_ms([hookgate, "eval"], stdin, runs, env)
-        minimal = median_process_ms([python, str(HERE / "minimal_hook.py")], stdin, runs, env)
-        rego = median_process_ms([python, str(HERE / "regorus_hook.py")], stdin, runs, env)
+        ours, minimal, rego = median_process_ms(
+            [
+                [hookgate, "eval"],
+                [python, str(HERE / "minimal_hook.py")],
+                [python, str(HERE / "regorus_hook.py")],
+            ],
+            stdin,
+            runs,
+            env,
+        )
         print(
             f"   {name:24} {ours:9.1f} {minimal:8.1f} {rego:12.1f} "
             f"{ours / minimal:6.2f} {ours / rego:6.2f}"
