@@ -60,15 +60,18 @@ def payload(command: str) -> dict:
 
 
 def median_process_ms(argvs: list[list[str]], stdin: bytes, runs: int, env: dict) -> list[float]:
-    """The median wall time of each command, run in turn ``runs`` times: interleaved, so that a
-    change in the machine's load weighs on every figure of a ratio alike."""
+    """The median wall time of each command over ``runs`` rounds. The commands take turns, so
+    that a change in the machine's load weighs on every figure of a ratio alike, and each timed
+    run follows an untimed run of the same command: it finds the caches (the compile cache, the
+    CPU's) as that command leaves them, not as the heavier regorus hook run just before did."""
     times: list[list[float]] = [[] for _ in argvs]
-    for run in range(runs + 1):  # the first round warms caches and is not counted
+    for _ in range(runs):
         for argv, spent in zip(argvs, times, strict=True):
-            start = time.perf_counter()
-            subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
-            if run:
-                spent.append(time.perf_counter() - start)
+            for timed in (False, True):
+                start = time.perf_counter()
+                subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+                if timed:
+                    spent.append(time.perf_counter() - start)
     return [statistics.median(spent) * 1000 for spent in times]
 
 
