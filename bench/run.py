@@ -1,11 +1,15 @@
 """hookgate's speed and memory, as ratios against baselines measured in the same run.
 
-    .venv/bin/python bench/run.py [--runs 40] [--iterations 2000]
+    .venv/bin/python bench/run.py [--runs 40] [--iterations 2000] [--installed]
 
 1. Whole process, median wall time of one hook call (warm compile cache):
    `hookgate eval` against (a) the least a Python hook can do (`minimal_hook.py`: read stdin
    with json, one re.search, print) and (b) a Python hook evaluating the same guards on regorus
-   (`regorus_hook.py`).
+   (`regorus_hook.py`). With ``--installed``, the same figures again with hookgate installed
+   from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it: the
+   editable install's import hook (run by every process of this venv, the baselines' included)
+   imports pathlib, re, enum and more at start-up, which makes them free for hookgate here but
+   not there. Building the wheel needs setuptools from the configured package index.
 2. In process, time per decision: `Engine.evaluate` on the default pack against regorus
    evaluating the same modules, data and input (hookgate's domain builtins registered as
    regorus extensions).
@@ -55,14 +59,76 @@ def payload(command: str) -> dict:
     }
 
 
-def median_process_ms(argv: list[str], stdin: bytes, runs: int, env: dict) -> float:
-    subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)  # warm caches
-    times = []
+def median_process_ms(argvs: list[list[str]], stdin: bytes, runs: int, env: dict) -> list[float]:
+    """The median wall time of each command over ``runs`` rounds. The commands take turns, so
+    that a change in the machine's load weighs on every figure of a ratio alike, and each timed
+    run follows an untimed run of the same command: it finds the caches (the compile cache, the
+    CPU's) as that command leaves them, not as the heavier regorus hook run just before did."""
+    times: list[list[float]] = [[] for _ in argvs]
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        for argv, spent in zip(argvs, times, strict=True):
+            for timed in (False, True):
+                start = time.perf_counter()
+                subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+                if timed:
+                    spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) * 1000 for spent in times]
+
+
+def installed_python(workdir: str, env: dict) -> str:
+    """The python of a venv under ``workdir`` where hookgate is installed from a wheel built from
+    this checkout; hookgate's dependencies are found in this venv (a ``.pth`` file)."""
+    root = HERE.parent
+    source = os.path.join(workdir, "src")  # a copy, so the build leaves nothing in the checkout
+    os.makedirs(source)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source)
+    for name in ("service", "grammar", "policies"):
+        shutil.copytree(
+            root / name,
+            os.path.join(source, name),
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
+    wheels, venv = os.path.join(workdir, "wheels"), os.path.join(workdir, "venv")
+    quiet = {"check": True, "capture_output": True}
+    subprocess.run([PYTHON, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source], **quiet)
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", venv], **quiet)
+    python = os.path.join(venv, "bin", "python")
+    wheel = os.path.join(wheels, os.listdir(wheels)[0])
+    pip_install = [PYTHON, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index"]
+    subprocess.run([*pip_install, wheel], **quiet)
+    # Written after the install: pip would otherwise see this venv's editable hookgate there.
+    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    purelib = subprocess.run([python, "-c", where], text=True, **quiet).stdout.strip()
+    deps = subprocess.run([PYTHON, "-c", where], text=True, **quiet).stdout.strip()
+    Path(purelib, "hookgate-bench-deps.pth").write_text(deps + "\n")
+    compileall = [python, "-m", "compileall", "-q", os.path.join(purelib, "hookgate")]
+    subprocess.run(compileall, env=env, **quiet)
+    return python
+
+
+def whole_process(python: str, env: dict, runs: int) -> None:
+    """Section 1's table for hookgate and the baselines run by ``python``."""
+    hookgate = str(Path(python).parent / "hookgate")
+    print(
+        f"   {'payload':24} {'hookgate':>9} {'(a) min':>8} {'(b) regorus':>12} {'÷(a)':>6} {'÷(b)':>6}"
+    )
+    for name, command in PAYLOADS.items():
+        stdin = json.dumps(payload(command)).encode()
+        ours, minimal, rego = median_process_ms(
+            [
+                [hookgate, "eval"],
+                [python, str(HERE / "minimal_hook.py")],
+                [python, str(HERE / "regorus_hook.py")],
+            ],
+            stdin,
+            runs,
+            env,
+        )
+        print(
+            f"   {name:24} {ours:9.1f} {minimal:8.1f} {rego:12.1f} "
+            f"{ours / minimal:6.2f} {ours / rego:6.2f}"
+        )
 
 
 def peak_rss_kib(argv: list[str], stdin: bytes, env: dict) -> int:
@@ -92,6 +158,11 @@ def main() -> None:
     parser.add_argument(
         "--iterations", type=int, default=2000, help="decisions per in-process figure"
     )
+    parser.add_argument(
+        "--installed",
+        action="store_true",
+        help="also measure section 1 with hookgate installed from a wheel, not editable",
+    )
     args = parser.parse_args()
 
     from regorus_hook import regorus_decide, regorus_engine
@@ -108,18 +179,13 @@ def main() -> None:
     print(f"hookgate benchmark — Python {sys.version.split()[0]}, {os.cpu_count()} cpus\n")
 
     print("1. whole process, median ms per hook call (warm cache)")
-    print(
-        f"   {'payload':24} {'hookgate':>9} {'(a) min':>8} {'(b) regorus':>12} {'÷(a)':>6} {'÷(b)':>6}"
-    )
-    for name, command in PAYLOADS.items():
-        stdin = json.dumps(payload(command)).encode()
-        ours = median_process_ms([HOOKGATE, "eval"], stdin, args.runs, env)
-        minimal = median_process_ms([PYTHON, str(HERE / "minimal_hook.py")], stdin, args.runs, env)
-        rego = median_process_ms([PYTHON, str(HERE / "regorus_hook.py")], stdin, args.runs, env)
-        print(
-            f"   {name:24} {ours:9.1f} {minimal:8.1f} {rego:12.1f} "
-            f"{ours / minimal:6.2f} {ours / rego:6.2f}"
-        )
+    whole_process(PYTHON, env, args.runs)
+    if args.installed:
+        workdir = tempfile.mkdtemp(prefix="hookgate-bench-venv-")
+        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+        python = installed_python(workdir, env)
+        print("   installed from a wheel (not editable):")
+        whole_process(python, env, args.runs)
 
     print("\n2. in process, µs per decision on the default pack")
     engine = Engine.from_paths([default_pack_path()])

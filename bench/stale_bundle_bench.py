@@ -43,7 +43,7 @@ def main() -> None:
     # A configured server on the discard port: a spawned refresh fails at once, harmlessly.
     paths.private_dir(paths.config_dir())
     login = {"server": "http://127.0.0.1:9", "token": "t", "public_key": "k", "key_id": "k"}
-    sync.login_path().write_text(json.dumps(login))
+    Path(sync.login_path()).write_text(json.dumps(login))
     now = time.time()
     fresh = sync.LocalBundle(1, {}, {}, "sha256:0", login["server"], now)
     stale = sync.LocalBundle(1, {}, {}, "sha256:0", login["server"], now - 10 * 86400)
@@ -51,7 +51,7 @@ def main() -> None:
     fresh_us = median_us(lambda: sync.refresh_if_stale(fresh), args.runs)
 
     paths.private_dir(paths.state_dir())
-    sync.lock_path().write_text(f"{time.time()}\n")  # a refresh started a moment ago
+    Path(sync.lock_path()).write_text(f"{time.time()}\n")  # a refresh started a moment ago
     started_us = median_us(lambda: sync.refresh_if_stale(stale), args.runs)
 
     holder = os.open(sync.lock_path(), os.O_RDWR)
@@ -60,7 +60,7 @@ def main() -> None:
     os.close(holder)
 
     def spawn_once() -> None:
-        sync.lock_path().write_text("0\n")  # the last start was long ago
+        Path(sync.lock_path()).write_text("0\n")  # the last start was long ago
         sync.refresh_if_stale(stale)
 
     def finished_refreshes() -> int:

@@ -25,7 +25,6 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from hookgate import paths, telemetry
 
@@ -47,8 +46,8 @@ SENT = ".jsonl.sent"
 _masker = None
 
 
-def log_dir() -> Path:
-    return paths.state_dir() / "decisions"
+def log_dir() -> str:
+    return os.path.join(paths.state_dir(), "decisions")
 
 
 def record_for(decision: Decision, document: dict | None, bundle_revision: int | None) -> dict:
@@ -91,9 +90,9 @@ def append(
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         directory = paths.private_dir(log_dir())
         with _locked(directory):
-            current = directory / CURRENT
+            current = os.path.join(directory, CURRENT)
             try:
-                size = current.stat().st_size
+                size = os.stat(current).st_size
             except FileNotFoundError:
                 size = 0
             if size and size + len(line) > SEGMENT_BYTES:
@@ -111,14 +110,14 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
     The caller serializes uploads (``hookgate pull`` holds the refresh lock).
     """
     directory = log_dir()
-    if not directory.is_dir():
+    if not os.path.isdir(directory):
         return 0
     with _locked(directory):
         _seal(directory)
     sent = 0
     cursor = _read_cursor(directory)
     for name in _segments(directory, PENDING):
-        segment = directory / name
+        segment = os.path.join(directory, name)
         offset = cursor["offset"] if cursor["segment"] == name else 0
         for records, end in _batches(segment, offset):
             if records:
@@ -131,7 +130,7 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
                 sent += len(records)
             _write_cursor(directory, name, end)
         try:
-            segment.rename(directory / (name[: -len(PENDING)] + SENT))
+            os.rename(segment, os.path.join(directory, name[: -len(PENDING)] + SENT))
         except FileNotFoundError:  # dropped by the size bound meanwhile
             pass
     return sent
@@ -140,14 +139,14 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
 def pending_count() -> int:
     """How many records are waiting for upload (for ``hookgate doctor``)."""
     directory = log_dir()
-    if not directory.is_dir():
+    if not os.path.isdir(directory):
         return 0
     cursor = _read_cursor(directory)
     total = 0
     for name in [*_segments(directory, PENDING), CURRENT]:
         offset = cursor["offset"] if cursor["segment"] == name else 0
         try:
-            with open(directory / name, "rb") as handle:
+            with open(os.path.join(directory, name), "rb") as handle:
                 handle.seek(offset)
                 total += handle.read().count(b"\n")
         except FileNotFoundError:
@@ -155,7 +154,7 @@ def pending_count() -> int:
     return total
 
 
-def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
+def _batches(segment: str, offset: int) -> Iterator[tuple[list[dict], int]]:
     """``(records, end offset)`` batches of the complete lines after ``offset``. A damaged line
     (a torn write) is skipped with a telemetry record rather than blocking every later one."""
     try:
@@ -180,7 +179,9 @@ def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
                 raise ValueError("not an object")
             records.append(record)
         except ValueError as exc:
-            telemetry.record("error", kind="decision_log", message=f"{segment.name}: {exc}")
+            telemetry.record(
+                "error", kind="decision_log", message=f"{os.path.basename(segment)}: {exc}"
+            )
         if len(records) >= BATCH_SIZE:
             yield records, position
             records, size = [], 0
@@ -188,43 +189,44 @@ def _batches(segment: Path, offset: int) -> Iterator[tuple[list[dict], int]]:
         yield records, position
 
 
-def _seal(directory: Path) -> None:
+def _seal(directory: str) -> None:
     """Turn a non-empty ``current.jsonl`` into a pending segment, then apply the size bound.
     Called with the lock held."""
-    current = directory / CURRENT
+    current = os.path.join(directory, CURRENT)
     try:
-        if current.stat().st_size == 0:
+        if os.stat(current).st_size == 0:
             return
     except FileNotFoundError:
         return
     name = f"{time.time_ns():020d}{PENDING}"
-    current.rename(directory / name)
+    os.rename(current, os.path.join(directory, name))
     _prune(directory)
 
 
-def _prune(directory: Path) -> None:
+def _prune(directory: str) -> None:
     names = sorted(n for n in os.listdir(directory) if n.endswith((PENDING, SENT)) and n != CURRENT)
-    sizes = {name: (directory / name).stat().st_size for name in names}
+    sizes = {name: os.stat(os.path.join(directory, name)).st_size for name in names}
     total = sum(sizes.values())
     dropped = 0
     while names and (total > MAX_BYTES or len(names) > MAX_SEGMENTS):
         oldest = names.pop(0)
         if oldest.endswith(PENDING):
-            with open(directory / oldest, "rb") as handle:
+            with open(os.path.join(directory, oldest), "rb") as handle:
                 dropped += handle.read().count(b"\n")
-        (directory / oldest).unlink()
+        os.unlink(os.path.join(directory, oldest))
         total -= sizes[oldest]
     if dropped:
         telemetry.record("decision_log", action="dropped", records=dropped)
 
 
-def _segments(directory: Path, suffix: str) -> list[str]:
+def _segments(directory: str, suffix: str) -> list[str]:
     return sorted(n for n in os.listdir(directory) if n.endswith(suffix) and n != CURRENT)
 
 
-def _read_cursor(directory: Path) -> dict:
+def _read_cursor(directory: str) -> dict:
     try:
-        cursor = json.loads((directory / "cursor.json").read_text(encoding="utf-8"))
+        with open(os.path.join(directory, "cursor.json"), encoding="utf-8") as handle:
+            cursor = json.loads(handle.read())
         if isinstance(cursor.get("segment"), str) and isinstance(cursor.get("offset"), int):
             return cursor
     except (OSError, ValueError, AttributeError):
@@ -232,18 +234,18 @@ def _read_cursor(directory: Path) -> dict:
     return {"segment": "", "offset": 0}
 
 
-def _write_cursor(directory: Path, segment: str, offset: int) -> None:
+def _write_cursor(directory: str, segment: str, offset: int) -> None:
     from hookgate.sync import atomic_write
 
     document = json.dumps({"segment": segment, "offset": offset}).encode()
-    atomic_write(directory / "cursor.json", document, 0o600)
+    atomic_write(os.path.join(directory, "cursor.json"), document, 0o600)
 
 
 @contextmanager
-def _locked(directory: Path) -> Iterator[None]:
+def _locked(directory: str) -> Iterator[None]:
     import fcntl
 
-    fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(directory, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

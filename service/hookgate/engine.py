@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 
 from hookgate.config import failure_policy
 from hookgate.decision import Decision
@@ -22,6 +21,7 @@ from hookgate.sources import load_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 DECISION_RULES = ("deny", "ask", "rewrite", "context")

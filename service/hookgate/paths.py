@@ -5,47 +5,47 @@
 - cache:  ``$XDG_CACHE_HOME/hookgate`` (``~/.cache/hookgate``): the pulled bundle, compiled policies.
 
 ``HOOKGATE_HOME`` puts all three under one directory (``config/``, ``state/``, ``cache/``); tests
-and sandboxes use it. The hook imports this module, so it imports nothing beyond ``os``/``pathlib``
-and creates nothing: callers create what they write with :func:`private_dir`.
+and sandboxes use it. The hook imports this module, so it imports nothing beyond ``os`` (paths are
+strings: ``pathlib`` costs a hook milliseconds to import) and creates nothing: callers create what
+they write with :func:`private_dir`.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 
-def _base(xdg_var: str, fallback: str, home_subdir: str) -> Path:
+def _base(xdg_var: str, fallback: str, home_subdir: str) -> str:
     home = os.environ.get("HOOKGATE_HOME")
     if home:
-        return Path(home) / home_subdir
+        return os.path.join(home, home_subdir)
     xdg = os.environ.get(xdg_var)
     # The XDG spec says relative values are invalid and must be ignored.
-    root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / fallback
-    return root / "hookgate"
+    root = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), fallback)
+    return os.path.join(root, "hookgate")
 
 
-def config_dir() -> Path:
+def config_dir() -> str:
     """The user's hookgate configuration directory (may not exist yet)."""
     return _base("XDG_CONFIG_HOME", ".config", "config")
 
 
-def state_dir() -> Path:
+def state_dir() -> str:
     """The user's hookgate state directory: logs, telemetry, locks (may not exist yet)."""
     return _base("XDG_STATE_HOME", ".local/state", "state")
 
 
-def cache_dir() -> Path:
+def cache_dir() -> str:
     """The user's hookgate cache directory: bundle and compiled policies (may not exist yet)."""
     return _base("XDG_CACHE_HOME", ".cache", "cache")
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: str) -> str:
     """Create ``path`` (and parents) if needed, owner-only (0700) for what hookgate creates."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.makedirs(path, mode=0o700, exist_ok=True)
     return path
 
 
-def compiled_dir() -> Path:
+def compiled_dir() -> str:
     """The compile cache of policy sets (``hookgate.lang`` checks its ownership and mode)."""
-    return cache_dir() / "compiled"
+    return os.path.join(cache_dir(), "compiled")

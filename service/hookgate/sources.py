@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from hookgate.lang.errors import Diagnostic, PolicyError
 
 
 def load_paths(
-    paths: list[str] | list[Path], *, include_tests: bool = False
+    paths: list[str] | list[os.PathLike], *, include_tests: bool = False
 ) -> tuple[dict[str, str], dict]:
     """Read every policy module and data document under ``paths``.
 
@@ -25,27 +24,28 @@ def load_paths(
     """
     sources: dict[str, str] = {}
     data: dict = {}
-    for root in map(Path, paths):
-        if not root.exists():
-            raise PolicyError([Diagnostic(str(root), 0, 0, "no such file or directory")])
-        files = sorted(_walk(root)) if root.is_dir() else [root]
+    for root in (_spelled(os.fspath(path)) for path in paths):
+        if not os.path.exists(root):
+            raise PolicyError([Diagnostic(root, 0, 0, "no such file or directory")])
+        is_dir = os.path.isdir(root)
+        # Component by component, as pathlib orders paths ("a/b/…" before "a/b-c/…").
+        files = sorted(_walk(root), key=lambda file: file.split(os.sep)) if is_dir else [root]
         for file in files:
-            if file.suffix == ".rego":
-                if include_tests or not file.name.endswith("_test.rego"):
-                    sources[str(file)] = _read(file)
-            elif file.suffix == ".json" and root.is_dir():
-                prefix = file.parent.relative_to(root).parts
-                merge_data(data, prefix, _read_json(file), str(file))
-            elif file.suffix == ".json":
-                merge_data(data, (), _read_json(file), str(file))
+            suffix = os.path.splitext(file)[1]
+            if suffix == ".rego":
+                if include_tests or not file.endswith("_test.rego"):
+                    sources[file] = _read(file)
+            elif suffix == ".json":
+                folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
+                merge_data(data, tuple(folders), _read_json(file), file)
     return sources, data
 
 
-def default_pack_path() -> Path:
+def default_pack_path() -> str:
     """The directory of the default guard pack shipped inside the package."""
     import hookgate.policies
 
-    return Path(next(iter(hookgate.policies.__path__)))
+    return next(iter(hookgate.policies.__path__))
 
 
 def default_pack_sources(*, include_tests: bool = False) -> tuple[dict[str, str], dict]:
@@ -78,28 +78,40 @@ def _merge_objects(into: dict, new: dict, source: str, where: tuple[str, ...] = 
             into[key] = value
 
 
-def _walk(root: Path) -> list[Path]:
+def _walk(root: str) -> list[str]:
     # Symlinked directories are not followed, so a policy tree cannot loop or escape its root.
     found = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
-        found += [Path(dirpath) / name for name in filenames if name.endswith((".rego", ".json"))]
+        found += [
+            _spelled(os.path.join(dirpath, name))
+            for name in filenames
+            if name.endswith((".rego", ".json"))
+        ]
     return found
 
 
-def _read(file: Path) -> str:
+def _spelled(path: str) -> str:
+    """``path`` as pathlib spells it (the names diagnostics show): no ``.`` parts, no doubled or
+    trailing slashes; ``..`` stays, since it need not cancel the part before it (symlinks)."""
+    parts = [part for part in path.split(os.sep) if part not in ("", ".")]
+    return (os.sep if path.startswith(os.sep) else "") + os.sep.join(parts) or os.curdir
+
+
+def _read(file: str) -> str:
     try:
-        return file.read_text(encoding="utf-8")
+        with open(file, encoding="utf-8") as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         message = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-        raise PolicyError([Diagnostic(str(file), 0, 0, message)]) from None
+        raise PolicyError([Diagnostic(file, 0, 0, message)]) from None
     except OSError as exc:
-        raise PolicyError([Diagnostic(str(file), 0, 0, f"cannot read: {exc.strerror}")]) from None
+        raise PolicyError([Diagnostic(file, 0, 0, f"cannot read: {exc.strerror}")]) from None
 
 
-def _read_json(file: Path) -> object:
+def _read_json(file: str) -> object:
     try:
         return json.loads(_read(file))
     except json.JSONDecodeError as exc:
         message = f"invalid JSON: {exc.msg}"
-        raise PolicyError([Diagnostic(str(file), exc.lineno, exc.colno, message)]) from None
+        raise PolicyError([Diagnostic(file, exc.lineno, exc.colno, message)]) from None

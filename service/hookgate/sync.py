@@ -21,7 +21,6 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from hookgate import paths
 from hookgate.records import Frozen, fields, set_field
@@ -104,16 +103,16 @@ class RefreshReport(Frozen):
         return self.pull_error is None and self.upload_error is None
 
 
-def bundle_path() -> Path:
-    return paths.cache_dir() / "bundle.json"
+def bundle_path() -> str:
+    return os.path.join(paths.cache_dir(), "bundle.json")
 
 
-def login_path() -> Path:
-    return paths.config_dir() / "login.json"
+def login_path() -> str:
+    return os.path.join(paths.config_dir(), "login.json")
 
 
-def lock_path() -> Path:
-    return paths.state_dir() / "refresh.lock"
+def lock_path() -> str:
+    return os.path.join(paths.state_dir(), "refresh.lock")
 
 
 def refresh_interval() -> float:
@@ -155,7 +154,7 @@ def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> No
     now = time.time() if now is None else now
     if bundle is not None and now - bundle.fetched_at < refresh_interval():
         return
-    if not login_path().exists():
+    if not os.path.exists(login_path()):
         return
     try:
         _start_refresh(now)
@@ -252,12 +251,13 @@ def _local_bundle(document: dict) -> LocalBundle:
     return bundle
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600) -> None:
     """Replace ``path`` with ``data``: write a temporary file beside it, fsync, rename, fsync
     the directory. Readers see the old or the new content, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphaned_temporaries(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    directory, name = os.path.split(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    _remove_orphaned_temporaries(directory, name)
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         os.fchmod(fd, mode)  # O_CREAT's mode is masked by the umask
@@ -267,29 +267,35 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        tmp.unlink(missing_ok=True)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
         raise
     os.close(fd)
     os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    dir_fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
 
 
-def _remove_orphaned_temporaries(path: Path) -> None:
-    """Delete the temporary files of writers of ``path`` that were killed before their rename
+def _remove_orphaned_temporaries(directory: str, name: str) -> None:
+    """Delete the temporary files of writers of ``name`` that were killed before their rename
     (their process no longer exists), so that killed pulls do not pile up files."""
-    prefix, suffix = f".{path.name}.", ".tmp"
-    for name in os.listdir(path.parent):
-        pid = name[len(prefix) : -len(suffix)]
-        if not (name.startswith(prefix) and name.endswith(suffix) and pid.isdigit()):
+    prefix, suffix = f".{name}.", ".tmp"
+    for entry in os.listdir(directory):
+        pid = entry[len(prefix) : -len(suffix)]
+        if not (entry.startswith(prefix) and entry.endswith(suffix) and pid.isdigit()):
             continue
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
-            (path.parent / name).unlink(missing_ok=True)
+            try:
+                os.unlink(os.path.join(directory, entry))
+            except FileNotFoundError:
+                pass
         except (OSError, OverflowError):  # alive, owned by someone else, or out of range
             pass
 
@@ -298,7 +304,8 @@ def load_login() -> Login | None:
     """The stored login, or None when not logged in; a damaged file raises ``SyncError``."""
     path = login_path()
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            document = json.loads(handle.read())
         return Login(**{name: document[name] for name in Login.__slots__})
     except FileNotFoundError:
         return None

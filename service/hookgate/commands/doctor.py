@@ -127,7 +127,7 @@ def _bundle(report: _Report, login: object) -> None:
     path = sync.bundle_path()
     bundle = sync.active_bundle()
     if bundle is None:
-        if path.exists():
+        if os.path.exists(path):
             report.problem(f"{path} is unreadable or corrupt; run hookgate pull")
         elif login is not None:
             report.problem("no bundle pulled yet (the default pack is in use); run hookgate pull")
@@ -149,19 +149,19 @@ def _files(report: _Report) -> None:
     from hookgate import decisionlog, paths, sync
 
     for name, directory in (("config", paths.config_dir()), ("cache", paths.cache_dir())):
-        if not directory.exists():
+        if not os.path.exists(directory):
             report.line(f"{name}: {directory} (not created yet)")
             continue
-        mode = directory.stat().st_mode
+        mode = os.stat(directory).st_mode
         if mode & (stat.S_IWGRP | stat.S_IWOTH):
             report.problem(f"{name}: {directory} is writable by other users; chmod 700 it")
         else:
             report.line(f"{name}: {directory}")
     compiled = paths.compiled_dir()
-    if compiled.exists() and compiled.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if os.path.exists(compiled) and os.stat(compiled).st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         report.problem(f"compile cache {compiled} is writable by other users; delete it")
     login_file = sync.login_path()
-    if login_file.exists() and login_file.stat().st_mode & 0o077:
+    if os.path.exists(login_file) and os.stat(login_file).st_mode & 0o077:
         report.problem(f"{login_file} holds a token but is readable by others; chmod 600 it")
     report.line(f"decision log: {decisionlog.pending_count()} decisions waiting for upload")
 

@@ -4,7 +4,7 @@ An entry holds the marshaled code object of the module that ``hookgate.lang.comp
 for the policy set (``hookgate.lang.runtime.run`` executes it: no parsing, no AST, no compiling),
 a summary of each module (file name, package, metadata, rules: ``runtime.ModuleInfo``) and the
 builtins index (name → family module, see ``hookgate.builtins.use_index``), so that a warm start
-imports only the builtin families that the rules it evaluates call. The key is a SHA-256 over
+imports only the builtin families that the rules it evaluates call. The key is a BLAKE2b-256 over
 the sources (sorted by file name), the base data and strict flag, the files of the code that
 shapes an entry (the grammar, ``hookgate.lang``, the builtins: name, size, modification time),
 hookgate's version and the Python implementation and version (code objects and marshal formats
@@ -12,7 +12,7 @@ differ between Pythons).
 
 Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
 writable by no one else (it is created with mode 0700); a directory failing that check is
-refused. Each entry starts with a header naming the format, the key and the SHA-256 of the rest
+refused. Each entry starts with a header naming the format, the key and the BLAKE2b-256 of the rest
 (a flipped bit can still unmarshal into a weaker policy), all checked before anything
 is decoded; any mismatch or read error means "rebuild", and entries are written to a temporary
 file renamed into place, so a reader never sees half an entry.
@@ -24,16 +24,22 @@ import os
 import stat
 import sys
 
-try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up cost
-    from _sha256 import sha256
+try:  # the C module behind hashlib.blake2b, without hashlib's OpenSSL start-up cost
+    from _blake2 import blake2b
 except ImportError:  # pragma: no cover - other Python builds
-    from hashlib import sha256
+    from hashlib import blake2b
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_MAGIC = b"hookgate-compile-cache/5\n"
+_MAGIC = b"hookgate-compile-cache/6\n"
+
+
+def _hash(data: bytes = b"") -> Any:
+    """A 256-bit BLAKE2b: as strong as SHA-256, and without OpenSSL several times faster over
+    an entry (the hook checks one on every call)."""
+    return blake2b(data, digest_size=32)
 
 
 class UnsafeCacheDir(Exception):
@@ -45,7 +51,7 @@ def cache_key(sources: dict[str, str], data: Any, strict: bool) -> str:
     import hookgate.builtins
     import hookgate.grammar
 
-    h = sha256()
+    h = _hash()
     for name in sorted(sources):
         for part in (name, sources[name]):
             b = part.encode("utf-8", "surrogatepass")
@@ -121,7 +127,7 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
             if f.read(len(header)) != header:
                 return None
             checksum, body = f.read(65), f.read()
-        if checksum != sha256(body).hexdigest().encode() + b"\n":
+        if checksum != _hash(body).hexdigest().encode() + b"\n":
             return None
         code, infos, index = marshal.loads(body)
     except Exception:  # any damage to an entry means "rebuild", never a crash
@@ -129,6 +135,14 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
     if type(code) is not type(load.__code__) or type(infos) is not list or type(index) is not dict:
         return None
     return code, infos, index
+
+
+def _without_lines(code: Any) -> Any:
+    """``code`` without its line table (line and column of each instruction), a third of an
+    entry that every hook would read and check: the generated module has no source file for a
+    traceback to show, and ``Program.source`` compiled afresh keeps the table for debugging."""
+    consts = tuple(_without_lines(c) if type(c) is type(code) else c for c in code.co_consts)
+    return code.replace(co_linetable=b"", co_consts=consts)
 
 
 def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str]) -> None:
@@ -143,8 +157,8 @@ def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            body = marshal.dumps((code, infos, index))
-            f.write(header + sha256(body).hexdigest().encode() + b"\n")
+            body = marshal.dumps((_without_lines(code), infos, index))
+            f.write(header + _hash(body).hexdigest().encode() + b"\n")
             f.write(body)
         os.replace(tmp, _entry(directory, key))
     except Exception:

@@ -112,7 +112,7 @@ def default_db_url() -> str:
     """``$HOOKGATE_DB_URL``, else a SQLite file in the user's state directory."""
     from hookgate.paths import state_dir
 
-    return os.environ.get("HOOKGATE_DB_URL") or f"sqlite:///{state_dir() / 'server.db'}"
+    return os.environ.get("HOOKGATE_DB_URL") or f"sqlite:///{state_dir()}/server.db"
 
 
 def make_engine(url: str) -> Engine:
