@@ -20,16 +20,16 @@ pending ones since they are older; dropping pending records is recorded in telem
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
-from hookgate import paths, telemetry
+from hookgate import jsonio, paths, telemetry
+from hookgate.sync import FileLock, atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from hookgate.decision import Decision
 
 SEGMENT_BYTES = 1024 * 1024
@@ -87,9 +87,9 @@ def append(
     """Log one decision. Never raises: a failure to log is recorded in telemetry instead."""
     try:
         record = record_for(decision, hook_input_document, bundle_revision)
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        line = (jsonio.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         directory = paths.private_dir(log_dir())
-        with _locked(directory):
+        with FileLock(os.path.join(directory, "lock")):
             current = os.path.join(directory, CURRENT)
             try:
                 size = os.stat(current).st_size
@@ -112,7 +112,7 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
     directory = log_dir()
     if not os.path.isdir(directory):
         return 0
-    with _locked(directory):
+    with FileLock(os.path.join(directory, "lock")):
         _seal(directory)
     sent = 0
     cursor = _read_cursor(directory)
@@ -174,7 +174,7 @@ def _batches(segment: str, offset: int) -> Iterator[tuple[list[dict], int]]:
         position += len(line)
         size += len(line)
         try:
-            record = json.loads(line)
+            record = jsonio.loads(line.decode("utf-8"))
             if not isinstance(record, dict):
                 raise ValueError("not an object")
             records.append(record)
@@ -226,7 +226,7 @@ def _segments(directory: str, suffix: str) -> list[str]:
 def _read_cursor(directory: str) -> dict:
     try:
         with open(os.path.join(directory, "cursor.json"), encoding="utf-8") as handle:
-            cursor = json.loads(handle.read())
+            cursor = jsonio.loads(handle.read())
         if isinstance(cursor.get("segment"), str) and isinstance(cursor.get("offset"), int):
             return cursor
     except (OSError, ValueError, AttributeError):
@@ -235,28 +235,14 @@ def _read_cursor(directory: str) -> dict:
 
 
 def _write_cursor(directory: str, segment: str, offset: int) -> None:
-    from hookgate.sync import atomic_write
-
-    document = json.dumps({"segment": segment, "offset": offset}).encode()
+    document = jsonio.dumps({"segment": segment, "offset": offset}).encode()
     atomic_write(os.path.join(directory, "cursor.json"), document, 0o600)
-
-
-@contextmanager
-def _locked(directory: str) -> Iterator[None]:
-    import fcntl
-
-    fd = os.open(os.path.join(directory, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _mask(command: str) -> str:
     global _masker
     if _masker is None:
-        from hookgate.server.masking import masker_from_env
+        from hookgate.masking import masker_from_env
 
         _masker = masker_from_env()
     return _masker.mask(command)

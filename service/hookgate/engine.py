@@ -8,9 +8,7 @@ tool input, else allow. Every reason carries ``[pack=…, pattern=…]`` provena
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-
+from hookgate import jsonio
 from hookgate.config import failure_policy
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
@@ -21,6 +19,7 @@ from hookgate.sources import load_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import Any
 
@@ -289,7 +288,7 @@ def _fact_overrides(facts: Mapping) -> dict:
         table = facts.get(name) or {}
 
         def lookup(*args: Any) -> Any:
-            key = args[0] if len(args) == 1 and isinstance(args[0], str) else json.dumps(args)
+            key = args[0] if len(args) == 1 and isinstance(args[0], str) else jsonio.dumps(args)
             return table.get(key)
 
         return lookup

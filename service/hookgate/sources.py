@@ -8,9 +8,9 @@ Modules named ``*_test.rego`` hold ``test_*`` rules; they are loaded only when a
 
 from __future__ import annotations
 
-import json
 import os
 
+from hookgate import jsonio
 from hookgate.lang.errors import Diagnostic, PolicyError
 
 
@@ -111,7 +111,7 @@ def _read(file: str) -> str:
 
 def _read_json(file: str) -> object:
     try:
-        return json.loads(_read(file))
-    except json.JSONDecodeError as exc:
+        return jsonio.loads(_read(file))
+    except jsonio.DecodeError as exc:
         message = f"invalid JSON: {exc.msg}"
         raise PolicyError([Diagnostic(file, exc.lineno, exc.colno, message)]) from None

@@ -16,13 +16,10 @@ stay off the network and import nothing heavy. Everything that talks to the serv
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from hookgate import paths
+from hookgate import jsonio, paths
 from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
@@ -163,13 +160,9 @@ def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> No
 
 
 def _start_refresh(now: float) -> None:
-    import fcntl
-
-    fd = _open_lock()
+    fd = _open_private(lock_path())
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _try_flock(fd):
             return  # a refresh is running, or another hook is starting one right now
         last = _parse_time(os.pread(fd, 64, 0))
         if last is not None and 0 <= now - last < RETRY_AFTER:
@@ -202,12 +195,13 @@ def _spawn_refresh() -> None:
     telemetry.record("refresh", action="started")
 
 
-def _open_lock() -> int:
+def _open_private(path: str) -> int:
+    """``path`` opened for reading and writing, created 0600 (and its directory 0700)."""
     try:
-        return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
-    except FileNotFoundError:  # the first time only: create the state directory
-        paths.private_dir(paths.state_dir())
-        return os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:  # the first time only: create the directory
+        paths.private_dir(os.path.dirname(path))
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
 def _parse_time(raw: bytes) -> float | None:
@@ -225,7 +219,7 @@ def _read_cached_document() -> dict:
     with open(path, "rb") as handle:
         raw = handle.read()
     try:
-        document = json.loads(raw)
+        document = jsonio.loads(raw.decode("utf-8"))
     except ValueError as exc:
         raise ValueError(f"{path}: corrupt bundle cache: {exc}") from None
     if not isinstance(document, dict):
@@ -305,7 +299,7 @@ def load_login() -> Login | None:
     path = login_path()
     try:
         with open(path, encoding="utf-8") as handle:
-            document = json.loads(handle.read())
+            document = jsonio.loads(handle.read())
         return Login(**{name: document[name] for name in Login.__slots__})
     except FileNotFoundError:
         return None
@@ -316,31 +310,58 @@ def load_login() -> Login | None:
 
 
 def _save_login(login: Login) -> None:
+    import json  # indented for people to read; not on the hook's path
+
     paths.private_dir(paths.config_dir())
     document = json.dumps(fields(login), indent=2) + "\n"
     atomic_write(login_path(), document.encode(), 0o600)
 
 
-@contextmanager
-def refresh_lock(wait: float = LOCK_WAIT) -> Iterator[None]:
-    """Hold the refresh lock, waiting up to ``wait`` seconds (hooks hold it only for
+def refresh_lock(wait: float = LOCK_WAIT) -> FileLock:
+    """The refresh lock, for ``with``: waits up to ``wait`` seconds (hooks hold it only for
     microseconds; a running pull holds it for its whole run)."""
+    return FileLock(lock_path(), wait, busy="another hookgate pull is running")
+
+
+class FileLock:
+    """An exclusive ``flock`` on ``path`` (created 0600, with its directory) for the length of a
+    ``with``, waiting up to ``wait`` seconds (None: as long as it takes) before raising
+    ``SyncError(busy)``. A class, not ``@contextmanager``: contextlib and what it imports would
+    cost every hook a millisecond."""
+
+    def __init__(self, path: str, wait: float | None = None, busy: str = "locked") -> None:
+        self.path, self.wait, self.busy, self.fd = path, wait, busy, -1
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        fd = _open_private(self.path)
+        try:
+            if self.wait is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            else:
+                deadline = time.monotonic() + self.wait
+                while not _try_flock(fd):
+                    if time.monotonic() >= deadline:
+                        raise SyncError(self.busy)
+                    time.sleep(0.05)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc_info: object) -> None:
+        os.close(self.fd)
+
+
+def _try_flock(fd: int) -> bool:
     import fcntl
 
-    fd = _open_lock()
     try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise SyncError("another hookgate pull is running") from None
-                time.sleep(0.05)
-        yield
-    finally:
-        os.close(fd)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 # --- the network side: login, pull, upload ----------------------------------------------------
@@ -361,7 +382,7 @@ def http_json(
     import urllib.error
     import urllib.request
 
-    data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    data = None if body is None else jsonio.dumps(body, ensure_ascii=False).encode("utf-8")
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Accept", "application/json")
     if data is not None:
@@ -381,7 +402,7 @@ def http_json(
         reason = getattr(exc, "reason", exc)
         raise ServerUnreachable(f"{method} {url}: server unreachable ({reason})") from None
     try:
-        return status, got, json.loads(raw) if raw else None
+        return status, got, jsonio.loads(raw.decode("utf-8")) if raw else None
     except ValueError:
         raise SyncError(f"{method} {url}: the response is not JSON") from None
 
@@ -565,7 +586,7 @@ def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
 
 
 def _encode(document: dict) -> bytes:
-    return json.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return jsonio.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
 
 def _error(kind: str, message: str) -> None:

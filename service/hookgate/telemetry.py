@@ -8,9 +8,10 @@ after one attempt, and the file is rotated once it passes ``MAX_BYTES``.
 
 from __future__ import annotations
 
-import json
 import os
 import time
+
+from hookgate import jsonio
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_MESSAGE = 500
@@ -32,7 +33,7 @@ def record(event: str, **fields: object) -> None:
     for key, value in fields.items():
         if value is not None:
             entry[key] = value[:MAX_MESSAGE] if isinstance(value, str) else value
-    line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+    line = jsonio.dumps(entry, ensure_ascii=False, default=str) + "\n"
     try:
         path = telemetry_path()
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
@@ -72,7 +73,7 @@ def read_records(limit: int = 50) -> list[dict]:
     records = []
     for line in lines:
         try:
-            entry = json.loads(line)
+            entry = jsonio.loads(line)
         except (ValueError, RecursionError):  # junk, or junk nested too deeply to parse
             continue
         if isinstance(entry, dict):

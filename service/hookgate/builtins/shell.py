@@ -9,9 +9,6 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import lru_cache
-
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.records import Record
 
@@ -1186,9 +1183,17 @@ def _ansi_escape(t: str, i: int) -> tuple[str, int]:
     return "\\" + c, i + 1
 
 
-@lru_cache(maxsize=256)
+# analyse's results by command line: policies ask about the same line often. A dict rather than
+# functools.lru_cache, whose import (collections, reprlib, …) costs every hook about a millisecond.
+_ANALYSED: dict[str, tuple[Command, ...]] = {}
+MAX_ANALYSED = 256
+
+
 def analyse(cmdline: str) -> tuple[Command, ...]:
-    """Every simple command in ``cmdline`` (cached: policies ask about the same line often)."""
+    """Every simple command in ``cmdline``."""
+    cached = _ANALYSED.get(cmdline)
+    if cached is not None:
+        return cached
     if len(cmdline) > MAX_COMMAND_CHARS:
         # "unsupported:" makes the evaluation fail instead of leaving the call undefined.
         raise BuiltinError(
@@ -1197,7 +1202,10 @@ def analyse(cmdline: str) -> tuple[Command, ...]:
         )
     out: list[Command] = []
     _Parser(cmdline, None, 0, out, None, []).parse()
-    return tuple(out)
+    if len(_ANALYSED) >= MAX_ANALYSED:
+        _ANALYSED.clear()
+    commands = _ANALYSED[cmdline] = tuple(out)
+    return commands
 
 
 def _text_arg(value: Any, what: str) -> str:
@@ -1209,7 +1217,7 @@ def _text_arg(value: Any, what: str) -> str:
 def _flag_list(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
-    if isinstance(value, dict) or not isinstance(value, Iterable):
+    if isinstance(value, dict) or not hasattr(value, "__iter__"):
         raise BuiltinError("flags must be a string, an array or a set of strings")
     flags = list(value)
     if not all(isinstance(f, str) for f in flags):

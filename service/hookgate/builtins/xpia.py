@@ -9,12 +9,12 @@ percent-encoded text are decoded and scanned too (bounded).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
 
 from hookgate.builtins.registry import BuiltinError, builtin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 MAX_TEXT = 1 << 20  # characters scanned per string

@@ -9,9 +9,9 @@ payload is ever executed or handed to a shell.
 from __future__ import annotations
 
 import gc
-import json
 import sys
-from types import SimpleNamespace
+
+from hookgate import jsonio
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,10 +65,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(name, **kwargs)
 
 
-def parse(argv: list[str]) -> SimpleNamespace | None:
+class Options:
+    """Parsed options, as argparse's ``Namespace`` holds them (``types`` is another import)."""
+
+    def __init__(self, **values: object) -> None:
+        self.__dict__.update(values)
+
+
+def parse(argv: list[str]) -> Options | None:
     """``argv`` read without argparse, or None for anything but well-formed options (help,
     an unknown option, a bad choice…), which argparse then handles."""
-    args = SimpleNamespace(**DEFAULTS)
+    args = Options(**DEFAULTS)
     words = iter(argv)
     for word in words:
         name, eq, value = word.partition("=")
@@ -159,10 +166,12 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
         for error in decision.errors:
             telemetry.record("error", host=decision.host, hook_event=decision.event, message=error)
     if response.stdout is not None:
-        sys.stdout.write(json.dumps(response.stdout, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonio.dumps(response.stdout, ensure_ascii=False) + "\n")
     if response.stderr:
         sys.stderr.write(response.stderr + "\n")
     if explain and getattr(decision, "explain", None):
+        import json
+
         sys.stderr.write(json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     from hookgate import decisionlog

@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from hookgate.lang.errors import PolicyError
+    from hookgate.masking import MaskError, masker_from_env
     from hookgate.server.app import DEFAULT_MAX_BODY_BYTES, compile_set, create_app
-    from hookgate.server.masking import MaskError, masker_from_env
     from hookgate.server.store import default_db_url, seed_policies
 
     url = args.db or default_db_url()

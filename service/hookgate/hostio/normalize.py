@@ -7,8 +7,7 @@ name fields, JSON positions and types, never payload text: a payload may hold se
 
 from __future__ import annotations
 
-import json
-
+from hookgate import jsonio
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
 
@@ -219,10 +218,10 @@ def _as_object(payload: object) -> dict:
 
 
 def _decode(text: str, what: str, field: str | None = None) -> Any:
-    """``json.loads`` whose errors give json's message and position, never the text."""
+    """``jsonio.loads`` whose errors give json's message and position, never the text."""
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
+        value = jsonio.loads(text)
+    except jsonio.DecodeError as exc:
         raise PayloadError(
             f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", field
         ) from None

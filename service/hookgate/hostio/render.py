@@ -12,14 +12,14 @@ non-zero exit of a preToolUse hook as a crash.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-
+from hookgate import jsonio
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hookgate.decision import Decision
 
 DEFAULT_DENY_REASON = "Blocked by hookgate policy."
@@ -95,7 +95,7 @@ def _plan(
                 context=_join([*decision.reasons, *decision.context]),
                 updated_input=decision.updated_input,
             )
-        retry = json.dumps(decision.updated_input, ensure_ascii=False)
+        retry = jsonio.dumps(decision.updated_input, ensure_ascii=False)
         note = f"This host cannot apply a rewritten input; retry with: {retry}"
         return _Plan("deny", _join([reasons, note]), context)
     return _Plan("allow", context=context)

@@ -15,13 +15,13 @@ and ``RegoSet``; ``values.to_json`` turns one into plain JSON. A warm compile ca
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from hookgate.lang.errors import Diagnostic, EvalError, PolicyError, with_source
 from hookgate.lang.values import UNDEFINED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from hookgate.lang import ast

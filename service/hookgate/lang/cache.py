@@ -86,12 +86,11 @@ def _data_bytes(data: Any, strict: bool) -> bytes:
     try:
         return marshal.dumps((data, strict), 2)
     except ValueError:  # not plain JSON data (a set, …)
-        import json
-
+        from hookgate import jsonio
         from hookgate.lang.values import to_json
 
         plain = to_json(data) if data is not None else None
-        return json.dumps([plain, strict], sort_keys=True).encode("utf-8", "surrogatepass")
+        return jsonio.dumps([plain, strict], sort_keys=True).encode("utf-8", "surrogatepass")
 
 
 def safe_dir(cache_dir: str | os.PathLike) -> str:

@@ -11,7 +11,6 @@ hook imports only this.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from hookgate.builtins import BuiltinError
 from hookgate.lang.errors import Diagnostic, EvalError
@@ -29,6 +28,7 @@ from hookgate.lang.values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 DEFAULT_BUDGET = 5_000_000

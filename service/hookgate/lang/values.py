@@ -12,10 +12,9 @@ stored in the dict wrapped in ``ObjKey`` so that ``true`` and ``1`` stay distinc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 
@@ -325,9 +324,9 @@ def from_json(value: Any) -> Any:
 
 def json_text(value: Any) -> str:
     """Compact JSON text of a value (as ``json.marshal`` writes it: keys sorted)."""
-    import json
+    from hookgate import jsonio
 
-    return json.dumps(to_json(value), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return jsonio.dumps(to_json(value), compact=True, sort_keys=True, ensure_ascii=False)
 
 
 __all__ = [

@@ -26,10 +26,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hookgate import __version__
 from hookgate.lang.errors import PolicyError
+from hookgate.masking import Masker
 from hookgate.server import models as api
 from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache
 from hookgate.server.bundle import Bundler
-from hookgate.server.masking import Masker
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
     ActiveSet,

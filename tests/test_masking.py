@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.server.masking import MASK, Masker, MaskError, masker_from_env
+from hookgate.masking import MASK, Masker, MaskError, masker_from_env
 
 SECRETS = [
     ("TOKEN=abc123 git push", "TOKEN=*** git push", "abc123"),
@@ -64,7 +64,7 @@ def test_prefilter_never_hides_a_default_rule_match():
     no default rule matches (checked on near-miss texts built from the rules' own pieces)."""
     import random
 
-    from hookgate.server.masking import may_hold_secret
+    from hookgate.masking import may_hold_secret
 
     pieces = ["xoxb-", "ghp_", "github_pat_", "sk-", "AKIA", "AIza", "-----BEGIN RSA PRIVATE "]
     pieces += ["KEY-----", "Bearer ", "token ", "--pass", "x://", "://", "@", ":", "=", " ", "\t"]

@@ -14,10 +14,11 @@ decision log masks every command it records, so with only the default rules a ch
 
 from __future__ import annotations
 
-import math
 import os
-from collections import Counter
-from collections.abc import Callable, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 MASK = "***"
 
@@ -119,7 +120,11 @@ def _looks_random(text: str) -> bool:
     # Paths and identifiers are long too; a secret mixes letters and digits with high entropy.
     if not any(c.isdigit() for c in text) or not any(c.isalpha() for c in text):
         return False
-    counts = Counter(text)
+    import math  # here: the hook's decision log masks every command, and few need this
+
+    counts: dict[str, int] = {}
+    for c in text:
+        counts[c] = counts.get(c, 0) + 1
     entropy = -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
     return entropy >= 4.0
 
