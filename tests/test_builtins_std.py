@@ -189,6 +189,31 @@ def test_wrong_argument_types_are_errors(expr):
     assert ps.query("data.b") == {"y": True}
 
 
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("1e308 * 10", "mul: number out of range"),
+        ("-1e308 - 1e308", "minus: number out of range"),
+        ("1e308 + 1e308", "plus: number out of range"),
+        ("input.big * 1.5", "mul: number out of range"),
+        ("input.big / 3", "div: number out of range"),
+        ("product([1e300, 1e300])", "product: number out of range"),
+        ("sum([1e308, 1e308])", "sum: number out of range"),
+        ('to_number("1e400")', "to_number: number out of range"),
+        ("to_number(input.digits)", "to_number: could not parse string as number"),
+    ],
+)
+def test_numbers_beyond_a_float_are_errors_never_infinity(expr, message):
+    """Rego's numbers are arbitrary-precision; ours end at a float's range, where infinity (which
+    JSON cannot carry to a host) would otherwise come out, or an internal error."""
+    document = {"big": 10**400, "digits": "1" * 5000}
+    with pytest.raises(EvalError, match=message):
+        ev(expr, input=document)
+    ps = load({"b.rego": f"package b\n\nx := {expr}\ny if not x\n"})
+    assert ps.query("data.b", input=document) == {"y": True}
+    assert ev("1e300 * 10", input=document) == 1e301
+
+
 def test_every_builtin_has_a_docstring_and_family():
     for b in REGISTRY.values():
         assert b.doc and b.family, b.name

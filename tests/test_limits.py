@@ -194,6 +194,36 @@ def test_too_deep_payload_fails_by_the_failure_policy(env, closed, depth):
     assert_failed_by_policy(result, env, closed, "nested too deeply")
 
 
+# -- numbers: a float's range (hookgate/jsonio.py, hostio/normalize.py) ----------------------
+
+# JSON text can hold numbers a float cannot; json reads them as infinity or NaN and would write
+# them back as Infinity and NaN, which no host parses: the rewrite carrying them would be lost.
+OUT_OF_RANGE = {
+    "1e400": b"1e400",
+    "-1e999": b"-1e999",
+    "NaN": b"NaN",
+    "Infinity": b"Infinity",
+    "5000 digits": b"1" * 5000,  # past Python's int conversion limit: once an internal error
+}
+
+
+@POLICIES
+@pytest.mark.parametrize("number", OUT_OF_RANGE.values(), ids=OUT_OF_RANGE.keys())
+def test_number_out_of_range_fails_by_the_failure_policy(env, closed, number):
+    payload = encode(bash("git push --force origin main " + SECRET, timeout=0))
+    payload = payload.replace(b'"timeout": 0', b'"timeout": ' + number)
+    result = run_eval(payload, env, *failure_args(closed))
+    assert_failed_by_policy(result, env, closed, "Number out of range")
+
+
+@pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")])
+def test_payload_objects_holding_nan_or_infinity_are_refused(number):
+    payload = bash("git push --force origin main", timeout=[1, {"ms": number}])
+    with pytest.raises(PayloadError, match="payload holds a number out of range"):
+        normalize(payload)
+    assert normalize(bash("ls", timeout=1e308)).tool_input["timeout"] == 1e308
+
+
 # -- command length: builtins/shell.py MAX_COMMAND_CHARS ------------------------------------
 
 

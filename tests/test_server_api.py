@@ -125,6 +125,35 @@ def test_data_documents_reach_the_bundle_and_invalid_paths_are_named(client, tok
     assert deep.status_code == 422 and "deep" in deep.json()["detail"][0]["msg"]
 
 
+@pytest.mark.parametrize("number", ["NaN", "-Infinity", "1e400"])
+def test_numbers_json_cannot_write_back_are_refused_and_the_bundle_keeps_serving(
+    client, tokens, number
+):
+    # Starlette's parser reads them (as NaN and infinities); stored, they made every bundle
+    # request fail with 500, and in a dry-run the answer could not be written.
+    h = editor(tokens)
+    put = client.put("/v1/data/hookgate/x", content=f'{{"n": [1, {number}]}}', headers=h)
+    assert put.status_code == 422 and "Number out of range" in put.json()["detail"][0]["msg"]
+    assert client.get("/v1/bundle", headers=auth(tokens["agent"])).status_code == 200
+    payload = '{"tool_name": "Bash", "tool_input": {"command": "ls"}}'
+    for field in ("data", "facts"):
+        body = f'{{"payload": {payload}, "{field}": {{"a": {{"b": {number}}}}}}}'
+        answer = client.post(
+            "/v1/evaluate",
+            content=body,
+            headers=auth(tokens["viewer"]) | {"content-type": "application/json"},
+        )
+        assert answer.status_code == 422
+        assert answer.json()["detail"][0]["field"] == f"body.{field}"
+        assert "number out of range" in answer.json()["detail"][0]["msg"]
+    check = client.post(
+        "/v1/check",
+        content=f'{{"policies": {{}}, "data": {{"a": {number}}}}}',
+        headers=auth(tokens["viewer"]) | {"content-type": "application/json"},
+    )
+    assert check.status_code == 422 and check.json()["detail"][0]["field"] == "body.data"
+
+
 def test_validation_errors_name_the_field_and_never_echo_the_input(client, tokens):
     secret = "ghp_" + "s3cr3t" * 6
     bad = client.post(

@@ -1,23 +1,17 @@
 """What the hook's speed work must keep: a warm `hookgate eval` imports none of the modules it
-was freed from (pathlib, json and re, typing…) and leaves the collector as it found it, the JSON
-it reads and writes is json's, and policy files keep the names pathlib gave them now that the
-hot path reads them with os.path."""
+was freed from (pathlib, json and re, typing…) and leaves the collector as it found it, and
+policy files keep the names pathlib gave them now that the hot path reads them with os.path
+(tests/test_jsonio.py: the JSON it reads and writes without json)."""
 
 from __future__ import annotations
 
 import ast
 import json
-import math
 import os
 import subprocess
 import sys
 import textwrap
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hookgate import jsonio
 from hookgate.sources import load_paths
 
 PAYLOAD = {
@@ -82,77 +76,6 @@ def test_warm_eval_imports_none_of_the_avoided_modules_and_leaves_the_collector_
     assert json.loads(response)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert ast.literal_eval(report) == {"code": 0, "gc": True, "imported": []}
     assert not os.path.exists(env["HOOKGATE_TELEMETRY"])  # no failure was recorded
-
-
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats()
-    | st.text(alphabet=st.characters(codec="utf-8")),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20,
-)
-
-
-def _same(a: object, b: object) -> bool:
-    """Equality that takes NaN as equal to itself, as JSON text does."""
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
-        return math.isnan(b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
-@settings(max_examples=300, deadline=None)
-@given(JSON_VALUES, st.booleans(), st.booleans(), st.booleans())
-def test_jsonio_writes_what_json_writes(value, ensure_ascii, sort_keys, compact):
-    separators = (",", ":") if compact else (", ", ": ")
-    expected = json.dumps(
-        value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators
-    )
-    text = jsonio.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, compact=compact)
-    assert text == expected
-    assert _same(jsonio.loads(text), json.loads(text))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet='{}[]",:0123456789.eE+-tfnrulasNIy \\\t\n\x00\u00e9\ufeff', max_size=30))
-def test_jsonio_reads_what_json_reads_and_fails_where_json_fails(text):
-    try:
-        expected = json.loads(text)
-    except json.JSONDecodeError as exc:
-        with pytest.raises(jsonio.DecodeError) as raised:
-            jsonio.loads(text)
-        assert (raised.value.msg, raised.value.pos) == (exc.msg, exc.pos)
-        assert (raised.value.lineno, raised.value.colno) == (exc.lineno, exc.colno)
-    else:
-        assert _same(jsonio.loads(text), expected)
-
-
-def test_jsonio_refuses_what_json_refuses():
-    with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
-        jsonio.dumps({"a": object()})
-    assert jsonio.dumps({"a": object()}, default=lambda _: "x") == '{"a": "x"}'
-    loop: list = []
-    loop.append(loop)
-    with pytest.raises(ValueError, match="Circular reference"):
-        jsonio.dumps(loop)
-
-
-def test_jsonio_without_the_accelerator_is_json(monkeypatch):
-    monkeypatch.setattr(jsonio, "_scan", None)
-    monkeypatch.setattr(jsonio, "make_encoder", None)
-    value = {"b": [1, 2.5, None, True, "é"], "a": {}}
-    assert jsonio.dumps(value, sort_keys=True, compact=True, ensure_ascii=False) == (
-        '{"a":{},"b":[1,2.5,null,true,"é"]}'
-    )
-    assert jsonio.dumps(value, ensure_ascii=True) == json.dumps(value)
-    assert jsonio.loads(' [1, {"a": null}] ') == [1, {"a": None}]
-    with pytest.raises(jsonio.DecodeError, match="Extra data: line 1 column 5"):
-        jsonio.loads("[1] x")
 
 
 def test_policy_files_are_named_as_pathlib_spells_them(tmp_path, monkeypatch):

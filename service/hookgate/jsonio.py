@@ -5,6 +5,13 @@ that takes about 30. CPython's ``_json`` accelerator, which ``json`` itself call
 writes the same text without them. Anything the accelerator does not accept is handed to ``json``
 itself, so errors carry ``json``'s own message and position, and on an interpreter without the
 accelerator ``json`` does all of it. tests/test_jsonio.py holds both paths to ``json``'s output.
+
+One difference from ``json``, on purpose: numbers without a finite value are refused both ways.
+``json`` reads ``NaN``, ``Infinity`` and ``1e400`` (as infinity) and writes them back as
+``NaN`` and ``Infinity``, which are not JSON: a host handed such a response cannot parse it, and
+a payload could use that to make the host drop a rewrite. Integers of more digits than Python
+converts (``sys.get_int_max_str_digits``) are refused as out of range too, not as an internal
+error.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+_INFINITY = float("inf")
+
 
 class DecodeError(ValueError):
     """Text that is not JSON: ``json``'s message and where (``pos`` counts characters)."""
@@ -28,18 +37,37 @@ class DecodeError(ValueError):
         self.msg, self.pos, self.lineno, self.colno = msg, pos, lineno, colno
 
 
-_CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+class _OutOfRange(Exception):
+    """A number literal with no finite value here; its text."""
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if -_INFINITY < value < _INFINITY:
+        return value
+    raise _OutOfRange(text)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts
+        raise _OutOfRange(text) from None
+
+
+def _constant(text: str) -> float:
+    raise _OutOfRange(text)  # NaN, Infinity, -Infinity
 
 
 class _DecoderOptions:
-    """The attributes ``_json.make_scanner`` reads from a ``json.JSONDecoder``, at its defaults."""
+    """The attributes ``_json.make_scanner`` reads from a ``json.JSONDecoder``."""
 
     strict = True
     object_hook = None
     object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = _CONSTANTS.__getitem__
+    parse_float = staticmethod(_float)
+    parse_int = staticmethod(_int)
+    parse_constant = staticmethod(_constant)
 
 
 _scan = None if make_scanner is None else make_scanner(_DecoderOptions())
@@ -47,22 +75,31 @@ _WHITESPACE = " \t\n\r"  # json's whitespace, and only it
 
 
 def loads(text: str) -> Any:
-    """``json.loads(text)``; text that is not JSON raises ``DecodeError``."""
-    if _scan is not None:
-        start = len(text) - len(text.lstrip(_WHITESPACE))
-        try:
-            value, end = _scan(text, start)
-        except (StopIteration, ValueError):  # no value at start, or json's error: see below
-            pass
-        else:
-            if not text[end:].strip(_WHITESPACE):
-                return value
-    import json
-
+    """``json.loads(text)``, but a number without a finite value is refused: text that is not
+    JSON, or holds such a number, raises ``DecodeError``."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DecodeError(exc.msg, exc.pos, exc.lineno, exc.colno) from None
+        if _scan is not None:
+            start = len(text) - len(text.lstrip(_WHITESPACE))
+            try:
+                value, end = _scan(text, start)
+            except (StopIteration, ValueError):  # no value at start, or json's error: see below
+                pass
+            else:
+                if not text[end:].strip(_WHITESPACE):
+                    return value
+        import json
+
+        try:
+            return json.loads(text, parse_float=_float, parse_int=_int, parse_constant=_constant)
+        except json.JSONDecodeError as exc:
+            raise DecodeError(exc.msg, exc.pos, exc.lineno, exc.colno) from None
+    except _OutOfRange as exc:
+        # The scanner does not say where the number was: its first occurrence is, but for the
+        # rare text that also holds it inside an earlier string.
+        pos = max(text.find(exc.args[0]), 0)
+        line = text.count("\n", 0, pos) + 1
+        column = pos - text.rfind("\n", 0, pos)
+        raise DecodeError("Number out of range", pos, line, column) from None
 
 
 def dumps(
@@ -74,7 +111,8 @@ def dumps(
     default: Callable[[Any], Any] | None = None,
 ) -> str:
     """``json.dumps(value, ...)`` on one line; ``compact`` drops the spaces after ``,`` and
-    ``:``. A value that is not JSON raises ``TypeError`` (``ValueError`` if circular)."""
+    ``:``. A value that is not JSON raises ``TypeError``; a circular one, or a float that is
+    NaN or infinite, ``ValueError``."""
     separators = (",", ":") if compact else (", ", ": ")
     if make_encoder is None:
         import json
@@ -85,6 +123,7 @@ def dumps(
             sort_keys=sort_keys,
             separators=separators,
             default=default,
+            allow_nan=False,
         )
     encode = make_encoder(
         {},  # markers: circular references raise ValueError instead of recursing
@@ -95,7 +134,7 @@ def dumps(
         separators[0],
         sort_keys,
         False,  # skipkeys
-        True,  # allow_nan
+        False,  # allow_nan
     )
     return "".join(encode(value, 0))
 

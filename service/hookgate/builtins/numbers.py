@@ -91,10 +91,13 @@ def to_number(x: Any) -> int | float:
         # come from the payload, and ``re`` backtracks quadratically on _FLOAT.
         import re2
 
-        if re2.fullmatch(_INT, x):
-            return int(x)
-        if re2.fullmatch(_FLOAT, x):
-            return float(x)
+        try:
+            if re2.fullmatch(_INT, x):
+                return int(x)  # ValueError past Python's limit of 4300 digits
+            if re2.fullmatch(_FLOAT, x):
+                return float(x)  # "1e400" is infinite: the caller refuses it as out of range
+        except ValueError:
+            pass
         raise BuiltinError("to_number: could not parse string as number")
     raise BuiltinError(
         f"to_number: operand 1 must be one of {{boolean, null, number, string}} but got {_tn(x)}"

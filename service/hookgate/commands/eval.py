@@ -155,18 +155,20 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
     """Write the host's response, then record failures and log the decision."""
     try:
         response = decision.response(host)
+        stdout = _json_line(response.stdout)
     except Exception as exc:  # a renderer bug must not block the agent either
         from hookgate.decision import Decision
 
         decision = Decision.failure("render", f"{type(exc).__name__}: {exc}", False, host=host)
         response = decision.response(host)
+        stdout = _json_line(response.stdout)
     if decision.errors:
         from hookgate import telemetry
 
         for error in decision.errors:
             telemetry.record("error", host=decision.host, hook_event=decision.event, message=error)
-    if response.stdout is not None:
-        sys.stdout.write(jsonio.dumps(response.stdout, ensure_ascii=False) + "\n")
+    if stdout is not None:
+        sys.stdout.write(stdout)
     if response.stderr:
         sys.stderr.write(response.stderr + "\n")
     if explain and getattr(decision, "explain", None):
@@ -178,3 +180,8 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
 
     decisionlog.append(decision, decision.input_document, revision)
     return response.exit_code
+
+
+def _json_line(document: dict | None) -> str | None:
+    """The response as the host reads it; ``ValueError`` for what JSON cannot carry (NaN)."""
+    return None if document is None else jsonio.dumps(document, ensure_ascii=False) + "\n"

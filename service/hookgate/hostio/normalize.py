@@ -30,6 +30,7 @@ ALIASES: frozenset[str] = frozenset(
 # toolArgs) or payload object. Real payloads nest a few levels; the bound keeps evaluation,
 # rendering and logging far from Python's recursion limit whatever the stack depth already is.
 MAX_JSON_DEPTH = 256
+_INFINITY = float("inf")
 
 # Amplifier's in-process hooks receive ``(event, data)``; hookgate's bridge passes them as
 # ``{"event": "tool:pre", "data": {...}}``, and ``tool:post`` data carries the result as ``result``.
@@ -199,7 +200,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
 
 def _as_object(payload: object) -> dict:
     if isinstance(payload, dict):
-        _check_depth(payload, "payload")
+        check_value(payload, "payload")
         return payload
     if isinstance(payload, bytes | bytearray):
         try:
@@ -230,7 +231,7 @@ def _decode(text: str, what: str, field: str | None = None) -> Any:
     # The bracket count bounds the depth from above and costs next to nothing, so only a text
     # with more brackets than the limit (strings included) has its value walked.
     if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
-        _check_depth(value, what, field)
+        check_value(value, what, field)
     return value
 
 
@@ -238,9 +239,11 @@ def _too_deep(what: str) -> str:
     return f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
 
 
-def _check_depth(value: Any, what: str, field: str | None = None) -> None:
+def check_value(value: Any, what: str, field: str | None = None) -> None:
     """Raise ``PayloadError`` if ``value`` nests arrays and objects deeper than
-    ``MAX_JSON_DEPTH`` (a top-level container is depth 1); iterative, so any depth is safe."""
+    ``MAX_JSON_DEPTH`` (a top-level container is depth 1) or holds a float that is NaN or
+    infinite, which no JSON text can carry back to the host (``jsonio`` refuses them in text);
+    iterative, so any depth is safe."""
     stack = [(value, 1)] if isinstance(value, dict | list) else []
     while stack:
         node, depth = stack.pop()
@@ -249,6 +252,8 @@ def _check_depth(value: Any, what: str, field: str | None = None) -> None:
                 if depth == MAX_JSON_DEPTH:
                     raise PayloadError(_too_deep(what), field)
                 stack.append((child, depth + 1))
+            elif type(child) is float and not -_INFINITY < child < _INFINITY:
+                raise PayloadError(f"{what} holds a number out of range ({child})", field)
 
 
 def _amplifier_envelope_event(fields: dict) -> str | None:

@@ -541,11 +541,25 @@ def call_builtin(
     if ctx.mocks is not None and name in ctx.mocks:
         return ctx.mocks[name](ctx, vals)
     try:
-        return fn(*vals)
+        value = fn(*vals)
     except BuiltinError as exc:
         return builtin_failed(ctx, name, exc, file, line, col)
+    except OverflowError:
+        value = _INFINITY
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
+    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
+        return builtin_failed(ctx, name, _out_of_range(name), file, line, col)
+    return value
+
+
+# Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
+# would reject the response that carried it), so it fails like any builtin error.
+_INFINITY = float("inf")
+
+
+def _out_of_range(name: str) -> BuiltinError:
+    return BuiltinError(f"{name}: number out of range")
 
 
 class BuiltinFuncs(dict):
@@ -569,9 +583,16 @@ class BuiltinFuncs(dict):
 
 def binop(op: Callable, a: Any, b: Any, ctx: Ctx, file: str, line: int, col: int) -> Any:
     try:
-        return op(a, b)
+        value = op(a, b)
     except BuiltinError as exc:
         return builtin_failed(ctx, "", exc, file, line, col)
+    except OverflowError:  # an integer too large to meet a float
+        value = _INFINITY
+    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
+        return builtin_failed(
+            ctx, "", _out_of_range(op.__name__.removeprefix("op_")), file, line, col
+        )
+    return value
 
 
 def obj_add(out: dict, k: Any, v: Any) -> bool:

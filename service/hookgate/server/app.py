@@ -24,7 +24,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hookgate import __version__
+from hookgate import __version__, jsonio
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
 from hookgate.server import models as api
@@ -352,8 +352,8 @@ async def _policy_content(request: Request) -> str:
 
 async def _data_content(request: Request) -> str:
     try:
-        return canonical_json(json.loads(await request.body()))
-    except json.JSONDecodeError as exc:
+        return canonical_json(jsonio.loads((await request.body()).decode("utf-8")))
+    except jsonio.DecodeError as exc:  # NaN and infinities too: a bundle could not carry them
         message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise _invalid("body", message) from None
     except UnicodeDecodeError as exc:

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from hookgate.decision import OUTCOMES
 from hookgate.hostio.hosts import HOSTS
+from hookgate.hostio.normalize import check_value
 
 MAX_INT = 2**31 - 1  # the database's INTEGER columns
 Outcome = Literal[OUTCOMES]
 Host = Literal[HOSTS]
 Role = Literal["agent", "viewer", "editor", "admin"]
+
+
+def _plain_json(value: dict[str, Any]) -> dict[str, Any]:
+    # A NaN or an infinity (which the request's JSON parser lets through) would make the answer
+    # unwritable as JSON; a deep nesting would take evaluation near the recursion limit.
+    check_value(value, "the document")
+    return value
+
+
+# A JSON object as the engine reads it: finite numbers only, nested within the payload limit.
+JSONObject = Annotated[dict[str, Any], AfterValidator(_plain_json)]
 
 # -- errors ----------------------------------------------------------------------------------
 
@@ -85,12 +97,12 @@ class EvaluateIn(BaseModel):
         description="Draft policies by id, overriding the stored ones for this request only; "
         "null removes a stored policy from this evaluation.",
     )
-    data: dict[str, Any] | None = Field(
+    data: JSONObject | None = Field(
         None,
         description="Draft data documents by data path (as in PUT /v1/data/{path}), "
         "overriding the stored ones for this request only.",
     )
-    facts: dict[str, Any] | None = Field(
+    facts: JSONObject | None = Field(
         None,
         description="Answers for the builtins that read the hook's machine, by builtin name "
         'then argument, e.g. {"git.branch": {"/repo": "main"}}. The server never reads '
@@ -130,7 +142,7 @@ class CheckIn(BaseModel):
     policies: dict[str, str | None] = Field(
         description="Draft policies by id, checked together with the rest of the active set."
     )
-    data: dict[str, Any] | None = Field(None, description="Draft data documents by path.")
+    data: JSONObject | None = Field(None, description="Draft data documents by path.")
 
 
 class CheckOut(BaseModel):

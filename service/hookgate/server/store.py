@@ -22,6 +22,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from hookgate import jsonio
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 
@@ -161,7 +162,8 @@ def content_hash(content: str) -> str:
 
 
 def canonical_json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The stored form of a data document; ``ValueError`` for NaN or an infinity."""
+    return jsonio.dumps(value, sort_keys=True, compact=True, ensure_ascii=False)
 
 
 def _now() -> datetime:
