@@ -87,7 +87,9 @@ def append(
     """Log one decision. Never raises: a failure to log is recorded in telemetry instead."""
     try:
         record = record_for(decision, hook_input_document, bundle_revision)
-        line = (jsonio.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        # ASCII (non-ASCII as JSON escapes): a command with a lone surrogate ("\\udc80", which
+        # JSON text may carry) has no UTF-8 form, and its record must still be written.
+        line = (jsonio.dumps(record, default=str) + "\n").encode("ascii")
         directory = paths.private_dir(log_dir())
         with FileLock(os.path.join(directory, "lock")):
             current = os.path.join(directory, CURRENT)

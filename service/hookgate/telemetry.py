@@ -33,12 +33,13 @@ def record(event: str, **fields: object) -> None:
     for key, value in fields.items():
         if value is not None:
             entry[key] = value[:MAX_MESSAGE] if isinstance(value, str) else value
-    line = jsonio.dumps(entry, ensure_ascii=False, default=str) + "\n"
+    # ASCII (non-ASCII as JSON escapes): a lone surrogate in a message cannot fail the write.
+    line = jsonio.dumps(entry, default=str) + "\n"
     try:
         path = telemetry_path()
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
         _rotate_if_large(path)
-        append_line(path, line.encode("utf-8"))
+        append_line(path, line.encode("ascii"))
     except OSError:
         pass
 

@@ -183,5 +183,7 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
 
 
 def _json_line(document: dict | None) -> str | None:
-    """The response as the host reads it; ``ValueError`` for what JSON cannot carry (NaN)."""
-    return None if document is None else jsonio.dumps(document, ensure_ascii=False) + "\n"
+    """The response as the host reads it; ``ValueError`` for what JSON cannot carry (NaN).
+    ASCII, escapes included: a lone surrogate from the payload (``"\\ud800"``) or a stdout
+    whose encoding is not UTF-8 could not write anything else."""
+    return None if document is None else jsonio.dumps(document) + "\n"

@@ -201,7 +201,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
 def _as_object(payload: object) -> dict:
     if isinstance(payload, dict):
         check_value(payload, "payload")
-        return payload
+        return _without_lone_surrogates(payload)
     if isinstance(payload, bytes | bytearray):
         try:
             payload = bytes(payload).decode("utf-8")
@@ -232,6 +232,44 @@ def _decode(text: str, what: str, field: str | None = None) -> Any:
     # with more brackets than the limit (strings included) has its value walked.
     if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
         check_value(value, what, field)
+    # A lone surrogate comes from an escape ("\\udc80"), or in text given as str.
+    if "\\ud" in text or "\\uD" in text or not _utf8(text):
+        value = _without_lone_surrogates(value)
+    return value
+
+
+def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (which JSON escapes can spell but no
+    UTF-8 text can hold) replaced by U+FFFD, as the host's own UTF-8 encoder writes it into the
+    command it runs. Left alone, one would make regular expressions, the decision log and the
+    host's response fail, and a failing evaluation answers by the failure policy: appending
+    ``\\udc80`` to a command must not be a way around the guards. What holds none is returned
+    as it is, not copied."""
+    if type(value) is str:
+        if _utf8(value):
+            return value
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if type(value) is dict:
+        pairs = [
+            (_without_lone_surrogates(k), _without_lone_surrogates(v)) for k, v in value.items()
+        ]
+        same = all(
+            k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)
+        )
+        return value if same else dict(pairs)
+    if type(value) is list:
+        items = [_without_lone_surrogates(v) for v in value]
+        return value if all(v is v0 for v, v0 in zip(items, value, strict=True)) else items
     return value
 
 
