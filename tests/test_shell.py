@@ -102,6 +102,10 @@ SEEN = [
     ("echo $((1 + (2 * 3))) && git push", "git", [["git", "push"]]),
     ("((n++)); git push", "git", [["git", "push"]]),
     ("((git push) ; (ls))", "git", [["git", "push"]]),
+    # Arithmetic to bash, two subshells to dash: "sh -c" runs the push.
+    ("sh -c '((git push -f))'", "git", [["git", "push", "-f"]]),
+    ("((git push -f))", "git", [["git", "push", "-f"]]),
+    ("((((rm -rf /))))", "rm", [["rm", "-rf", "/"]]),
     ("G=git; $G push", "git", [["git", "push"]]),
     ('G="git push"; ${G} -f', "git", [["git", "push", "-f"]]),
     ("export G=git; $G push", "git", [["git", "push"]]),

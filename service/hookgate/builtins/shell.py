@@ -304,11 +304,9 @@ class _Parser:
         if self.i >= self.n:
             return None
         if t[self.i] == "(":
-            if t.startswith("((", self.i) and _arithmetic_closes(t, self.i + 2):
-                # arithmetic command: no commands inside but $( ); unclosed, it is two subshells
-                self.i += 2
-                self.close_arithmetic()
-                return None
+            # "((…))" is arithmetic to bash and zsh but two subshells to dash, Debian's sh: read
+            # as subshells, every command a POSIX shell would run is seen ("sh -c '((git push
+            # -f))'" pushes), and an arithmetic expression only adds inert ones such as "n++".
             self.i += 1
             self.subshell(")")
             self.parse_simple(stop, only_redirects=True)
