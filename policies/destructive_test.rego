@@ -141,10 +141,18 @@ denied := [
 	"python3 -c 'import os; os.system(\"rm -rf ~\")'",
 	"node -e \"require('fs').rmSync('/etc', {recursive: true})\"",
 	"ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"/usr\")'",
+	# a script printed by echo or printf and run: eval, a substitution, a process substitution
+	"$(echo rm -rf /)",
+	"eval \"$(printf 'rm -rf ~')\"",
+	"source <(echo rm -rf /)",
+	"X='rm -rf /'; eval \"$X\"",
+	"echo rm -rf / | sh",
 ]
 
 allowed := [
 	"rm -rf build/",
+	"echo $(echo rm -rf /)",
+	"cat <(echo rm -rf /)",
 	"rm -rf build dist node_modules",
 	"rm -rf ./build",
 	"rm -rf /home/u/proj/build",

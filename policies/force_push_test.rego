@@ -41,6 +41,7 @@ rewrites := [
 	["bash -c \"git push --f\\orce origin\"", "bash -c \"git push origin\""],
 	["FOO=1 git push -f", "FOO=1 git push"],
 	["bash -c 'git push --force origin main'", "bash -c 'git push origin main'"],
+	["((git push -f origin main))", "((git push origin main))"],
 	["sh -lc \"git push -f\"", "sh -lc \"git push\""],
 	["make test && git push -f && echo done", "make test && git push && echo done"],
 	["rm -f x.lock; git push -f", "rm -f x.lock; git push"],
@@ -97,6 +98,9 @@ denied := [
 	"git push origin --delete release/1.0",
 	"bash -c 'git push origin :main'",
 	"bash -c $'git push --forc\\x65 origin'",
+	# printed by echo and run: the push is not in the text to rewrite, so it is denied
+	"eval \"$(echo git push -f origin main)\"",
+	"source <(echo git push --force origin main)",
 ]
 
 test_denied if {

@@ -12,6 +12,8 @@ shell_input(cmd) := {
 
 denied := [
 	"git commit --no-verify",
+	"`echo git commit -n`",
+	"bash <(echo git commit --no-verify)",
 	"git commit -n -m wip",
 	"git commit -nm wip",
 	"git commit -am wip -n",

@@ -106,6 +106,17 @@ SEEN = [
     ("sh -c '((git push -f))'", "git", [["git", "push", "-f"]]),
     ("((git push -f))", "git", [["git", "push", "-f"]]),
     ("((((rm -rf /))))", "rm", [["rm", "-rf", "/"]]),
+    # What echo or printf prints, run as a script.
+    ("$(echo git push -f)", "git", [["git", "push", "-f"]]),
+    ("`echo git push -f`", "git", [["git", "push", "-f"]]),
+    ('eval "$(echo git push -f)"', "git", [["git", "push", "-f"]]),
+    ("bash -c \"$(printf 'git push -f')\"", "git", [["git", "push", "-f"]]),
+    ("source <(echo git push -f)", "git", [["git", "push", "-f"]]),
+    (". <(echo git push -f)", "git", [["git", "push", "-f"]]),
+    ("bash <(echo -e 'git push -f')", "git", [["git", "push", "-f"]]),
+    ("echo git push -f | bash", "git", [["git", "push", "-f"]]),
+    ("x='git push -f'; eval \"$x\"", "git", [["git", "push", "-f"]]),
+    ("G=$(echo git); $G push", "git", [["git", "push"]]),
     ("G=git; $G push", "git", [["git", "push"]]),
     ('G="git push"; ${G} -f', "git", [["git", "push", "-f"]]),
     ("export G=git; $G push", "git", [["git", "push"]]),
@@ -160,6 +171,10 @@ DATA = [
     ("$UNSET push", "git"),
     ("git rebase main", "rm"),
     ("git submodule update --init", "update"),
+    ("echo $(echo git push)", "git"),
+    ("cat <(echo git push)", "git"),
+    ("bash script.sh <(echo git push)", "git"),
+    ('echo "$(printf git) push"', "push"),
 ]
 
 

@@ -289,9 +289,9 @@ class _Parser:
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
-        if producer.name in ("echo", "printf"):
-            args = [_unescape(w) for w in producer.words[1:] if not w.text.startswith("-")]
-            self.nested_words(args, shell, shell.name)
+        printed = _printed_words(producer)
+        if printed:
+            self.nested_words([_unescape(w) for w in printed], shell, shell.name)
         for p in self.pending:
             if p[0] is producer:
                 p[4].append(shell)
@@ -443,20 +443,22 @@ class _Parser:
         return self.analyse(words[k:], env, list(self.via), span)
 
     def expand_command_word(self, words: list[Word]) -> list[Word]:
-        """``$G`` (set earlier in the line) and ``$(which git)`` as the command word.
+        """``$G`` (set earlier in the line), ``$(which git)`` and ``$(echo git push)`` as the
+        command word.
 
-        A variable's value is split into words as the shell does; the new words have no span
-        (there is nothing in the original text to edit for them).
+        The value is split into words as the shell does; the new words have no span (there is
+        nothing in the original text to edit for them).
         """
         text = words[0].text
         name = _variable_reference(text)
         if name is not None and name in self.vars:
-            parts = self.vars[name].split()
-            if parts:
-                return [Word(p, None, True, []) for p in parts] + words[1:]
-        target = _lookup_target(text)
-        if target is not None:
-            return [Word(target, None, True, [])] + words[1:]
+            text = self.vars[name]
+        value = _substitution_output(text)
+        if value is None and name is not None and name in self.vars:
+            value = text
+        parts = [] if value is None else value.split()
+        if parts:
+            return [Word(p, None, True, []) for p in parts] + words[1:]
         return words
 
     def analyse(
@@ -480,6 +482,8 @@ class _Parser:
                 for sub in [inner[1], *inner[2]]:
                     if sub:
                         self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
+            elif inner[0] == "printed":
+                self.nested_printed(inner[1], cmd, name)
             else:
                 self.nested_words(inner[1], cmd, name, remote=name == "ssh")
             self.nest -= 1
@@ -501,6 +505,22 @@ class _Parser:
             offs.extend(_word_offsets(w))
         self.nested("".join(text_parts), offs, owner.via + [via], remote)
 
+    def nested_printed(self, text: str, owner: Command, via: str) -> None:
+        """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
+        by ``owner``. Its commands are not in the original text: their words have no span, so
+        nothing edits them in place, and they carry the owner's span."""
+        found: list[Command] = []
+        saved, self.out = self.out, found
+        try:
+            self.nested(text, [owner.span[0]] * len(text), owner.via + [via])
+        finally:
+            self.out = saved
+        for c in found:
+            words = [Word(w.text, None, w.literal, []) for w in c.words]
+            self.out.append(
+                Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
+            )
+
     def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
         if self.depth + 1 > MAX_DEPTH:
             rs = offs[0] if offs else 0
@@ -508,6 +528,7 @@ class _Parser:
             self.out.append(Command("", [], {}, (rs, re_), self.cwd, via, True))
             return
         sub = _Parser(text, offs, self.depth + 1, self.out, None if remote else self.cwd, via)
+        sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
         sub.parse()
 
     # -- here-documents ----------------------------------------------------------------------------
@@ -857,9 +878,11 @@ def _variable_reference(text: str) -> str | None:
     return None
 
 
-def _lookup_target(text: str) -> str | None:
-    """``git`` for ``$(which git)``, ``$(command -v git)``, ``$(type -P git)`` or backticks."""
-    if text.startswith("$(") and text.endswith(")"):
+def _substitution_output(text: str) -> str | None:
+    """What ``$(…)``, ``` `…` ``` or ``<(…)`` (the whole of ``text``) prints, when that is
+    known without running anything: the path ``which git``, ``command -v git`` or ``type -P
+    git`` names (as ``git``), or what a lone ``echo`` or ``printf`` prints. None otherwise."""
+    if text.startswith(("$(", "<(")) and text.endswith(")"):
         inner = text[2:-1]
     elif text.startswith("`") and text.endswith("`") and len(text) > 1:
         inner = text[1:-1]
@@ -872,7 +895,30 @@ def _lookup_target(text: str) -> str | None:
         or (parts[0] == "type" and parts[1] in ("-p", "-P"))
     ):
         return parts[-1]
+    try:
+        found = analyse(inner)
+    except BuiltinError:
+        return None
+    printed = _printed_words(found[0]) if len(found) == 1 else None
+    return None if printed is None else " ".join(_unescape(w).text for w in printed)
+
+
+def _printed_words(cmd: Command) -> list[Word] | None:
+    """The words ``echo`` or ``printf`` prints (echo's leading options left out; printf's
+    format and arguments alike, which over-approximates), or None for another command."""
+    words = cmd.words[1:]
+    if cmd.name == "echo":
+        k = 0
+        while k < len(words) and _is_echo_option(words[k].text):
+            k += 1
+        return words[k:]
+    if cmd.name == "printf":
+        return words[1:] if words[:1] and words[0].text == "--" else words
     return None
+
+
+def _is_echo_option(text: str) -> bool:
+    return len(text) > 1 and text[0] == "-" and all(c in "neE" for c in text[1:])
 
 
 def _cd_target(cmd: Command, cwd: str | None) -> str | None:
@@ -978,7 +1024,8 @@ _TRANSPARENT = _words(
 
 
 def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
-    """What ``words`` runs besides itself: ``("argv", inner, extra)`` or ``("script", words)``.
+    """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``
+    or ``("printed", text)`` (a script that is not in the original text).
 
     The second value is how many words belong to the wrapper itself (or those words).
     """
@@ -1027,7 +1074,9 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
             break
         if script and k < n:
             return ("script", [words[k]]), n
-        return None, n
+        return _sourced(words[k : k + 1]), n
+    if name in ("source", "."):
+        return _sourced(words[1:2]), n
     if name == "eval":
         return (("script", words[1:]), n) if n > 1 else (None, n)
     if name == "ssh":
@@ -1050,6 +1099,15 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
     if name == "busybox" and n > 1:
         return ("argv", words[1:], []), 1
     return None, n
+
+
+def _sourced(operand: list[Word]) -> tuple[str, str] | None:
+    """``("printed", script)`` when a shell or ``source`` reads its script from a process
+    substitution that prints a known text (``bash <(echo 'git push -f')``)."""
+    printed = _substitution_output(operand[0].text) if operand else None
+    if printed is None or not operand[0].text.startswith("<("):
+        return None
+    return "printed", printed
 
 
 def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
