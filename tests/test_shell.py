@@ -117,6 +117,19 @@ SEEN = [
     ("echo git push -f | bash", "git", [["git", "push", "-f"]]),
     ("x='git push -f'; eval \"$x\"", "git", [["git", "push", "-f"]]),
     ("G=$(echo git); $G push", "git", [["git", "push"]]),
+    # Launchers that run a command (or a script) later, elsewhere or detached.
+    ("setsid git push -f", "git", [["git", "push", "-f"]]),
+    ("chrt -f 99 git push", "git", [["git", "push"]]),
+    ("systemd-run --user --unit x git push", "git", [["git", "push"]]),
+    ("script -qc 'git push -f' /dev/null", "git", [["git", "push", "-f"]]),
+    ("script --command='git push' log", "git", [["git", "push"]]),
+    ("tmux new-session -d -s x 'git push -f'", "git", [["git", "push", "-f"]]),
+    ("tmux -L sock split-window git push", "git", [["git", "push"]]),
+    ("tmux send-keys -t x 'git push -f' Enter", "git", [["git", "push", "-f", "Enter"]]),
+    ("screen -dmS x git push -f", "git", [["git", "push", "-f"]]),
+    ("at now <<< 'git push -f'", "git", [["git", "push", "-f"]]),
+    ("echo 'git push' | batch", "git", [["git", "push"]]),
+    ("kubectl exec -it pod -- git push", "git", [["git", "push"]]),
     ("G=git; $G push", "git", [["git", "push"]]),
     ('G="git push"; ${G} -f', "git", [["git", "push", "-f"]]),
     ("export G=git; $G push", "git", [["git", "push"]]),
@@ -175,6 +188,10 @@ DATA = [
     ("cat <(echo git push)", "git"),
     ("bash script.sh <(echo git push)", "git"),
     ('echo "$(printf git) push"', "push"),
+    ("tmux ls", "ls"),
+    ("script typescript", "typescript"),
+    ("kubectl logs git", "git"),
+    ("screen -ls", "ls"),
 ]
 
 

@@ -932,6 +932,8 @@ def _cd_target(cmd: Command, cwd: str | None) -> str | None:
 
 def _reads_script_from_stdin(cmd: Command) -> bool:
     """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
+    if cmd.name in ("at", "batch"):
+        return not any(w.text == "-f" or w.text.startswith("-f") for w in cmd.words[1:])
     if cmd.name not in SHELLS:
         return False
     for w in cmd.words[1:]:
@@ -1014,12 +1016,32 @@ _WRAPPER_VALUES: dict[str, frozenset[str]] = {
     "parallel": _words(
         "-j -S --jobs --sshlogin -a --arg-file -d --delimiter --tmpdir --workdir -I --colsep"
     ),
+    "setsid": _words(""),
+    "unshare": _words("-S -G -R -w --setuid --setgid --root --wd"),
+    "torsocks": _words("-u -p -a -P --user --pass --address --port"),
+    "proxychains": _words("-f"),
+    "proxychains4": _words("-f"),
+    "chrt": _words("-T -P -D --sched-runtime --sched-period --sched-deadline"),
+    "systemd-run": _words(
+        "-u -p -E -M -H -d --unit --property --description --slice --uid --gid --nice "
+        "--working-directory --setenv --machine --host --on-active --on-calendar"
+    ),
+    "screen": _words("-S -c -e -h -L -Logfile -p -T -t -X"),
+    "tmux": _words("-c -e -F -n -s -t -x -y -L -S -f"),
+    "script": _words("-c -E -I -O -T -B --command --echo --log-in --log-out --log-timing"),
+    "kubectl": _words(""),
 }
 _SHELL_VALUES = _words("-o +o -O +O --rcfile --init-file")
 # Wrappers that run the rest of their argv as a command (after their own options).
 _TRANSPARENT = _words(
     "sudo doas pkexec env nice ionice timeout time stdbuf exec command nohup builtin caffeinate "
-    "unbuffer chronic flock xargs strace chroot taskset"
+    "unbuffer chronic flock xargs strace chroot taskset setsid unshare torsocks proxychains "
+    "proxychains4 chrt systemd-run screen"
+)
+# tmux's commands that run their last operands: a shell command, or keys typed into a pane's
+# shell (send-keys 'git push' Enter; the key names become harmless extra arguments).
+_TMUX_STARTS = _words(
+    "new-session new new-window neww split-window splitw respawn-pane respawnp send-keys send"
 )
 
 
@@ -1044,8 +1066,8 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
         k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=name == "env")
         if name == "timeout" and k < n:
             k += 1  # the duration
-        if name in ("flock", "chroot", "taskset") and k < n:
-            k += 1  # the lock file / new root / mask
+        if name in ("flock", "chroot", "taskset", "chrt") and k < n:
+            k += 1  # the lock file / new root / mask / priority
         return (("argv", words[k:], []), k) if k < n else (None, n)
     if name in ("su", "runuser"):  # su -c 'script' user; runuser -u user cmd
         for k, w in enumerate(words[1:], 1):
@@ -1077,6 +1099,25 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
         return _sourced(words[k : k + 1]), n
     if name in ("source", "."):
         return _sourced(words[1:2]), n
+    if name == "script":  # script -c 'cmd' [file]: a shell runs cmd
+        for k, w in enumerate(words[1:], 1):
+            a = w.text
+            if a in ("-c", "--command") or (a[:1] == "-" and a[1:2] != "-" and a.endswith("c")):
+                return (("script", [words[k + 1]]), n) if k + 1 < n else (None, n)
+            if a.startswith("--command="):
+                return ("script", [Word(a.split("=", 1)[1], None, w.literal)]), n
+        return None, n
+    if name == "tmux":
+        k = _options_end(words, 1, _WRAPPER_VALUES["tmux"])
+        if k < n and words[k].text in _TMUX_STARTS:
+            start = _options_end(words, k + 1, _WRAPPER_VALUES["tmux"])
+            return (("script", words[start:]), n) if start < n else (None, n)
+        return None, n
+    if name == "kubectl":  # kubectl exec POD -- cmd …: like ssh, on another machine
+        if "exec" in (w.text for w in words[1:3]):
+            end = next((k for k, w in enumerate(words) if w.text == "--"), n)
+            return (("argv", words[end + 1 :], []), end + 1) if end + 1 < n else (None, n)
+        return None, n
     if name == "eval":
         return (("script", words[1:]), n) if n > 1 else (None, n)
     if name == "ssh":
@@ -1286,14 +1327,17 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     """Every simple command that ``cmdline`` would run, in order, without running anything.
 
     Sees through ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines, subshells, brace groups, ``$( )``,
-    backticks and process substitution, ``bash|sh|zsh -c`` (and ``-lc``, recursively to a bounded
-    depth), ``eval``, here-documents and here-strings (and ``echo …``) fed to a shell, ``ssh host
-    cmd``, wrappers (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``,
-    ``timeout``, ``xargs``, ``find -exec``, ``parallel``, …), commands git runs (``rebase -x``,
-    ``submodule foreach``, ``bisect run``, ``-c alias.x='!…'``) and leading ``VAR=value``
-    assignments. Quoting and escapes are removed (``g'i't`` and ``\\git`` are ``git``); a command
-    word that is a variable set earlier in the line (``G=git; $G push``) or ``$(which git)`` is
-    read as its value.
+    backticks and process substitution, ``((…))`` (two subshells to dash), ``bash|sh|zsh -c``
+    (and ``-lc``, recursively to a bounded depth), ``eval``, here-documents and here-strings (and
+    ``echo …``) fed to a shell, ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers
+    (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``,
+    ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
+    ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
+    ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
+    (``g'i't`` and ``\\git`` are ``git``); a command word that is a variable set earlier in the
+    line (``G=git; $G push``), ``$(which git)`` or ``$(echo git push)`` is read as its value, and
+    what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or ``source <(…)`` is a
+    script (its commands have no span in ``cmdline``: nothing can edit them in place).
 
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
     ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,
