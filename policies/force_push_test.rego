@@ -42,6 +42,7 @@ rewrites := [
 	["FOO=1 git push -f", "FOO=1 git push"],
 	["bash -c 'git push --force origin main'", "bash -c 'git push origin main'"],
 	["((git push -f origin main))", "((git push origin main))"],
+	["a=git; b=push; $a $b -f origin main", "a=git; b=push; $a $b origin main"],
 	["sh -lc \"git push -f\"", "sh -lc \"git push\""],
 	["make test && git push -f && echo done", "make test && git push && echo done"],
 	["rm -f x.lock; git push -f", "rm -f x.lock; git push"],
@@ -101,6 +102,7 @@ denied := [
 	# printed by echo and run: the push is not in the text to rewrite, so it is denied
 	"eval \"$(echo git push -f origin main)\"",
 	"source <(echo git push --force origin main)",
+	"F=--force; git push $F origin main",
 ]
 
 test_denied if {

@@ -117,6 +117,8 @@ SEEN = [
     ("echo git push -f | bash", "git", [["git", "push", "-f"]]),
     ("x='git push -f'; eval \"$x\"", "git", [["git", "push", "-f"]]),
     ("G=$(echo git); $G push", "git", [["git", "push"]]),
+    ("a=git; b=push; $a $b -f", "git", [["git", "push", "-f"]]),
+    ("F=-f; git push $F origin", "git", [["git", "push", "-f", "origin"]]),
     # Launchers that run a command (or a script) later, elsewhere or detached.
     ("setsid git push -f", "git", [["git", "push", "-f"]]),
     ("chrt -f 99 git push", "git", [["git", "push"]]),

@@ -442,29 +442,28 @@ class _Parser:
             return cmd
         return self.analyse(words[k:], env, list(self.via), span)
 
-    def expand_command_word(self, words: list[Word]) -> list[Word]:
-        """``$G`` (set earlier in the line), ``$(which git)`` and ``$(echo git push)`` as the
-        command word.
+    def expand_words(self, words: list[Word]) -> list[Word]:
+        """``$G`` (set earlier in the line) as any word, and ``$(which git)`` or ``$(echo git
+        push)`` as the command word (``a=git; b=push; $a $b -f``).
 
-        The value is split into words as the shell does; the new words have no span (there is
-        nothing in the original text to edit for them).
+        A value is split into words as the shell does (a quoted ``"$G"`` too: at worst an
+        option is seen where the shell would pass an argument); the new words have no span
+        (there is nothing in the original text to edit for them).
         """
-        text = words[0].text
-        name = _variable_reference(text)
-        if name is not None and name in self.vars:
-            text = self.vars[name]
-        value = _substitution_output(text)
-        if value is None and name is not None and name in self.vars:
-            value = text
-        parts = [] if value is None else value.split()
-        if parts:
-            return [Word(p, None, True, []) for p in parts] + words[1:]
-        return words
+        out: list[Word] = []
+        for k, word in enumerate(words):
+            name = _variable_reference(word.text)
+            value = self.vars.get(name) if name is not None else None
+            if k == 0:
+                value = _substitution_output(word.text if value is None else value) or value
+            parts = [] if value is None else value.split()
+            out += [Word(p, None, True, []) for p in parts] if parts else [word]
+        return out
 
     def analyse(
         self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
     ) -> Command:
-        words = self.expand_command_word(words)
+        words = self.expand_words(words)
         name = command_name(words[0].text)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
@@ -1334,8 +1333,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
-    (``g'i't`` and ``\\git`` are ``git``); a command word that is a variable set earlier in the
-    line (``G=git; $G push``), ``$(which git)`` or ``$(echo git push)`` is read as its value, and
+    (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
+    (``G=git; $G push``), and a command word ``$(which git)`` or ``$(echo git push)``, is read as
+    its value, and
     what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or ``source <(…)`` is a
     script (its commands have no span in ``cmdline``: nothing can edit them in place).
 
