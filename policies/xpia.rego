@@ -25,6 +25,81 @@ outgoing_findings contains f if {
 	f.severity in cfg.pre_severities
 }
 
+# `curl … | sh` with a file in between: the command line downloads a file, then runs it.
+outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	"critical" in cfg.pre_severities
+	input.tool_kind == "shell"
+	commands := shell.commands(input.tool_input.command)
+	some fetch in commands
+	some file in downloads(fetch)
+	some run in commands
+	runs(run, file)
+}
+
+# The file a curl or wget command writes: its output option's value (-o for curl, -O for wget,
+# also ending a bundle of flags: -fsSLo FILE), attached (-oFILE, --output=FILE), or the URL's
+# last part (curl -O, wget without -O).
+downloads(cmd) := {trim_prefix(file, "./") | some file in output_files(cmd)}
+
+output_option := {"curl": {"letter": "o", "long": "--output"}, "wget": {"letter": "O", "long": "--output-document"}}
+
+output_files(cmd) := {file |
+	o := output_option[cmd.name]
+	some i, opt in cmd.argv
+	short_or_long(opt, o)
+	file := cmd.argv[i + 1]
+} | {substring(opt, 2, -1) |
+	o := output_option[cmd.name]
+	some opt in cmd.argv
+	startswith(opt, concat("", ["-", o.letter]))
+	count(opt) > 2
+} | {trim_prefix(opt, prefix) |
+	prefix := concat("", [output_option[cmd.name].long, "="])
+	some opt in cmd.argv
+	startswith(opt, prefix)
+} | {url_file(url) |
+	remote_name(cmd)
+	some url in cmd.argv
+	regex.match(`^(?i)(https?|ftp)://[^?#]*/[^/?#]+`, url)
+}
+
+short_or_long(opt, o) if opt == o.long
+
+short_or_long(opt, o) if regex.match(sprintf("^-[a-zA-Z]*%s$", [o.letter]), opt)
+
+remote_name(cmd) if {
+	cmd.name == "curl"
+	some opt in cmd.argv
+	regex.match(`^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$`, opt)
+}
+
+remote_name(cmd) if {
+	cmd.name == "wget"
+	count(output_files_named(cmd)) == 0
+}
+
+output_files_named(cmd) := {opt |
+	some opt in cmd.argv
+	regex.match(`^(-[a-zA-Z]*O|--output-document)`, opt)
+}
+
+url_file(url) := name if {
+	path := split(split(split(url, "?")[0], "#")[0], "/")
+	name := path[count(path) - 1]
+}
+
+runs(cmd, file) if {
+	cmd.name in {"sh", "bash", "zsh", "dash", "ksh", "source", ".", "python", "python3", "perl", "ruby", "node"}
+	some arg in array.slice(cmd.argv, 1, count(cmd.argv))
+	not startswith(arg, "-")
+	trim_prefix(arg, "./") == file
+}
+
+runs(cmd, file) if {
+	contains(cmd.argv[0], "/")
+	trim_prefix(cmd.argv[0], "./") == file
+}
+
 # One reason for all findings: the categories in the text, the pattern ids as the pattern.
 summary(findings) := {"categories": concat(", ", sort({f.category | some f in findings})), "ids": concat(",", sort({f.id | some f in findings}))}
 
