@@ -932,7 +932,7 @@ def _cd_target(cmd: Command, cwd: str | None) -> str | None:
 def _reads_script_from_stdin(cmd: Command) -> bool:
     """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
     if cmd.name in ("at", "batch"):
-        return not any(w.text == "-f" or w.text.startswith("-f") for w in cmd.words[1:])
+        return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
     if cmd.name not in SHELLS:
         return False
     for w in cmd.words[1:]:
@@ -1027,8 +1027,6 @@ _WRAPPER_VALUES: dict[str, frozenset[str]] = {
     ),
     "screen": _words("-S -c -e -h -L -Logfile -p -T -t -X"),
     "tmux": _words("-c -e -F -n -s -t -x -y -L -S -f"),
-    "script": _words("-c -E -I -O -T -B --command --echo --log-in --log-out --log-timing"),
-    "kubectl": _words(""),
 }
 _SHELL_VALUES = _words("-o +o -O +O --rcfile --init-file")
 # Wrappers that run the rest of their argv as a command (after their own options).
@@ -1144,10 +1142,10 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
 def _sourced(operand: list[Word]) -> tuple[str, str] | None:
     """``("printed", script)`` when a shell or ``source`` reads its script from a process
     substitution that prints a known text (``bash <(echo 'git push -f')``)."""
-    printed = _substitution_output(operand[0].text) if operand else None
-    if printed is None or not operand[0].text.startswith("<("):
+    if not operand or not operand[0].text.startswith("<("):
         return None
-    return "printed", printed
+    printed = _substitution_output(operand[0].text)
+    return None if printed is None else ("printed", printed)
 
 
 def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
@@ -1335,9 +1333,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
     (``G=git; $G push``), and a command word ``$(which git)`` or ``$(echo git push)``, is read as
-    its value, and
-    what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or ``source <(…)`` is a
-    script (its commands have no span in ``cmdline``: nothing can edit them in place).
+    its value, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
+    ``source <(…)`` is a script (its commands have no span in ``cmdline``: nothing can edit them
+    in place).
 
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
     ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,

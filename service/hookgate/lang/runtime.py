@@ -548,9 +548,7 @@ def call_builtin(
         value = _INFINITY
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
-    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
-        return builtin_failed(ctx, name, _out_of_range(name), file, line, col)
-    return value
+    return _finite(value, ctx, name, file, line, col)
 
 
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
@@ -558,8 +556,13 @@ def call_builtin(
 _INFINITY = float("inf")
 
 
-def _out_of_range(name: str) -> BuiltinError:
-    return BuiltinError(f"{name}: number out of range")
+def _finite(value: Any, ctx: Ctx, name: str, file: str, line: int, col: int) -> Any:
+    """``value``, unless it is an infinite float: then the failure of builtin ``name``."""
+    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
+        return builtin_failed(
+            ctx, name, BuiltinError(f"{name}: number out of range"), file, line, col
+        )
+    return value
 
 
 class BuiltinFuncs(dict):
@@ -588,11 +591,7 @@ def binop(op: Callable, a: Any, b: Any, ctx: Ctx, file: str, line: int, col: int
         return builtin_failed(ctx, "", exc, file, line, col)
     except OverflowError:  # an integer too large to meet a float
         value = _INFINITY
-    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
-        return builtin_failed(
-            ctx, "", _out_of_range(op.__name__.removeprefix("op_")), file, line, col
-        )
-    return value
+    return _finite(value, ctx, op.__name__.removeprefix("op_"), file, line, col)
 
 
 def obj_add(out: dict, k: Any, v: Any) -> bool:
