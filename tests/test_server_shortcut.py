@@ -5,13 +5,14 @@ Also the evaluation latency histogram the hot path feeds."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
-from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+from server_support import GUARD_V2, NO_VERIFY, auth, client_for, fresh_store, seeded
 
 from hookgate.server import app as server_app
 from hookgate.server.metrics import LATENCY_BUCKETS, Metrics
-from hookgate.server.store import seed_policies
+from hookgate.server.store import REVISION_CACHE_SECONDS, seed_policies
 
 
 def _payloads() -> list[dict]:
@@ -129,6 +130,54 @@ def test_what_the_shortcut_declines_gets_the_routes_answer(store, tokens, answer
         metrics = client.get("/metrics").text
     counted = 'hookgate_http_requests_total{method="POST",route="/v1/evaluate",status="200"} 2'
     assert counted in metrics
+
+
+def test_a_revision_just_past_its_freshness_is_read_again_once_in_the_background(
+    tmp_path, monkeypatch
+):
+    store = fresh_store("sqlite", tmp_path)
+    seeded(store)
+    clock = [1000.0]
+    monkeypatch.setattr("hookgate.server.store.time.monotonic", lambda: clock[0])
+    active = server_app.ActiveEngine(store)
+    first = active.get()
+    assert first[0].revision == 1 and active.cached() is first
+
+    reads, go, done = [], threading.Event(), threading.Event()
+    real_read = store.current_revision
+
+    def slow_read(cached_ok=False):
+        reads.append(cached_ok)
+        go.wait(10)
+        try:
+            return real_read(cached_ok)
+        finally:
+            done.set()
+
+    monkeypatch.setattr(store, "current_revision", slow_read)
+    clock[0] += REVISION_CACHE_SECONDS
+    # Past its freshness: still answered, while a single read runs (not one per request).
+    assert [active.cached() for _ in range(5)] == [first] * 5
+    assert reads == [False]
+
+    other_process = type(store)(store.engine)
+    etag = other_process.get("policy", "git_hooks.rego").etag
+    other_process.change(
+        "policy", "git_hooks.rego", GUARD_V2, if_match=etag, author="t", message="m",
+        validate=server_app.compile_set,
+    )  # fmt: skip
+    go.set()
+    assert done.wait(10)
+    assert active.cached() is None  # the read found revision 2: the route recompiles
+    monkeypatch.setattr(store, "current_revision", real_read)
+    assert active.get()[0].revision == 2
+
+    # No read has succeeded for twice the freshness: the route decides, nothing is guessed.
+    clock[0] += 2 * REVISION_CACHE_SECONDS
+    monkeypatch.setattr(store, "current_revision", slow_read)
+    assert active.cached() is None
+    assert reads == [False]
+    store.engine.dispose()
 
 
 def test_latency_histogram_buckets_are_inclusive_and_cumulative():

@@ -293,9 +293,19 @@ def _fact_overrides(facts: Mapping) -> dict:
 
         return lookup
 
-    from hookgate.builtins import full_registry
+    return {name: answer(name) for name in _host_builtins()}
 
-    return {name: answer(name) for name, b in full_registry().items() if b.reads_host}
+
+_HOST_BUILTINS: list[str] = []
+
+
+def _host_builtins() -> list[str]:
+    """The names of the builtins that read the local machine (looked up once)."""
+    if not _HOST_BUILTINS:
+        from hookgate.builtins import full_registry
+
+        _HOST_BUILTINS.extend(name for name, b in full_registry().items() if b.reads_host)
+    return _HOST_BUILTINS
 
 
 def _plain(value: Any) -> Any:

@@ -73,45 +73,76 @@ def negated(text: str, start: int) -> bool:
     return any(w.strip(",'\"()") in NEGATIONS for w in words)
 
 
-def _patterns(value: Any) -> list[dict[str, Any]]:
-    if isinstance(value, dict):
-        value = list(value.values())
-    if not isinstance(value, list):
+# Pattern libraries already checked, by identity: the library is policy data, the same object
+# for every call of an evaluation and of the next ones. Each entry keeps its library alive, so
+# an id cannot be reused for another object while its entry exists.
+_prepared: dict[int, tuple[Any, list[tuple[dict[str, Any], tuple[str, ...] | None]]]] = {}
+
+
+def _patterns(value: Any) -> list[tuple[dict[str, Any], tuple[str, ...] | None]]:
+    """The library's patterns, each with its ``any`` words lower-cased (``None``: no filter)."""
+    hit = _prepared.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    library = list(value.values()) if isinstance(value, dict) else value
+    if not isinstance(library, list):
         raise BuiltinError("xpia.scan: operand 2 must be an array of patterns")
     out = []
-    for p in value:
+    for p in library:
         if not isinstance(p, dict) or not isinstance(p.get("pattern"), str):
             raise BuiltinError("xpia.scan: each pattern needs a string field pattern")
-        out.append(p)
+        needles = p.get("any")
+        words = (
+            tuple(n.lower() for n in needles if isinstance(n, str))
+            if isinstance(needles, list)
+            else None
+        )
+        out.append((p, words))
+    if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
+        _prepared.clear()
+    _prepared[id(value)] = (value, out)
     return out
 
 
 def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
     """Runs of base64 that decode to printable UTF-8: (start, end, decoded)."""
     found = 0
-    i = 0
-    n = len(text)
-    while i < n and found < MAX_BLOBS:
-        if text[i] not in _B64:
-            i += 1
+    end = 0
+    # A run never spans whitespace: only words long enough to hold one are scanned by
+    # character, so ordinary commands cost one split.
+    for word in text.split():
+        start = text.find(word, end)
+        end = start + len(word)
+        if len(word) < MIN_BLOB:
             continue
-        j = i
-        while j < n and text[j] in _B64:
-            j += 1
-        if j - i >= MIN_BLOB:
-            import base64  # only for text with a long run: ordinary commands never pay for it
-            import binascii
+        i = start
+        while i < end and found < MAX_BLOBS:
+            if text[i] not in _B64:
+                i += 1
+                continue
+            j = i
+            while j < end and text[j] in _B64:
+                j += 1
+            if j - i >= MIN_BLOB:
+                decoded = _b64_text(text[i:j])
+                if decoded:
+                    found += 1
+                    yield i, j, decoded
+            i = j
 
-            run = text[i:j]
-            try:
-                raw = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_")
-                decoded = raw.decode("utf-8")
-            except (binascii.Error, ValueError):
-                decoded = ""
-            if decoded and sum(ch.isprintable() or ch in "\n\t" for ch in decoded) == len(decoded):
-                found += 1
-                yield i, j, decoded
-        i = j
+
+def _b64_text(run: str) -> str:
+    """A base64 run decoded, if it is printable UTF-8 text; else ``""``."""
+    import base64  # only for text with a long run: ordinary commands never pay for it
+    import binascii
+
+    try:
+        decoded = base64.b64decode(run + "=" * (-len(run) % 4), altchars=b"-_").decode("utf-8")
+    except (binascii.Error, ValueError):
+        return ""
+    if sum(ch.isprintable() or ch in "\n\t" for ch in decoded) == len(decoded):
+        return decoded
+    return ""
 
 
 def percent_decode(text: str) -> str:
@@ -134,7 +165,9 @@ def _is_hex(pair: str) -> bool:
     return len(pair) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in pair)
 
 
-def _scan_text(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
+def _scan_text(
+    text: str, patterns: list[tuple[dict[str, Any], tuple[str, ...] | None]], path: list[Any]
+) -> list[dict]:
     text = normalize_text(text)
     findings = _match(text, patterns, path)
     encoded = [(s, e, decoded) for s, e, decoded in _base64_blobs(text)]
@@ -152,15 +185,18 @@ def _scan_text(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> li
     return findings
 
 
-def _match(text: str, patterns: list[dict[str, Any]], path: list[Any]) -> list[dict]:
+def _match(
+    text: str, patterns: list[tuple[dict[str, Any], tuple[str, ...] | None]], path: list[Any]
+) -> list[dict]:
     findings = []
     lowered = text.lower()
-    for p in patterns:
-        needles = p.get("any")
-        if isinstance(needles, list) and not any(
-            isinstance(n, str) and n.lower() in lowered for n in needles
-        ):
-            continue  # none of the words the pattern needs: no RE2 work (nor import) at all
+    for p, needles in patterns:
+        if needles is not None:
+            for n in needles:
+                if n in lowered:
+                    break
+            else:
+                continue  # none of the words the pattern needs: no RE2 work (nor import) at all
         for m in _compile(p["pattern"]).finditer(text):
             if p.get("negatable") and negated(text, m.start()):
                 continue

@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_MAGIC = b"hookgate-compile-cache/6\n"
+_MAGIC = b"hookgate-compile-cache/7\n"
 
 
 def _hash(data: bytes = b"") -> Any:

@@ -1209,7 +1209,13 @@ class RuleCompiler:
             if group.kind == "function" and group.arity != 0:
                 raise CompileError(f"function {group.name} must be called with arguments", loc)
             rest = dpath[i:]
-            value = f"{self.module.group(group)}.value({ctx})"
+            name, t = self.module.group(group), fn.temp()
+            # The value cached earlier in this evaluation, without a call (Group.value computes
+            # it the first time, and reports recursion).
+            value = (
+                f"({t} if ({t} := {ctx}.cache.get({name}, MISSING)) is not MISSING "
+                f"and {t} is not IN_PROGRESS else {name}.value({ctx}))"
+            )
             if rest:
                 value = f"index_path({value}, {rest!r})"
             return f"({overridden} {value})"

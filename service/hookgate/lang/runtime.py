@@ -126,7 +126,7 @@ def iter_items_unordered(v: Any) -> Any:
     if t is dict:
         return obj_items(v)
     if t is RegoSet:
-        return ((e, e) for e in v.unordered())
+        return v.pairs()
     return ()
 
 
@@ -134,7 +134,7 @@ def index(v: Any, key: Any) -> Any:
     """``v[key]``, or UNDEFINED."""
     t = type(v)
     if t is dict:
-        return obj_get(v, key)
+        return v.get(key, UNDEFINED) if type(key) is str else obj_get(v, key)
     if t is list:
         tk = type(key)
         if tk is int:
@@ -150,9 +150,12 @@ def index(v: Any, key: Any) -> Any:
 
 def index_path(v: Any, path: tuple) -> Any:
     for k in path:
-        if v is UNDEFINED:
+        if type(v) is dict and type(k) is str:
+            v = v.get(k, UNDEFINED)
+        elif v is UNDEFINED:
             return UNDEFINED
-        v = index(v, k)
+        else:
+            v = index(v, k)
     return v
 
 
@@ -279,6 +282,9 @@ def membership(value: Any, coll: Any) -> bool:
     t = type(coll)
     if t is RegoSet:
         return value in coll
+    if type(value) is str and (t is list or t is dict):
+        # A string equals only a string, in Python as in Rego: no equal() per member.
+        return value in (coll if t is list else coll.values())
     if t is list:
         return any(equal(value, x) for x in coll)
     if t is dict:
@@ -501,6 +507,13 @@ class Tree:
                 group.col,
             )
 
+        if group is not None and group.kind != "function" and i == len(path):
+            # A rule's own path, the usual query: straight to its value.
+            def rule_value(ctx: Ctx) -> Any:
+                return self.data_value(ctx, path) if ctx.data_over else group.value(ctx)
+
+            return rule_value
+
         def run(ctx: Ctx) -> Any:
             return self.data_value(ctx, path)
 
@@ -548,7 +561,7 @@ def call_builtin(
         value = _INFINITY
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
-    return _finite(value, ctx, name, file, line, col)
+    return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
 
 
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
@@ -726,6 +739,7 @@ def run(code: Any, coverage: set | None = None) -> Tree:
 GENERATED_CODE_NAMES = (
     "UNDEFINED",
     "MISSING",
+    "IN_PROGRESS",
     "EvalError",
     "RegoSet",
     "Tree",

@@ -52,10 +52,22 @@ def freeze(value: Any) -> Any:
         return value
     if t is bool:
         return _TRUE_KEY if value else _FALSE_KEY
+    # Strings, the most common members, are their own keys: no call for them.
     if t is list or t is tuple:
-        return ("a", tuple(freeze(v) for v in value))
+        return ("a", tuple([v if type(v) is str else freeze(v) for v in value]))
     if t is dict:
-        return ("o", frozenset((freeze(_unwrap(k)), freeze(v)) for k, v in value.items()))
+        return (
+            "o",
+            frozenset(
+                [
+                    (
+                        k if type(k) is str else freeze(_unwrap(k)),
+                        v if type(v) is str else freeze(v),
+                    )
+                    for k, v in value.items()
+                ]
+            ),
+        )
     if t is RegoSet:
         return ("s", value.keyset())
     if t is ObjKey:
@@ -166,6 +178,11 @@ class RegoSet:
     def unordered(self) -> Iterator[Any]:
         """The members in insertion order (cheaper than sorted ``iter``)."""
         return iter(self._d.values())
+
+    def pairs(self) -> Iterator[tuple[Any, Any]]:
+        """(member, member) pairs in insertion order: a set iterated as a collection."""
+        members = self._d.values()
+        return zip(members, members, strict=True)
 
     def __len__(self) -> int:
         return len(self._d)
@@ -313,7 +330,7 @@ def to_json(value: Any) -> Any:
             out[k if type(k) is str else json_text(k)] = to_json(v)
         return out
     if t is RegoSet:
-        return [to_json(v) for v in sorted_values(value)]
+        return [to_json(v) for v in sorted_values(value)] if value._d else []
     raise TypeError(f"not a policy value: {t.__name__}")
 
 

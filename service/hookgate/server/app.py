@@ -77,14 +77,40 @@ class ActiveEngine:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
+        self._reading = threading.Lock()  # held while a background read of the revision runs
         self._cached: tuple[ActiveSet, Any] | None = None
 
     def cached(self) -> tuple[ActiveSet, Any] | None:
-        """The compiled active set when it is known to be current, without any I/O."""
+        """The compiled active set when it is known to be current, without any I/O.
+
+        When the revision read is just past its freshness, the set is still answered while one
+        background thread reads the revision again: otherwise every request arriving meanwhile
+        would go to the database itself, all at once (a thundering herd, every second).
+        """
         cached = self._cached
-        if cached is not None and cached[0].revision == self._store.cached_revision():
-            return cached
-        return None
+        if cached is None:
+            return None
+        revision = self._store.cached_revision()
+        if revision is None:
+            revision = self._store.cached_revision(stale_ok=True)
+            if revision is None:  # no read has succeeded for a while: the route decides
+                return None
+            self._read_revision_in_background()
+        return cached if cached[0].revision == revision else None
+
+    def _read_revision_in_background(self) -> None:
+        if not self._reading.acquire(blocking=False):
+            return  # one read at a time
+
+        def read() -> None:
+            try:
+                self._store.current_revision()
+            except sqlalchemy.exc.SQLAlchemyError:
+                pass  # the view goes stale; requests then take the route, which answers 503
+            finally:
+                self._reading.release()
+
+        threading.Thread(target=read, name="hookgate-revision", daemon=True).start()
 
     def get(self) -> tuple[ActiveSet, Any]:
         revision = self._store.current_revision(cached_ok=True)

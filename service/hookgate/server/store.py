@@ -337,11 +337,14 @@ class Store:
             raise NotFound(f"{kind} {key}: no revision {number}")
         return _revision(row)
 
-    def cached_revision(self) -> int | None:
+    def cached_revision(self, stale_ok: bool = False) -> int | None:
         """The bundle revision as read less than ``REVISION_CACHE_SECONDS`` ago (a change made
-        through another server process shows within that time); ``None`` if not that fresh."""
+        through another server process shows within that time); ``None`` if not that fresh.
+        ``stale_ok`` accepts a read up to twice that old, for a caller that is reading the
+        revision again meanwhile."""
         cached = self._revision
-        if cached is not None and time.monotonic() - cached[0] < REVISION_CACHE_SECONDS:
+        max_age = REVISION_CACHE_SECONDS * (2 if stale_ok else 1)
+        if cached is not None and time.monotonic() - cached[0] < max_age:
             return cached[1]
         return None
 
