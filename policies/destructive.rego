@@ -18,47 +18,46 @@ ask contains r if {
 }
 
 # Commands of the shell line, plus those an interpreter one-liner hands to a shell
-# (python -c "os.system('rm -rf /')").
-all_commands contains c if {
-	some c in data.hookgate.lib.commands
-}
+# (python -c "os.system('rm -rf /')"). Arrays rather than sets, here and for the interpreter
+# code: a command is a large object, and a set would hash each one on every call.
+all_commands := array.concat([c | some c in data.hookgate.lib.commands], [c | some line in interpreter_shell_lines; some c in shell.commands(line)])
 
-all_commands contains c if {
+interpreter_shell_lines contains m[1] if {
 	some x in interpreter_code
 	some pattern in cfg.code_shell_patterns
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-	some c in shell.commands(m[1])
 }
 
 # subprocess.run(["rm", "-rf", "/"]): the list read as a command line.
-all_commands contains c if {
+interpreter_shell_lines contains regex.replace(m[1], `["',]`, " ") if {
 	some x in interpreter_code
 	some pattern in cfg.code_argv_patterns
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-	some c in shell.commands(regex.replace(m[1], `["',]`, " "))
 }
 
 # python3.12 is python: the version suffix is trimmed (no regex: this runs for every command).
 interpreter(c) if trim_right(c.name, "0123456789.") in cfg.interpreters
 
+interpreter_code := array.concat(code_arguments, code_stdin)
+
 # Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
 # (the words after the flag, joined: broken quoting splits the code into several words).
-interpreter_code contains {"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} if {
+code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} |
 	some c in data.hookgate.lib.commands
 	interpreter(c)
 	some i, a in c.argv
 	i > 0
 	a in {"-c", "-e", "-E", "-p", "-r", "--eval", "--print"}
 	count(c.argv) > i + 1
-}
+]
 
 # Code fed to an interpreter's stdin by a here-document or here-string (python3 <<EOF … EOF).
-interpreter_code contains {"cmd": c, "code": c.stdin} if {
+code_stdin := [{"cmd": c, "code": c.stdin} |
 	some c in data.hookgate.lib.commands
 	interpreter(c)
 	is_string(c.stdin)
 	count([a | some a in shell.operands(c); a != "-"]) == 0
-}
+]
 
 remote(c) if "ssh" in c.via
 
@@ -321,7 +320,7 @@ violations contains {"reason": msg, "pattern": "fork-bomb"} if {
 	msg := "This is a fork bomb: it spawns processes until the machine stops responding."
 }
 
-gits contains x.git if some x in data.hookgate.lib.git_commands
+gits := [x.git | some x in data.hookgate.lib.git_commands]
 
 stash_advice := "Keep the work instead: git stash push (it can be restored), or commit it on a branch."
 

@@ -11,10 +11,7 @@ force_options := {"--force", "--force-with-lease", "--force-if-includes"}
 
 reason := "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote history and lose commits; a normal push is safer."
 
-pushes contains x.git if {
-	some x in data.hookgate.lib.git_commands
-	x.git.subcommand == "push"
-}
+pushes := [x.git | some x in data.hookgate.lib.git_commands; x.git.subcommand == "push"]
 
 # The refspecs of a push: every operand after the remote.
 refspecs(g) := array.slice(g.operands, 1, count(g.operands))

@@ -16,13 +16,14 @@ commands := shell.commands(input.tool_input.command) if {
 	is_string(input.tool_input.command)
 }
 
-# Every git command of the call with its parse, except those that only print help.
-git_commands contains {"cmd": c, "git": g} if {
+# Every git command of the call with its parse, except those that only print help. An array:
+# as a set, each command and parse (large objects) would be hashed on every call.
+git_commands := [{"cmd": c, "git": g} |
 	some c in commands
 	c.name == "git"
 	g := git.parse(c)
 	not g.help
-}
+]
 
 # NAME=value assignments the line makes for later commands (FOO=1; export FOO=1; declare …).
 assignments contains concat("=", [name, value]) if {

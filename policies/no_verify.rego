@@ -45,17 +45,12 @@ violations contains {"reason": msg, "pattern": "hook-bypass-env"} if {
 	some x in data.hookgate.lib.git_commands
 	x.git.subcommand in cfg.hook_subcommands
 	some name, values in cfg.bypass_env
-	some value in environment(x.cmd)[name]
+	some value in env_values(x.cmd, name)
 	bypasses(value, values)
 	msg := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 }
 
-# The values each variable has for a command: its own prefix and the line's assignments.
-environment(c) := {name: values |
-	some name, _ in cfg.bypass_env
-	values := {v | some v in env_values(c, name)}
-}
-
+# The values a variable has for a command: its own prefix and the line's assignments.
 env_values(c, name) := vs if {
 	own := [v | some k, v in c.env; k == name]
 	line := [substring(a, count(name) + 1, -1) |

@@ -31,6 +31,7 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	input.tool_kind == "shell"
 	commands := shell.commands(input.tool_input.command)
 	some fetch in commands
+	output_option[fetch.name] # only curl and wget download (cheap test first: every command)
 	some file in downloads(fetch)
 	some run in commands
 	runs(run, file)

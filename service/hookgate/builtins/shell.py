@@ -1347,7 +1347,18 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
     """
-    return [c.to_value() for c in analyse(_text_arg(cmdline, "shell.commands: operand 1"))]
+    text = _text_arg(cmdline, "shell.commands: operand 1")
+    values = _VALUES.get(text)
+    if values is None:
+        values = [c.to_value() for c in analyse(text)]
+        if len(_VALUES) >= MAX_ANALYSED:
+            _VALUES.clear()
+        _VALUES[text] = values
+    return values
+
+
+# commands' results by command line, shared: policy values are never modified in place.
+_VALUES: dict[str, list[dict[str, Any]]] = {}
 
 
 def option_words(argv: list[str]) -> list[str]:
