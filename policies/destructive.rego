@@ -35,16 +35,19 @@ interpreter_shell_lines contains regex.replace(m[1], `["',]`, " ") if {
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
 }
 
-# python3.12 is python: the version suffix is trimmed (no regex: this runs for every command).
-interpreter(c) if trim_right(c.name, "0123456789.") in cfg.interpreters
+# The commands that run an interpreter: python3.12 is python, the version suffix is trimmed
+# (no regex: this runs for every command).
+interpreter_commands := [c |
+	some c in data.hookgate.lib.commands
+	trim_right(c.name, "0123456789.") in cfg.interpreters
+]
 
 interpreter_code := array.concat(code_arguments, code_stdin)
 
 # Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
 # (the words after the flag, joined: broken quoting splits the code into several words).
 code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} |
-	some c in data.hookgate.lib.commands
-	interpreter(c)
+	some c in interpreter_commands
 	some i, a in c.argv
 	i > 0
 	a in {"-c", "-e", "-E", "-p", "-r", "--eval", "--print"}
@@ -53,8 +56,7 @@ code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, cou
 
 # Code fed to an interpreter's stdin by a here-document or here-string (python3 <<EOF … EOF).
 code_stdin := [{"cmd": c, "code": c.stdin} |
-	some c in data.hookgate.lib.commands
-	interpreter(c)
+	some c in interpreter_commands
 	is_string(c.stdin)
 	count([a | some a in shell.operands(c); a != "-"]) == 0
 ]

@@ -150,5 +150,8 @@ def test_no_character_makes_the_guards_fail(engine, command, noise, host, as_tex
     check_answer(engine, payload, host)
     if decision.updated_input is not None:  # what runs: valid UTF-8, lone surrogates as U+FFFD
         rewritten = decision.updated_input["command"]
-        assert rewritten.startswith("git push origin main ")
+        # Noise starting with "+" is a forcing refspec itself ("+" alone: force the matching
+        # branches): the rewrite unforces it too, and a bare "+" goes with its space.
+        unforced = "git push origin main" + ("" if noise.startswith("+") else " ")
+        assert rewritten.startswith(unforced)
         rewritten.encode("utf-8")

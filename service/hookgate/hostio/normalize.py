@@ -201,7 +201,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
 def _as_object(payload: object) -> dict:
     if isinstance(payload, dict):
         check_value(payload, "payload")
-        return _without_lone_surrogates(payload)
+        return _without_lone_surrogates(payload) if _holds_lone_surrogate(payload) else payload
     if isinstance(payload, bytes | bytearray):
         try:
             payload = bytes(payload).decode("utf-8")
@@ -246,6 +246,26 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    """Whether a string in ``value`` (keys included) holds a lone surrogate: the cheap test
+    that spares the common payload ``_without_lone_surrogates``' rebuilding walk."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            if not _utf8(v):
+                return True
+        elif t is dict:
+            for k, x in v.items():
+                if not _utf8(k):
+                    return True
+                stack.append(x)
+        elif t is list:
+            stack.extend(v)
+    return False
 
 
 def _without_lone_surrogates(value: Any) -> Any:

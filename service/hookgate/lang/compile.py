@@ -399,7 +399,9 @@ class _Fn:
         self.emit(f"for {header}:")
         self.depth += 1
         self.loops += 1
-        self.emit(f"tick({self.ctx})")
+        # tick(), inline: a call per iteration would cost more than the count.
+        self.emit(f"{self.ctx}.budget[0] -= 1")
+        self.emit(f"if not {self.ctx}.budget[0] & 1023: check_budget({self.ctx})")
 
     def value(self, expr: str) -> str:
         """A name for the value of ``expr``, giving up the solution when it is undefined (a
@@ -1254,6 +1256,10 @@ class RuleCompiler:
             else:
                 keys.append(("key", self.term(el, scope, fn, bound), isinstance(el, ast.Scalar)))
         if not iterating:
+            if _is_slot(base) and len(keys) == 1 and keys[0][2] and type(r.path[-1].value) is str:
+                # A field of a bound variable (x.name): the slot is never undefined.
+                key = keys[0][1]
+                return f"({base}.get({key}, UNDEFINED) if type({base}) is dict else index({base}, {key}))"
             v = fn.temp()
             conds = [f"({v} := {base}) is UNDEFINED"]
             for n, (_, key, const) in enumerate(keys):
@@ -1324,6 +1330,11 @@ class RuleCompiler:
         def value(vs: list[str]) -> str:
             a, b = vs
             if t.op == "==":
+                # A string equals only a string: against a string literal, no call at all.
+                if isinstance(t.right, ast.Scalar) and type(t.right.value) is str:
+                    return f"(type({a}) is str and {a} == {b})"
+                if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
+                    return f"(type({b}) is str and {b} == {a})"
                 return f"({a} == {b} if type({a}) is str and type({b}) is str else equal({a}, {b}))"
             return f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
 

@@ -91,12 +91,17 @@ class Ctx:
 
 
 def tick(ctx: Ctx) -> None:
-    """Count one step of iteration; too many steps, or the deadline passed, ends evaluation."""
+    """Count one step of iteration; too many steps, or the deadline passed, ends evaluation.
+    (The generated code counts inline and calls ``check_budget`` every 1024 steps.)"""
     b = ctx.budget
     b[0] -= 1
-    if (b[0] & 1023) == 0 and (
-        b[0] < 0 or (ctx.deadline is not None and time.monotonic() > ctx.deadline)
-    ):
+    if (b[0] & 1023) == 0:
+        check_budget(ctx)
+
+
+def check_budget(ctx: Ctx) -> None:
+    b = ctx.budget
+    if b[0] < 0 or (ctx.deadline is not None and time.monotonic() > ctx.deadline):
         raise EvalError("evaluation budget exceeded")
 
 
@@ -751,7 +756,7 @@ GENERATED_CODE_NAMES = (
     "membership",
     "membership_kv",
     "obj_get",
-    "tick",
+    "check_budget",
     "call_builtin",
     "builtin_mock",
     "binop",
