@@ -242,6 +242,33 @@ def test_data_overrides():
     assert ps.query("data.a.x", data_overrides={"cfg": {"v": 3}}) == 3
 
 
+def test_rules_fixed_by_the_base_data_are_evaluated_once_per_policy_set():
+    src = textwrap.dedent(
+        """\
+        package c
+
+        cfg := data.cfg
+        opts := {"limit": 3, "words": ["a"]}
+        over if input.n > opts.limit
+        uses_input := input.n
+        calls := upper("x")
+        twice := 1
+        twice := 2
+        """
+    )
+    ps = load({"c.rego": src}, {"cfg": {"v": 1}})
+    constants = sorted(g.name for g in ps._tree.constants)
+    assert constants == ["data.c.cfg", "data.c.opts", "data.c.twice"]
+    first = ps.query("data.c.opts")
+    assert first == {"limit": 3, "words": ["a"]}
+    assert ps.query("data.c.opts") is first  # built once, not per query
+    assert ps.query("data.c.over", input={"n": 4}) is True
+    assert ps.query("data.c.cfg", data_overrides={"cfg": {"v": 2}}) == {"v": 2}
+    assert ps.query("data.c.opts", overrides={"data.c.opts": lambda: "mocked"}) == "mocked"
+    with pytest.raises(EvalError, match="conflicting values for data.c.twice"):
+        ps.query("data.c.twice")
+
+
 def test_print_output_is_collected_per_query():
     src = 'p if {\n\tprint("n is", input.n, {"a": [1]})\n\tprint(input.missing)\n}\n'
     out = []

@@ -55,6 +55,7 @@ class PolicySet:
         self.coverage = coverage
         self._tree = tree
         self._queries: dict[str, Callable] = {}
+        self._constants: dict | None = None
 
     def query(
         self,
@@ -140,10 +141,33 @@ class PolicySet:
         ctx.input_log = input_log
         if data_overrides:
             ctx.data_over = [(_data_path(k), v) for k, v in data_overrides.items()]
+        else:
+            constants = self._constant_values()
+            if mocks:  # a mock may replace a rule's value too
+                constants = {g: v for g, v in constants.items() if g.name not in mocks}
+            ctx.cache.update(constants)
         try:
             return [run(ctx) for run in runs]
         except RecursionError:
             raise EvalError("evaluation too deeply nested") from None
+
+    def _constant_values(self) -> dict:
+        """The values of the rules fixed by the base data (``Tree.constants``), computed on
+        first use and then given to every query that keeps the base data."""
+        values = self._constants
+        if values is None:
+            from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
+
+            values = {}
+            if self.coverage is None:  # with coverage, each test must reach the rules itself
+                ctx = Ctx(_ABSENT, self.data, None, None, DEFAULT_BUDGET, None)
+                for group in self._tree.constants:
+                    try:
+                        values[group] = group.value(ctx)
+                    except EvalError:
+                        continue  # conflicting values: the query that reaches it reports it
+            self._constants = values
+        return values
 
     def _compile_query(self, ref: str) -> Callable:
         path = _simple_ref(ref)

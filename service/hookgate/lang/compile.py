@@ -144,6 +144,7 @@ class Program:
         self._collect()
         for group in self.tree.groups:
             self._compile_group(group)
+        self.out.constants = [g for g in self.tree.groups if self._constant(g)]
         if not self.diagnostics:
             self._check_recursion()
         self.source = self.out.source() if not self.diagnostics else ""
@@ -249,6 +250,38 @@ class Program:
                 defs.append(compiled)
         self.out.definitions[group] = (defs, default_def)
 
+    def _constant(self, group: Group) -> bool:
+        """Whether ``group``'s value is fixed by the base data alone: complete rules without
+        bodies whose values are literals and references into base data (``cfg :=
+        data.hookgate.config.x``, ``reason := "…"``). No input, no call (a builtin could be
+        mocked), no other rule: evaluated once per policy set and data, not per query."""
+        if group.kind != "complete":
+            return False
+        return all(
+            not rule.body and not rule.elses and self._static(rule.value, env)
+            for rule, env in self.rules[group]
+        )
+
+    def _static(self, term: Any, env: ModuleEnv) -> bool:
+        if isinstance(term, ast.Scalar):
+            return True
+        if isinstance(term, ast.ArrayTerm | ast.SetTerm):
+            return all(self._static(t, env) for t in term.items)
+        if isinstance(term, ast.ObjectTerm):
+            return all(self._static(k, env) and self._static(v, env) for k, v in term.items)
+        if isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
+            root = env.resolve_global(term.head.name)
+            if (
+                root is None
+                or root[0] != "data"
+                or not all(isinstance(e, ast.Scalar) for e in term.path)
+            ):
+                return False
+            dpath = (*root[1:], *(e.value for e in term.path))
+            node, i = self.find(dpath)
+            return node.group is None and (i < len(dpath) or not node.has_rules())
+        return False
+
     def _check_recursion(self) -> None:
         state: dict[Group, int] = {}
         stack: list[Group] = []
@@ -314,6 +347,7 @@ class _Module:
         self.definitions: dict[Group, tuple[list[str], str | None]] = {}
         self.group_names: dict[Group, str] = {}
         self.node_names: dict[tuple, str] = {}
+        self.constants: list[Group] = []
         self.count = 0
 
     def name(self, prefix: str) -> str:
@@ -350,6 +384,7 @@ class _Module:
                 lines.append(f"{name}.default_def = {default_def}")
         for path, name in self.node_names.items():
             lines.append(f"{name} = T.node({path!r})")
+        lines.append(f"T.constants = ({''.join(self.group(g) + ', ' for g in self.constants)})")
         return "\n".join(lines) + "\n"
 
 

@@ -421,6 +421,7 @@ class Tree:
     def __init__(self) -> None:
         self.root = Node(())
         self.groups: list[Group] = []
+        self.constants: tuple[Group, ...] = ()  # groups fixed by the base data (compile.py)
 
     def node(self, path: tuple) -> Node:
         node = self.root
