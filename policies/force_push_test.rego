@@ -102,6 +102,8 @@ denied := [
 	# printed by echo and run: the push is not in the text to rewrite, so it is denied
 	"eval \"$(echo git push -f origin main)\"",
 	"source <(echo git push --force origin main)",
+	"echo 'git push -f origin main' | xargs -I{} sh -c '{}'",
+	"echo --force | xargs git push origin main",
 	"F=--force; git push $F origin main",
 ]
 

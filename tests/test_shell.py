@@ -115,6 +115,15 @@ SEEN = [
     (". <(echo git push -f)", "git", [["git", "push", "-f"]]),
     ("bash <(echo -e 'git push -f')", "git", [["git", "push", "-f"]]),
     ("echo git push -f | bash", "git", [["git", "push", "-f"]]),
+    # xargs runs what echo prints: in place of its replace string, or as more arguments.
+    ("echo 'git push -f origin' | xargs -I{} sh -c '{}'", "git", [["git", "push", "-f", "origin"]]),
+    ("printf 'rm -rf /\\n' | xargs -i sh -c {}", "rm", [["rm", "-rf", "/"]]),
+    (
+        "echo x | xargs --replace=@ sh -c 'git push -f @'",
+        "git",
+        [["git", "push", "-f", "@"], ["git", "push", "-f", "x"]],
+    ),
+    ("echo -f origin | xargs git push", "git", [["git", "push"], ["git", "push", "-f", "origin"]]),
     ("x='git push -f'; eval \"$x\"", "git", [["git", "push", "-f"]]),
     ("G=$(echo git); $G push", "git", [["git", "push"]]),
     ("a=git; b=push; $a $b -f", "git", [["git", "push", "-f"]]),

@@ -170,6 +170,7 @@ class _Parser:
         self.case_depth = 0
         self.reparsed = False  # this parser reads the rest of a line after a lone quote
         self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
+        self.piped_from: Command | None = None  # the command before "|" of the one parsed
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -273,7 +274,9 @@ class _Parser:
     def parse_pipeline(self, stop: str) -> None:
         cmds: list[Command | None] = []
         while True:
+            self.piped_from = cmds[-1] if cmds else None
             cmds.append(self.parse_command(stop))
+            self.piped_from = None
             self.skip_blanks()
             if self.i < self.n and self.t[self.i] == "|" and self.t[self.i : self.i + 2] != "||":
                 self.i += 2 if self.t[self.i : self.i + 2] == "|&" else 1
@@ -481,6 +484,9 @@ class _Parser:
                 for sub in [inner[1], *inner[2]]:
                     if sub:
                         self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
+                fed = self.xargs_fed(name, own_words, inner[1])
+                if fed is not None:
+                    self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
             else:
@@ -489,6 +495,23 @@ class _Parser:
         if chdir is not None:
             self.cwd = saved
         return cmd
+
+    def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
+        """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
+        the pipeline prints: in place of the replace string (``echo 'git push -f' | xargs
+        -I{} sh -c '{}'``), else as more arguments (``echo -f | xargs git push``)."""
+        if name != "xargs" or not command or self.piped_from is None:
+            return None
+        printed = _printed_words(self.piped_from)
+        if not printed:
+            return None
+        line = " ".join(_unescape(w).text for w in printed)
+        replace = _xargs_replace(own)
+        if replace is None:
+            words = [w.text for w in command] + line.split()
+        else:
+            words = [w.text.replace(replace, line) for w in command]
+        return " ".join(_single_quoted(w) for w in words)
 
     def nested_words(
         self, words: list[Word], owner: Command, via: str, remote: bool = False
@@ -916,6 +939,27 @@ def _printed_words(cmd: Command) -> list[Word] | None:
     return None
 
 
+def _single_quoted(text: str) -> str:
+    """``text`` as one shell word."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _xargs_replace(own: list[Word]) -> str | None:
+    """The replace string of an ``xargs`` command's options (``-I R``, ``-IR``, ``-i``,
+    ``--replace[=R]``; ``{}`` by default), or None when it appends its input instead."""
+    words = [w.text for w in own[1:]]
+    for k, a in enumerate(words):
+        if a == "-I" and k + 1 < len(words):
+            return words[k + 1]
+        if a.startswith("-I") and len(a) > 2:
+            return a[2:]
+        if a.startswith("-i") or a == "--replace":
+            return a[2:] or "{}"
+        if a.startswith("--replace="):
+            return a.removeprefix("--replace=") or "{}"
+    return None
+
+
 def _is_echo_option(text: str) -> bool:
     return len(text) > 1 and text[0] == "-" and all(c in "neE" for c in text[1:])
 
@@ -1326,7 +1370,7 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     Sees through ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines, subshells, brace groups, ``$( )``,
     backticks and process substitution, ``((…))`` (two subshells to dash), ``bash|sh|zsh -c``
     (and ``-lc``, recursively to a bounded depth), ``eval``, here-documents and here-strings (and
-    ``echo …``) fed to a shell, ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers
+    ``echo …``) fed to a shell, what ``echo …`` feeds ``xargs`` (``-I{}``, or as arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers
     (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``,
     ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
