@@ -293,6 +293,15 @@ violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
 	msg := sprintf("This %s code deletes %s recursively (%s). %s", [x.cmd.name, path, place(path, project(x.cmd)), advice])
 }
 
+# shred and truncate destroy a file's contents in place: judged by where the file is, as rm.
+violations contains {"reason": msg, "pattern": "overwrite-file"} if {
+	some c in all_commands
+	c.name in {"shred", "truncate"}
+	some t in shell.operands(c)
+	path := unsafe_target(c, t)
+	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), advice])
+}
+
 violations contains {"reason": msg, "pattern": "mkfs"} if {
 	some c in all_commands
 	formats_device(c.name)
@@ -389,6 +398,41 @@ force_deletes_branch(g) if {
 force_deletes_branch(g) if {
 	shell.has_flag(g, "--delete")
 	shell.has_flag(g, "--force")
+}
+
+# What undoes a git mistake is the reflog and the objects nothing points to any more: these
+# commands throw them away, or rewrite every commit.
+violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
+	some g in gits
+	destroys_history(g)
+	msg := sprintf("git %s removes commits or references that git could otherwise recover (the reflog and unreachable objects are what undo a mistake). Leave it to the user: ask them to run it.", [g.subcommand])
+}
+
+destroys_history(g) if g.subcommand in {"filter-branch", "filter-repo"}
+
+destroys_history(g) if {
+	g.subcommand == "update-ref"
+	shell.has_flag(g, "-d")
+}
+
+destroys_history(g) if {
+	g.subcommand == "reflog"
+	g.operands[0] == "delete"
+}
+
+destroys_history(g) if {
+	g.subcommand == "reflog"
+	g.operands[0] == "expire"
+	some o in g.options
+	o.name in {"--expire", "--expire-unreachable"}
+	o.value in {"now", "all", "0"}
+}
+
+destroys_history(g) if {
+	g.subcommand == "gc"
+	some o in g.options
+	o.name == "--prune"
+	o.value in {"now", "all"}
 }
 
 violations contains {"reason": msg, "pattern": "git-stash-drop"} if {

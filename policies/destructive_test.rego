@@ -147,6 +147,19 @@ denied := [
 	"source <(echo rm -rf /)",
 	"X='rm -rf /'; eval \"$X\"",
 	"echo rm -rf / | sh",
+	# contents destroyed in place, outside the project
+	"shred -u /etc/passwd",
+	"shred -n 3 ~/.ssh/id_ed25519",
+	"truncate -s 0 /etc/hosts",
+	"sudo truncate --size=0 /var/log/syslog",
+	# history git could otherwise recover
+	"git filter-branch --force --index-filter 'git rm --cached secrets' HEAD",
+	"git filter-repo --path secrets --invert-paths",
+	"git update-ref -d refs/heads/main",
+	"git reflog expire --expire=now --all",
+	"git reflog expire --expire-unreachable=now --all && git gc --prune=now",
+	"git reflog delete HEAD@{1}",
+	"git gc --prune=all",
 ]
 
 allowed := [
@@ -228,6 +241,14 @@ allowed := [
 	"rm -rf ~/proj/build",
 	"rm -rf $HOME/proj/dist",
 	"cd ~/proj && rm -rf build",
+	"shred -u secrets.tmp",
+	"truncate -s 0 build/app.log",
+	"shred -u /tmp/key",
+	"git gc",
+	"git gc --prune=2.weeks.ago",
+	"git reflog expire",
+	"git reflog show",
+	"git update-ref refs/heads/topic HEAD",
 ]
 
 test_denied if {
