@@ -1370,9 +1370,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     Sees through ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines, subshells, brace groups, ``$( )``,
     backticks and process substitution, ``((…))`` (two subshells to dash), ``bash|sh|zsh -c``
     (and ``-lc``, recursively to a bounded depth), ``eval``, here-documents and here-strings (and
-    ``echo …``) fed to a shell, what ``echo …`` feeds ``xargs`` (``-I{}``, or as arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers
-    (``sudo``, ``env``, ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``,
-    ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
+    ``echo …``) fed to a shell, what ``echo …`` feeds ``xargs`` (in place of ``-I{}``, or as
+    arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
+    ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
