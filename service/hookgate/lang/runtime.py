@@ -135,6 +135,30 @@ def iter_items_unordered(v: Any) -> Any:
     return ()
 
 
+def iter_values(v: Any) -> Any:
+    """The members of a collection in Rego's order (``iter_items`` without the keys)."""
+    t = type(v)
+    if t is list:
+        return v
+    if t is dict:
+        return [x for _, x in sorted_items(v)]
+    if t is RegoSet:
+        return v
+    return ()
+
+
+def iter_values_unordered(v: Any) -> Any:
+    """``iter_values`` in storage order, for iterations whose order nothing can observe."""
+    t = type(v)
+    if t is list:
+        return v
+    if t is dict:
+        return v.values()
+    if t is RegoSet:
+        return v.unordered()
+    return ()
+
+
 def index(v: Any, key: Any) -> Any:
     """``v[key]``, or UNDEFINED."""
     t = type(v)
@@ -754,6 +778,8 @@ GENERATED_CODE_NAMES = (
     "index_path",
     "iter_items",
     "iter_items_unordered",
+    "iter_values",
+    "iter_values_unordered",
     "membership",
     "membership_kv",
     "obj_get",
