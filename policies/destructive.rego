@@ -293,13 +293,49 @@ violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
 	msg := sprintf("This %s code deletes %s recursively (%s). %s", [x.cmd.name, path, place(path, project(x.cmd)), advice])
 }
 
-# shred and truncate destroy a file's contents in place: judged by where the file is, as rm.
+# shred, truncate and tee (without -a) destroy a file's contents in place: judged by where the
+# file is, as rm.
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	some c in all_commands
-	c.name in {"shred", "truncate"}
+	c.name in {"shred", "truncate", "tee"}
+	not appends(c)
 	some t in shell.operands(c)
 	path := unsafe_target(c, t)
-	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), advice])
+	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
+}
+
+appends(c) if {
+	c.name == "tee"
+	some f in {"-a", "--append"}
+	shell.has_flag(c, f)
+}
+
+# A redirection that empties a file (> f, >| f, &> f; appending with >> keeps it).
+violations contains {"reason": msg, "pattern": "overwrite-file"} if {
+	some c in all_commands
+	some t in c.writes
+	not stream(t)
+	not unknown_variable(t)
+	path := unsafe_target(c, t)
+	msg := sprintf("The redirection > %s would empty %s (%s). %s", [t, path, place(path, project(c)), write_advice])
+}
+
+write_advice := "Write new files inside the project or under /tmp (append with >> or tee -a to keep what is there); if this file really has to be replaced, ask the user to do it."
+
+stream(t) if t in {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+
+stream(t) if startswith(t, "/dev/fd/")
+
+# "> $LOG": a variable set outside the line, as scripts name their logs (rm -rf $X is judged
+# unsafe instead: deleting an unknown directory is worse than writing an unknown log).
+unknown_variable(t) if {
+	startswith(t, "$")
+	not known_variable(t)
+}
+
+known_variable(t) if {
+	some prefix in ["$HOME", "${HOME}", "$PWD", "${PWD}", "$TMPDIR", "${TMPDIR}"]
+	begins_with_dir(t, prefix)
 }
 
 violations contains {"reason": msg, "pattern": "mkfs"} if {

@@ -152,6 +152,15 @@ denied := [
 	"shred -n 3 ~/.ssh/id_ed25519",
 	"truncate -s 0 /etc/hosts",
 	"sudo truncate --size=0 /var/log/syslog",
+	"echo 'nameserver 1.1.1.1' > /etc/resolv.conf",
+	"> ~/.bashrc",
+	": > $HOME/.ssh/authorized_keys",
+	"cat /dev/null >| /var/lib/app/data.db",
+	"(echo hi) > /etc/motd",
+	"echo x &> ../other-repo/README.md",
+	"echo x > /dev/sda",
+	"echo 127.0.0.1 x | sudo tee /etc/hosts",
+	"sh -c 'echo 1 > /etc/x'",
 	# history git could otherwise recover
 	"git filter-branch --force --index-filter 'git rm --cached secrets' HEAD",
 	"git filter-repo --path secrets --invert-paths",
@@ -249,6 +258,16 @@ allowed := [
 	"git reflog expire",
 	"git reflog show",
 	"git update-ref refs/heads/topic HEAD",
+	"make > build.log 2>&1",
+	"npm test 2>/dev/null >/dev/stdout",
+	"echo x >> ~/.bashrc",
+	"echo x | tee -a /etc/hosts",
+	"echo x | tee out.txt",
+	"npm test > \"$LOG\"",
+	"echo x > /tmp/out",
+	"echo x > $TMPDIR/out",
+	"ls >&2",
+	"cd /tmp && echo x > y",
 ]
 
 test_denied if {

@@ -223,6 +223,22 @@ def test_command_fields():
 
 
 @pytest.mark.parametrize(
+    ("cmdline", "writes"),
+    [
+        ("echo x > /etc/passwd", [("echo", ["/etc/passwd"])]),
+        ("cmd >| a &> b >& c", [("cmd", ["a", "b", "c"])]),
+        ("cmd >> log 2>&1 >&2 >&- < in", [("cmd", [])]),
+        ("> f", [("", ["f"])]),
+        ("(ls) > out", [("ls", []), ("", ["out"])]),
+        ("sudo sh -c 'echo 1 > /etc/x'", [("sudo", []), ("sh", []), ("echo", ["/etc/x"])]),
+        ("eval \"$(echo 'echo 1 > /etc/x')\"", [("echo", []), ("eval", []), ("echo", ["/etc/x"])]),
+    ],
+)
+def test_writes_are_the_files_redirections_empty(cmdline, writes):
+    assert [(c["name"], c["writes"]) for c in commands(cmdline)] == writes
+
+
+@pytest.mark.parametrize(
     ("cmdline", "cwd"),
     [
         ("cd a && git x", "a"),

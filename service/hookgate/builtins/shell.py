@@ -54,7 +54,7 @@ class Word(Record):
 
 
 class Command(Record):
-    __slots__ = ("name", "words", "env", "span", "cwd", "via", "incomplete", "stdin")
+    __slots__ = ("name", "words", "env", "span", "cwd", "via", "incomplete", "stdin", "writes")
 
     def __init__(
         self,
@@ -75,6 +75,7 @@ class Command(Record):
         self.via = via
         self.incomplete = incomplete
         self.stdin = stdin
+        self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -86,6 +87,7 @@ class Command(Record):
             "via": list(self.via),
             "incomplete": self.incomplete,
             "stdin": self.stdin,
+            "writes": list(self.writes),
         }
 
 
@@ -333,6 +335,7 @@ class _Parser:
         starts: list[int] = []
         heredocs: list[tuple[str, bool, bool]] = []
         herestrings: list[Word] = []
+        writes: list[str] = []
         start = self.i
         end = self.i
         while True:
@@ -364,6 +367,8 @@ class _Parser:
                     heredocs.append((target.text, redir == "<<-", quoted))
                 elif redir == "<<<":
                     herestrings.append(target)
+                elif _truncates(redir, target.text):
+                    writes.append(target.text)
                 continue
             if c in ";&|()\n":
                 break
@@ -393,12 +398,20 @@ class _Parser:
                 self.i = t.index("()", self.i) + 2
                 words, starts = [], []
                 start = self.i
+        if writes and (only_redirects or not words):
+            # "> f" alone, or "(…) > f": no command word, the file is truncated all the same.
+            cmd = Command("", [], {}, (self.root(start), self.root(end)), self.cwd, list(self.via))
+            cmd.writes = writes
+            self.out.append(cmd)
+            return None if only_redirects else cmd
         if only_redirects or (not words and not heredocs):
             return None
         if words:
             start = starts[0]
         span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
         cmd = self.emit(words, span)
+        if cmd is not None:
+            cmd.writes = writes
         for delim, strip, quoted in heredocs:
             feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
@@ -539,9 +552,9 @@ class _Parser:
             self.out = saved
         for c in found:
             words = [Word(w.text, None, w.literal, []) for w in c.words]
-            self.out.append(
-                Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
-            )
+            printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
+            printed.writes = c.writes
+            self.out.append(printed)
 
     def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
         if self.depth + 1 > MAX_DEPTH:
@@ -939,6 +952,14 @@ def _printed_words(cmd: Command) -> list[Word] | None:
     return None
 
 
+def _truncates(op: str, target: str) -> bool:
+    """Whether redirection ``op`` to ``target`` empties a file (``>&2`` and ``>&-`` only
+    duplicate or close a descriptor; appends and reads keep the file)."""
+    if op == ">&":
+        return not (target.isdigit() or target == "-")
+    return op in (">", ">|", "&>")
+
+
 def _single_quoted(text: str) -> str:
     """``text`` as one shell word."""
     return "'" + text.replace("'", "'\\''") + "'"
@@ -1160,6 +1181,10 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
             return (("argv", words[end + 1 :], []), end + 1) if end + 1 < n else (None, n)
         return None, n
     if name == "eval":
+        # eval "$(echo …)" parses what echo prints, redirections included.
+        printed = _substitution_output(words[1].text) if n == 2 else None
+        if printed is not None:
+            return ("printed", printed), n
         return (("script", words[1:]), n) if n > 1 else (None, n)
     if name == "ssh":
         k = _options_end(words, 1, _WRAPPER_VALUES["ssh"])
@@ -1386,7 +1411,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments), ``span`` (``[start, end)`` character
     offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
-    ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``) and
+    ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``), ``writes``
+    (the files its redirections empty: ``> f``, ``>| f``, ``&> f``, ``>& f``, not ``>> f`` nor
+    ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name) and
     ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
     unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
