@@ -961,7 +961,7 @@ def _truncates(op: str, target: str) -> bool:
 
 
 def _single_quoted(text: str) -> str:
-    """``text`` as one shell word."""
+    """``text`` as one shell word (``shlex.quote`` would import ``re`` on the hook's path)."""
     return "'" + text.replace("'", "'\\''") + "'"
 
 

@@ -954,25 +954,25 @@ class RuleCompiler:
         coll = self.term(lit.collection, scope, fn, bound)
         c = fn.value(coll)
         value = lit.value
-        if lit.key is None:
-            # "some x in xs": only the members, straight into x's slot when x is new here.
-            values = "iter_values" if self.ordered else "iter_values_unordered"
-            if isinstance(value, ast.Var) and not is_wild(value) and value.name not in bound:
-                slot = scope.lookup(value.name)
-                if slot is not None:
-                    bound.add(value.name)
-                    fn.loop(f"fr[{slot}] in {values}({c})")
-                    _static_some_in_check(lit)
-                    return
-            val_slot = scope.new_slot()
-            fn.loop(f"fr[{val_slot}] in {values}({c})")
-        else:
+        if lit.key is not None:
             key_slot = scope.new_slot()
             val_slot = scope.new_slot()
             items = "iter_items" if self.ordered else "iter_items_unordered"
             fn.loop(f"fr[{key_slot}], fr[{val_slot}] in {items}({c})")
             self.unify(lit.key, _SlotTerm(key_slot), scope, bound, lit.loc, fn)
-        self.unify(value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
+            self.unify(value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
+        else:
+            # "some x in xs": only the members, straight into x's slot when x is new here.
+            values = "iter_values" if self.ordered else "iter_values_unordered"
+            fresh = isinstance(value, ast.Var) and not is_wild(value) and value.name not in bound
+            slot = scope.lookup(value.name) if fresh else None
+            if slot is not None:
+                bound.add(value.name)
+                fn.loop(f"fr[{slot}] in {values}({c})")
+            else:
+                val_slot = scope.new_slot()
+                fn.loop(f"fr[{val_slot}] in {values}({c})")
+                self.unify(value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
         _static_some_in_check(lit)
 
     def _every(self, lit: ast.Every, scope: Scope, bound: set, fn: _Fn) -> None:
