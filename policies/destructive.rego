@@ -255,14 +255,68 @@ find_roots(c) := {a |
 
 advice := "Delete only what you created inside the project (for example rm -rf ./build) or under /tmp; if it really has to go, ask the user to run it themselves."
 
-violations contains {"reason": msg, "pattern": "rm-recursive-force"} if {
+# -f or not: an agent's shell has no terminal, so rm -r deletes without asking either way.
+violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
 	some c in all_commands
 	c.name == "rm"
 	recursive(c)
-	forced(c)
 	some t in rm_targets(c)
 	path := unsafe_target(c, t)
-	msg := sprintf("rm -rf %s would delete %s (%s). %s", [t, path, place(path, project(c)), advice])
+	msg := sprintf("%s %s would delete %s (%s). %s", [rm_words(c), t, path, place(path, project(c)), advice])
+}
+
+# rm -rf fed by xargs with nothing on the line that shows what it reads (cat list | xargs rm -rf,
+# xargs rm -rf < list): its targets are unknown, judged as an unknown $VAR is.
+violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
+	some c in all_commands
+	c.name == "rm"
+	recursive(c)
+	"xargs" in c.via
+	count(rm_targets(c)) == 0
+	msg := sprintf("%s through xargs deletes whatever paths it reads, which hookgate cannot see. %s", [rm_words(c), advice])
+}
+
+rm_pattern(c) := "rm-recursive-force" if {
+	forced(c)
+} else := "rm-recursive"
+
+rm_words(c) := "rm -rf" if {
+	forced(c)
+} else := "rm -r"
+
+# Deleting a repository's .git throws away every commit not pushed, the stashes and the reflog
+# (agents do it to "start over" with git init). Inside the project, so the rule above allows it.
+violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
+	some c in all_commands
+	c.name == "rm"
+	recursive(c)
+	some t in rm_targets(c)
+	path := shell.resolve(base(c), expand_pwd(c, expand_home(c, t)))
+	endswith(concat("", ["/", trim_suffix(path, "/")]), "/.git")
+	not unsafe_target(c, t)
+	msg := sprintf("%s %s deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [rm_words(c), t])
+}
+
+# rsync --delete (--del, --delete-after, …) deletes whatever in the destination the source lacks:
+# judged as rm -rf of the destination (into the project itself, it empties the project).
+violations contains {"reason": msg, "pattern": "rsync-delete"} if {
+	some c in all_commands
+	c.name == "rsync"
+	some a in c.argv
+	startswith(a, "--del")
+	ops := shell.operands(c)
+	count(ops) > 1
+	t := ops[count(ops) - 1]
+	not remote_path(t)
+	path := unsafe_target(c, t)
+	msg := sprintf("rsync --delete into %s would delete files in %s (%s) that the source does not have. %s", [t, path, place(path, project(c)), advice])
+}
+
+# host:path and user@host:path (a / before the colon makes it a local path).
+remote_path(t) if {
+	parts := split(t, ":")
+	count(parts) > 1
+	not contains(parts[0], "/")
 }
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
@@ -302,6 +356,17 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	some t in shell.operands(c)
 	path := unsafe_target(c, t)
 	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
+}
+
+# cp /dev/null f empties f, as > f does.
+violations contains {"reason": msg, "pattern": "overwrite-file"} if {
+	some c in all_commands
+	c.name == "cp"
+	ops := shell.operands(c)
+	ops[0] == "/dev/null"
+	t := ops[count(ops) - 1]
+	path := unsafe_target(c, t)
+	msg := sprintf("cp /dev/null %s would empty %s (%s). %s", [t, path, place(path, project(c)), write_advice])
 }
 
 appends(c) if {

@@ -169,6 +169,21 @@ denied := [
 	"git reflog expire --expire-unreachable=now --all && git gc --prune=now",
 	"git reflog delete HEAD@{1}",
 	"git gc --prune=all",
+	"rm -r ~/Documents",
+	"rm -R /etc",
+	"rm --recursive ~/x",
+	"rm -r /etc/foo",
+	"cat list | xargs rm -rf",
+	"xargs rm -rf < paths.txt",
+	"git ls-files -z -o | xargs -0 rm -rf",
+	"echo /etc | xargs rm -r",
+	"rm -rf .git",
+	"rm -rf ./.git/ && git init",
+	"rm -rf vendor/x/.git",
+	"rsync -a --delete empty/ ~/",
+	"rsync -a --delete dist/ /var/www/html/",
+	"rsync -a --delete-after empty/ .",
+	"cp /dev/null ~/.bashrc",
 ]
 
 allowed := [
@@ -184,8 +199,18 @@ allowed := [
 	"rm -rf $TMPDIR/x",
 	"rm -rf \"${TMPDIR}/work\"",
 	"cd sub && rm -rf out",
-	"rm -r /etc/foo",
 	"rm -f /etc/foo.lock",
+	"rm -r build",
+	"echo build | xargs rm -r",
+	"find . -print0 | xargs -0 rm -rf",
+	"rm -f .git/index.lock",
+	"rm -rf .github",
+	"rsync -a --delete src/ build/",
+	"rsync -av --delete-after dist/ host:/srv/www",
+	"rsync -a dist/ ~/backup/",
+	"rsync -a --delete empty/ /tmp/x/",
+	"cp /dev/null build.log",
+	"cp a.txt ~/b.txt",
 	"rm -rf",
 	"echo rm -rf /",
 	"grep -r 'rm -rf /' docs",
@@ -286,6 +311,25 @@ test_reason_offers_alternative if {
 	some r in data.hookgate.destructive.deny with input as shell_input("rm -rf /")
 	r.pattern == "rm-recursive-force"
 	contains(r.reason, "rm -rf ./build")
+}
+
+pattern_for(cmd) := r.pattern if {
+	some r in data.hookgate.destructive.deny with input as shell_input(cmd)
+}
+
+test_each_deletion_names_its_pattern if {
+	pattern_for("rm -r ~/Documents") == "rm-recursive"
+	pattern_for("rm -rf ~/Documents") == "rm-recursive-force"
+	pattern_for("cat list | xargs rm -r") == "rm-recursive"
+	pattern_for("rm -rf .git") == "git-history-destroy"
+	pattern_for("rsync -a --delete empty/ ~/") == "rsync-delete"
+	pattern_for("cp /dev/null ~/.bashrc") == "overwrite-file"
+}
+
+test_reason_names_the_flags_and_what_is_unknown if {
+	contains(reason_for("rm -r /etc"), "rm -r /etc would delete /etc")
+	contains(reason_for("xargs rm -rf < list"), "rm -rf through xargs deletes whatever paths it reads")
+	contains(reason_for("rsync -a --delete e/ ."), "(the project directory itself)")
 }
 
 test_ask_when_configured if {
