@@ -105,6 +105,9 @@ denied := [
 	"echo 'git push -f origin main' | xargs -I{} sh -c '{}'",
 	"echo --force | xargs git push origin main",
 	"F=--force; git push $F origin main",
+	"git push $(echo --force) origin main",
+	"git push `echo -f` origin main",
+	"git${IFS}push${IFS}--force${IFS}origin${IFS}main",
 ]
 
 test_denied if {

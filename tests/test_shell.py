@@ -128,6 +128,13 @@ SEEN = [
     ("G=$(echo git); $G push", "git", [["git", "push"]]),
     ("a=git; b=push; $a $b -f", "git", [["git", "push", "-f"]]),
     ("F=-f; git push $F origin", "git", [["git", "push", "-f", "origin"]]),
+    # An unquoted substitution as an argument is split into what it prints.
+    ("git push $(echo --force) origin", "git", [["git", "push", "--force", "origin"]]),
+    ("git push `echo -f origin`", "git", [["git", "push", "-f", "origin"]]),
+    # $IFS splits where it stands (its default is blanks), unless the line sets IFS.
+    ("git${IFS}push${IFS}-f", "git", [["git", "push", "-f"]]),
+    ("git$IFS-f", "git", [["git", "-f"]]),
+    ("rm${IFS}-rf${IFS}/", "rm", [["rm", "-rf", "/"]]),
     # Launchers that run a command (or a script) later, elsewhere or detached.
     ("setsid git push -f", "git", [["git", "push", "-f"]]),
     ("chrt -f 99 git push", "git", [["git", "push"]]),
@@ -209,6 +216,24 @@ DATA = [
 @pytest.mark.parametrize(("cmdline", "name"), DATA)
 def test_data_is_not_a_command(cmdline, name):
     assert argvs(cmdline, name) == []
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "argv"),
+    [
+        # Quoted, a substitution or $IFS is one word, as the shell keeps it.
+        ('git commit -m "$(echo --amend)"', ["git", "commit", "-m", "$(echo --amend)"]),
+        ('git "x${IFS}y"', ["git", "x${IFS}y"]),
+        ("git '$(echo -f)'", ["git", "$(echo -f)"]),
+        # Another variable, or an IFS the line sets, is not split here.
+        ("git $IFSX", ["git", "$IFSX"]),
+        ("IFS=,; git x${IFS}y", ["git", "x${IFS}y"]),
+        # A substitution that runs something other than echo/printf is unknown: kept.
+        ("git log $(date +%s)", ["git", "log", "$(date +%s)"]),
+    ],
+)
+def test_words_the_shell_does_not_split_stay_whole(cmdline, argv):
+    assert argvs(cmdline, "git") == [argv]
 
 
 def test_command_fields():

@@ -459,8 +459,9 @@ class _Parser:
         return self.analyse(words[k:], env, list(self.via), span)
 
     def expand_words(self, words: list[Word]) -> list[Word]:
-        """``$G`` (set earlier in the line) as any word, and ``$(which git)`` or ``$(echo git
-        push)`` as the command word (``a=git; b=push; $a $b -f``).
+        """What the shell makes of a word that is an expansion: ``$G`` (set earlier in the
+        line), ``$(which git)``, ``$(echo --force)``, and a word joined by ``$IFS``
+        (``git${IFS}push``, IFS not set in the line) — ``a=git; b=push; $a $b $(echo -f)``.
 
         A value is split into words as the shell does (a quoted ``"$G"`` too: at worst an
         option is seen where the shell would pass an argument); the new words have no span
@@ -468,10 +469,17 @@ class _Parser:
         """
         out: list[Word] = []
         for k, word in enumerate(words):
+            if word.literal:
+                out.append(word)
+                continue
             name = _variable_reference(word.text)
             value = self.vars.get(name) if name is not None else None
-            if k == 0:
+            # An argument only unquoted: "$(…)" is one word, which bash -c "$(…)" reads whole;
+            # and <(…) is a file name, which bash <(…) and source <(…) read.
+            if k == 0 or (_unquoted(word) and not word.text.startswith("<(")):
                 value = _substitution_output(word.text if value is None else value) or value
+            if value is None and "IFS" not in self.vars and _unquoted(word):
+                value = _ifs_as_blanks(word.text)
             parts = [] if value is None else value.split()
             out += [Word(p, None, True, []) for p in parts] if parts else [word]
         return out
@@ -938,6 +946,26 @@ def _substitution_output(text: str) -> str | None:
     return None if printed is None else " ".join(_unescape(w).text for w in printed)
 
 
+def _unquoted(w: Word) -> bool:
+    """Whether the word was written without quotes (its text is its whole raw span)."""
+    return w.span is not None and w.span[1] - w.span[0] == len(w.text)
+
+
+def _ifs_as_blanks(text: str) -> str | None:
+    """``text`` with each ``$IFS`` and ``${IFS}`` made a blank, where the shell splits it with
+    IFS's default value; None when it has none (``$IFSX`` is another variable)."""
+    out = text.replace("${IFS}", " ")
+    i = out.find("$IFS")
+    while i >= 0:
+        end = i + 4
+        if end < len(out) and (out[end].isalnum() or out[end] == "_"):
+            i = out.find("$IFS", end)
+            continue
+        out = out[:i] + " " + out[end:]
+        i = out.find("$IFS", i + 1)
+    return out if out != text else None
+
+
 def _printed_words(cmd: Command) -> list[Word] | None:
     """The words ``echo`` or ``printf`` prints (echo's leading options left out; printf's
     format and arguments alike, which over-approximates), or None for another command."""
@@ -1401,8 +1429,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
-    (``G=git; $G push``), and a command word ``$(which git)`` or ``$(echo git push)``, is read as
-    its value, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
+    (``G=git; $G push``), a command word ``$(which git)`` or ``$(echo git push)``, an unquoted
+    argument ``$(echo -f)`` and words joined by an unquoted ``$IFS`` (``git${IFS}push``) are read
+    as the shell splits them, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
     ``source <(…)`` is a script (its commands have no span in ``cmdline``: nothing can edit them
     in place).
 
