@@ -11,6 +11,15 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"rm .git/hooks/pre-commit",
+	"rm -rf .git/hooks",
+	"mv .git/hooks/pre-push /tmp/",
+	"chmod -x .git/hooks/pre-commit",
+	"cd .git/hooks && rm pre-commit",
+	"echo 'exit 0' > .git/hooks/pre-commit",
+	"cp /dev/null /home/u/proj/.git/hooks/commit-msg",
+	"truncate -s 0 .git/hooks/pre-commit",
+	"git -C sub commit -m x; rm sub/.git/hooks/pre-commit",
 	"git commit --no-verify",
 	"`echo git commit -n`",
 	"bash <(echo git commit --no-verify)",
@@ -70,6 +79,10 @@ denied := [
 ]
 
 allowed := [
+	"cat .git/hooks/pre-commit",
+	"ls .git/hooks",
+	"rm .github/hooks.md",
+	"echo x > notes/.git-hooks.txt",
 	"git commit -m 'do not use --no-verify'",
 	"git commit -m \"explain why -n is bad\"",
 	"git commit -m -n",
@@ -127,6 +140,12 @@ test_not_shell_tools_ignored if {
 		"tool_kind": "edit",
 		"tool_input": {"command": "git commit -n"},
 	}
+}
+
+test_hook_changes_name_their_pattern if {
+	some r in data.hookgate.no_verify.deny with input as shell_input("rm .git/hooks/pre-commit")
+	r.pattern == "git-hooks-modified"
+	contains(r.reason, "rm .git/hooks/pre-commit changes the repository's installed git hooks")
 }
 
 test_ask_when_configured if {
