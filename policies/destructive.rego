@@ -17,50 +17,6 @@ ask contains r if {
 	some r in violations
 }
 
-# Commands of the shell line, plus those an interpreter one-liner hands to a shell
-# (python -c "os.system('rm -rf /')"). Arrays rather than sets, here and for the interpreter
-# code: a command is a large object, and a set would hash each one on every call.
-all_commands := array.concat([c | some c in data.hookgate.lib.commands], [c | some line in interpreter_shell_lines; some c in shell.commands(line)])
-
-interpreter_shell_lines contains m[1] if {
-	some x in interpreter_code
-	some pattern in cfg.code_shell_patterns
-	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-}
-
-# subprocess.run(["rm", "-rf", "/"]): the list read as a command line.
-interpreter_shell_lines contains regex.replace(m[1], `["',]`, " ") if {
-	some x in interpreter_code
-	some pattern in cfg.code_argv_patterns
-	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-}
-
-# The commands that run an interpreter: python3.12 is python, the version suffix is trimmed
-# (no regex: this runs for every command).
-interpreter_commands := [c |
-	some c in data.hookgate.lib.commands
-	trim_right(c.name, "0123456789.") in cfg.interpreters
-]
-
-interpreter_code := array.concat(code_arguments, code_stdin)
-
-# Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
-# (the words after the flag, joined: broken quoting splits the code into several words).
-code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} |
-	some c in interpreter_commands
-	some i, a in c.argv
-	i > 0
-	a in {"-c", "-e", "-E", "-p", "-r", "--eval", "--print"}
-	count(c.argv) > i + 1
-]
-
-# Code fed to an interpreter's stdin by a here-document or here-string (python3 <<EOF … EOF).
-code_stdin := [{"cmd": c, "code": c.stdin} |
-	some c in interpreter_commands
-	is_string(c.stdin)
-	count([a | some a in shell.operands(c); a != "-"]) == 0
-]
-
 remote(c) if "ssh" in c.via
 
 # The project directory a command's relative paths are judged against (unknown over ssh).
@@ -255,11 +211,16 @@ find_roots(c) := {a |
 
 advice := "Delete only what you created inside the project (for example rm -rf ./build) or under /tmp; if it really has to go, ask the user to run it themselves."
 
-# -f or not: an agent's shell has no terminal, so rm -r deletes without asking either way.
-violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
-	some c in all_commands
+# Found once for the rules below, which each look at every one.
+recursive_rms := [c |
+	some c in data.hookgate.lib.commands
 	c.name == "rm"
 	recursive(c)
+]
+
+# -f or not: an agent's shell has no terminal, so rm -r deletes without asking either way.
+violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
+	some c in recursive_rms
 	some t in rm_targets(c)
 	path := unsafe_target(c, t)
 	msg := sprintf("%s %s would delete %s (%s). %s", [rm_words(c), t, path, place(path, project(c)), advice])
@@ -268,9 +229,7 @@ violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
 # rm -rf fed by xargs with nothing on the line that shows what it reads (cat list | xargs rm -rf,
 # xargs rm -rf < list): its targets are unknown, judged as an unknown $VAR is.
 violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
-	some c in all_commands
-	c.name == "rm"
-	recursive(c)
+	some c in recursive_rms
 	"xargs" in c.via
 	count(rm_targets(c)) == 0
 	msg := sprintf("%s through xargs deletes whatever paths it reads, which hookgate cannot see. %s", [rm_words(c), advice])
@@ -287,10 +246,9 @@ rm_words(c) := "rm -rf" if {
 # Deleting a repository's .git throws away every commit not pushed, the stashes and the reflog
 # (agents do it to "start over" with git init). Inside the project, so the rule above allows it.
 violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
-	some c in all_commands
-	c.name == "rm"
-	recursive(c)
+	some c in recursive_rms
 	some t in rm_targets(c)
+	endswith(trim_suffix(t, "/"), ".git") # cheap test first: this looks at every rm -r
 	path := shell.resolve(base(c), expand_pwd(c, expand_home(c, t)))
 	endswith(concat("", ["/", trim_suffix(path, "/")]), "/.git")
 	not unsafe_target(c, t)
@@ -300,7 +258,7 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 # rsync --delete (--del, --delete-after, …) deletes whatever in the destination the source lacks:
 # judged as rm -rf of the destination (into the project itself, it empties the project).
 violations contains {"reason": msg, "pattern": "rsync-delete"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	c.name == "rsync"
 	some a in c.argv
 	startswith(a, "--del")
@@ -320,7 +278,7 @@ remote_path(t) if {
 }
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	find_deletes(c)
 	some t in find_roots(c)
 	unsafe_target(c, found_under(t))
@@ -329,7 +287,7 @@ violations contains {"reason": msg, "pattern": "find-delete"} if {
 }
 
 violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	c.name in {"chmod", "chown", "chgrp"}
 	recursive(c)
 	ops := shell.operands(c)
@@ -340,7 +298,7 @@ violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 }
 
 violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
-	some x in interpreter_code
+	some x in data.hookgate.lib.interpreter_code
 	some pattern in cfg.code_delete_patterns
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
 	path := unsafe_target(x.cmd, m[1])
@@ -350,7 +308,7 @@ violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
 # shred, truncate and tee (without -a) destroy a file's contents in place: judged by where the
 # file is, as rm.
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	c.name in {"shred", "truncate", "tee"}
 	not appends(c)
 	some t in shell.operands(c)
@@ -360,7 +318,7 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 
 # cp /dev/null f empties f, as > f does.
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	c.name == "cp"
 	ops := shell.operands(c)
 	ops[0] == "/dev/null"
@@ -377,7 +335,7 @@ appends(c) if {
 
 # A redirection that empties a file (> f, >| f, &> f; appending with >> keeps it).
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	some t in c.writes
 	not stream(t)
 	not unknown_variable(t)
@@ -404,7 +362,7 @@ known_variable(t) if {
 }
 
 violations contains {"reason": msg, "pattern": "mkfs"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	formats_device(c.name)
 	msg := sprintf("%s formats a device and erases everything on it. Never run it from an agent; ask the user.", [c.name])
 }
@@ -414,7 +372,7 @@ formats_device(name) if startswith(name, "mkfs")
 formats_device(name) if name in {"mke2fs", "mkswap", "wipefs"}
 
 violations contains {"reason": msg, "pattern": "dd-to-device"} if {
-	some c in all_commands
+	some c in data.hookgate.lib.commands
 	c.name == "dd"
 	some a in c.argv
 	startswith(a, "of=/dev/")

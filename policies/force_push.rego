@@ -30,8 +30,18 @@ forced(g) if {
 safe_command := cmd if {
 	some g in pushes
 	forced(g)
+	not forced_outside_the_text
 	cmd := git.without_force(input.tool_input.command)
 	not still_forced(cmd)
+}
+
+# A force push that an interpreter one-liner runs (python -c "os.system('git push -f')") is not
+# in the line's text, so no rewrite of the text can remove it.
+forced_outside_the_text if {
+	some x in data.hookgate.lib.git_commands
+	x.cmd.span == null
+	x.git.subcommand == "push"
+	forced(x.git)
 }
 
 still_forced(cmd) if {
@@ -96,7 +106,7 @@ unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
 	some g in pushes
 	forced(g)
 	not safe_command
-	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
+	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, or run by an interpreter one-liner). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
 }
 
 delete_message(branch) := sprintf("Deleting the protected branch %q on the remote is not allowed: it removes the shared history others build on. Delete feature branches only, or ask a maintainer.", [branch])

@@ -108,7 +108,21 @@ denied := [
 	"git push $(echo --force) origin main",
 	"git push `echo -f` origin main",
 	"git${IFS}push${IFS}--force${IFS}origin${IFS}main",
+	# run by an interpreter one-liner: not in the text to rewrite, so denied
+	"python3 -c \"import os; os.system('git push --force origin main')\"",
+	"python -c \"import subprocess; subprocess.run(['git', 'push', '-f', 'origin', 'main'])\"",
+	"git push -f origin main; perl -e 'system(\"git push --force origin main\")'",
 ]
+
+test_interpreter_commands_carry_the_interpreter_and_no_span if {
+	cmds := data.hookgate.lib.commands with input as shell_input("python3 -c \"import os; os.system('git push -f')\"")
+	some c in cmds
+	c.name == "git"
+	c.via == ["python3"]
+	c.span == null
+	some r in data.hookgate.force_push.deny with input as shell_input("python3 -c \"import os; os.system('git push -f')\"")
+	r.pattern == "force-push-not-rewritable"
+}
 
 test_denied if {
 	every cmd in denied {

@@ -10,11 +10,63 @@ config := data.hookgate.config
 # The payload's working directory, or null when the host did not send one.
 cwd := object.get(input, "cwd", null)
 
-# Every simple command a shell tool call would run (see shell.commands).
-commands := shell.commands(input.tool_input.command) if {
+# The simple commands of the shell line itself (see shell.commands).
+line_commands := shell.commands(input.tool_input.command) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
 }
+
+# Every simple command a shell tool call would run: the line's own, then those an interpreter
+# one-liner hands to a shell (python -c "os.system('git push -f')"). Those are not in the line's
+# text: their span is null (nothing can edit them in place) and their via starts with the
+# interpreter. Arrays rather than sets, here and for the interpreter code: a command is a large
+# object, and a set would hash each one on every call.
+commands := array.concat(line_commands, spawned_commands)
+
+spawned_commands := [object.union(c, {"span": null, "via": array.concat([s.via], c.via)}) |
+	some s in interpreter_shell_lines
+	some c in shell.commands(s.line)
+]
+
+interpreter_shell_lines contains {"via": x.cmd.name, "line": m[1]} if {
+	some x in interpreter_code
+	some pattern in config.interpreters.shell_patterns
+	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
+}
+
+# subprocess.run(["rm", "-rf", "/"]): the list read as a command line.
+interpreter_shell_lines contains {"via": x.cmd.name, "line": regex.replace(m[1], `["',]`, " ")} if {
+	some x in interpreter_code
+	some pattern in config.interpreters.argv_patterns
+	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
+}
+
+# The commands that run an interpreter: python3.12 is python, the version suffix is trimmed
+# (no regex: this runs for every command).
+interpreter_commands := [c |
+	some c in line_commands
+	trim_right(c.name, "0123456789.") in config.interpreters.names
+]
+
+# Code an interpreter is given on the line, each as {"cmd": the interpreter's command, "code"}.
+interpreter_code := array.concat(code_arguments, code_stdin)
+
+# Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
+# (the words after the flag, joined: broken quoting splits the code into several words).
+code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} |
+	some c in interpreter_commands
+	some i, a in c.argv
+	i > 0
+	a in {"-c", "-e", "-E", "-p", "-r", "--eval", "--print"}
+	count(c.argv) > i + 1
+]
+
+# Code fed to an interpreter's stdin by a here-document or here-string (python3 <<EOF … EOF).
+code_stdin := [{"cmd": c, "code": c.stdin} |
+	some c in interpreter_commands
+	is_string(c.stdin)
+	count([a | some a in shell.operands(c); a != "-"]) == 0
+]
 
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call.
