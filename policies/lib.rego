@@ -10,10 +10,16 @@ config := data.hookgate.config
 # The payload's working directory, or null when the host did not send one.
 cwd := object.get(input, "cwd", null)
 
+# The longest command line shell analysis reads (MAX_COMMAND_CHARS in builtins/shell.py). A
+# longer line is not analysed: the oversize guard answers for it, where an analysis would fail
+# the whole evaluation (and fail open).
+max_command_chars := 65536
+
 # The simple commands of the shell line itself (see shell.commands).
 line_commands := shell.commands(input.tool_input.command) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
+	count(input.tool_input.command) <= max_command_chars
 }
 
 # Every simple command a shell tool call would run: the line's own, then those an interpreter

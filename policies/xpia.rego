@@ -28,8 +28,7 @@ outgoing_findings contains f if {
 # `curl … | sh` with a file in between: the command line downloads a file, then runs it.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
 	"critical" in cfg.pre_severities
-	input.tool_kind == "shell"
-	commands := shell.commands(input.tool_input.command)
+	commands := data.hookgate.lib.commands
 	some fetch in commands
 	output_option[fetch.name] # only curl and wget download (cheap test first: every command)
 	some file in downloads(fetch)

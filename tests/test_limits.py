@@ -1,7 +1,9 @@
 """Every resource limit of the hook and the server, at its documented default: inside the limit
 the call is evaluated as usual; past it, it fails by the failure policy (open: an allow and an
 ``error`` record in telemetry; closed: a deny naming the failure), quickly, and neither the
-answer nor telemetry ever carries the payload's content.
+answer nor telemetry ever carries the payload's content. One exception: a command line longer
+than shell analysis reads is a decision of the default pack (its oversize guard asks), not a
+failure; a policy that analyses it anyway fails by the failure policy.
 
 The limits: ``commands.eval.MAX_PAYLOAD_BYTES``, ``hostio.normalize.MAX_JSON_DEPTH``,
 ``builtins.shell.MAX_COMMAND_CHARS``, ``lang.runtime.DEFAULT_BUDGET`` and ``engine.TIMEOUT``,
@@ -30,6 +32,7 @@ from hookgate.builtins.shell import MAX_COMMAND_CHARS, commands, without_flags
 from hookgate.commands.eval import MAX_PAYLOAD_BYTES
 from hookgate.hostio.normalize import MAX_JSON_DEPTH, PayloadError, normalize
 from hookgate.lang import load
+from hookgate.sources import default_pack_path
 
 HOOKGATE = str(Path(sys.executable).parent / "hookgate")
 PACKAGE = Path(hookgate.__file__).parent
@@ -257,11 +260,36 @@ def test_a_dangerous_tail_within_the_cap_is_denied(env):
     assert verdict(result) == "deny"
 
 
+def test_the_default_pack_reads_lines_as_long_as_shell_analysis_does():
+    lib = (Path(default_pack_path()) / "lib.rego").read_text()
+    assert f"max_command_chars := {MAX_COMMAND_CHARS}\n" in lib
+
+
 @POLICIES
-def test_a_megabyte_command_line_fails_by_the_failure_policy_not_silently(env, closed):
-    # The dangerous command sits in the tail no analysis reads: it must not pass unrecorded.
+def test_a_megabyte_command_line_is_asked_about_not_let_through(env, closed):
+    # The dangerous command sits in the tail no analysis reads: padding must not hide it, under
+    # either failure policy, and the answer echoes nothing of the line.
     line = long_line(1024 * 1024, NO_VERIFY + " " + SECRET)
     result = run_eval(encode(bash(line)), env, *failure_args(closed))
+    assert verdict(result) == "ask"
+    reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"1048576 characters long; hookgate's guards read at most {MAX_COMMAND_CHARS}," in reason
+    assert "pattern=command-too-long" in reason
+    assert SECRET.encode() not in result.stdout + result.stderr
+    assert telemetry(env) == []
+
+
+@POLICIES
+def test_a_policy_that_analyses_a_megabyte_line_fails_by_the_failure_policy(env, closed, tmp_path):
+    # Past the cap, shell analysis fails the evaluation rather than reading part of the line.
+    (tmp_path / "p.rego").write_text(
+        "package hookgate.mine\n\nimport rego.v1\n\n"
+        'deny contains "git" if {\n\tsome c in shell.commands(input.tool_input.command)\n'
+        '\tc.name == "git"\n}\n'
+    )
+    line = long_line(1024 * 1024, NO_VERIFY + " " + SECRET)
+    args = ("--policies", str(tmp_path), *failure_args(closed))
+    result = run_eval(encode(bash(line)), env, *args)
     assert_failed_by_policy(result, env, closed, f"longer than {MAX_COMMAND_CHARS} characters")
 
 

@@ -23,7 +23,10 @@ from hookgate.builtins import host as host_builtins  # noqa: E402
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
 DOMAIN_FAMILIES = ("shell", "git", "xpia", "host")
-PACKS = ("no_verify", "main_branch", "force_push", "xpia", "skill_agent", "destructive")
+# Every guard of the pack: each .rego file but the helpers and the tests.
+PACKS = tuple(
+    sorted(p.stem for p in POLICIES.glob("*.rego") if p.stem != "lib" and "_test" not in p.stem)
+)
 RULES = ("deny", "ask", "rewrite", "context")
 FORCE_REASON = (
     "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote "
@@ -111,6 +114,7 @@ def test_every_guard_has_metadata_title_and_tests():
         assert "import rego.v1" in src
         assert (POLICIES / f"{pack_name}_test.rego").exists()
     assert titles["no_verify"] == "no-verify" and titles["force_push"] == "force-push"
+    assert set(PACKS) >= {"destructive", "force_push", "main_branch", "no_verify", "oversize"}
 
 
 # -- seed scenarios (issue 2, exact text) ----------------------------------------------------------

@@ -1,0 +1,27 @@
+# METADATA
+# title: oversize
+# description: Ask about shell commands too long for the other guards to analyse, instead of letting them through unread.
+package hookgate.oversize
+
+import rego.v1
+
+cfg := data.hookgate.config.oversize
+
+deny contains r if {
+	cfg.action == "deny"
+	some r in violations
+}
+
+ask contains r if {
+	cfg.action == "ask"
+	some r in violations
+}
+
+# Padding a command past what shell analysis reads would otherwise hide whatever it runs.
+violations contains {"reason": msg, "pattern": "command-too-long"} if {
+	input.tool_kind == "shell"
+	is_string(input.tool_input.command)
+	n := count(input.tool_input.command)
+	n > data.hookgate.lib.max_command_chars
+	msg := sprintf("This command is %d characters long; hookgate's guards read at most %d, so they cannot tell what it runs. Split it into shorter commands, or write long content to a file with the editing tool first.", [n, data.hookgate.lib.max_command_chars])
+}
