@@ -184,6 +184,7 @@ denied := [
 	"rsync -a --delete dist/ /var/www/html/",
 	"rsync -a --delete-after empty/ .",
 	"cp /dev/null ~/.bashrc",
+	"echo 'rm -rf ~' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh",
 ]
 
 allowed := [
@@ -211,6 +212,7 @@ allowed := [
 	"rsync -a --delete empty/ /tmp/x/",
 	"cp /dev/null build.log",
 	"cp a.txt ~/b.txt",
+	"echo 'rm -rf ~' > /tmp/x.sh && cat /tmp/x.sh",
 	"rm -rf",
 	"echo rm -rf /",
 	"grep -r 'rm -rf /' docs",

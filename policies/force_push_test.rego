@@ -108,6 +108,8 @@ denied := [
 	"git push $(echo --force) origin main",
 	"git push `echo -f` origin main",
 	"git${IFS}push${IFS}--force${IFS}origin${IFS}main",
+	# a script the line writes and then runs
+	"cat > push.sh <<'EOF'\ngit push --force origin main\nEOF\nbash push.sh",
 	# run by an interpreter one-liner: not in the text to rewrite, so denied
 	"python3 -c \"import os; os.system('git push --force origin main')\"",
 	"python -c \"import subprocess; subprocess.run(['git', 'push', '-f', 'origin', 'main'])\"",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hookgate.builtins import REGISTRY, BuiltinError
@@ -135,6 +135,17 @@ SEEN = [
     ("git${IFS}push${IFS}-f", "git", [["git", "push", "-f"]]),
     ("git$IFS-f", "git", [["git", "-f"]]),
     ("rm${IFS}-rf${IFS}/", "rm", [["rm", "-rf", "/"]]),
+    # A script the line writes, then runs (what it appends counts too).
+    ("cat > x.sh <<'EOF'\ngit push -f\nEOF\nbash x.sh", "git", [["git", "push", "-f"]]),
+    ("echo 'git push -f' > x.sh; sh ./x.sh", "git", [["git", "push", "-f"]]),
+    ("printf 'git push -f' > x.sh && source x.sh", "git", [["git", "push", "-f"]]),
+    ("echo ls > x; echo 'git push -f' >> x; . ./x", "git", [["git", "push", "-f"]]),
+    ("tee -a x.sh <<< 'git push -f'; bash x.sh", "git", [["git", "push", "-f"]]),
+    (
+        "cat <<'E' > d/x.sh\ngit push -f\nE\ncd d && chmod +x x.sh && ./x.sh",
+        "git",
+        [["git", "push", "-f"]],
+    ),
     # Launchers that run a command (or a script) later, elsewhere or detached.
     ("setsid git push -f", "git", [["git", "push", "-f"]]),
     ("chrt -f 99 git push", "git", [["git", "push"]]),
@@ -210,6 +221,11 @@ DATA = [
     ("script typescript", "typescript"),
     ("kubectl logs git", "git"),
     ("screen -ls", "ls"),
+    # A written script that is only read, or run from elsewhere, or a bare name (found on PATH).
+    ("echo 'git push -f' > x.sh; cat x.sh", "git"),
+    ("echo 'git push -f' > x.sh; bash other.sh", "git"),
+    ("cd d && echo 'git push -f' > x.sh; cd .. && bash x.sh", "git"),
+    ("echo 'git push -f' > x.sh; x.sh", "git"),
 ]
 
 
@@ -440,6 +456,7 @@ def test_without_flags_accepts_a_set_and_a_string():
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab -f'\"\\$`();|&<>{}#\n\t=~/")), max_size=60))
+@example(">= =()")  # a redirection, then a function definition: the span ran backwards
 def test_any_text_is_analysed_without_error(text):
     for c in commands(text):
         start, end = c["span"]

@@ -54,7 +54,18 @@ class Word(Record):
 
 
 class Command(Record):
-    __slots__ = ("name", "words", "env", "span", "cwd", "via", "incomplete", "stdin", "writes")
+    __slots__ = (
+        "name",
+        "words",
+        "env",
+        "span",
+        "cwd",
+        "via",
+        "incomplete",
+        "stdin",
+        "writes",
+        "appends",
+    )
 
     def __init__(
         self,
@@ -76,6 +87,7 @@ class Command(Record):
         self.incomplete = incomplete
         self.stdin = stdin
         self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
+        self.appends: list[str] = []  # files it appends to (>> f); not part of its value
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -173,6 +185,8 @@ class _Parser:
         self.reparsed = False  # this parser reads the rest of a line after a lone quote
         self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
+        # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
+        self.scripts: dict[str, str] = {}
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -336,6 +350,7 @@ class _Parser:
         heredocs: list[tuple[str, bool, bool]] = []
         herestrings: list[Word] = []
         writes: list[str] = []
+        appends: list[str] = []
         start = self.i
         end = self.i
         while True:
@@ -369,6 +384,8 @@ class _Parser:
                     herestrings.append(target)
                 elif _truncates(redir, target.text):
                     writes.append(target.text)
+                elif redir in (">>", "&>>"):
+                    appends.append(target.text)
                 continue
             if c in ";&|()\n":
                 break
@@ -399,8 +416,10 @@ class _Parser:
                 words, starts = [], []
                 start = self.i
         if writes and (only_redirects or not words):
-            # "> f" alone, or "(…) > f": no command word, the file is truncated all the same.
-            cmd = Command("", [], {}, (self.root(start), self.root(end)), self.cwd, list(self.via))
+            # "> f" alone, or "(…) > f": no command word, the file is truncated all the same. (A
+            # function definition after the redirection, "> f g()", moved start past its end.)
+            span = (self.root(min(start, end)), self.root(end))
+            cmd = Command("", [], {}, span, self.cwd, list(self.via))
             cmd.writes = writes
             self.out.append(cmd)
             return None if only_redirects else cmd
@@ -412,11 +431,16 @@ class _Parser:
         cmd = self.emit(words, span)
         if cmd is not None:
             cmd.writes = writes
+            cmd.appends = appends
+            printed = _printed_words(cmd) if writes or appends else None
+            if printed is not None:
+                self.wrote(cmd, " ".join(_unescape(w).text for w in printed))
         for delim, strip, quoted in heredocs:
             feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
         if cmd is not None and herestrings:
             cmd.stdin = herestrings[-1].text
+            self.wrote_stdin(cmd)
             if _reads_script_from_stdin(cmd):
                 self.nested_words(herestrings[-1:], cmd, cmd.name)
         return cmd
@@ -492,6 +516,8 @@ class _Parser:
         if name in ("export", "declare", "typeset", "readonly", "local"):
             self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
         inner, own = _unwrap(name, words)
+        if inner is None and self.scripts and "/" in words[0].text:
+            inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
         own_words = words[:own] if isinstance(own, int) else own
         cmd_span = span if not via else (_span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
@@ -510,6 +536,8 @@ class _Parser:
                     self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
+            elif inner[0] == "file":
+                self.run_written(inner[1], cmd, name)
             else:
                 self.nested_words(inner[1], cmd, name, remote=name == "ssh")
             self.nest -= 1
@@ -548,6 +576,30 @@ class _Parser:
             offs.extend(_word_offsets(w))
         self.nested("".join(text_parts), offs, owner.via + [via], remote)
 
+    def run_written(self, path: str, owner: Command, via: str) -> None:
+        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``."""
+        script = self.scripts.get(join_path(self.cwd, path))
+        if script is not None:
+            self.nested_printed(script, owner, via)
+
+    def wrote(self, cmd: Command, script: str, tee: bool = False) -> None:
+        """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
+        it appends to)."""
+        writes, appends = cmd.writes, cmd.appends
+        if tee:
+            files = operands(cmd.to_value())
+            writes, appends = ([], files) if has_flag(cmd.to_value(), "-a") else (files, [])
+        for path in writes:
+            self.scripts[join_path(cmd.cwd, path)] = script
+        for path in appends:
+            key = join_path(cmd.cwd, path)
+            self.scripts[key] = self.scripts.get(key, "") + "\n" + script
+
+    def wrote_stdin(self, cmd: Command) -> None:
+        """``cat > f`` and ``tee f`` write what a here-document or here-string gives them."""
+        if cmd.name in ("cat", "tee"):
+            self.wrote(cmd, cmd.stdin or "", tee=cmd.name == "tee")
+
     def nested_printed(self, text: str, owner: Command, via: str) -> None:
         """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
         by ``owner``. Its commands are not in the original text: their words have no span, so
@@ -572,6 +624,7 @@ class _Parser:
             return
         sub = _Parser(text, offs, self.depth + 1, self.out, None if remote else self.cwd, via)
         sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
+        sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.parse()
 
     # -- here-documents ----------------------------------------------------------------------------
@@ -598,6 +651,7 @@ class _Parser:
             body_offs = [self.root(j) for j in range(body_start, body_end)]
             if cmd is not None:
                 cmd.stdin = body
+                self.wrote_stdin(cmd)
             if feeds:
                 for shell in feeds:
                     self.nested(body, body_offs, shell.via + [shell.name])
@@ -1238,9 +1292,12 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 def _sourced(operand: list[Word]) -> tuple[str, str] | None:
     """``("printed", script)`` when a shell or ``source`` reads its script from a process
-    substitution that prints a known text (``bash <(echo 'git push -f')``)."""
-    if not operand or not operand[0].text.startswith("<("):
+    substitution that prints a known text (``bash <(echo 'git push -f')``), ``("file", path)``
+    when it reads a file (which the line may have written)."""
+    if not operand:
         return None
+    if not operand[0].text.startswith("<("):
+        return "file", operand[0].text
     printed = _substitution_output(operand[0].text)
     return None if printed is None else ("printed", printed)
 
@@ -1432,8 +1489,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     (``G=git; $G push``), a command word ``$(which git)`` or ``$(echo git push)``, an unquoted
     argument ``$(echo -f)`` and words joined by an unquoted ``$IFS`` (``git${IFS}push``) are read
     as the shell splits them, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
-    ``source <(…)`` is a script (its commands have no span in ``cmdline``: nothing can edit them
-    in place).
+    ``source <(…)`` is a script, as is a file the line writes (``cat > f <<EOF``, ``echo … > f``,
+    ``tee f``, appends too) and then runs (``bash f``, ``source f``, ``./f``) (their commands have no
+    span in ``cmdline``: nothing can edit them in place).
 
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
     ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,
