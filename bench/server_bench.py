@@ -3,6 +3,7 @@ against a bare FastAPI endpoint returning a constant JSON, both served by uvicor
 settings in the same run. Target: hookgate at least 0.7x the bare endpoint's throughput.
 
     .venv/bin/python bench/server_bench.py [--seconds 10] [--clients 16] [--processes 2]
+        [--traffic corpus everyday]
 
 Each server runs in its own process (one uvicorn worker, the same loop and HTTP
 implementation, access log off); both run at once and take the load in alternating rounds, so
@@ -11,11 +12,15 @@ client processes, each with persistent HTTP/1.1 connections written on raw socke
 (http.client parses headers with the email package and would spend more CPU than the bare
 server it measures, on the same cores). Besides throughput and latency, the servers' own CPU
 time per request is reported: it depends least on how the clients share the cores with them.
-Every connection cycles through the same set of request bodies, from a different start: the
-guard corpus's command lines (tests/data/guards/corpus.json: deny, rewrite and allow cases)
-as Claude Code, Codex, Copilot, Gemini and Cursor payloads, a quarter of them with the explain
-trace. Both servers receive the same bodies and the same viewer token. The hookgate server
-uses a fresh SQLite database seeded with the default pack; authentication is included.
+Two request mixes are measured, each against both servers: the guard corpus's command lines
+(tests/data/guards/corpus.json: deny, rewrite and allow cases, shell commands chosen to exercise
+the guards, the heaviest evaluations the default pack makes), and everyday traffic (ordinary
+shell commands and file reads, searches and edits, half and half: an assumption, stated in
+EVERYDAY_COMMANDS). Each is sent as Claude Code, Codex, Copilot, Gemini and Cursor payloads, a
+quarter of them with the explain trace; every connection cycles through the same bodies from a
+different start. Both servers receive the same bodies and the same viewer token. The hookgate
+server uses a fresh SQLite database seeded with the default pack; authentication is included.
+The target must hold for both mixes.
 
 For scale, it also times the evaluation alone in process, hookgate's engine against regorus
 (Rust) loaded with the same pack, data and domain builtins, on the Claude-shaped bodies, and
@@ -46,12 +51,74 @@ WARM_UP_SECONDS = 2.0
 ROUND_SECONDS = 2.0
 
 
-def payloads() -> list[tuple[dict, str]]:
-    """One shell tool call per corpus command and host, in each host's own payload shape."""
+# Everyday traffic: what an agent mostly asks to do, none of it anything a guard stops. An
+# assumption (no host publishes its tool-call mix): half ordinary shell commands, half reading,
+# searching and editing files, each in every host's shape.
+EVERYDAY_COMMANDS = (
+    "ls -la",
+    "git status",
+    "git diff --stat",
+    "git log --oneline -n 10",
+    "npm test",
+    "pytest -q tests/test_parser.py",
+    "cat package.json",
+    "grep -rn 'TODO' src",
+    "make build",
+    "python -m pip install -r requirements.txt",
+    "git add -A && git commit -m 'Fix the parser for empty input'",
+    "cd web && npm run lint",
+)
+
+
+def everyday_tools(cwd: str) -> list[tuple[str, dict]]:
+    """File tools as (Claude tool name, tool input), as many as the everyday commands."""
+    path = f"{cwd}/src/parser.py"
+    edit = {"file_path": path, "old_string": "if not text:", "new_string": "if not text.strip():"}
+    return [
+        ("Read", {"file_path": path}),
+        ("Read", {"file_path": f"{cwd}/README.md", "offset": 1, "limit": 200}),
+        ("Grep", {"pattern": "def parse", "path": cwd, "output_mode": "content"}),
+        ("Glob", {"pattern": "src/**/*.py"}),
+        ("Edit", edit),
+        ("Edit", {**edit, "replace_all": True}),
+        ("Write", {"file_path": f"{cwd}/tests/test_empty.py", "content": EMPTY_TEST}),
+        ("Read", {"file_path": f"{cwd}/tests/test_parser.py"}),
+        ("Grep", {"pattern": "import", "glob": "*.py"}),
+        ("Glob", {"pattern": "**/package.json"}),
+        (
+            "Edit",
+            {"file_path": f"{cwd}/CHANGELOG.md", "old_string": "## 1.2", "new_string": "## 1.3"},
+        ),
+        ("Read", {"file_path": f"{cwd}/pyproject.toml"}),
+    ]
+
+
+EMPTY_TEST = "from parser import parse\n\n\ndef test_empty():\n    assert parse('') == []\n"
+# Each Claude file tool under the name another host gives it (HOSTS.md's tool table). Codex
+# reads and searches through its shell, and edits through apply_patch.
+OTHER_NAMES = {
+    "gemini": {"Read": "read_file", "Grep": "grep_search", "Glob": "glob", "Edit": "replace"},
+    "copilot": {"Read": "view", "Grep": "grep", "Glob": "glob", "Edit": "edit", "Write": "create"},
+    "cursor": {"Glob": "Grep"},
+}
+CODEX_READS = {
+    "Read": lambda t: f"sed -n '1,200p' {t['file_path']}",
+    "Grep": lambda t: f"rg -n '{t['pattern']}'",
+    "Glob": lambda t: f"rg --files -g '{t['pattern']}'",
+}
+
+
+def payloads(traffic: str = "corpus") -> list[tuple[dict, str]]:
+    """One tool call per command (and, for everyday traffic, per file tool) and host, in each
+    host's own payload shape: the guard corpus's command lines, or everyday traffic."""
     document = json.loads(CORPUS.read_text())
     cwd = document["cwd"]
+    if traffic == "everyday":
+        commands = list(EVERYDAY_COMMANDS)
+    else:
+        commands = [case["command"] for case in document["cases"]]
     shapes = []
-    for command in (case["command"] for case in document["cases"]):
+    for command in commands:
         tool = {"command": command}
         pre = {"session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse"}
         shapes += [
@@ -87,14 +154,75 @@ def payloads() -> list[tuple[dict, str]]:
                 "cursor",
             ),
         ]
+    if traffic == "everyday":
+        shapes += file_tool_payloads(cwd)
     return shapes
 
 
-def bodies() -> list[dict]:
+def file_tool_payloads(cwd: str) -> list[tuple[dict, str]]:
+    """The everyday file tools, in each host's shape."""
+    shapes = []
+    pre = {"session_id": "bench", "cwd": cwd}
+    for name, tool in everyday_tools(cwd):
+        if name in CODEX_READS:
+            codex = ("Bash", {"command": CODEX_READS[name](tool)})
+        else:
+            target = tool["file_path"].removeprefix(cwd + "/")
+            patch = f"*** Begin Patch\n*** Update File: {target}\n@@\n-a\n+b\n*** End Patch"
+            codex = ("apply_patch", {"command": patch})
+        shapes += [
+            (
+                {**pre, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool},
+                "claude",
+            ),
+            (
+                {
+                    **pre,
+                    "hook_event_name": "PreToolUse",
+                    "turn_id": "t1",
+                    "tool_name": codex[0],
+                    "tool_input": codex[1],
+                },
+                "codex",
+            ),
+            (
+                {
+                    "sessionId": "bench",
+                    "cwd": cwd,
+                    "toolName": OTHER_NAMES["copilot"].get(name, name),
+                    "toolArgs": json.dumps(tool),
+                },
+                "copilot",
+            ),
+            (
+                {
+                    **pre,
+                    "hook_event_name": "BeforeTool",
+                    "tool_name": OTHER_NAMES["gemini"].get(name, "write_file"),
+                    "tool_input": tool,
+                },
+                "gemini",
+            ),
+            (
+                {
+                    "hook_event_name": "preToolUse",
+                    "conversation_id": "bench",
+                    "workspace_roots": [cwd],
+                    "tool_name": OTHER_NAMES["cursor"].get(name, name),
+                    "tool_input": tool,
+                    "cwd": cwd,
+                },
+                "cursor",
+            ),
+        ]
+    return shapes
+
+
+def bodies(traffic: str = "corpus") -> list[dict]:
     """The request bodies, in the order every connection cycles through them."""
     return [
         {"payload": payload, "host": host, "explain": i % 4 == 0}
-        for i, (payload, host) in enumerate(payloads())
+        for i, (payload, host) in enumerate(payloads(traffic))
     ]
 
 
@@ -135,7 +263,7 @@ def prepare_db(db: str) -> str:
     return token
 
 
-def engine_alone(seconds: float) -> float:
+def engine_alone(seconds: float, traffic: str) -> float:
     """Mean seconds per evaluation of the same bodies by the engine in this process, one
     thread: what the evaluate endpoint cannot do without."""
     from hookgate.server.app import compile_set
@@ -144,7 +272,7 @@ def engine_alone(seconds: float) -> float:
     engine = compile_set(*seed_policies())
     return per_evaluation(
         lambda b: engine.evaluate(b["payload"], b["host"], facts={}, explain=b["explain"]),
-        bodies(),
+        bodies(traffic),
         seconds,
     )
 
@@ -194,10 +322,10 @@ def wait_ready(port: int, timeout: float = 60) -> None:
     raise RuntimeError(f"server on port {port} did not start")
 
 
-def http_requests(port: int, token: str) -> list[bytes]:
+def http_requests(port: int, token: str, traffic: str) -> list[bytes]:
     """Every body as a complete, pre-encoded HTTP/1.1 request."""
     encoded = []
-    for body in bodies():
+    for body in bodies(traffic):
         data = json.dumps(body).encode()
         head = (
             f"POST /v1/evaluate HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
@@ -228,8 +356,8 @@ def exchange(reader: BinaryIO, sock: socket.socket, request: bytes) -> bool:
 def client_worker(args: tuple) -> tuple[list[float], int]:
     """One load process: ``threads`` of the ``connections`` persistent connections, for
     ``seconds``."""
-    port, token, seconds, threads, first, connections = args
-    requests = http_requests(port, token)
+    port, token, seconds, threads, first, connections, traffic = args
+    requests = http_requests(port, token, traffic)
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -301,41 +429,48 @@ def start_server(kind: str, db: str) -> tuple[int, subprocess.Popen]:
     return port, server
 
 
-def measure(db: str, token: str, options: argparse.Namespace) -> dict[str, dict]:
-    """Both servers, loaded in alternating rounds of ``ROUND_SECONDS`` (after a warm-up each),
-    so that whatever else the machine does weighs on both alike."""
+def measure(db: str, token: str, options: argparse.Namespace) -> dict[str, dict[str, dict]]:
+    """Both servers under each traffic mix, loaded in alternating rounds of ``ROUND_SECONDS``
+    (after a warm-up each), so that whatever else the machine does weighs on all alike."""
     servers: dict[str, tuple[int, subprocess.Popen]] = {}
     per_process = max(1, options.clients // options.processes)
 
-    def jobs(port: int, seconds: float) -> list[tuple]:
+    def jobs(port: int, seconds: float, traffic: str) -> list[tuple]:
         return [
-            (port, token, seconds, per_process, p * per_process, options.clients)
+            (port, token, seconds, per_process, p * per_process, options.clients, traffic)
             for p in range(options.processes)
         ]
 
-    totals = {kind: {"latencies": [], "errors": 0, "elapsed": 0.0, "cpu": 0.0} for kind in KINDS}
+    totals = {
+        traffic: {k: {"latencies": [], "errors": 0, "elapsed": 0.0, "cpu": 0.0} for k in KINDS}
+        for traffic in options.traffic
+    }
     try:
         for kind in KINDS:
             servers[kind] = start_server(kind, db)
         with multiprocessing.Pool(options.processes) as pool:
             for port, _ in servers.values():
-                pool.map(client_worker, jobs(port, WARM_UP_SECONDS))
+                pool.map(client_worker, jobs(port, WARM_UP_SECONDS, options.traffic[0]))
             for _ in range(max(1, round(options.seconds / ROUND_SECONDS))):
-                for kind, (port, server) in servers.items():
-                    cpu_before = cpu_seconds(server.pid)
-                    started = time.perf_counter()
-                    results = pool.map(client_worker, jobs(port, ROUND_SECONDS))
-                    total = totals[kind]
-                    total["elapsed"] += time.perf_counter() - started
-                    total["cpu"] += cpu_seconds(server.pid) - cpu_before
-                    for latencies, errors in results:
-                        total["latencies"] += latencies
-                        total["errors"] += errors
+                for traffic in options.traffic:
+                    for kind, (port, server) in servers.items():
+                        cpu_before = cpu_seconds(server.pid)
+                        started = time.perf_counter()
+                        results = pool.map(client_worker, jobs(port, ROUND_SECONDS, traffic))
+                        total = totals[traffic][kind]
+                        total["elapsed"] += time.perf_counter() - started
+                        total["cpu"] += cpu_seconds(server.pid) - cpu_before
+                        for latencies, errors in results:
+                            total["latencies"] += latencies
+                            total["errors"] += errors
     finally:
         for _, server in servers.values():
             server.terminate()
             server.wait(timeout=30)
-    return {kind: summary(kind, total) for kind, total in totals.items()}
+    return {
+        traffic: {kind: summary(kind, total) for kind, total in by_kind.items()}
+        for traffic, by_kind in totals.items()
+    }
 
 
 def summary(kind: str, total: dict) -> dict:
@@ -353,11 +488,20 @@ def summary(kind: str, total: dict) -> dict:
     }
 
 
+TRAFFIC = {
+    "corpus": "the guard corpus: shell commands the guards deny, rewrite or allow",
+    "everyday": "everyday traffic: ordinary shell commands and file tools",
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="per server")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per server and traffic")
     parser.add_argument("--clients", type=int, default=16, help="concurrent connections in all")
     parser.add_argument("--processes", type=int, default=2, help="load-generating processes")
+    parser.add_argument(
+        "--traffic", nargs="+", choices=TRAFFIC, default=list(TRAFFIC), help="request mixes"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -371,15 +515,34 @@ def main() -> int:
         db = f"sqlite:///{Path(tmp) / 'server.db'}"
         token = prepare_db(db)
         measured = measure(db, token, options)
-    bare, hookgate = measured["bare"], measured["hookgate"]
-    ratio = hookgate["throughput_rps"] / bare["throughput_rps"]
-    evaluation = engine_alone(min(options.seconds, 5.0))
     print(
-        f"{options.clients} concurrent clients, {options.seconds:g} s per server in rounds of "
-        f"{ROUND_SECONDS:g} s after {WARM_UP_SECONDS:g} s of warm-up, loopback, "
-        f"{len(bodies())} distinct bodies, "
+        f"{options.clients} concurrent clients, {options.seconds:g} s per server and traffic in "
+        f"rounds of {ROUND_SECONDS:g} s after {WARM_UP_SECONDS:g} s of warm-up, loopback, "
         f"1 uvicorn worker ({implementations()}), {os.cpu_count()} CPUs"
     )
+    results: dict[str, dict] = {}
+    for traffic, servers in measured.items():
+        results[traffic] = report(traffic, servers["bare"], servers["hookgate"], options)
+    if "corpus" in measured:
+        ours, theirs = against_regorus(min(options.seconds, 5.0) / 2)
+        results["claude_corpus_bodies_us"] = {"hookgate": ours * 1e6, "regorus": theirs * 1e6}
+        print(
+            f"the corpus's Claude-shaped bodies alone, in process: hookgate {ours * 1e6:.0f} µs, "
+            f"regorus (Rust, the same pack and builtins) {theirs * 1e6:.0f} µs per evaluation"
+        )
+    if options.json:
+        Path(options.json).write_text(json.dumps(results))
+    met = all(
+        results[t]["ratio"] >= 0.7 and results[t]["hookgate"]["errors"] == 0 for t in measured
+    )
+    return 0 if met else 1
+
+
+def report(traffic: str, bare: dict, hookgate: dict, options: argparse.Namespace) -> dict:
+    """Print one traffic mix's figures; return them."""
+    ratio = hookgate["throughput_rps"] / bare["throughput_rps"]
+    evaluation = engine_alone(min(options.seconds, 5.0), traffic)
+    print(f"\n{TRAFFIC[traffic]} ({len(bodies(traffic))} distinct bodies)")
     print(
         f"{'server':10} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'requests':>9} {'errors':>7} "
         f"{'server CPU µs/req':>18}"
@@ -392,32 +555,20 @@ def main() -> int:
     # The server's own CPU time per request does not depend on how the clients share the
     # cores with it: what hookgate adds to a bare request, and the evaluation's part of it.
     added = hookgate["server_cpu_us"] - bare["server_cpu_us"]
+    budget = bare["server_cpu_us"] / 0.7 - bare["server_cpu_us"]
     print(
-        f"hookgate adds {added:.0f} µs of server CPU per request; the engine alone (in "
-        f"process, same bodies, no HTTP) takes {evaluation * 1e6:.0f} µs per evaluation"
-    )
-    ours, theirs = against_regorus(min(options.seconds, 5.0) / 2)
-    print(
-        f"the Claude-shaped bodies alone, in process: hookgate {ours * 1e6:.0f} µs, regorus "
-        f"(Rust, the same pack and builtins) {theirs * 1e6:.0f} µs per evaluation; 0.7x leaves "
-        f"{bare['server_cpu_us'] / 0.7 - bare['server_cpu_us']:.0f} µs per request for all "
-        f"that hookgate adds"
+        f"hookgate adds {added:.0f} µs of server CPU per request (0.7x leaves {budget:.0f}); the "
+        f"engine alone (in process, same bodies, no HTTP) takes {evaluation * 1e6:.0f} µs per "
+        f"evaluation"
     )
     verdict = "meets" if ratio >= 0.7 else "misses"
     print(f"hookgate / bare throughput: {ratio:.2f} ({verdict} the 0.7 target)")
-    if options.json:
-        Path(options.json).write_text(
-            json.dumps(
-                {
-                    "bare": bare,
-                    "hookgate": hookgate,
-                    "ratio": ratio,
-                    "engine_us_per_evaluation": evaluation * 1e6,
-                    "claude_bodies_us": {"hookgate": ours * 1e6, "regorus": theirs * 1e6},
-                }
-            )
-        )
-    return 0 if ratio >= 0.7 and hookgate["errors"] == 0 else 1
+    return {
+        "bare": bare,
+        "hookgate": hookgate,
+        "ratio": ratio,
+        "engine_us_per_evaluation": evaluation * 1e6,
+    }
 
 
 if __name__ == "__main__":
