@@ -3,7 +3,7 @@ against a bare FastAPI endpoint returning a constant JSON, both served by uvicor
 settings in the same run. Target: hookgate at least 0.7x the bare endpoint's throughput.
 
     .venv/bin/python bench/server_bench.py [--seconds 10] [--clients 16] [--processes 2]
-        [--traffic corpus everyday]
+        [--traffic corpus everyday] [--policies DIR]
 
 Each server runs in its own process (one uvicorn worker, the same loop and HTTP
 implementation, access log off); both run at once and take the load in alternating rounds, so
@@ -249,27 +249,37 @@ def serve(kind: str, port: int, db: str) -> None:
     uvicorn.run(app, port=port, **UVICORN)
 
 
-def prepare_db(db: str) -> str:
+def pack(policies: str | None) -> tuple[dict[str, str], dict]:
+    """The policies and data the server is seeded with: the default pack, or a directory's."""
+    from hookgate.server.store import seed_policies
+    from hookgate.sources import load_paths
+
+    if policies is None:
+        return seed_policies()
+    sources, data = load_paths([policies])
+    return {Path(name).name: text for name, text in sources.items()}, data
+
+
+def prepare_db(db: str, policies: str | None) -> str:
     """Seed the database and return a viewer token."""
     from hookgate.server.app import compile_set
-    from hookgate.server.store import Store, make_engine, migrate, seed_policies
+    from hookgate.server.store import Store, make_engine, migrate
 
     engine = make_engine(db)
     migrate(engine)
     store = Store(engine)
-    store.seed(*seed_policies(), validate=compile_set)
+    store.seed(*pack(policies), validate=compile_set)
     token = store.create_token("viewer", "bench")
     engine.dispose()
     return token
 
 
-def engine_alone(seconds: float, traffic: str) -> float:
+def engine_alone(seconds: float, traffic: str, policies: str | None) -> float:
     """Mean seconds per evaluation of the same bodies by the engine in this process, one
     thread: what the evaluate endpoint cannot do without."""
     from hookgate.server.app import compile_set
-    from hookgate.server.store import seed_policies
 
-    engine = compile_set(*seed_policies())
+    engine = compile_set(*pack(policies))
     return per_evaluation(
         lambda b: engine.evaluate(b["payload"], b["host"], facts={}, explain=b["explain"]),
         bodies(traffic),
@@ -502,6 +512,9 @@ def main() -> int:
     parser.add_argument(
         "--traffic", nargs="+", choices=TRAFFIC, default=list(TRAFFIC), help="request mixes"
     )
+    parser.add_argument(
+        "--policies", metavar="DIR", help="seed the server with these instead of the default pack"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -513,7 +526,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="hookgate-bench-") as tmp:
         db = f"sqlite:///{Path(tmp) / 'server.db'}"
-        token = prepare_db(db)
+        token = prepare_db(db, options.policies)
         measured = measure(db, token, options)
     print(
         f"{options.clients} concurrent clients, {options.seconds:g} s per server and traffic in "
@@ -523,7 +536,7 @@ def main() -> int:
     results: dict[str, dict] = {}
     for traffic, servers in measured.items():
         results[traffic] = report(traffic, servers["bare"], servers["hookgate"], options)
-    if "corpus" in measured:
+    if "corpus" in measured and options.policies is None:
         ours, theirs = against_regorus(min(options.seconds, 5.0) / 2)
         results["claude_corpus_bodies_us"] = {"hookgate": ours * 1e6, "regorus": theirs * 1e6}
         print(
@@ -541,7 +554,7 @@ def main() -> int:
 def report(traffic: str, bare: dict, hookgate: dict, options: argparse.Namespace) -> dict:
     """Print one traffic mix's figures; return them."""
     ratio = hookgate["throughput_rps"] / bare["throughput_rps"]
-    evaluation = engine_alone(min(options.seconds, 5.0), traffic)
+    evaluation = engine_alone(min(options.seconds, 5.0), traffic, options.policies)
     print(f"\n{TRAFFIC[traffic]} ({len(bodies(traffic))} distinct bodies)")
     print(
         f"{'server':10} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'requests':>9} {'errors':>7} "
