@@ -81,6 +81,7 @@ denied := [
 ]
 
 allowed := [
+	"MSG=\"docs: explain --no-verify\"; git commit -m \"$MSG\"",
 	"cat .git/hooks/pre-commit",
 	"ls .git/hooks",
 	"rm .github/hooks.md",

@@ -244,6 +244,9 @@ def test_data_is_not_a_command(cmdline, name):
         # Another variable, or an IFS the line sets, is not split here.
         ("git $IFSX", ["git", "$IFSX"]),
         ("IFS=,; git x${IFS}y", ["git", "x${IFS}y"]),
+        # A variable in quotes is one word, however many blanks its value holds.
+        ('M="fix: explain -f"; git commit -m "$M"', ["git", "commit", "-m", "fix: explain -f"]),
+        ('F=--amend; git commit "$F"', ["git", "commit", "--amend"]),
         # A substitution that runs something other than echo/printf is unknown: kept.
         ("git log $(date +%s)", ["git", "log", "$(date +%s)"]),
     ],

@@ -487,9 +487,10 @@ class _Parser:
         line), ``$(which git)``, ``$(echo --force)``, and a word joined by ``$IFS``
         (``git${IFS}push``, IFS not set in the line) — ``a=git; b=push; $a $b $(echo -f)``.
 
-        A value is split into words as the shell does (a quoted ``"$G"`` too: at worst an
-        option is seen where the shell would pass an argument); the new words have no span
-        (there is nothing in the original text to edit for them).
+        A value is split into words as the shell does, except in quotes (``git commit -m
+        "$MSG"`` passes the message whole); a command word always is (at worst a command is
+        seen that the shell would not find). The new words have no span (there is nothing in
+        the original text to edit for them).
         """
         out: list[Word] = []
         for k, word in enumerate(words):
@@ -504,7 +505,12 @@ class _Parser:
                 value = _substitution_output(word.text if value is None else value) or value
             if value is None and "IFS" not in self.vars and _unquoted(word):
                 value = _ifs_as_blanks(word.text)
-            parts = [] if value is None else value.split()
+            if value is None:
+                parts = []
+            elif k == 0 or not _quoted(word):
+                parts = value.split()
+            else:
+                parts = [value] if value else []
             out += [Word(p, None, True, []) for p in parts] if parts else [word]
         return out
 
@@ -1003,6 +1009,12 @@ def _substitution_output(text: str) -> str | None:
 def _unquoted(w: Word) -> bool:
     """Whether the word was written without quotes (its text is its whole raw span)."""
     return w.span is not None and w.span[1] - w.span[0] == len(w.text)
+
+
+def _quoted(w: Word) -> bool:
+    """Whether the word was written with quotes (its raw span holds more than its text); a
+    word whose span is unknown is neither this nor ``_unquoted``."""
+    return w.span is not None and w.span[1] - w.span[0] != len(w.text)
 
 
 def _ifs_as_blanks(text: str) -> str | None:
