@@ -185,6 +185,8 @@ denied := [
 	"rsync -a --delete-after empty/ .",
 	"cp /dev/null ~/.bashrc",
 	"echo 'rm -rf ~' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh",
+	"git config alias.nuke '!rm -rf ~'",
+	"git config alias.wipe 'reset --hard'",
 ]
 
 allowed := [

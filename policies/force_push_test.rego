@@ -108,6 +108,9 @@ denied := [
 	"git push $(echo --force) origin main",
 	"git push `echo -f` origin main",
 	"git${IFS}push${IFS}--force${IFS}origin${IFS}main",
+	# an alias defined to force-push (run by a later command)
+	"git config alias.p 'push --force'",
+	"git config set --global alias.pf \"push -f origin main\"",
 	# a script the line writes and then runs
 	"cat > push.sh <<'EOF'\ngit push --force origin main\nEOF\nbash push.sh",
 	# run by an interpreter one-liner: not in the text to rewrite, so denied

@@ -11,6 +11,7 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"git config --global alias.c 'commit --no-verify'",
 	"node -e \"require('child_process').execSync('git commit --no-verify -m x')\"",
 	"python3 -c \"import os; os.system('rm .git/hooks/pre-commit')\"",
 	"rm .git/hooks/pre-commit",
@@ -81,6 +82,8 @@ denied := [
 ]
 
 allowed := [
+	"git config alias.lg 'log --oneline --graph'",
+	"git config --get alias.c",
 	"MSG=\"docs: explain --no-verify\"; git commit -m \"$MSG\"",
 	"cat .git/hooks/pre-commit",
 	"ls .git/hooks",

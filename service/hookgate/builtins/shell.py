@@ -1337,7 +1337,9 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
     """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run`` and
-    ``-c alias.x='!…'`` shell aliases."""
+    ``-c alias.x='!…'`` shell aliases; and an alias ``git config`` defines, as what it will run
+    (``git config alias.p 'push -f'`` is read as ``git push -f``: it is defined to be run, by a
+    later command this line may not show)."""
     from hookgate.builtins.git import parse_argv  # git.py builds on this module
 
     argv = [w.text for w in words]
@@ -1364,7 +1366,34 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
         return (("script", rest[k:]), len(words)) if k < len(rest) else (None, len(words))
     if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
         return ("argv", rest[1:], []), len(words)
+    if sub == "config":
+        defined = _alias_definition(texts)
+        if defined is not None:
+            script = defined[1:] if defined.startswith("!") else "git " + defined
+            return ("printed", script), len(words)
     return None, len(words)
+
+
+_CONFIG_VALUES = frozenset(("-f", "--file", "--blob", "--type", "--default", "--comment"))
+
+
+def _alias_definition(args: list[str]) -> str | None:
+    """The value ``git config [options] [set] alias.NAME VALUE`` gives an alias, or None."""
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a in _CONFIG_VALUES:
+            k += 2
+            continue
+        if not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+        k += 1
+    if operands[:1] == ["set"]:
+        operands = operands[1:]
+    if len(operands) >= 2 and operands[0].lower().startswith("alias."):
+        return operands[1]
+    return None
 
 
 def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:
