@@ -1525,7 +1525,7 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
     ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
-    ``-c alias.x='!…'``) and leading ``VAR=value`` assignments. Quoting and escapes are removed
+    ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run) and leading ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
     (``G=git; $G push``), a command word ``$(which git)`` or ``$(echo git push)``, an unquoted
     argument ``$(echo -f)`` and words joined by an unquoted ``$IFS`` (``git${IFS}push``) are read
