@@ -501,13 +501,13 @@ class _Parser:
             value = self.vars.get(name) if name is not None else None
             # An argument only unquoted: "$(…)" is one word, which bash -c "$(…)" reads whole;
             # and <(…) is a file name, which bash <(…) and source <(…) read.
-            if k == 0 or (_unquoted(word) and not word.text.startswith("<(")):
+            if k == 0 or (_quoted(word) is False and not word.text.startswith("<(")):
                 value = _substitution_output(word.text if value is None else value) or value
-            if value is None and "IFS" not in self.vars and _unquoted(word):
+            if value is None and "IFS" not in self.vars and _quoted(word) is False:
                 value = _ifs_as_blanks(word.text)
             if value is None:
                 parts = []
-            elif k == 0 or not _quoted(word):
+            elif k == 0 or _quoted(word) is not True:
                 parts = value.split()
             else:
                 parts = [value] if value else []
@@ -593,8 +593,9 @@ class _Parser:
         it appends to)."""
         writes, appends = cmd.writes, cmd.appends
         if tee:
-            files = operands(cmd.to_value())
-            writes, appends = ([], files) if has_flag(cmd.to_value(), "-a") else (files, [])
+            value = cmd.to_value()
+            files = operands(value)
+            writes, appends = ([], files) if has_flag(value, "-a") else (files, [])
         for path in writes:
             self.scripts[join_path(cmd.cwd, path)] = script
         for path in appends:
@@ -1006,15 +1007,10 @@ def _substitution_output(text: str) -> str | None:
     return None if printed is None else " ".join(_unescape(w).text for w in printed)
 
 
-def _unquoted(w: Word) -> bool:
-    """Whether the word was written without quotes (its text is its whole raw span)."""
-    return w.span is not None and w.span[1] - w.span[0] == len(w.text)
-
-
-def _quoted(w: Word) -> bool:
-    """Whether the word was written with quotes (its raw span holds more than its text); a
-    word whose span is unknown is neither this nor ``_unquoted``."""
-    return w.span is not None and w.span[1] - w.span[0] != len(w.text)
+def _quoted(w: Word) -> bool | None:
+    """Whether the word was written with quotes (its raw span holds more than its text);
+    None when its span is unknown."""
+    return None if w.span is None else w.span[1] - w.span[0] != len(w.text)
 
 
 def _ifs_as_blanks(text: str) -> str | None:
