@@ -7,7 +7,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hookgate.builtins import REGISTRY, BuiltinError
-from hookgate.builtins.shell import MAX_DEPTH, commands, has_flag, operands, resolve, without_flags
+from hookgate.builtins.shell import (
+    MAX_DEPTH,
+    analyse,
+    commands,
+    has_flag,
+    operands,
+    resolve,
+    without_flags,
+)
 
 
 def argvs(cmdline: str, name: str) -> list[list[str]]:
@@ -323,6 +331,61 @@ def test_spans_point_into_the_original(cmdline):
         assert 0 <= start <= end <= len(cmdline)
     [git] = [c for c in commands(cmdline) if c["name"] == "git"]
     assert cmdline[git["span"][0] : git["span"][1]].endswith("git push -f")
+
+
+def _is_subsequence(text: str, raw: str) -> bool:
+    chars = iter(raw)
+    return all(ch in chars for ch in text)
+
+
+# Pieces of command lines that expand, nest and quote: words made by an expansion are nowhere
+# in the original text, and rewrites edit words by their spans.
+PIECES = [
+    "git push -f origin main",
+    "eval",
+    "$x",
+    '"$x"',
+    "x='git push -f'",
+    "$(echo git push -f)",
+    "`echo -f`",
+    "bash -c",
+    "'git push -f'",
+    '"git push -f"',
+    "F=-f",
+    "$F",
+    "G=git",
+    "$G",
+    "git${IFS}push${IFS}-f",
+    "push",
+    "-f",
+    ";",
+    "&&",
+    "|",
+    "echo",
+    "xargs",
+    "sh",
+    "<<<",
+    "source",
+    "<(echo git push -f)",
+    "git",
+    "--force",
+    "\\git",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=8))
+@example(["eval", "$(echo git push -f origin main)"])
+@example(["x='git push -f origin main';", "eval", '"$x"'])
+def test_a_word_with_a_span_is_at_that_place_in_the_line(pieces):
+    # The words a rewrite would edit: each one's span must hold it (its characters in order,
+    # quotes aside), or the rewrite would cut another part of the line.
+    line = " ".join(pieces)
+    for c in analyse(line):
+        for w in c.words:
+            if w.span is not None:
+                raw = line[w.span[0] : w.span[1]]
+                assert _is_subsequence(w.text, raw), (line, w.text, raw)
 
 
 def test_nested_span_points_inside_the_quotes():

@@ -572,6 +572,11 @@ class _Parser:
         self, words: list[Word], owner: Command, via: str, remote: bool = False
     ) -> None:
         """Parse the words' text (joined by spaces) as a script run by ``owner``."""
+        if any(w.span is None and len(w.offs) != len(w.text) for w in words):
+            # A word an expansion made ($x, $(echo …)) is nowhere in the original text: nothing
+            # of this script may be edited in place (offsets made up for it would edit others).
+            self.nested_printed(" ".join(w.text for w in words), owner, via, remote)
+            return
         text_parts: list[str] = []
         offs: list[int] = []
         for w in words:
@@ -607,14 +612,14 @@ class _Parser:
         if cmd.name in ("cat", "tee"):
             self.wrote(cmd, cmd.stdin or "", tee=cmd.name == "tee")
 
-    def nested_printed(self, text: str, owner: Command, via: str) -> None:
+    def nested_printed(self, text: str, owner: Command, via: str, remote: bool = False) -> None:
         """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
         by ``owner``. Its commands are not in the original text: their words have no span, so
         nothing edits them in place, and they carry the owner's span."""
         found: list[Command] = []
         saved, self.out = self.out, found
         try:
-            self.nested(text, [owner.span[0]] * len(text), owner.via + [via])
+            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote)
         finally:
             self.out = saved
         for c in found:
