@@ -111,6 +111,9 @@ denied := [
 	# an alias defined to force-push (run by a later command)
 	"git config alias.p 'push --force'",
 	"git config set --global alias.pf \"push -f origin main\"",
+	# made by an expansion: nothing to edit in place (a rewrite once cut other characters)
+	"eval $(echo git push -f origin main)",
+	"x='git push -f origin main'; eval \"$x\"",
 	# a script the line writes and then runs
 	"cat > push.sh <<'EOF'\ngit push --force origin main\nEOF\nbash push.sh",
 	# run by an interpreter one-liner: not in the text to rewrite, so denied
