@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins.git import without_force
 from hookgate.builtins.shell import (
     MAX_DEPTH,
     analyse,
@@ -342,34 +345,64 @@ def _is_subsequence(text: str, raw: str) -> bool:
 # in the original text, and rewrites edit words by their spans.
 PIECES = [
     "git push -f origin main",
+    "git push --force",
+    "git push origin +main",
+    "git push -fu origin x",
+    "--force-with-lease=main",
+    "+HEAD:main",
     "eval",
     "$x",
     '"$x"',
     "x='git push -f'",
     "$(echo git push -f)",
     "`echo -f`",
+    "x=$(git push -f)",
     "bash -c",
     "'git push -f'",
     '"git push -f"',
+    "$'git push -f'",
     "F=-f",
     "$F",
     "G=git",
     "$G",
     "git${IFS}push${IFS}-f",
+    "alias.p='push -f'",
     "push",
     "-f",
+    "'--force'",
+    "origin",
+    "--",
     ";",
     "&&",
     "|",
+    "&",
+    "\n",
+    "(",
+    ")",
+    "{",
+    "}",
     "echo",
+    "printf '%s'",
     "xargs",
+    "-I{}",
+    "{}",
     "sh",
+    "bash <<<",
     "<<<",
     "source",
     "<(echo git push -f)",
     "git",
-    "--force",
+    "git -C dir",
     "\\git",
+    "sudo",
+    "env",
+    "FOO=1",
+    "nohup",
+    "ssh host",
+    "find . -exec",
+    "\\;",
+    "cd sub",
+    "cat <<EOF\ngit push -f\nEOF",
 ]
 
 
@@ -386,6 +419,43 @@ def test_a_word_with_a_span_is_at_that_place_in_the_line(pieces):
             if w.span is not None:
                 raw = line[w.span[0] : w.span[1]]
                 assert _is_subsequence(w.text, raw), (line, w.text, raw)
+
+
+def _pushes_without_force(line: str) -> list[list[str]]:
+    """Every git command written in ``line`` with its force flags taken out, the way a
+    rewrite takes them out (words made by an expansion, which a rewrite cannot edit, as they
+    are; words holding a substitution left out: its commands are compared on their own). A
+    command an expansion made is left out: it may repeat text the rewrite edited."""
+    out = []
+    for c in analyse(line):
+        if c.name != "git" or c.words[0].span is None:
+            continue
+        words = []
+        for w in c.words:
+            t = w.text
+            if any(s in t for s in ("$(", "`", "<(")):
+                continue
+            if w.span is not None and (t in FORCE_FLAGS or t.startswith("--force-with-lease=")):
+                continue
+            if w.span is not None and re.fullmatch(r"-[a-zA-Z]*f[a-zA-Z]*", t):
+                t = t.replace("f", "")
+                if t == "-":
+                    continue
+            words.append(t[1:] if w.span is not None and t.startswith("+") else t)
+        out.append(words)
+    return out
+
+
+FORCE_FLAGS = frozenset(("-f", "--force", "--force-with-lease", "--force-if-includes"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=8))
+@example(["eval", "$(echo git push -f origin main)"])
+def test_a_rewrite_takes_out_force_flags_and_nothing_else(pieces):
+    line = " ".join(pieces)
+    rewritten = without_force(line)
+    assert _pushes_without_force(rewritten) == _pushes_without_force(line), (line, rewritten)
 
 
 def test_nested_span_points_inside_the_quotes():
