@@ -421,7 +421,10 @@ def test_a_word_with_a_span_is_at_that_place_in_the_line(pieces):
                 assert _is_subsequence(w.text, raw), (line, w.text, raw)
 
 
-def _pushes_without_force(line: str) -> list[list[str]]:
+FORCE_FLAGS = frozenset(("-f", "--force", "--force-with-lease", "--force-if-includes"))
+
+
+def _git_commands_without_force(line: str) -> list[list[str]]:
     """Every git command written in ``line`` with its force flags taken out, the way a
     rewrite takes them out (words made by an expansion, which a rewrite cannot edit, as they
     are; words holding a substitution left out: its commands are compared on their own). A
@@ -446,16 +449,16 @@ def _pushes_without_force(line: str) -> list[list[str]]:
     return out
 
 
-FORCE_FLAGS = frozenset(("-f", "--force", "--force-with-lease", "--force-if-includes"))
-
-
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=8))
 @example(["eval", "$(echo git push -f origin main)"])
 def test_a_rewrite_takes_out_force_flags_and_nothing_else(pieces):
     line = " ".join(pieces)
     rewritten = without_force(line)
-    assert _pushes_without_force(rewritten) == _pushes_without_force(line), (line, rewritten)
+    assert _git_commands_without_force(rewritten) == _git_commands_without_force(line), (
+        line,
+        rewritten,
+    )
 
 
 def test_nested_span_points_inside_the_quotes():
