@@ -108,6 +108,26 @@ CODEX_READS = {
 }
 
 
+def tool_call(host: str, cwd: str, name: str, tool: dict) -> dict:
+    """One pre-tool call of tool ``name`` with input ``tool``, in ``host``'s payload shape."""
+    if host == "copilot":
+        return {"sessionId": "bench", "cwd": cwd, "toolName": name, "toolArgs": json.dumps(tool)}
+    if host == "cursor":
+        return {
+            "hook_event_name": "preToolUse",
+            "conversation_id": "bench",
+            "workspace_roots": [cwd],
+            "tool_name": name,
+            "tool_input": tool,
+            "cwd": cwd,
+        }
+    event = "BeforeTool" if host == "gemini" else "PreToolUse"
+    call = {"session_id": "bench", "cwd": cwd, "hook_event_name": event, "tool_name": name}
+    if host == "codex":
+        call["turn_id"] = "t1"
+    return {**call, "tool_input": tool}
+
+
 def payloads(traffic: str = "corpus") -> list[tuple[dict, str]]:
     """One tool call per command (and, for everyday traffic, per file tool) and host, in each
     host's own payload shape: the guard corpus's command lines, or everyday traffic."""
@@ -120,29 +140,12 @@ def payloads(traffic: str = "corpus") -> list[tuple[dict, str]]:
     shapes = []
     for command in commands:
         tool = {"command": command}
-        pre = {"session_id": "bench", "cwd": cwd, "hook_event_name": "PreToolUse"}
         shapes += [
-            ({**pre, "tool_name": "Bash", "tool_input": tool}, "claude"),
-            ({**pre, "turn_id": "t1", "tool_name": "Bash", "tool_input": tool}, "codex"),
-            (
-                {
-                    "sessionId": "bench",
-                    "cwd": cwd,
-                    "toolName": "bash",
-                    "toolArgs": json.dumps(tool),
-                },
-                "copilot",
-            ),
-            (
-                {
-                    "session_id": "bench",
-                    "cwd": cwd,
-                    "hook_event_name": "BeforeTool",
-                    "tool_name": "run_shell_command",
-                    "tool_input": tool,
-                },
-                "gemini",
-            ),
+            (tool_call("claude", cwd, "Bash", tool), "claude"),
+            (tool_call("codex", cwd, "Bash", tool), "codex"),
+            (tool_call("copilot", cwd, "bash", tool), "copilot"),
+            (tool_call("gemini", cwd, "run_shell_command", tool), "gemini"),
+            # Cursor sends shell commands to a hook of their own.
             (
                 {
                     "hook_event_name": "beforeShellExecution",
@@ -162,58 +165,22 @@ def payloads(traffic: str = "corpus") -> list[tuple[dict, str]]:
 def file_tool_payloads(cwd: str) -> list[tuple[dict, str]]:
     """The everyday file tools, in each host's shape."""
     shapes = []
-    pre = {"session_id": "bench", "cwd": cwd}
     for name, tool in everyday_tools(cwd):
         if name in CODEX_READS:
-            codex = ("Bash", {"command": CODEX_READS[name](tool)})
+            codex = tool_call("codex", cwd, "Bash", {"command": CODEX_READS[name](tool)})
         else:
             target = tool["file_path"].removeprefix(cwd + "/")
             patch = f"*** Begin Patch\n*** Update File: {target}\n@@\n-a\n+b\n*** End Patch"
-            codex = ("apply_patch", {"command": patch})
+            codex = tool_call("codex", cwd, "apply_patch", {"command": patch})
         shapes += [
+            (tool_call("claude", cwd, name, tool), "claude"),
+            (codex, "codex"),
+            (tool_call("copilot", cwd, OTHER_NAMES["copilot"].get(name, name), tool), "copilot"),
             (
-                {**pre, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool},
-                "claude",
-            ),
-            (
-                {
-                    **pre,
-                    "hook_event_name": "PreToolUse",
-                    "turn_id": "t1",
-                    "tool_name": codex[0],
-                    "tool_input": codex[1],
-                },
-                "codex",
-            ),
-            (
-                {
-                    "sessionId": "bench",
-                    "cwd": cwd,
-                    "toolName": OTHER_NAMES["copilot"].get(name, name),
-                    "toolArgs": json.dumps(tool),
-                },
-                "copilot",
-            ),
-            (
-                {
-                    **pre,
-                    "hook_event_name": "BeforeTool",
-                    "tool_name": OTHER_NAMES["gemini"].get(name, "write_file"),
-                    "tool_input": tool,
-                },
+                tool_call("gemini", cwd, OTHER_NAMES["gemini"].get(name, "write_file"), tool),
                 "gemini",
             ),
-            (
-                {
-                    "hook_event_name": "preToolUse",
-                    "conversation_id": "bench",
-                    "workspace_roots": [cwd],
-                    "tool_name": OTHER_NAMES["cursor"].get(name, name),
-                    "tool_input": tool,
-                    "cwd": cwd,
-                },
-                "cursor",
-            ),
+            (tool_call("cursor", cwd, OTHER_NAMES["cursor"].get(name, name), tool), "cursor"),
         ]
     return shapes
 

@@ -142,9 +142,12 @@ begins_with_dir(path, dir) if path == dir
 begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
 unsafe_target(c, target) := path if {
-	path := shell.resolve(base(c), expand_pwd(c, expand_home(c, target)))
+	path := resolved(c, target)
 	not safe_path(path, project(c))
 }
+
+# A target as the command's shell would resolve it: ~, $HOME and $PWD expanded, against its cwd.
+resolved(c, target) := shell.resolve(base(c), expand_pwd(c, expand_home(c, target)))
 
 recursive(c) if {
 	some f in {"-r", "-R", "--recursive"}
@@ -249,8 +252,7 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	some c in recursive_rms
 	some t in rm_targets(c)
 	endswith(trim_suffix(t, "/"), ".git") # cheap test first: this looks at every rm -r
-	path := shell.resolve(base(c), expand_pwd(c, expand_home(c, t)))
-	endswith(concat("", ["/", trim_suffix(path, "/")]), "/.git")
+	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
 	not unsafe_target(c, t)
 	msg := sprintf("%s %s deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [rm_words(c), t])
 }
