@@ -86,20 +86,39 @@ def test_rewrites_merge_into_the_complete_tool_input():
     assert out["permissionDecision"] == "allow" and "permissionDecisionReason" not in out
 
 
-def test_conflicting_rewrites_fail_open_and_closed():
+def test_a_pack_whose_rewrite_conflicts_fails_alone_by_the_failure_policy():
+    # Packs merge in pack order: the second to set tool_input.command fails, the first applies.
     other = REWRITE_LS.replace("hookgate.ls", "hookgate.ls2").replace('"ls -la"', '"ls -1"')
-    decision = engine(REWRITE_LS, other).evaluate(bash("ls"))
-    assert decision.outcome == "allow"
-    assert "conflicting rewrites of tool_input.command" in decision.errors[0]
+    decision = engine(REWRITE_LS, other, REWRITE_TIMEOUT).evaluate(bash("ls"))
+    assert decision.outcome == "rewrite"
+    assert decision.updated_input == {"command": "ls -la", "timeout": 5}
+    (error,) = decision.errors
+    assert error["kind"] == "fault" and error["pack"] == "hookgate.ls2"
+    assert "conflicting rewrites of tool_input.command" in error["message"]
     closed = engine(REWRITE_LS, other).evaluate(bash("ls"), failure="closed")
     assert closed.outcome == "deny" and "conflicting rewrites" in closed.reasons[0]
+    assert closed.reasons[0].endswith("[pack=hookgate.ls2, pattern=failure-policy]")
+
+
+def test_a_rewrite_conflict_inside_one_pack_fails_that_pack():
+    both = module(
+        "two",
+        'rewrite contains {"tool_input": {"command": "a"}, "reason": "a"} if true\n'
+        'rewrite contains {"tool_input": {"command": "b"}, "reason": "b"} if true',
+    )
+    decision = engine(both, REWRITE_TIMEOUT).evaluate(bash("ls"))
+    assert decision.outcome == "rewrite" and decision.updated_input == {
+        "command": "ls",
+        "timeout": 5,
+    }
+    assert [e["pack"] for e in decision.errors] == ["hookgate.two"]
 
 
 def test_a_rewrite_without_tool_input_is_a_policy_error():
     bad = module("bad", 'rewrite contains {"reason": "oops"} if true')
     decision = engine(bad).evaluate(bash("ls"))
     assert decision.outcome == "allow"
-    assert "must carry a tool_input object" in decision.errors[0]
+    assert "must carry a tool_input object" in decision.errors[0]["message"]
 
 
 def test_non_guard_packages_and_tests_are_not_decisions():
@@ -119,16 +138,39 @@ def test_facts_answer_host_reading_builtins():
     assert e.evaluate(bash("ls"), facts={}).outcome == "allow"
 
 
-def test_a_runaway_policy_fails_by_the_failure_policy():
-    slow = module(
-        "slow",
-        'deny contains "never" if {\n\tsome a in numbers.range(1, 2000)\n\tsome b in numbers.range(1, 2000)\n\ta * b == -1\n}',
-    )
-    e = engine(slow)
+SLOW = module(
+    "slow",
+    'deny contains "never" if {\n\tsome a in numbers.range(1, 3000)\n\tsome b in numbers.range(1, 3000)\n\ta * b == -1\n}',
+)
+
+
+def test_a_runaway_policy_is_a_time_limit_and_asks():
+    e = engine(SLOW)
     e.timeout = 0.2
+    for failure in (None, "open", "closed"):
+        decision = e.evaluate(bash("ls"), failure=failure)
+        assert decision.outcome == "ask"
+        (error,) = decision.errors
+        assert error == {
+            "kind": "limit",
+            "source": "evaluation",
+            "pack": "hookgate.slow",
+            "limit": "time",
+            "message": "evaluation time limit reached",
+        }
+        (reason,) = decision.reasons
+        assert "decision time limit of 0.2 s was reached" in reason and "asked about" in reason
+        assert reason.endswith("[pack=hookgate.slow, pattern=limit-time]")
+
+
+def test_the_step_budget_is_a_limit_and_the_limit_action_is_configurable():
+    data = {"hookgate": {"config": {"limits": {"action": "deny"}}}}
+    e = engine(SLOW, data=data)
+    e.timeout = 600  # 9 million steps: the step budget ends it first
     decision = e.evaluate(bash("ls"))
-    assert decision.outcome == "allow"
-    assert decision.errors and "evaluation" in decision.errors[0]
+    assert decision.outcome == "deny"
+    assert decision.errors[0]["limit"] == "steps" and "denied" in decision.reasons[0]
+    assert "5,000,000 evaluation steps" in decision.reasons[0]
 
 
 def test_explain_lists_every_rule_and_print_output():

@@ -78,7 +78,7 @@ def check_answer(engine: Engine, payload: object, host: str) -> None:
     assert isinstance(response.stdout, dict)
     json.dumps(response.stdout)
     for error in decision.errors:
-        assert SECRET not in error
+        assert SECRET not in error["message"]
     if host == "codex":
         codex_valid(response.stdout, decision.event)
     if host == "cursor":

@@ -1,9 +1,11 @@
 """Every resource limit of the hook and the server, at its documented default: inside the limit
-the call is evaluated as usual; past it, it fails by the failure policy (open: an allow and an
-``error`` record in telemetry; closed: a deny naming the failure), quickly, and neither the
-answer nor telemetry ever carries the payload's content. One exception: a command line longer
-than shell analysis reads is a decision of the default pack (its oversize guard asks), not a
-failure; a policy that analyses it anyway fails by the failure policy.
+the call is evaluated as usual; past it, it fails quickly, and neither the answer nor telemetry
+ever carries the payload's content. A bound on what the host sent (payload size, JSON depth,
+numbers) is a fault and follows the failure policy (open: an allow and an ``error`` record in
+telemetry; closed: a deny naming the failure). A bound reached judging the call (steps, time) is
+a limit: it asks, under either failure policy. A command line longer than shell analysis reads
+is a decision of the default pack (its oversize guard asks); a policy that analyses it anyway
+fails by the failure policy.
 
 The limits: ``commands.eval.MAX_PAYLOAD_BYTES``, ``hostio.normalize.MAX_JSON_DEPTH``,
 ``builtins.shell.MAX_COMMAND_CHARS``, ``lang.runtime.DEFAULT_BUDGET`` and ``engine.TIMEOUT``,
@@ -306,13 +308,24 @@ deny contains "never reached" if {
 
 
 @POLICIES
-def test_a_pathological_policy_fails_by_the_failure_policy(env, tmp_path, closed):
-    # 10^10 steps: the deadline (or the step budget, whichever comes first) ends it.
+def test_a_pathological_policy_reaches_a_limit_and_asks_under_either_failure_policy(
+    env, tmp_path, closed
+):
+    # 10^10 steps: the deadline (or the step budget, whichever comes first) ends it. The content
+    # judged decides how long judging takes, so this is a limit, never a fail-open.
     policy = tmp_path / "pathological.rego"
     policy.write_text(CROSS_PRODUCT)
     payload = encode(bash("ls " + SECRET))
     result = run_eval(payload, env, "--policies", str(policy), *failure_args(closed))
-    assert_failed_by_policy(result, env, closed, "evaluation budget exceeded")
+    assert verdict(result) == "ask"
+    reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "hookgate reached a limit judging this call" in reason
+    assert "[pack=hookgate.pathological, pattern=limit-" in reason
+    (record,) = telemetry(env)
+    assert record["event"] == "error" and record["kind"] == "limit"
+    assert record["limit"] in ("time", "steps") and record["pack"] == "hookgate.pathological"
+    everything = result.stdout + result.stderr + json.dumps(record).encode()
+    assert SECRET.encode() not in everything
 
 
 # -- server request size: server/app.py DEFAULT_MAX_BODY_BYTES ------------------------------
@@ -359,7 +372,8 @@ def test_server_dry_run_of_a_too_deep_payload_is_a_failure_decision(server):
     answer = client.post("/v1/evaluate", json={"payload": payload}, headers=headers)
     assert answer.status_code == 200
     (error,) = answer.json()["decision"]["errors"]
-    assert "nested too deeply" in error and SECRET not in answer.text
+    assert error["kind"] == "fault" and error["source"] == "payload"
+    assert "nested too deeply" in error["message"] and SECRET not in answer.text
 
 
 # -- RE2 for every regular expression on untrusted text -------------------------------------

@@ -329,7 +329,7 @@ def test_event_inferred_when_absent(payload, event):
     ],
 )
 def test_first_present_alias_wins_and_all_are_consumed(payload, tool_input, leftover):
-    hook = normalize({"tool_name": "Bash", "toolName": "Ignored", "hookEventName": None, **payload})
+    hook = normalize({"tool_name": "Bash", "toolName": "Ignored", **payload})
     assert hook.tool_name == "Bash"
     assert hook.tool_input == tool_input
     assert hook.extra == leftover
@@ -586,6 +586,12 @@ ERRORS = [
     ),
     ({"note": SECRET}, "hook_event_name", ["missing required field hook_event_name"]),
     ({"tool_name": 7, "tool_input": {"k": SECRET}}, "tool_name", ["tool_name", "string", "number"]),
+    # null, booleans, numbers and objects where a host sends a string, in every such field.
+    *(
+        ({**{"tool_name": "Bash", "tool_input": {"k": SECRET}}, key: value}, key, [key, word])
+        for key in ("tool_name", "toolName", "session_id", "hook_event_name", "cwd")
+        for value, word in ((None, "null"), (True, "boolean"), (1.5, "number"), ({}, "object"))
+    ),
     ({"hookEventName": [SECRET], "tool_input": {}}, "hookEventName", ["hookEventName", "array"]),
     ({"sessionId": {"s": SECRET}, "tool_input": {}}, "sessionId", ["sessionId", "object"]),
     (

@@ -336,7 +336,14 @@ def test_empty_deny_still_has_a_reason(host):
 def test_fail_open_allows_and_reports_on_stderr(host):
     failed = Decision.failure("payload", "payload is not valid JSON (line 1, column 1)", False)
     assert (failed.outcome, failed.reasons, failed.host) == ("allow", [], "claude")
-    assert failed.errors == ["payload: payload is not valid JSON (line 1, column 1)"]
+    (error,) = failed.errors
+    assert error == {
+        "kind": "fault",
+        "source": "payload",
+        "pack": None,
+        "limit": None,
+        "message": "payload is not valid JSON (line 1, column 1)",
+    }
     response = failed.response(host)
     assert response.stdout == EXPECTED[host]["allow", "pre"]
     assert response.exit_code == 0
@@ -347,7 +354,7 @@ def test_fail_open_allows_and_reports_on_stderr(host):
 def test_fail_closed_denies_naming_the_failure(host):
     failed = Decision.failure("timeout", "evaluation exceeded 2 s", True, host=host)
     assert failed.outcome == "deny"
-    assert failed.errors == ["timeout: evaluation exceeded 2 s"]
+    assert [(e["kind"], e["source"]) for e in failed.errors] == [("fault", "timeout")]
     (reason,) = failed.reasons
     assert "timeout: evaluation exceeded 2 s" in reason
     assert reason.endswith("[pack=hookgate, pattern=failure-policy]")

@@ -134,7 +134,7 @@ def test_a_bad_bundle_is_refused_and_the_last_good_one_kept(server, proxy, home,
     assert result.returncode == 1
     assert named in result.stderr and "last good bundle" in result.stderr
     assert (home / "cache" / "bundle.json").read_bytes() == good
-    errors = [r for r in telemetry(home) if r["event"] == "error" and r.get("kind") == "pull"]
+    errors = [r for r in telemetry(home) if r["event"] == "error" and r.get("source") == "pull"]
     assert errors and named in errors[-1]["message"]
     response, origin = evaluate(home, "echo marker-three")
     assert not denied(response) and origin == "bundle revision 1"

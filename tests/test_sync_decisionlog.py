@@ -188,5 +188,5 @@ def test_a_record_torn_by_a_killed_writer_does_not_swallow_the_next_one(home):
     decisionlog.upload(accept)
     assert [record["session_id"] for record in sent] == ["before", "after"]
     assert decisionlog.pending_count() == 0
-    (error,) = [r for r in telemetry(home) if r.get("kind") == "decision_log"]
+    (error,) = [r for r in telemetry(home) if r.get("source") == "decision_log"]
     assert "current" in error["message"] or ".jsonl" in error["message"]

@@ -19,8 +19,11 @@ class Decision(Record):
     """deny | ask | rewrite | allow, with why (``reasons``, each ending in its
     ``[pack=…, pattern=…]`` provenance), text for the agent (``context``), the complete
     rewritten tool input (``updated_input``, set exactly when the outcome is rewrite), which
-    rules matched (``matches``: ``{pack, pattern, rule}``) and ``errors`` (non-empty: the
-    evaluation failed and the failure policy applied).
+    rules matched (``matches``: ``{pack, pattern, rule}``) and ``errors``: what failed, each
+    ``{kind, source, pack, limit, message}``. ``kind`` is ``fault`` (hookgate or its host
+    failed: the failure policy applied) or ``limit`` (a bound reached judging agent-controlled
+    content, ``limit`` naming it: the limit action, ask or deny, applied); ``pack`` names the
+    guard pack that failed alone (None: the whole evaluation failed).
 
     A ``Record`` rather than a dataclass: importing ``dataclasses`` costs a hook call more
     than building its decision.
@@ -48,7 +51,7 @@ class Decision(Record):
         context: list[str] | None = None,
         updated_input: dict | None = None,
         matches: list[dict] | None = None,
-        errors: list[str] | None = None,
+        errors: list[dict] | None = None,
         event: str = hosts.PRE_TOOL_USE,  # canonical
         host_event: str | None = None,  # the host's spelling of the event, when it gave one
         host: str = hosts.CLAUDE,
@@ -83,7 +86,7 @@ class Decision(Record):
     @classmethod
     def failure(
         cls,
-        kind: str,
+        source: str,
         message: str,
         closed: bool,
         event: str = hosts.PRE_TOOL_USE,
@@ -91,11 +94,11 @@ class Decision(Record):
         host_event: str | None = None,
         tool_name: str | None = None,
     ) -> Decision:
-        """The decision when evaluation failed (``kind``: payload, policy, timeout, …;
-        ``message`` must not hold payload content). Fail-open allows and records the error;
-        fail-closed denies with a reason naming the failure. ``host`` None (an unreadable
-        payload does not say who sent it) renders for Claude Code."""
-        error = f"{kind}: {message}"
+        """The decision when the whole evaluation failed on a fault (``source``: payload,
+        policy, internal, …; ``message`` must not hold payload content). Fail-open allows and
+        records the error; fail-closed denies with a reason naming the failure. ``host`` None
+        (an unreadable payload does not say who sent it) renders for Claude Code."""
+        error = f"{source}: {message}"
         reasons = []
         if closed:
             reasons.append(
@@ -105,12 +108,19 @@ class Decision(Record):
         return cls(
             outcome="deny" if closed else "allow",
             reasons=reasons,
-            errors=[error],
+            errors=[
+                {"kind": "fault", "source": source, "pack": None, "limit": None, "message": message}
+            ],
             event=event,
             host_event=host_event,
             host=host or hosts.CLAUDE,
             tool_name=tool_name,
         )
+
+    def error_lines(self) -> list[str]:
+        """Each error as one line: ``[pack=…] source: message``, then ``(limit: …)`` for a
+        limit."""
+        return [error_line(error) for error in self.errors]
 
     def to_dict(self) -> dict:
         """Every field as plain JSON data (for --explain, the decision log and the server),
@@ -129,3 +139,10 @@ class Decision(Record):
         """The JSON object to write on stdout for ``host`` (default: ``self.host``)."""
         stdout = respond(self, host).stdout
         return {} if stdout is None else stdout
+
+
+def error_line(error: dict) -> str:
+    """One ``errors`` entry as text for stderr and logs."""
+    where = f"[pack={error['pack']}] " if error.get("pack") else ""
+    limit = f" (limit: {error['limit']})" if error.get("kind") == "limit" else ""
+    return f"{where}{error['source']}: {error['message']}{limit}"

@@ -101,7 +101,8 @@ def append(
                 _seal(directory)
             telemetry.append_line(current, line)
     except Exception as exc:  # logging must never break the hook
-        telemetry.record("error", kind="decision_log", message=f"{type(exc).__name__}: {exc}")
+        message = f"{type(exc).__name__}: {exc}"
+        telemetry.record("error", kind="fault", source="decision_log", message=message)
 
 
 def upload(post: Callable[[list[dict]], dict]) -> int:
@@ -181,9 +182,8 @@ def _batches(segment: str, offset: int) -> Iterator[tuple[list[dict], int]]:
                 raise ValueError("not an object")
             records.append(record)
         except ValueError as exc:
-            telemetry.record(
-                "error", kind="decision_log", message=f"{os.path.basename(segment)}: {exc}"
-            )
+            message = f"{os.path.basename(segment)}: {exc}"
+            telemetry.record("error", kind="fault", source="decision_log", message=message)
         if len(records) >= BATCH_SIZE:
             yield records, position
             records, size = [], 0

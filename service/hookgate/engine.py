@@ -13,7 +13,7 @@ from hookgate.config import failure_policy
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
 from hookgate.lang import UNDEFINED, PolicySet, load
-from hookgate.lang.errors import EvalError, PolicyError
+from hookgate.lang.errors import EvalError, LimitError, PolicyError
 from hookgate.lang.values import to_json
 from hookgate.sources import load_paths
 
@@ -30,6 +30,30 @@ GUARD_PREFIX = ("hookgate",)
 TIMEOUT = 2.0
 
 
+LIMIT_ACTIONS = ("ask", "deny")
+# When the evaluation of every pack at once fails, the packs evaluated one by one get at most
+# this many decision time limits in all (each pack at most one).
+ISOLATION_TIMES = 2
+
+
+def limit_action(data: Mapping) -> str:
+    """What a limit reached judging a call answers: ``data.hookgate.config.limits.action``,
+    ``ask`` (the default) or ``deny``. Anything else is reported by ``hookgate check`` and
+    answers ``ask``."""
+    config = data.get("hookgate")
+    for key in ("config", "limits"):
+        config = config.get(key) if isinstance(config, dict) else None
+    action = config.get("action") if isinstance(config, dict) else None
+    return action if action in LIMIT_ACTIONS else "ask"
+
+
+def _error(
+    kind: str, source: str, message: str, *, pack: str | None = None, limit: str | None = None
+) -> dict:
+    """One ``errors`` entry of a decision (the contract: README "Failure policy")."""
+    return {"kind": kind, "source": source, "pack": pack, "limit": limit, "message": message}
+
+
 class PolicySetError(Exception):
     """The loaded policies produced something the decision contract does not allow (a rewrite
     without a tool_input object, two rewrites setting one field to different values, …)."""
@@ -44,11 +68,14 @@ class Engine:
         self.policy_set = policy_set
         self.origin = origin  # where the policies came from, for --explain and telemetry
         self.timeout = timeout
-        self._decision_refs = [
-            ("data." + ".".join(package) + "." + rule, pack, rule)
-            for package, pack, rules in _guard_packages(policy_set)
-            for rule in rules
+        packages = _guard_packages(policy_set)
+        self.pack_names = {package: pack for package, pack, _ in packages}
+        self._packs = [
+            (pack, [("data." + ".".join(package) + "." + rule, rule) for rule in rules])
+            for package, pack, rules in packages
+            if rules
         ]
+        self.limit_action = limit_action(policy_set.data)
 
     @classmethod
     def from_paths(
@@ -114,15 +141,16 @@ class Engine:
         failure: str | None = None,
     ) -> Decision:
         """Evaluate one hook payload in any host's shape. Never raises for bad payloads or
-        failing policies: those become a failure decision under the event's failure policy
-        (``failure`` overrides it: ``open`` or ``closed``)."""
+        failing policies: a fault (bad payload, a broken pack) follows the event's failure
+        policy (``failure`` overrides it: ``open`` or ``closed``); a limit reached judging the
+        call answers the configured limit action (``ask`` or ``deny``)."""
         try:
             hook_input = normalize(payload, host or "auto")
         except PayloadError as exc:
             closed = failure_policy(None, failure) == "closed"
             return Decision.failure("payload", str(exc), closed, host=host)
         try:
-            return self.decide(hook_input, facts=facts, explain=explain)
+            return self.decide(hook_input, facts=facts, explain=explain, failure=failure)
         except (EvalError, PolicySetError, RecursionError) as exc:
             closed = failure_policy(hook_input.event, failure) == "closed"
             return Decision.failure(
@@ -135,32 +163,153 @@ class Engine:
             )
 
     def decide(
-        self, hook_input: HookInput, *, facts: Mapping | None = None, explain: bool = False
+        self,
+        hook_input: HookInput,
+        *,
+        facts: Mapping | None = None,
+        explain: bool = False,
+        failure: str | None = None,
     ) -> Decision:
-        """Query every guard package for ``hook_input`` and combine the answers; raises
-        ``EvalError`` or ``PolicySetError`` when the policies fail."""
+        """Query every guard pack for ``hook_input`` and combine the answers. A pack that fails
+        fails alone: a limit adds the limit action (ask or deny) in its name, a fault follows
+        the failure policy (``failure`` overrides it); the other packs still decide."""
         document = hook_input.document()
         overrides = _fact_overrides(facts) if facts is not None else None
         trace: list[dict] = [] if explain else None
         prints: list[str] = [] if explain else None
-        refs = [ref for ref, _, _ in self._decision_refs]
-        # One evaluation for every rule, so helper rules the packages share run once.
-        values = self.policy_set.query_many(
-            refs, input=document, overrides=overrides, prints=prints, timeout=self.timeout
-        )
         found: dict[str, list[_Item]] = {rule: [] for rule in DECISION_RULES}
-        for (ref, pack, rule), value in zip(self._decision_refs, values, strict=True):
+        failed: list[tuple[str, Exception]] = []
+        rewrites: dict[str, list[_Item]] = {}
+        for pack, refs, values in self._values(document, overrides, prints):
+            if isinstance(values, Exception):
+                failed.append((pack, values))
+                continue
+            try:
+                items = [
+                    item
+                    for (ref, rule), value in zip(refs, values, strict=True)
+                    if value is not UNDEFINED
+                    for item in _items(value, rule, pack, ref)
+                ]
+            except PolicySetError as exc:
+                failed.append((pack, exc))
+                continue
             if trace is not None:
-                trace.append(
-                    {"rule": ref, "defined": value is not UNDEFINED, "value": _plain(value)}
-                )
-            if value is not UNDEFINED:
-                found[rule] += _items(value, rule, pack, ref)
-        decision = _combine(found, hook_input)
+                trace += [
+                    {"rule": ref, "defined": v is not UNDEFINED, "value": _plain(v)}
+                    for (ref, _), v in zip(refs, values, strict=True)
+                ]
+            for item in items:
+                if item.rule == "rewrite":
+                    rewrites.setdefault(pack, []).append(item)
+                else:
+                    found[item.rule].append(item)
+        updated = None
+        if rewrites and not found["deny"] and not found["ask"]:
+            updated, conflicts = _merge_rewrites(hook_input.tool_input, rewrites)
+            failed += conflicts
+            found["rewrite"] = [item for pack in rewrites for item in rewrites[pack]]
+        errors = []
+        for pack, exc in failed:
+            error, item = self._pack_failure(pack, exc, hook_input.event, failure)
+            errors.append(error)
+            if item is not None:
+                found[item.rule].append(item)
+        decision = _combine(found, hook_input, updated, errors)
         decision.input_document = document
         if trace is not None:
-            decision.explain = {"origin": self.origin, "rules": trace, "prints": prints}
+            decision.explain = {
+                "origin": self.origin,
+                "rules": trace,
+                "prints": prints,
+                "failed_packs": errors,
+            }
         return decision
+
+    def _values(
+        self, document: Any, overrides: dict | None, prints: list | None
+    ) -> list[tuple[str, list[tuple[str, str]], list | Exception]]:
+        """Each pack's decision refs ``(ref, rule)`` with their values, or the error that failed
+        the pack.
+
+        One evaluation for every pack first, so helper rules the packs share run once. Only if
+        it fails is each pack evaluated alone, with its own budget and time limit, to find the
+        packs that fail and keep the others' answers. That second pass is bounded as a whole
+        (``ISOLATION_TIMES`` decision time limits): a pack it has no time left for fails on the
+        time limit, which asks, so slowness never turns into an allow.
+        """
+        packs = self._packs
+        every = [ref for _, refs in packs for ref, _ in refs]
+        try:
+            values = self.policy_set.query_many(
+                every, input=document, overrides=overrides, prints=prints, timeout=self.timeout
+            )
+        except EvalError:
+            pass
+        else:
+            found, start = [], 0
+            for pack, refs in packs:
+                found.append((pack, refs, values[start : start + len(refs)]))
+                start += len(refs)
+            return found
+        import time
+
+        found = []
+        end = time.monotonic() + self.timeout * ISOLATION_TIMES
+        if prints is not None:
+            del prints[:]  # the first pass's output: each pack prints again
+        for pack, refs in packs:
+            left = end - time.monotonic()
+            try:
+                if left <= 0:
+                    raise LimitError("time", "evaluation time limit reached")
+                result = self.policy_set.query_many(
+                    [ref for ref, _ in refs],
+                    input=document,
+                    overrides=overrides,
+                    prints=prints,
+                    timeout=min(self.timeout, left),
+                )
+            except EvalError as exc:
+                result = exc
+            found.append((pack, refs, result))
+        return found
+
+    def _pack_failure(
+        self, pack: str, exc: Exception, event: str, failure: str | None
+    ) -> tuple[dict, _Item | None]:
+        """The ``errors`` entry for a pack that failed, and what it answers in its place: the
+        limit action for a limit, a deny under a closed failure policy, nothing under open."""
+        message = str(exc) or type(exc).__name__
+        if isinstance(exc, LimitError):
+            error = _error("limit", "evaluation", message, pack=pack, limit=exc.limit)
+            why = self._limit_text(exc)
+            action = self.limit_action
+            verb = "asked about" if action == "ask" else "denied"
+            reason = (
+                f"hookgate reached a limit judging this call ({why}), so it cannot be checked "
+                f"and is {verb}"
+            )
+            return error, _Item(action, pack, "limit-" + exc.limit, reason, None)
+        error = _error("fault", "evaluation", message, pack=pack)
+        if failure_policy(event, failure) != "closed":
+            return error, None
+        reason = (
+            f"hookgate could not evaluate this call (evaluation: {message}) and the failure "
+            f"policy for {event} is closed"
+        )
+        return error, _Item("deny", pack, "failure-policy", reason, None)
+
+    def _limit_text(self, exc: LimitError) -> str:
+        if exc.limit == "time":
+            return f"the decision time limit of {self.timeout:g} s was reached"
+        if exc.limit == "steps":
+            from hookgate.lang.runtime import DEFAULT_BUDGET
+
+            return f"the budget of {DEFAULT_BUDGET:,} evaluation steps was used up"
+        if exc.limit == "nesting":
+            return "what it judges is nested too deeply to analyse"
+        return f"{exc.limit} limit: {exc.message}"
 
     def query(self, ref: str, input: Any = None, data: Mapping | None = None) -> Any:
         """Evaluate a reference such as ``data.test.x``; plain JSON values, ``None`` when
@@ -210,15 +359,16 @@ def _items(value: Any, rule: str, pack: str, ref: str) -> list[_Item]:
     return items
 
 
-def _combine(found: dict[str, list[_Item]], hook_input: HookInput) -> Decision:
+def _combine(
+    found: dict[str, list[_Item]], hook_input: HookInput, updated: dict | None, errors: list[dict]
+) -> Decision:
     context = [item.provenance() for item in found["context"]]
     if found["deny"]:
         outcome, chosen, updated = "deny", found["deny"], None
     elif found["ask"]:
         outcome, chosen, updated = "ask", found["ask"], None
-    elif found["rewrite"]:
+    elif found["rewrite"] and updated is not None:
         outcome, chosen = "rewrite", found["rewrite"]
-        updated = _merge_rewrites(hook_input.tool_input, chosen)
     else:
         outcome, chosen, updated = "allow", [], None
     fired = chosen + found["context"]
@@ -228,7 +378,7 @@ def _combine(found: dict[str, list[_Item]], hook_input: HookInput) -> Decision:
         context=context,
         updated_input=updated,
         matches=[item.match() for item in fired],
-        errors=[],
+        errors=errors,
         event=hook_input.event,
         host_event=hook_input.host_event,
         host=hook_input.host,
@@ -236,24 +386,39 @@ def _combine(found: dict[str, list[_Item]], hook_input: HookInput) -> Decision:
     )
 
 
-def _merge_rewrites(tool_input: Any, rewrites: list[_Item]) -> dict:
-    """The complete tool input with every rewrite applied; fields a rewrite does not name stay
-    as they were. Two rewrites giving one field different values are an error of the policies."""
+def _merge_rewrites(
+    tool_input: Any, rewrites: dict[str, list[_Item]]
+) -> tuple[dict | None, list[tuple[str, Exception]]]:
+    """The complete tool input with every pack's rewrites applied (fields a rewrite does not
+    name stay as they were), and the packs that failed: a pack whose rewrites give one field
+    two values, or a value another pack (earlier in pack order) already set, fails alone and
+    its rewrites are left out. None when no pack's rewrites remain."""
     if not isinstance(tool_input, dict):
-        raise PolicySetError("a rewrite needs the tool input to be an object")
+        error = PolicySetError("a rewrite needs the tool input to be an object")
+        return None, [(pack, error) for pack in rewrites]
     merged = dict(tool_input)
     set_by: dict[str, _Item] = {}
-    for item in rewrites:
-        for field, value in item.tool_input.items():
-            earlier = set_by.get(field)
-            if earlier is not None and merged[field] != value:
-                raise PolicySetError(
-                    f"conflicting rewrites of tool_input.{field}: "
-                    f"pattern {earlier.pattern} ({earlier.pack}) and {item.pattern} ({item.pack})"
-                )
-            merged[field] = value
+    failed: list[tuple[str, Exception]] = []
+    for pack in list(rewrites):
+        mine: dict[str, _Item] = {}
+        try:
+            for item in rewrites[pack]:
+                for field, value in item.tool_input.items():
+                    earlier = mine.get(field) or set_by.get(field)
+                    if earlier is not None and earlier.tool_input[field] != value:
+                        raise PolicySetError(
+                            f"conflicting rewrites of tool_input.{field}: pattern "
+                            f"{earlier.pattern} ({earlier.pack}) and {item.pattern} ({item.pack})"
+                        )
+                    mine[field] = item
+        except PolicySetError as exc:
+            failed.append((pack, exc))
+            del rewrites[pack]
+            continue
+        for field, item in mine.items():
+            merged[field] = item.tool_input[field]
             set_by[field] = item
-    return merged
+    return (merged if rewrites else None), failed
 
 
 def _guard_packages(policy_set: PolicySet) -> list[tuple[tuple[str, ...], str, list[str]]]:

@@ -592,4 +592,4 @@ def _encode(document: dict) -> bytes:
 def _error(kind: str, message: str) -> None:
     from hookgate import telemetry
 
-    telemetry.record("error", kind=kind, message=message)
+    telemetry.record("error", kind="fault", source=kind, message=message)

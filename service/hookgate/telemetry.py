@@ -1,8 +1,11 @@
 """Telemetry: one JSON line per event in ``$HOOKGATE_TELEMETRY`` (default: the user's state
 directory). A failure is never silent, so every fail-open answer writes an ``error`` record here.
 
-Records carry the event, time, host, session, error kind and message — never the raw payload,
-which may hold secrets. Writing telemetry must never break a hook: every OS error is swallowed
+Records carry the event, time, host, session and message; an ``error`` record also says its
+``kind`` (``fault``: hookgate or its host failed, the failure policy applied; ``limit``: a bound
+reached judging agent-controlled content, ``limit`` naming it), its ``source`` (payload,
+evaluation, pull, …) and the guard ``pack`` that failed alone. Never the raw payload, which may
+hold secrets. Writing telemetry must never break a hook: every OS error is swallowed
 after one attempt, and the file is rotated once it passes ``MAX_BYTES``.
 """
 

@@ -1,8 +1,11 @@
 """``hookgate check PATH...``: parse, check and compile policies; file:line:col diagnostics.
 
 Runs the same stages as loading a policy set for evaluation (parse → static checks → compile),
-so a policy that passes ``check`` loads in ``hookgate eval``. Exit 1 on any error; warnings
-(unused imports and assignments) become errors with ``--strict``, like ``opa check --strict``.
+so a policy that passes ``check`` loads in ``hookgate eval``. Once it compiles, the guard packs
+are checked as the server checks a change before activating it (``hookgate.packcheck``): their
+tests pass and no pack fails on the smoke payloads. Exit 1 on any error or failing pack;
+warnings (unused imports and assignments) become errors with ``--strict``, like
+``opa check --strict``.
 """
 
 from __future__ import annotations
@@ -69,35 +72,48 @@ def render(diag: Diagnostic) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sources, _ = load_paths(args.paths, include_tests=True)
+        sources, data = load_paths(args.paths, include_tests=True)
     except PolicyError as exc:
         print(f"hookgate check: {exc}", file=sys.stderr)
         return 2
     diags = diagnose(sources, strict=args.strict)
     errors = sum(d.severity == "error" for d in diags)
     warnings = len(diags) - errors
+    packs = _pack_problems(sources, data) if not errors else []
     if args.format == "json":
         report = {
             "files": len(sources),
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [d.to_dict() for d in diags],
+            "packs": packs,
         }
         print(json.dumps(report, indent=2))
     else:
         for diag in diags:
             print(render(diag))
-        print(_summary(len(sources), errors, warnings))
-    return 1 if errors else 0
+        for problem in packs:
+            print(f"pack {problem['pack']}: {problem['input']}: {problem['message']}")
+        print(_summary(len(sources), errors, warnings, len(packs)))
+    return 1 if errors or packs else 0
 
 
-def _summary(files: int, errors: int, warnings: int) -> str:
+def _pack_problems(sources: dict[str, str], data: dict) -> list[dict]:
+    from hookgate import packcheck
+
+    try:
+        return packcheck.problems(sources, data)
+    except PolicyError as exc:  # the data breaks compilation (diagnose compiles without it)
+        return [{"pack": "(every pack)", "input": "data", "message": str(exc)}]
+
+
+def _summary(files: int, errors: int, warnings: int, packs: int = 0) -> str:
     checked = f"{files} file{'s' if files != 1 else ''} checked"
-    if not errors and not warnings:
+    if not errors and not warnings and not packs:
         return f"{checked}, no problems"
     parts = [
         f"{n} {word}{'s' if n != 1 else ''}"
-        for n, word in ((errors, "error"), (warnings, "warning"))
+        for n, word in ((errors, "error"), (warnings, "warning"), (packs, "failing pack check"))
         if n
     ]
     return f"{checked}, {', '.join(parts)}"

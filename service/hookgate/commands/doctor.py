@@ -176,8 +176,12 @@ def _errors(report: _Report) -> None:
     if not errors and not unwritable:
         report.line("none")
     for record in errors:
-        kind = record.get("kind") or record.get("host") or "error"
-        report.line(f"{record.get('time', '?')} {kind}: {record.get('message', '')}")
+        source = record.get("source") or record.get("host") or "error"
+        pack = f" [pack={record['pack']}]" if record.get("pack") else ""
+        kind = f"limit {record.get('limit')}" if record.get("kind") == "limit" else "fault"
+        report.line(
+            f"{record.get('time', '?')}{pack} {source}: {record.get('message', '')} ({kind})"
+        )
 
 
 def _unwritable(path: str) -> str | None:

@@ -166,7 +166,7 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
         from hookgate import telemetry
 
         for error in decision.errors:
-            telemetry.record("error", host=decision.host, hook_event=decision.event, message=error)
+            telemetry.record("error", host=decision.host, hook_event=decision.event, **error)
     if stdout is not None:
         sys.stdout.write(stdout)
     if response.stderr:

@@ -145,6 +145,11 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
         (cwd_key, cwd),
     ):
         _require_string(key, value)
+    # A host sends these as strings or not at all, under any of their spellings: null is as
+    # malformed as a number, not an absent field that would quietly skip every guard keyed on it.
+    for key in (*EVENT_KEYS, *TOOL_NAME_KEYS, *SESSION_KEYS, *CWD_KEYS):
+        if key in fields and not isinstance(fields[key], str):
+            raise PayloadError(f"field {key} must be a string, got {_json_type(fields[key])}", key)
 
     if host == "auto":
         host = hosts.AMPLIFIER if envelope_event else hosts.detect_host(fields, host_event)

@@ -60,7 +60,7 @@ def respond(decision: Decision, host: str | None = None) -> Response:
     renderer = _RENDERERS.get(name)
     if renderer is None:
         raise ValueError(f"unknown host {name!r}; expected one of {', '.join(hosts.HOSTS)}")
-    stderr = "\n".join(f"hookgate: {error}" for error in decision.errors)
+    stderr = "\n".join(f"hookgate: {line}" for line in decision.error_lines())
     return Response(renderer(decision), 0, stderr)
 
 

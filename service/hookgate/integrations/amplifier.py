@@ -62,7 +62,9 @@ def evaluate_event(
         from hookgate import telemetry
 
         message = f"{type(exc).__name__}: {exc}"
-        telemetry.record("error", kind="internal", host="amplifier", message=message)
+        telemetry.record(
+            "error", kind="fault", source="internal", host="amplifier", message=message
+        )
         if failure == "closed":
             return _result(
                 action="deny", reason=f"hookgate could not evaluate this call ({message})"
@@ -77,7 +79,7 @@ def _evaluate(event: str, data: dict, policies: list[str] | None, failure: str |
     engine, revision = Engine.local(policies)
     decision = engine.evaluate({"event": event, "data": data}, "amplifier", failure=failure)
     for error in decision.errors:
-        telemetry.record("error", host="amplifier", hook_event=decision.event, message=error)
+        telemetry.record("error", host="amplifier", hook_event=decision.event, **error)
     decisionlog.append(decision, decision.input_document, revision)
     rendered = decision.render("amplifier")
     if "reason" in rendered:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from hookgate.lang.errors import Diagnostic, EvalError, PolicyError, with_source
+from hookgate.lang.errors import Diagnostic, EvalError, LimitError, PolicyError, with_source
 from hookgate.lang.values import UNDEFINED
 
 TYPE_CHECKING = False
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from hookgate.lang import ast
 
-__all__ = ["load", "PolicySet", "UNDEFINED", "PolicyError", "EvalError"]
+__all__ = ["load", "PolicySet", "UNDEFINED", "PolicyError", "EvalError", "LimitError"]
 
 _ABSENT: Any = UNDEFINED
 
@@ -79,7 +79,7 @@ class PolicySet:
           for this query; ``fn`` takes and returns interpreter values.
         - ``prints``: a list that receives each ``print(...)`` line.
         - ``budget``: the most iteration steps (default 5 000 000); ``timeout``: seconds. Either
-          exceeded raises ``EvalError("evaluation budget exceeded")``.
+          exceeded raises ``LimitError`` (``limit``: ``steps`` or ``time``).
         - ``input_log``: a list that receives every document ``with input as …`` installs
           (to replay a policy's tests on another engine).
         - ``strict_builtin_errors``: a builtin's error (``upper(1)``, ``1 / 0``) raises
@@ -149,7 +149,7 @@ class PolicySet:
         try:
             return [run(ctx) for run in runs]
         except RecursionError:
-            raise EvalError("evaluation too deeply nested") from None
+            raise LimitError("nesting", "evaluation too deeply nested") from None
 
     def _constant_values(self) -> dict:
         """The values of the rules fixed by the base data (``Tree.constants``), computed on

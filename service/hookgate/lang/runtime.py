@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
-from hookgate.lang.errors import Diagnostic, EvalError
+from hookgate.lang.errors import Diagnostic, EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
     RegoSet,
@@ -100,9 +100,11 @@ def tick(ctx: Ctx) -> None:
 
 
 def check_budget(ctx: Ctx) -> None:
-    b = ctx.budget
-    if b[0] < 0 or (ctx.deadline is not None and time.monotonic() > ctx.deadline):
-        raise EvalError("evaluation budget exceeded")
+    # Limits, not faults: the content being judged decides how long judging it takes.
+    if ctx.budget[0] < 0:
+        raise LimitError("steps", "evaluation step budget exceeded")
+    if ctx.deadline is not None and time.monotonic() > ctx.deadline:
+        raise LimitError("time", "evaluation time limit reached")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,7 +591,11 @@ def call_builtin(
         return builtin_failed(ctx, name, exc, file, line, col)
     except OverflowError:
         value = _INFINITY
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+    except RecursionError:
+        # Builtins recurse over the structure of what they read (commands, documents): content
+        # nested past Python's stack is a limit of that content, not a bug.
+        raise LimitError("nesting", f"{name}: input nested too deeply") from None
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
 

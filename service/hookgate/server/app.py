@@ -24,7 +24,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hookgate import __version__, jsonio
+from hookgate import __version__, jsonio, packcheck
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
 from hookgate.server import models as api
@@ -270,6 +270,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def refused(_request: Request, exc: StoreError) -> JSONResponse:
         return JSONResponse({"detail": exc.message}, exc.status)
 
+    @app.exception_handler(packcheck.PackCheckError)
+    async def pack_fails(_request: Request, exc: packcheck.PackCheckError) -> JSONResponse:
+        detail = f"a guard pack would fail: {exc}; nothing was changed"
+        return JSONResponse({"detail": detail, "packs": exc.problems}, 422)
+
     @app.exception_handler(PolicyError)
     async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
         detail = "the policy set would not compile; nothing was changed"
@@ -433,7 +438,9 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
     body_doc = {"requestBody": {"required": True, "content": media}}
 
     def validate(policies: dict[str, str], data: dict) -> None:
-        compile_set(policies, data)
+        # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
+        # smoke payloads (PackCheckError: 422 naming the failing pack and input).
+        packcheck.refuse_failing(policies, data)
 
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)

@@ -111,13 +111,24 @@ class EvaluateIn(BaseModel):
     explain: StrictBool = Field(True, description="Include the rule-by-rule trace.")
 
 
+class DecisionErrorOut(BaseModel):
+    kind: Literal["fault", "limit"] = Field(
+        description="fault: hookgate failed (the failure policy applied); limit: a bound "
+        "reached judging agent-controlled content (the limit action, ask or deny, applied)."
+    )
+    source: str = Field(description="What failed: payload, evaluation, policy, …")
+    pack: str | None = Field(description="The guard pack that failed alone (null: all).")
+    limit: str | None = Field(description="The limit reached: time, steps, nesting, …")
+    message: str
+
+
 class DecisionOut(BaseModel):
     outcome: Outcome
     reasons: list[str]
     context: list[str]
     updated_input: dict[str, Any] | None
     matches: list[dict[str, Any]]
-    errors: list[str]
+    errors: list[DecisionErrorOut]
     event: str
     host_event: str | None
     host: str

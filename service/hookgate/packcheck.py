@@ -1,0 +1,117 @@
+"""Whether every guard pack of a policy set works, before the set is used: the packs' tests
+(``*_test.rego``) pass, and no pack fails (a fault or a limit) on the smoke payloads: those kept
+with the policies, ``data.hookgate.smoke`` (name → a hook payload in any host's shape), over the
+default pack's own (its ``smoke.json``), so a team's pack is always tried on ordinary calls.
+
+``hookgate check`` reports these problems locally; the server refuses (422) to activate a change
+that has any. Pack isolation keeps a pack that fails at run time from taking the others down;
+this keeps such a pack from being activated at all.
+"""
+
+from __future__ import annotations
+
+from hookgate.engine import LIMIT_ACTIONS, Engine
+from hookgate.lang import EvalError, load
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+SMOKE_PATH = ("hookgate", "smoke")
+# Per test and per smoke payload, as the hook's own decision time limit.
+TIMEOUT = 2.0
+
+
+class PackCheckError(Exception):
+    """The set's packs have ``problems`` (each ``{pack, input, message}``)."""
+
+    def __init__(self, problems: list[dict]) -> None:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(
+            f"pack {first['pack']} fails on {first['input']}: {first['message']}{more}"
+        )
+        self.problems = problems
+
+
+def problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
+    """Every problem of the packs in ``sources`` (test modules included) with ``data``: a
+    failing test, a pack failing on a smoke payload, an invalid limit action. Raises
+    ``PolicyError`` when the sources do not compile."""
+    policy_set = load(dict(sources), data=dict(data))
+    engine = Engine(policy_set, origin="pack check")
+    found = _config_problems(data)
+    found += _test_problems(policy_set, engine.pack_names)
+    found += _smoke_problems(engine, data)
+    return found
+
+
+def refuse_failing(sources: Mapping[str, str], data: Mapping) -> None:
+    """Raise ``PackCheckError`` when ``problems`` finds any (``PolicyError`` when the sources
+    do not compile)."""
+    found = problems(sources, data)
+    if found:
+        raise PackCheckError(found)
+
+
+def smoke_payloads(data: Mapping) -> dict:
+    """The smoke payloads for a set with ``data``: the default pack's, then the set's own."""
+    import os
+
+    from hookgate.sources import default_pack_path, load_paths
+
+    _, default = load_paths([os.path.join(default_pack_path(), "smoke.json")])
+    return {**_smoke(default), **_smoke(data)}
+
+
+def _smoke(data: Mapping) -> dict:
+    node: object = data
+    for key in SMOKE_PATH:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
+
+
+def _config_problems(data: Mapping) -> list[dict]:
+    config = data.get("hookgate", {}).get("config", {}) if isinstance(data, dict) else {}
+    limits = config.get("limits") if isinstance(config, dict) else None
+    action = limits.get("action", "ask") if isinstance(limits, dict) else "ask"
+    if action in LIMIT_ACTIONS:
+        return []
+    message = f"data.hookgate.config.limits.action must be one of {', '.join(LIMIT_ACTIONS)}"
+    return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
+
+
+def _test_problems(policy_set: object, pack_names: Mapping[tuple[str, ...], str]) -> list[dict]:
+    from hookgate.commands.test import discover
+
+    found = []
+    for test in discover(policy_set.modules):
+        package = tuple(test.name.split(".")[1:-1])
+        tested = (*package[:-1], package[-1].removesuffix("_test"))
+        pack = pack_names.get(tested, ".".join(package))
+        try:
+            value = policy_set.query(test.name, timeout=TIMEOUT)
+        except EvalError as exc:
+            message = f"error: {exc}"
+        else:
+            if value is True:
+                continue
+            message = "the test fails"
+        found.append({"pack": pack, "input": f"test {test.name}", "message": message})
+    return found
+
+
+def _smoke_problems(engine: Engine, data: Mapping) -> list[dict]:
+    found = []
+    for name, payload in sorted(smoke_payloads(data).items()):
+        # Facts are given (none): the check never reads this machine's disk.
+        decision = engine.evaluate(payload, facts={})
+        for error in decision.errors:
+            found.append(
+                {
+                    "pack": error["pack"] or "(every pack)",
+                    "input": f"smoke payload {name}",
+                    "message": f"{error['source']}: {error['message']} ({error['kind']})",
+                }
+            )
+    return found
