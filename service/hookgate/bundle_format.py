@@ -1,7 +1,9 @@
 """The signed policy bundle: its canonical bytes, digest and signature check.
 
 Shared by the server (which signs) and the CLI (which verifies), so both compute the very same
-bytes. It imports nothing heavier than ``cryptography`` (and that only inside ``verify``).
+bytes. The hook checks a cached bundle against its digest on every call, so the module imports
+only what that needs (no ``json``, no OpenSSL-backed ``hashlib``); ``cryptography`` is imported
+only inside ``verify``.
 
 A bundle is ``{"revision", "created_at", "policies", "data", "digest", "signature", "key_id"}``:
 ``digest`` is ``sha256:<hex>`` of ``canonical_bytes(revision, policies, data)``; ``signature`` is
@@ -11,10 +13,15 @@ the standard base64 of the Ed25519 signature over the ASCII bytes of the digest 
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import json
+from hookgate import jsonio
+
+try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up cost
+    from _sha256 import sha256  # Python 3.11
+except ImportError:  # pragma: no cover - renamed in 3.12, absent on other interpreters
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 ALGORITHM = "ed25519"
 
@@ -26,18 +33,17 @@ class BundleError(Exception):
 def canonical_bytes(revision: int, policies: dict[str, str], data: dict) -> bytes:
     """The exact bytes the digest covers: sorted keys, no whitespace, UTF-8."""
     document = {"revision": revision, "policies": policies, "data": data}
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    return jsonio.dumps(document, sort_keys=True, compact=True, ensure_ascii=False).encode("utf-8")
 
 
 def digest(revision: int, policies: dict[str, str], data: dict) -> str:
     """``sha256:<hex>`` of the canonical bytes."""
-    return "sha256:" + hashlib.sha256(canonical_bytes(revision, policies, data)).hexdigest()
+    return "sha256:" + sha256(canonical_bytes(revision, policies, data)).hexdigest()
 
 
 def key_id(public_key_raw: bytes) -> str:
     """The short name of a public key: the first 16 hex characters of its sha256."""
-    return hashlib.sha256(public_key_raw).hexdigest()[:16]
+    return sha256(public_key_raw).hexdigest()[:16]
 
 
 def verify(bundle: dict, public_key_b64: str) -> None:
@@ -47,6 +53,9 @@ def verify(bundle: dict, public_key_b64: str) -> None:
     ``digest`` field is never trusted), the key id must name the trusted key, and the signature
     must verify over the recomputed digest.
     """
+    import base64
+    import binascii
+
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 

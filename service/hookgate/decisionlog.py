@@ -24,7 +24,7 @@ import os
 import time
 
 from hookgate import jsonio, paths, telemetry
-from hookgate.sync import FileLock, atomic_write
+from hookgate.sync import FileLock, RecordsRefused, atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
         offset = cursor["offset"] if cursor["segment"] == name else 0
         for records, end in _batches(segment, offset):
             if records:
-                answer = post(records)
+                answer = _post(post, records)
                 counted = int(answer.get("accepted", 0)) + int(answer.get("duplicates", 0))
                 if counted != len(records):
                     raise ValueError(
@@ -137,6 +137,28 @@ def upload(post: Callable[[list[dict]], dict]) -> int:
         except FileNotFoundError:  # dropped by the size bound meanwhile
             pass
     return sent
+
+
+def _post(post: Callable[[list[dict]], dict], records: list[dict]) -> dict:
+    """``post(records)``; when the server refuses the batch as invalid, each record alone, so
+    one bad record (a revision out of range, …) is skipped, with a telemetry record, instead of
+    blocking every later one. Skipped records count as accepted."""
+    try:
+        return post(records)
+    except RecordsRefused:
+        pass
+    accepted = duplicates = 0
+    for record in records:
+        try:
+            answer = post([record])
+        except RecordsRefused as exc:
+            message = f"decision {record.get('decision_id')} refused by the server, skipped: {exc}"
+            telemetry.record("error", kind="fault", source="decision_log", message=message)
+            accepted += 1
+            continue
+        accepted += int(answer.get("accepted", 0))
+        duplicates += int(answer.get("duplicates", 0))
+    return {"accepted": accepted, "duplicates": duplicates}
 
 
 def pending_count() -> int:

@@ -36,6 +36,11 @@ class ServerUnreachable(SyncError):
     """The server did not answer at all (down, offline, DNS, timeout)."""
 
 
+class RecordsRefused(SyncError):
+    """The server refused a batch of decision records as invalid (422): some record in it is
+    malformed, and the batch is sent again one record at a time."""
+
+
 class LocalBundle(Frozen):
     """The last good bundle in the local cache (verified before it was stored)."""
 
@@ -134,10 +139,22 @@ def active_bundle() -> LocalBundle | None:
         _error("bundle_cache", str(exc))
         return None
     try:
-        return _local_bundle(document)
+        bundle = _local_bundle(document)
     except (KeyError, TypeError, ValueError) as exc:
         _error("bundle_cache", f"{bundle_path()}: corrupt bundle cache: {exc}")
         return None
+    from hookgate.bundle_format import digest
+
+    # The signature covers the digest (pull checked it); content that no longer hashes to it
+    # was edited in place, and edited policies are never run.
+    if digest(bundle.revision, bundle.policies, bundle.data) != bundle.digest:
+        _error(
+            "bundle_cache",
+            f"{bundle_path()}: the cached bundle does not match the digest its signature "
+            "covers (edited?); using the built-in default pack until the next pull",
+        )
+        return None
+    return bundle
 
 
 def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> None:
@@ -238,6 +255,8 @@ def _local_bundle(document: dict) -> LocalBundle:
     )
     if not isinstance(bundle.revision, int) or not isinstance(bundle.data, dict):
         raise TypeError("revision or data has the wrong type")
+    if not isinstance(bundle.digest, str):
+        raise TypeError("digest must be a string")
     if not isinstance(bundle.policies, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in bundle.policies.items()
     ):
@@ -395,6 +414,8 @@ def http_json(
         with urllib.request.urlopen(request, timeout=timeout) as response:
             status, raw, got = response.status, response.read(), dict(response.headers)
     except urllib.error.HTTPError as exc:
+        if exc.code == 422 and url.endswith("/v1/decisions"):
+            raise RecordsRefused(f"{method} {url}: HTTP 422 (invalid decision records)") from None
         if exc.code != 304:
             raise SyncError(f"{method} {url}: HTTP {exc.code}{_error_detail(exc)}") from None
         return 304, dict(exc.headers), None
@@ -490,10 +511,7 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     from hookgate.bundle_format import BundleError, verify
 
     current = _require_login()
-    try:
-        cached = _read_cached_document()
-    except (OSError, ValueError):
-        cached = None
+    cached = _verified_cache(current)
     same_server = cached is not None and cached.get("server") == current.server
     headers = {}
     if same_server and isinstance(cached.get("digest"), str):
@@ -527,6 +545,27 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     paths.private_dir(paths.cache_dir())
     atomic_write(bundle_path(), _encode(stored), 0o600)
     return PullResult("updated", bundle["revision"])
+
+
+def _verified_cache(current: Login) -> dict | None:
+    """The cached bundle document if its signature verifies with the pinned key, else None
+    (after an error record): a cached revision or digest the server never signed must neither
+    block a newer bundle nor answer a 304."""
+    from hookgate.bundle_format import BundleError, verify
+
+    try:
+        cached = _read_cached_document()
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        _error("bundle_cache", str(exc))
+        return None
+    try:
+        verify(cached, current.public_key)
+    except BundleError as exc:
+        _error("bundle_cache", f"{bundle_path()}: cached bundle not trusted: {exc}")
+        return None
+    return cached
 
 
 def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> RefreshReport:
