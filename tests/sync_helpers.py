@@ -123,6 +123,7 @@ class TamperingProxy:
 
         self.upstream = upstream
         self.mode: str | None = None
+        self.forward_headers = True  # False: drop the signed freshness statement on the way
         self.log: list[tuple[str, bool, int]] = []
         self.foreign_key = Ed25519PrivateKey.generate()
         proxy = self
@@ -160,17 +161,40 @@ class TamperingProxy:
                 request.add_header(name, handler.headers[name])
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
-                status, body = response.status, response.read()
+                status, body, got = response.status, response.read(), response.headers
         except urllib.error.HTTPError as exc:
-            status, body = exc.code, exc.read()
+            status, body, got = exc.code, exc.read(), exc.headers
         self.log.append((handler.path, bool(handler.headers.get("If-None-Match")), status))
+        passed = {name: got[name] for name in ("ETag", "Hookgate-Freshness") if got.get(name)}
         if status == 200 and self.mode:
-            body = json.dumps(self.tamper(handler.path, json.loads(body))).encode()
+            document = self.tamper(handler.path, json.loads(body))
+            body = json.dumps(document).encode()
+            if self.mode in ("uncompilable", "foreign-key") and handler.path == "/v1/bundle":
+                passed["Hookgate-Freshness"] = self.vouch(document)
         handler.send_response(status)
+        for name, value in passed.items():  # what a faithful proxy passes on
+            if self.forward_headers:
+                handler.send_header(name, value)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
         handler.wfile.write(body)
+
+    def vouch(self, document: dict) -> str:
+        """A freshness statement for ``document``, signed as its signature is: with the
+        foreign key in foreign-key mode, else with the server's own key."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        from hookgate import bundle_format
+
+        key = self.foreign_key
+        if self.mode != "foreign-key":
+            key = Ed25519PrivateKey.from_private_bytes(self.upstream.store.signing_key()[0])
+        statement = bundle_format.freshness_bytes(
+            document["revision"], document["digest"], int(time.time())
+        )
+        signature = key.sign(statement)
+        return base64.b64encode(statement).decode() + "." + base64.b64encode(signature).decode()
 
     def tamper(self, path: str, document: dict) -> dict:
         from cryptography.hazmat.primitives import serialization

@@ -9,6 +9,13 @@ A bundle is ``{"revision", "created_at", "policies", "data", "digest", "signatur
 ``digest`` is ``sha256:<hex>`` of ``canonical_bytes(revision, policies, data)``; ``signature`` is
 the standard base64 of the Ed25519 signature over the ASCII bytes of the digest string;
 ``key_id`` is the first 16 hex characters of sha256 of the raw 32-byte public key.
+
+Every bundle response, ``304`` included, carries a signed freshness statement in the
+``Hookgate-Freshness`` header: ``<base64 statement>.<base64 signature>``, where the statement is
+the canonical JSON of ``{"revision", "digest", "time"}`` (``time``: the server's clock, epoch
+seconds, when it served the response) and the signature is Ed25519 over the statement bytes.
+It proves that the server, at that time, held that revision as current: an unsigned 304 or an
+old bundle replayed from a capture cannot pass for it.
 """
 
 from __future__ import annotations
@@ -44,6 +51,52 @@ def digest(revision: int, policies: dict[str, str], data: dict) -> str:
 def key_id(public_key_raw: bytes) -> str:
     """The short name of a public key: the first 16 hex characters of its sha256."""
     return sha256(public_key_raw).hexdigest()[:16]
+
+
+FRESHNESS_HEADER = "Hookgate-Freshness"
+
+
+def freshness_bytes(revision: int, digest: str, time: int) -> bytes:
+    """The exact bytes a freshness statement's signature covers."""
+    statement = {"digest": digest, "revision": revision, "time": time}
+    return jsonio.dumps(statement, sort_keys=True, compact=True).encode("ascii")
+
+
+def verify_freshness(header: str | None, public_key_b64: str) -> dict:
+    """The statement ``{revision, digest, time}`` of a ``Hookgate-Freshness`` header value,
+    after checking its signature with the trusted key; ``BundleError`` naming the problem."""
+    import base64
+    import binascii
+
+    from cryptography.exceptions import InvalidSignature
+
+    if not header:
+        raise BundleError(f"no {FRESHNESS_HEADER} statement (an unsigned answer)")
+    text, _, signature = header.strip().partition(".")
+    try:
+        raw = base64.b64decode(text, validate=True)
+        statement = jsonio.loads(raw.decode("ascii"))
+        revision, digest, time = statement["revision"], statement["digest"], statement["time"]
+        if not (type(revision) is int and isinstance(digest, str) and type(time) is int):
+            raise TypeError
+        if raw != freshness_bytes(revision, digest, time):
+            raise ValueError
+        _public_key(public_key_b64).verify(base64.b64decode(signature, validate=True), raw)
+    except (binascii.Error, ValueError, TypeError, KeyError, InvalidSignature):
+        raise BundleError(f"{FRESHNESS_HEADER}: not a valid signed statement") from None
+    return {"revision": revision, "digest": digest, "time": time}
+
+
+def _public_key(public_key_b64: str) -> object:
+    import base64
+    import binascii
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        return Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key_b64, validate=True))
+    except (binascii.Error, ValueError):
+        raise BundleError("public key: not base64 of a raw 32-byte Ed25519 key") from None
 
 
 def verify(bundle: dict, public_key_b64: str) -> None:

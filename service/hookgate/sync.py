@@ -5,8 +5,10 @@ Files (see ``hookgate.paths``):
 - ``<config>/login.json`` (0600): the server URL, the API token and the bundle public key pinned
   at login. A bundle signed by another key is refused until ``--force-key-rotation``.
 - ``<cache>/bundle.json``: the last good bundle exactly as the server signed it, plus the server
-  it came from and ``fetched_at`` (when the server last confirmed it). It is replaced only by a
-  bundle that verified and compiled, written to a temporary file, fsynced and renamed.
+  it came from, ``fetched_at`` (when the server last answered for it) and ``freshness``: the
+  last signed freshness statement that named it (``{revision, digest, time}``, ``time`` on the
+  server's clock) and ``proven_at`` (this machine's clock when it was checked). It is replaced
+  only by a bundle that verified and compiled, written to a temporary file, fsynced and renamed.
 - ``<state>/refresh.lock``: serializes refreshes; its content is the time of the last start.
 
 The hook (``hookgate eval``) calls only :func:`active_bundle` and :func:`refresh_if_stale`; both
@@ -23,6 +25,9 @@ from hookgate import jsonio, paths
 from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
+# With no cached bundle, a bundle whose signed freshness is older than this (seconds) is refused
+# as a replay; $HOOKGATE_MAX_BUNDLE_AGE overrides.
+DEFAULT_MAX_BUNDLE_AGE = 86400.0
 RETRY_AFTER = 60.0  # at most one background refresh start per this many seconds
 HTTP_TIMEOUT = 10.0
 LOCK_WAIT = 5.0  # how long a pull waits for another process's brief hold of the lock
@@ -44,7 +49,7 @@ class RecordsRefused(SyncError):
 class LocalBundle(Frozen):
     """The last good bundle in the local cache (verified before it was stored)."""
 
-    __slots__ = ("revision", "policies", "data", "digest", "server", "fetched_at")
+    __slots__ = ("revision", "policies", "data", "digest", "server", "fetched_at", "proven_at")
 
     def __init__(
         self,
@@ -53,7 +58,10 @@ class LocalBundle(Frozen):
         data: dict,
         digest: str,
         server: str,
-        fetched_at: float,  # epoch seconds of the last time the server confirmed this bundle
+        fetched_at: float,  # epoch seconds of the last time the server answered for this bundle
+        # Epoch seconds (this machine's clock) of the last signed freshness statement that named
+        # this bundle; None: never proven (a cache written before statements existed).
+        proven_at: float | None = None,
     ) -> None:
         set_field(self, "revision", revision)
         set_field(self, "policies", policies)
@@ -61,6 +69,7 @@ class LocalBundle(Frozen):
         set_field(self, "digest", digest)
         set_field(self, "server", server)
         set_field(self, "fetched_at", fetched_at)
+        set_field(self, "proven_at", proven_at)
 
     def age(self, now: float | None = None) -> float:
         return (time.time() if now is None else now) - self.fetched_at
@@ -115,6 +124,14 @@ def login_path() -> str:
 
 def lock_path() -> str:
     return os.path.join(paths.state_dir(), "refresh.lock")
+
+
+def max_bundle_age() -> float:
+    """Seconds: ``$HOOKGATE_MAX_BUNDLE_AGE`` or 86400 (a malformed value: the default)."""
+    try:
+        return float(os.environ.get("HOOKGATE_MAX_BUNDLE_AGE") or DEFAULT_MAX_BUNDLE_AGE)
+    except ValueError:
+        return DEFAULT_MAX_BUNDLE_AGE
 
 
 def refresh_interval() -> float:
@@ -252,6 +269,7 @@ def _local_bundle(document: dict) -> LocalBundle:
         digest=document["digest"],
         server=document["server"],
         fetched_at=float(document["fetched_at"]),
+        proven_at=document.get("proven_at"),
     )
     if not isinstance(bundle.revision, int) or not isinstance(bundle.data, dict):
         raise TypeError("revision or data has the wrong type")
@@ -464,15 +482,28 @@ def fetch_key(server: str, token: str, timeout: float = HTTP_TIMEOUT) -> tuple[s
 
 
 def login(
-    server: str, token: str, *, force_key_rotation: bool = False, timeout: float = HTTP_TIMEOUT
+    server: str,
+    token: str,
+    *,
+    force_key_rotation: bool = False,
+    insecure: bool = False,
+    timeout: float = HTTP_TIMEOUT,
 ) -> Login:
     """Fetch and pin the server's bundle key, then store the login (0600).
 
     Logging in again to the same server that now offers a different key is refused unless
     ``force_key_rotation``: a changed key is exactly what an attacker in the middle would offer.
+    Plain ``http://`` is refused except to this machine (loopback) unless ``insecure``: the key
+    pinned here is what every later bundle is trusted by, and the token travels with it.
     """
     if not server.startswith(("http://", "https://")):
         raise SyncError(f"--server: expected an http:// or https:// URL, got {server!r}")
+    if server.startswith("http://") and not insecure and not _loopback(server):
+        raise SyncError(
+            f"--server: {server} is plain http:// to another machine: the token and the pinned "
+            "bundle key could be read or replaced on the way; use https://, or --insecure if "
+            "the network is trusted"
+        )
     server = server.rstrip("/")
     public_key, key_id = fetch_key(server, token, timeout)
     try:
@@ -491,10 +522,25 @@ def login(
     return result
 
 
+def _loopback(server: str) -> bool:
+    import ipaddress
+    import urllib.parse
+
+    host = urllib.parse.urlsplit(server).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def rotate_key(timeout: float = HTTP_TIMEOUT) -> Login:
     """Re-pin the configured server's current key (``hookgate pull --force-key-rotation``)."""
     current = _require_login()
-    return login(current.server, current.token, force_key_rotation=True, timeout=timeout)
+    return login(
+        current.server, current.token, force_key_rotation=True, insecure=True, timeout=timeout
+    )
 
 
 def _require_login() -> Login:
@@ -517,12 +563,17 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     if same_server and isinstance(cached.get("digest"), str):
         headers["If-None-Match"] = f'"{cached["digest"]}"'
     url = _endpoint(current.server, "/v1/bundle")
-    status, _, bundle = http_json("GET", url, current.token, headers=headers, timeout=timeout)
+    status, got, bundle = http_json("GET", url, current.token, headers=headers, timeout=timeout)
     now = time.time()
     if status == 304:
+        statement = _freshness(got, current, url)
         if not same_server:
             raise SyncError(f"GET {url}: 304 Not Modified, but no bundle is cached")
-        atomic_write(bundle_path(), _encode({**cached, "fetched_at": now}), 0o600)
+        if (statement["revision"], statement["digest"]) != (cached["revision"], cached["digest"]):
+            raise SyncError(f"GET {url}: 304 with a freshness statement for another bundle")
+        _check_not_older(statement, cached, url)
+        proven = {"freshness": statement, "proven_at": now}
+        atomic_write(bundle_path(), _encode({**cached, "fetched_at": now, **proven}), 0o600)
         return PullResult("unchanged", cached["revision"])
     try:
         verify(bundle, current.public_key)
@@ -534,17 +585,52 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
                 "--force-key-rotation"
             )
         raise SyncError(f"GET {url}: bundle refused: {exc}{hint}") from None
+    statement = _freshness(got, current, url)
+    if (statement["revision"], statement["digest"]) != (bundle["revision"], bundle["digest"]):
+        raise SyncError(f"GET {url}: bundle refused: its freshness statement names another one")
     if same_server and bundle["revision"] < cached.get("revision", -1):
         raise SyncError(
             f"GET {url}: bundle refused: revision {bundle['revision']} is older than the cached "
             f"revision {cached['revision']} (a replayed bundle?); delete {bundle_path()} to "
             "accept it"
         )
+    if same_server:
+        _check_not_older(statement, cached, url)
+    elif now - statement["time"] > max_bundle_age():
+        raise SyncError(
+            f"GET {url}: bundle refused: the server vouched for it {_ago(now - statement['time'])} "
+            f"ago, more than the maximum age of {_ago(max_bundle_age())} (a replayed bundle?)"
+        )
     _compile(bundle["policies"], bundle["data"], f"bundle revision {bundle['revision']}")
-    stored = {**bundle, "server": current.server, "fetched_at": now}
+    proven = {"freshness": statement, "proven_at": now}
+    stored = {**bundle, "server": current.server, "fetched_at": now, **proven}
     paths.private_dir(paths.cache_dir())
     atomic_write(bundle_path(), _encode(stored), 0o600)
     return PullResult("updated", bundle["revision"])
+
+
+def _freshness(headers: dict[str, str], current: Login, url: str) -> dict:
+    """The response's signed freshness statement, verified with the pinned key."""
+    from hookgate.bundle_format import FRESHNESS_HEADER, BundleError, verify_freshness
+
+    value = next((v for k, v in headers.items() if k.lower() == FRESHNESS_HEADER.lower()), None)
+    try:
+        return verify_freshness(value, current.public_key)
+    except BundleError as exc:
+        raise SyncError(f"GET {url}: freshness not proven: {exc}") from None
+
+
+def _check_not_older(statement: dict, cached: dict, url: str) -> None:
+    """A statement older than the one already proven is a replay: it proves nothing new."""
+    previous = cached.get("freshness")
+    if isinstance(previous, dict) and statement["time"] < previous.get("time", 0):
+        raise SyncError(
+            f"GET {url}: freshness statement older than the last one proven (a replay?)"
+        )
+
+
+def _ago(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds:.0f} s"
 
 
 def _verified_cache(current: Login) -> dict | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import time
 from pathlib import Path
 
 
@@ -134,15 +135,20 @@ def _bundle(report: _Report, login: object) -> None:
         else:
             report.line("none: hooks use the built-in default pack")
         return
-    age, interval = bundle.age(), sync.refresh_interval()
+    interval = sync.refresh_interval()
+    # Only a signed freshness statement proves the server still holds this revision as
+    # current; an unsigned answer (a 304 from anything on the way) proves nothing.
+    proven = None if bundle.proven_at is None else time.time() - bundle.proven_at
+    freshness = "never proven" if proven is None else f"proven current {_ago(proven)} ago"
     report.line(
-        f"revision {bundle.revision} from {bundle.server}, confirmed {_ago(age)} ago "
-        f"({len(bundle.policies)} policies; refreshed in the background after {_ago(interval)})"
+        f"revision {bundle.revision} from {bundle.server}, {freshness} by the server's "
+        f"signed freshness statement ({len(bundle.policies)} policies; refreshed in the "
+        f"background after {_ago(interval)})"
     )
     if login is not None and bundle.server != login.server:
         report.warning(f"the bundle came from {bundle.server}, not from {login.server}")
-    if age > max(interval * 12, 86400):
-        report.warning("the bundle has not been confirmed by the server for a long time")
+    if proven is None or proven > max(interval * 12, 86400):
+        report.warning("the server has not proven this bundle current for a long time")
 
 
 def _files(report: _Report) -> None:

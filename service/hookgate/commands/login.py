@@ -19,6 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept a bundle key different from the one pinned for this server",
     )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow plain http:// to a server other than this machine (loopback is always allowed)",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
 
 
@@ -31,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         login = sync.login(
-            args.server, token, force_key_rotation=args.force_key_rotation, timeout=args.timeout
+            args.server,
+            token,
+            force_key_rotation=args.force_key_rotation,
+            insecure=args.insecure,
+            timeout=args.timeout,
         )
     except sync.SyncError as exc:
         print(f"hookgate login: {exc}", file=sys.stderr)

@@ -24,7 +24,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hookgate import __version__, jsonio, packcheck
+from hookgate import __version__, bundle_format, jsonio, packcheck
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
 from hookgate.server import models as api
@@ -716,6 +716,7 @@ def _add_bundle_routes(app: FastAPI) -> None:
         current = bundler.bundle()
         etag = f'"{current["digest"]}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        headers[bundle_format.FRESHNESS_HEADER] = bundler.freshness(current)
         if if_none_match is not None and etag in [t.strip() for t in if_none_match.split(",")]:
             return Response(status_code=304, headers=headers)
         return JSONResponse(current, headers=headers)

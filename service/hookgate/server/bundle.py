@@ -1,9 +1,11 @@
-"""The signed bundle of the active policy set, built once per revision and cached."""
+"""The signed bundle of the active policy set, built once per revision and cached, and the
+signed freshness statement every bundle response carries (``bundle_format``)."""
 
 from __future__ import annotations
 
 import base64
 import threading
+import time
 
 from hookgate import bundle_format
 from hookgate.server.store import Store
@@ -15,6 +17,7 @@ class Bundler:
         self._lock = threading.Lock()
         self._cached: dict | None = None
         self._keypair: tuple[bytes, bytes] | None = None
+        self._freshness: tuple[str, int, str] | None = None  # (digest, second, header value)
 
     def _key(self) -> tuple[bytes, bytes]:
         if self._keypair is None:
@@ -40,6 +43,22 @@ class Bundler:
                 self._cached = self._build()
             return self._cached
 
+    def freshness(self, bundle: dict) -> str:
+        """The ``Hookgate-Freshness`` header value for ``bundle``, signed now (one signature
+        per second at most: polls within a second share it)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        now = int(time.time())
+        cached = self._freshness
+        if cached is not None and cached[:2] == (bundle["digest"], now):
+            return cached[2]
+        seed, _ = self._key()
+        statement = bundle_format.freshness_bytes(bundle["revision"], bundle["digest"], now)
+        signature = Ed25519PrivateKey.from_private_bytes(seed).sign(statement)
+        value = f"{_b64(statement)}.{_b64(signature)}"
+        self._freshness = (bundle["digest"], now, value)
+        return value
+
     def _build(self) -> dict:
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -58,3 +77,7 @@ class Bundler:
             "signature": base64.b64encode(signature).decode("ascii"),
             "key_id": bundle_format.key_id(public),
         }
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
