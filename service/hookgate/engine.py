@@ -4,6 +4,10 @@
 guard package's decision rules (``deny``, ``ask``, ``rewrite``, ``context``), and combine them
 into one ``Decision``: any deny wins, else any ask, else the rewrites merged into the complete
 tool input, else allow. Every reason carries ``[pack=…, pattern=…]`` provenance.
+
+A pack that fails fails alone, by the kind of its failure: a ``LimitError`` (time, steps,
+nesting: reached judging content the agent controls) answers the limit action, ask or deny;
+any other error is a fault and follows the failure policy. The other packs still decide.
 """
 
 from __future__ import annotations
@@ -25,10 +29,9 @@ if TYPE_CHECKING:
 
 DECISION_RULES = ("deny", "ask", "rewrite", "context")
 GUARD_PREFIX = ("hookgate",)
-# Wall-clock bound of one decision, in seconds: a pathological policy fails by the failure
-# policy instead of hanging the agent's tool call.
+# Wall-clock bound of one decision (of one pack, when packs are evaluated alone), in seconds: a
+# pathological policy or input reaches this limit (which asks) instead of hanging the tool call.
 TIMEOUT = 2.0
-
 
 LIMIT_ACTIONS = ("ask", "deny")
 # When the evaluation of every pack at once fails, the packs evaluated one by one get at most
