@@ -12,6 +12,7 @@ from hookgate.builtins import REGISTRY, BuiltinError
 from hookgate.builtins.git import without_force
 from hookgate.builtins.shell import (
     MAX_DEPTH,
+    MAX_NEST,
     analyse,
     commands,
     has_flag,
@@ -19,6 +20,7 @@ from hookgate.builtins.shell import (
     resolve,
     without_flags,
 )
+from hookgate.lang.errors import LimitError
 
 
 def argvs(cmdline: str, name: str) -> list[list[str]]:
@@ -488,11 +490,14 @@ def test_unterminated_quote_content_is_read_as_commands():
 
 def test_nested_shells_are_bounded():
     line = "git push"
-    for _ in range(MAX_DEPTH + 2):  # each level triples the text: +5 passes MAX_COMMAND_CHARS
+    for _ in range(MAX_DEPTH):
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
-    cmds = commands(line)
-    assert any(c["incomplete"] and c["name"] == "" for c in cmds)
-    assert argvs(line, "git") == []
+    assert argvs(line, "git") == [["git", "push"]]
+    # one level more: the analysis gives up, which the engine answers with ask, never allow
+    line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
+    with pytest.raises(LimitError, match="nested more than 6 deep") as raised:
+        commands(line)
+    assert raised.value.limit == "nesting"
 
 
 @pytest.mark.parametrize(
@@ -502,17 +507,22 @@ def test_nested_shells_are_bounded():
         "(" * 3000 + "git push",
         "eval " * 3000 + "git push",
         "find . -exec " * 1000 + "git push",
-        "{ " * 3000 + "git push",
     ],
 )
 def test_deep_wrappers_and_groups_are_bounded(line):
-    assert any(c["incomplete"] for c in commands(line)) or argvs(line, "git")
+    with pytest.raises(LimitError) as raised:
+        commands(line)
+    assert raised.value.limit == "nesting"
 
 
-def test_deep_substitution_does_not_crash():
+def test_brace_groups_do_not_nest_the_parser():
+    assert argvs("{ " * 3000 + "git push", "git") == [["git", "push"]]
+
+
+def test_deep_substitution_is_a_limit_not_a_crash():
     line = "echo " + "$(" * 5000 + "x" + ")" * 5000
-    cmds = commands(line)
-    assert any(c["incomplete"] for c in cmds)
+    with pytest.raises(LimitError, match=f"nested more than {MAX_NEST} deep"):
+        commands(line)
 
 
 def test_find_keeps_its_words_around_exec():

@@ -10,20 +10,27 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.lang.errors import LimitError
 from hookgate.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# Bounds of one analysis. Past any of them the analysis stops with a LimitError, which the
+# engine answers like the oversize guard (ask, or deny), never by the failure policy: the agent
+# writes the line and could otherwise pick the bound that turns every guard off. None is
+# analysed in part: a dangerous command could hide in the unread rest.
 MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
-MAX_NEST = 40  # $( ( { nesting inside one script; deeper input is reported as incomplete
-# The longest command line analysed, in characters. Analysis takes a few microseconds per
-# character, so this keeps it well inside the engine's per-decision timeout. A longer line is
-# not analysed in part (a dangerous command could hide in the unread tail): every shell.*
-# builtin given one fails the whole evaluation, so the failure policy decides (open: allowed,
-# recorded in telemetry and on stderr; closed: denied), never a silent allow.
+MAX_NEST = 40  # $( ( { and wrapper nesting inside one script
+# The longest command line analysed, in characters (the oversize guard asks about longer ones).
 MAX_COMMAND_CHARS = 64 * 1024
+# Characters parsed in all, nested scripts included (a script the line writes and runs, or
+# printed and evaluated, is parsed again where it runs): analysis time stays linear in the line.
+MAX_ANALYSED_CHARS = 4 * MAX_COMMAND_CHARS
+# Simple commands read in all (nested and re-read ones included): every guard looks at each, so
+# the pack's time grows with them. Far more than agents write in one call: past it is padding.
+MAX_COMMANDS = 512
 
 # Characters that look like an ASCII hyphen-minus; agents (and attackers) paste them into flags.
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
@@ -33,8 +40,42 @@ RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "
 RESERVED |= {"until", "esac", "coproc", "in"}
 
 
-class _TooDeep(Exception):
-    pass
+# Characters that end a run of plain characters in a word.
+_SPECIAL = frozenset(" \t\r\n;&|()<>\\'\"$`")
+# Those of them that end a word (< and > may start a process substitution <(…) inside one).
+_WORD_END = frozenset(" \t\r\n;&|()")
+
+
+class _Budget:
+    """What is left of one analysis's bounds, shared by the parsers of its nested scripts."""
+
+    __slots__ = ("chars", "commands")
+
+    def __init__(self) -> None:
+        self.chars = MAX_ANALYSED_CHARS
+        self.commands = MAX_COMMANDS
+
+    def command(self) -> None:
+        self.commands -= 1
+        if self.commands < 0:
+            raise LimitError(
+                "analysis-size",
+                f"shell analysis stopped: the command line runs more than {MAX_COMMANDS} simple "
+                f"commands",
+            )
+
+    def read(self, n: int) -> None:
+        self.chars -= n
+        if self.chars < 0:
+            raise LimitError(
+                "analysis-size",
+                f"shell analysis stopped: the command line's nested scripts come to more than "
+                f"{MAX_ANALYSED_CHARS} characters to read",
+            )
+
+
+def _too_deep(what: str, bound: int) -> LimitError:
+    return LimitError("nesting", f"shell analysis stopped: {what} nested more than {bound} deep")
 
 
 class Word(Record):
@@ -169,7 +210,10 @@ class _Parser:
         out: list[Command],
         cwd: str | None,
         via: list[str],
+        budget: _Budget,
     ) -> None:
+        budget.read(len(text))
+        self.budget = budget
         self.t = text
         self.n = len(text)
         self.offs = offs  # root offset of each character; None means identity
@@ -186,7 +230,8 @@ class _Parser:
         self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
-        self.scripts: dict[str, str] = {}
+        # Each is a list of parts (appends add one): a line of many appends is not copied each time.
+        self.scripts: dict[str, list[str]] = {}
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -196,6 +241,12 @@ class _Parser:
         if not self.offs:
             return 0
         return self.offs[min(i, len(self.offs) - 1)] + (1 if i >= len(self.offs) else 0)
+
+    def roots(self, s: int, e: int) -> list[int]:
+        """``[self.root(j) for j in range(s, e)]`` for ``s <= e <= n``, in one slice."""
+        if self.offs is None:
+            return list(range(s, e))
+        return self.offs[s:e]
 
     def root_span(self, s: int, e: int) -> tuple[int, int] | None:
         if self.offs is None:
@@ -212,35 +263,34 @@ class _Parser:
 
     def parse(self) -> None:
         first = len(self.out)
-        try:
+        self.parse_list("")
+        while self.i < self.n:  # a stray ")" at top level: skip it and go on
+            self.i += 1
             self.parse_list("")
-            while self.i < self.n:  # a stray ")" at top level: skip it and go on
-                self.i += 1
-                self.parse_list("")
-        except _TooDeep:
-            self.emit_unparsed(0, self.n)
         if self.pending:  # here-document without a newline after its command: body is empty
             self.read_heredocs()
         if self.incomplete:
             for c in self.out[first:]:
                 c.incomplete = True
             if not self.reparsed:
-                self.reparse_after_quote()
+                self.reparse_after_quote(first)
 
-    def reparse_after_quote(self) -> None:
+    def reparse_after_quote(self, first: int) -> None:
         """Unbalanced quotes: also read the text after the last lone quote as commands.
 
         The shell would reject the line, but the agent may fix the quote and run it: judge
         what it would most likely run too, rather than skip it silently.
         """
-        seen = {(c.name, c.span) for c in self.out}
+        seen = {(c.name, c.span) for c in self.out[first:]}
         for q in "'\"`":
             if self.t.count(q) % 2 == 0 or self.depth + 1 > MAX_DEPTH:
                 continue
             last = self.t.rfind(q)
-            offs = [self.root(j) for j in range(last + 1, self.n)]
+            offs = self.roots(last + 1, self.n)
             extra: list[Command] = []
-            sub = _Parser(self.t[last + 1 :], offs, self.depth + 1, extra, self.cwd, self.via)
+            sub = _Parser(
+                self.t[last + 1 :], offs, self.depth + 1, extra, self.cwd, self.via, self.budget
+            )
             sub.reparsed = True
             sub.parse()
             for c in extra:
@@ -251,13 +301,7 @@ class _Parser:
     def enter(self) -> None:
         self.nest += 1
         if self.nest > MAX_NEST:
-            raise _TooDeep
-
-    def emit_unparsed(self, s: int, e: int) -> None:
-        rs = self.root(s)
-        self.out.append(
-            Command("", [], {}, (rs, max(rs, self.root(e))), self.cwd, list(self.via), True)
-        )
+            raise _too_deep("subshells, substitutions, groups and wrappers", MAX_NEST)
 
     # -- lists and pipelines ---------------------------------------------------------------------
 
@@ -344,6 +388,7 @@ class _Parser:
         self.nest -= 1
 
     def parse_simple(self, stop: str, only_redirects: bool = False) -> Command | None:
+        self.budget.command()
         t = self.t
         words: list[Word] = []
         starts: list[int] = []
@@ -502,7 +547,8 @@ class _Parser:
             # An argument only unquoted: "$(…)" is one word, which bash -c "$(…)" reads whole;
             # and <(…) is a file name, which bash <(…) and source <(…) read.
             if k == 0 or (_quoted(word) is False and not word.text.startswith("<(")):
-                value = _substitution_output(word.text if value is None else value) or value
+                text = word.text if value is None else value
+                value = _substitution_output(text, self.budget) or value
             if value is None and "IFS" not in self.vars and _quoted(word) is False:
                 value = _ifs_as_blanks(word.text)
             if value is None:
@@ -515,13 +561,20 @@ class _Parser:
         return out
 
     def analyse(
-        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+        self,
+        words: list[Word],
+        env: dict[str, str],
+        via: list[str],
+        span: tuple[int, int],
+        expanded: bool = False,
     ) -> Command:
-        words = self.expand_words(words)
+        # A wrapper's words were expanded with it; only the new command word is read anew
+        # (sudo "$(which git)" push: the command word is split, an argument is not).
+        words = self.expand_words(words[:1]) + words[1:] if expanded else self.expand_words(words)
         name = command_name(words[0].text)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
-        inner, own = _unwrap(name, words)
+        inner, own = _unwrap(name, words, self.budget)
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
         own_words = words[:own] if isinstance(own, int) else own
@@ -536,7 +589,9 @@ class _Parser:
             if inner[0] == "argv":
                 for sub in [inner[1], *inner[2]]:
                     if sub:
-                        self.analyse(sub, {}, via + [name], _span_of(sub) or cmd_span)
+                        self.budget.command()  # a wrapped command: another one to judge
+                        sub_span = _span_of(sub) or cmd_span
+                        self.analyse(sub, {}, via + [name], sub_span, expanded=True)
                 fed = self.xargs_fed(name, own_words, inner[1])
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
@@ -591,7 +646,7 @@ class _Parser:
         """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``."""
         script = self.scripts.get(join_path(self.cwd, path))
         if script is not None:
-            self.nested_printed(script, owner, via)
+            self.nested_printed("\n".join(script), owner, via)
 
     def wrote(self, cmd: Command, script: str, tee: bool = False) -> None:
         """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
@@ -602,10 +657,9 @@ class _Parser:
             files = operands(value)
             writes, appends = ([], files) if has_flag(value, "-a") else (files, [])
         for path in writes:
-            self.scripts[join_path(cmd.cwd, path)] = script
+            self.scripts[join_path(cmd.cwd, path)] = [script]
         for path in appends:
-            key = join_path(cmd.cwd, path)
-            self.scripts[key] = self.scripts.get(key, "") + "\n" + script
+            self.scripts.setdefault(join_path(cmd.cwd, path), [""]).append(script)
 
     def wrote_stdin(self, cmd: Command) -> None:
         """``cat > f`` and ``tee f`` write what a here-document or here-string gives them."""
@@ -630,11 +684,9 @@ class _Parser:
 
     def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
         if self.depth + 1 > MAX_DEPTH:
-            rs = offs[0] if offs else 0
-            re_ = offs[-1] + 1 if offs else 0
-            self.out.append(Command("", [], {}, (rs, re_), self.cwd, via, True))
-            return
-        sub = _Parser(text, offs, self.depth + 1, self.out, None if remote else self.cwd, via)
+            raise _too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
+        cwd = None if remote else self.cwd
+        sub = _Parser(text, offs, self.depth + 1, self.out, cwd, via, self.budget)
         sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.parse()
@@ -660,7 +712,7 @@ class _Parser:
                     break
                 pos = nl + 1
             body = self.t[body_start:body_end]
-            body_offs = [self.root(j) for j in range(body_start, body_end)]
+            body_offs = self.roots(body_start, body_end)
             if cmd is not None:
                 cmd.stdin = body
                 self.wrote_stdin(cmd)
@@ -669,23 +721,22 @@ class _Parser:
                     self.nested(body, body_offs, shell.via + [shell.name])
             elif not quoted:
                 # an unquoted here-document expands $( ) and `…` in its body
-                sub = _Parser(body, body_offs, self.depth, self.out, self.cwd, self.via)
+                sub = _Parser(
+                    body, body_offs, self.depth, self.out, self.cwd, self.via, self.budget
+                )
                 sub.scan_expansions()
 
     def scan_expansions(self) -> None:
-        try:
-            while self.i < self.n:
-                c = self.t[self.i]
-                if c == "\\":
-                    self.i = min(self.i + 2, self.n)
-                elif c in "$`":
-                    text: list[str] = []
-                    offs: list[int] = []
-                    self.lex_dollar_or_backtick(text, offs)
-                else:
-                    self.i += 1
-        except _TooDeep:
-            self.emit_unparsed(0, self.n)
+        while self.i < self.n:
+            c = self.t[self.i]
+            if c == "\\":
+                self.i = min(self.i + 2, self.n)
+            elif c in "$`":
+                text: list[str] = []
+                offs: list[int] = []
+                self.lex_dollar_or_backtick(text, offs)
+            else:
+                self.i += 1
 
     # -- lexing ----------------------------------------------------------------------------------
 
@@ -736,6 +787,14 @@ class _Parser:
     def lex_word(self, stop: str) -> Word | None:
         t = self.t
         s = self.i
+        n = self.n
+        j = s
+        while j < n and t[j] not in _SPECIAL:
+            j += 1
+        if j > s and (j == n or t[j] in _WORD_END):
+            # the common word: plain characters only, read in one step (stop is "" or ")")
+            self.i = j
+            return Word(t[s:j], self.root_span(s, j), True, self.roots(s, j))
         text: list[str] = []
         offs: list[int] = []
         literal = True
@@ -772,9 +831,8 @@ class _Parser:
                 if end < 0:
                     self.incomplete = True
                     end = self.n
-                for j in range(self.i + 1, end):
-                    text.append(t[j])
-                    offs.append(self.root(j))
+                text.append(t[self.i + 1 : end])
+                offs += self.roots(self.i + 1, end)
                 self.i = min(end + 1, self.n)
                 continue
             if c == '"':
@@ -794,9 +852,12 @@ class _Parser:
                 if self.lex_dollar_or_backtick(text, offs):
                     literal = False
                 continue
-            text.append(c)
-            offs.append(self.root(self.i))
-            self.i += 1
+            j = self.i + 1  # a run of plain characters, taken at once (")" is special)
+            while j < self.n and t[j] not in _SPECIAL:
+                j += 1
+            text.append(t[self.i : j])
+            offs += self.roots(self.i, j)
+            self.i = j
         if self.i == s:
             return None
         span = self.root_span(s, self.i)
@@ -825,9 +886,12 @@ class _Parser:
                 if self.lex_dollar_or_backtick(text, offs):
                     literal = False
                 continue
-            text.append(c)
-            offs.append(self.root(self.i))
-            self.i += 1
+            j = self.i + 1  # a run of plain characters, taken at once
+            while j < self.n and t[j] not in '"\\$`':
+                j += 1
+            text.append(t[self.i : j])
+            offs += self.roots(self.i, j)
+            self.i = j
         self.incomplete = True
         return literal
 
@@ -874,9 +938,8 @@ class _Parser:
             offs.append(self.root(s))
             self.i += 1
             return False
-        for j in range(s, min(self.i, self.n)):
-            text.append(t[j])
-            offs.append(self.root(j))
+        text.append(t[s : self.i])
+        offs += self.roots(s, min(self.i, self.n))
         return True
 
     def close_arithmetic(self) -> None:
@@ -931,7 +994,7 @@ class _Parser:
             self.incomplete = True
         self.i = min(self.i + 1, self.n)
         self.enter()
-        sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via)
+        sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via, self.budget)
         sub.nest = self.nest
         sub.parse()
         self.nest -= 1
@@ -961,10 +1024,11 @@ def _word_offsets(w: Word) -> list[int]:
 
 
 def _span_of(words: list[Word]) -> tuple[int, int] | None:
-    spans = [w.span for w in words if w.span is not None]
-    if not spans:
+    first = next((w.span for w in words if w.span is not None), None)
+    if first is None:
         return None
-    return (spans[0][0], spans[-1][1])
+    last = next(w.span for w in reversed(words) if w.span is not None)
+    return (first[0], last[1])
 
 
 def _assignment(w: Word) -> tuple[str, str] | None:
@@ -987,7 +1051,7 @@ def _variable_reference(text: str) -> str | None:
     return None
 
 
-def _substitution_output(text: str) -> str | None:
+def _substitution_output(text: str, budget: _Budget) -> str | None:
     """What ``$(…)``, ``` `…` ``` or ``<(…)`` (the whole of ``text``) prints, when that is
     known without running anything: the path ``which git``, ``command -v git`` or ``type -P
     git`` names (as ``git``), or what a lone ``echo`` or ``printf`` prints. None otherwise."""
@@ -1004,10 +1068,7 @@ def _substitution_output(text: str) -> str | None:
         or (parts[0] == "type" and parts[1] in ("-p", "-P"))
     ):
         return parts[-1]
-    try:
-        found = analyse(inner)
-    except BuiltinError:
-        return None
+    found = _analyse(inner, budget)
     printed = _printed_words(found[0]) if len(found) == 1 else None
     return None if printed is None else " ".join(_unescape(w).text for w in printed)
 
@@ -1202,7 +1263,7 @@ _TMUX_STARTS = _words(
 )
 
 
-def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
+def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | list[Word]]:
     """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``
     or ``("printed", text)`` (a script that is not in the original text).
 
@@ -1253,9 +1314,9 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
             break
         if script and k < n:
             return ("script", [words[k]]), n
-        return _sourced(words[k : k + 1]), n
+        return _sourced(words[k : k + 1], budget), n
     if name in ("source", "."):
-        return _sourced(words[1:2]), n
+        return _sourced(words[1:2], budget), n
     if name == "script":  # script -c 'cmd' [file]: a shell runs cmd
         for k, w in enumerate(words[1:], 1):
             a = w.text
@@ -1277,7 +1338,7 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
         return None, n
     if name == "eval":
         # eval "$(echo …)" parses what echo prints, redirections included.
-        printed = _substitution_output(words[1].text) if n == 2 else None
+        printed = _substitution_output(words[1].text, budget) if n == 2 else None
         if printed is not None:
             return ("printed", printed), n
         return (("script", words[1:]), n) if n > 1 else (None, n)
@@ -1303,7 +1364,7 @@ def _unwrap(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
     return None, n
 
 
-def _sourced(operand: list[Word]) -> tuple[str, str] | None:
+def _sourced(operand: list[Word], budget: _Budget) -> tuple[str, str] | None:
     """``("printed", script)`` when a shell or ``source`` reads its script from a process
     substitution that prints a known text (``bash <(echo 'git push -f')``), ``("file", path)``
     when it reads a file (which the line may have written)."""
@@ -1311,7 +1372,7 @@ def _sourced(operand: list[Word]) -> tuple[str, str] | None:
         return None
     if not operand[0].text.startswith("<("):
         return "file", operand[0].text
-    printed = _substitution_output(operand[0].text)
+    printed = _substitution_output(operand[0].text, budget)
     return None if printed is None else ("printed", printed)
 
 
@@ -1480,18 +1541,23 @@ MAX_ANALYSED = 256
 
 
 def analyse(cmdline: str) -> tuple[Command, ...]:
-    """Every simple command in ``cmdline``."""
+    """Every simple command in ``cmdline``; a ``LimitError`` past the bounds above."""
+    if len(cmdline) > MAX_COMMAND_CHARS:
+        raise LimitError(
+            "command-size",
+            f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
+            f"this one is longer ({len(cmdline)})",
+        )
+    return _analyse(cmdline, _Budget())
+
+
+def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
+    """``analyse`` within ``budget`` (a substitution's script is read within its line's)."""
     cached = _ANALYSED.get(cmdline)
     if cached is not None:
         return cached
-    if len(cmdline) > MAX_COMMAND_CHARS:
-        # "unsupported:" makes the evaluation fail instead of leaving the call undefined.
-        raise BuiltinError(
-            f"unsupported: shell analysis of a command line longer than {MAX_COMMAND_CHARS} "
-            f"characters ({len(cmdline)})"
-        )
     out: list[Command] = []
-    _Parser(cmdline, None, 0, out, None, []).parse()
+    _Parser(cmdline, None, 0, out, None, [], budget).parse()
     if len(_ANALYSED) >= MAX_ANALYSED:
         _ANALYSED.clear()
     commands = _ANALYSED[cmdline] = tuple(out)
@@ -1647,21 +1713,29 @@ def _removals(cmd: Command, flags: list[str]) -> list[tuple[int, int, str]]:
 
 
 def apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """Apply non-overlapping edits; a whole word removed takes its preceding blanks with it."""
-    result = text
-    for start, end, repl in sorted(set(edits), reverse=True):
-        whole_word = repl == "" and (end == len(result) or result[end] in " \t\n;&|)\"'")
-        if whole_word:
+    """Apply non-overlapping edits; a whole word removed takes its preceding blanks with it.
+
+    One pass over ``text`` (a line of many edits is not copied once per edit)."""
+    ranges: list[tuple[int, int, str]] = []
+    for start, end, repl in sorted(set(edits)):
+        if repl == "" and (end == len(text) or text[end] in " \t\n;&|)\"'"):
             s = start
-            while s > 0 and result[s - 1] in " \t":
+            while s > 0 and text[s - 1] in " \t":
                 s -= 1
-            if s == 0 or result[s - 1] in "\n;&|(":
-                while end < len(result) and result[end] in " \t":
+            if s == 0 or text[s - 1] in "\n;&|(":
+                while end < len(text) and text[end] in " \t":
                     end += 1  # first word of a line: take the blanks after it instead
             else:
                 start = s
-        result = result[:start] + repl + result[end:]
-    return result
+        ranges.append((start, end, repl))
+    pieces: list[str] = []
+    done = 0
+    for start, end, repl in ranges:
+        start = max(start, done)  # blanks two removals both claim are removed once
+        pieces += (text[done:start], repl)
+        done = max(done, end)
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 @builtin("shell.without_flags", "shell", 2)
