@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 from hypothesis import example, given, settings
@@ -21,6 +22,7 @@ from hookgate.builtins.shell import (
     without_flags,
 )
 from hookgate.lang.errors import LimitError
+from hookgate.shell.expansion import brace_expand
 
 
 def argvs(cmdline: str, name: str) -> list[list[str]]:
@@ -405,6 +407,12 @@ PIECES = [
     "\\;",
     "cd sub",
     "cat <<EOF\ngit push -f\nEOF",
+    "-{f,}",
+    "--{force,verbose}",
+    "{git,push}",
+    "{a,b}",
+    "{1..3}",
+    "git switch -c feat",
 ]
 
 
@@ -668,3 +676,41 @@ def test_registered_with_docs():
         b = REGISTRY[name]
         assert b.family == "shell" and b.arity == arity and len(b.doc) > 80
         assert not b.reads_host
+
+
+BRACE_PIECES = ["a", "b", "1", "3", "{", "}", ",", "..", "-", "x{", "}y", "{a,b}", "{1..3}"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(BRACE_PIECES), min_size=1, max_size=7))
+def test_brace_expansion_agrees_with_bash(pieces):
+    word = "".join(pieces)
+    shown = subprocess.run(
+        ["bash", "-c", 'printf "%s\\n" _ ' + word], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[1:-1]  # "_" first: a word that expands to nothing still prints
+    assert [w for w in brace_expand(word) if w] == shown, word
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("{git,push} -f origin main", ["git", "push", "-f", "origin", "main"]),
+        ("git push -{f,} origin", ["git", "push", "-f", "-", "origin"]),
+        ("g{i,}t push", ["git", "gt", "push"]),
+        ("git push --{force,verbose}", ["git", "push", "--force", "--verbose"]),
+    ],
+)
+def test_brace_expansion_in_any_word(line, argv):
+    [git] = [c for c in commands(line) if c["name"] == "git"]
+    assert git["argv"] == argv
+
+
+@pytest.mark.parametrize("line", ["find . -exec rm {} +", "git rev-parse @{u}", "{ ls; }"])
+def test_braces_that_bash_leaves_alone(line):
+    assert all("," not in a for c in commands(line) for a in c["argv"])
+    assert any(a in ("{}", "@{u}", "ls") for c in commands(line) for a in c["argv"])
+
+
+def test_a_brace_bomb_is_a_limit():
+    with pytest.raises(LimitError, match="brace"):
+        commands("echo " + "{a,b}" * 12)

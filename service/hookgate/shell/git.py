@@ -454,3 +454,32 @@ def current_branch(path: str) -> str | None:
         ref = head[4:].strip()
         return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
     return None
+
+
+# Options that put HEAD on a new branch (their value) and those that detach it.
+_CREATES = frozenset(("--create", "--force-create", "--orphan", "-b", "-B"))
+_DETACHES = frozenset(("--detach",))
+
+
+def switched_branch(parsed: dict[str, Any]) -> str | None:
+    """The branch a parsed ``git switch``/``git checkout`` leaves HEAD on: the one it creates
+    (``switch -c x``, ``checkout -b x``, ``--orphan x``), the one ``switch x`` names, ``""`` when
+    it detaches HEAD; None when it does not switch or it is unclear (``checkout x`` may restore
+    a file ``x``: git's own repository then decides, as if the line had not switched)."""
+    sub = parsed["subcommand"]
+    if sub not in ("switch", "checkout") or parsed["help"]:
+        return None
+    for option in parsed["options"]:
+        if option["name"] in _CREATES and option["value"]:
+            return option["value"]
+        if option["name"] in _DETACHES:
+            return ""
+    if sub == "switch" and len(parsed["operands"]) == 1 and parsed["operands"][0] != "-":
+        return parsed["operands"][0]
+    return None
+
+
+def repository_key(parsed: dict[str, Any]) -> tuple[Any, Any]:
+    """Which repository a parsed git command works on, as written in the line (relative to the
+    payload's cwd): its ``--git-dir``/``GIT_DIR``, else its directory."""
+    return (parsed["git_dir"], None if parsed["git_dir"] else parsed["dir"])

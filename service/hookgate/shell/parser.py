@@ -10,6 +10,7 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
+from hookgate.shell.expansion import brace_expand
 from hookgate.shell.words import (
     Command,
     Word,
@@ -130,6 +131,9 @@ class _Parser:
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
+        # The branch each repository was switched to by the line so far (git switch -c x, …),
+        # keyed by shell.git.repository_key: repository state, so subshells share it too.
+        self.branches: dict[tuple, str] = {}
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -437,6 +441,12 @@ class _Parser:
         """
         out: list[Word] = []
         for k, word in enumerate(words):
+            if word.braces:
+                parts = brace_expand(word.text)
+                if parts != [word.text]:
+                    # made by the shell, not in the text: nothing of them is edited in place
+                    out += [Word(p, None, word.literal, []) for p in parts if p]
+                    continue
             if word.literal:
                 out.append(word)
                 continue
@@ -479,6 +489,8 @@ class _Parser:
         cmd_span = span if not via else (_span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
+        if name == "git":
+            self.track_branch(cmd)
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
             saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
@@ -503,6 +515,18 @@ class _Parser:
         if chdir is not None:
             self.cwd = saved
         return cmd
+
+    def track_branch(self, cmd: Command) -> None:
+        """Set the branch ``cmd`` runs on when the line switched its repository earlier, and
+        remember the branch ``cmd`` switches to."""
+        from hookgate.shell.git import parse_argv, repository_key, switched_branch
+
+        parsed = parse_argv([w.text for w in cmd.words], cmd.env, cmd.cwd)
+        key = repository_key(parsed)
+        cmd.branch = self.branches.get(key)
+        switched = switched_branch(parsed)
+        if switched is not None:
+            self.branches[key] = switched
 
     def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
@@ -587,6 +611,7 @@ class _Parser:
         sub = _Parser(text, offs, self.depth + 1, self.out, cwd, via, self.budget)
         sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
         sub.scripts = self.scripts  # the same files, wherever they are written or run
+        sub.branches = self.branches
         sub.parse()
 
     # -- here-documents ----------------------------------------------------------------------------
@@ -622,6 +647,7 @@ class _Parser:
                 sub = _Parser(
                     body, body_offs, self.depth, self.out, self.cwd, self.via, self.budget
                 )
+                sub.branches = self.branches
                 sub.scan_expansions()
 
     def scan_expansions(self) -> None:
@@ -692,10 +718,12 @@ class _Parser:
         if j > s and (j == n or t[j] in _WORD_END):
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
-            return Word(t[s:j], self.root_span(s, j), True, self.roots(s, j))
+            text = t[s:j]
+            return Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
         text: list[str] = []
         offs: list[int] = []
         literal = True
+        braces = False
         while self.i < self.n:
             c = t[self.i]
             if c in " \t\r\n;&|" or (c in "()" and not self.procsub_at()) or (stop and c in stop):
@@ -753,13 +781,15 @@ class _Parser:
             j = self.i + 1  # a run of plain characters, taken at once (")" is special)
             while j < self.n and t[j] not in _SPECIAL:
                 j += 1
-            text.append(t[self.i : j])
+            run = t[self.i : j]
+            braces = braces or "{" in run
+            text.append(run)
             offs += self.roots(self.i, j)
             self.i = j
         if self.i == s:
             return None
         span = self.root_span(s, self.i)
-        return Word("".join(text), span, literal, offs)
+        return Word("".join(text), span, literal, offs, braces)
 
     def procsub_at(self) -> bool:
         t, i = self.t, self.i
@@ -893,6 +923,7 @@ class _Parser:
         self.i = min(self.i + 1, self.n)
         self.enter()
         sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via, self.budget)
+        sub.branches = self.branches
         sub.nest = self.nest
         sub.parse()
         self.nest -= 1

@@ -14,7 +14,7 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
 
 class Word(Record):
-    __slots__ = ("text", "span", "literal", "offs")
+    __slots__ = ("text", "span", "literal", "offs", "braces")
 
     def __init__(
         self,
@@ -22,11 +22,13 @@ class Word(Record):
         span: tuple[int, int] | None,  # raw span in the root text; None if not contiguous there
         literal: bool = True,  # no unquoted/double-quoted expansion ($x, $(…), `…`)
         offs: list[int] | None = None,  # root offset of each character of text
+        braces: bool = False,  # an unquoted "{" in it: bash may brace-expand it
     ) -> None:
         self.text = text
         self.span = span
         self.literal = literal
         self.offs = [] if offs is None else offs
+        self.braces = braces
 
 
 class Command(Record):
@@ -41,6 +43,7 @@ class Command(Record):
         "stdin",
         "writes",
         "appends",
+        "branch",
     )
 
     def __init__(
@@ -64,6 +67,9 @@ class Command(Record):
         self.stdin = stdin
         self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
         self.appends: list[str] = []  # files it appends to (>> f); not part of its value
+        # git: the branch an earlier command of the line switched its repository to ("" when it
+        # detached HEAD), None when the line did not switch it
+        self.branch: str | None = None
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -76,6 +82,7 @@ class Command(Record):
             "incomplete": self.incomplete,
             "stdin": self.stdin,
             "writes": list(self.writes),
+            "branch": self.branch,
         }
 
 
