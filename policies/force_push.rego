@@ -26,10 +26,16 @@ forced(g) if {
 	startswith(ref, "+")
 }
 
-# The command line with every push made normal, when that removes every force.
-safe_command := cmd if {
+# Some push of the call is forced. One rule, so that what follows runs once per call, not once
+# per forced push (a line of many pushes would cost quadratic time).
+forced_push if {
 	some g in pushes
 	forced(g)
+}
+
+# The command line with every push made normal, when that removes every force.
+safe_command := cmd if {
+	forced_push
 	not forced_outside_the_text
 	cmd := git.without_force(input.tool_input.command)
 	not still_forced(cmd)
@@ -64,8 +70,7 @@ findings contains {"action": cfg.action, "r": r} if {
 }
 
 findings contains {"action": cfg.on_force, "r": r} if {
-	some g in pushes
-	forced(g)
+	forced_push
 	r := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
 }
 
@@ -103,8 +108,7 @@ unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-
 
 unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
 	cfg.on_force == "rewrite"
-	some g in pushes
-	forced(g)
+	forced_push
 	not safe_command
 	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, run by an interpreter one-liner, or defined as a git alias). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
 }

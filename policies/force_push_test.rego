@@ -156,3 +156,15 @@ test_unsafe_pushes_ask_when_configured if {
 	count(data.hookgate.force_push.ask) == 1 with input as shell_input("git push --mirror") with data.hookgate.config.force_push.action as "ask"
 	count(data.hookgate.force_push.deny) == 0 with input as shell_input("git push --mirror") with data.hookgate.config.force_push.action as "ask"
 }
+
+test_a_force_flag_a_brace_expansion_makes_is_denied_not_rewritten if {
+	some r in data.hookgate.force_push.deny with input as shell_input("git push -{f,} origin main")
+	r.pattern == "force-push-not-rewritable"
+	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input("git push --{force,verbose} origin main")
+}
+
+test_a_brace_made_command_word_keeps_its_rewrite if {
+	# bash runs git push -f origin main; the -f is written in the line, so it is taken out
+	some r in data.hookgate.force_push.rewrite with input as shell_input("{git,push} -f origin main")
+	r.tool_input.command == "{git,push} origin main"
+}

@@ -10,7 +10,7 @@ config := data.hookgate.config
 # The payload's working directory, or null when the host did not send one.
 cwd := object.get(input, "cwd", null)
 
-# The longest command line shell analysis reads (MAX_COMMAND_CHARS in builtins/shell.py). A
+# The longest command line shell analysis reads (MAX_COMMAND_CHARS in shell/parser.py). A
 # longer line is not analysed: the oversize guard answers for it, where an analysis would fail
 # the whole evaluation (and fail open).
 max_command_chars := 65536

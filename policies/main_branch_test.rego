@@ -64,3 +64,60 @@ test_ref_branch if {
 	data.hookgate.lib.ref_branch("+HEAD:refs/heads/master") == "master"
 	data.hookgate.lib.ref_branch("feature") == "feature"
 }
+
+# The branch comes from the line itself (git switch main && …): no repository is read, so the
+# same tests run on regorus, which cannot replace a builtin with "with".
+denied(cmd) if {
+	count(data.hookgate.main_branch.deny) > 0 with input as shell_input(concat(" && ", ["git switch main", cmd]))
+}
+
+test_commit_making_subcommands_are_denied_on_main if {
+	denied("git commit -m x")
+	denied("git merge feature")
+	denied("git merge --no-ff feature")
+	denied("git cherry-pick abc123")
+	denied("git revert HEAD")
+	denied("git am < fix.patch")
+	denied("git pull --no-rebase origin main")
+	denied("git pull --no-ff")
+	denied("git cherry-pick --continue")
+}
+
+test_commands_that_make_no_commit_are_left_alone if {
+	not denied("git merge --ff-only feature")
+	not denied("git merge --squash feature")
+	not denied("git cherry-pick -n abc123")
+	not denied("git revert --no-commit HEAD")
+	not denied("git pull --rebase origin main")
+	not denied("git pull -r")
+	not denied("git pull --ff-only")
+	not denied("git pull")
+	not denied("git pull origin main")
+	not denied("git merge --abort")
+	not denied("git commit --dry-run")
+	not denied("git status && git log")
+}
+
+test_a_commit_after_switching_to_a_new_branch_is_not_on_main if {
+	not denied("git switch -c fix-typo && git commit -am 'Fix typo'")
+	not denied("git checkout -b feature/x; git add . && git commit -m x")
+	not denied("git switch --create=wip\ngit commit -m wip")
+	not denied("git checkout --detach && git commit -m try")
+	not denied("(git switch -c in-a-subshell) && git commit -m x")
+}
+
+test_switching_back_to_main_then_committing_is_denied if {
+	not denied("git switch -c feature && git commit -m x")
+	denied("git switch -c feature && git switch main && git commit -m x")
+}
+
+test_a_switch_in_another_repository_does_not_count if {
+	# the commit's own repository (/home/u/proj, not on disk) decides: no branch, no denial
+	count(data.hookgate.main_branch.deny) == 0 with input as shell_input("git -C ../other switch main && git commit -m x")
+	denied("git -C ../other switch -c f && git commit -m x")
+}
+
+test_commit_subcommands_come_from_data if {
+	not denied("git merge feature") with data.hookgate.config.main_branch.commit_subcommands as {"commit": {}}
+	denied("git commit --dry-run") with data.hookgate.config.main_branch.commit_subcommands as {"commit": {}}
+}

@@ -34,6 +34,7 @@ from hookgate.builtins.shell import MAX_COMMAND_CHARS, commands, without_flags
 from hookgate.commands.eval import MAX_PAYLOAD_BYTES
 from hookgate.hostio.normalize import MAX_JSON_DEPTH, PayloadError, normalize
 from hookgate.lang import load
+from hookgate.lang.errors import LimitError
 from hookgate.sources import default_pack_path
 
 HOOKGATE = str(Path(sys.executable).parent / "hookgate")
@@ -229,7 +230,7 @@ def test_payload_objects_holding_nan_or_infinity_are_refused(number):
     assert normalize(bash("ls", timeout=1e308)).tool_input["timeout"] == 1e308
 
 
-# -- command length: builtins/shell.py MAX_COMMAND_CHARS ------------------------------------
+# -- command length: shell/parser.py MAX_COMMAND_CHARS ---------------------------------------
 
 
 def long_line(length: int, tail: str) -> str:
@@ -253,8 +254,9 @@ def test_a_command_line_of_exactly_the_cap_is_analysed_to_its_end():
 )
 def test_every_shell_analysis_refuses_a_longer_line(builtin):
     line = long_line(MAX_COMMAND_CHARS + 1, NO_VERIFY)
-    with pytest.raises(BuiltinError, match=f"^unsupported: .* longer than {MAX_COMMAND_CHARS}"):
+    with pytest.raises(LimitError, match=f"at most {MAX_COMMAND_CHARS} characters") as raised:
         builtin(line)
+    assert raised.value.limit == "command-size"
 
 
 def test_a_dangerous_tail_within_the_cap_is_denied(env):
@@ -292,7 +294,7 @@ def test_a_policy_that_analyses_a_megabyte_line_fails_by_the_failure_policy(env,
     line = long_line(1024 * 1024, NO_VERIFY + " " + SECRET)
     args = ("--policies", str(tmp_path), *failure_args(closed))
     result = run_eval(encode(bash(line)), env, *args)
-    assert_failed_by_policy(result, env, closed, f"longer than {MAX_COMMAND_CHARS} characters")
+    assert_failed_by_policy(result, env, closed, f"at most {MAX_COMMAND_CHARS} characters")
 
 
 # -- step budget and wall-clock timeout: lang/runtime.py DEFAULT_BUDGET, engine.py TIMEOUT ---

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 from hypothesis import example, given, settings
@@ -12,6 +13,7 @@ from hookgate.builtins import REGISTRY, BuiltinError
 from hookgate.builtins.git import without_force
 from hookgate.builtins.shell import (
     MAX_DEPTH,
+    MAX_NEST,
     analyse,
     commands,
     has_flag,
@@ -19,6 +21,8 @@ from hookgate.builtins.shell import (
     resolve,
     without_flags,
 )
+from hookgate.lang.errors import LimitError
+from hookgate.shell.expansion import brace_expand
 
 
 def argvs(cmdline: str, name: str) -> list[list[str]]:
@@ -403,6 +407,12 @@ PIECES = [
     "\\;",
     "cd sub",
     "cat <<EOF\ngit push -f\nEOF",
+    "-{f,}",
+    "--{force,verbose}",
+    "{git,push}",
+    "{a,b}",
+    "{1..3}",
+    "git switch -c feat",
 ]
 
 
@@ -488,11 +498,14 @@ def test_unterminated_quote_content_is_read_as_commands():
 
 def test_nested_shells_are_bounded():
     line = "git push"
-    for _ in range(MAX_DEPTH + 2):  # each level triples the text: +5 passes MAX_COMMAND_CHARS
+    for _ in range(MAX_DEPTH):
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
-    cmds = commands(line)
-    assert any(c["incomplete"] and c["name"] == "" for c in cmds)
-    assert argvs(line, "git") == []
+    assert argvs(line, "git") == [["git", "push"]]
+    # one level more: the analysis gives up, which the engine answers with ask, never allow
+    line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
+    with pytest.raises(LimitError, match="nested more than 6 deep") as raised:
+        commands(line)
+    assert raised.value.limit == "nesting"
 
 
 @pytest.mark.parametrize(
@@ -502,17 +515,22 @@ def test_nested_shells_are_bounded():
         "(" * 3000 + "git push",
         "eval " * 3000 + "git push",
         "find . -exec " * 1000 + "git push",
-        "{ " * 3000 + "git push",
     ],
 )
 def test_deep_wrappers_and_groups_are_bounded(line):
-    assert any(c["incomplete"] for c in commands(line)) or argvs(line, "git")
+    with pytest.raises(LimitError) as raised:
+        commands(line)
+    assert raised.value.limit == "nesting"
 
 
-def test_deep_substitution_does_not_crash():
+def test_brace_groups_do_not_nest_the_parser():
+    assert argvs("{ " * 3000 + "git push", "git") == [["git", "push"]]
+
+
+def test_deep_substitution_is_a_limit_not_a_crash():
     line = "echo " + "$(" * 5000 + "x" + ")" * 5000
-    cmds = commands(line)
-    assert any(c["incomplete"] for c in cmds)
+    with pytest.raises(LimitError, match=f"nested more than {MAX_NEST} deep"):
+        commands(line)
 
 
 def test_find_keeps_its_words_around_exec():
@@ -658,3 +676,41 @@ def test_registered_with_docs():
         b = REGISTRY[name]
         assert b.family == "shell" and b.arity == arity and len(b.doc) > 80
         assert not b.reads_host
+
+
+BRACE_PIECES = ["a", "b", "1", "3", "{", "}", ",", "..", "-", "x{", "}y", "{a,b}", "{1..3}"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(BRACE_PIECES), min_size=1, max_size=7))
+def test_brace_expansion_agrees_with_bash(pieces):
+    word = "".join(pieces)
+    shown = subprocess.run(
+        ["bash", "-c", 'printf "%s\\n" _ ' + word], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[1:-1]  # "_" first: a word that expands to nothing still prints
+    assert [w for w in brace_expand(word) if w] == shown, word
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("{git,push} -f origin main", ["git", "push", "-f", "origin", "main"]),
+        ("git push -{f,} origin", ["git", "push", "-f", "-", "origin"]),
+        ("g{i,}t push", ["git", "gt", "push"]),
+        ("git push --{force,verbose}", ["git", "push", "--force", "--verbose"]),
+    ],
+)
+def test_brace_expansion_in_any_word(line, argv):
+    [git] = [c for c in commands(line) if c["name"] == "git"]
+    assert git["argv"] == argv
+
+
+@pytest.mark.parametrize("line", ["find . -exec rm {} +", "git rev-parse @{u}", "{ ls; }"])
+def test_braces_that_bash_leaves_alone(line):
+    assert all("," not in a for c in commands(line) for a in c["argv"])
+    assert any(a in ("{}", "@{u}", "ls") for c in commands(line) for a in c["argv"])
+
+
+def test_a_brace_bomb_is_a_limit():
+    with pytest.raises(LimitError, match="brace"):
+        commands("echo " + "{a,b}" * 12)

@@ -1,0 +1,1498 @@
+"""Shell analysis: which simple commands a command line would run, without running anything.
+
+A hand-written lexer and parser for the POSIX/bash syntax agents emit. It walks the original text
+once, keeping for every unquoted character its offset in that text, so that callers get spans
+into the original (``shell.without_flags`` edits the text byte for byte). Nested scripts
+(``bash -c``, ``eval``, here-documents fed to a shell, ``ssh host cmd``) are parsed from the
+unquoted word with the same offsets, to a bounded depth. Nothing is ever executed.
+"""
+
+from __future__ import annotations
+
+from hookgate.lang.errors import LimitError
+from hookgate.shell.expansion import brace_expand
+from hookgate.shell.words import (
+    Command,
+    Word,
+    argv_has_option,
+    argv_operands,
+    command_name,
+    join_path,
+    normalize_option,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Bounds of one analysis. Past any of them the analysis stops with a LimitError, which the
+# engine answers like the oversize guard (ask, or deny), never by the failure policy: the agent
+# writes the line and could otherwise pick the bound that turns every guard off. None is
+# analysed in part: a dangerous command could hide in the unread rest.
+MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
+
+
+MAX_NEST = 40  # $( ( { and wrapper nesting inside one script
+
+
+# The longest command line analysed, in characters (the oversize guard asks about longer ones).
+MAX_COMMAND_CHARS = 64 * 1024
+
+
+# Characters parsed in all, nested scripts included (a script the line writes and runs, or
+# printed and evaluated, is parsed again where it runs): analysis time stays linear in the line.
+MAX_ANALYSED_CHARS = 4 * MAX_COMMAND_CHARS
+
+
+# Simple commands read in all (nested and re-read ones included): every guard looks at each, so
+# the pack's time grows with them. Far more than agents write in one call: past it is padding.
+MAX_COMMANDS = 512
+
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh"})
+
+
+RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while"})
+
+
+RESERVED |= {"until", "esac", "coproc", "in"}
+
+
+# Characters that end a run of plain characters in a word.
+_SPECIAL = frozenset(" \t\r\n;&|()<>\\'\"$`")
+
+
+# Those of them that end a word (< and > may start a process substitution <(…) inside one).
+_WORD_END = frozenset(" \t\r\n;&|()")
+
+
+class _Budget:
+    """What is left of one analysis's bounds, shared by the parsers of its nested scripts."""
+
+    __slots__ = ("chars", "commands")
+
+    def __init__(self) -> None:
+        self.chars = MAX_ANALYSED_CHARS
+        self.commands = MAX_COMMANDS
+
+    def command(self) -> None:
+        self.commands -= 1
+        if self.commands < 0:
+            raise LimitError(
+                "analysis-size",
+                f"shell analysis stopped: the command line runs more than {MAX_COMMANDS} simple "
+                f"commands",
+            )
+
+    def read(self, n: int) -> None:
+        self.chars -= n
+        if self.chars < 0:
+            raise LimitError(
+                "analysis-size",
+                f"shell analysis stopped: the command line's nested scripts come to more than "
+                f"{MAX_ANALYSED_CHARS} characters to read",
+            )
+
+
+def _too_deep(what: str, bound: int) -> LimitError:
+    return LimitError("nesting", f"shell analysis stopped: {what} nested more than {bound} deep")
+
+
+class _Parser:
+    """Parses one script: the root text or a nested one (with offsets into the root)."""
+
+    def __init__(
+        self,
+        text: str,
+        offs: list[int] | None,
+        depth: int,
+        out: list[Command],
+        cwd: str | None,
+        via: list[str],
+        budget: _Budget,
+    ) -> None:
+        budget.read(len(text))
+        self.budget = budget
+        self.t = text
+        self.n = len(text)
+        self.offs = offs  # root offset of each character; None means identity
+        self.i = 0
+        self.depth = depth
+        self.out = out
+        self.cwd = cwd
+        self.via = via
+        self.nest = 0
+        self.pending: list[tuple[Command | None, str, bool, bool, list[Command]]] = []
+        self.incomplete = False
+        self.case_depth = 0
+        self.reparsed = False  # this parser reads the rest of a line after a lone quote
+        self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
+        self.piped_from: Command | None = None  # the command before "|" of the one parsed
+        # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
+        # Each is a list of parts (appends add one): a line of many appends is not copied each time.
+        self.scripts: dict[str, list[str]] = {}
+        # The branch each repository was switched to by the line so far (git switch -c x, …),
+        # keyed by shell.git.repository_key: repository state, so subshells share it too.
+        self.branches: dict[tuple, str] = {}
+
+    # -- offsets -----------------------------------------------------------------------------
+
+    def root(self, i: int) -> int:
+        if self.offs is None:
+            return i
+        if not self.offs:
+            return 0
+        return self.offs[min(i, len(self.offs) - 1)] + (1 if i >= len(self.offs) else 0)
+
+    def roots(self, s: int, e: int) -> list[int]:
+        """``[self.root(j) for j in range(s, e)]`` for ``s <= e <= n``, in one slice."""
+        if self.offs is None:
+            return list(range(s, e))
+        return self.offs[s:e]
+
+    def root_span(self, s: int, e: int) -> tuple[int, int] | None:
+        if self.offs is None:
+            return (s, e)
+        if s >= e:
+            return None
+        rs = self.offs[s]
+        # contiguous only if every character maps to the next one (escapes leave gaps)
+        if self.offs[s:e] != list(range(rs, rs + e - s)):
+            return None
+        return (rs, rs + e - s)
+
+    # -- driver --------------------------------------------------------------------------------
+
+    def parse(self) -> None:
+        first = len(self.out)
+        self.parse_list("")
+        while self.i < self.n:  # a stray ")" at top level: skip it and go on
+            self.i += 1
+            self.parse_list("")
+        if self.pending:  # here-document without a newline after its command: body is empty
+            self.read_heredocs()
+        if self.incomplete:
+            for c in self.out[first:]:
+                c.incomplete = True
+            if not self.reparsed:
+                self.reparse_after_quote(first)
+
+    def reparse_after_quote(self, first: int) -> None:
+        """Unbalanced quotes: also read the text after the last lone quote as commands.
+
+        The shell would reject the line, but the agent may fix the quote and run it: judge
+        what it would most likely run too, rather than skip it silently.
+        """
+        seen = {(c.name, c.span) for c in self.out[first:]}
+        for q in "'\"`":
+            if self.t.count(q) % 2 == 0 or self.depth + 1 > MAX_DEPTH:
+                continue
+            last = self.t.rfind(q)
+            offs = self.roots(last + 1, self.n)
+            extra: list[Command] = []
+            sub = _Parser(
+                self.t[last + 1 :], offs, self.depth + 1, extra, self.cwd, self.via, self.budget
+            )
+            sub.reparsed = True
+            sub.parse()
+            for c in extra:
+                if (c.name, c.span) not in seen:
+                    c.incomplete = True
+                    self.out.append(c)
+
+    def enter(self) -> None:
+        self.nest += 1
+        if self.nest > MAX_NEST:
+            raise _too_deep("subshells, substitutions, groups and wrappers", MAX_NEST)
+
+    # -- lists and pipelines ---------------------------------------------------------------------
+
+    def parse_list(self, stop: str) -> None:
+        t = self.t
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n:
+                return
+            c = t[self.i]
+            if stop and c in stop:
+                return
+            if c == "\n":
+                self.i += 1
+                self.read_heredocs()
+                continue
+            if c in ";&|":
+                self.i += 1
+                continue
+            if c == ")":
+                if not stop:
+                    return
+                self.i += 1
+                continue
+            if c == "#":
+                self.skip_comment()
+                continue
+            self.parse_pipeline(stop)
+
+    def parse_pipeline(self, stop: str) -> None:
+        cmds: list[Command | None] = []
+        while True:
+            self.piped_from = cmds[-1] if cmds else None
+            cmds.append(self.parse_command(stop))
+            self.piped_from = None
+            self.skip_blanks()
+            if self.i < self.n and self.t[self.i] == "|" and self.t[self.i : self.i + 2] != "||":
+                self.i += 2 if self.t[self.i : self.i + 2] == "|&" else 1
+                self.skip_blanks_newlines()
+                continue
+            break
+        for prev, cmd in zip(cmds, cmds[1:], strict=False):
+            if cmd is not None and prev is not None and _reads_script_from_stdin(cmd):
+                self.feed_shell(prev, cmd)
+        last = cmds[-1]
+        if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd"):
+            self.cwd = _cd_target(last, self.cwd)
+
+    def feed_shell(self, producer: Command, shell: Command) -> None:
+        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
+        printed = _printed_words(producer)
+        if printed:
+            self.nested_words([_unescape(w) for w in printed], shell, shell.name)
+        for p in self.pending:
+            if p[0] is producer:
+                p[4].append(shell)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def parse_command(self, stop: str) -> Command | None:
+        self.skip_blanks()
+        t = self.t
+        if self.i >= self.n:
+            return None
+        if t[self.i] == "(":
+            # "((…))" is arithmetic to bash and zsh but two subshells to dash, Debian's sh: read
+            # as subshells, every command a POSIX shell would run is seen ("sh -c '((git push
+            # -f))'" pushes), and an arithmetic expression only adds inert ones such as "n++".
+            self.i += 1
+            self.subshell(")")
+            self.parse_simple(stop, only_redirects=True)
+            return None
+        return self.parse_simple(stop)
+
+    def subshell(self, close: str) -> None:
+        self.enter()
+        saved = self.cwd
+        self.parse_list(close)
+        self.cwd = saved
+        if self.i < self.n and self.t[self.i] == close:
+            self.i += 1
+        else:
+            self.incomplete = True
+        self.nest -= 1
+
+    def parse_simple(self, stop: str, only_redirects: bool = False) -> Command | None:
+        self.budget.command()
+        t = self.t
+        words: list[Word] = []
+        starts: list[int] = []
+        heredocs: list[tuple[str, bool, bool]] = []
+        herestrings: list[Word] = []
+        writes: list[str] = []
+        appends: list[str] = []
+        start = self.i
+        end = self.i
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n:
+                break
+            c = t[self.i]
+            if stop and c in stop:
+                break
+            if c == ")" and self.case_depth and len(words) <= 1:
+                # a case pattern "pat)": not a command
+                self.i += 1
+                words, starts = [], []
+                start = self.i
+                continue
+            redir = self.redirect_op()
+            if redir:
+                self.skip_blanks()
+                target = self.lex_word(stop)
+                end = self.i
+                if target is None:
+                    continue
+                if redir in ("<<", "<<-"):
+                    quoted = (
+                        not target.literal
+                        or target.span is None
+                        or (target.span[1] - target.span[0] != len(target.text))
+                    )
+                    heredocs.append((target.text, redir == "<<-", quoted))
+                elif redir == "<<<":
+                    herestrings.append(target)
+                elif _truncates(redir, target.text):
+                    writes.append(target.text)
+                elif redir in (">>", "&>>"):
+                    appends.append(target.text)
+                continue
+            if c in ";&|()\n":
+                break
+            if c == "#" and (self.i == 0 or t[self.i - 1] in " \t\n;&|()"):
+                self.skip_comment()
+                break
+            s = self.i
+            w = self.lex_word(stop)
+            if w is None:
+                break
+            end = self.i
+            if only_redirects:
+                continue
+            if not words and w.span is not None and w.text in RESERVED and self._is_plain(s):
+                if w.text == "esac":
+                    self.case_depth = max(0, self.case_depth - 1)
+                start = self.i
+                continue
+            if not words and w.text in ("case", "for", "select", "function") and self._is_plain(s):
+                self.skip_header(w.text, stop)
+                start = self.i
+                continue
+            words.append(w)
+            starts.append(s)
+            if len(words) == 1 and t[self.i : self.i + 3].lstrip(" ").startswith("()"):
+                # a function definition "name() body": the body's commands are what runs
+                self.i = t.index("()", self.i) + 2
+                words, starts = [], []
+                start = self.i
+        if writes and (only_redirects or not words):
+            # "> f" alone, or "(…) > f": no command word, the file is truncated all the same. (A
+            # function definition after the redirection, "> f g()", moved start past its end.)
+            span = (self.root(min(start, end)), self.root(end))
+            cmd = Command("", [], {}, span, self.cwd, list(self.via))
+            cmd.writes = writes
+            self.out.append(cmd)
+            return None if only_redirects else cmd
+        if only_redirects or (not words and not heredocs):
+            return None
+        if words:
+            start = starts[0]
+        span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
+        cmd = self.emit(words, span)
+        if cmd is not None:
+            cmd.writes = writes
+            cmd.appends = appends
+            printed = _printed_words(cmd) if writes or appends else None
+            if printed is not None:
+                self.wrote(cmd, " ".join(_unescape(w).text for w in printed))
+        for delim, strip, quoted in heredocs:
+            feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
+            self.pending.append((cmd, delim, strip, quoted, feeds))
+        if cmd is not None and herestrings:
+            cmd.stdin = herestrings[-1].text
+            self.wrote_stdin(cmd)
+            if _reads_script_from_stdin(cmd):
+                self.nested_words(herestrings[-1:], cmd, cmd.name)
+        return cmd
+
+    def _is_plain(self, s: int) -> bool:
+        """The word at ``s`` was written without quotes or escapes (so it can be a keyword)."""
+        return self.t[s] not in "'\"\\$"
+
+    def skip_header(self, keyword: str, stop: str) -> None:
+        """``for x in …;``/``case w in``/``function f``: header words are data, not a command."""
+        if keyword == "case":
+            self.case_depth += 1
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n or self.t[self.i] in ";&|()\n" or (stop and self.t[self.i] in stop):
+                return
+            w = self.lex_word(stop)
+            if w is None:
+                return
+            if keyword in ("case", "function") and w.text in ("in", "{"):
+                return
+            if keyword == "function" and self.t.startswith("()", self.i):
+                self.i += 2
+                return
+
+    # -- emitting and unwrapping -----------------------------------------------------------------
+
+    def emit(self, words: list[Word], span: tuple[int, int]) -> Command | None:
+        env: dict[str, str] = {}
+        k = 0
+        while k < len(words) and _assignment(words[k]) is not None:
+            name, value = _assignment(words[k])  # type: ignore[misc]
+            env[name] = value
+            k += 1
+        if k == len(words):
+            self.vars.update(env)
+            cmd = Command("", [], env, span, self.cwd, list(self.via), self.incomplete)
+            self.out.append(cmd)
+            return cmd
+        return self.analyse(words[k:], env, list(self.via), span)
+
+    def expand_words(self, words: list[Word]) -> list[Word]:
+        """What the shell makes of a word that is an expansion: ``$G`` (set earlier in the
+        line), ``$(which git)``, ``$(echo --force)``, and a word joined by ``$IFS``
+        (``git${IFS}push``, IFS not set in the line) — ``a=git; b=push; $a $b $(echo -f)``.
+
+        A value is split into words as the shell does, except in quotes (``git commit -m
+        "$MSG"`` passes the message whole); a command word always is (at worst a command is
+        seen that the shell would not find). The new words have no span (there is nothing in
+        the original text to edit for them).
+        """
+        out: list[Word] = []
+        for k, word in enumerate(words):
+            if word.braces:
+                parts = brace_expand(word.text)
+                if parts != [word.text]:
+                    # made by the shell, not in the text: nothing of them is edited in place
+                    out += [Word(p, None, word.literal, []) for p in parts if p]
+                    continue
+            if word.literal:
+                out.append(word)
+                continue
+            name = _variable_reference(word.text)
+            value = self.vars.get(name) if name is not None else None
+            # An argument only unquoted: "$(…)" is one word, which bash -c "$(…)" reads whole;
+            # and <(…) is a file name, which bash <(…) and source <(…) read.
+            if k == 0 or (_quoted(word) is False and not word.text.startswith("<(")):
+                text = word.text if value is None else value
+                value = _substitution_output(text, self.budget) or value
+            if value is None and "IFS" not in self.vars and _quoted(word) is False:
+                value = _ifs_as_blanks(word.text)
+            if value is None:
+                parts = []
+            elif k == 0 or _quoted(word) is not True:
+                parts = value.split()
+            else:
+                parts = [value] if value else []
+            out += [Word(p, None, True, []) for p in parts] if parts else [word]
+        return out
+
+    def analyse(
+        self,
+        words: list[Word],
+        env: dict[str, str],
+        via: list[str],
+        span: tuple[int, int],
+        expanded: bool = False,
+    ) -> Command:
+        # A wrapper's words were expanded with it; only the new command word is read anew
+        # (sudo "$(which git)" push: the command word is split, an argument is not).
+        words = self.expand_words(words[:1]) + words[1:] if expanded else self.expand_words(words)
+        name = command_name(words[0].text)
+        if name in ("export", "declare", "typeset", "readonly", "local"):
+            self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
+        inner, own = _unwrap(name, words, self.budget)
+        if inner is None and self.scripts and "/" in words[0].text:
+            inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
+        own_words = words[:own] if isinstance(own, int) else own
+        cmd_span = span if not via else (_span_of(own_words) or span)
+        cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
+        self.out.append(cmd)
+        if name == "git":
+            self.track_branch(cmd)
+        chdir = _wrapper_chdir(name, own_words)
+        if chdir is not None:
+            saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
+        if inner is not None:
+            self.enter()  # wrappers of wrappers (sudo sudo … git) nest like subshells
+            if inner[0] == "argv":
+                for sub in [inner[1], *inner[2]]:
+                    if sub:
+                        self.budget.command()  # a wrapped command: another one to judge
+                        sub_span = _span_of(sub) or cmd_span
+                        self.analyse(sub, {}, via + [name], sub_span, expanded=True)
+                fed = self.xargs_fed(name, own_words, inner[1])
+                if fed is not None:
+                    self.nested_printed(fed, cmd, name)
+            elif inner[0] == "printed":
+                self.nested_printed(inner[1], cmd, name)
+            elif inner[0] == "file":
+                self.run_written(inner[1], cmd, name)
+            else:
+                self.nested_words(inner[1], cmd, name, remote=name == "ssh")
+            self.nest -= 1
+        if chdir is not None:
+            self.cwd = saved
+        return cmd
+
+    def track_branch(self, cmd: Command) -> None:
+        """Set the branch ``cmd`` runs on when the line switched its repository earlier, and
+        remember the branch ``cmd`` switches to."""
+        from hookgate.shell.git import parse_argv, repository_key, switched_branch
+
+        parsed = parse_argv([w.text for w in cmd.words], cmd.env, cmd.cwd)
+        key = repository_key(parsed)
+        cmd.branch = self.branches.get(key)
+        switched = switched_branch(parsed)
+        if switched is not None:
+            self.branches[key] = switched
+
+    def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
+        """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
+        the pipeline prints: in place of the replace string (``echo 'git push -f' | xargs
+        -I{} sh -c '{}'``), else as more arguments (``echo -f | xargs git push``)."""
+        if name != "xargs" or not command or self.piped_from is None:
+            return None
+        printed = _printed_words(self.piped_from)
+        if not printed:
+            return None
+        line = " ".join(_unescape(w).text for w in printed)
+        replace = _xargs_replace(own)
+        if replace is None:
+            words = [w.text for w in command] + line.split()
+        else:
+            words = [w.text.replace(replace, line) for w in command]
+        return " ".join(_single_quoted(w) for w in words)
+
+    def nested_words(
+        self, words: list[Word], owner: Command, via: str, remote: bool = False
+    ) -> None:
+        """Parse the words' text (joined by spaces) as a script run by ``owner``."""
+        if any(w.span is None and len(w.offs) != len(w.text) for w in words):
+            # A word an expansion made ($x, $(echo …)) is nowhere in the original text: nothing
+            # of this script may be edited in place (offsets made up for it would edit others).
+            self.nested_printed(" ".join(w.text for w in words), owner, via, remote)
+            return
+        text_parts: list[str] = []
+        offs: list[int] = []
+        for w in words:
+            if text_parts:
+                text_parts.append(" ")
+                offs.append(offs[-1] if offs else 0)
+            text_parts.append(w.text)
+            offs.extend(_word_offsets(w))
+        self.nested("".join(text_parts), offs, owner.via + [via], remote)
+
+    def run_written(self, path: str, owner: Command, via: str) -> None:
+        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``."""
+        script = self.scripts.get(join_path(self.cwd, path))
+        if script is not None:
+            self.nested_printed("\n".join(script), owner, via)
+
+    def wrote(self, cmd: Command, script: str, tee: bool = False) -> None:
+        """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
+        it appends to)."""
+        writes, appends = cmd.writes, cmd.appends
+        if tee:
+            argv = [w.text for w in cmd.words]
+            files = argv_operands(argv)
+            writes, appends = ([], files) if argv_has_option(argv, "-a") else (files, [])
+        for path in writes:
+            self.scripts[join_path(cmd.cwd, path)] = [script]
+        for path in appends:
+            self.scripts.setdefault(join_path(cmd.cwd, path), [""]).append(script)
+
+    def wrote_stdin(self, cmd: Command) -> None:
+        """``cat > f`` and ``tee f`` write what a here-document or here-string gives them."""
+        if cmd.name in ("cat", "tee"):
+            self.wrote(cmd, cmd.stdin or "", tee=cmd.name == "tee")
+
+    def nested_printed(self, text: str, owner: Command, via: str, remote: bool = False) -> None:
+        """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
+        by ``owner``. Its commands are not in the original text: their words have no span, so
+        nothing edits them in place, and they carry the owner's span."""
+        found: list[Command] = []
+        saved, self.out = self.out, found
+        try:
+            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote)
+        finally:
+            self.out = saved
+        for c in found:
+            words = [Word(w.text, None, w.literal, []) for w in c.words]
+            printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
+            printed.writes = c.writes
+            self.out.append(printed)
+
+    def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
+        if self.depth + 1 > MAX_DEPTH:
+            raise _too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
+        cwd = None if remote else self.cwd
+        sub = _Parser(text, offs, self.depth + 1, self.out, cwd, via, self.budget)
+        sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
+        sub.scripts = self.scripts  # the same files, wherever they are written or run
+        sub.branches = self.branches
+        sub.parse()
+
+    # -- here-documents ----------------------------------------------------------------------------
+
+    def read_heredocs(self) -> None:
+        pending, self.pending = self.pending, []
+        for cmd, delim, strip, quoted, feeds in pending:
+            body_start = self.i
+            body_end = self.n
+            pos = self.i
+            while pos <= self.n:
+                nl = self.t.find("\n", pos)
+                line_end = self.n if nl < 0 else nl
+                line = self.t[pos:line_end]
+                if (line.lstrip("\t") if strip else line) == delim:
+                    body_end = pos
+                    self.i = line_end + 1 if nl >= 0 else self.n
+                    break
+                if nl < 0:
+                    self.i = self.n
+                    break
+                pos = nl + 1
+            body = self.t[body_start:body_end]
+            body_offs = self.roots(body_start, body_end)
+            if cmd is not None:
+                cmd.stdin = body
+                self.wrote_stdin(cmd)
+            if feeds:
+                for shell in feeds:
+                    self.nested(body, body_offs, shell.via + [shell.name])
+            elif not quoted:
+                # an unquoted here-document expands $( ) and `…` in its body
+                sub = _Parser(
+                    body, body_offs, self.depth, self.out, self.cwd, self.via, self.budget
+                )
+                sub.branches = self.branches
+                sub.scan_expansions()
+
+    def scan_expansions(self) -> None:
+        while self.i < self.n:
+            c = self.t[self.i]
+            if c == "\\":
+                self.i = min(self.i + 2, self.n)
+            elif c in "$`":
+                text: list[str] = []
+                offs: list[int] = []
+                self.lex_dollar_or_backtick(text, offs)
+            else:
+                self.i += 1
+
+    # -- lexing ----------------------------------------------------------------------------------
+
+    def skip_blanks(self) -> None:
+        t = self.t
+        while self.i < self.n:
+            if t[self.i] in " \t\r":
+                self.i += 1
+            elif t.startswith("\\\n", self.i):
+                self.i += 2
+            else:
+                return
+
+    def skip_blanks_newlines(self) -> None:
+        while True:
+            self.skip_blanks()
+            if self.i < self.n and self.t[self.i] == "\n":
+                self.i += 1
+                self.read_heredocs()
+            else:
+                return
+
+    def skip_comment(self) -> None:
+        nl = self.t.find("\n", self.i)
+        self.i = self.n if nl < 0 else nl
+
+    def redirect_op(self) -> str | None:
+        t, i = self.t, self.i
+        j = i
+        while j < self.n and t[j].isdigit():
+            j += 1
+        if j < self.n and t[j] == "{":  # {fd}> form; names are short, so look a little ahead
+            k = t.find("}", j, j + 64)
+            if 0 < k < self.n - 1 and t[k + 1] in "<>" and t[j + 1 : k].isidentifier():
+                j = k + 1
+        if j >= self.n or t[j] not in "<>&":
+            return None
+        for op in ("<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "&>>", "&>", "<", ">"):
+            if t.startswith(op, j):
+                if op in ("<", ">") and t.startswith("(", j + 1):
+                    return None  # process substitution <( … ): a word
+                if op.startswith("&") and j != i:
+                    continue
+                self.i = j + len(op)
+                return op
+        return None
+
+    def lex_word(self, stop: str) -> Word | None:
+        t = self.t
+        s = self.i
+        n = self.n
+        j = s
+        while j < n and t[j] not in _SPECIAL:
+            j += 1
+        if j > s and (j == n or t[j] in _WORD_END):
+            # the common word: plain characters only, read in one step (stop is "" or ")")
+            self.i = j
+            text = t[s:j]
+            return Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+        text: list[str] = []
+        offs: list[int] = []
+        literal = True
+        braces = False
+        while self.i < self.n:
+            c = t[self.i]
+            if c in " \t\r\n;&|" or (c in "()" and not self.procsub_at()) or (stop and c in stop):
+                break
+            if c in "<>":
+                if not self.procsub_at():
+                    break
+                p = self.i
+                self.i += 2
+                self.subshell(")")
+                for j in range(p, self.i):
+                    text.append(t[j])
+                    offs.append(self.root(j))
+                literal = False
+                continue
+            if c == "\\":
+                if t.startswith("\\\n", self.i):
+                    self.i += 2
+                    continue
+                if self.i + 1 < self.n:
+                    text.append(t[self.i + 1])
+                    offs.append(self.root(self.i + 1))
+                    self.i += 2
+                else:  # a trailing backslash is a literal character
+                    text.append(c)
+                    offs.append(self.root(self.i))
+                    self.i += 1
+                continue
+            if c == "'":
+                end = t.find("'", self.i + 1)
+                if end < 0:
+                    self.incomplete = True
+                    end = self.n
+                text.append(t[self.i + 1 : end])
+                offs += self.roots(self.i + 1, end)
+                self.i = min(end + 1, self.n)
+                continue
+            if c == '"':
+                self.i += 1
+                if not self.lex_double(text, offs):
+                    literal = False
+                continue
+            if c == "$" and t.startswith("$'", self.i):
+                self.lex_ansi_c(text, offs)
+                continue
+            if c == "$" and t.startswith('$"', self.i):
+                self.i += 2
+                self.lex_double(text, offs)
+                literal = False
+                continue
+            if c in "$`":
+                if self.lex_dollar_or_backtick(text, offs):
+                    literal = False
+                continue
+            j = self.i + 1  # a run of plain characters, taken at once (")" is special)
+            while j < self.n and t[j] not in _SPECIAL:
+                j += 1
+            run = t[self.i : j]
+            braces = braces or "{" in run
+            text.append(run)
+            offs += self.roots(self.i, j)
+            self.i = j
+        if self.i == s:
+            return None
+        span = self.root_span(s, self.i)
+        return Word("".join(text), span, literal, offs, braces)
+
+    def procsub_at(self) -> bool:
+        t, i = self.t, self.i
+        return t[i] in "<>" and t.startswith("(", i + 1)
+
+    def lex_double(self, text: list[str], offs: list[int]) -> bool:
+        """Inside "…" (opening quote consumed); returns False if it held an expansion."""
+        t = self.t
+        literal = True
+        while self.i < self.n:
+            c = t[self.i]
+            if c == '"':
+                self.i += 1
+                return literal
+            if c == "\\" and self.i + 1 < self.n and t[self.i + 1] in '$`"\\\n':
+                if t[self.i + 1] != "\n":
+                    text.append(t[self.i + 1])
+                    offs.append(self.root(self.i + 1))
+                self.i += 2
+                continue
+            if c in "$`":
+                if self.lex_dollar_or_backtick(text, offs):
+                    literal = False
+                continue
+            j = self.i + 1  # a run of plain characters, taken at once
+            while j < self.n and t[j] not in '"\\$`':
+                j += 1
+            text.append(t[self.i : j])
+            offs += self.roots(self.i, j)
+            self.i = j
+        self.incomplete = True
+        return literal
+
+    def lex_ansi_c(self, text: list[str], offs: list[int]) -> None:
+        t = self.t
+        self.i += 2
+        while self.i < self.n and t[self.i] != "'":
+            if t[self.i] == "\\" and self.i + 1 < self.n:
+                ch, self.i = _ansi_escape(t, self.i + 1)
+            else:
+                ch = t[self.i]
+                self.i += 1
+            text.append(ch)
+            # the offset of the escape's last character: an escape is never contiguous text
+            offs.append(self.root(self.i - 1))
+        if self.i >= self.n:
+            self.incomplete = True
+        self.i = min(self.i + 1, self.n)
+
+    def lex_dollar_or_backtick(self, text: list[str], offs: list[int]) -> bool:
+        """At ``$`` or a backtick: parse substitutions, keep the raw text; True if expansion."""
+        t = self.t
+        s = self.i
+        if t[s] == "`":
+            self.backtick()
+        elif t.startswith("$((", s) and _arithmetic_closes(t, s + 3):
+            self.i += 3
+            self.close_arithmetic()
+        elif t.startswith("$(", s):
+            self.i += 2
+            self.subshell(")")
+        elif t.startswith("${", s):
+            self.i += 2
+            self.scan_balanced("}")
+        elif s + 1 < self.n and (t[s + 1].isalnum() or t[s + 1] in "_@*#?$!-"):
+            self.i += 1
+            if t[self.i].isalpha() or t[self.i] == "_":
+                while self.i < self.n and (t[self.i].isalnum() or t[self.i] == "_"):
+                    self.i += 1
+            else:
+                self.i += 1
+        else:
+            text.append("$")
+            offs.append(self.root(s))
+            self.i += 1
+            return False
+        text.append(t[s : self.i])
+        offs += self.roots(s, min(self.i, self.n))
+        return True
+
+    def close_arithmetic(self) -> None:
+        """After ``((``/``$((``: skip the expression and its ``))``."""
+        self.scan_balanced(")")
+        self.i = min(self.i + (2 if self.t.startswith("))", self.i) else 1), self.n)
+
+    def scan_balanced(self, close: str) -> None:
+        """Skip to the matching ``close`` (not consumed), parsing substitutions inside."""
+        self.enter()
+        t = self.t
+        opener = "(" if close == ")" else "{"
+        level = 0
+        sink: list[str] = []
+        sink_offs: list[int] = []
+        while self.i < self.n:
+            c = t[self.i]
+            if c == close and level == 0:
+                break
+            if c == close:
+                level -= 1
+            elif c == opener:
+                level += 1
+            if c == "\\":
+                self.i = min(self.i + 2, self.n)
+            elif c == "'" and close == "}":
+                end = t.find("'", self.i + 1)
+                self.i = self.n if end < 0 else end + 1
+            elif c == '"':
+                self.i += 1
+                self.lex_double(sink, sink_offs)
+            elif c in "$`":
+                self.lex_dollar_or_backtick(sink, sink_offs)
+            else:
+                self.i += 1
+        if self.i >= self.n:
+            self.incomplete = True
+        self.nest -= 1
+
+    def backtick(self) -> None:
+        t = self.t
+        self.i += 1
+        body: list[str] = []
+        offs: list[int] = []
+        while self.i < self.n and t[self.i] != "`":
+            if t[self.i] == "\\" and self.i + 1 < self.n and t[self.i + 1] in "`$\\":
+                self.i += 1
+            body.append(t[self.i])
+            offs.append(self.root(self.i))
+            self.i += 1
+        if self.i >= self.n:
+            self.incomplete = True
+        self.i = min(self.i + 1, self.n)
+        self.enter()
+        sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via, self.budget)
+        sub.branches = self.branches
+        sub.nest = self.nest
+        sub.parse()
+        self.nest -= 1
+
+
+def _arithmetic_closes(t: str, i: int) -> bool:
+    """Whether the arithmetic expression starting at ``i`` (after ``((``) ends with ``))``."""
+    level = 0
+    for j in range(i, len(t)):
+        if t[j] == "(":
+            level += 1
+        elif t[j] == ")":
+            if level == 0:
+                return t.startswith("))", j)
+            level -= 1
+    return False
+
+
+def _word_offsets(w: Word) -> list[int]:
+    if len(w.offs) == len(w.text):
+        return w.offs
+    base = w.span[0] if w.span else 0
+    return [base + k for k in range(len(w.text))]
+
+
+def _span_of(words: list[Word]) -> tuple[int, int] | None:
+    first = next((w.span for w in words if w.span is not None), None)
+    if first is None:
+        return None
+    last = next(w.span for w in reversed(words) if w.span is not None)
+    return (first[0], last[1])
+
+
+def _assignment(w: Word) -> tuple[str, str] | None:
+    eq = w.text.find("=")
+    if eq <= 0:
+        return None
+    name = w.text[:eq].rstrip("+")
+    if "[" in name:
+        name = name[: name.index("[")]
+    if not name.isidentifier() or not name.isascii():
+        return None
+    return name, w.text[eq + 1 :]
+
+
+def _variable_reference(text: str) -> str | None:
+    """``NAME`` when ``text`` is exactly ``$NAME`` or ``${NAME}``."""
+    inner = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
+    if text.startswith("$") and inner.isidentifier() and inner.isascii():
+        return inner
+    return None
+
+
+def _substitution_output(text: str, budget: _Budget) -> str | None:
+    """What ``$(…)``, ``` `…` ``` or ``<(…)`` (the whole of ``text``) prints, when that is
+    known without running anything: the path ``which git``, ``command -v git`` or ``type -P
+    git`` names (as ``git``), or what a lone ``echo`` or ``printf`` prints. None otherwise."""
+    if text.startswith(("$(", "<(")) and text.endswith(")"):
+        inner = text[2:-1]
+    elif text.startswith("`") and text.endswith("`") and len(text) > 1:
+        inner = text[1:-1]
+    else:
+        return None
+    parts = inner.split()
+    if len(parts) >= 2 and (
+        parts[0] == "which"
+        or (parts[0] == "command" and parts[1] in ("-v", "-V"))
+        or (parts[0] == "type" and parts[1] in ("-p", "-P"))
+    ):
+        return parts[-1]
+    found = _analyse(inner, budget)
+    printed = _printed_words(found[0]) if len(found) == 1 else None
+    return None if printed is None else " ".join(_unescape(w).text for w in printed)
+
+
+def _quoted(w: Word) -> bool | None:
+    """Whether the word was written with quotes (its raw span holds more than its text);
+    None when its span is unknown."""
+    return None if w.span is None else w.span[1] - w.span[0] != len(w.text)
+
+
+def _ifs_as_blanks(text: str) -> str | None:
+    """``text`` with each ``$IFS`` and ``${IFS}`` made a blank, where the shell splits it with
+    IFS's default value; None when it has none (``$IFSX`` is another variable)."""
+    out = text.replace("${IFS}", " ")
+    i = out.find("$IFS")
+    while i >= 0:
+        end = i + 4
+        if end < len(out) and (out[end].isalnum() or out[end] == "_"):
+            i = out.find("$IFS", end)
+            continue
+        out = out[:i] + " " + out[end:]
+        i = out.find("$IFS", i + 1)
+    return out if out != text else None
+
+
+def _printed_words(cmd: Command) -> list[Word] | None:
+    """The words ``echo`` or ``printf`` prints (echo's leading options left out; printf's
+    format and arguments alike, which over-approximates), or None for another command."""
+    words = cmd.words[1:]
+    if cmd.name == "echo":
+        k = 0
+        while k < len(words) and _is_echo_option(words[k].text):
+            k += 1
+        return words[k:]
+    if cmd.name == "printf":
+        return words[1:] if words[:1] and words[0].text == "--" else words
+    return None
+
+
+def _truncates(op: str, target: str) -> bool:
+    """Whether redirection ``op`` to ``target`` empties a file (``>&2`` and ``>&-`` only
+    duplicate or close a descriptor; appends and reads keep the file)."""
+    if op == ">&":
+        return not (target.isdigit() or target == "-")
+    return op in (">", ">|", "&>")
+
+
+def _single_quoted(text: str) -> str:
+    """``text`` as one shell word (``shlex.quote`` would import ``re`` on the hook's path)."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _xargs_replace(own: list[Word]) -> str | None:
+    """The replace string of an ``xargs`` command's options (``-I R``, ``-IR``, ``-i``,
+    ``--replace[=R]``; ``{}`` by default), or None when it appends its input instead."""
+    words = [w.text for w in own[1:]]
+    for k, a in enumerate(words):
+        if a == "-I" and k + 1 < len(words):
+            return words[k + 1]
+        if a.startswith("-I") and len(a) > 2:
+            return a[2:]
+        if a.startswith("-i") or a == "--replace":
+            return a[2:] or "{}"
+        if a.startswith("--replace="):
+            return a.removeprefix("--replace=") or "{}"
+    return None
+
+
+def _is_echo_option(text: str) -> bool:
+    return len(text) > 1 and text[0] == "-" and all(c in "neE" for c in text[1:])
+
+
+def _cd_target(cmd: Command, cwd: str | None) -> str | None:
+    args = [w.text for w in cmd.words[1:] if not (w.text.startswith("-") and len(w.text) > 1)]
+    if not args:
+        return "~"
+    if args[0] == "-":
+        return cwd
+    return join_path(cwd, args[0])
+
+
+def _reads_script_from_stdin(cmd: Command) -> bool:
+    """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
+    if cmd.name in ("at", "batch"):
+        return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
+    if cmd.name not in SHELLS:
+        return False
+    for w in cmd.words[1:]:
+        a = w.text
+        if a == "-s" or (a.startswith("-") and not a.startswith("--") and "s" in a[1:]):
+            return True
+        if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+            return False
+        if not a.startswith(("-", "+")):
+            return False
+    return True
+
+
+def _options_end(
+    words: list[Word],
+    start: int,
+    with_value: frozenset[str],
+    stop_at_assignment: bool = False,
+) -> int:
+    """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd)."""
+    k = start
+    while k < len(words):
+        a = normalize_option(words[k].text)
+        if a == "--":
+            return k + 1
+        if stop_at_assignment and "=" in a and not a.startswith("-"):
+            k += 1
+            continue
+        if not a.startswith("-") or a == "-":
+            return k
+        if a.startswith("--"):
+            k += 2 if (a in with_value and "=" not in a) else 1
+            continue
+        # a bundle of short options: one taking a value consumes the rest or the next word
+        for j in range(1, len(a)):
+            if "-" + a[j] in with_value:
+                k += 1 if j + 1 < len(a) else 2
+                break
+        else:
+            k += 1
+    return k
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Options that take a value, per wrapper: the wrapped command starts after them.
+_WRAPPER_VALUES: dict[str, frozenset[str]] = {
+    "sudo": _words(
+        "-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --close-from --chdir "
+        "--role --type --other-user --command-timeout --chroot"
+    ),
+    "doas": _words("-u -C"),
+    "pkexec": _words("--user"),
+    "env": _words("-u -C -S -P --unset --chdir --split-string"),
+    "nice": _words("-n --adjustment"),
+    "ionice": _words("-c -n -p -P -u --class --classdata"),
+    "timeout": _words("-s -k --signal --kill-after"),
+    "time": _words("-f -o --format --output"),
+    "stdbuf": _words("-i -o -e --input --output --error"),
+    "exec": _words("-a"),
+    "command": _words(""),
+    "nohup": _words(""),
+    "builtin": _words(""),
+    "caffeinate": _words("-t -w"),
+    "unbuffer": _words(""),
+    "chronic": _words(""),
+    "flock": _words("-w -E --timeout --conflict-exit-code"),
+    "xargs": _words(
+        "-a -d -E -e -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines "
+        "--max-args --max-procs --max-chars --process-slot-var"
+    ),
+    "strace": _words("-e -o -p -s -u -E -I -a -b -O -P -S -X"),
+    "chroot": _words("--userspec --groups"),
+    "taskset": _words(""),
+    "runuser": _words("-c --command -s -u -g -G -w --user --group"),
+    "watch": _words("-n -d --interval --differences"),
+    "ssh": _words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B"),
+    "parallel": _words(
+        "-j -S --jobs --sshlogin -a --arg-file -d --delimiter --tmpdir --workdir -I --colsep"
+    ),
+    "setsid": _words(""),
+    "unshare": _words("-S -G -R -w --setuid --setgid --root --wd"),
+    "torsocks": _words("-u -p -a -P --user --pass --address --port"),
+    "proxychains": _words("-f"),
+    "proxychains4": _words("-f"),
+    "chrt": _words("-T -P -D --sched-runtime --sched-period --sched-deadline"),
+    "systemd-run": _words(
+        "-u -p -E -M -H -d --unit --property --description --slice --uid --gid --nice "
+        "--working-directory --setenv --machine --host --on-active --on-calendar"
+    ),
+    "screen": _words("-S -c -e -h -L -Logfile -p -T -t -X"),
+    "tmux": _words("-c -e -F -n -s -t -x -y -L -S -f"),
+}
+
+
+_SHELL_VALUES = _words("-o +o -O +O --rcfile --init-file")
+
+
+# Wrappers that run the rest of their argv as a command (after their own options).
+_TRANSPARENT = _words(
+    "sudo doas pkexec env nice ionice timeout time stdbuf exec command nohup builtin caffeinate "
+    "unbuffer chronic flock xargs strace chroot taskset setsid unshare torsocks proxychains "
+    "proxychains4 chrt systemd-run screen"
+)
+
+
+# tmux's commands that run their last operands: a shell command, or keys typed into a pane's
+# shell (send-keys 'git push' Enter; the key names become harmless extra arguments).
+_TMUX_STARTS = _words(
+    "new-session new new-window neww split-window splitw respawn-pane respawnp send-keys send"
+)
+
+
+def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | list[Word]]:
+    """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``
+    or ``("printed", text)`` (a script that is not in the original text).
+
+    The second value is how many words belong to the wrapper itself (or those words).
+    """
+    n = len(words)
+    if name in _TRANSPARENT:
+        if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
+            return None, n  # command -v git: a lookup, nothing runs
+        if name == "env":
+            for k, w in enumerate(words[1:], 1):
+                a = w.text
+                if a in ("-S", "--split-string") and k + 1 < n:
+                    return ("script", [words[k + 1]]), k + 2
+                if a.startswith("--split-string="):
+                    head = Word(a.split("=", 1)[1], None, w.literal)
+                    return ("script", [head] + words[k + 1 :]), k + 1
+        k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=name == "env")
+        if name == "timeout" and k < n:
+            k += 1  # the duration
+        if name in ("flock", "chroot", "taskset", "chrt") and k < n:
+            k += 1  # the lock file / new root / mask / priority
+        return (("argv", words[k:], []), k) if k < n else (None, n)
+    if name in ("su", "runuser"):  # su -c 'script' user; runuser -u user cmd
+        for k, w in enumerate(words[1:], 1):
+            if w.text in ("-c", "--command") and k + 1 < n:
+                return ("script", [words[k + 1]]), n
+        if name == "runuser":
+            k = _options_end(words, 1, _WRAPPER_VALUES["runuser"])
+            return (("argv", words[k:], []), k) if k < n else (None, n)
+        return None, n
+    if name in SHELLS:
+        k = 1
+        script = False
+        while k < n:
+            a = words[k].text
+            if a == "--":
+                k += 1
+                break
+            if a in _SHELL_VALUES:
+                k += 2
+                continue
+            if a.startswith(("-", "+")) and len(a) > 1:
+                if not a.startswith("--") and "c" in a[1:]:
+                    script = True
+                k += 1
+                continue
+            break
+        if script and k < n:
+            return ("script", [words[k]]), n
+        return _sourced(words[k : k + 1], budget), n
+    if name in ("source", "."):
+        return _sourced(words[1:2], budget), n
+    if name == "script":  # script -c 'cmd' [file]: a shell runs cmd
+        for k, w in enumerate(words[1:], 1):
+            a = w.text
+            if a in ("-c", "--command") or (a[:1] == "-" and a[1:2] != "-" and a.endswith("c")):
+                return (("script", [words[k + 1]]), n) if k + 1 < n else (None, n)
+            if a.startswith("--command="):
+                return ("script", [Word(a.split("=", 1)[1], None, w.literal)]), n
+        return None, n
+    if name == "tmux":
+        k = _options_end(words, 1, _WRAPPER_VALUES["tmux"])
+        if k < n and words[k].text in _TMUX_STARTS:
+            start = _options_end(words, k + 1, _WRAPPER_VALUES["tmux"])
+            return (("script", words[start:]), n) if start < n else (None, n)
+        return None, n
+    if name == "kubectl":  # kubectl exec POD -- cmd …: like ssh, on another machine
+        if "exec" in (w.text for w in words[1:3]):
+            end = next((k for k, w in enumerate(words) if w.text == "--"), n)
+            return (("argv", words[end + 1 :], []), end + 1) if end + 1 < n else (None, n)
+        return None, n
+    if name == "eval":
+        # eval "$(echo …)" parses what echo prints, redirections included.
+        printed = _substitution_output(words[1].text, budget) if n == 2 else None
+        if printed is not None:
+            return ("printed", printed), n
+        return (("script", words[1:]), n) if n > 1 else (None, n)
+    if name == "ssh":
+        k = _options_end(words, 1, _WRAPPER_VALUES["ssh"])
+        if k + 1 < n:
+            return ("script", words[k + 1 :]), k + 1
+        return None, n
+    if name == "watch":
+        k = _options_end(words, 1, _WRAPPER_VALUES["watch"])
+        return (("script", words[k:]), k) if k < n else (None, n)
+    if name == "parallel":
+        k = _options_end(words, 1, _WRAPPER_VALUES["parallel"])
+        end = next((j for j in range(k, n) if words[j].text in (":::", "::::", ":::+")), n)
+        # the ":::" arguments stay with parallel: they are what the script operates on
+        return (("script", words[k:end]), words[:k] + words[end:]) if k < end else (None, n)
+    if name == "find":
+        return _find_exec(words)
+    if name == "git":
+        return _git_runs(words)
+    if name == "busybox" and n > 1:
+        return ("argv", words[1:], []), 1
+    return None, n
+
+
+def _sourced(operand: list[Word], budget: _Budget) -> tuple[str, str] | None:
+    """``("printed", script)`` when a shell or ``source`` reads its script from a process
+    substitution that prints a known text (``bash <(echo 'git push -f')``), ``("file", path)``
+    when it reads a file (which the line may have written)."""
+    if not operand:
+        return None
+    if not operand[0].text.startswith("<("):
+        return "file", operand[0].text
+    printed = _substitution_output(operand[0].text, budget)
+    return None if printed is None else ("printed", printed)
+
+
+def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
+    """``find … -exec cmd {} ;``: the commands it runs; find keeps every other word."""
+    inner: list[list[Word]] = []
+    own: list[Word] = words[:1]
+    k = 1
+    while k < len(words):
+        own.append(words[k])
+        if words[k].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = k + 1
+            while j < len(words) and words[j].text not in (";", "+"):
+                j += 1
+            inner.append(words[k + 1 : j])
+            own.extend(words[j : j + 1])
+            k = j + 1
+        else:
+            k += 1
+    if not inner:
+        return None, len(words)
+    return ("argv", inner[0], inner[1:]), own
+
+
+def _git_runs(words: list[Word]) -> tuple[Any, int]:
+    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run`` and
+    ``-c alias.x='!…'`` shell aliases; and an alias ``git config`` defines, as what it will run
+    (``git config alias.p 'push -f'`` is read as ``git push -f``: it is defined to be run, by a
+    later command this line may not show)."""
+    from hookgate.shell.git import parse_argv  # git.py builds on this module
+
+    argv = [w.text for w in words]
+    parsed = parse_argv(argv, {}, None)
+    sub = parsed["subcommand"]
+    rest = words[len(argv) - len(parsed["args"]) :]
+    alias = parsed["config"].get(f"alias.{sub}", "") if sub else ""
+    if alias.startswith("!"):
+        # the script is the tail of the -c word that defines it: keep its offsets
+        defining = [w for w in words if "alias." in w.text and w.text.endswith("=" + alias)]
+        w = defining[-1] if defining else Word(alias, None, True, [])
+        start = len(w.text) - len(alias) + 1
+        script = Word(w.text[start:], None, True, w.offs[start:])
+        return ("script", [script] + rest), len(words)
+    if sub == "rebase":
+        scripts = [_option_value(rest, k, ("-x", "--exec")) for k in range(len(rest))]
+        found = [w for w in scripts if w is not None]
+        return (("script", found[:1]), len(words)) if found else (None, len(words))
+    texts = [w.text for w in rest]
+    if sub == "submodule" and "foreach" in texts:
+        k = texts.index("foreach") + 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 1
+        return (("script", rest[k:]), len(words)) if k < len(rest) else (None, len(words))
+    if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
+        return ("argv", rest[1:], []), len(words)
+    if sub == "config":
+        defined = _alias_definition(texts)
+        if defined is not None:
+            script = defined[1:] if defined.startswith("!") else "git " + defined
+            return ("printed", script), len(words)
+    return None, len(words)
+
+
+_CONFIG_VALUES = frozenset(("-f", "--file", "--blob", "--type", "--default", "--comment"))
+
+
+def _alias_definition(args: list[str]) -> str | None:
+    """The value ``git config [options] [set] alias.NAME VALUE`` gives an alias, or None."""
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a in _CONFIG_VALUES:
+            k += 2
+            continue
+        if not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+        k += 1
+    if operands[:1] == ["set"]:
+        operands = operands[1:]
+    if len(operands) >= 2 and operands[0].lower().startswith("alias."):
+        return operands[1]
+    return None
+
+
+def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:
+    """The value of option ``names`` written at ``words[k]`` (``-x cmd``, ``--exec=cmd``)."""
+    text = words[k].text
+    if text in names and k + 1 < len(words):
+        return words[k + 1]
+    for name in names:
+        prefix = name + "=" if name.startswith("--") else name
+        if text.startswith(prefix) and len(text) > len(prefix):
+            value = text[len(prefix) :]
+            return Word(value, None, True, words[k].offs[len(prefix) :])
+    return None
+
+
+def _wrapper_chdir(name: str, words: list[Word]) -> str | None:
+    if name in ("env", "sudo"):
+        for k, w in enumerate(words[1:], 1):
+            if w.text in ("-C", "--chdir", "-D") and k + 1 < len(words):
+                return words[k + 1].text
+            if w.text.startswith("--chdir="):
+                return w.text.split("=", 1)[1]
+    return None
+
+
+def _unescape(w: Word) -> Word:
+    """``w`` with ``printf``/``echo -e`` backslash escapes decoded (``\\n`` is a newline)."""
+    offs = _word_offsets(w)
+    text: list[str] = []
+    new_offs: list[int] = []
+    i = 0
+    while i < len(w.text):
+        if w.text[i] == "\\" and i + 1 < len(w.text):
+            ch, i = _ansi_escape(w.text, i + 1)
+        else:
+            ch, i = w.text[i], i + 1
+        text.append(ch)
+        new_offs.append(offs[i - 1])
+    return Word("".join(text), w.span if len(text) == len(w.text) else None, w.literal, new_offs)
+
+
+def _ansi_escape(t: str, i: int) -> tuple[str, int]:
+    """Decode one ``$'…'`` escape starting after the backslash; returns (char, next index)."""
+    c = t[i]
+    simple = {
+        "n": "\n",
+        "t": "\t",
+        "r": "\r",
+        "a": "\a",
+        "b": "\b",
+        "e": "\x1b",
+        "E": "\x1b",
+        "f": "\f",
+        "v": "\v",
+        "\\": "\\",
+        "'": "'",
+        '"': '"',
+        "?": "?",
+    }
+    if c in simple:
+        return simple[c], i + 1
+    digits = {"x": 2, "u": 4, "U": 8}
+    if c in digits:
+        j = i + 1
+        while j < len(t) and j - i - 1 < digits[c] and t[j] in "0123456789abcdefABCDEF":
+            j += 1
+        if j == i + 1:
+            return "\\" + c, i + 1
+        code = int(t[i + 1 : j], 16)
+        return (chr(code) if code < 0x110000 else "\ufffd"), j
+    if c in "01234567":
+        j = i
+        while j < len(t) and j - i < 3 and t[j] in "01234567":
+            j += 1
+        return chr(int(t[i:j], 8) & 0xFF), j
+    return "\\" + c, i + 1
+
+
+# analyse's results by command line: policies ask about the same line often. A dict rather than
+# functools.lru_cache, whose import (collections, reprlib, …) costs every hook about a millisecond.
+_ANALYSED: dict[str, tuple[Command, ...]] = {}
+
+
+MAX_ANALYSED = 256
+
+
+def analyse(cmdline: str) -> tuple[Command, ...]:
+    """Every simple command in ``cmdline``; a ``LimitError`` past the bounds above."""
+    if len(cmdline) > MAX_COMMAND_CHARS:
+        raise LimitError(
+            "command-size",
+            f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
+            f"this one is longer ({len(cmdline)})",
+        )
+    return _analyse(cmdline, _Budget())
+
+
+def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
+    """``analyse`` within ``budget`` (a substitution's script is read within its line's)."""
+    cached = _ANALYSED.get(cmdline)
+    if cached is not None:
+        return cached
+    out: list[Command] = []
+    _Parser(cmdline, None, 0, out, None, [], budget).parse()
+    if len(_ANALYSED) >= MAX_ANALYSED:
+        _ANALYSED.clear()
+    commands = _ANALYSED[cmdline] = tuple(out)
+    return commands

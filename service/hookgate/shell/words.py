@@ -1,0 +1,182 @@
+"""The shell model's records: a word and a simple command, and the spelling rules shared by
+every part of the model (command names, option dashes, lexical paths)."""
+
+from __future__ import annotations
+
+from hookgate.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Characters that look like an ASCII hyphen-minus; agents (and attackers) paste them into flags.
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+
+
+class Word(Record):
+    __slots__ = ("text", "span", "literal", "offs", "braces")
+
+    def __init__(
+        self,
+        text: str,  # the word after quote removal (expansions kept as written)
+        span: tuple[int, int] | None,  # raw span in the root text; None if not contiguous there
+        literal: bool = True,  # no unquoted/double-quoted expansion ($x, $(…), `…`)
+        offs: list[int] | None = None,  # root offset of each character of text
+        braces: bool = False,  # an unquoted "{" in it: bash may brace-expand it
+    ) -> None:
+        self.text = text
+        self.span = span
+        self.literal = literal
+        self.offs = [] if offs is None else offs
+        self.braces = braces
+
+
+class Command(Record):
+    __slots__ = (
+        "name",
+        "words",
+        "env",
+        "span",
+        "cwd",
+        "via",
+        "incomplete",
+        "stdin",
+        "writes",
+        "appends",
+        "branch",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        words: list[Word],
+        env: dict[str, str],
+        span: tuple[int, int],
+        cwd: str | None,
+        via: list[str],
+        incomplete: bool = False,
+        stdin: str | None = None,  # a here-document's body or a here-string fed to the command
+    ) -> None:
+        self.name = name
+        self.words = words
+        self.env = env
+        self.span = span
+        self.cwd = cwd
+        self.via = via
+        self.incomplete = incomplete
+        self.stdin = stdin
+        self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
+        self.appends: list[str] = []  # files it appends to (>> f); not part of its value
+        # git: the branch an earlier command of the line switched its repository to ("" when it
+        # detached HEAD), None when the line did not switch it
+        self.branch: str | None = None
+
+    def to_value(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "argv": [w.text for w in self.words],
+            "env": dict(self.env),
+            "span": list(self.span),
+            "cwd": self.cwd,
+            "via": list(self.via),
+            "incomplete": self.incomplete,
+            "stdin": self.stdin,
+            "writes": list(self.writes),
+            "branch": self.branch,
+        }
+
+
+def command_name(word: str) -> str:
+    """The name a command word runs: basename, lower-cased, without ``.exe``."""
+    name = word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+    return name[:-4] if name.endswith(".exe") else name
+
+
+def normalize_option(word: str) -> str:
+    """``word`` with look-alike Unicode dashes at its start replaced by ASCII ``-``.
+
+    En and em dashes are what "smart" typography makes of ``--``, so each counts as two,
+    except before a single letter (``–f`` is ``-f``).
+    """
+    i = 0
+    while i < len(word) and (word[i] == "-" or word[i] in DASHES):
+        i += 1
+    run, rest = word[:i], word[i:]
+    if not i or run.count("-") == i:
+        return word
+    n = sum(2 if ch in "\u2013\u2014" else 1 for ch in run)
+    if n >= 2 and len(rest) == 1 and run.count("-") == 0 and len(run) == 1:
+        n = 1
+    return "-" * n + rest
+
+
+def join_path(base: str | None, path: str) -> str:
+    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize."""
+    if base is None or path.startswith(("/", "~", "$")):
+        joined = path
+    else:
+        joined = base.rstrip("/") + "/" + path
+    return normalize_path(joined)
+
+
+def normalize_path(path: str) -> str:
+    """Resolve ``.`` and ``..`` lexically (never touching the disk); keeps a leading ``~``/``$X``."""
+    absolute = path.startswith("/")
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and parts and parts[-1] != "..":
+            if parts[-1].startswith(("~", "$")) and len(parts) == 1:
+                parts.append(part)  # cannot go above an unknown home/variable lexically
+            else:
+                parts.pop()
+        elif part == ".." and absolute:
+            continue  # /.. is /
+        else:
+            parts.append(part)
+    text = "/".join(parts)
+    if absolute:
+        return "/" + text
+    return text or "."
+
+
+def option_words(argv: list[str]) -> list[str]:
+    """The option words of ``argv[1:]`` (before ``--``), dashes normalized."""
+    opts: list[str] = []
+    for a in argv[1:]:
+        a = normalize_option(a)
+        if a == "--":
+            break
+        if a.startswith("-") and len(a) > 1:
+            opts.append(a)
+    return opts
+
+
+def option_matches(word: str, flag: str) -> bool:
+    """Whether option word ``word`` sets ``flag`` (``-nm`` sets ``-n``; ``--x=1`` sets ``--x``)."""
+    if word == flag:
+        return True
+    if flag.startswith("--"):
+        return word.startswith(flag + "=")
+    if len(flag) == 2 and flag[0] == "-" and not word.startswith("--"):
+        return flag[1] in word[1:]
+    return False
+
+
+def argv_operands(argv: list[str]) -> list[str]:
+    """The operands of ``argv[1:]``: words that are not options (a lone ``-`` is an operand;
+    every word after ``--`` is one)."""
+    out: list[str] = []
+    ended = False
+    for a in argv[1:]:
+        if not ended and normalize_option(a) == "--":
+            ended = True
+        elif ended or not normalize_option(a).startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
+def argv_has_option(argv: list[str], flag: str) -> bool:
+    """Whether ``argv`` carries option ``flag`` (normalized), bundles and ``--x=v`` included."""
+    return any(option_matches(w, flag) for w in option_words(argv))
