@@ -80,8 +80,23 @@ def _hosts(report: _Report, project_dir: Path) -> None:
                     report.line(where)
                 else:
                     report.problem(f"{where}, which is missing or not executable")
+            if commands:
+                _host_runs_hooks(report, host, scope, path, project_dir)
     if not wired:
         report.warning("no host is wired; run hookgate install claude|codex|copilot|cursor|gemini")
+
+
+def _host_runs_hooks(report: _Report, host: str, scope: str, path: Path, project: Path) -> None:
+    """Whether the host will actually call the hooks in ``path`` (trust, events)."""
+    from hookgate.integrations import trust
+
+    try:
+        found = trust.problems(host, scope, path, project)
+    except trust.TrustError as exc:
+        report.problem(f"{host} ({scope}): {exc}")
+        return
+    for problem in found:
+        report.problem(f"{host} ({scope}): {problem}")
 
 
 def _server(report: _Report, timeout: float) -> object:

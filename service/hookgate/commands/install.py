@@ -27,6 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--project-dir", type=Path, help="the project for --scope project (default: current dir)"
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="also record hookgate's hooks in the host's own trust store (Codex: hooks.state "
+        "in config.toml; Copilot, project scope: trustedFolders), as reviewing them there would",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if new == old:
         state = "not installed in" if removing else "already installed in"
         print(f"hookgate is {state} {path}")
-        return 0
+        return 0 if removing else _check_trust(args, path)
     if args.dry_run:
         sys.stdout.writelines(_diff(path, old, new))
         return 0
@@ -66,6 +72,26 @@ def run(args: argparse.Namespace) -> int:
     if not removing:
         for note in hostconfig.notes(args.host, args.scope):
             print(note)
+        return _check_trust(args, path)
+    return 0
+
+
+def _check_trust(args: argparse.Namespace, path: Path) -> int:
+    """Trust the hooks when asked; then say what still keeps the host from running them (the
+    same findings as ``hookgate doctor``)."""
+    from hookgate.integrations import trust
+
+    project = args.project_dir or Path.cwd()
+    try:
+        if args.trust and not args.dry_run:
+            for change in trust.trust(args.host, args.scope, path, project):
+                print(change)
+        found = trust.problems(args.host, args.scope, path, project)
+    except trust.TrustError as exc:
+        print(f"hookgate {args.command}: {exc}", file=sys.stderr)
+        return 1
+    for problem in found:
+        print(f"NOT PROTECTED YET: {problem}")
     return 0
 
 

@@ -110,7 +110,7 @@ def _hook_specific_output(decision: Decision, *, can_ask: bool) -> dict:
     gate = _is_gate(decision)
     plan = _plan(decision, gate=gate, can_ask=can_ask, can_rewrite=True, can_block_after=True)
     response: dict = {}
-    specific: dict = {"hookEventName": decision.event}
+    specific: dict = {"hookEventName": hosts.hook_event_name(decision.host_event, decision.event)}
     if plan.verdict in ("deny", "ask"):
         if gate:
             specific["permissionDecision"] = plan.verdict

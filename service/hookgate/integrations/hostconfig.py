@@ -22,7 +22,7 @@ COMMAND_KEYS = ("command", "bash", "powershell")
 @dataclass(frozen=True)
 class HostSpec:
     name: str
-    events: tuple[str, str]  # the host's spelling of (pre-tool, post-tool)
+    events: tuple[str, ...]  # the host's spelling of pre-tool, post-tool (and failed-tool) events
     nested: bool  # Claude-style {"matcher", "hooks": [handler]} groups, else flat handlers
     handler: dict  # the handler's fields; the command goes where the value is None
     command_key: str = "command"
@@ -35,7 +35,8 @@ class HostSpec:
 SPECS: dict[str, HostSpec] = {
     "claude": HostSpec(
         "claude",
-        ("PreToolUse", "PostToolUse"),
+        # A failing command's output comes only through PostToolUseFailure.
+        ("PreToolUse", "PostToolUse", "PostToolUseFailure"),
         True,
         {"type": "command", "command": None, "timeout": 30},
     ),
@@ -44,17 +45,7 @@ SPECS: dict[str, HostSpec] = {
         ("PreToolUse", "PostToolUse"),
         True,
         {"type": "command", "command": None, "timeout": 30},
-        notes=(
-            (
-                None,
-                "Codex runs only hooks you have reviewed and trusted: start Codex, open /hooks "
-                "and trust the two hookgate entries.",
-            ),
-            (
-                "project",
-                "Codex loads a project's hooks only when the project itself is trusted.",
-            ),
-        ),
+        # Whether Codex will run the hooks (trust, project trust): integrations.trust.
     ),
     "gemini": HostSpec(
         "gemini",
@@ -77,13 +68,7 @@ SPECS: dict[str, HostSpec] = {
         command_key="bash",
         new_file='{\n  "version": 1\n}\n',
         own_file=True,
-        notes=(
-            (
-                "project",
-                "In prompt mode (copilot -p), Copilot CLI runs repository hooks only in a "
-                "trusted folder.",
-            ),
-        ),
+        # Whether Copilot loads project hooks (trusted folders): integrations.trust.
     ),
     "cursor": HostSpec(
         "cursor",
