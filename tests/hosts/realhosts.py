@@ -184,7 +184,7 @@ def hookgate_env(world: World) -> dict[str, str]:
 def install_hookgate(world: World, host: str, extra: tuple[str, ...] = ()) -> str:
     """``hookgate install <host>`` in the world's HOME; its output (what it told the user)."""
     done = subprocess.run(
-        [str(HOOKGATE), "install", host, *extra],
+        [str(HOOKGATE), "install", host, "--project-dir", str(world.work), *extra],
         cwd=world.work,
         env={**hookgate_env(world), "CODEX_HOME": str(world.home / ".codex")},
         capture_output=True,
@@ -195,9 +195,9 @@ def install_hookgate(world: World, host: str, extra: tuple[str, ...] = ()) -> st
     return done.stdout
 
 
-def doctor(world: World, host: str) -> subprocess.CompletedProcess:
+def doctor(world: World) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(HOOKGATE), "doctor", "--timeout", "0.2"],
+        [str(HOOKGATE), "doctor", "--project-dir", str(world.work), "--timeout", "0.2"],
         cwd=world.work,
         env={**hookgate_env(world), "CODEX_HOME": str(world.home / ".codex")},
         capture_output=True,

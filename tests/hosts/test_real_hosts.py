@@ -18,7 +18,14 @@ pytestmark = pytest.mark.parametrize("host", HOSTS)
 class Agent:
     """A world with hookgate wired into ``host`` and a way to run one turn in it."""
 
-    def __init__(self, host: str, binary: Path, model: Model, root: Path) -> None:
+    def __init__(
+        self,
+        host: str,
+        binary: Path,
+        model: Model,
+        root: Path,
+        install: tuple[str, ...] = ("--trust",),
+    ) -> None:
         self.host = host
         self.binary = binary
         self.model = model
@@ -26,7 +33,7 @@ class Agent:
         self.env = realhosts.configure(self.world, host, model.url)
         # --trust: what reviewing the hooks in Codex's /hooks records (the other hosts need none
         # at user scope).
-        self.install_output = realhosts.install_hookgate(self.world, host, ("--trust",))
+        self.install_output = realhosts.install_hookgate(self.world, host, install)
 
     def run(self, command: str, *, allow: bool = True) -> str:
         """Run one turn whose model calls the shell tool with ``command``; what the model saw
@@ -45,15 +52,19 @@ def agent(host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Pat
     return Agent(host, host_binaries[host], model, tmp_path)
 
 
-def test_force_push_runs_as_a_plain_push(agent: Agent) -> None:
-    world = agent.world
-    # origin/main holds a commit the local main lacks: a force push would replace it, a plain
-    # push is refused.
+def diverge(world: World) -> None:
+    """origin/main holds a commit the local main lacks: a force push would replace it, a plain
+    push is refused."""
     world.git("checkout", "-q", "main")
     world.git("commit", "-q", "--allow-empty", "-m", "remote-only")
     world.git("push", "-q", "origin", "main")
     world.git("reset", "-q", "--hard", "HEAD~1")
     world.git("commit", "-q", "--allow-empty", "-m", "local-work")
+
+
+def test_force_push_runs_as_a_plain_push(agent: Agent) -> None:
+    world = agent.world
+    diverge(world)
     seen = agent.run("git push --force origin main")
     assert world.remote_log()[0] == "remote-only"
     assert "rejected" in seen  # the push ran, without --force, and git refused it

@@ -56,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _hosts(report: _Report, project_dir: Path) -> None:
-    import shlex
 
     from hookgate.integrations import hostconfig
 
@@ -74,7 +73,7 @@ def _hosts(report: _Report, project_dir: Path) -> None:
                 continue
             for command in sorted(set(commands)):
                 wired += 1
-                binary = shlex.split(command)[0]
+                binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
                 if os.path.isfile(binary) and os.access(binary, os.X_OK):
                     report.line(where)

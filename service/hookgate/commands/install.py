@@ -28,6 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
     parser.add_argument(
+        "--rewrite",
+        choices=("allow", "ask"),
+        default="allow",
+        help="what a rewritten call answers: allow (run it unasked; default) or ask (the host "
+        "asks about the rewritten call, or hookgate denies it and names it where the host cannot)",
+    )
+    parser.add_argument(
         "--trust",
         action="store_true",
         help="also record hookgate's hooks in the host's own trust store (Codex: hooks.state "
@@ -46,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if removing:
             new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
         else:
-            command = hostconfig.hook_command(hookgate_executable(), args.host)
+            command = hostconfig.hook_command(
+                hookgate_executable(), args.host, getattr(args, "rewrite", "allow")
+            )
             new = hostconfig.install_text(old, args.host, command, str(path))
     except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
         print(f"hookgate {args.command}: {exc}", file=sys.stderr)

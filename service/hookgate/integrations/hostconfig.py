@@ -114,20 +114,30 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
     return home / f".{host}" / ("hooks.json" if host == "cursor" else "settings.json")
 
 
-def hook_command(executable: str, host: str) -> str:
-    """The shell command a host runs: ``<absolute hookgate> eval --host <host>``."""
-    return f"{shlex.quote(executable)} eval --host {host}"
+def hook_command(executable: str, host: str, rewrite: str = "allow") -> str:
+    """The shell command a host runs: ``<absolute hookgate> eval --host <host>``, preceded by
+    ``HOOKGATE_REWRITE=ask`` when rewrites are to be asked about."""
+    prefix = "HOOKGATE_REWRITE=ask " if rewrite == "ask" else ""
+    return f"{prefix}{shlex.quote(executable)} eval --host {host}"
 
 
 def is_hookgate_command(command: object) -> bool:
-    """Whether ``command`` is one hookgate installed: ``…/hookgate eval …``."""
+    """Whether ``command`` is one hookgate installed: ``[NAME=value …] …/hookgate eval …``."""
+    words = command_words(command)
+    return len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval"
+
+
+def command_words(command: object) -> list[str]:
+    """A hook command's words after its leading ``NAME=value`` assignments ([] if unreadable)."""
     if not isinstance(command, str):
-        return False
+        return []
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
-    return len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval"
+        return []
+    while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():
+        words = words[1:]
+    return words
 
 
 def installed_commands(text: str, host: str, name: str = "<config>") -> list[str]:
