@@ -82,3 +82,16 @@ def test_copilot_tool_args_in_every_shape(engine, as_text, event) -> None:
     if event is not None:
         post["hookEventName"] = event.replace("pre", "post").replace("Pre", "Post")
     assert engine.evaluate(post).event == "PostToolUse"
+
+
+def test_the_fast_launcher_is_recognised_as_hookgate() -> None:
+    # That it runs hookgate, installed from a wheel: bench/run.py --installed.
+    import sys
+
+    site = str(Path(__file__).parents[1] / "service")
+    argv = hostconfig.launcher_argv(sys.executable, [site])
+    command = hostconfig.hook_command(argv, "claude", "ask")
+    assert hostconfig.is_hookgate_command(command)
+    text = hostconfig.install_text(None, "claude", command)
+    assert hostconfig.installed_commands(text, "claude") == [command] * 3
+    assert hostconfig.uninstall_text(text, "claude") == "{}\n"

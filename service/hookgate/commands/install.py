@@ -9,6 +9,7 @@ prints the unified diff and changes nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
         else:
             command = hostconfig.hook_command(
-                hookgate_executable(), args.host, getattr(args, "rewrite", "allow")
+                hook_program(), args.host, getattr(args, "rewrite", "allow")
             )
             new = hostconfig.install_text(old, args.host, command, str(path))
     except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
@@ -104,10 +105,26 @@ def _check_trust(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
+def hook_program() -> str | list[str]:
+    """What the hook command starts: this Python through the fast launcher when hookgate and
+    its dependencies are plain directories of its site-packages (a regular install), else the
+    ``hookgate`` executable (an editable install needs ``site`` to find its sources)."""
+    import sysconfig
+
+    import hookgate
+    from hookgate.integrations import hostconfig
+
+    paths = sysconfig.get_paths()
+    dirs = list(dict.fromkeys(os.path.abspath(paths[k]) for k in ("purelib", "platlib")))
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(hookgate.__file__)))
+    if package_dir in dirs and os.path.isfile(sys.executable):
+        return hostconfig.launcher_argv(os.path.abspath(sys.executable), dirs)
+    return hookgate_executable()
+
+
 def hookgate_executable() -> str:
     """The absolute path of the ``hookgate`` command being run (or the one installed beside
     this Python), so the host runs the very install the user chose."""
-    import os
     import shutil
 
     argv0 = Path(sys.argv[0])

@@ -114,17 +114,43 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
     return home / f".{host}" / ("hooks.json" if host == "cursor" else "settings.json")
 
 
-def hook_command(executable: str, host: str, rewrite: str = "allow") -> str:
-    """The shell command a host runs: ``<absolute hookgate> eval --host <host>``, preceded by
-    ``HOOKGATE_REWRITE=ask`` when rewrites are to be asked about."""
+# What the fast launcher runs (``python -I -S -c <code> eval …``): see ``launcher_argv``.
+LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import main;sys.exit(main())"
+_LAUNCH_MARK = "from hookgate.cli import main"
+
+
+def launcher_argv(python: str, import_dirs: list[str]) -> list[str]:
+    """The quickest way Python starts hookgate: ``-S`` skips ``site`` (its .pth files, its
+    imports), ``-I`` ignores PYTHON* variables and keeps the working directory off ``sys.path``;
+    the directories hookgate and its dependencies are installed in go after the standard
+    library, where ``site`` would have put them."""
+    import json
+
+    return [python, "-I", "-S", "-c", LAUNCH_CODE.format(dirs=json.dumps(import_dirs))]
+
+
+def hook_command(program: str | list[str], host: str, rewrite: str = "allow") -> str:
+    """The shell command a host runs: ``<program> eval --host <host>`` (``program``: the
+    ``hookgate`` executable, or the launcher's argv), preceded by ``HOOKGATE_REWRITE=ask``
+    when rewrites are to be asked about."""
     prefix = "HOOKGATE_REWRITE=ask " if rewrite == "ask" else ""
-    return f"{prefix}{shlex.quote(executable)} eval --host {host}"
+    start = shlex.join(program) if isinstance(program, list) else shlex.quote(program)
+    return f"{prefix}{start} eval --host {host}"
 
 
 def is_hookgate_command(command: object) -> bool:
-    """Whether ``command`` is one hookgate installed: ``[NAME=value …] …/hookgate eval …``."""
+    """Whether ``command`` is one hookgate installed: ``[NAME=value …] …/hookgate eval …`` or
+    the launcher's ``[NAME=value …] python -I -S -c '…hookgate.cli…' eval …``."""
     words = command_words(command)
-    return len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval"
+    if len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval":
+        return True
+    return (
+        len(words) >= 6
+        and os.path.basename(words[0]).startswith("python")
+        and words[1:4] == ["-I", "-S", "-c"]
+        and _LAUNCH_MARK in words[4]
+        and words[5] == "eval"
+    )
 
 
 def command_words(command: object) -> list[str]:
