@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import realhosts  # noqa: E402
-from model import Model  # noqa: E402
+from scripted_model import Model  # noqa: E402
 
 ENABLED = os.environ.get("CI") == "true" or os.environ.get("HOOKGATE_REAL_HOSTS") == "1"
 SKIP_REASON = (

@@ -1,6 +1,6 @@
 """The real hosts: pinned npm installs (cached outside the repository), a throw-away world per
 run (HOME, a git repository with a local bare remote), and one headless agent turn per run
-against the scripted model of ``model.py``, with hookgate wired by ``hookgate install <host>``.
+against the scripted model of ``scripted_model.py``, with hookgate wired by ``hookgate install <host>``.
 
 Which facts each host needs to run offline: REALHOSTS.md (copied into the test data's README).
 """
@@ -257,6 +257,9 @@ def configure(world: World, host: str, model_url: str) -> dict[str, str]:
             COPILOT_PROVIDER_TYPE="anthropic",
             COPILOT_PROVIDER_API_KEY=DUMMY_KEY,
             COPILOT_MODEL="claude-sonnet-4.5",
+            # Copilot unpacks itself (235 MB, 5 s) into the cache directory on first start:
+            # once for all runs, not once per throw-away HOME.
+            XDG_CACHE_HOME=str(CACHE / "copilot-xdg-cache"),
         )
     return env
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from model import Model
 from realhosts import HOSTS, doctor
+from scripted_model import Model
 from test_real_hosts import Agent, diverge
 
 

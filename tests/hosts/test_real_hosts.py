@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import realhosts
-from model import Model
 from realhosts import HOSTS, World
+from scripted_model import Model
 
 pytestmark = pytest.mark.parametrize("host", HOSTS)
 
