@@ -133,7 +133,8 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
             [
                 *commands.values(),
                 [python, str(HERE / "minimal_hook.py")],
-                [python, str(HERE / "regorus_hook.py")],
+                # regorus and the pack's builtins live in this checkout's venv, not the fresh one.
+                [PYTHON, str(HERE / "regorus_hook.py")],
             ],
             stdin,
             runs,

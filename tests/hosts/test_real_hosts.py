@@ -70,14 +70,6 @@ def test_force_push_runs_as_a_plain_push(agent: Agent) -> None:
     assert "rejected" in seen  # the push ran, without --force, and git refused it
 
 
-def test_force_push_that_can_fast_forward_reaches_the_remote(agent: Agent) -> None:
-    world = agent.world
-    world.git("checkout", "-q", "main")
-    world.git("commit", "-q", "--allow-empty", "-m", "local-work")
-    agent.run("git push --force origin main")
-    assert world.remote_log()[:2] == ["local-work", "initial"]
-
-
 def test_no_verify_is_denied_and_the_model_is_told_why(agent: Agent) -> None:
     world = agent.world
     (world.work / "f.txt").write_text("x\n")

@@ -99,7 +99,7 @@ def is_failure_event(name: str | None) -> bool:
 
 def hook_event_name(host_event: str | None, event: str) -> str:
     """The ``hookEventName`` a Claude-style response names: the failure event as the payload
-    spelled it (Claude checks that it matches), else the canonical event."""
+    spelled it (what Claude Code 2.1.332 acted on in tests/hosts), else the canonical event."""
     return host_event if is_failure_event(host_event) else event
 
 

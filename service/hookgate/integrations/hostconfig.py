@@ -172,6 +172,11 @@ def installed_commands(text: str, host: str, name: str = "<config>") -> list[str
     return [_command(handler.value) for _, _, handler in _ours(doc, SPECS[host])]
 
 
+def events_wired(text: str, host: str, name: str = "<config>") -> set[str]:
+    """The events of a host file that run a hookgate command."""
+    return {event for event, _, _ in _ours(_parse(text, name), SPECS[host])}
+
+
 def install_text(text: str | None, host: str, command: str, name: str = "<config>") -> str:
     """``text`` (None: a missing file) with hookgate's entries present exactly once, pointing at
     ``command``; an older hookgate entry (another path) is replaced, not duplicated."""

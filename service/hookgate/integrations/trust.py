@@ -160,7 +160,10 @@ def problems(host: str, scope: str, hook_file: Path, project: Path) -> list[str]
             text = hook_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise TrustError(f"cannot read {hook_file}: {exc}") from None
-        wired = _events_wired(text, host, str(hook_file))
+        try:
+            wired = hostconfig.events_wired(text, host, str(hook_file))
+        except hostconfig.HostConfigError as exc:
+            raise TrustError(str(exc)) from None
         missing = [e for e in hostconfig.SPECS[host].events if e not in wired]
         if missing:
             found.append(
@@ -168,11 +171,6 @@ def problems(host: str, scope: str, hook_file: Path, project: Path) -> list[str]
                 f"run hookgate install claude --scope {scope} again"
             )
     return found
-
-
-def _events_wired(text: str, host: str, name: str) -> set[str]:
-    doc = jsonc.parse(text, name)
-    return {event for event, _, _ in hostconfig._ours(doc, hostconfig.SPECS[host])}
 
 
 def trust(host: str, scope: str, hook_file: Path, project: Path) -> list[str]:
