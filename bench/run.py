@@ -76,8 +76,9 @@ def median_process_ms(argvs: list[list[str]], stdin: bytes, runs: int, env: dict
 
 
 def installed_python(workdir: str, env: dict) -> str:
-    """The python of a venv under ``workdir`` where hookgate is installed from a wheel built from
-    this checkout; hookgate's dependencies are found in this venv (a ``.pth`` file)."""
+    """The python of a fresh venv where hookgate is installed as users install it: the venv's
+    stock pip (what ``python -m venv`` bundles), a wheel built from this checkout, not editable,
+    its dependencies from the package index."""
     root = HERE.parent
     source = os.path.join(workdir, "src")  # a copy, so the build leaves nothing in the checkout
     os.makedirs(source)
@@ -92,43 +93,56 @@ def installed_python(workdir: str, env: dict) -> str:
     wheels, venv = os.path.join(workdir, "wheels"), os.path.join(workdir, "venv")
     quiet = {"check": True, "capture_output": True}
     subprocess.run([PYTHON, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source], **quiet)
-    subprocess.run([PYTHON, "-m", "venv", "--without-pip", venv], **quiet)
+    subprocess.run([PYTHON, "-m", "venv", venv], **quiet)
     python = os.path.join(venv, "bin", "python")
     wheel = os.path.join(wheels, os.listdir(wheels)[0])
-    pip_install = [PYTHON, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index"]
-    subprocess.run([*pip_install, wheel], **quiet)
-    # Written after the install: pip would otherwise see this venv's editable hookgate there.
+    subprocess.run([python, "-m", "pip", "install", "-q", wheel], **quiet)
     where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
     purelib = subprocess.run([python, "-c", where], text=True, **quiet).stdout.strip()
-    deps = subprocess.run([PYTHON, "-c", where], text=True, **quiet).stdout.strip()
-    Path(purelib, "hookgate-bench-deps.pth").write_text(deps + "\n")
     compileall = [python, "-m", "compileall", "-q", os.path.join(purelib, "hookgate")]
     subprocess.run(compileall, env=env, **quiet)
     return python
 
 
-def whole_process(python: str, env: dict, runs: int) -> None:
-    """Section 1's table for hookgate and the baselines run by ``python``."""
+def installed_hook_argv(python: str, env: dict) -> list[str]:
+    """The command ``hookgate install claude`` wires (in a throw-away HOME), as argv."""
+    import shlex
+
+    home = tempfile.mkdtemp(prefix="hookgate-bench-home-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
     hookgate = str(Path(python).parent / "hookgate")
-    print(
-        f"   {'payload':24} {'hookgate':>9} {'(a) min':>8} {'(b) regorus':>12} {'÷(a)':>6} {'÷(b)':>6}"
+    subprocess.run(
+        [hookgate, "install", "claude"], env={**env, "HOME": home}, check=True, capture_output=True
     )
+    settings = json.loads(Path(home, ".claude", "settings.json").read_text())
+    return shlex.split(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
+
+
+def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = None) -> None:
+    """Section 1's table for hookgate and the baselines run by ``python``; ``hook``: the
+    command ``hookgate install`` wires, measured beside the ``hookgate`` console script."""
+    hookgate = [str(Path(python).parent / "hookgate"), "eval"]
+    commands = {"hookgate eval": hookgate}
+    if hook is not None:
+        commands = {"installed hook": hook, "console script": hookgate}
+    heads = "".join(f" {name:>15}" for name in commands)
+    print(f"   {'payload':24}{heads} {'(a) min':>8} {'(b) regorus':>12}   ÷(a)")
     for name, command in PAYLOADS.items():
         stdin = json.dumps(payload(command)).encode()
-        ours, minimal, rego = median_process_ms(
+        *ours, minimal, rego = median_process_ms(
             [
-                [hookgate, "eval"],
+                *commands.values(),
                 [python, str(HERE / "minimal_hook.py")],
-                [python, str(HERE / "regorus_hook.py")],
+                # regorus and the pack's builtins live in this checkout's venv, not the fresh one.
+                [PYTHON, str(HERE / "regorus_hook.py")],
             ],
             stdin,
             runs,
             env,
         )
-        print(
-            f"   {name:24} {ours:9.1f} {minimal:8.1f} {rego:12.1f} "
-            f"{ours / minimal:6.2f} {ours / rego:6.2f}"
-        )
+        figures = "".join(f" {ms:15.1f}" for ms in ours)
+        ratios = " ".join(f"{ms / minimal:.2f}" for ms in ours)
+        print(f"   {name:24}{figures} {minimal:8.1f} {rego:12.1f}   {ratios}")
 
 
 def peak_rss_kib(argv: list[str], stdin: bytes, env: dict) -> int:
@@ -184,8 +198,10 @@ def main() -> None:
         workdir = tempfile.mkdtemp(prefix="hookgate-bench-venv-")
         atexit.register(shutil.rmtree, workdir, ignore_errors=True)
         python = installed_python(workdir, env)
-        print("   installed from a wheel (not editable):")
-        whole_process(python, env, args.runs)
+        hook = installed_hook_argv(python, env)
+        print("   installed as users install it (fresh venv, stock pip, wheel), the hook as")
+        print(f"   hookgate install wires it: {' '.join(hook[:4])} … {' '.join(hook[5:])}")
+        whole_process(python, env, args.runs, hook)
 
     print("\n2. in process, µs per decision on the default pack")
     engine = Engine.from_paths([default_pack_path()])

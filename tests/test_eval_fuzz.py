@@ -61,7 +61,7 @@ RESPONSE_KEYS = {
         "modifiedArgs",
         "additionalContext",
     },
-    "gemini": {"decision", "reason", "hookSpecificOutput"},
+    "gemini": {"decision", "reason", "systemMessage", "hookSpecificOutput"},
     "cursor": {
         "permission",
         "user_message",

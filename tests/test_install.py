@@ -109,7 +109,7 @@ def test_install_merges_and_uninstall_restores_exactly(home, capsys, host, scope
     # Everything else is still there, comments included.
     assert without_hookgate(doc.root.value, spec) == jsonc.parse(original).root.value
     assert comments(installed) == comments(original)
-    assert hostconfig.installed_commands(installed, host) == [command, command]
+    assert hostconfig.installed_commands(installed, host) == [command] * len(spec.events)
     backups = list(path.parent.glob(path.name + ".bak-*"))
     assert [b.read_text() for b in backups] == [original]
 
@@ -169,7 +169,7 @@ def test_install_replaces_an_entry_of_another_hookgate_binary(home):
 
     assert hookgate("install", "claude") == 0
     commands = hostconfig.installed_commands(path.read_text(), "claude")
-    assert commands == [f"{EXE} eval --host claude"] * 2
+    assert commands == [f"{EXE} eval --host claude"] * 3  # pre, post, post-failure
 
 
 def test_uninstall_keeps_other_handlers_sharing_a_group(home):

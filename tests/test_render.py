@@ -108,12 +108,15 @@ EXPECTED = {
     "gemini": {
         ("deny", "pre"): {"decision": "deny", "reason": REASON},
         ("ask", "pre"): {"decision": "deny", "reason": APPROVAL},
+        # Gemini 0.61 reads no context before a tool: the user sees systemMessage.
         ("rewrite", "pre"): {
             "decision": "allow",
-            **hso("BeforeTool", tool_input=UPDATED, additionalContext=REWRITE_REASON),
+            "reason": REWRITE_REASON,
+            "systemMessage": REWRITE_REASON,
+            **hso("BeforeTool", tool_input=UPDATED),
         },
         ("allow", "pre"): {},
-        ("context", "pre"): hso("BeforeTool", additionalContext=CONTEXT),
+        ("context", "pre"): {"systemMessage": CONTEXT},
         ("deny", "post"): {"decision": "deny", "reason": REASON},
         ("ask", "post"): hso("AfterTool", additionalContext=REASON),
         ("rewrite", "post"): hso("AfterTool", additionalContext=REWRITE_REASON),

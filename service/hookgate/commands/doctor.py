@@ -57,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _hosts(report: _Report, project_dir: Path) -> None:
-    import shlex
 
     from hookgate.integrations import hostconfig
 
@@ -75,14 +74,29 @@ def _hosts(report: _Report, project_dir: Path) -> None:
                 continue
             for command in sorted(set(commands)):
                 wired += 1
-                binary = shlex.split(command)[0]
+                binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
                 if os.path.isfile(binary) and os.access(binary, os.X_OK):
                     report.line(where)
                 else:
                     report.problem(f"{where}, which is missing or not executable")
+            if commands:
+                _host_runs_hooks(report, host, scope, path, project_dir)
     if not wired:
         report.warning("no host is wired; run hookgate install claude|codex|copilot|cursor|gemini")
+
+
+def _host_runs_hooks(report: _Report, host: str, scope: str, path: Path, project: Path) -> None:
+    """Whether the host will actually call the hooks in ``path`` (trust, events)."""
+    from hookgate.integrations import trust
+
+    try:
+        found = trust.problems(host, scope, path, project)
+    except trust.TrustError as exc:
+        report.problem(f"{host} ({scope}): {exc}")
+        return
+    for problem in found:
+        report.problem(f"{host} ({scope}): {problem}")
 
 
 def _server(report: _Report, timeout: float) -> object:

@@ -9,6 +9,7 @@ prints the unified diff and changes nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--project-dir", type=Path, help="the project for --scope project (default: current dir)"
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    parser.add_argument(
+        "--rewrite",
+        choices=("allow", "ask"),
+        default="allow",
+        help="what a rewritten call answers: allow (run it unasked; default) or ask (the host "
+        "asks about the rewritten call, or hookgate denies it and names it where the host cannot)",
+    )
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="also record hookgate's hooks in the host's own trust store (Codex: hooks.state "
+        "in config.toml; Copilot, project scope: trustedFolders), as reviewing them there would",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         if removing:
             new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
         else:
-            command = hostconfig.hook_command(hookgate_executable(), args.host)
+            command = hostconfig.hook_command(
+                hook_program(), args.host, getattr(args, "rewrite", "allow")
+            )
             new = hostconfig.install_text(old, args.host, command, str(path))
     except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
         print(f"hookgate {args.command}: {exc}", file=sys.stderr)
@@ -48,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if new == old:
         state = "not installed in" if removing else "already installed in"
         print(f"hookgate is {state} {path}")
-        return 0
+        return 0 if removing else _check_trust(args, path)
     if args.dry_run:
         sys.stdout.writelines(_diff(path, old, new))
         return 0
@@ -66,13 +82,49 @@ def run(args: argparse.Namespace) -> int:
     if not removing:
         for note in hostconfig.notes(args.host, args.scope):
             print(note)
+        return _check_trust(args, path)
     return 0
+
+
+def _check_trust(args: argparse.Namespace, path: Path) -> int:
+    """Trust the hooks when asked; then say what still keeps the host from running them (the
+    same findings as ``hookgate doctor``)."""
+    from hookgate.integrations import trust
+
+    project = args.project_dir or Path.cwd()
+    try:
+        if args.trust and not args.dry_run:
+            for change in trust.trust(args.host, args.scope, path, project):
+                print(change)
+        found = trust.problems(args.host, args.scope, path, project)
+    except trust.TrustError as exc:
+        print(f"hookgate {args.command}: {exc}", file=sys.stderr)
+        return 1
+    for problem in found:
+        print(f"NOT PROTECTED YET: {problem}")
+    return 0
+
+
+def hook_program() -> str | list[str]:
+    """What the hook command starts: this Python through the fast launcher when hookgate and
+    its dependencies are plain directories of its site-packages (a regular install), else the
+    ``hookgate`` executable (an editable install needs ``site`` to find its sources)."""
+    import sysconfig
+
+    import hookgate
+    from hookgate.integrations import hostconfig
+
+    paths = sysconfig.get_paths()
+    dirs = list(dict.fromkeys(os.path.abspath(paths[k]) for k in ("purelib", "platlib")))
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(hookgate.__file__)))
+    if package_dir in dirs and os.path.isfile(sys.executable):
+        return hostconfig.launcher_argv(os.path.abspath(sys.executable), dirs)
+    return hookgate_executable()
 
 
 def hookgate_executable() -> str:
     """The absolute path of the ``hookgate`` command being run (or the one installed beside
     this Python), so the host runs the very install the user chose."""
-    import os
     import shutil
 
     argv0 = Path(sys.argv[0])

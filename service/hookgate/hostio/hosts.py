@@ -48,6 +48,8 @@ _CANONICAL_EVENTS: dict[str, str] = {
     "premcptoolcall": PRE_TOOL_USE,
     "toolpre": PRE_TOOL_USE,
     "posttooluse": POST_TOOL_USE,
+    # Claude Code sends a failing call's output through PostToolUseFailure (in ``error``).
+    "posttoolusefailure": POST_TOOL_USE,
     "aftertool": POST_TOOL_USE,
     "aftershellexecution": POST_TOOL_USE,
     "aftermcpexecution": POST_TOOL_USE,
@@ -88,6 +90,17 @@ def canonical_event(name: str) -> str:
     """``PreToolUse``/``PostToolUse`` for any host's spelling of a tool event; other events are
     returned as spelled (they have no common vocabulary yet)."""
     return _CANONICAL_EVENTS.get(_fold(name), name)
+
+
+def is_failure_event(name: str | None) -> bool:
+    """Whether the event reports a tool call that failed (its output is the ``error`` field)."""
+    return name is not None and _fold(name) == "posttoolusefailure"
+
+
+def hook_event_name(host_event: str | None, event: str) -> str:
+    """The ``hookEventName`` a Claude-style response names: the failure event as the payload
+    spelled it (what Claude Code 2.1.332 acted on in tests/hosts), else the canonical event."""
+    return host_event if is_failure_event(host_event) else event
 
 
 def is_shell_event(name: str | None) -> bool:

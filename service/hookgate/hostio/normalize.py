@@ -179,6 +179,10 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
             "missing required field hook_event_name (and no tool field to infer it from)",
             "hook_event_name",
         )
+    if result_key is None and hosts.is_failure_event(host_event) and "error" in fields:
+        # Claude's PostToolUseFailure: the failing call's output is its result.
+        consumed.add("error")
+        tool_result = fields["error"]
     if event in hosts.TOOL_EVENTS and input_key is None:
         raise PayloadError("missing required field tool_input", "tool_input")
 

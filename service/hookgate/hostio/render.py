@@ -8,9 +8,18 @@ call through would defeat the rewrite), then spells the plan in the host's JSON.
 
 The exit code is always 0: every host reads a deny from stdout, and Copilot CLI treats any
 non-zero exit of a preToolUse hook as a crash.
+
+What a rewrite answers is a setting (``$HOOKGATE_REWRITE``, written into the hook command by
+``hookgate install --rewrite``): ``allow`` (the default) runs the rewritten input without the
+host's own approval step, as Claude Code and Codex document; ``ask`` grants nothing the host
+would not: hosts that ask about an updated input (Claude Code, Copilot CLI, Gemini CLI) ask the
+user about the rewritten call, the others deny and name the input to retry with, which then
+meets the host's own approval.
 """
 
 from __future__ import annotations
+
+import os
 
 from hookgate import jsonio
 from hookgate.hostio import hosts
@@ -24,6 +33,14 @@ if TYPE_CHECKING:
 
 DEFAULT_DENY_REASON = "Blocked by hookgate policy."
 DEFAULT_ASK_REASON = "hookgate policy requires human approval for this call."
+REWRITE_ANSWERS = ("allow", "ask")
+REWRITE_ENV = "HOOKGATE_REWRITE"
+
+
+def rewrite_answer() -> str:
+    """``allow`` or ``ask`` (``$HOOKGATE_REWRITE``; anything else is ``allow``, today's answer)."""
+    value = os.environ.get(REWRITE_ENV, "allow")
+    return value if value in REWRITE_ANSWERS else "allow"
 
 
 class Response(Frozen):
@@ -69,11 +86,19 @@ def _join(lines: list[str]) -> str:
 
 
 def _plan(
-    decision: Decision, *, gate: bool, can_ask: bool, can_rewrite: bool, can_block_after: bool
+    decision: Decision,
+    *,
+    gate: bool,
+    can_ask: bool,
+    can_rewrite: bool,
+    can_block_after: bool,
+    can_ask_rewrite: bool = False,
 ) -> _Plan:
     """Reduce ``decision`` to what the host can say. ``gate``: the event runs before the tool
     (PreToolUse and its equivalents); ``can_block_after``: the host reads a block on the event
-    after the tool ran (it cannot undo the call, but replaces or annotates its result)."""
+    after the tool ran (it cannot undo the call, but replaces or annotates its result);
+    ``can_ask_rewrite``: the host asks the user about an updated input (for rewrites answered
+    with ``ask``, verdict ``ask-rewrite``)."""
     reasons = _join(decision.reasons)
     context = _join(decision.context)
     outcome = decision.outcome
@@ -88,15 +113,23 @@ def _plan(
         if can_ask:
             return _Plan("ask", reasons or DEFAULT_ASK_REASON, context)
         return _Plan("deny", f"Approval required: {reasons or DEFAULT_ASK_REASON}", context)
+    unasked = outcome == "rewrite" and rewrite_answer() == "ask" and not can_ask_rewrite
+    if unasked:
+        can_rewrite = False  # what the host would then run unasked is the rewritten input
     if outcome == "rewrite":
         if can_rewrite:
             return _Plan(
-                "rewrite",
+                "ask-rewrite" if rewrite_answer() == "ask" else "rewrite",
+                reason=_join(decision.reasons) or DEFAULT_ASK_REASON,
                 context=_join([*decision.reasons, *decision.context]),
                 updated_input=decision.updated_input,
             )
         retry = jsonio.dumps(decision.updated_input, ensure_ascii=False)
-        note = f"This host cannot apply a rewritten input; retry with: {retry}"
+        note = (
+            f"The rewritten call needs approval; retry with: {retry}"
+            if unasked
+            else f"This host cannot apply a rewritten input; retry with: {retry}"
+        )
         return _Plan("deny", _join([reasons, note]), context)
     return _Plan("allow", context=context)
 
@@ -108,9 +141,16 @@ def _is_gate(decision: Decision) -> bool:
 def _hook_specific_output(decision: Decision, *, can_ask: bool) -> dict:
     """Claude Code and Codex CLI: ``hookSpecificOutput``; after the tool, a top-level block."""
     gate = _is_gate(decision)
-    plan = _plan(decision, gate=gate, can_ask=can_ask, can_rewrite=True, can_block_after=True)
+    plan = _plan(
+        decision,
+        gate=gate,
+        can_ask=can_ask,
+        can_rewrite=True,
+        can_block_after=True,
+        can_ask_rewrite=can_ask,
+    )
     response: dict = {}
-    specific: dict = {"hookEventName": decision.event}
+    specific: dict = {"hookEventName": hosts.hook_event_name(decision.host_event, decision.event)}
     if plan.verdict in ("deny", "ask"):
         if gate:
             specific["permissionDecision"] = plan.verdict
@@ -119,6 +159,11 @@ def _hook_specific_output(decision: Decision, *, can_ask: bool) -> dict:
             response = {"decision": "block", "reason": plan.reason}
     elif plan.verdict == "rewrite":
         specific["permissionDecision"] = "allow"
+        specific["updatedInput"] = plan.updated_input
+    elif plan.verdict == "ask-rewrite":
+        # Claude asks the user about the updated input (observed with Claude Code 2.1.332).
+        specific["permissionDecision"] = "ask"
+        specific["permissionDecisionReason"] = plan.reason
         specific["updatedInput"] = plan.updated_input
     if plan.context:
         specific["additionalContext"] = plan.context
@@ -140,31 +185,46 @@ def _codex(decision: Decision) -> dict:
 def _copilot(decision: Decision) -> dict:
     """Copilot CLI: flat fields; after the tool only ``additionalContext`` is read."""
     plan = _plan(
-        decision, gate=_is_gate(decision), can_ask=True, can_rewrite=True, can_block_after=False
+        decision,
+        gate=_is_gate(decision),
+        can_ask=True,
+        can_rewrite=True,
+        can_block_after=False,
+        can_ask_rewrite=True,
     )
     response: dict = {}
     if plan.verdict in ("deny", "ask"):
         response = {"permissionDecision": plan.verdict, "permissionDecisionReason": plan.reason}
     elif plan.verdict == "rewrite":
         response = {"permissionDecision": "allow", "modifiedArgs": plan.updated_input}
+    elif plan.verdict == "ask-rewrite":
+        response = {
+            "permissionDecision": "ask",
+            "permissionDecisionReason": plan.reason,
+            "modifiedArgs": plan.updated_input,
+        }
     if plan.context:
         response["additionalContext"] = plan.context
     return response
 
 
 def _gemini(decision: Decision) -> dict:
-    """Gemini CLI: top-level ``decision``/``reason``; input and context in hookSpecificOutput."""
-    plan = _plan(
-        decision, gate=_is_gate(decision), can_ask=False, can_rewrite=True, can_block_after=True
-    )
+    """Gemini CLI: top-level ``decision``/``reason``; the rewritten input and the context in
+    hookSpecificOutput. Gemini 0.61 has its own ``ask``, but a headless turn (``gemini -p``)
+    waits on it forever (tests/hosts), so an ask is a deny saying approval is required. Before
+    a tool it reads no context: a rewrite's reason goes to the user as ``systemMessage``."""
+    gate = _is_gate(decision)
+    plan = _plan(decision, gate=gate, can_ask=False, can_rewrite=True, can_block_after=True)
     response: dict = {}
     specific: dict = {}
     if plan.verdict == "deny":
         response = {"decision": "deny", "reason": plan.reason}
     elif plan.verdict == "rewrite":
-        response = {"decision": "allow"}
+        response = {"decision": "allow", "reason": plan.context, "systemMessage": plan.context}
         specific["tool_input"] = plan.updated_input
-    if plan.context:
+    elif plan.context and gate:
+        response["systemMessage"] = plan.context
+    if plan.context and not gate:
         specific["additionalContext"] = plan.context
     if specific:
         event = hosts.GEMINI_EVENTS.get(decision.event, decision.host_event or decision.event)

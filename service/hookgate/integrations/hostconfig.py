@@ -22,7 +22,7 @@ COMMAND_KEYS = ("command", "bash", "powershell")
 @dataclass(frozen=True)
 class HostSpec:
     name: str
-    events: tuple[str, str]  # the host's spelling of (pre-tool, post-tool)
+    events: tuple[str, ...]  # the host's spelling of pre-tool, post-tool (and failed-tool) events
     nested: bool  # Claude-style {"matcher", "hooks": [handler]} groups, else flat handlers
     handler: dict  # the handler's fields; the command goes where the value is None
     command_key: str = "command"
@@ -35,7 +35,8 @@ class HostSpec:
 SPECS: dict[str, HostSpec] = {
     "claude": HostSpec(
         "claude",
-        ("PreToolUse", "PostToolUse"),
+        # A failing command's output comes only through PostToolUseFailure.
+        ("PreToolUse", "PostToolUse", "PostToolUseFailure"),
         True,
         {"type": "command", "command": None, "timeout": 30},
     ),
@@ -44,17 +45,7 @@ SPECS: dict[str, HostSpec] = {
         ("PreToolUse", "PostToolUse"),
         True,
         {"type": "command", "command": None, "timeout": 30},
-        notes=(
-            (
-                None,
-                "Codex runs only hooks you have reviewed and trusted: start Codex, open /hooks "
-                "and trust the two hookgate entries.",
-            ),
-            (
-                "project",
-                "Codex loads a project's hooks only when the project itself is trusted.",
-            ),
-        ),
+        # Whether Codex will run the hooks (trust, project trust): integrations.trust.
     ),
     "gemini": HostSpec(
         "gemini",
@@ -77,13 +68,7 @@ SPECS: dict[str, HostSpec] = {
         command_key="bash",
         new_file='{\n  "version": 1\n}\n',
         own_file=True,
-        notes=(
-            (
-                "project",
-                "In prompt mode (copilot -p), Copilot CLI runs repository hooks only in a "
-                "trusted folder.",
-            ),
-        ),
+        # Whether Copilot loads project hooks (trusted folders): integrations.trust.
     ),
     "cursor": HostSpec(
         "cursor",
@@ -129,26 +114,67 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
     return home / f".{host}" / ("hooks.json" if host == "cursor" else "settings.json")
 
 
-def hook_command(executable: str, host: str) -> str:
-    """The shell command a host runs: ``<absolute hookgate> eval --host <host>``."""
-    return f"{shlex.quote(executable)} eval --host {host}"
+# What the fast launcher runs (``python -I -S -c <code> eval …``): see ``launcher_argv``.
+LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import main;sys.exit(main())"
+_LAUNCH_MARK = "from hookgate.cli import main"
+
+
+def launcher_argv(python: str, import_dirs: list[str]) -> list[str]:
+    """The quickest way Python starts hookgate: ``-S`` skips ``site`` (its .pth files, its
+    imports), ``-I`` ignores PYTHON* variables and keeps the working directory off ``sys.path``;
+    the directories hookgate and its dependencies are installed in go after the standard
+    library, where ``site`` would have put them."""
+    import json
+
+    return [python, "-I", "-S", "-c", LAUNCH_CODE.format(dirs=json.dumps(import_dirs))]
+
+
+def hook_command(program: str | list[str], host: str, rewrite: str = "allow") -> str:
+    """The shell command a host runs: ``<program> eval --host <host>`` (``program``: the
+    ``hookgate`` executable, or the launcher's argv), preceded by ``HOOKGATE_REWRITE=ask``
+    when rewrites are to be asked about."""
+    prefix = "HOOKGATE_REWRITE=ask " if rewrite == "ask" else ""
+    start = shlex.join(program) if isinstance(program, list) else shlex.quote(program)
+    return f"{prefix}{start} eval --host {host}"
 
 
 def is_hookgate_command(command: object) -> bool:
-    """Whether ``command`` is one hookgate installed: ``…/hookgate eval …``."""
+    """Whether ``command`` is one hookgate installed: ``[NAME=value …] …/hookgate eval …`` or
+    the launcher's ``[NAME=value …] python -I -S -c '…hookgate.cli…' eval …``."""
+    words = command_words(command)
+    if len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval":
+        return True
+    return (
+        len(words) >= 6
+        and os.path.basename(words[0]).startswith("python")
+        and words[1:4] == ["-I", "-S", "-c"]
+        and _LAUNCH_MARK in words[4]
+        and words[5] == "eval"
+    )
+
+
+def command_words(command: object) -> list[str]:
+    """A hook command's words after its leading ``NAME=value`` assignments ([] if unreadable)."""
     if not isinstance(command, str):
-        return False
+        return []
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
-    return len(words) >= 2 and os.path.basename(words[0]) == "hookgate" and words[1] == "eval"
+        return []
+    while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():
+        words = words[1:]
+    return words
 
 
 def installed_commands(text: str, host: str, name: str = "<config>") -> list[str]:
     """The hookgate commands wired in a host file's pre/post events."""
     doc = _parse(text, name)
     return [_command(handler.value) for _, _, handler in _ours(doc, SPECS[host])]
+
+
+def events_wired(text: str, host: str, name: str = "<config>") -> set[str]:
+    """The events of a host file that run a hookgate command."""
+    return {event for event, _, _ in _ours(_parse(text, name), SPECS[host])}
 
 
 def install_text(text: str | None, host: str, command: str, name: str = "<config>") -> str:

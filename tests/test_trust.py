@@ -1,0 +1,99 @@
+"""Whether the hosts will run the hooks hookgate installed: Codex's hook trust, Copilot's trusted
+folders, Claude's events (`hookgate doctor`, `hookgate install`, `install --trust`). What the real
+hosts do with each setup: tests/hosts/test_host_setup.py."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from sync_helpers import run_hookgate
+
+from hookgate.integrations import trust
+
+# Codex 0.171.0's own `hooks/list` (app-server) for this hooks.json entry: currentHash.
+CODEX_COMMAND = "/work/wt/i18/.venv/bin/hookgate eval --host codex"
+CODEX_PRE_HASH = "sha256:b9c4b64966df7790d6c2a1e482774b5d1f3db66559e4a84a58a9943741453317"
+CODEX_POST_HASH = "sha256:d69c1ab376523cb91089c0a203018c8d8e13335bb73e1e8dbfb7ba60e18cf4c9"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "user"
+    path.mkdir()
+    return path
+
+
+def test_codex_hook_hash_is_the_one_codex_computes() -> None:
+    handler = {"type": "command", "command": CODEX_COMMAND, "timeout": 30}
+    assert trust.codex_hook_hash("pre_tool_use", "*", handler) == CODEX_PRE_HASH
+    assert trust.codex_hook_hash("post_tool_use", "*", handler) == CODEX_POST_HASH
+    # Whatever changes what runs changes the hash (so a trusted entry edited later is caught).
+    assert trust.codex_hook_hash("pre_tool_use", "*", {**handler, "timeout": 31}) != CODEX_PRE_HASH
+    assert trust.codex_hook_hash("pre_tool_use", None, handler) != CODEX_PRE_HASH
+
+
+def test_doctor_on_an_unprotected_codex_says_what_to_do_and_trust_fixes_it(home: Path) -> None:
+    assert run_hookgate(home, "install", "codex").returncode == 0
+    result = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert result.returncode == 1
+    hooks_json = home / ".codex" / "hooks.json"
+    assert result.stdout.count("PROBLEM: codex (user): Codex will not run hookgate") == 2
+    assert f"{hooks_json}:pre_tool_use:0:0 is not trusted" in result.stdout
+    assert "hookgate install codex --scope user --trust" in result.stdout
+
+    installed = run_hookgate(home, "install", "codex", "--trust")
+    assert installed.returncode == 0 and "NOT PROTECTED" not in installed.stdout
+    states = tomllib.loads((home / ".codex" / "config.toml").read_text())["hooks"]["state"]
+    assert set(states) == {f"{hooks_json}:pre_tool_use:0:0", f"{hooks_json}:post_tool_use:0:0"}
+    result = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert "codex" in result.stdout and "PROBLEM" not in result.stdout, result.stdout
+
+    # The hook edited after it was trusted: Codex would skip it again.
+    hooks_json.write_text(hooks_json.read_text().replace('"timeout": 30', '"timeout": 9'))
+    result = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert "changed since it was trusted" in result.stdout
+
+
+def test_codex_trust_keeps_the_rest_of_config_toml(home: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "x"\n\n[projects."/p"]\ntrust_level = "trusted"\n')
+    assert run_hookgate(home, "install", "codex", "--trust").returncode == 0
+    assert run_hookgate(home, "install", "codex", "--trust").returncode == 0  # idempotent
+    value = tomllib.loads(config.read_text())
+    assert value["model"] == "x" and value["projects"] == {"/p": {"trust_level": "trusted"}}
+    assert len(value["hooks"]["state"]) == 2
+
+
+def test_install_says_when_a_copilot_project_is_not_trusted(home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    args = ("install", "copilot", "--scope", "project", "--project-dir", str(project))
+    installed = run_hookgate(home, *args)
+    assert installed.returncode == 0
+    assert (
+        f"NOT PROTECTED YET: Copilot CLI loads {project}/.github/hooks/hookgate.json only in a trusted folder"
+        in installed.stdout
+    )
+    result = run_hookgate(home, "doctor", "--project-dir", str(project), "--timeout", "0.1")
+    assert "PROBLEM: copilot (project)" in result.stdout and "--trust" in result.stdout
+
+    assert run_hookgate(home, *args, "--trust").returncode == 0
+    config = json.loads((home / ".copilot" / "config.json").read_text())
+    assert config["trustedFolders"] == [str(project)]
+    result = run_hookgate(home, "doctor", "--project-dir", str(project), "--timeout", "0.1")
+    assert "PROBLEM" not in result.stdout, result.stdout
+
+
+def test_doctor_names_claude_events_the_hook_misses(home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    command = f"{home}/venv/bin/hookgate eval --host claude"
+    hook = {"matcher": "*", "hooks": [{"type": "command", "command": command}]}
+    # What an older hookgate installed: no PostToolUseFailure.
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [hook], "PostToolUse": [hook]}}))
+    result = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert "does not call hookgate on PostToolUseFailure" in result.stdout
