@@ -192,26 +192,49 @@ def test_wrong_argument_types_are_errors(expr):
 @pytest.mark.parametrize(
     ("expr", "message"),
     [
-        ("1e308 * 10", "mul: number out of range"),
-        ("-1e308 - 1e308", "minus: number out of range"),
-        ("1e308 + 1e308", "plus: number out of range"),
+        ("input.f * 10", "mul: number out of range"),
+        ("0 - input.f - input.f", "minus: number out of range"),
+        ("input.f + input.f", "plus: number out of range"),
         ("input.big * 1.5", "mul: number out of range"),
         ("input.big / 3", "div: number out of range"),
-        ("product([1e300, 1e300])", "product: number out of range"),
-        ("sum([1e308, 1e308])", "sum: number out of range"),
+        ("product([input.f, 1e300])", "product: number out of range"),
+        ("sum([input.f, input.f])", "sum: number out of range"),
         ('to_number("1e400")', "to_number: number out of range"),
         ("to_number(input.digits)", "to_number: could not parse string as number"),
     ],
 )
-def test_numbers_beyond_a_float_are_errors_never_infinity(expr, message):
-    """Rego's numbers are arbitrary-precision; ours end at a float's range, where infinity (which
-    JSON cannot carry to a host) would otherwise come out, or an internal error."""
-    document = {"big": 10**400, "digits": "1" * 5000}
+def test_floats_beyond_their_range_are_errors_never_infinity(expr, message):
+    """A float result beyond a float's range (which JSON cannot carry to a host as infinity) is
+    an error; integers, literals written with an exponent included, stay exact."""
+    document = {"big": 10**400, "digits": "1" * 5000, "f": 1e308}
     with pytest.raises(EvalError, match=message):
         ev(expr, input=document)
     ps = load({"b.rego": f"package b\n\nx := {expr}\ny if not x\n"})
     assert ps.query("data.b", input=document) == {"y": True}
-    assert ev("1e300 * 10", input=document) == 1e301
+    assert ev("input.f / 10", input=document) == 1e307
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("1e308 * 10", 10**309),
+        ("1e30 + 1", 10**30 + 1),
+        ("product([1e300, 1e300])", 10**600),
+        ("4.0 % 3", 1),
+        ("0.1234567890123456789 > 0.1234567890123456788", True),
+        ("1e-400 > 0", True),
+        ("0.1234567890123456789 + 1 - 1 == 0.1234567890123456789", True),
+        (
+            'sprintf("%s %d", [123456789123456789123, 10 * 1e20])',
+            "123456789123456789123 " + "1" + "0" * 21,
+        ),
+    ],
+)
+def test_numbers_are_exact_as_in_opa(expr, value):
+    """OPA's numbers are arbitrary-precision: integers at any size, decimals a float would round
+    (kept as ``Decimal``), integral literals such as ``1e30`` or ``4.0`` as integers."""
+    got = ev(expr)
+    assert got == value and type(got) is type(value)
 
 
 def test_every_builtin_has_a_docstring_and_family():
