@@ -26,6 +26,7 @@ FAMILIES: tuple[str, ...] = (
     "aggregates",
     "numbers",
     "encoding",
+    "yamldoc",
     "misc",
     "operators",
     "dates",
