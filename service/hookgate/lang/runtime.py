@@ -612,24 +612,6 @@ def call_builtin(
 ) -> Any:
     if ctx.mocks is not None and name in ctx.mocks:
         return ctx.mocks[name](ctx, vals)
-    return run_builtin(name, fn, vals, ctx, file, line, col)
-
-
-def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
-    """A builtin without arguments whose value is fixed for one evaluation (``time.now_ns``:
-    OPA reads the clock once per query)."""
-    if ctx.mocks is not None and name in ctx.mocks:
-        return ctx.mocks[name](ctx, [])
-    value = ctx.shared.get(name, UNDEFINED)
-    if value is UNDEFINED:
-        value = ctx.shared[name] = run_builtin(name, fn, [], ctx, file, line, col)
-    return value
-
-
-def run_builtin(
-    name: str, fn: Callable, vals: list, ctx: Ctx, file: str, line: int, col: int
-) -> Any:
-    """The builtin itself, never a replacement installed by ``with``."""
     try:
         value = fn(*vals)
     except BuiltinError as exc:
@@ -639,6 +621,17 @@ def run_builtin(
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
+
+
+def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
+    """A builtin without arguments whose value is fixed for one evaluation (``time.now_ns``:
+    OPA reads the clock once per query)."""
+    if ctx.mocks is not None and name in ctx.mocks:
+        return ctx.mocks[name](ctx, [])
+    value = ctx.shared.get(name, UNDEFINED)
+    if value is UNDEFINED:
+        value = ctx.shared[name] = call_builtin(name, fn, [], ctx, file, line, col)
+    return value
 
 
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
@@ -761,11 +754,18 @@ def function_mock(fn: Callable) -> Callable:
     force inside it, so ``g`` may call the very function it replaces."""
 
     def replacement(ctx: Ctx, args: list) -> Any:
-        inner = ctx.derive()
-        inner.mocks = None
-        return fn(inner, args)
+        return fn(_unmocked(ctx), args)
 
     return replacement
+
+
+def _unmocked(ctx: Ctx) -> Ctx:
+    """``ctx`` with no replacement in force (a copy, when it has any)."""
+    if ctx.mocks is None:
+        return ctx
+    inner = ctx.derive()
+    inner.mocks = None
+    return inner
 
 
 def value_mock(v: Any) -> Callable:
@@ -781,7 +781,7 @@ def builtin_mock(funcs: BuiltinFuncs, name: str, file: str, line: int, col: int)
     """A replacement (``with f as upper``) calling the builtin ``name``."""
 
     def replacement(ctx: Ctx, args: list) -> Any:
-        return run_builtin(name, funcs[name], args, ctx, file, line, col)
+        return call_builtin(name, funcs[name], args, _unmocked(ctx), file, line, col)
 
     return replacement
 
