@@ -81,7 +81,8 @@ def classify(source: str, inp: dict) -> tuple[str, dict]:
     (regorus and rego-cpp agree and hookgate does not: our bug), ``oracles differ`` (they
     disagree and hookgate gives one of their answers: OPA's semantics decide which is right,
     see tests/test_differential_random.py), ``third answer`` (they disagree and hookgate gives
-    neither answer)."""
+    neither answer), ``oracles fail`` (both oracles refuse a program hookgate runs, each for a
+    reason of its own, such as a parser limit: no verdict)."""
     answers = {
         "hookgate": hookgate_answer(source, inp),
         "regorus": regorus_answer(source, inp),
@@ -90,6 +91,8 @@ def classify(source: str, inp: dict) -> tuple[str, dict]:
     ours, a, b = answers["hookgate"], answers["regorus"], answers["rego-cpp"]
     if ours.startswith("unsupported:"):
         return "unsupported", answers
+    if a.startswith("error") and b.startswith("error") and not ours.startswith("error"):
+        return "oracles fail", answers  # each refuses, for reasons of its own: no verdict
     if _same(a, b):
         return ("agree" if _same(ours, a) else "ours"), answers
     if _same(ours, a) or _same(ours, b):

@@ -122,9 +122,10 @@ class Gen:
 
     def boolean(self, depth: int = 0, env: tuple = ()) -> str:
         # A literal may start with "(" in OPA (its own suite has `(1 + 1) in [2]`), but neither
-        # oracle parses one: `0 + (…)` keeps the program inside what all three read.
+        # oracle parses one, and regorus reads a line starting with "-" as continuing the one
+        # before: `0 + …` keeps the program inside what all three read.
         text = self._boolean(depth, env)
-        return "0 + " + text if text.startswith("(") else text
+        return "0 + " + text if text[0] in "(-" else text
 
     def _boolean(self, depth: int, env: tuple) -> str:
         r = self.r

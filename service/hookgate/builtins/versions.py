@@ -57,55 +57,51 @@ def is_valid(v: Any) -> bool:
     return True
 
 
-_SI = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
-_SI |= {"E": 10**18}
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e": 10**18}
+_BINARY = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40, "pi": 2**50, "ei": 2**60}
 
 
-def _split(name: str, x: Any) -> tuple[str, str]:
+def _split(name: str, x: Any) -> tuple[Any, str]:
+    """The amount (exact) and the unit of a quantity (surrounding quotes dropped, as OPA)."""
+    from decimal import Decimal
+
     import re2
 
     text = want_str(name, 1, x)
     if " " in text:
         raise BuiltinError(f"{name}: spaces not allowed in resource strings")
     text = text.strip('"')
-    m = re2.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([A-Za-z]*)", text)
+    m = re2.fullmatch(r"(-?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([A-Za-z]*)", text)
     if m is None:
         raise BuiltinError(f"{name}: could not parse amount to a number")
-    return m.group(1), m.group(2)
-
-
-def _number(text: str) -> Any:
-    from decimal import Decimal
-
-    from hookgate.lang.numbers import normalize
-
-    return Decimal(text), normalize
+    return Decimal(m.group(1)), m.group(2)
 
 
 @builtin("units.parse", "units", 1)
 def parse(x: Any) -> Any:
-    """The number a quantity with an SI or binary suffix denotes: ``"10K"`` is 10000,
-    ``"1Ki"`` 1024, ``"100m"`` 0.1 (``m`` milli, ``M`` mega)."""
+    """The number a quantity with an SI or binary suffix denotes, suffixes in any case but
+    ``m`` (milli) against ``M`` (mega): ``"10K"`` is 10000, ``"1Ki"`` 1024, ``"100m"`` 0.1,
+    ``"100M"`` 100000000, ``"1.5e3k"`` 1500000."""
+    from hookgate.lang.numbers import normalize
+
     amount, unit = _split("units.parse", x)
-    value, normalize = _number(amount)
     if unit == "m":
-        return normalize(value / 1000)
-    factor = _SI.get(unit, _BINARY.get(unit))
+        return normalize(amount / 1000)
+    u = unit.lower()
+    factor = _SI.get(u, _BINARY.get(u))
     if factor is None:
         raise BuiltinError(f"units.parse: unknown unit {unit!r}")
-    return normalize(value * factor)
+    return normalize(amount * factor)
 
 
 @builtin("units.parse_bytes", "units", 1)
 def parse_bytes(x: Any) -> int:
-    """The number of bytes a size denotes, as an integer: ``"1KB"``/``"1K"`` is 1000,
-    ``"1KiB"``/``"1Ki"`` 1024 (units case-insensitive, a trailing ``B`` optional)."""
+    """The number of bytes a size denotes, as an integer (fractions dropped): ``"1KB"``/``"1K"``
+    is 1000, ``"1KiB"``/``"1Ki"`` 1024 (units in any case, the ``B`` optional)."""
     amount, unit = _split("units.parse_bytes", x)
-    value, _ = _number(amount)
-    u = unit.lower().removesuffix("b")
-    factors = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e": 10**18}
-    factors |= {k.lower(): v for k, v in _BINARY.items()}
-    if u not in factors:
+    u = unit.lower()
+    u = u[:-1] if u.endswith("b") else u
+    factor = _SI.get(u, _BINARY.get(u))
+    if factor is None:
         raise BuiltinError(f"units.parse_bytes: unknown unit {unit!r}")
-    return int(value * factors[u])
+    return int(amount * factor)
