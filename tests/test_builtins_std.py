@@ -3,12 +3,19 @@
 import pytest
 
 from hookgate.builtins import REGISTRY, BuiltinError
-from hookgate.lang import UNDEFINED, EvalError, load
+from hookgate.lang import UNDEFINED, EvalError, PolicyError, load
 from hookgate.lang.values import ObjKey, RegoSet
 
 
 def call(name, *args):
     return REGISTRY[name].func(*args)
+
+
+def load_error(source):
+    """The first diagnostic's message of a module that does not load."""
+    with pytest.raises(PolicyError) as info:
+        load({"p.rego": source})
+    return info.value.diagnostics[0].message
 
 
 def ev(expr, input=UNDEFINED):
@@ -192,26 +199,49 @@ def test_wrong_argument_types_are_errors(expr):
 @pytest.mark.parametrize(
     ("expr", "message"),
     [
-        ("1e308 * 10", "mul: number out of range"),
-        ("-1e308 - 1e308", "minus: number out of range"),
-        ("1e308 + 1e308", "plus: number out of range"),
+        ("input.f * 10", "mul: number out of range"),
+        ("0 - input.f - input.f", "minus: number out of range"),
+        ("input.f + input.f", "plus: number out of range"),
         ("input.big * 1.5", "mul: number out of range"),
         ("input.big / 3", "div: number out of range"),
-        ("product([1e300, 1e300])", "product: number out of range"),
-        ("sum([1e308, 1e308])", "sum: number out of range"),
+        ("product([input.f, 1e300])", "product: number out of range"),
+        ("sum([input.f, input.f])", "sum: number out of range"),
         ('to_number("1e400")', "to_number: number out of range"),
         ("to_number(input.digits)", "to_number: could not parse string as number"),
     ],
 )
-def test_numbers_beyond_a_float_are_errors_never_infinity(expr, message):
-    """Rego's numbers are arbitrary-precision; ours end at a float's range, where infinity (which
-    JSON cannot carry to a host) would otherwise come out, or an internal error."""
-    document = {"big": 10**400, "digits": "1" * 5000}
+def test_floats_beyond_their_range_are_errors_never_infinity(expr, message):
+    """A float result beyond a float's range (which JSON cannot carry to a host as infinity) is
+    an error; integers, literals written with an exponent included, stay exact."""
+    document = {"big": 10**400, "digits": "1" * 5000, "f": 1e308}
     with pytest.raises(EvalError, match=message):
         ev(expr, input=document)
     ps = load({"b.rego": f"package b\n\nx := {expr}\ny if not x\n"})
     assert ps.query("data.b", input=document) == {"y": True}
-    assert ev("1e300 * 10", input=document) == 1e301
+    assert ev("input.f / 10", input=document) == 1e307
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("1e308 * 10", 10**309),
+        ("1e30 + 1", 10**30 + 1),
+        ("product([1e300, 1e300])", 10**600),
+        ("4.0 % 3", 1),
+        ("0.1234567890123456789 > 0.1234567890123456788", True),
+        ("1e-400 > 0", True),
+        ("0.1234567890123456789 + 1 - 1 == 0.1234567890123456789", True),
+        (
+            'sprintf("%s %d", [123456789123456789123, 10 * 1e20])',
+            "123456789123456789123 " + "1" + "0" * 21,
+        ),
+    ],
+)
+def test_numbers_are_exact_as_in_opa(expr, value):
+    """OPA's numbers are arbitrary-precision: integers at any size, decimals a float would round
+    (kept as ``Decimal``), integral literals such as ``1e30`` or ``4.0`` as integers."""
+    got = ev(expr)
+    assert got == value and type(got) is type(value)
 
 
 def test_every_builtin_has_a_docstring_and_family():
@@ -222,3 +252,78 @@ def test_every_builtin_has_a_docstring_and_family():
 def test_builtin_errors_name_the_builtin_and_operand():
     with pytest.raises(BuiltinError, match="upper: operand 1 must be string but got number"):
         call("upper", 1)
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        # NIST / RFC 4231 test vectors
+        (
+            'crypto.sha256("abc")',
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        ),
+        ('crypto.sha1("abc")', "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ('crypto.md5("")', "d41d8cd98f00b204e9800998ecf8427e"),
+        (
+            'crypto.hmac.sha256("what do ya want for nothing?", "Jefe")',
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+        ),
+        ('crypto.hmac.equal("abc", "abc")', True),
+        ('crypto.hmac.equal("abc", "abd")', False),
+        ("array.flatten([1, [2, [3, [4]]], []])", [1, 2, 3, 4]),
+        ('semver.compare("1.0.0-alpha", "1.0.0")', -1),
+        ('semver.compare("1.0.0-alpha.1", "1.0.0-alpha.beta")', -1),
+        ('semver.compare("1.0.0-rc.1", "1.0.0-beta.11")', 1),
+        ('semver.compare("1.2.3", "1.2.3+build.5")', 0),
+        ('semver.compare("10.0.0", "9.99.99")', 1),
+        (
+            '[semver.is_valid("1.2"), semver.is_valid("01.2.3"), semver.is_valid(1)]',
+            [False, False, False],
+        ),
+        ('units.parse("10K")', 10000),
+        ('units.parse("1Ki")', 1024),
+        ('units.parse("100m")', 0.1),
+        ('units.parse_bytes("1KB")', 1000),
+        ('units.parse_bytes("1kib")', 1024),
+        ('net.cidr_contains("10.0.0.0/8", "10.1.2.3")', True),
+        ('net.cidr_contains("10.0.0.0/16", "10.0.0.0/8")', False),
+        ('net.cidr_contains("10.0.0.0/8", "::1")', False),
+        ('net.cidr_intersects("10.0.0.0/8", "10.1.0.0/16")', True),
+        (
+            '[net.cidr_is_valid("10.0.0.0/8"), net.cidr_is_valid("10.0.0.1"), net.cidr_is_valid("x")]',
+            [True, False, False],
+        ),
+        ('net.cidr_expand("192.168.0.0/31")', RegoSet(["192.168.0.0", "192.168.0.1"])),
+        (
+            'net.cidr_merge(["192.168.0.0/25", "192.168.0.128/25", "10.0.0.1"])',
+            RegoSet(["192.168.0.0/24", "10.0.0.1/32"]),
+        ),
+        (
+            'graph.reachable({"a": ["b"], "b": {"c"}, "c": [], "d": ["a"]}, ["a"])',
+            RegoSet(["a", "b", "c"]),
+        ),
+        (
+            'yaml.unmarshal("a: [1, yes]\\nwhen: 2024-01-01")',
+            {"a": [1, True], "when": "2024-01-01"},
+        ),
+        ('yaml.marshal({"b": [1], "a": "x"})', "a: x\nb:\n- 1\n"),
+        ('[yaml.is_valid("a: 1\\n---\\nb: 2"), yaml.is_valid("a: [")]', [True, False]),
+    ],
+)
+def test_catalogue_builtins(expr, value):
+    """OPA builtins from its deterministic, offline catalogue, on published test vectors."""
+    assert ev(expr) == value
+
+
+def test_cidr_expand_refuses_huge_networks():
+    with pytest.raises(EvalError, match="more than 65536 addresses"):
+        ev('net.cidr_expand("10.0.0.0/8")')
+
+
+def test_opa_builtins_hookgate_lacks_are_unsupported_not_unknown():
+    err = load_error('package p\nx := io.jwt.decode_verify("t", {})\n')
+    assert err.startswith("unsupported: builtin io.jwt.decode_verify")
+    assert load_error("package p\nx := no.such_fn(1)\n").startswith("unknown function no.such_fn")
+    assert load_error("package p\nx := 1 if http.send({})\n").startswith(
+        "unsupported: builtin http.send"
+    )

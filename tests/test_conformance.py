@@ -37,6 +37,10 @@ OPA_DIVERGENCES = {
         "indexof with an empty search string is an error: empty search character",
         lambda r: isinstance(r, EvalError) and "empty search character" in r.message,
     ),
+    "builtins/numbers/mod.yaml#6": (
+        "an integral number is an integer to `%` however it is written: 1e16 % 2 is 0",
+        lambda r: r == {"x": 0},
+    ),
     "target/complex.yaml#4": (
         "a rule reading the whole `data` document depends on itself: rego_recursion_error",
         lambda r: isinstance(r, PolicyError) and "recursi" in str(r),

@@ -26,7 +26,13 @@ FAMILIES: tuple[str, ...] = (
     "aggregates",
     "numbers",
     "encoding",
+    "yamldoc",
+    "crypto",
+    "versions",
+    "net",
+    "graph",
     "misc",
+    "operators",
     "dates",
     "ids",
     "shell",
@@ -87,6 +93,24 @@ def get(name: str) -> Builtin | None:
     return found if found is not None else full_registry().get(name)
 
 
+_opa: dict[str, str] | None = None
+
+
+def opa_builtins() -> dict[str, str]:
+    """OPA's builtin names (``opa_builtins.txt``) → why hookgate refuses the builtin on purpose
+    (``""`` where it simply does not have it yet). A call to one hookgate lacks is
+    ``unsupported:``; a name not in this list is an unknown function."""
+    global _opa
+    if _opa is None:
+        import os
+
+        path = os.path.join(os.path.dirname(__file__), "opa_builtins.txt")
+        with open(path, encoding="utf-8") as f:
+            entries = [line.partition("#") for line in f if not line.startswith("#")]
+        _opa = {name.strip(): reason.strip() for name, _, reason in entries if name.strip()}
+    return _opa
+
+
 def __getattr__(name: str) -> Any:
     # ``from hookgate.builtins import REGISTRY`` keeps meaning the full registry.
     if name == "REGISTRY":
@@ -105,4 +129,5 @@ __all__ = [
     "known",
     "index",
     "use_index",
+    "opa_builtins",
 ]

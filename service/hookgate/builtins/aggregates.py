@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_collection
-from hookgate.lang.values import UNDEFINED, RegoSet, sort_key, sorted_values, type_name
+from hookgate.lang.runtime import op_mul, op_plus
+from hookgate.lang.values import UNDEFINED, RegoSet, is_number, sort_key, sorted_values, type_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,26 +23,37 @@ def count(collection: Any) -> int:
     )
 
 
-def _numbers(name: str, collection: Any) -> list:
+def _numbers(name: str, collection: Any) -> tuple[list, bool]:
+    """The numbers, and whether they are all ints and floats (else some are exact Decimals)."""
     items = list(want_collection(name, 1, collection))
+    plain = True
     for x in items:
         if type(x) is not int and type(x) is not float:
-            raise BuiltinError(f"{name}: operand 1 must be array or set of numbers")
-    return items
+            if not is_number(x):
+                raise BuiltinError(f"{name}: operand 1 must be array or set of numbers")
+            plain = False
+    return items, plain
 
 
 @builtin("sum", "aggregates", 1)
-def sum_(collection: Any) -> int | float:
+def sum_(collection: Any) -> Any:
     """The sum of an array or set of numbers (0 when empty)."""
-    return sum(_numbers("sum", collection))
+    items, plain = _numbers("sum", collection)
+    if plain:
+        return sum(items)
+    out: Any = 0
+    for x in items:
+        out = op_plus(out, x)
+    return out
 
 
 @builtin("product", "aggregates", 1)
-def product(collection: Any) -> int | float:
+def product(collection: Any) -> Any:
     """The product of an array or set of numbers (1 when empty)."""
-    out = 1
-    for x in _numbers("product", collection):
-        out *= x
+    items, plain = _numbers("product", collection)
+    out: Any = 1
+    for x in items:
+        out = out * x if plain else op_mul(out, x)
     return out
 
 

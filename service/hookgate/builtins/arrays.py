@@ -30,3 +30,19 @@ def slice_(a: Any, start: Any, stop: Any) -> list:
 def reverse(a: Any) -> list:
     """The elements of ``a`` in reverse order."""
     return want_array("array.reverse", 1, a)[::-1]
+
+
+@builtin("array.flatten", "arrays", 1)
+def flatten(a: Any) -> list:
+    """The elements of ``a`` with every nested array spliced in, at any depth."""
+    out: list = []
+    _flatten(want_array("array.flatten", 1, a), out)
+    return out
+
+
+def _flatten(items: list, out: list) -> None:
+    for x in items:
+        if type(x) is list:
+            _flatten(x, out)
+        else:
+            out.append(x)

@@ -480,4 +480,7 @@ def _parse(name: str, layout: str, text: str) -> int:
             dt = dt.replace(month=1, day=1) + datetime.timedelta(days=int(g["yday"]) - 1)
     except (ValueError, OverflowError):
         raise BuiltinError(f"{name}: value out of range") from None
-    return _to_ns(dt, frac)
+    ns = _to_ns(dt, frac)
+    if not _INT64[0] <= ns <= _INT64[1]:  # OPA's instants are int64 nanoseconds
+        raise BuiltinError(f"{name}: time outside of valid range")
+    return ns

@@ -9,7 +9,7 @@ import inspect
 import sys
 from itertools import groupby
 
-from hookgate.builtins import REGISTRY
+from hookgate.builtins import REGISTRY, opa_builtins
 
 
 def render() -> str:
@@ -28,7 +28,27 @@ def render() -> str:
             note = " *(reads the local machine; answered from request facts on the server)*"
             lines += [f"### `{b.name}({params})`", ""]
             lines += [inspect.cleandoc(b.doc) + (note if b.reads_host else ""), ""]
+    lines += _missing()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _missing() -> list[str]:
+    """OPA's builtins hookgate does not have: a call is ``unsupported: builtin <name>`` at
+    line:col, never an unknown function; some are left out on purpose, with the reason."""
+    missing = {n: why for n, why in opa_builtins().items() if n not in REGISTRY}
+    lines = [
+        "## OPA builtins hookgate refuses",
+        "",
+        "A policy calling one of these fails to load with `unsupported: builtin <name>` at the",
+        "call's line:col (a name OPA does not know either is an unknown function).",
+        "",
+    ]
+    on_purpose = sorted((n, why) for n, why in missing.items() if why)
+    lines += ["Refused on purpose:", ""]
+    lines += [f"- `{n}`: {why}" for n, why in on_purpose]
+    lines += ["", "Not implemented yet:", ""]
+    lines += [", ".join(f"`{n}`" for n in sorted(n for n, why in missing.items() if not why)), ""]
+    return lines
 
 
 def _parameters(func: object, arity: int) -> list[str]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num, want_str, want_strings
-from hookgate.lang.values import RegoSet, obj_items, sorted_values, to_json
+from hookgate.lang.values import (
+    RegoSet,
+    is_decimal,
+    is_number,
+    obj_items,
+    sorted_values,
+    to_json,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,6 +74,17 @@ def split(s: Any, delimiter: Any) -> list[str]:
     if want_str("split", 2, delimiter) == "":
         return list(s)
     return s.split(delimiter)
+
+
+@builtin("strings.split_n", "strings", 3)
+def split_n(s: Any, delimiter: Any, n: Any) -> list[str]:
+    """The first ``n`` parts of ``split(s, delimiter)`` (the last ``-n`` when ``n`` is
+    negative, none when it is 0)."""
+    parts = split(s, delimiter)
+    count = want_int("strings.split_n", 3, n)
+    if count >= 0:
+        return parts[:count]
+    return parts[count:]
 
 
 @builtin("replace", "strings", 3)
@@ -308,8 +326,8 @@ class _Formatter:
             return f"string={arg}"
         if t is int:
             return f"int={arg}"
-        if t is float:
-            return f"float64={_go_g(arg)}"
+        if t is float or is_decimal(arg):
+            return f"float64={_go_g(float(arg))}"
         return f"{_go_type(arg)}={rego_text(arg)}"
 
     def verb(self, verb: str, arg: Any, flags: str, width: int | None, prec: str | None) -> str:
@@ -318,12 +336,10 @@ class _Formatter:
         if verb in "vs":
             if t is str:
                 text = arg if p is None else arg[:p]
-            elif t is float and verb == "v":
-                text = _go_g(arg)
-            elif t is int and verb == "v":
+            elif t is int:  # OPA formats an integer as a big.Int: %s and %v print its digits
                 text = str(arg)
-            elif verb == "s" and t in (int, float):
-                text = f"%!s({self.describe(arg)})"
+            elif t is float or is_decimal(arg):
+                text = _go_g(float(arg)) if verb == "v" else f"%!s({self.describe(arg)})"
             else:
                 text = rego_text(arg)
         elif verb == "t":
@@ -343,7 +359,7 @@ class _Formatter:
         elif verb in "xX" and t is str:
             text = arg.encode().hex()
             text = text.upper() if verb == "X" else text
-        elif verb in "eEfFgG" and t in (int, float):
+        elif verb in "eEfFgG" and is_number(arg):
             f = float(arg)
             if verb in "gG" and p is None:
                 text = _go_g(f)
@@ -421,6 +437,8 @@ def rego_text(v: Any) -> str:
         return str(v)
     if t is float:
         return _go_g(v)
+    if is_decimal(v):
+        return str(v)
     if t is str:
         return _go_quote(v)
     if t is list:

@@ -7,7 +7,7 @@ got number``); the evaluator turns it into an evaluation error at the call's pos
 from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
-from hookgate.lang.values import RegoSet, type_name
+from hookgate.lang.values import RegoSet, is_decimal, type_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,9 +24,10 @@ def want_str(name: str, pos: int, value: Any) -> str:
     return value
 
 
-def want_num(name: str, pos: int, value: Any) -> int | float:
+def want_num(name: str, pos: int, value: Any) -> Any:
+    """An int, a float or an exact Decimal (``hookgate.lang.numbers``)."""
     t = type(value)
-    if t is not int and t is not float:
+    if t is not int and t is not float and not is_decimal(value):
         raise _fail(name, pos, "number", value)
     return value
 
@@ -34,8 +35,8 @@ def want_num(name: str, pos: int, value: Any) -> int | float:
 def want_int(name: str, pos: int, value: Any) -> int:
     """A number with an integral value (``2.0`` counts), as OPA's integer operands."""
     n = want_num(name, pos, value)
-    if type(n) is float:
-        if not n.is_integer():
+    if type(n) is not int:  # a float or a Decimal: normalized, so never integral
+        if type(n) is not float or not n.is_integer():
             raise BuiltinError(
                 f"{name}: operand {pos} must be integer number but got floating-point number"
             )

@@ -211,13 +211,15 @@ def _expression_query(ps: PolicySet, text: str) -> Callable:
 
     source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
     source = source.replace("__expr__", text.strip())
-    module = parse_module(source, "<query>")
+    from hookgate.lang.scopes import scope_module
+
+    module = scope_module(parse_module(source, "<query>"))
     modules = ps.modules
     if not all(isinstance(m, ast.Module) for m in modules):  # summaries from the compile cache
-        modules = [parse_module(ps._sources[m.filename], m.filename) for m in modules]
+        modules = [scope_module(parse_module(ps._sources[m.filename], m.filename)) for m in modules]
     program = Program([*modules, module])
     if program.diagnostics:
-        raise PolicyError(program.diagnostics)
+        raise PolicyError([_shown(d, ps._sources) for d in program.diagnostics])
     return run(program.code()).ref_query((_QUERY_PACKAGE, "q__"))
 
 
@@ -257,7 +259,7 @@ def load(
     program = Program(modules, coverage=coverage)
     diags = program.diagnostics + program.tree.check_base_data(data if data is not None else {})
     if diags:
-        raise PolicyError([with_source(d, sources.get(d.file, "")) for d in diags])
+        raise PolicyError([_shown(d, sources) for d in diags])
     code = program.code()
     covered: set[tuple[str, int]] | None = set() if coverage else None
     ps = PolicySet(run(code, covered), modules, data, sources, coverage=covered)
@@ -292,15 +294,24 @@ def _load_cached(
     return PolicySet(tree, modules, data, sources)
 
 
+def _shown(diag: Diagnostic, sources: dict[str, str]) -> Diagnostic:
+    """A diagnostic as the author reads it: the source line, variables named as written."""
+    from hookgate.lang.scopes import source_names
+
+    return with_source(source_names(diag), sources.get(diag.file, ""))
+
+
 def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[ast.Module]:
     """Parse every source and run the static checks; ``PolicyError`` with all diagnostics."""
     from hookgate.lang.parser import parse_module
 
     modules: list[ast.Module] = []
     diags: list[Diagnostic] = []
+    from hookgate.lang.scopes import scope_module
+
     for name in sorted(sources):
         try:
-            modules.append(parse_module(sources[name], name))
+            modules.append(scope_module(parse_module(sources[name], name)))
         except PolicyError as exc:
             diags.extend(exc.diagnostics)
     if not diags:
@@ -312,5 +323,5 @@ def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[as
             found = check_modules(modules, strict=strict)
             diags.extend(d for d in found if d.severity == "error")
     if diags:
-        raise PolicyError([with_source(d, sources.get(d.file, "")) for d in diags])
+        raise PolicyError([_shown(d, sources) for d in diags])
     return modules

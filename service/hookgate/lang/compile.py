@@ -29,6 +29,7 @@ from hookgate import builtins
 from hookgate.lang import ast
 from hookgate.lang.errors import Diagnostic
 from hookgate.lang.runtime import BINOPS, Group, Node, Tree, path_text
+from hookgate.lang.values import is_decimal
 
 # Python refuses more statically nested blocks than this in one function (CO_MAXBLOCKS is 20);
 # a body nesting more loops than _SPLIT_LOOPS goes on in another function.
@@ -460,10 +461,16 @@ class _Fn:
         return self.name
 
 
+# Builtins whose value is fixed for one evaluation (OPA reads the clock once per query).
+_ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
+
+
 def _lit(value: Any) -> str:
     """Python source for a scalar value."""
     if type(value) is float and not math.isfinite(value):
         return f"float({str(value)!r})"
+    if is_decimal(value):
+        return f"decimal_value({str(value)!r})"
     return repr(value)
 
 
@@ -751,6 +758,8 @@ class RuleCompiler:
 
         withs = getattr(lit, "withs", ())
         for w in withs:
+            if (_dotted(w.value) or "") in builtins.opa_builtins():
+                continue  # names a builtin (`with f as opa.runtime`), not a variable
             info = VarInfo()
             self.vars_of(w.value, scope, info)
             add_plain(info, set())
@@ -877,9 +886,7 @@ class RuleCompiler:
         b = builtins.get(name)
         if b is not None:
             return "builtin", b
-        from hookgate.lang.check import _OPA_BUILTINS as OPA_BUILTINS  # one list, the checker's
-
-        if name in OPA_BUILTINS:
+        if name in builtins.opa_builtins():
             raise CompileError(f"unsupported: builtin {name}", loc)
         raise CompileError(f"could not find function {name} (unknown builtin or function)", loc)
 
@@ -1034,6 +1041,8 @@ class RuleCompiler:
         # A replacement naming a function or builtin replaces calls; anything else is a value.
         repl_fn = self._function_ref(value_term, scope)
         value = None
+        if repl_fn is None and _dotted(value_term) in builtins.opa_builtins():
+            raise CompileError(f"unsupported: builtin {_dotted(value_term)}", value_term.loc)
         if repl_fn is None:
             mark = len(fn.lines)
             value = self.term(value_term, scope, fn, bound)
@@ -1082,7 +1091,7 @@ class RuleCompiler:
             return None
         if kind == "function":
             self.program.deps[self.group].add(target)
-            return f"{self.module.group(target)}.call"
+            return f"function_mock({self.module.group(target)}.call)"
         return f"builtin_mock(BF, {target.name!r}, {self.file}, {term.loc.line}, {term.loc.col})"
 
     # -- unification ------------------------------------------------------------------
@@ -1097,6 +1106,8 @@ class RuleCompiler:
         return all(n in bound for n in {**info.plain, **info.pattern})
 
     def _unify_one(self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc, fn: _Fn) -> None:
+        if isinstance(b, ast.Var) and is_wild(b):  # `x = _`: x must be defined, no more
+            a, b = b, a
         # Iterating refs are expanded first (they bind their own variables).
         if self._evaluable_after_refs(b, scope, bound):
             value = self.term(b, scope, fn, bound)
@@ -1407,6 +1418,8 @@ class RuleCompiler:
         if name == "walk":
             raise CompileError("unsupported: walk without an output argument", t.loc)
         where = f"{self.file}, {t.loc.line}, {t.loc.col}"
+        if name in _ONCE_PER_EVALUATION:
+            return f"call_once({name!r}, BF[{name!r}], {fn.ctx}, {where})"
         return _all_defined(
             fn,
             t.args,
@@ -1569,9 +1582,9 @@ def _free_names(lit: Any) -> list[tuple[str, ast.Loc]]:
     elif isinstance(lit, _HeadLit | ast.Expr):
         _term_names(lit.term, out)
     for w in getattr(lit, "withs", ()):
-        if not builtins.known(
-            _dotted(w.value) or ""
-        ):  # `with f as upper` names a builtin, not a var
+        name = _dotted(w.value) or ""
+        if not builtins.known(name) and name not in builtins.opa_builtins():
+            # `with f as upper` names a builtin, not a var
             _term_names(w.value, out)
     return out
 
@@ -1715,10 +1728,20 @@ def _check_default(value: Any) -> None:
 
 
 def _static_some_in_check(lit: ast.SomeIn) -> None:
+    """A literal collection none of whose items can match the pattern is an error; items
+    that cannot match are otherwise just skipped, as in OPA (``some {"k": x} in xs``)."""
     coll = lit.collection
-    if isinstance(coll, ast.ArrayTerm | ast.SetTerm):
+    if isinstance(coll, ast.ArrayTerm | ast.SetTerm) and coll.items:
+        problem = None
         for item in coll.items:
-            _decompose(lit.value, item, lit.loc)
+            try:
+                _decompose(lit.value, item, lit.loc)
+            except CompileError as exc:
+                problem = exc
+            else:
+                return
+        if problem is not None:
+            raise problem
 
 
 def _all_defined(fn: _Fn, terms: tuple, values: list[str], build: Any) -> str:

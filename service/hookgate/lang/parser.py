@@ -11,7 +11,6 @@ never escapes.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,9 @@ KEYWORDS = frozenset(
     "package import as default contains if else not some every with in true false null".split()
 )
 
-FUTURE_KEYWORDS = frozenset({"in", "every", "contains", "if"})
+# `not` is importable too (OPA reserves it for negated bodies, `not { … }`; plain `not expr`
+# needs no import).
+FUTURE_KEYWORDS = frozenset({"in", "every", "contains", "if", "not"})
 
 # Keywords that can never be a name outside a reference's `.key`.
 _RESERVED = KEYWORDS - {"contains"}
@@ -101,7 +102,8 @@ class _PostLex:
             touching = prev is not None and prev.end_pos == tok.start_pos
             if kind == "LSQB" and touching and prev.type in _TERM_END:
                 tok = tok.new_borrow_pos("REF_LSQB", tok.value, tok)
-            elif kind == "LPAR" and touching and prev.type == "NAME":
+            elif kind == "LPAR" and touching and prev.type in ("NAME", "RSQB"):
+                # `f(x)`, and `a["b"](x)`: a function named by a ref with a string key
                 tok = tok.new_borrow_pos("CALL_LPAR", tok.value, tok)
             elif kind == "LBRACE" and prev is not None and prev.type == "IF":
                 candidates.append(tok.start_pos)
@@ -812,20 +814,18 @@ def _dotted_name(target: Any) -> str | None:
     return None
 
 
-def _number(tok: Any) -> int | float:
+def _number(tok: Any) -> Any:
     text = str(tok)
     digits = text.split(".")[0].split("e")[0].split("E")[0]
     if len(digits) > 1 and digits[0] == "0":
         raise _fail_at(tok, "expected number without leading zero")
     if "." in text or "e" in text or "E" in text:
-        value = float(text)
-        if value in (float("inf"), float("-inf")):
-            raise _fail_at(tok, "number too big")
-        if value == 0 and any(c in "123456789" for c in re.split("[eE]", text)[0]):
-            raise _fail_at(tok, "unsupported: number too small for a 64-bit float")
-        if value.is_integer() and "." not in text and abs(value) < 2**53:
-            return int(value)
-        return value
+        from hookgate.lang.numbers import NumberError, literal
+
+        try:
+            return literal(text)
+        except NumberError as exc:
+            raise _fail_at(tok, str(exc)) from None
     return int(text)
 
 

@@ -20,6 +20,7 @@ from hookgate.lang.values import (
     dict_key,
     equal,
     freeze,
+    is_number,
     obj_get,
     obj_items,
     sort_key,
@@ -51,6 +52,7 @@ class Ctx:
         "deadline",
         "input_log",
         "strict",
+        "shared",
     )
 
     def __init__(
@@ -73,6 +75,7 @@ class Ctx:
         self.deadline = deadline
         self.input_log: list | None = None  # receives each `with input as …` document
         self.strict = strict  # builtin errors raise instead of making the call undefined
+        self.shared: dict = {}  # one evaluation's facts, `with` or not (time.now_ns's instant)
 
     def derive(self) -> Ctx:
         """A copy for ``with``: the same budget, a fresh rule cache."""
@@ -87,6 +90,7 @@ class Ctx:
         c.deadline = self.deadline
         c.input_log = self.input_log
         c.strict = self.strict
+        c.shared = self.shared
         return c
 
 
@@ -195,16 +199,28 @@ def index_path(v: Any, path: tuple) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def _num_check(name: str, a: Any, b: Any) -> None:
+def _num_check(name: str, a: Any, b: Any) -> bool:
+    """True for two ints/floats (the fast path), False when one is an exact Decimal; raises
+    for anything that is not a number."""
     ta = type(a)
     tb = type(b)
-    if (ta is not int and ta is not float) or (tb is not int and tb is not float):
-        raise BuiltinError(f"{name}: operand must be number (`{name}` expects numeric argument)")
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return True
+    if is_number(a) and is_number(b):
+        return False
+    raise BuiltinError(f"{name}: operand must be number (`{name}` expects numeric argument)")
+
+
+def _exact(op: str, a: Any, b: Any) -> Any:
+    from hookgate.lang.numbers import arith
+
+    return arith(op, a, b)
 
 
 def op_plus(a: Any, b: Any) -> Any:
-    _num_check("plus", a, b)
-    return a + b
+    if _num_check("plus", a, b):
+        return a + b
+    return _exact("+", a, b)
 
 
 def op_minus(a: Any, b: Any) -> Any:
@@ -213,19 +229,23 @@ def op_minus(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if (ta is RegoSet) != (tb is RegoSet):
         raise BuiltinError("minus: operands must be both numbers or both sets")
-    _num_check("minus", a, b)
-    return a - b
+    if _num_check("minus", a, b):
+        return a - b
+    return _exact("-", a, b)
 
 
 def op_mul(a: Any, b: Any) -> Any:
-    _num_check("mul", a, b)
-    return a * b
+    if _num_check("mul", a, b):
+        return a * b
+    return _exact("*", a, b)
 
 
 def op_div(a: Any, b: Any) -> Any:
-    _num_check("div", a, b)
+    fast = _num_check("div", a, b)
     if b == 0:
         raise BuiltinError("div: divide by zero")
+    if not fast:
+        return _exact("/", a, b)
     if type(a) is int and type(b) is int:
         q, r = divmod(a, b)
         if r == 0:
@@ -235,12 +255,21 @@ def op_div(a: Any, b: Any) -> Any:
 
 def op_rem(a: Any, b: Any) -> Any:
     _num_check("rem", a, b)
-    if type(a) is float or type(b) is float:
-        raise BuiltinError("rem: modulo on floating-point number")
+    # OPA takes the remainder of integers only, but an integral float is an integer (4.0 % 3).
+    a = _integral(a)
+    b = _integral(b)
     if b == 0:
         raise BuiltinError("rem: modulo by zero")
     r = abs(a) % abs(b)
     return -r if a < 0 else r
+
+
+def _integral(n: Any) -> int:
+    if type(n) is int:
+        return n
+    if n != int(n):
+        raise BuiltinError("rem: modulo on floating-point number")
+    return int(n)
 
 
 def op_and(a: Any, b: Any) -> Any:
@@ -600,6 +629,17 @@ def call_builtin(
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
 
 
+def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
+    """A builtin without arguments whose value is fixed for one evaluation (``time.now_ns``:
+    OPA reads the clock once per query)."""
+    if ctx.mocks is not None and name in ctx.mocks:
+        return ctx.mocks[name](ctx, [])
+    value = ctx.shared.get(name, UNDEFINED)
+    if value is UNDEFINED:
+        value = ctx.shared[name] = call_builtin(name, fn, [], ctx, file, line, col)
+    return value
+
+
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
 # would reject the response that carried it), so it fails like any builtin error.
 _INFINITY = float("inf")
@@ -708,6 +748,32 @@ def with_mock(c2: Ctx, key: str, fn: Callable) -> None:
     c2.mocks = mocks
 
 
+def decimal_value(text: str) -> Any:
+    """A number literal kept exact (``hookgate.lang.numbers``); imports ``decimal`` on use."""
+    from decimal import Decimal
+
+    return Decimal(text)
+
+
+def function_mock(fn: Callable) -> Callable:
+    """A replacement (``with f as g``) calling the function ``g``: as in OPA, no replacement is in
+    force inside it, so ``g`` may call the very function it replaces."""
+
+    def replacement(ctx: Ctx, args: list) -> Any:
+        return fn(_unmocked(ctx), args)
+
+    return replacement
+
+
+def _unmocked(ctx: Ctx) -> Ctx:
+    """``ctx`` with no replacement in force (a copy, when it has any)."""
+    if ctx.mocks is None:
+        return ctx
+    inner = ctx.derive()
+    inner.mocks = None
+    return inner
+
+
 def value_mock(v: Any) -> Callable:
     """A replacement (``with f as 1``) answering every call with ``v``."""
 
@@ -721,7 +787,7 @@ def builtin_mock(funcs: BuiltinFuncs, name: str, file: str, line: int, col: int)
     """A replacement (``with f as upper``) calling the builtin ``name``."""
 
     def replacement(ctx: Ctx, args: list) -> Any:
-        return call_builtin(name, funcs[name], args, ctx, file, line, col)
+        return call_builtin(name, funcs[name], args, _unmocked(ctx), file, line, col)
 
     return replacement
 
@@ -791,6 +857,7 @@ GENERATED_CODE_NAMES = (
     "obj_get",
     "check_budget",
     "call_builtin",
+    "call_once",
     "builtin_mock",
     "binop",
     "obj_add",
@@ -802,5 +869,7 @@ GENERATED_CODE_NAMES = (
     "with_data",
     "with_mock",
     "value_mock",
+    "function_mock",
+    "decimal_value",
     *(f.__name__ for f in BINOPS.values()),
 )

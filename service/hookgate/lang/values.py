@@ -12,6 +12,8 @@ stored in the dict wrapped in ``ObjKey`` so that ``true`` and ``1`` stay distinc
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -72,6 +74,8 @@ def freeze(value: Any) -> Any:
         return ("s", value.keyset())
     if t is ObjKey:
         return value.frozen
+    if is_decimal(value):
+        return value
     raise TypeError(f"not a policy value: {t.__name__}")
 
 
@@ -102,14 +106,14 @@ def _unwrap(key: Any) -> Any:
 def dict_key(key: Any) -> Any:
     """The dict key under which object key ``key`` is stored."""
     t = type(key)
-    if t is str or t is int or t is float or key is None:
+    if t is str or t is int or t is float or key is None or is_decimal(key):
         return key
     return ObjKey(key)
 
 
 def obj_get(obj: dict, key: Any, default: Any = UNDEFINED) -> Any:
     t = type(key)
-    if t is str or t is int or t is float or key is None:
+    if t is str or t is int or t is float or key is None or is_decimal(key):
         return obj.get(key, default)
     return obj.get(ObjKey(key), default)
 
@@ -250,15 +254,24 @@ def equal(a: Any, b: Any) -> bool:
         return True
     if ta is RegoSet:
         return tb is RegoSet and a == b
+    if is_number(a) and is_number(b):  # a Decimal: compares exactly with int and float
+        return a == b
     return False
 
 
 _NUM = (int, float)
 
 
+def is_decimal(v: Any) -> bool:
+    """A number kept exactly because a float would round it (``hookgate.lang.numbers``); no
+    such value exists unless ``decimal`` was imported to make it."""
+    mod = sys.modules.get("decimal")
+    return mod is not None and type(v) is mod.Decimal
+
+
 def is_number(v: Any) -> bool:
     t = type(v)
-    return t is int or t is float
+    return t is int or t is float or is_decimal(v)
 
 
 _RANK = {type(None): 0, bool: 1, int: 2, float: 2, str: 3, list: 4, tuple: 4, dict: 5, RegoSet: 6}
@@ -269,6 +282,8 @@ def sort_key(v: Any) -> tuple:
     null < boolean < number < string < array < object < set."""
     t = type(v)
     rank = _RANK.get(t)
+    if rank is None and is_decimal(v):
+        return (2, v)
     if rank is None:
         raise TypeError(f"not a policy value: {t.__name__}")
     if rank <= 3:
@@ -299,7 +314,7 @@ def type_name(v: Any) -> str:
         return "null"
     if t is bool:
         return "boolean"
-    if t is int or t is float:
+    if t is int or t is float or is_decimal(v):
         return "number"
     if t is str:
         return "string"
@@ -331,6 +346,8 @@ def to_json(value: Any) -> Any:
         return out
     if t is RegoSet:
         return [to_json(v) for v in sorted_values(value)] if value._d else []
+    if is_decimal(value):  # JSON output holds it at a float's precision
+        return float(value)
     raise TypeError(f"not a policy value: {t.__name__}")
 
 
@@ -368,4 +385,5 @@ __all__ = [
     "make_object",
     "dict_key",
     "is_number",
+    "is_decimal",
 ]

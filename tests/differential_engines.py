@@ -1,0 +1,100 @@
+"""Run one program on hookgate, regorus and rego-cpp, each answer normalised to JSON text (or
+``undefined`` / ``error: …`` / ``unsupported: …``), and classify the three answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from hookgate.lang import UNDEFINED, EvalError, PolicyError, load
+from hookgate.lang.values import to_json
+
+UNDEF = "undefined"
+
+
+def _canon(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def hookgate_answer(source: str, inp: dict) -> str:
+    try:
+        value = load({"g.rego": source}).query("data.g", input=inp)
+    except (PolicyError, EvalError) as exc:
+        text = str(exc) if isinstance(exc, PolicyError) else exc.message
+        first = text.splitlines()[0].split(": ", 1)[-1] if isinstance(exc, PolicyError) else text
+        return ("unsupported: " if "unsupported:" in text else "error: ") + first
+    return UNDEF if value is UNDEFINED else _canon(to_json(value))
+
+
+def _first_error_line(exc: Exception) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    found = [line for line in lines if "error" in line]
+    return (found or lines or ["?"])[0]
+
+
+def regorus_answer(source: str, inp: dict) -> str:
+    import regorus
+
+    engine = regorus.Engine()
+    try:
+        engine.add_policy("g.rego", source)
+        engine.set_input_json(json.dumps(inp))
+        out = json.loads(engine.eval_query_as_json("data.g"))
+    except Exception as exc:  # regorus raises plain exceptions for every error
+        return f"error: {_first_error_line(exc)}"
+    results = out.get("result") or []
+    if not results:
+        return UNDEF
+    return _canon(results[0]["expressions"][0]["value"])
+
+
+_worker: subprocess.Popen | None = None
+
+
+def regocpp_answer(source: str, inp: dict) -> str:
+    """rego-cpp's answer, from a worker process (tests/regocpp_worker.py says why)."""
+    global _worker
+    if _worker is None or _worker.poll() is not None:
+        worker = os.path.join(os.path.dirname(__file__), "regocpp_worker.py")
+        _worker = subprocess.Popen(
+            [sys.executable, worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+    assert _worker.stdin is not None and _worker.stdout is not None
+    _worker.stdin.write(json.dumps({"source": source, "input": inp}) + "\n")
+    _worker.stdin.flush()
+    line = _worker.stdout.readline()
+    if not line:  # the worker died on this program
+        _worker = None
+        return "error: rego-cpp crashed"
+    return json.loads(line)
+
+
+def _same(x: str, y: str) -> bool:
+    """Equal answers; two errors are the same answer (each engine words its own)."""
+    return x == y or (x.startswith("error") and y.startswith("error"))
+
+
+def classify(source: str, inp: dict) -> tuple[str, dict]:
+    """``agree`` (all three equal), ``unsupported`` (hookgate refused, labelled), ``ours``
+    (regorus and rego-cpp agree and hookgate does not: our bug), ``oracles differ`` (they
+    disagree and hookgate gives one of their answers: OPA's semantics decide which is right,
+    see tests/test_differential_random.py), ``third answer`` (they disagree and hookgate gives
+    neither answer), ``oracles fail`` (both oracles refuse a program hookgate runs, each for a
+    reason of its own, such as a parser limit: no verdict)."""
+    answers = {
+        "hookgate": hookgate_answer(source, inp),
+        "regorus": regorus_answer(source, inp),
+        "rego-cpp": regocpp_answer(source, inp),
+    }
+    ours, a, b = answers["hookgate"], answers["regorus"], answers["rego-cpp"]
+    if ours.startswith("unsupported:"):
+        return "unsupported", answers
+    if a.startswith("error") and b.startswith("error") and not ours.startswith("error"):
+        return "oracles fail", answers  # each refuses, for reasons of its own: no verdict
+    if _same(a, b):
+        return ("agree" if _same(ours, a) else "ours"), answers
+    if _same(ours, a) or _same(ours, b):
+        return "oracles differ", answers
+    return "third answer", answers
