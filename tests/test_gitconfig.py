@@ -169,6 +169,20 @@ def test_global_xdg_local_and_worktree_files_in_gits_order(world):
     (repo / ".git" / "config.worktree").write_text("[k]\n\tv = worktree\n")
     got = agree(repo, home)
     assert got["k.v"] == ["xdg", "home", "local", "worktree"]
+    listing = subprocess.run(
+        [GIT, "config", "--list", "--show-origin", "-z"],
+        cwd=repo,
+        env=git_env(home),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")[:-1]
+    git_files = list(dict.fromkeys(o.removeprefix("file:") for o in listing[0::2]))
+    ours_files = [
+        os.path.relpath(f, repo) if f.startswith(str(repo)) else f
+        for f in read(str(repo / ".git"), str(home)).files
+    ]
+    assert ours_files == git_files
 
 
 def test_config_worktree_ignored_without_the_extension(world):

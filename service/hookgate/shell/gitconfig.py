@@ -68,8 +68,8 @@ def read(
     xdg_config_home: str | None = None,
     global_file: str | None = None,
 ) -> Config:
-    """git's configuration for the repository whose git directory is ``git_dir`` (``None``: no
-    repository), with ``home`` as ``$HOME`` (``None``: no global files). ``xdg_config_home``
+    """git's configuration for the repository whose git directory is ``git_dir`` (absolute;
+    ``None``: no repository), with ``home`` as ``$HOME`` (``None``: no global files). ``xdg_config_home``
     defaults to ``home/.config``; ``global_file`` stands for ``GIT_CONFIG_GLOBAL`` and replaces
     both global files. Raises ``ConfigError`` where git would die."""
     files: list[str] = []
@@ -85,7 +85,7 @@ def read(
         files.append(local)
         if _worktree_config(reader, local):
             files.append(os.path.join(git_dir, "config.worktree"))
-    reader.files = files
+    reader.top_files = files
     for path in files:
         reader.read_file(path, 0)
     return reader.out
@@ -96,12 +96,12 @@ class _Reader:
         self.git_dir = git_dir
         self.home = home
         self.out = Config()
-        self.files: list[str] = []
+        self.top_files: list[str] = []  # what read() reads, for the hasconfig: URL pass
         self.collect_urls = collect_urls  # the pass that finds remote URLs for hasconfig:
         self.remote_urls: list[str] | None = None
         self.count = 0
 
-    def read_file(self, path: str, depth: int, included: bool = False) -> None:
+    def read_file(self, path: str, depth: int) -> None:
         entries = _parsed(path, self.out.skipped)
         if entries is None:
             return
@@ -131,7 +131,7 @@ class _Reader:
             return  # git ignores an include that does not exist
         if depth + 1 > MAX_INCLUDE_DEPTH:
             raise ConfigError(f"{origin}:{line}: includes nested more than {MAX_INCLUDE_DEPTH}")
-        self.read_file(target, depth + 1, included=True)
+        self.read_file(target, depth + 1)
 
     def _condition(self, cond: str, origin: str) -> bool:
         if self.collect_urls and cond.startswith("hasconfig:remote.*.url:"):
@@ -172,7 +172,7 @@ class _Reader:
     def _remote_urls(self) -> list[str]:
         if self.remote_urls is None:
             collector = _Reader(self.git_dir, self.home, collect_urls=True)
-            for path in self.files:
+            for path in self.top_files:
                 collector.read_file(path, 0)
             self.remote_urls = [
                 u
