@@ -1,11 +1,12 @@
 """Run the everyday and evasion corpora through the default pack and report the counts.
 
     python bench/corpora_report.py            # the README section, as markdown
-    python bench/corpora_report.py --caught   # rewrite evasions.json's "caught" flags from today's pack
+    python bench/corpora_report.py --caught   # record today's "caught" and "flagged" in the data
 
 Everyday commands (``tests/data/guards/everyday_*.json``) run as Bash PreToolUse calls in
 ``/home/u/proj`` (no repository there); a command is left alone when the pack neither denies nor
-asks. Evasion rows (``evasions.json``) run in a sandbox repository on ``main`` (the one
+asks. The known false positives of today's pack are marked in ``everyday_agent.json``
+(``"flagged": "deny"``); a tldr example is never expected to be flagged. Evasion rows (``evasions.json``) run in a sandbox repository on ``main`` (the one
 ``check_evasions.py`` builds, without running anything); a row is caught when the outcome is one
 of its ``expect`` and, for a rewrite with a ``rewritten`` command, the rewrite is exactly that.
 ``tests/test_corpora.py`` asserts every count and flag this script reports.
@@ -63,6 +64,11 @@ def flagged_everyday(eng) -> list[tuple[str, str]]:
         if decision.outcome in ("deny", "ask"):
             out.append((decision.outcome, case["command"]))
     return out
+
+
+def known_flagged() -> list[tuple[str, str]]:
+    """(outcome, command) of the everyday commands recorded as today's false positives."""
+    return [(c["flagged"], c["command"]) for c in everyday_cases() if "flagged" in c]
 
 
 def evasion_rows() -> list[dict]:
@@ -126,6 +132,16 @@ def section(c: dict[str, int]) -> str:
 
 
 def update_caught(eng) -> None:
+    flagged = dict((command, outcome) for outcome, command in flagged_everyday(eng))
+    path = GUARDS / "everyday_agent.json"
+    data = json.loads(path.read_text())
+    for case in data["cases"]:
+        case.pop("flagged", None)
+        if case["command"] in flagged:
+            case["flagged"] = flagged.pop(case["command"])
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    if flagged:  # tldr examples: the data is generated, so fix the pack or exclude the example
+        raise SystemExit(f"tldr examples flagged: {sorted(flagged)}")
     path = GUARDS / "evasions.json"
     data = json.loads(path.read_text())
     judged = judge_all(eng)

@@ -1,7 +1,7 @@
 """The false-positive and evasion corpora through the default pack, in process.
 
 - every everyday command (tldr-pages examples of developer tools, and commands as agents write
-  them) is neither denied nor asked about;
+  them) is neither denied nor asked about, except the false positives recorded in the data;
 - every evasion row gives exactly the outcome its ``caught`` flag records: a caught row that
   regresses fails, and so does an uncaught row that starts passing (update the flags with
   ``python bench/corpora_report.py --caught``);
@@ -55,7 +55,9 @@ def test_everyday_corpus_is_large_and_licensed():
 
 
 def test_everyday_commands_are_left_alone(eng):
-    assert report.flagged_everyday(eng) == []
+    """Exactly the recorded false positives are flagged: a new one fails, and so does a fixed
+    one (drop its mark with ``python bench/corpora_report.py --caught``)."""
+    assert report.flagged_everyday(eng) == report.known_flagged()
 
 
 def test_evasion_rows_are_well_formed():
