@@ -101,9 +101,9 @@ def judge_all(eng) -> dict[str, tuple[bool, str]]:
         return {r["id"]: judge(eng, r, cwd) for r in evasion_rows()}
 
 
-def counts(eng) -> dict[str, int]:
+def counts(eng, judged: dict[str, tuple[bool, str]] | None = None) -> dict[str, int]:
     rows = evasion_rows()
-    judged = judge_all(eng)
+    judged = judge_all(eng) if judged is None else judged
     blocked = [r for r in rows if r["expect"] != "allow"]
     allowed = [r for r in rows if r["expect"] == "allow"]
     cases = everyday_cases()
