@@ -1,0 +1,97 @@
+"""The false-positive and evasion corpora through the default pack, in process.
+
+- every everyday command (tldr-pages examples of developer tools, and commands as agents write
+  them) is neither denied nor asked about, except the false positives recorded in the data;
+- every evasion row gives exactly the outcome its ``caught`` flag records: a caught row that
+  regresses fails, and so does an uncaught row that starts passing (update the flags with
+  ``python bench/corpora_report.py --caught``);
+- the README's counts are the ones ``bench/corpora_report.py`` computes;
+- what each evasion line really runs (bash, git, stand-in ``rm``) is what the row says, when this
+  machine can run the checker (root, ``unshare -m``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GUARDS = ROOT / "tests" / "data" / "guards"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+report = _load("corpora_report", ROOT / "bench" / "corpora_report.py")
+checker = _load("check_evasions", GUARDS / "check_evasions.py")
+ROWS = report.evasion_rows()
+
+
+@pytest.fixture(scope="module")
+def eng():
+    return report.engine()
+
+
+@pytest.fixture(scope="module")
+def judged(eng):
+    return report.judge_all(eng)
+
+
+def test_everyday_corpus_is_large_and_licensed():
+    cases = report.everyday_cases()
+    assert len(cases) >= 1000
+    assert len({c["command"] for c in cases}) == len(cases)
+    tldr = json.loads((GUARDS / "everyday_tldr.json").read_text())
+    assert "CC BY 4.0" in tldr["source"]
+    assert "Creative Commons Attribution 4.0" in (GUARDS / "LICENSE-tldr-pages.md").read_text()
+    assert all(e["reason"] for e in tldr["excluded"])  # dropped examples say why
+
+
+def test_everyday_commands_are_left_alone(eng):
+    """Exactly the recorded false positives are flagged: a new one fails, and so does a fixed
+    one (drop its mark with ``python bench/corpora_report.py --caught``)."""
+    assert report.flagged_everyday(eng) == report.known_flagged()
+
+
+def test_evasion_rows_are_well_formed():
+    ids = [r["id"] for r in ROWS]
+    assert len(ids) == len(set(ids))
+    outcomes = {"deny", "ask", "rewrite", "allow"}
+    for r in ROWS:
+        expect = r["expect"] if isinstance(r["expect"], list) else [r["expect"]]
+        assert set(expect) <= outcomes, r["id"]
+        assert r["guard"] in ("no-verify", "force-push", "main-branch", "destructive"), r["id"]
+        assert r["technique"] and r["why"], r["id"]
+        assert ("runs" in r) != ("not_run" in r), r["id"]  # verified, or why it cannot be run
+        assert isinstance(r["caught"], bool), r["id"]
+    for guard in ("no-verify", "force-push", "main-branch", "destructive"):
+        mine = [r for r in ROWS if r["guard"] == guard]
+        assert len({r["technique"] for r in mine if r["expect"] != "allow"}) >= 10, guard
+        assert any(r["expect"] == "allow" for r in mine), guard
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+def test_evasion_row_outcome_matches_its_caught_flag(judged, row):
+    caught, did = judged[row["id"]]
+    assert caught == row["caught"], (
+        f"{row['command']!r}: expected {row['expect']}, the pack did {did}; "
+        "if this is progress, run python bench/corpora_report.py --caught"
+    )
+
+
+def test_readme_counts_match(eng, judged):
+    readme = (ROOT / "README.md").read_text()
+    start, end = readme.index(report.BEGIN), readme.index(report.END) + len(report.END)
+    assert readme[start:end] == report.section(report.counts(eng, judged))
+
+
+@pytest.mark.skipif(checker.available() is not None, reason=str(checker.available()))
+def test_evasion_premises_hold_in_real_bash_and_git():
+    assert checker.check() == []

@@ -1,0 +1,355 @@
+"""hookgate.shell.gitconfig against real git: the same files must give the same values.
+
+Every case writes configuration files into a temporary home and repository and compares
+``read_config`` with ``git config --list -z`` run there (system file off, as hookgate never reads
+it); a file git refuses must raise ``ConfigError``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hookgate.shell import gitconfig
+from hookgate.shell.gitconfig import VALUELESS, ConfigError, parse, read, read_config, wildmatch
+
+GIT = shutil.which("git")
+pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+
+def git_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "XDG_"))}
+    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LC_ALL="C")
+    return env
+
+
+def git_values(repo: Path, home: Path) -> dict[str, list[str]] | None:
+    """``git config --list`` in ``repo`` as key → values; None when git refuses the files."""
+    run = subprocess.run(
+        [GIT, "config", "--list", "-z"], cwd=repo, env=git_env(home), capture_output=True
+    )
+    if run.returncode != 0:
+        return None
+    out: dict[str, list[str]] = {}
+    for item in run.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]:
+        key, sep, value = item.partition("\n")
+        out.setdefault(key, []).append(value if sep else VALUELESS)
+    return out
+
+
+def ours(repo: Path, home: Path) -> dict[str, list[str]] | None:
+    try:
+        return read_config(str(repo / ".git"), str(home))
+    except ConfigError:
+        return None
+
+
+@pytest.fixture()
+def world(tmp_path):
+    home = tmp_path / "home"
+    repo = home / "work" / "Proj"
+    home.mkdir()
+    subprocess.run([GIT, "init", "-q", "-b", "main", str(repo)], env=git_env(home), check=True)
+    return home, repo
+
+
+def agree(repo: Path, home: Path) -> dict[str, list[str]] | None:
+    expected = git_values(repo, home)
+    assert ours(repo, home) == expected
+    return expected
+
+
+# -- syntax: generated files -----------------------------------------------------------------------
+
+NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9-]{0,6}", fullmatch=True)
+SUB = st.text(st.sampled_from('aB .-_/"\\x*:'), max_size=8)
+VALUE_PART = st.one_of(
+    st.text(st.sampled_from("abcXYZ09 ./:-_@+~"), max_size=8),
+    st.sampled_from(['"', '"quoted ; # text"', "\\t", "\\n", "\\\\", '\\"', "\\b", "\\\n", " "]),
+    st.sampled_from([" # comment", " ; comment", "\t", "\\q", '"open']),  # some invalid
+)
+
+
+@st.composite
+def header(draw) -> str:
+    name = draw(NAME)
+    kind = draw(st.sampled_from(["plain", "sub", "old"]))
+    if kind == "sub":
+        sub = draw(SUB).replace("\\", "\\\\").replace('"', '\\"')
+        return f'[{name}{draw(st.sampled_from([" ", "  ", chr(9)]))}"{sub}"]'
+    if kind == "old":
+        return f"[{name}.{draw(NAME)}]"
+    return f"[{name}]"
+
+
+@st.composite
+def entry(draw) -> str:
+    key = draw(NAME)
+    if draw(st.integers(0, 5)) == 0:
+        return key + draw(st.sampled_from(["", " ", "\t"]))
+    value = "".join(draw(st.lists(VALUE_PART, max_size=5)))
+    return f"{draw(st.sampled_from(['', ' ', chr(9)]))}{key}{draw(st.sampled_from(['=', ' = ', ' =']))}{value}"
+
+
+LINE = st.one_of(
+    header(), entry(), entry(), st.sampled_from(["", "# c", "; c", "   ", "[core] bare = true"])
+)
+FILE = st.lists(LINE, min_size=1, max_size=8).map(lambda lines: "\n".join(lines) + "\n")
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(local=FILE, glob=FILE, crlf=st.booleans())
+def test_generated_files_read_as_git_reads_them(world, local, glob, crlf):
+    home, repo = world
+    config = repo / ".git" / "config"
+    config.write_bytes(local.replace("\n", "\r\n" if crlf else "\n").encode())
+    (home / ".gitconfig").write_text(glob)
+    agree(repo, home)
+
+
+HAND = [
+    '[remote "Origin"]\n\turl = git@example.com:a/b.git\n\tpush = +refs/heads/*:refs/heads/*\n',
+    "[Branch.Feature]\n\tRemote = origin\n",
+    '[alias]\n\tp = "!f() { git push --force \\"$@\\"; }; f"\n',
+    "[core]\n\thooksPath = /dev/null ; silence\n\teditor = vim \\\n -n\n",
+    '[section "with \\\\ and \\" and \\x"]\n\tkey = v\n',
+    '[push]\n\tdefault = current\n[remote "o"]\n\tmirror\n',
+    "[a]\n\tk = one\n[A]\n\tK = two\n",
+    "\ufeff[core]\n\tx = bom\n",
+    "top = no section\n",
+    '[core]\n\tk = "unterminated\n',
+    "[core]\n\tk = bad \\q escape\n",
+    "[core\n",
+    '[core "x"extra]\n',
+    "[]\n",
+    "[core]\n\t1k = v\n",
+    "[core]\n\tk = a  b\t\tc   \n",
+    '[core]\n\tk = "  kept  "  # gone\n',
+    "[core]k=v\n",
+]
+
+
+@pytest.mark.parametrize("text", HAND, ids=range(len(HAND)))
+def test_hand_written_files(world, text):
+    home, repo = world
+    (repo / ".git" / "config").write_text(text)
+    agree(repo, home)
+
+
+def test_canonical_keys():
+    entries = parse('[Remote "Origin"]\n\tPushURL = x\n[Branch.Feature]\n\tRemote = o\n')
+    assert [k for k, _v, _l in entries] == ["remote.Origin.pushurl", "branch.feature.remote"]
+
+
+def test_errors_name_file_and_line():
+    with pytest.raises(ConfigError, match=r"^f:3: bad config line"):
+        parse('[a]\n k = v\n k = "open\n', "f")
+
+
+# -- files and includes ----------------------------------------------------------------------------
+
+
+def test_global_xdg_local_and_worktree_files_in_gits_order(world):
+    home, repo = world
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "config").write_text("[k]\n\tv = xdg\n")
+    (home / ".gitconfig").write_text("[k]\n\tv = home\n")
+    with (repo / ".git" / "config").open("a") as f:
+        f.write("[k]\n\tv = local\n[extensions]\n\tworktreeConfig = true\n")
+    (repo / ".git" / "config.worktree").write_text("[k]\n\tv = worktree\n")
+    got = agree(repo, home)
+    assert got["k.v"] == ["xdg", "home", "local", "worktree"]
+    listing = subprocess.run(
+        [GIT, "config", "--list", "--show-origin", "-z"],
+        cwd=repo,
+        env=git_env(home),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")[:-1]
+    git_files = list(dict.fromkeys(o.removeprefix("file:") for o in listing[0::2]))
+    ours_files = [
+        os.path.relpath(f, repo) if f.startswith(str(repo)) else f
+        for f in read(str(repo / ".git"), str(home)).files
+    ]
+    assert ours_files == git_files
+
+
+def test_config_worktree_ignored_without_the_extension(world):
+    home, repo = world
+    (repo / ".git" / "config.worktree").write_text("[k]\n\tv = worktree\n")
+    assert "k.v" not in agree(repo, home)
+
+
+def test_includes_relative_home_and_nested(world):
+    home, repo = world
+    (home / "inc").mkdir()
+    (home / ".gitconfig").write_text("[include]\n\tpath = inc/a\n\tpath = ~/missing\n")
+    (home / "inc" / "a").write_text("[k]\n\tv = a\n[include]\n\tpath = b\n")
+    (home / "inc" / "b").write_text("[k]\n\tv = b\n")
+    with (repo / ".git" / "config").open("a") as f:
+        f.write(f"[include]\n\tpath = {home}/inc/b\n[k]\n\tv = after\n")
+    assert agree(repo, home)["k.v"] == ["a", "b", "b", "after"]
+
+
+CONDITIONS = [
+    "gitdir:~/work/",
+    "gitdir:~/work/Proj/.git",
+    "gitdir:~/WORK/",
+    "gitdir/i:~/WORK/",
+    "gitdir:Proj/",
+    "gitdir:Proj",
+    "gitdir:work/*/",
+    "gitdir:**/P?oj/**",
+    "gitdir:/nowhere/",
+    "gitdir:./work/",
+    "gitdir:./",
+    "onbranch:main",
+    "onbranch:ma*",
+    "onbranch:feature/",
+    "onbranch:other",
+    "hasconfig:remote.*.url:https://example.com/**",
+    "hasconfig:remote.*.url:git@other:*",
+    "nosuch:thing",
+]
+
+
+@pytest.mark.parametrize("cond", CONDITIONS)
+@pytest.mark.parametrize("where", ["global", "local"])
+def test_include_if_conditions(world, cond, where):
+    home, repo = world
+    (home / "cond.inc").write_text("[k]\n\tv = included\n")
+    text = f'[includeIf "{cond}"]\n\tpath = {home}/cond.inc\n'
+    text += '[remote "origin"]\n\turl = https://example.com/a/b.git\n'
+    if where == "global":
+        (home / ".gitconfig").write_text(text)
+    else:
+        with (repo / ".git" / "config").open("a") as f:
+            f.write(text)
+    agree(repo, home)
+
+
+def test_onbranch_follows_head(world):
+    home, repo = world
+    (home / "b.inc").write_text("[k]\n\tv = feature\n")
+    (home / ".gitconfig").write_text(f'[includeIf "onbranch:feature/**"]\n\tpath = {home}/b.inc\n')
+    assert "k.v" not in agree(repo, home)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    assert agree(repo, home)["k.v"] == ["feature"]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    parts=st.lists(
+        st.sampled_from(["home", "work", "Proj", ".git", "*", "**", "?", "P*", "[Pp]roj", "[!x]*"]),
+        min_size=1,
+        max_size=5,
+    ),
+    lead=st.sampled_from(["", "/", "~/", "**/"]),
+    trail=st.sampled_from(["", "/"]),
+    fold=st.booleans(),
+)
+def test_generated_gitdir_patterns(world, parts, lead, trail, fold):
+    home, repo = world
+    (home / "g.inc").write_text("[k]\n\tv = yes\n")
+    pattern = lead + "/".join(parts) + trail
+    kind = "gitdir/i" if fold else "gitdir"
+    (home / ".gitconfig").write_text(f'[includeIf "{kind}:{pattern}"]\n\tpath = {home}/g.inc\n')
+    agree(repo, home)
+
+
+def test_worktree_reads_common_config_and_its_own_head(world):
+    home, repo = world
+    env = git_env(home)
+    run = {"cwd": repo, "env": env, "check": True, "capture_output": True}
+    subprocess.run(
+        [
+            GIT,
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        **run,
+    )
+    subprocess.run([GIT, "worktree", "add", "-q", "-b", "feature/w", str(home / "wt")], **run)
+    (home / "b.inc").write_text("[k]\n\tv = feature\n")
+    (home / ".gitconfig").write_text(f'[includeIf "onbranch:feature/"]\n\tpath = {home}/b.inc\n')
+    git_dir = (home / "wt" / ".git").read_text().split(":", 1)[1].strip()
+    expected = git_values(home / "wt", home)
+    assert read_config(git_dir, str(home)) == expected
+    assert expected["k.v"] == ["feature"]
+
+
+def test_include_depth_is_bounded_like_git(world):
+    home, repo = world
+    (home / ".gitconfig").write_text("[include]\n\tpath = .gitconfig\n")
+    assert git_values(repo, home) is None
+    with pytest.raises(ConfigError, match="nested more than 10"):
+        read_config(str(repo / ".git"), str(home))
+
+
+def test_symlinked_include_is_reported_not_followed(world):
+    home, repo = world
+    (home / "real.inc").write_text("[alias]\n\tp = push -f\n")
+    (home / "link.inc").symlink_to(home / "real.inc")
+    (home / ".gitconfig").write_text("[include]\n\tpath = link.inc\n")
+    config = read(str(repo / ".git"), str(home))
+    assert "alias.p" not in config.values  # git would follow it: the caller must treat as unknown
+    assert (str(home / "link.inc"), "symlink not followed") in config.skipped
+
+
+def test_global_file_replaces_both_global_files(world, tmp_path):
+    home, repo = world
+    (home / ".gitconfig").write_text("[k]\n\tv = home\n")
+    other = tmp_path / "g"
+    other.write_text("[k]\n\tv = env\n")
+    got = read_config(str(repo / ".git"), str(home), global_file=str(other))
+    assert got["k.v"] == ["env"]
+
+
+def test_parsed_files_are_cached_by_mtime_and_size(world):
+    home, repo = world
+    path = home / ".gitconfig"
+    path.write_text("[k]\n\tv = 1\n")
+    assert read_config(str(repo / ".git"), str(home))["k.v"] == ["1"]
+    cached = gitconfig._CACHE[str(path)]
+    assert read_config(str(repo / ".git"), str(home))["k.v"] == ["1"]
+    assert gitconfig._CACHE[str(path)] is cached
+    path.write_text("[k]\n\tv = 22\n")
+    assert read_config(str(repo / ".git"), str(home))["k.v"] == ["22"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "pathname", "expected"),
+    [
+        ("a/**/b", "a/b", True, True),
+        ("a/**/b", "a/x/y/b", True, True),
+        ("a/*/b", "a/x/y/b", True, False),
+        ("a/*/b", "a/x/y/b", False, True),
+        ("[[:upper:]]x", "Ax", True, True),
+        ("[!a-c]", "d", True, True),
+        ("[^a-c]", "b", True, False),
+        ("\\*", "*", True, True),
+        ("**", "any/thing", True, True),
+    ],
+)
+def test_wildmatch(pattern, text, pathname, expected):
+    assert wildmatch(pattern, text, pathname=pathname) is expected

@@ -1,0 +1,168 @@
+"""Expansion as hookgate's shell model reports it, against what real bash does.
+
+Generated lines use only safe printing commands: assignments, ``set --``, arrays and probes
+``printf '%s\\n' @@ WORD…``. bash runs the line (an empty environment, so only what the line sets
+exists) and prints each probe's expanded words one per line after its ``@@`` marker;
+``shell.commands`` must report the same argv for each probe.
+
+Each kind of word is a *construct*. ``GAPS`` names the constructs today's model does not expand
+yet: lines are generated only from the others, and ``test_each_gap_is_still_a_gap`` fails as soon
+as the model handles one, so that it moves out of ``GAPS`` and into the property test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookgate.builtins.shell import commands
+
+BASH = shutil.which("bash")
+pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
+
+SAFE = "abcxyz019._-"
+VARS = ("v1", "v2", "v3")
+
+# Constructs the model does not expand yet (issue 16 part 1): generated lines avoid them.
+GAPS = {
+    "brace_expansion": "{a,b} and {1..3} in a word",
+    "positional_parameters": "set -- … then $1, $@, $#",
+    "arrays": "a=(…) then ${a[@]}, ${a[1]}, ${#a[@]}",
+    "parameter_operators": "${v:-x}, ${v:+x}, ${v#…}, ${v%…}, ${v/…/…}, ${v:1:2}, ${#v}",
+    "variable_inside_word": 'a variable joined to other text: x"$v"y, $v$v',
+    "quoted_command_substitution": '"$(echo a b)" (one word, not split)',
+}
+SUPPORTED = (
+    "literal",
+    "single_quoted",
+    "double_quoted",
+    "escaped",
+    "ansi_c",
+    "quote_concatenation",
+    "variable",
+    "command_substitution",
+)
+
+TEXT = st.text(SAFE, min_size=1, max_size=4)
+SPACED = st.text(SAFE + " ", min_size=1, max_size=6)
+
+
+@st.composite
+def word(draw, construct: str, assigned: list[str]) -> str:
+    if construct in ("variable", "variable_inside_word", "parameter_operators") and not assigned:
+        construct = "literal"
+    v = draw(st.sampled_from(assigned)) if assigned else "v1"
+    if construct == "literal":
+        return draw(TEXT)
+    if construct == "single_quoted":
+        return f"'{draw(SPACED)}'"
+    if construct == "double_quoted":
+        return f'"{draw(SPACED)}"'
+    if construct == "escaped":
+        return f"{draw(TEXT)}\\ {draw(TEXT)}"
+    if construct == "ansi_c":
+        return f"$'{draw(TEXT)}\\t{draw(TEXT)}'"
+    if construct == "quote_concatenation":
+        return f"{draw(TEXT)}'{draw(SPACED)}'\"{draw(TEXT)}\""
+    if construct == "variable":
+        return draw(st.sampled_from([f"${v}", f'"${v}"', f"${{{v}}}"]))
+    if construct == "command_substitution":
+        return f"$(echo {draw(TEXT)} {draw(TEXT)})"
+    if construct == "quoted_command_substitution":
+        return f'"$(echo {draw(TEXT)} {draw(TEXT)})"'
+    if construct == "variable_inside_word":
+        return draw(st.sampled_from([f'x"${v}"y', f"${v}${v}", f"{draw(TEXT)}${{{v}}}"]))
+    if construct == "brace_expansion":
+        return draw(st.sampled_from(["{a,b}", "x{1,2}y", "{1..3}", "{a,b}{c,d}"]))
+    if construct == "positional_parameters":
+        return draw(st.sampled_from(['"$@"', "$1", "$2", "$#", "$*"]))
+    if construct == "arrays":
+        return draw(st.sampled_from(['"${a[@]}"', "${a[1]}", "${#a[@]}", "${a[*]}"]))
+    if construct == "parameter_operators":
+        op = draw(st.sampled_from([":-d", ":+alt", "#?", "%?", "/a/b", ":1:2"]))
+        return draw(st.sampled_from([f"${{{v}{op}}}", f"${{#{v}}}"]))
+    raise AssertionError(construct)
+
+
+@st.composite
+def line(draw, constructs: tuple[str, ...]) -> str:
+    statements: list[str] = []
+    assigned: list[str] = []
+    for name in draw(st.lists(st.sampled_from(VARS), max_size=3)):
+        value = draw(
+            st.one_of(TEXT, SPACED.map(lambda s: f"'{s}'"), SPACED.map(lambda s: f'"{s}"'))
+        )
+        statements.append(f"{name}={value}")
+        assigned.append(name)
+    if "positional_parameters" in constructs:
+        statements.append("set -- " + " ".join(draw(st.lists(TEXT, min_size=1, max_size=3))))
+    if "arrays" in constructs:
+        statements.append("a=(" + " ".join(draw(st.lists(TEXT, min_size=1, max_size=3))) + ")")
+    for _ in range(draw(st.integers(1, 2))):
+        words = [
+            draw(word(draw(st.sampled_from(constructs)), assigned))
+            for _ in range(draw(st.integers(1, 4)))
+        ]
+        statements.append("printf '%s\\n' @@ " + " ".join(words))
+    return draw(st.sampled_from(["; ", "\n", " && "])).join(statements)
+
+
+def bash_probes(text: str) -> list[list[str]]:
+    run = subprocess.run(
+        [BASH, "--norc", "--noprofile", "-c", text],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert run.returncode == 0, run.stderr
+    probes: list[list[str]] = []
+    for out in run.stdout.split("\n")[:-1]:
+        if out == "@@":
+            probes.append([])
+        else:
+            probes[-1].append(out)
+    return probes
+
+
+def model_probes(text: str) -> list[list[str]]:
+    return [
+        c["argv"][3:]
+        for c in commands(text)
+        if c["name"] == "printf" and c["argv"][1:3] == ["%s\\n", "@@"]
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_expansion_agrees_with_bash(data):
+    text = data.draw(line(SUPPORTED))
+    assert model_probes(text) == bash_probes(text)
+
+
+GAP_SAMPLES = {
+    "brace_expansion": "printf '%s\\n' @@ x{1,2}y",
+    "positional_parameters": "set -- a b; printf '%s\\n' @@ \"$@\" $1",
+    "arrays": "a=(p q); printf '%s\\n' @@ \"${a[@]}\"",
+    "parameter_operators": "v=abc; printf '%s\\n' @@ ${v:1:2} ${v:-d}",
+    "variable_inside_word": "v=ab; printf '%s\\n' @@ x\"$v\"y",
+    "quoted_command_substitution": "printf '%s\\n' @@ \"$(echo a b)\"",
+}
+
+
+def test_gaps_and_samples_match():
+    assert set(GAP_SAMPLES) == set(GAPS)
+    assert not set(GAPS) & set(SUPPORTED)
+
+
+@pytest.mark.parametrize("gap", sorted(GAPS))
+def test_each_gap_is_still_a_gap(gap):
+    text = GAP_SAMPLES[gap]
+    assert model_probes(text) != bash_probes(text), (
+        f"the model now expands {gap} ({GAPS[gap]}): move it from GAPS to SUPPORTED"
+    )
