@@ -23,9 +23,17 @@ from hookgate.builtins import host as host_builtins  # noqa: E402
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
 DOMAIN_FAMILIES = ("shell", "git", "xpia", "host")
-# Every guard of the pack: each .rego file but the helpers and the tests.
+# Every guard of the pack: each .rego file but the helpers, the tests and the rule files that
+# add to another guard's package (lib_effects.rego, <guard>_effects.rego).
 PACKS = tuple(
-    sorted(p.stem for p in POLICIES.glob("*.rego") if p.stem != "lib" and "_test" not in p.stem)
+    sorted(
+        p.stem
+        for p in POLICIES.glob("*.rego")
+        if p.stem != "lib"
+        and "_test" not in p.stem
+        and not p.stem.endswith("_effects")
+        and not p.stem.startswith("lib_")
+    )
 )
 RULES = ("deny", "ask", "rewrite", "context")
 FORCE_REASON = (

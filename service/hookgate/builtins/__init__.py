@@ -33,6 +33,7 @@ FAMILIES: tuple[str, ...] = (
     "git",
     "xpia",
     "host",
+    "hookgate_paths",
 )
 
 
