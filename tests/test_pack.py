@@ -307,7 +307,7 @@ def test_xpia_post_warns_through_context(pack):
     d = decide(pack, doc)
     assert d["deny"] == [] and d["rewrite"] == [] and d["ask"] == []
     [(name, r)] = d["context"]
-    assert name == "xpia" and r["pattern"] == "fake-system-marker"
+    assert name == "xpia" and r["pattern"] == "fake-system-marker,marker-token"
     assert "(fake_system_marker)" in r["reason"]
 
 
