@@ -37,3 +37,8 @@ run_commands(e) := shell.commands(e.command) if {
 	e.dialect == "sh"
 	count(e.command) <= max_command_chars
 }
+
+run_commands(e) := powershell.commands(e.command) if {
+	e.dialect == "powershell"
+	count(e.command) <= max_command_chars
+}

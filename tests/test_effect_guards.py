@@ -43,7 +43,7 @@ def test_case(engine, case):
 
 def test_every_channel_has_cases_for_every_guard_both_ways():
     seen = Counter((c["channel"], c["guard"]) for c in CASES)
-    for channel in ("file-tool", "apply_patch", "mcp"):
+    for channel in ("file-tool", "apply_patch", "mcp", "powershell"):
         guards = {g for (ch, g) in seen if ch == channel}
         assert {"destructive", "no-verify", "self-protect", "xpia"} <= guards, channel
         assert any(c["expect"] == "allow" for c in CASES if c["channel"] == channel), channel

@@ -22,7 +22,7 @@ from hookgate.builtins import host as host_builtins  # noqa: E402
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
-DOMAIN_FAMILIES = ("shell", "git", "xpia", "host", "hookgate")
+DOMAIN_FAMILIES = ("shell", "git", "xpia", "host", "hookgate", "powershell")
 # Every guard of the pack: each .rego file but the helpers, the tests and the rule files that
 # add to another guard's package (lib_effects.rego, <guard>_effects.rego).
 PACKS = tuple(

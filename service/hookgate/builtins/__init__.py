@@ -34,6 +34,7 @@ FAMILIES: tuple[str, ...] = (
     "xpia",
     "host",
     "hookgate_paths",
+    "powershell",
 )
 
 

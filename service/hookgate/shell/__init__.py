@@ -1,0 +1,1 @@
+"""Shell analysis: command lines read as the shell that runs them would read them."""
