@@ -101,62 +101,98 @@ home_prefixed(p, prefix) if startswith(p, concat("", [prefix, "/"]))
 
 # ---- what is protected ----------------------------------------------------------------------
 
-# Absolute protected paths on this machine: {"path", "dir", "what"}.
-protected contains {"path": machine[d], "dir": true, "what": "hookgate's own configuration, state and cache"} if {
+# Absolute protected paths on this machine: {"path", "prefix" (path/ for a directory, else
+# null), "what"}.
+protected contains {"path": machine[d], "prefix": concat("", [machine[d], "/"]), "what": "hookgate's own configuration, state and cache"} if {
 	some d in ["config", "state", "cache"]
 	is_string(machine[d])
 }
 
-protected contains {"path": concat("/", [dir, trim_suffix(f, "/")]), "dir": endswith(f, "/"), "what": sprintf("%s's hook settings", [spec.name])} if {
-	some host, dir in machine.hosts
-	spec := cfg.host_files[host]
-	some f in spec.files
+protected contains {"path": path, "prefix": prefix(path, spec.dir), "what": spec.what} if {
+	some spec in host_file_specs
+	dir := machine.hosts[spec.host]
+	path := concat("/", [dir, spec.file])
 }
 
-protected contains {"path": trim_suffix(f, "/"), "dir": endswith(f, "/"), "what": "the hosts' managed settings"} if {
-	some f in cfg.system_files
+protected contains {"path": spec.file, "prefix": prefix(spec.file, spec.dir), "what": "the hosts' managed settings"} if {
+	some spec in system_file_specs
 }
+
+# The data's file lists in the form matching needs (no input: computed once per policy set).
+host_file_specs := [{"host": host, "file": trim_suffix(f, "/"), "dir": endswith(f, "/"), "what": sprintf("%s's hook settings", [spec.name])} |
+	some host, spec in cfg.host_files
+	some f in spec.files
+]
+
+system_file_specs := [{"file": trim_suffix(f, "/"), "dir": endswith(f, "/")} | some f in cfg.system_files]
+
+prefix(path, true) := concat("", [path, "/"])
+
+prefix(_, false) := null
+
+# Each changed path with the spellings the matching below needs, computed once.
+targets_of_call := [object.union(x, {"slash": concat("", [trim_suffix(x.path, "/"), "/"]), "wrapped": concat("", ["/", x.path, "/"])}) | some x in changed]
 
 hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in changed
+	some x in targets_of_call
 	some p in protected
-	covers(x, p.path, p.dir)
+	covers(x, p)
 }
 
-covers(x, path, _) if x.path == path
+covers(x, p) if x.path == p.path
 
-covers(x, path, true) if startswith(x.path, concat("", [path, "/"]))
+covers(x, p) if {
+	is_string(p.prefix)
+	startswith(x.path, p.prefix)
+}
 
-covers(x, path, _) if {
+# Deleting or moving a parent takes the protected path with it.
+covers(x, p) if {
 	x.tree
-	startswith(concat("", [path, "/"]), concat("", [trim_suffix(x.path, "/"), "/"]))
+	startswith(concat("", [p.path, "/"]), x.slash)
 }
 
 # The same files in any directory: another repository's .git/hooks, a project's host settings.
-hits contains {"path": x.path, "how": x.how, "what": what} if {
-	some x in changed
+# Every such pattern starts with a dot directory: other paths skip the matching altogether.
+anywhere_patterns := [{"bare": bare, "tail": concat("", ["/", bare]), "middle": middle, "heads": heads, "what": what} |
 	some pattern, what in cfg.anywhere
-	anywhere(x, trim_suffix(pattern, "/"), endswith(pattern, "/"))
+	bare := trim_suffix(pattern, "/")
+	middle := {true: concat("", ["/", bare, "/"]), false: null}[endswith(pattern, "/")]
+	parts := split(bare, "/")
+	heads := [concat("/", array.slice(parts, 0, n)) | some n in numbers.range(1, count(parts) - 1); n < count(parts)]
+]
+
+hits contains {"path": x.path, "how": x.how, "what": a.what} if {
+	some x in targets_of_call
+	dotted(x)
+	some a in anywhere_patterns
+	anywhere(x, a)
 }
 
-anywhere(x, pattern, _) if ends_with_part(x.path, pattern)
+dotted(x) if contains(x.path, "/.")
 
-anywhere(x, pattern, true) if contains(concat("", ["/", x.path, "/"]), concat("", ["/", pattern, "/"]))
+dotted(x) if startswith(x.path, ".")
+
+anywhere(x, a) if x.path == a.bare
+
+anywhere(x, a) if endswith(x.path, a.tail)
+
+anywhere(x, a) if {
+	is_string(a.middle)
+	contains(x.wrapped, a.middle)
+}
 
 # Deleting or moving .git, .claude, .github/… takes the protected file with it.
-anywhere(x, pattern, _) if {
+anywhere(x, a) if {
 	x.tree
-	parts := split(pattern, "/")
-	some n in numbers.range(1, count(parts) - 1)
-	n < count(parts) # numbers.range(1, 0) counts down
-	ends_with_part(trim_suffix(x.path, "/"), concat("/", array.slice(parts, 0, n)))
+	some head in a.heads
+	ends_with_part(trim_suffix(x.path, "/"), head)
 }
 
 ends_with_part(path, tail) if path == tail
 
 ends_with_part(path, tail) if endswith(path, concat("", ["/", tail]))
 
-# One reason per changed path, naming everything it holds.
 violations contains {"reason": msg, "pattern": "self-protect"} if {
 	some path, how in {h.path: h.how | some h in hits}
 	what := concat("; ", sort({h.what | some h in hits; h.path == path}))
