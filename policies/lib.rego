@@ -20,6 +20,7 @@ line_commands := shell.commands(input.tool_input.command) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
 	count(input.tool_input.command) <= max_command_chars
+	not powershell_line # lib_effects.rego: a PowerShell line is read as PowerShell
 }
 
 # Every simple command a shell tool call would run: the line's own, then those an interpreter
@@ -27,7 +28,7 @@ line_commands := shell.commands(input.tool_input.command) if {
 # text: their span is null (nothing can edit them in place) and their via starts with the
 # interpreter. Arrays rather than sets, here and for the interpreter code: a command is a large
 # object, and a set would hash each one on every call.
-commands := array.concat(line_commands, spawned_commands)
+commands := array.concat(array.concat(line_commands, spawned_commands), effect_commands)
 
 spawned_commands := [object.union(c, {"span": null, "via": array.concat([s.via], c.via)}) |
 	some s in interpreter_shell_lines

@@ -9,14 +9,63 @@ cfg := data.hookgate.config.xpia
 
 pre if input.hook_event_name == "PreToolUse"
 
-post if input.hook_event_name == "PostToolUse"
+# Claude fires PostToolUseFailure (output in `error`) for a command that failed.
+post if input.hook_event_name in {"PostToolUse", "PostToolUseFailure"}
 
-# The fields of the tool input scanned before the call, by tool kind.
+# The fields of the tool input scanned before the call, by tool kind: instruction channels (a
+# sub-agent's prompt, a command line, a fetch prompt). A web search's query is data and is not
+# scanned; a shell line is scanned without its data commands (below).
 outgoing contains value if {
 	pre
 	some field in cfg.pre_fields[input.tool_kind]
+	field != "command"
 	value := input.tool_input[field]
 	is_string(value)
+}
+
+outgoing contains shell_text if pre
+
+# The shell line with the commands whose arguments are only data blanked out: a commit message,
+# a grep pattern, an echo, an issue body mention attacks without running them. Not when the
+# line also runs a shell or interpreter, which could be running what they print.
+shell_text := xpia.without_spans(input.tool_input.command, data_spans) if {
+	input.tool_kind == "shell"
+	is_string(input.tool_input.command)
+}
+
+data_spans := [] if {
+	some c in data.hookgate.lib.line_commands
+	runs_text(c)
+} else := [c.span |
+	some c in data.hookgate.lib.line_commands
+	data_command(c)
+	is_array(c.span)
+]
+
+runs_text(c) if c.name in {"sh", "bash", "zsh", "dash", "ksh", "eval", "source", ".", "exec", "xargs"}
+
+runs_text(c) if trim_right(c.name, "0123456789.") in data.hookgate.config.interpreters.names
+
+data_command(c) if {
+	subcommands := cfg.data_commands[c.name]
+	count(subcommands) == 0
+}
+
+data_command(c) if {
+	subcommands := cfg.data_commands[c.name]
+	some a in array.slice(c.argv, 1, count(c.argv))
+	not startswith(a, "-")
+	a in subcommands
+}
+
+# A URL a web tool fetches that carries credentials (a token in the query, user:password@).
+outgoing_findings contains {"id": "secret-in-url", "category": "data_exfiltration", "severity": "high"} if {
+	pre
+	"high" in cfg.pre_severities
+	some e in input.effects
+	e.kind == "fetch"
+	is_string(e.url)
+	count(xpia.url_secrets(e.url)) > 0
 }
 
 outgoing_findings contains f if {
@@ -119,9 +168,13 @@ ask contains r if {
 	some r in blocked
 }
 
+# What came back, in every host's shape: Claude's tool_response object, Codex's string,
+# Gemini's llmContent, Copilot's toolResult, and PostToolUseFailure's error.
 incoming_findings contains f if {
 	post
-	some f in xpia.scan(input.tool_result, cfg.patterns)
+	some result in [input.tool_result, object.get(object.get(input, "extra", {}), "error", null)]
+	result != null
+	some f in xpia.scan(result, cfg.patterns)
 	f.severity in cfg.post_severities
 }
 

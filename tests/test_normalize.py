@@ -23,6 +23,7 @@ DOCUMENT_KEYS = [
     "session_id",
     "cwd",
     "extra",
+    "effects",
 ]
 
 # Each example payload (tests/data/hosts/payloads, copied from the hosts fact sheet) and the

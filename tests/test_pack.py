@@ -22,10 +22,18 @@ from hookgate.builtins import host as host_builtins  # noqa: E402
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
-DOMAIN_FAMILIES = ("shell", "git", "xpia", "host")
-# Every guard of the pack: each .rego file but the helpers and the tests.
+DOMAIN_FAMILIES = ("shell", "git", "xpia", "host", "hookgate", "powershell")
+# Every guard of the pack: each .rego file but the helpers, the tests and the rule files that
+# add to another guard's package (lib_effects.rego, <guard>_effects.rego).
 PACKS = tuple(
-    sorted(p.stem for p in POLICIES.glob("*.rego") if p.stem != "lib" and "_test" not in p.stem)
+    sorted(
+        p.stem
+        for p in POLICIES.glob("*.rego")
+        if p.stem != "lib"
+        and "_test" not in p.stem
+        and not p.stem.endswith("_effects")
+        and not p.stem.startswith("lib_")
+    )
 )
 RULES = ("deny", "ask", "rewrite", "context")
 FORCE_REASON = (
@@ -299,7 +307,7 @@ def test_xpia_post_warns_through_context(pack):
     d = decide(pack, doc)
     assert d["deny"] == [] and d["rewrite"] == [] and d["ask"] == []
     [(name, r)] = d["context"]
-    assert name == "xpia" and r["pattern"] == "fake-system-marker"
+    assert name == "xpia" and r["pattern"] == "fake-system-marker,marker-token"
     assert "(fake_system_marker)" in r["reason"]
 
 

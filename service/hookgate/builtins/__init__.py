@@ -39,6 +39,8 @@ FAMILIES: tuple[str, ...] = (
     "git",
     "xpia",
     "host",
+    "hookgate_paths",
+    "powershell",
 )
 
 

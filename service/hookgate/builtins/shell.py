@@ -80,8 +80,8 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
     ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``), ``writes``
     (the files its redirections empty: ``> f``, ``>| f``, ``&> f``, ``>& f``, not ``>> f`` nor
-    ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name) and
-    ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
+    ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name), ``appends`` (the
+    files it appends to: ``>> f``, ``&>> f``) and ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
     unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
     """

@@ -1,9 +1,12 @@
 """Prompt-injection (XPIA) scanning with a pattern library that lives in policy data.
 
 Patterns are RE2 (linear time, no catastrophic backtracking on hostile text), compiled once per
-process per pattern. Text is NFKC-normalized and stripped of zero-width characters first, so
-full-width letters and invisible separators do not hide a phrase; base64 blobs and
-percent-encoded text are decoded and scanned too (bounded).
+process per pattern. Text is normalised before matching: NFKC, zero-width and bidi control
+characters removed, look-alike letters of other scripts mapped to the ASCII letter they imitate
+(Unicode's confusables data, ``data/confusables-ascii.txt``); a second, de-obfuscated reading
+undoes leetspeak (``1gn0re``) and letters split by spaces or hyphens (``i g n o r e``). Base64
+blobs and percent-encoded text are decoded and scanned too (bounded). Weak signals add up: two
+different medium findings in one text make a high one (``combined-signals``).
 """
 
 from __future__ import annotations
@@ -39,7 +42,15 @@ NEGATIONS = frozenset(
         "nor",
     }
 )
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+# Zero-width and bidi control characters: invisible, so they can split or reorder a phrase.
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u061c\u200e\u200f"), None
+)
+_INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F), None))  # LRE … RLO, PDF
+_INVISIBLE.update(dict.fromkeys(range(0x2066, 0x206A), None))  # LRI … PDI
+_LEET = str.maketrans("013457@", "oieasta")
+_SPLIT_SEPARATORS = frozenset(" -_.*")
+_confusables: dict[int, str] | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
 _compiled: dict[str, Any] = {}
@@ -58,12 +69,82 @@ def _compile(pattern: str) -> Any:
     return rx
 
 
+def _confusable_table() -> dict[int, str]:
+    """Unicode's confusables that imitate an ASCII letter or digit (loaded on first use)."""
+    global _confusables
+    if _confusables is None:
+        import os
+
+        table: dict[int, str] = {}
+        path = os.path.join(os.path.dirname(__file__), "data", "confusables-ascii.txt")
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                fields = line.split("#", 1)[0].split(";")
+                if len(fields) >= 2 and fields[0].strip():
+                    table[int(fields[0], 16)] = chr(int(fields[1], 16))
+        _confusables = table
+    return _confusables
+
+
 def normalize_text(text: str) -> str:
-    """NFKC with zero-width characters removed: what the scanner reads."""
+    """What the scanner reads: NFKC, without zero-width and bidi controls, with look-alike
+    letters of other scripts (Cyrillic ``о``, Greek ``ο``) as the ASCII letter they imitate."""
     text = text[:MAX_TEXT]
-    if text.isascii():  # the common case: NFKC and the zero-width table cannot change it
+    if text.isascii():  # the common case: none of the tables can change it
         return text
-    return unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    return text if text.isascii() else text.translate(_confusable_table())
+
+
+def deobfuscate(text: str) -> str:
+    """A second reading of normalised ``text``: leetspeak inside words undone (``1gn0r3`` →
+    ``ignore``) and runs of single letters split by spaces, hyphens, dots, underscores or
+    asterisks joined (``i g n o r e``, ``i-g-n-o-r-e`` → ``ignore``). Returns ``text`` itself
+    when neither applies."""
+    words = text.split(" ")
+    changed = False
+    for i, w in enumerate(words):
+        core = w.strip(".,;:!?\"'()[]")
+        if core and not core.isalpha() and any(c.isalpha() for c in core):
+            folded = core.translate(_LEET)
+            if folded.isalpha():  # 1gn0r3 is leet; sha256, x86_64 and v1.2 are not words
+                words[i] = w.replace(core, folded)
+                changed = True
+    return _join_split_letters(" ".join(words) if changed else text)
+
+
+def _join_split_letters(text: str) -> str:
+    """``i g n o r e`` → ``ignore``: four or more single letters in a row, one separator apart."""
+    n = len(text)
+    if n < 7:
+        return text
+
+    def single(k: int) -> bool:  # a letter standing alone between non-alphanumerics
+        return (
+            text[k].isalpha()
+            and (k == 0 or not text[k - 1].isalnum())
+            and (k + 1 == n or not text[k + 1].isalnum())
+        )
+
+    out: list[str] = []
+    i = 0
+    changed = False
+    while i < n:
+        letters = [i] if single(i) else []
+        while letters:
+            k = letters[-1] + 2
+            if k < n and text[k - 1] in _SPLIT_SEPARATORS and single(k):
+                letters.append(k)
+            else:
+                break
+        if len(letters) >= 4:
+            out.append("".join(text[k] for k in letters))
+            changed = True
+            i = letters[-1] + 1
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out) if changed else text
 
 
 def negated(text: str, start: int) -> bool:
@@ -170,18 +251,41 @@ def _scan_text(
 ) -> list[dict]:
     text = normalize_text(text)
     findings = _match(text, patterns, path)
+    seen = {f["id"] for f in findings}
+    plain = deobfuscate(text)
+    if plain is not text:
+        # Obfuscation is itself a signal: what only the de-obfuscated reading shows counts more.
+        for f in _match(plain, patterns, path):
+            if f["id"] not in seen:
+                f["obfuscated"] = True
+                if f["severity"] in ("low", "medium"):
+                    f["severity"] = "high"
+                findings.append(f)
+                seen.add(f["id"])
     encoded = [(s, e, decoded) for s, e, decoded in _base64_blobs(text)]
     if "%" in text or ("+" in text and " " not in text):  # a URL or form body: %20, +
         decoded = percent_decode(text)
         if decoded != text:
             encoded.append((0, len(text), decoded))
-    seen = {f["id"] for f in findings}
     for s, e, decoded in encoded:
         for f in _match(normalize_text(decoded), patterns, path):
             if f["id"] not in seen:
                 f["span"] = [s, e]
                 f["encoded"] = True
                 findings.append(f)
+    weak = {f["id"] for f in findings if f["severity"] == "medium"}
+    if len(weak) >= 2:  # two different weak signals in one text: together they are strong
+        findings.append(
+            {
+                "id": "combined-signals",
+                "category": "instruction_override",
+                "severity": "high",
+                "span": [0, len(text)],
+                "path": list(path),
+                "encoded": False,
+                "signals": sorted(weak),
+            }
+        )
     return findings
 
 
@@ -255,3 +359,65 @@ def scan(value: Any, patterns: Any) -> list[dict[str, Any]]:
     for text, path in _strings(value, [], [MAX_STRINGS]):
         findings.extend(_scan_text(text, pats, path))
     return findings
+
+
+@builtin("xpia.without_spans", "xpia", 2)
+def without_spans(text: Any, spans: Any) -> str:
+    """``text`` with each ``[start, end)`` of ``spans`` replaced by spaces (offsets kept).
+
+    For scanning a command line without the parts that are data: the spans of the commands
+    whose arguments are only data (``echo``, ``grep``, ``git commit -m …``) as
+    ``shell.commands`` reports them. Spans that are not two in-range integers are ignored.
+    """
+    if not isinstance(text, str):
+        raise BuiltinError("xpia.without_spans: operand 1 must be a string")
+    chars = list(text)
+    for span in spans if isinstance(spans, list) else []:
+        if isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span):
+            start, end = max(0, span[0]), min(len(chars), span[1])
+            chars[start:end] = " " * max(0, end - start)
+    return "".join(chars)
+
+
+@builtin("xpia.url_secrets", "xpia", 1)
+def url_secrets(url: Any) -> list[str]:
+    """The credentials a URL carries in its user information, query or fragment, found by the
+    decision log's masking rules (``hookgate.masking``): tokens, keys, passwords,
+    ``user:password@``. Returns the masked parts (``***`` in place of each secret), ``[]`` when
+    there is none. Git commit and digest hashes (40 or 64 hex digits) are not secrets.
+    """
+    if not isinstance(url, str):
+        raise BuiltinError("xpia.url_secrets: operand 1 must be a string")
+    from hookgate.masking import MASK
+
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return []
+    authority, _, tail = rest.partition("/")
+    path, qmark, query = tail.partition("?")
+    parts = []
+    if "@" in authority:
+        parts.append(f"{scheme}://{authority}/")
+    if qmark or "#" in path:
+        query = query or path.partition("#")[2]
+        for item in query.replace("#", "&").split("&"):
+            name, _, value = item.partition("=")
+            if len(value) in (40, 64) and all(c in "0123456789abcdefABCDEF" for c in value):
+                continue
+            # As a command-line flag: the rules see a secret-naming name (token=, api_key=)
+            # and token shapes, not the shell assignment NAME=value that every pair is.
+            parts.append(f"--{name}={value}")
+    masker = _masker() if parts else None
+    return [m for m in (masker.mask(p) for p in parts) if MASK in m] if masker else []
+
+
+_masker_instance: Any = None
+
+
+def _masker() -> Any:
+    global _masker_instance
+    if _masker_instance is None:
+        from hookgate.masking import Masker
+
+        _masker_instance = Masker()
+    return _masker_instance

@@ -7,7 +7,7 @@ name fields, JSON positions and types, never payload text: a payload may hold se
 
 from __future__ import annotations
 
-from hookgate import jsonio
+from hookgate import effects, jsonio
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
 
@@ -98,7 +98,7 @@ class HookInput(Frozen):
         set_field(self, "extra", extra)
 
     def document(self) -> dict:
-        """The ``input`` document that policies see."""
+        """The ``input`` document that policies see (``effects``: see ``hookgate.effects``)."""
         return {
             "hook_event_name": self.event,
             "host": self.host,
@@ -109,6 +109,7 @@ class HookInput(Frozen):
             "session_id": self.session_id,
             "cwd": self.cwd,
             "extra": self.extra,
+            "effects": effects.effects(self.tool_name, self.tool_kind, self.tool_input, self.cwd),
         }
 
 

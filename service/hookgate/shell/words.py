@@ -66,7 +66,7 @@ class Command(Record):
         self.incomplete = incomplete
         self.stdin = stdin
         self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
-        self.appends: list[str] = []  # files it appends to (>> f); not part of its value
+        self.appends: list[str] = []  # files it appends to (>> f)
         # git: the branch an earlier command of the line switched its repository to ("" when it
         # detached HEAD), None when the line did not switch it
         self.branch: str | None = None
@@ -82,6 +82,7 @@ class Command(Record):
             "incomplete": self.incomplete,
             "stdin": self.stdin,
             "writes": list(self.writes),
+            "appends": list(self.appends),
             "branch": self.branch,
         }
 

@@ -1,0 +1,33 @@
+# METADATA
+# title: no-verify (effects)
+# description: The git-hook bypass through file tools: writing under .git/hooks, setting core.hooksPath in .git/config.
+package hookgate.no_verify
+
+import rego.v1
+
+# Write, Edit, apply_patch, an MCP filesystem tool…: any change under a repository's .git/hooks.
+violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
+	some e in input.effects
+	e.kind in {"write", "edit", "delete", "move"}
+	some p in [e.path, object.get(e, "to", null)]
+	is_string(p)
+	contains(concat("", ["/", p, "/"]), "/.git/hooks/")
+	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.tool, p, advice])
+}
+
+# core.hooksPath written into a repository's .git/config (or any git config file) by a file tool.
+violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
+	some e in input.effects
+	e.kind in {"write", "edit"}
+	git_config_file(e.path)
+	text := lower(object.get(e, "new_text", object.get(e, "content", "")))
+	some key in cfg.bypass_config
+	contains(text, split(key, ".")[1])
+	msg := sprintf("%s would set %s in %s, which replaces the repository's hooks. %s", [e.tool, key, e.path, advice])
+}
+
+git_config_file(p) if endswith(p, "/.git/config")
+
+git_config_file(p) if endswith(p, "/.gitconfig")
+
+git_config_file(p) if endswith(p, "/git/config") # $XDG_CONFIG_HOME/git/config

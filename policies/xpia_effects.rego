@@ -1,0 +1,51 @@
+# METADATA
+# title: xpia (effects)
+# description: Prompt injection through channels other than a tool's own fields: instruction files written, MCP arguments, commands of run effects.
+package hookgate.xpia
+
+import rego.v1
+
+# Text written into a file an agent reads as instructions (CLAUDE.md, AGENTS.md, GEMINI.md,
+# .cursorrules, .github/copilot-instructions.md, .claude/agents/*): an instruction channel.
+outgoing_findings contains f if {
+	pre
+	some e in input.effects
+	e.kind in {"write", "edit"}
+	instruction_file(e.path)
+	text := object.get(e, "content", object.get(e, "new_text", ""))
+	some f in xpia.scan(text, cfg.patterns)
+	f.severity in cfg.pre_severities
+}
+
+# Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the
+# tool's own shell line is scanned through pre_fields).
+outgoing_findings contains f if {
+	pre
+	some text in effect_texts
+	some f in xpia.scan(text, cfg.patterns)
+	f.severity in cfg.pre_severities
+}
+
+effect_texts contains e.text if {
+	some e in input.effects
+	e.kind == "prompt"
+	e.to == "mcp"
+}
+
+effect_texts contains e.command if {
+	some e in input.effects
+	e.kind == "run"
+	not data.hookgate.lib.own_line(e)
+}
+
+instruction_file(p) if {
+	is_string(p)
+	parts := split(p, "/")
+	parts[count(parts) - 1] in cfg.instruction_files
+}
+
+instruction_file(p) if {
+	is_string(p)
+	some d in cfg.instruction_dirs
+	contains(p, concat("", ["/", d]))
+}

@@ -1,0 +1,440 @@
+"""PowerShell command lines read as PowerShell, in the command shape of ``shell.commands``.
+
+Hosts run PowerShell on Windows (Copilot's ``powershell`` tool, Claude's ``PowerShell``, Codex
+with ``powershell.exe -Command``). Each simple command of the line becomes the dict
+``shell.commands`` gives for sh (``name``, ``argv``, ``env``, ``span``, ``cwd``, ``via``,
+``incomplete``, ``stdin``, ``writes``, ``appends``), with PowerShell's cmdlets and aliases
+translated to the POSIX command that does the same, so every guard written for sh covers them:
+``Remove-Item -Recurse -Force X`` (``rm``, ``del``, ``rd``, ``ri``, ``erase``) is ``rm -r -f
+X``; ``Move-Item`` is ``mv``; ``Copy-Item`` is ``cp``; ``Set-Content``/``Clear-Content``/
+``Out-File`` write their file (``Add-Content``, ``Out-File -Append`` append); ``$env:X = v`` is
+an assignment ``X=v``; ``Invoke-Expression``/``iex`` of a string, script blocks, ``&``,
+``Start-Process`` and ``cmd /c`` run what they are given. Windows paths map onto POSIX ones
+(``$HOME``, ``$env:USERPROFILE``, ``C:\\Users\\<name>`` are ``~``; ``\\`` is ``/``).
+
+The reading is lexical and bounded (nesting, size); nothing runs.
+"""
+
+from __future__ import annotations
+
+MAX_DEPTH = 8
+
+# Cmdlets and their aliases (lower-cased) -> the POSIX command they act as.
+_CMDLETS: dict[str, str] = {
+    **dict.fromkeys(("remove-item", "rm", "del", "rd", "ri", "erase", "rmdir"), "rm"),
+    **dict.fromkeys(("move-item", "mv", "move", "mi", "rename-item", "ren", "rni"), "mv"),
+    **dict.fromkeys(("copy-item", "cp", "copy", "cpi", "cpp"), "cp"),
+    **dict.fromkeys(("set-content", "sc", "clear-content", "clc", "out-file"), "write"),
+    **dict.fromkeys(("add-content", "ac"), "append"),
+    **dict.fromkeys(("invoke-expression", "iex"), "iex"),
+    **dict.fromkeys(("start-process", "start", "saps"), "start"),
+    **dict.fromkeys(("foreach-object", "%", "where-object", "?", "invoke-command", "icm"), "block"),
+    **dict.fromkeys(("new-item", "ni"), "new-item"),
+    **dict.fromkeys(("set-location", "cd", "sl", "chdir", "push-location", "pushd"), "cd"),
+    **dict.fromkeys(("write-output", "echo", "write", "write-host"), "echo"),
+}
+# Parameters by the POSIX flag they become (PowerShell accepts any unambiguous prefix).
+_SWITCHES: tuple[tuple[str, int, str], ...] = (("recurse", 1, "-r"), ("force", 2, "-f"))
+_PATH_PARAMS = ("path", "literalpath", "filepath", "destination", "pspath")
+_VALUE_PARAMS = (
+    "filter", "include", "exclude", "value", "encoding", "credential", "itemtype", "argumentlist",
+    "workingdirectory", "name", "newname", "stream", "target", "value",
+)  # fmt: skip
+# Switch parameters: they take no value, so the word after one is an operand.
+_FLAG_PARAMS = (
+    "append", "noclobber", "confirm", "whatif", "passthru", "nonewline", "wait", "nonewwindow",
+    "container", "debug", "verbose",
+)  # fmt: skip
+_CMD_BUILTINS = {"del": "rm", "erase": "rm", "rd": "rm", "rmdir": "rm", "copy": "cp", "move": "mv"}
+
+
+class _Token:
+    __slots__ = ("text", "start", "end", "quoted", "block")
+
+    def __init__(self, text: str, start: int, end: int, quoted: bool, block: bool = False) -> None:
+        self.text = text
+        self.start = start
+        self.end = end
+        self.quoted = quoted
+        self.block = block  # a { script block }: text is its body
+
+
+def commands(line: str) -> list[dict]:
+    """The simple commands of PowerShell ``line``, in order, as ``shell.commands`` dicts."""
+    out: list[dict] = []
+    _statements(line, 0, [], {}, out, 0)
+    return out
+
+
+def _statements(
+    text: str, offset: int, via: list[str], variables: dict, out: list[dict], depth: int
+) -> None:
+    for statement in _split(text):
+        _statement(statement, offset, via, variables, out, depth)
+
+
+def _split(text: str) -> list[list[_Token]]:
+    """Tokens of each pipeline element: split on ``;``, newlines, ``|``, ``&&``, ``||``."""
+    groups: list[list[_Token]] = [[]]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t\r":
+            i += 1
+        elif c in ";\n|" or text.startswith("&&", i):
+            if groups[-1]:
+                groups.append([])
+            i += 2 if text.startswith(("&&", "||"), i) else 1
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif c in "<>" or (c.isdigit() and i + 1 < n and text[i + 1] == ">"):
+            j = i
+            while j < n and text[j] in "0123456789*>&<":
+                j += 1
+            groups[-1].append(_Token(text[i:j], i, j, False))
+            i = j
+        elif c == "{":
+            j = _matching(text, i, "{", "}")
+            groups[-1].append(_Token(text[i + 1 : j - 1], i, j, False, block=True))
+            i = j
+        else:
+            i = _word(text, i, groups[-1])
+    return [g for g in groups if g]
+
+
+def _matching(text: str, i: int, open_: str, close: str) -> int:
+    """The index after the bracket closing the one at ``i`` (quotes respected)."""
+    level, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            i = _quoted_end(text, i)
+            continue
+        if c == "`":
+            i += 2
+            continue
+        if c == open_:
+            level += 1
+        elif c == close:
+            level -= 1
+            if level == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _quoted_end(text: str, i: int) -> int:
+    quote, j, n = text[i], i + 1, len(text)
+    while j < n:
+        if text[j] == "`" and quote == '"':
+            j += 2
+            continue
+        if text[j] == quote:
+            if j + 1 < n and text[j + 1] == quote:  # '' or "" inside: one quote
+                j += 2
+                continue
+            return j + 1
+        j += 1
+    return n
+
+
+def _word(text: str, i: int, tokens: list[_Token]) -> int:
+    """One word from ``i``: quotes removed, backtick escapes applied, ``$(…)`` kept whole."""
+    start, n = i, len(text)
+    parts: list[str] = []
+    quoted = False
+    while i < n and text[i] not in " \t\r\n;|{}" and not text.startswith("&&", i):
+        c = text[i]
+        if c in "'\"":
+            end = _quoted_end(text, i)
+            body = text[i + 1 : end - 1] if end - i >= 2 else text[i + 1 :]
+            parts.append(body.replace(c * 2, c) if c == "'" else _unescape(body))
+            quoted = True
+            i = end
+        elif c == "`" and i + 1 < n:
+            parts.append(text[i + 1])
+            i += 2
+        elif c == "$" and i + 1 < n and text[i + 1] == "(":
+            end = _matching(text, i + 1, "(", ")")
+            parts.append(text[i:end])
+            i = end
+        elif c == "(" and not parts:
+            end = _matching(text, i, "(", ")")
+            parts.append(text[i:end])
+            i = end
+        elif c in "<>" and not quoted:
+            break
+        else:
+            parts.append(c)
+            i += 1
+    tokens.append(_Token("".join(parts), start, i, quoted))
+    return max(i, start + 1)
+
+
+def _unescape(body: str) -> str:
+    out, i = [], 0
+    while i < len(body):
+        if body[i] == "`" and i + 1 < len(body):
+            out.append({"n": "\n", "t": "\t", "0": "\0"}.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def _statement(
+    tokens: list[_Token], offset: int, via: list[str], variables: dict, out: list[dict], depth: int
+) -> None:
+    if depth > MAX_DEPTH:
+        return
+    writes: list[str] = []
+    appends: list[str] = []
+    words: list[_Token] = []
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
+        if not t.quoted and not t.block and t.text and t.text[-1] == ">" and "&" not in t.text:
+            target = tokens[k + 1].text if k + 1 < len(tokens) else ""
+            if target and target != "$null":
+                (appends if t.text.endswith(">>") else writes).append(_posix_path(target))
+            k += 2
+            continue
+        words.append(t)
+        k += 1
+    if not words:
+        return
+    span = [offset + tokens[0].start, offset + tokens[-1].end] if not via else None
+    head = words[0]
+    if head.block:
+        _statements(head.text, offset + head.start + 1, via, variables, out, depth + 1)
+        return
+    text = head.text
+    # $env:NAME = value, $name = value
+    if text.startswith("$") and (
+        (len(words) >= 3 and words[1].text == "=") or text.endswith("=") or "=" in text
+    ):
+        name, value = _assignment(words)
+        if name is not None:
+            if name.lower().startswith("env:"):
+                out.append(_command("", [], {name[4:]: value}, span, via, writes, appends))
+            else:
+                variables[name.lower()] = value
+            return
+    if text in ("&", ".") and len(words) > 1:
+        words = words[1:]
+        head = words[0]
+    name = _name(head.text)
+    args = [_value(w, variables) for w in words[1:] if not w.block]
+    role = _CMDLETS.get(name)
+    blocks = [w for w in words[1:] if w.block]
+    for b in blocks:
+        _statements(b.text, offset + b.start + 1, [*via, name], variables, out, depth + 1)
+    if role == "iex":
+        for a in args:
+            if a and not a.startswith(("$", "(")):
+                _statements(a, 0, [*via, "iex"], variables, out, depth + 1)
+        return
+    if role == "start":
+        argv = _start_process(args)
+        if argv:
+            out.append(_command(_name(argv[0]), argv, {}, None, [*via, "start-process"], [], []))
+        return
+    if name in ("cmd", "cmd.exe") and any(a.lower() in ("/c", "/k") for a in args):
+        body = " ".join(args[[a.lower() for a in args].index("/c" if "/c" in args else "/k") + 1 :])
+        _cmd_line(body, [*via, "cmd"], out, depth + 1)
+        return
+    if name in ("powershell", "pwsh") and args:
+        rest = [a for a in args if a.lower() not in ("-command", "-c", "-noprofile", "-nop")]
+        _statements(" ".join(rest), 0, [*via, name], variables, out, depth + 1)
+        return
+    if role in ("rm", "mv", "cp"):
+        argv = [role, *_translate(args)]
+    elif role == "write":
+        paths = _paths(args)
+        writes += paths[:1] if name != "out-file" or not _has_switch(args, "append") else []
+        appends += paths[:1] if name == "out-file" and _has_switch(args, "append") else []
+        argv = [name]
+    elif role == "append":
+        appends += _paths(args)[:1]
+        argv = [name]
+    elif role == "new-item":
+        argv = _new_item(args)
+    elif role == "cd":
+        argv = ["cd", *_paths(args)[:1]]
+    else:
+        argv = [name, *(_posix_path(a) if _looks_like_path(a) else a for a in args)]
+    out.append(_command(argv[0] if argv else name, argv, {}, span, via, writes, appends))
+
+
+def _assignment(words: list[_Token]) -> tuple[str | None, str]:
+    joined = " ".join(w.text for w in words)
+    name, eq, value = joined.partition("=")
+    name = name.strip()[1:]
+    if not eq or not name or " " in name:
+        return None, ""
+    value = value.strip()
+    quoted = [w for w in words if w.quoted]
+    return name, quoted[-1].text if quoted else value
+
+
+def _name(word: str) -> str:
+    name = word.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name[:-4] if name.endswith(".exe") else name
+
+
+def _value(word: _Token, variables: dict) -> str:
+    if word.text.startswith("$") and not word.quoted and word.text[1:].lower() in variables:
+        return variables[word.text[1:].lower()]
+    return word.text
+
+
+def _switch(arg: str) -> str | None:
+    """The POSIX flag a PowerShell switch parameter becomes (``-Recurse``, ``-rec`` → ``-r``)."""
+    if not arg.startswith("-") or len(arg) < 2:
+        return None
+    name = arg[1:].split(":", 1)[0].lower()
+    if arg.lower().endswith(":$false"):
+        return None
+    for full, shortest, flag in _SWITCHES:
+        if len(name) >= shortest and full.startswith(name):
+            return flag
+    return None
+
+
+def _has_switch(args: list[str], full: str) -> bool:
+    return any(a.startswith("-") and full.startswith(a[1:].lower()) and len(a) > 2 for a in args)
+
+
+def _translate(args: list[str]) -> list[str]:
+    """PowerShell parameters → POSIX flags and path operands."""
+    flags: list[str] = []
+    paths: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        flag = _switch(a)
+        if flag is not None:
+            flags.append(flag)
+        elif a.startswith("-") and len(a) > 1 and not a[1].isdigit():
+            param = a[1:].split(":", 1)[0].lower()
+            takes_path = any(p.startswith(param) for p in _PATH_PARAMS)
+            switch = any(p.startswith(param) for p in _FLAG_PARAMS) and len(param) > 1
+            if i + 1 < len(args) and ":" not in a and not switch:
+                if takes_path:
+                    paths.extend(_posix_path(p) for p in args[i + 1].split(","))
+                i += 1
+        else:
+            paths.extend(_posix_path(p) for p in a.split(",") if p)
+        i += 1
+    return [*flags, *paths]
+
+
+def _paths(args: list[str]) -> list[str]:
+    return [p for p in _translate(args) if not p.startswith("-") or p == "-"]
+
+
+def _new_item(args: list[str]) -> list[str]:
+    """``New-Item -ItemType SymbolicLink -Path X -Target Y`` is ``ln -s Y X``; other items
+    are created (``touch``)."""
+    lowered = [a.lower() for a in args]
+    kind = ""
+    target = ""
+    for i, a in enumerate(lowered):
+        if a.startswith("-it") and i + 1 < len(args):
+            kind = lowered[i + 1]
+        if a.startswith(("-target", "-value")) and i + 1 < len(args):
+            target = _posix_path(args[i + 1])
+    paths = [p for p in _translate(args) if not p.startswith("-")]
+    if kind in ("symboliclink", "hardlink", "junction"):
+        return ["ln", "-s", target, *paths[:1]]
+    return ["touch", *paths[:1]]
+
+
+def _start_process(args: list[str]) -> list[str]:
+    program, rest = "", []
+    i = 0
+    while i < len(args):
+        a = args[i].lower()
+        if a.startswith("-f") and i + 1 < len(args):  # -FilePath
+            program = args[i + 1]
+            i += 2
+            continue
+        if a.startswith("-a") and i + 1 < len(args):  # -ArgumentList
+            rest += [x for part in args[i + 1].split(",") for x in part.split()]
+            i += 2
+            continue
+        if not a.startswith("-") and not program:
+            program = args[i]
+        elif not a.startswith("-"):
+            rest += args[i].split()
+        i += 1
+    return [program, *rest] if program else []
+
+
+def _cmd_line(body: str, via: list[str], out: list[dict], depth: int) -> None:
+    """A ``cmd /c`` line: ``&``/``&&``/``|`` separate commands; ``del /s /q`` is ``rm -r -f``."""
+    for part in body.replace("&&", "&").replace("||", "&").replace("|", "&").split("&"):
+        words = part.split()
+        if not words:
+            continue
+        name = _name(words[0].strip('"'))
+        role = _CMD_BUILTINS.get(name)
+        args = [w.strip('"') for w in words[1:]]
+        if role is None:
+            argv = [name, *args]
+        else:
+            flags = ["-r"] if any(a.lower() == "/s" for a in args) else []
+            flags += ["-f"] if any(a.lower() == "/q" for a in args) else []
+            argv = [role, *flags, *(_posix_path(a) for a in args if not a.startswith("/"))]
+        out.append(_command(argv[0], argv, {}, None, via, [], []))
+
+
+def _looks_like_path(arg: str) -> bool:
+    return (
+        "\\" in arg
+        or arg.startswith(("~", "$HOME", "$env:", "%"))
+        or (len(arg) > 2 and arg[1] == ":" and arg[0].isalpha())
+    )
+
+
+def _posix_path(path: str) -> str:
+    """A Windows or PowerShell path in the spelling the sh guards know: ``$HOME``,
+    ``$env:USERPROFILE``, ``%USERPROFILE%`` and ``C:\\Users\\<name>`` become ``~``; a drive
+    root becomes ``/``; separators become ``/``."""
+    p = path.replace("\\", "/")
+    lowered = p.lower()
+    for prefix in ("$home", "${home}", "$env:userprofile", "$env:home", "%userprofile%", "~"):
+        if lowered == prefix or lowered.startswith(prefix + "/"):
+            return "~" + p[len(prefix) :]
+    if len(p) >= 2 and p[1] == ":" and p[0].isalpha():
+        rest = p[2:] or "/"
+        parts = rest.split("/")
+        if len(parts) >= 3 and parts[1].lower() == "users" and parts[2]:
+            return "~" + ("/" + "/".join(parts[3:]) if len(parts) > 3 else "")
+        return rest if rest.startswith("/") else "/" + rest
+    return p
+
+
+def _command(
+    name: str,
+    argv: list[str],
+    env: dict,
+    span: list[int] | None,
+    via: list[str],
+    writes: list[str],
+    appends: list[str],
+) -> dict:
+    return {
+        "name": name,
+        "argv": argv,
+        "env": env,
+        "span": span,
+        "cwd": None,
+        "via": list(via),
+        "incomplete": False,
+        "stdin": None,
+        "writes": writes,
+        "appends": appends,
+    }
