@@ -26,9 +26,11 @@ _DEFAULT_RULES: tuple[str, ...] = (
     # PEM private keys, whole block.
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
     # Shell environment assignments at the start of a word: NAME=value, NAME="v a l", NAME='v'.
-    r"(?:^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`\"']+)",
+    r"(?:^|[\s;(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`\"']+)",
     # Flags whose name says secret: --password=x, --token x, -p is not guessed.
     r"(?i)--?[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth)[a-z0-9_-]*(?:=|\s+)(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
+    # URL query parameters that name a secret: ?token=…, &api_key=…, ?X-Amz-Signature=….
+    r"(?i)[?&][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth|signature)[a-z0-9_.-]*=(?P<secret>[^&#\s\"']+)",
     # HTTP credentials.
     r"(?i)\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
     # Credentials in URLs: scheme://user:password@host.
@@ -61,6 +63,7 @@ _SECRET_WORDS = (
     "api",
     "access",
     "credential",
+    "signature",
     "auth",
     "bearer",
     "basic",
@@ -68,7 +71,8 @@ _SECRET_WORDS = (
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
 _TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_WORD_START = frozenset(" \t\n\r\f\v;&|(`")
+# Not & or |: in a URL's query (?a=1&x=1) they join parameters; `a && X=1` has its space.
+_WORD_START = frozenset(" \t\n\r\f\v;(`")
 _LONG_RUN = 32
 # Every character outside the hex/base64 alphabets becomes a space, so runs split on it.
 _RUN_BREAKS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not in "+/_-"}

@@ -6,11 +6,12 @@ active set, the signed bundle), so any number of processes can share one databas
 """
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import parse_qsl
 
 import pydantic_core
 import re2  # request paths are untrusted: linear-time matching, as everywhere else
@@ -28,12 +29,14 @@ from hookgate import __version__, jsonio
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
 from hookgate.server import models as api
-from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache
+from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache, bearer_token
 from hookgate.server.bundle import Bundler
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
+    TOKEN_PREFIX,
     ActiveSet,
     Principal,
+    QuotaExceeded,
     Revision,
     Store,
     StoreError,
@@ -42,6 +45,13 @@ from hookgate.server.store import (
 )
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_DECISION_QUOTA = 200_000  # records per token per hour: ~55/s, far above one developer
+AUTHENTICATED_PREFIXES = ("/v1/",)  # every route here needs a token
+# Query parameters that would carry a bearer token; any value holding a hookgate token counts.
+TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bearer", "auth"})
+ACCESS_LOG = logging.getLogger("uvicorn.access")
+DATABASE_DOWN = "database unavailable; nothing was changed"
+MAX_DATA_DEPTH = 64  # nesting of a data document, its path's segments included
 MAX_INT = api.MAX_INT
 POLICY_ID = re2.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DATA_SEGMENT = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -124,22 +134,35 @@ class ActiveEngine:
             return self._cached
 
 
-class _LimitsAndMetrics:
-    """Pure ASGI middleware: refuses bodies over the limit with 413 before any handler reads
-    them, and counts every request by route template and status. Requests that ``shortcut``
-    answers (it returns a response, else ``None``) never reach the router."""
+class _Gate:
+    """Pure ASGI middleware in front of every route.
+
+    In order: refuses a token in the query string (400: URLs end up in logs and histories);
+    authenticates ``/v1/`` requests from the Authorization header alone (401 before a byte of
+    the body is read, so an unauthenticated client cannot make the server read or parse
+    anything); refuses bodies over the limit with 413 before any handler reads them; lets
+    ``shortcut`` answer what it can (it returns a response, else ``None``); counts every
+    request by route template and status; and writes the access log line itself, with secrets
+    in the query string masked (uvicorn's own access log would print the URL as sent).
+    """
 
     def __init__(
         self,
         app: Any,
+        store: Store,
         max_body_bytes: int,
         metrics: Metrics,
+        masker: Masker,
         shortcut: Callable[[dict, bytes], Response | None],
+        access_log: bool,
     ) -> None:
         self.app = app
+        self.store = store
         self.max_body_bytes = max_body_bytes
         self.metrics = metrics
+        self.masker = masker
         self.shortcut = shortcut
+        self.access_log = access_log
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -152,6 +175,10 @@ class _LimitsAndMetrics:
             await send(message)
 
         try:
+            refused = await self._refusal(scope)
+            if refused is not None:
+                await refused(scope, receive, send_counted)
+                return
             body = await self._read_body(scope, receive)
             if body is None:
                 detail = f"request body larger than {self.max_body_bytes} bytes"
@@ -172,6 +199,37 @@ class _LimitsAndMetrics:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             self.metrics.request(scope["method"], template, status["code"])
+            if self.access_log:
+                self._log(scope, status["code"])
+
+    async def _refusal(self, scope: dict) -> Response | None:
+        """The answer to a request refused before its body is read, else ``None``."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            for name, value in parse_qsl(query, keep_blank_values=True):
+                if name.lower() in TOKEN_QUERY_KEYS or TOKEN_PREFIX in value:
+                    detail = [
+                        {
+                            "loc": ["query", name],
+                            "msg": "tokens go in the Authorization header, never in the URL",
+                            "type": "value_error",
+                            "field": f"query.{name}",
+                        }
+                    ]
+                    return JSONResponse({"detail": detail}, 400)
+        if not scope["path"].startswith(AUTHENTICATED_PREFIXES):
+            return None
+        token = bearer_token(_header(scope, b"authorization"))
+        if token is None:
+            return _unauthorized("missing bearer token (Authorization: Bearer …)")
+        if self.store.cached_principal(token) is None:
+            try:
+                principal = await run_in_threadpool(self.store.authenticate, token)
+            except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError):
+                return JSONResponse({"detail": DATABASE_DOWN}, 503)
+            if principal is None:
+                return _unauthorized("unknown or revoked token")
+        return None  # the route's dependency checks the role (and finds the token cached)
 
     async def _read_body(self, scope: dict, receive: Any) -> bytes | None:
         declared = dict(scope["headers"]).get(b"content-length")
@@ -191,14 +249,33 @@ class _LimitsAndMetrics:
                 break
         return b"".join(chunks)
 
+    def _log(self, scope: dict, status: int) -> None:
+        path = scope.get("root_path", "") + scope["path"]
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            path += self.masker.mask("?" + query)
+        client = scope.get("client")
+        where = f"{client[0]}:{client[1]}" if client else "-"
+        version = scope.get("http_version", "1.1")
+        # uvicorn's logger and argument order, so its formatter (and colours) apply as before.
+        ACCESS_LOG.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, version, status)
+
+
+def _unauthorized(detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, 401, headers={"WWW-Authenticate": "Bearer"})
+
 
 def create_app(
     store: Store,
     *,
     masker: Masker | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    decision_quota: int = DEFAULT_DECISION_QUOTA,
+    access_log: bool = False,
 ) -> FastAPI:
-    """The API over ``store`` (already migrated)."""
+    """The API over ``store`` (already migrated). ``decision_quota``: decision records one
+    token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
+    access logger, secrets masked."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -222,6 +299,7 @@ def create_app(
     app.state.store = store
     app.state.metrics = metrics
     app.state.masker = masker or Masker()
+    app.state.decision_quota = decision_quota
     app.state.bundler = Bundler(store)
     app.state.engine = ActiveEngine(store)
     _add_error_handlers(app)
@@ -233,9 +311,14 @@ def create_app(
     _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
     _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
     _add_token_routes(app)
-    shortcut = _evaluate_shortcut(app)
     app.add_middleware(
-        _LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics, shortcut=shortcut
+        _Gate,
+        store=store,
+        max_body_bytes=max_body_bytes,
+        metrics=metrics,
+        masker=app.state.masker,
+        shortcut=_evaluate_shortcut(app),
+        access_log=access_log,
     )
     return app
 
@@ -268,7 +351,8 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreError)
     async def refused(_request: Request, exc: StoreError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QuotaExceeded) else {}
+        return JSONResponse({"detail": exc.message}, exc.status, headers=headers)
 
     @app.exception_handler(PolicyError)
     async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
@@ -276,7 +360,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"detail": detail, "diagnostics": _diagnostics(exc)}, 422)
 
     async def database_down(_request: Request, _exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": "database unavailable; nothing was changed"}, 503)
+        return JSONResponse({"detail": DATABASE_DOWN}, 503)
 
     # Unreachable, refusing or locked: the request can be retried. Other database errors are
     # bugs, and stay 500s.
@@ -376,14 +460,36 @@ async def _policy_content(request: Request) -> str:
     return text
 
 
+def _check_depth(path: str, value: object, field: str) -> None:
+    """A 422 naming ``field`` when ``value`` placed at data ``path`` nests deeper than
+    ``MAX_DATA_DEPTH``: the bundle and every answer that carries it must stay writable."""
+    limit = MAX_DATA_DEPTH - path.count("/") - 1
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            message = f"data nested deeper than {MAX_DATA_DEPTH} levels (its path included)"
+            raise _invalid(field, message)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
 async def _data_content(request: Request) -> str:
     try:
-        return canonical_json(jsonio.loads((await request.body()).decode("utf-8")))
+        value = jsonio.loads((await request.body()).decode("utf-8"))
+        _check_depth(request.path_params["path"], value, "body")
+        text = canonical_json(value)
+        text.encode("utf-8")  # JSON's "\ud800" parses to a lone surrogate, which cannot be stored
+        return text
     except jsonio.DecodeError as exc:  # NaN and infinities too: a bundle could not carry them
         message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise _invalid("body", message) from None
     except UnicodeDecodeError as exc:
         raise _invalid("body", f"not UTF-8 (byte {exc.start})") from None
+    except UnicodeEncodeError:
+        raise _invalid(
+            "body", "a string holds a lone surrogate (\\ud800 without its pair)"
+        ) from None
     except RecursionError:
         raise _invalid("body", "JSON nested too deeply") from None
 
@@ -554,7 +660,9 @@ def _with_drafts(
             merged_policies[key] = text
     documents = dict(active.documents)
     for path, value in (data or {}).items():
-        documents[_check_key("data", path, f"body.data.{path}")] = value
+        field = f"body.data.{path}"
+        _check_depth(_check_key("data", path, field), value, field)
+        documents[path] = value
     return merged_policies, merge_documents(documents.items())
 
 
@@ -569,7 +677,23 @@ class FastJSONResponse(JSONResponse):
     ``json.dumps`` and without a dependency of its own."""
 
     def render(self, content: Any) -> bytes:
-        return pydantic_core.to_json(content, inf_nan_mode="null")
+        try:
+            return pydantic_core.to_json(content, inf_nan_mode="null")
+        except pydantic_core.PydanticSerializationError:
+            # A payload's JSON may hold a lone surrogate ("\ud800"), and a decision can echo
+            # it: no UTF-8 can carry one, so it is answered as U+FFFD.
+            return pydantic_core.to_json(_scrubbed(content), inf_nan_mode="null")
+
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_scrubbed(k): _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v) for v in value]
+    return value
 
 
 def _evaluation(
@@ -739,13 +863,23 @@ def _add_decision_routes(app: FastAPI) -> None:
     )
     def upload(principal: Agent, body: api.DecisionBatchIn) -> dict:
         rows = []
-        for record in body.decisions:
+        current = None
+        for i, record in enumerate(body.decisions):
+            if record.bundle_revision is not None:
+                current = current or store.current_revision(cached_ok=True)
+                if record.bundle_revision > current:
+                    field = f"body.decisions.{i}.bundle_revision"
+                    raise _invalid(field, f"no such bundle revision yet (the latest is {current})")
             row = record.model_dump()
             row["decision_id"] = str(record.decision_id)
-            row["time"] = _as_utc(record.time)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             rows.append(row)
-        accepted, duplicates = store.add_decisions(rows, principal.name)
+        accepted, duplicates = store.add_decisions(
+            rows,
+            principal.name,
+            token_id=principal.token_id,
+            hourly_quota=app.state.decision_quota,
+        )
         for row in rows:
             metrics.decision(row["outcome"], "upload")
         return {"accepted": accepted, "duplicates": duplicates}
@@ -758,30 +892,32 @@ def _add_decision_routes(app: FastAPI) -> None:
     )
     def list_decisions(
         _: Viewer,
-        since: Annotated[datetime | None, Query(description="Decision time ≥ this")] = None,
-        until: Annotated[datetime | None, Query(description="Decision time < this")] = None,
+        since: Annotated[api.UTCDateTime | None, Query(description="Decision time ≥ this")] = None,
+        until: Annotated[api.UTCDateTime | None, Query(description="Decision time < this")] = None,
         outcome: api.Outcome | None = None,
         pack: Annotated[str | None, Query(max_length=255)] = None,
         host: Annotated[str | None, Query(max_length=64)] = None,
+        session_id: Annotated[str | None, Query(max_length=255)] = None,
+        token_id: Annotated[
+            int | None, Query(ge=1, le=MAX_INT, description="The uploading token's id")
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
             int | None, Query(ge=1, le=MAX_INT, description="next_cursor of the last page")
         ] = None,
     ) -> dict:
         items, next_cursor = store.query_decisions(
-            since=since and _as_utc(since),
-            until=until and _as_utc(until),
+            since=since,
+            until=until,
             outcome=outcome,
             pack=pack,
             host=host,
+            session_id=session_id,
+            token_id=token_id,
             limit=limit,
             cursor=cursor,
         )
         return {"decisions": items, "next_cursor": next_cursor}
-
-
-def _as_utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 # -- tokens ----------------------------------------------------------------------------------
