@@ -96,3 +96,12 @@ class EvalError(Exception):
         self.col = col
         where = f"{file}:{line}:{col}: " if file else ""
         super().__init__(where + message)
+
+
+class LimitError(EvalError):
+    """A bound reached while judging agent-controlled content (decision time, step budget,
+    analysis size, nesting): the agent can cause it at will, so it never fails open."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(message)
+        self.limit = limit

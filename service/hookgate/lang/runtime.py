@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
-from hookgate.lang.errors import Diagnostic, EvalError
+from hookgate.lang.errors import Diagnostic, EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
     RegoSet,
@@ -591,7 +591,15 @@ def call_builtin(
         value = _INFINITY
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
+    if type(value) in _SIZED and len(value) > MAX_OUTPUT:
+        raise LimitError("output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}")
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
+
+
+# The most characters (or items) one builtin call may return: concat, replace, sprintf, …
+# would otherwise let a policy build values that exhaust memory by doubling.
+MAX_OUTPUT = 1 << 20
+_SIZED = frozenset({str, list, tuple, dict, set, frozenset})
 
 
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host

@@ -5,11 +5,11 @@ The app keeps no state of its own beyond caches keyed by the bundle revision (th
 active set, the signed bundle), so any number of processes can share one database.
 """
 
-import json
+import contextlib
+import hashlib
 import logging
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
@@ -28,8 +28,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hookgate import __version__, jsonio
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
+from hookgate.server import dryrun
 from hookgate.server import models as api
-from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache, bearer_token
+from hookgate.server.auth import Admin, Agent, Editor, Viewer, bearer_token
 from hookgate.server.bundle import Bundler
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
@@ -43,6 +44,7 @@ from hookgate.server.store import (
     canonical_json,
     merge_documents,
 )
+from hookgate.server.workers import WorkerLimitError, WorkerPool
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_DECISION_QUOTA = 200_000  # records per token per hour: ~55/s, far above one developer
@@ -50,6 +52,7 @@ AUTHENTICATED_PREFIXES = ("/v1/",)  # every route here needs a token
 # Query parameters that would carry a bearer token; any value holding a hookgate token counts.
 TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bearer", "auth"})
 ACCESS_LOG = logging.getLogger("uvicorn.access")
+DEFAULT_DRY_RUNS_PER_TOKEN = 2  # at once; the worker pool is shared by every token
 DATABASE_DOWN = "database unavailable; nothing was changed"
 MAX_DATA_DEPTH = 64  # nesting of a data document, its path's segments included
 MAX_INT = api.MAX_INT
@@ -77,52 +80,16 @@ def compile_set(policies: dict[str, str], data: dict) -> Any:
     return Engine.from_sources(policies, data, origin="server")
 
 
-def _diagnostics(error: PolicyError) -> list[dict]:
-    return [{**d.to_dict(), "text": d.headline()} for d in error.diagnostics]
-
-
-class ActiveEngine:
-    """The compiled active set, rebuilt when the bundle revision moves."""
+class ActiveSets:
+    """The active set and its key for the workers' compile cache, read again when the bundle
+    revision moves (compiled only in the workers)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._reading = threading.Lock()  # held while a background read of the revision runs
-        self._cached: tuple[ActiveSet, Any] | None = None
+        self._cached: tuple[ActiveSet, str] | None = None
 
-    def cached(self) -> tuple[ActiveSet, Any] | None:
-        """The compiled active set when it is known to be current, without any I/O.
-
-        When the revision read is just past its freshness, the set is still answered while one
-        background thread reads the revision again: otherwise every request arriving meanwhile
-        would go to the database itself, all at once (a thundering herd, every second).
-        """
-        cached = self._cached
-        if cached is None:
-            return None
-        revision = self._store.cached_revision()
-        if revision is None:
-            revision = self._store.cached_revision(stale_ok=True)
-            if revision is None:  # no read has succeeded for a while: the route decides
-                return None
-            self._read_revision_in_background()
-        return cached if cached[0].revision == revision else None
-
-    def _read_revision_in_background(self) -> None:
-        if not self._reading.acquire(blocking=False):
-            return  # one read at a time
-
-        def read() -> None:
-            try:
-                self._store.current_revision()
-            except sqlalchemy.exc.SQLAlchemyError:
-                pass  # the view goes stale; requests then take the route, which answers 503
-            finally:
-                self._reading.release()
-
-        threading.Thread(target=read, name="hookgate-revision", daemon=True).start()
-
-    def get(self) -> tuple[ActiveSet, Any]:
+    def get(self) -> tuple[ActiveSet, str]:
         revision = self._store.current_revision(cached_ok=True)
         cached = self._cached
         if cached is not None and cached[0].revision == revision:
@@ -130,8 +97,42 @@ class ActiveEngine:
         with self._lock:
             if self._cached is None or self._cached[0].revision != revision:
                 active = self._store.active_set()
-                self._cached = (active, compile_set(active.policies, active.data))
+                self._cached = (active, set_key(active.policies, active.data))
             return self._cached
+
+
+def set_key(policies: dict[str, str], data: dict) -> str:
+    """What identifies a policy set's compiled form: the hash of its sources and data."""
+    text = canonical_json({"policies": policies, "data": data})
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class DryRunSlots:
+    """At most ``per_token`` dry-runs in flight per token in this process; more get 429 (the
+    worker pool is shared by everyone, so one token cannot hold all of it)."""
+
+    def __init__(self, per_token: int) -> None:
+        self.per_token = per_token
+        self._running: dict[object, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, principal: Principal) -> Iterator[None]:
+        key = principal.token_id or principal.name
+        if self._running.get(key, 0) >= self.per_token:
+            raise TooManyDryRuns(
+                f"this token already has {self.per_token} dry-runs running; retry when one ends"
+            )
+        self._running[key] = self._running.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            self._running[key] -= 1
+            if not self._running[key]:
+                del self._running[key]
+
+
+class TooManyDryRuns(StoreError):
+    status = 429
 
 
 class _Gate:
@@ -140,9 +141,8 @@ class _Gate:
     In order: refuses a token in the query string (400: URLs end up in logs and histories);
     authenticates ``/v1/`` requests from the Authorization header alone (401 before a byte of
     the body is read, so an unauthenticated client cannot make the server read or parse
-    anything); refuses bodies over the limit with 413 before any handler reads them; lets
-    ``shortcut`` answer what it can (it returns a response, else ``None``); counts every
-    request by route template and status; and writes the access log line itself, with secrets
+    anything); refuses bodies over the limit with 413 before any handler reads them; counts
+    every request by route template and status; and writes the access log line itself, with secrets
     in the query string masked (uvicorn's own access log would print the URL as sent).
     """
 
@@ -153,7 +153,6 @@ class _Gate:
         max_body_bytes: int,
         metrics: Metrics,
         masker: Masker,
-        shortcut: Callable[[dict, bytes], Response | None],
         access_log: bool,
     ) -> None:
         self.app = app
@@ -161,7 +160,6 @@ class _Gate:
         self.max_body_bytes = max_body_bytes
         self.metrics = metrics
         self.masker = masker
-        self.shortcut = shortcut
         self.access_log = access_log
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
@@ -193,8 +191,7 @@ class _Gate:
                 replayed = True
                 return {"type": "http.request", "body": body, "more_body": False}
 
-            answer = self.shortcut(scope, body)
-            await (self.app if answer is None else answer)(scope, replay, send_counted)
+            await self.app(scope, replay, send_counted)
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
@@ -261,6 +258,11 @@ class _Gate:
         ACCESS_LOG.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, version, status)
 
 
+def _header(scope: dict, name: bytes) -> str | None:
+    """The first value of a request header (``name`` in lower case), as Starlette reads it."""
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
 def _unauthorized(detail: str) -> JSONResponse:
     return JSONResponse({"detail": detail}, 401, headers={"WWW-Authenticate": "Bearer"})
 
@@ -272,6 +274,8 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     decision_quota: int = DEFAULT_DECISION_QUOTA,
     access_log: bool = False,
+    workers: WorkerPool | None = None,
+    dry_runs_per_token: int = DEFAULT_DRY_RUNS_PER_TOKEN,
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
@@ -301,7 +305,10 @@ def create_app(
     app.state.masker = masker or Masker()
     app.state.decision_quota = decision_quota
     app.state.bundler = Bundler(store)
-    app.state.engine = ActiveEngine(store)
+    app.state.active = ActiveSets(store)
+    app.state.workers = workers or WorkerPool()
+    app.state.dry_runs = DryRunSlots(dry_runs_per_token)
+    app.router.on_shutdown.append(app.state.workers.close)
     _add_error_handlers(app)
     # Starlette tries routes in order: the hot ones (hooks, dry-runs) first.
     _add_bundle_routes(app)
@@ -317,7 +324,6 @@ def create_app(
         max_body_bytes=max_body_bytes,
         metrics=metrics,
         masker=app.state.masker,
-        shortcut=_evaluate_shortcut(app),
         access_log=access_log,
     )
     return app
@@ -357,7 +363,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(PolicyError)
     async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
         detail = "the policy set would not compile; nothing was changed"
-        return JSONResponse({"detail": detail, "diagnostics": _diagnostics(exc)}, 422)
+        return JSONResponse({"detail": detail, "diagnostics": dryrun.diagnostics(exc)}, 422)
+
+    @app.exception_handler(WorkerLimitError)
+    async def stopped(_request: Request, exc: WorkerLimitError) -> JSONResponse:
+        return JSONResponse({"detail": f"the dry-run {exc}", "limit": exc.limit}, 422)
 
     async def database_down(_request: Request, _exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": DATABASE_DOWN}, 503)
@@ -696,124 +706,76 @@ def _scrubbed(value: Any) -> Any:
     return value
 
 
-def _evaluation(
-    metrics: Metrics, body: api.EvaluateIn, active: ActiveSet, engine: Any, draft: bool
-) -> Response:
-    """The dry-run's answer: ``body``'s payload evaluated by ``engine``."""
-    started = time.perf_counter()
-    # Facts are always given (empty by default), so the engine never reads this disk.
-    decision = engine.evaluate(
-        body.payload, body.host, facts=body.facts or {}, explain=body.explain
-    )
-    took = time.perf_counter() - started
-    metrics.evaluation(took)
-    metrics.decision(decision.outcome, "evaluate")
-    response = decision.response(body.host)
-    explained = getattr(decision, "explain", None) or {}
-    # Built as plain JSON data and returned as a response: FastAPI then skips validating it
-    # against EvaluateOut (the dict is made to its shape here), which cost more than everything
-    # else on this path but the evaluation. The model still documents it.
-    return FastJSONResponse(
-        {
-            "decision": {name: getattr(decision, name) for name in DECISION_FIELDS},
-            "host": body.host or decision.host,
-            "response": response.stdout or {},
-            "exit_code": response.exit_code,
-            "explain": explained.get("rules") if body.explain else None,
-            "prints": explained.get("prints") or [],
-            "took_ms": round(took * 1000, 3),
-            "bundle_revision": active.revision,
-            "draft": draft,
-        }
-    )
-
-
-def _header(scope: dict, name: bytes) -> str | None:
-    """The first value of a request header (``name`` in lower case), as Starlette reads it."""
-    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
-
-
-def _evaluate_shortcut(app: FastAPI) -> Callable[[dict, bytes], Response | None]:
-    """The answer to a common dry-run without the router: FastAPI's routing, dependency solving
-    and exception layers cost a dry-run about 60 µs of CPU, more than a whole bare FastAPI
-    request in process (about 50 µs; see bench/server_bench.py for the server as a whole).
-
-    It answers only what POST /v1/evaluate would answer the same way with nothing but the
-    caches: a token of the viewer role checked in the last seconds, a JSON body that is a
-    valid ``EvaluateIn`` without drafts, and the compiled active set current. Anything else
-    (no or unknown token, another media type, an invalid body, drafts, a cold cache) returns
-    ``None`` and goes through the route, which answers it, errors included.
-    """
-    store: Store = app.state.store
-    metrics: Metrics = app.state.metrics
-    active_engine: ActiveEngine = app.state.engine
-    route = next(r for r in app.routes if isinstance(r, APIRoute) and r.name == "evaluate")
-
-    def shortcut(scope: dict, body: bytes) -> Response | None:
-        if scope["path"] != route.path or scope["method"] != "POST":
-            return None
-        if _header(scope, b"content-type") != "application/json":
-            return None
-        if admitted_from_cache(store, _header(scope, b"authorization"), "viewer") is None:
-            return None
-        current = active_engine.cached()
-        if current is None:
-            return None
-        try:
-            # As the route reads it: Starlette's json.loads, then the model.
-            request = api.EvaluateIn.model_validate(json.loads(body))
-        except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
-            return None
-        if request.policies is not None or request.data is not None:
-            return None
-        scope["route"] = route  # counted in the metrics under its template, as routed
-        return _evaluation(metrics, request, *current, draft=False)
-
-    return shortcut
+def _draft_set(
+    active: ActiveSet, key: str, body: api.EvaluateIn | api.CheckIn
+) -> tuple[str, dict[str, str], dict]:
+    """The policy set a dry-run evaluates, with its key: the active set, drafts laid over."""
+    if body.policies is None and body.data is None:
+        return key, active.policies, active.data
+    policies, data = _with_drafts(active, body.policies, body.data)
+    return set_key(policies, data), policies, data
 
 
 def _add_evaluation_routes(app: FastAPI) -> None:
     metrics: Metrics = app.state.metrics
-    active_engine: ActiveEngine = app.state.engine
+    active_sets: ActiveSets = app.state.active
+    workers: WorkerPool = app.state.workers
+    slots: DryRunSlots = app.state.dry_runs
 
     @app.post(
         "/v1/evaluate",
         tags=["dry-run"],
         summary="Evaluate a hook payload against the active set (and drafts)",
         response_model=api.EvaluateOut,
+        responses=_DRY_RUN_ERRORS,
     )
     async def evaluate(
-        _: Viewer,
+        principal: Viewer,
         body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
     ) -> Response:
-        # _evaluate_shortcut answers the common case before routing; this answers the rest.
-        # Database reads and compilation go to the thread pool; the evaluation itself runs
-        # here: it is CPU-bound and bounded by the engine's budget, so under the GIL a thread
-        # would not finish it sooner, and the hop costs more than a typical evaluation.
-        current = active_engine.cached() or await run_in_threadpool(active_engine.get)
-        active, engine = current
+        with slots.hold(principal):
+            active, key = await run_in_threadpool(active_sets.get)
+            key, policies, data = _draft_set(active, key, body)
+            request = body.model_dump(include={"payload", "host", "facts", "explain"})
+            answer = await workers.run(
+                dryrun.evaluate, key, policies, data, request, DECISION_FIELDS
+            )
+        if "diagnostics" in answer:
+            detail = "the policy set would not compile"
+            return JSONResponse({"detail": detail, "diagnostics": answer["diagnostics"]}, 422)
+        metrics.evaluation(answer["took_ms"] / 1000)
+        metrics.decision(answer["decision"]["outcome"], "evaluate")
+        # Built as plain JSON data: FastAPI then skips validating it against EvaluateOut (the
+        # worker made it to that shape). The model still documents it.
         draft = body.policies is not None or body.data is not None
-        if draft:
-            merged = _with_drafts(active, body.policies, body.data)
-            engine = await run_in_threadpool(compile_set, *merged)
-        return _evaluation(metrics, body, active, engine, draft)
+        answer |= {"bundle_revision": active.revision, "draft": draft}
+        return FastJSONResponse(answer)
 
     @app.post(
         "/v1/check",
         tags=["dry-run"],
         summary="Diagnostics for draft policies, checked with the rest of the active set",
         response_model=api.CheckOut,
+        responses=_DRY_RUN_ERRORS,
     )
-    def check(
-        _: Viewer,
+    async def check(
+        principal: Viewer,
         body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
     ) -> dict:
-        active, _engine = active_engine.get()
-        try:
-            compile_set(*_with_drafts(active, body.policies, body.data))
-        except PolicyError as exc:
-            return {"ok": False, "diagnostics": _diagnostics(exc)}
-        return {"ok": True, "diagnostics": []}
+        with slots.hold(principal):
+            active, key = await run_in_threadpool(active_sets.get)
+            found = await workers.run(dryrun.check, *_draft_set(active, key, body))
+        return {"ok": not found, "diagnostics": found}
+
+
+_DRY_RUN_ERRORS: dict = {
+    429: {"model": api.ErrorOut, "description": "Too many dry-runs of this token at once."},
+    422: {
+        "model": api.ErrorOut,
+        "description": "Invalid request, drafts that do not compile, or a dry-run stopped at "
+        "its CPU, wall-time or memory limit (`limit` names it).",
+    },
+}
 
 
 # -- bundles ---------------------------------------------------------------------------------
