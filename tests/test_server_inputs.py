@@ -207,7 +207,7 @@ def test_the_body_is_read_only_after_authentication():
     async def app(scope, receive, send):
         raise AssertionError("no route is reached")
 
-    gate = _Gate(app, store, 1024, Metrics(), Masker(), lambda s, b: None, False)
+    gate = _Gate(app, store, 1024, Metrics(), Masker(), False)
     for headers in ([], [(b"authorization", b"Bearer hg_nope")]):
         scope = {"type": "http", "method": "POST", "path": "/v1/decisions", "headers": headers,
                  "query_string": b""}  # fmt: skip

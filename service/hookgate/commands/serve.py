@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="decision records one token may upload per hour; past it 429 (default 200000; "
         "0: no quota)",
     )
+    parser.add_argument(
+        "--retention-days",
+        type=int,
+        default=None,
+        metavar="DAYS",
+        help="delete decision records older than this, hourly (default 90; 0: keep all)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
     parser.add_argument(
         "--no-access-log",
@@ -69,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from hookgate.server.app import (
         DEFAULT_DECISION_QUOTA,
         DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_RETENTION_DAYS,
         compile_set,
         create_app,
     )
@@ -111,13 +119,17 @@ def run(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         decision_quota=quota,
         access_log=not args.no_access_log,
+        retention_days=DEFAULT_RETENTION_DAYS
+        if args.retention_days is None
+        else args.retention_days,
     )
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
+    # uvicorn has set up its access logger; the app writes the lines itself (with secrets in
+    # URLs masked), so uvicorn's own, which prints the URL as sent, is turned off.
+    config.access_log = False
+    server = uvicorn.Server(config)
     # The socket itself, not its fd: uvicorn takes an fd for a Unix socket, and asyncio sets
     # TCP_NODELAY only on TCP sockets, so every answer would wait ~40 ms for a delayed ACK.
-    server = uvicorn.Server(
-        # The app writes the access log itself, with secrets in URLs masked.
-        uvicorn.Config(app, log_level=args.log_level, access_log=False)
-    )
     server.run(sockets=[listener])
     return 0 if server.started else 1
 

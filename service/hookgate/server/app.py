@@ -5,11 +5,13 @@ The app keeps no state of its own beyond caches keyed by the bundle revision (th
 active set, the signed bundle), so any number of processes can share one database.
 """
 
+import asyncio
 import contextlib
 import hashlib
 import logging
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
@@ -52,6 +54,8 @@ AUTHENTICATED_PREFIXES = ("/v1/",)  # every route here needs a token
 # Query parameters that would carry a bearer token; any value holding a hookgate token counts.
 TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bearer", "auth"})
 ACCESS_LOG = logging.getLogger("uvicorn.access")
+RETENTION_INTERVAL_SECONDS = 3600
+DEFAULT_RETENTION_DAYS = 90
 DEFAULT_DRY_RUNS_PER_TOKEN = 2  # at once; the worker pool is shared by every token
 DATABASE_DOWN = "database unavailable; nothing was changed"
 MAX_DATA_DEPTH = 64  # nesting of a data document, its path's segments included
@@ -276,6 +280,7 @@ def create_app(
     access_log: bool = False,
     workers: WorkerPool | None = None,
     dry_runs_per_token: int = DEFAULT_DRY_RUNS_PER_TOKEN,
+    retention_days: int = 0,
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
@@ -306,9 +311,11 @@ def create_app(
     app.state.decision_quota = decision_quota
     app.state.bundler = Bundler(store)
     app.state.active = ActiveSets(store)
-    app.state.workers = workers or WorkerPool()
+    app.state.workers = workers or WorkerPool(initializer=dryrun.warm_up)
     app.state.dry_runs = DryRunSlots(dry_runs_per_token)
     app.router.on_shutdown.append(app.state.workers.close)
+    if retention_days:
+        _add_retention(app, store, retention_days)
     _add_error_handlers(app)
     # Starlette tries routes in order: the hot ones (hooks, dry-runs) first.
     _add_bundle_routes(app)
@@ -327,6 +334,31 @@ def create_app(
         access_log=access_log,
     )
     return app
+
+
+def _add_retention(app: FastAPI, store: Store, days: int) -> None:
+    """Delete decision records older than ``days`` at start and every hour (every instance
+    does; deleting what another already deleted costs one indexed query)."""
+    task: list[asyncio.Task] = []
+
+    async def purge_forever() -> None:
+        while True:
+            before = datetime.now(UTC) - timedelta(days=days)
+            try:
+                await run_in_threadpool(store.purge_decisions, before)
+            except sqlalchemy.exc.SQLAlchemyError:
+                logging.getLogger("hookgate.server").warning("decision retention: database error")
+            await asyncio.sleep(RETENTION_INTERVAL_SECONDS)
+
+    async def start() -> None:
+        task.append(asyncio.create_task(purge_forever()))
+
+    async def stop() -> None:
+        for t in task:
+            t.cancel()
+
+    app.router.on_startup.append(start)
+    app.router.on_shutdown.append(stop)
 
 
 # -- errors ----------------------------------------------------------------------------------

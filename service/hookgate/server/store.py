@@ -620,6 +620,29 @@ class Store:
         accepted = len(stored)
         return accepted, len(decisions) - accepted
 
+    def purge_decisions(self, before: datetime, batch: int = 50_000) -> int:
+        """Delete the decision records older than ``before`` (decision time), ``batch`` at a
+        time (set-based statements, never row by row; short transactions, so uploads are not
+        held up); returns how many went."""
+        d, dm = m.decisions.c, m.decision_matches.c
+        removed = 0
+        while True:
+            with self.engine.begin() as conn:
+                seqs = [
+                    seq
+                    for (seq,) in conn.execute(
+                        sa.select(d.seq).where(d.time < before).order_by(d.seq).limit(batch)
+                    )
+                ]
+                if not seqs:
+                    return removed
+                low, high = seqs[0], seqs[-1]
+                # A range of seq, so each statement is one index range, not a list of ids.
+                in_range = d.seq.between(low, high) & (d.time < before)
+                old = sa.select(d.seq).where(in_range).scalar_subquery()
+                conn.execute(m.decision_matches.delete().where(dm.decision_seq.in_(old)))
+                removed += conn.execute(m.decisions.delete().where(in_range)).rowcount
+
     def query_decisions(
         self,
         *,

@@ -97,6 +97,8 @@ decisions = Table(
     Index("ix_decisions_host", "host"),
     Index("ix_decisions_session_id", "session_id"),
     Index("ix_decisions_token_id", "token_id"),
+    # Pages are newest first (seq descending): an outcome's rows in that order.
+    Index("ix_decisions_outcome_seq", "outcome", "seq"),
 )
 
 decision_matches = Table(
@@ -110,7 +112,7 @@ decision_matches = Table(
     Column("pack", String(255), nullable=True),
     Column("pattern", String(255), nullable=True),
     Column("rule", String(255), nullable=True),
-    Index("ix_decision_matches_pack", "pack"),
+    Index("ix_decision_matches_pack_seq", "pack", "decision_seq"),  # ?pack=: index only
     Index("ix_decision_matches_decision_seq", "decision_seq"),
 )
 

@@ -50,10 +50,13 @@ class WorkerError(Exception):
 
 
 class _Worker:
-    def __init__(self, context: Any, memory_bytes: int) -> None:
+    def __init__(self, context: Any, memory_bytes: int, initializer: Callable | None) -> None:
         self.conn, child = context.Pipe()
         self.process = context.Process(
-            target=_serve, args=(child, memory_bytes), name="hookgate-worker", daemon=True
+            target=_serve,
+            args=(child, memory_bytes, initializer),
+            name="hookgate-worker",
+            daemon=True,
         )
         self.process.start()
         child.close()
@@ -70,9 +73,17 @@ class _Worker:
 class WorkerPool:
     """At most ``size`` worker processes; callers beyond that wait their turn."""
 
-    def __init__(self, size: int = 2, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        size: int = 2,
+        limits: Limits | None = None,
+        initializer: Callable[[], None] | None = None,
+    ) -> None:
+        """``initializer`` (module-level) runs in each new worker before it takes calls:
+        loading what calls need there keeps it out of every call's limits."""
         self.size = size
         self.limits = limits or Limits()
+        self.initializer = initializer
         self._context = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
         self._slots: asyncio.Semaphore | None = None  # created on the loop that first uses it
@@ -105,7 +116,7 @@ class WorkerPool:
 
     async def _start(self) -> _Worker:
         """A new worker, once it is ready: its start-up (imports) counts against no call."""
-        worker = _Worker(self._context, self.limits.memory_bytes)
+        worker = _Worker(self._context, self.limits.memory_bytes, self.initializer)
         self._all.add(worker)
         try:
             await _readable(worker, STARTUP_SECONDS)
@@ -154,14 +165,14 @@ async def _readable(worker: _Worker, seconds: float) -> None:
         loop.remove_reader(fd)
 
 
-def _serve(conn: Any, memory_bytes: int) -> None:
+def _serve(conn: Any, memory_bytes: int, initializer: Callable | None) -> None:
     """A worker's loop: run each call under its CPU limit, send back its result."""
     os.nice(10)
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
     _, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
-    from hookgate.server import dryrun  # noqa: F401 - what most calls need, loaded before any
-
+    if initializer is not None:
+        initializer()
     conn.send(("ready", None))
     while True:
         try:
