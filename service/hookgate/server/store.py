@@ -600,14 +600,20 @@ class Store:
         with self.engine.begin() as conn:
             if hourly_quota and token_id is not None:
                 _count_usage(conn, token_id, now, len(decisions), hourly_quota)
-            # One multi-row statement: the ids it returns are the decisions it stored (a
-            # duplicate, within the batch or already stored, returns nothing).
-            stored = conn.execute(
-                _insert_ignore(conn)(m.decisions)
-                .values(rows)
-                .on_conflict_do_nothing(index_elements=["decision_id"])
-                .returning(m.decisions.c.seq, m.decisions.c.decision_id)
-            ).all()
+            # The ids it returns are the decisions it stored (a duplicate, within the batch or
+            # already stored, returns nothing). Executed for many rows, one statement compiled
+            # once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
+            # multi-row VALUES would compile thousands of parameters on every upload.
+            stored = [
+                row
+                for row in conn.execute(
+                    _insert_ignore(conn)(m.decisions)
+                    .on_conflict_do_nothing(index_elements=["decision_id"])
+                    .returning(m.decisions.c.seq, m.decisions.c.decision_id),
+                    rows,
+                )
+                if row is not None
+            ]
             seq_of = {decision_id: seq for seq, decision_id in stored}
             matches = []
             for decision in decisions:
