@@ -82,3 +82,53 @@ def test_every_shipped_gitleaks_rule_runs_on_re2_as_it_is():
     data = json.loads((RULES / "gitleaks_rules.json").read_text(encoding="utf-8"))
     for rule in data["rules"]:
         assert re2.compile(rule["regex"]).groups >= rule["secret_group"], rule["id"]
+
+
+def _python_regex(regex: str) -> str:
+    """A gitleaks (Go) regex as Python's ``re`` reads it, for generating examples only: Go
+    allows ``(?i)`` mid-pattern (a case-sensitive example still matches it) and spells the
+    end of text ``\\z``."""
+    head = "(?i)" if regex.startswith("(?i)") else ""
+    return head + regex[len(head) :].replace("(?i)", "").replace("\\z", "\\Z")
+
+
+def _rules() -> list[dict]:
+    return json.loads((RULES / "gitleaks_rules.json").read_text(encoding="utf-8"))["rules"]
+
+
+@pytest.mark.parametrize("rule", _rules(), ids=lambda rule: rule["id"])
+def test_every_gitleaks_rule_masks_an_example_generated_from_its_regex(rule):
+    """The rules' own examples are generated from their regexes in gitleaks' Go sources; so are
+    these (hypothesis): a match whose secret is long and random enough for the rule (its
+    entropy threshold) must not survive masking."""
+    import re
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from hookgate.masking import _entropy
+
+    pattern = re.compile(_python_regex(rule["regex"]))
+    printable = st.characters(min_codepoint=32, max_codepoint=126)
+    checked = []
+
+    @settings(max_examples=10, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck), deadline=None)  # fmt: skip
+    @given(st.from_regex(pattern, fullmatch=True, alphabet=printable))
+    def masks(example: str) -> None:
+        match = pattern.fullmatch(example)
+        groups = [g for g in match.groups() if g]
+        secret = (
+            match.group(rule["secret_group"])
+            if rule["secret_group"]
+            else (groups[0] if groups and len(groups[0]) >= 8 else match.group(0))
+        )
+        if not secret or len(secret) < 8 or _entropy(secret) < max(rule["entropy"], 2.5):
+            return  # too short or too regular to be a secret gitleaks reports
+        if not any(k in example.lower() for k in rule["keywords"]):
+            example = f"{rule['keywords'][0]} {example}"  # gitleaks reads text near a keyword
+        checked.append(example)
+        assert secret not in Masker().mask(example), example
+
+    masks()
+    assert checked, "no example long and random enough was generated"

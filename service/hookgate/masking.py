@@ -174,22 +174,35 @@ def _gitleaks_rules_for(lowered: str) -> list[tuple[dict, object]]:
     return found
 
 
-def _mask_gitleaks(text: str, rule: dict, pattern: object) -> str:
-    """``text`` with each match's secret masked: the rule's secret group, else its only group,
-    else the whole match; with an entropy threshold, only secrets that random."""
-    group = rule["secret_group"] or (1 if pattern.groups >= 1 else 0)
+def _gitleaks_spans(text: str, rule: dict, pattern: object) -> list[tuple[int, int]]:
+    """Where ``rule`` finds secrets in ``text``: its secret group; without one, as gitleaks
+    does, the first group that matched, unless it is too short to be the secret (a repeated
+    piece of a URL): then the whole match. With an entropy threshold, only secrets that
+    random."""
     threshold = rule["entropy"]
+    spans = []
+    for match in pattern.finditer(text):
+        group = rule["secret_group"]
+        if not group:
+            found = [g for g in range(1, pattern.groups + 1) if match.group(g)]
+            group = found[0] if found and len(match.group(found[0])) >= 8 else 0
+        secret = match.group(group)
+        if secret and not (threshold and _entropy(secret) < threshold):
+            spans.append((match.start(group), match.end(group)))
+    return spans
 
-    def replace(match: object) -> str:
-        whole = match.group(0)
-        if match.group(group) is None:
-            return whole
-        if threshold and _entropy(match.group(group)) < threshold:
-            return whole
-        start, end = match.start(group) - match.start(0), match.end(group) - match.start(0)
-        return whole[:start] + MASK + whole[end:]
 
-    return pattern.sub(replace, text)
+def _masked_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with every span (overlapping ones merged) replaced by the mask. All rules
+    read the original text: one rule's mask must not hide what another rule needs to see."""
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start < at:  # overlaps the previous span: one mask covers both
+            at = max(at, end)
+            continue
+        out += [text[at:start], MASK]
+        at = end
+    return "".join(out) + text[at:]
 
 
 class MaskError(ValueError):
@@ -219,8 +232,13 @@ class Masker:
         if text is None:
             return None
         if self._defaults:
-            for rule, pattern in _gitleaks_rules_for(text.lower()):
-                text = _mask_gitleaks(text, rule, pattern)
+            spans = [
+                span
+                for rule, pattern in _gitleaks_rules_for(text.lower())
+                for span in _gitleaks_spans(text, rule, pattern)
+            ]
+            if spans:
+                text = _masked_spans(text, spans)
         if not self._extra and not (self._defaults and may_hold_secret(text)):
             return text
         for rule in self._compiled():

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
+import anyio.from_thread
 import pydantic_core
 import re2  # request paths are untrusted: linear-time matching, as everywhere else
 import sqlalchemy.exc
@@ -28,7 +29,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hookgate import __version__, jsonio
-from hookgate.lang.errors import PolicyError
+from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.masking import Masker
 from hookgate.server import dryrun
 from hookgate.server import models as api
@@ -82,6 +83,18 @@ def compile_set(policies: dict[str, str], data: dict) -> Any:
     from hookgate.engine import Engine
 
     return Engine.from_sources(policies, data, origin="server")
+
+
+def compile_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
+    """``compile_set`` in the worker pool, under its limits, from a route's thread (a change's
+    validation runs in its database transaction, on the thread pool): ``PolicyError`` when the
+    set does not compile, ``WorkerLimitError`` when compiling it reached a limit."""
+    found = anyio.from_thread.run(
+        workers.run, dryrun.check, set_key(policies, data), policies, data
+    )
+    if found:
+        fields = ("file", "line", "col", "message", "hint", "severity")
+        raise PolicyError([Diagnostic(**{f: d[f] for f in fields if f in d}) for d in found])
 
 
 class ActiveSets:
@@ -580,8 +593,10 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         }
     body_doc = {"requestBody": {"required": True, "content": media}}
 
+    workers: WorkerPool = app.state.workers
+
     def validate(policies: dict[str, str], data: dict) -> None:
-        compile_set(policies, data)
+        compile_in_workers(workers, policies, data)
 
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
