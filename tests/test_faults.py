@@ -572,13 +572,13 @@ def test_database_unreachable_not_ready_503_with_a_reason_and_nothing_half_writt
 
 @pytest.mark.parametrize("param", PG_ONLY)
 def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_path, monkeypatch):
-    real_compile = app_module.compile_set
+    real_compile = app_module.compile_in_workers
 
-    def cut_then_compile(policies, data):
+    def cut_then_compile(workers, policies, data):
         # Called inside the change's transaction: the bundle revision is already bumped and
         # the new revision is about to be written when the database goes away.
         outage.cut()
-        return real_compile(policies, data)
+        return real_compile(workers, policies, data)
 
     with database_with_outage(param, tmp_path) as (store, outage):
         tokens = seeded(store)
@@ -590,11 +590,11 @@ def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_p
                 "content": GUARD.replace("skip", "bypass"),
                 "headers": {**editor, "If-Match": etag},
             }
-            monkeypatch.setattr(app_module, "compile_set", cut_then_compile)
+            monkeypatch.setattr(app_module, "compile_in_workers", cut_then_compile)
             try:
                 assert_503(client.put("/v1/policies/git_hooks.rego", **change))
             finally:
-                monkeypatch.setattr(app_module, "compile_set", real_compile)
+                monkeypatch.setattr(app_module, "compile_in_workers", real_compile)
                 outage.restore()
             assert history(store) == before
             assert client.put("/v1/policies/git_hooks.rego", **change).status_code == 200

@@ -271,3 +271,18 @@ def test_the_sqlite_file_is_private(tmp_path):
     assert (tmp_path / "state" / "server.db").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "state").stat().st_mode & 0o777 == 0o700
     store.engine.dispose()
+
+
+def test_retention_deletes_old_records_and_their_matches_in_bulk(store):
+    match = [{"pack": "git", "pattern": "p", "rule": "deny"}]
+    old = [decision(n, matches=match) for n in range(1, 8)]  # 2026-01-01 00:01 … 00:07
+    new = [decision(n, matches=match) for n in range(100, 103)]
+    store.add_decisions(old + new, "agent")
+    cutoff = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=50)
+    assert store.purge_decisions(cutoff, batch=3) == 7  # several batches
+    assert store.purge_decisions(cutoff) == 0
+    page, _ = store.query_decisions(limit=500)
+    assert sorted(d["decision_id"] for d in page) == sorted(d["decision_id"] for d in new)
+    with store.engine.connect() as conn:
+        left = conn.execute(sa.select(sa.func.count()).select_from(tables.decision_matches))
+        assert left.scalar() == len(new)

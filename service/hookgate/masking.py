@@ -1,6 +1,8 @@
 """Masking of secrets in command text before anything is stored.
 
-A rule is an RE2 pattern; what it matches is replaced by ``***``, or only its named group
+The rules: gitleaks' default configuration (MIT; ``data/gitleaks_rules.json``, converted by
+``tools/convert_gitleaks.py``), each run only on text holding one of its keywords, as gitleaks
+does; then hookgate's own rules for command lines below. A rule is an RE2 pattern; what it matches is replaced by ``***``, or only its named group
 ``secret`` when it has one (so ``TOKEN=abc`` keeps ``TOKEN=``). The defaults cover environment
 assignments, secret-named flags, bearer/basic credentials, GitHub, AWS, Slack and OpenAI-style
 tokens, private key blocks, and long hex or high-entropy base64 strings. Extra rules come from
@@ -25,12 +27,22 @@ MASK = "***"
 _DEFAULT_RULES: tuple[str, ...] = (
     # PEM private keys, whole block.
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
-    # Shell environment assignments at the start of a word: NAME=value, NAME="v a l", NAME='v'.
-    r"(?:^|[\s;&|(`])[A-Za-z_][A-Za-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`\"']+)",
+    # Shell assignments of a variable whose name says secret, at the start of a word:
+    # export GITLAB_TOKEN=…, DB_PASSWORD="v a l" cmd (NODE_ENV=production is left alone).
+    r"(?i)(?:^|[\s;(`])(?:[a-z_][a-z0-9_]*)?(?:token|secret|password|passwd|api_?key|access_?key|private_?key|credential|auth)[a-z0-9_]*=(?P<secret>\"[^\"]*\"|'[^']*'|[^\s;&|)`\"']+)",
     # Flags whose name says secret: --password=x, --token x, -p is not guessed.
-    r"(?i)--?[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth)[a-z0-9_-]*(?:=|\s+)(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
-    # HTTP credentials.
+    r"(?i)--?[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth(?:orization)?(?:[_-]|\b))[a-z0-9_-]*(?:=|\s+)(?P<secret>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
+    # URL query parameters that name a secret: ?token=…, &api_key=…, ?X-Amz-Signature=….
+    r"(?i)[?&][a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credential|auth|signature)[a-z0-9_.-]*=(?P<secret>[^&#\s\"']+)",
+    # HTTP credentials, and any Authorization header's value.
     r"(?i)\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+    r"(?i)\bauthorization:\s*(?:[a-z]+\s+)?(?P<secret>[^\s\"']+)",
+    # Passwords written into a client's argv: -pPASSWORD (mysql and kin take it attached),
+    # sshpass -p PASS, docker/podman/helm login -p PASS, curl -u user:pass.
+    r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^;&|\n]*?\s-p(?P<secret>'[^']*'|\"[^\"]*\"|[^\s;&|'\"]+)",
+    r"\bsshpass\b[^;&|\n]*?\s-p\s*(?P<secret>[^\s;&|]+)",
+    r"\blogin\b[^;&|\n]*?\s-p[=\s]+(?P<secret>[^\s;&|]+)",
+    r"(?:^|\s)(?:-u|--user|--proxy-user)[=\s]*['\"]?[^\s:'\"]+:(?P<secret>[^\s'\"]+)",
     # Credentials in URLs: scheme://user:password@host.
     r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@",
     # GitHub, Slack, OpenAI/Anthropic-style, Google API keys.
@@ -49,7 +61,7 @@ _BASE64_CANDIDATE = r"[A-Za-z0-9+/_-]{32,}={0,2}"
 
 # What text must contain for some default rule to match it (keep in step with the rules): the
 # PEM header or a secret-naming or credential word (secret flags, HTTP credentials; lower-cased),
-# "://" (URLs), a shell assignment NAME= at the start of a word, a token's fixed prefix, or a run
+# "://" (URLs), a token's fixed prefix, or a run
 # of 32 characters that can be hex or base64. A flag value such as --watch=false, a path or an
 # ordinary word needs none of them, so most commands are logged without importing RE2.
 _SECRET_WORDS = (
@@ -61,14 +73,21 @@ _SECRET_WORDS = (
     "api",
     "access",
     "credential",
+    "private",
+    "signature",
+    "login",
+    "sshpass",
+    "mysql",
+    "mariadb",
+    "-u",
+    "--user",
+    "--proxy-user",
     "auth",
     "bearer",
     "basic",
 )
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
 _TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_WORD_START = frozenset(" \t\n\r\f\v;&|(`")
 _LONG_RUN = 32
 # Every character outside the hex/base64 alphabets becomes a space, so runs split on it.
 _RUN_BREAKS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not in "+/_-"}
@@ -77,7 +96,7 @@ _RUN_BREAKS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not
 def may_hold_secret(text: str) -> bool:
     """False only when no default rule can match ``text`` (a necessary condition, checked
     without regular expressions)."""
-    if "://" in text or _has_assignment(text):
+    if "://" in text:
         return True
     lowered = text.lower()
     if any(word in lowered for word in _SECRET_WORDS):
@@ -90,20 +109,6 @@ def may_hold_secret(text: str) -> bool:
         if len(word) >= _LONG_RUN
         for run in word.translate(_RUN_BREAKS).split()
     )
-
-
-def _has_assignment(text: str) -> bool:
-    """Whether some ``=`` ends a shell variable name that starts a word (``A_1=…``)."""
-    at = text.find("=")
-    while at != -1:
-        start = at
-        while start and text[start - 1] in _NAME_CHARS:
-            start -= 1
-        if start < at and not text[start].isdigit():
-            if start == 0 or text[start - 1] in _WORD_START:
-                return True
-        at = text.find("=", at + 1)
-    return False
 
 
 class _Rule:
@@ -120,13 +125,84 @@ def _looks_random(text: str) -> bool:
     # Paths and identifiers are long too; a secret mixes letters and digits with high entropy.
     if not any(c.isdigit() for c in text) or not any(c.isalpha() for c in text):
         return False
+    return _entropy(text) >= 4.0
+
+
+def _entropy(text: str) -> float:
+    """Shannon entropy in bits per character."""
     import math  # here: the hook's decision log masks every command, and few need this
 
     counts: dict[str, int] = {}
     for c in text:
         counts[c] = counts.get(c, 0) + 1
-    entropy = -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
-    return entropy >= 4.0
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values()) if text else 0.0
+
+
+_DATA = __file__.rpartition("/")[0] + "/data/"
+_GITLEAKS_KEYWORDS: tuple[str, ...] | None = None
+_GITLEAKS_RULES: list[dict] | None = None
+_GITLEAKS_COMPILED: dict[str, object] = {}
+
+
+def _gitleaks_keywords() -> tuple[str, ...]:
+    """Every keyword of the gitleaks rules (lower case): a rule runs only on text holding one of
+    its keywords, so text holding none skips them all without RE2 or the rule file."""
+    global _GITLEAKS_KEYWORDS
+    if _GITLEAKS_KEYWORDS is None:
+        with open(_DATA + "gitleaks_keywords.txt", encoding="utf-8") as f:
+            _GITLEAKS_KEYWORDS = tuple(line for line in f.read().split("\n") if line)
+    return _GITLEAKS_KEYWORDS
+
+
+def _gitleaks_rules_for(lowered: str) -> list[tuple[dict, object]]:
+    """The gitleaks rules whose keywords occur in ``lowered``, compiled (each once)."""
+    global _GITLEAKS_RULES
+    if not any(k in lowered for k in _gitleaks_keywords()):
+        return []
+    if _GITLEAKS_RULES is None:
+        from hookgate import jsonio
+
+        with open(_DATA + "gitleaks_rules.json", encoding="utf-8") as f:
+            _GITLEAKS_RULES = jsonio.loads(f.read())["rules"]
+    found = []
+    for rule in _GITLEAKS_RULES:
+        if any(k in lowered for k in rule["keywords"]):
+            pattern = _GITLEAKS_COMPILED.get(rule["id"])
+            if pattern is None:
+                pattern = _GITLEAKS_COMPILED[rule["id"]] = _compile(rule["regex"])
+            found.append((rule, pattern))
+    return found
+
+
+def _gitleaks_spans(text: str, rule: dict, pattern: object) -> list[tuple[int, int]]:
+    """Where ``rule`` finds secrets in ``text``: its secret group; without one, as gitleaks
+    does, the first group that matched, unless it is too short to be the secret (a repeated
+    piece of a URL): then the whole match. With an entropy threshold, only secrets that
+    random."""
+    threshold = rule["entropy"]
+    spans = []
+    for match in pattern.finditer(text):
+        group = rule["secret_group"]
+        if not group:
+            found = [g for g in range(1, pattern.groups + 1) if match.group(g)]
+            group = found[0] if found and len(match.group(found[0])) >= 8 else 0
+        secret = match.group(group)
+        if secret and not (threshold and _entropy(secret) < threshold):
+            spans.append((match.start(group), match.end(group)))
+    return spans
+
+
+def _masked_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with every span (overlapping ones merged) replaced by the mask. All rules
+    read the original text: one rule's mask must not hide what another rule needs to see."""
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start < at:  # overlaps the previous span: one mask covers both
+            at = max(at, end)
+            continue
+        out += [text[at:start], MASK]
+        at = end
+    return "".join(out) + text[at:]
 
 
 class MaskError(ValueError):
@@ -155,6 +231,14 @@ class Masker:
     def mask(self, text: str | None) -> str | None:
         if text is None:
             return None
+        if self._defaults:
+            spans = [
+                span
+                for rule, pattern in _gitleaks_rules_for(text.lower())
+                for span in _gitleaks_spans(text, rule, pattern)
+            ]
+            if spans:
+                text = _masked_spans(text, spans)
         if not self._extra and not (self._defaults and may_hold_secret(text)):
             return text
         for rule in self._compiled():

@@ -46,14 +46,6 @@ def problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
     return found
 
 
-def refuse_failing(sources: Mapping[str, str], data: Mapping) -> None:
-    """Raise ``PackCheckError`` when ``problems`` finds any (``PolicyError`` when the sources
-    do not compile)."""
-    found = problems(sources, data)
-    if found:
-        raise PackCheckError(found)
-
-
 def smoke_payloads(data: Mapping) -> dict:
     """The smoke payloads for a set with ``data``: the default pack's, then the set's own."""
     import os

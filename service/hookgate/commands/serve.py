@@ -33,6 +33,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="an extra masking rule for stored command text (repeatable; also "
         "$HOOKGATE_MASK_PATTERNS, one per line)",
     )
+    parser.add_argument(
+        "--decision-quota",
+        type=int,
+        default=None,
+        metavar="N",
+        help="decision records one token may upload per hour; past it 429 (default 200000; "
+        "0: no quota)",
+    )
+    parser.add_argument(
+        "--retention-days",
+        type=int,
+        default=None,
+        metavar="DAYS",
+        help="delete decision records older than this, hourly (default 90; 0: keep all)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
     parser.add_argument(
         "--no-access-log",
@@ -58,7 +73,13 @@ def run(args: argparse.Namespace) -> int:
 
     from hookgate.lang.errors import PolicyError
     from hookgate.masking import MaskError, masker_from_env
-    from hookgate.server.app import DEFAULT_MAX_BODY_BYTES, compile_set, create_app
+    from hookgate.server.app import (
+        DEFAULT_DECISION_QUOTA,
+        DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_RETENTION_DAYS,
+        compile_set,
+        create_app,
+    )
     from hookgate.server.store import default_db_url, seed_policies
 
     url = args.db or default_db_url()
@@ -91,14 +112,24 @@ def run(args: argparse.Namespace) -> int:
         print("Seeded the default policy pack as revision 1.")
         print(f"Admin token (shown only this once; store it now): {admin_token}")
     sys.stdout.flush()
+    quota = DEFAULT_DECISION_QUOTA if args.decision_quota is None else args.decision_quota
     app = create_app(
-        store, masker=masker, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
+        store,
+        masker=masker,
+        max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+        decision_quota=quota,
+        access_log=not args.no_access_log,
+        retention_days=DEFAULT_RETENTION_DAYS
+        if args.retention_days is None
+        else args.retention_days,
     )
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
+    # uvicorn has set up its access logger; the app writes the lines itself (with secrets in
+    # URLs masked), so uvicorn's own, which prints the URL as sent, is turned off.
+    config.access_log = False
+    server = uvicorn.Server(config)
     # The socket itself, not its fd: uvicorn takes an fd for a Unix socket, and asyncio sets
     # TCP_NODELAY only on TCP sockets, so every answer would wait ~40 ms for a delayed ACK.
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
-    )
     server.run(sockets=[listener])
     return 0 if server.started else 1
 

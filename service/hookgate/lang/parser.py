@@ -826,7 +826,10 @@ def _number(tok: Any) -> Any:
             return literal(text)
         except NumberError as exc:
             raise _fail_at(tok, str(exc)) from None
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:  # Python's limit on decimal digits (4300)
+        raise _fail_at(tok, "number too big (too many digits)") from None
 
 
 def _string_value(tok: Any) -> str:
@@ -836,9 +839,14 @@ def _string_value(tok: Any) -> str:
     if "\\" not in text:
         return text[1:-1]
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except ValueError:
         raise _fail_at(tok, "illegal string literal (bad escape sequence)") from None
+    try:
+        value.encode("utf-8")  # a decision holding it could never be written out as JSON
+    except UnicodeEncodeError:
+        raise _fail_at(tok, "illegal string literal (\\u escape of a lone surrogate)") from None
+    return value
 
 
 def _starts_with_brace(lit: ast.Expr) -> bool:

@@ -626,6 +626,8 @@ def call_builtin(
         raise LimitError("nesting", f"{name}: input nested too deeply") from None
     except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
+    if type(value) in _SIZED and len(value) > MAX_OUTPUT:
+        raise LimitError("output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}")
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
 
 
@@ -638,6 +640,12 @@ def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int)
     if value is UNDEFINED:
         value = ctx.shared[name] = call_builtin(name, fn, [], ctx, file, line, col)
     return value
+
+
+# The most characters (or items) one builtin call may return: concat, replace, sprintf, …
+# would otherwise let a policy build values that exhaust memory by doubling.
+MAX_OUTPUT = 1 << 20
+_SIZED = frozenset({str, list, tuple, dict, set, frozenset})
 
 
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host

@@ -5,13 +5,17 @@ The app keeps no state of its own beyond caches keyed by the bundle revision (th
 active set, the signed bundle), so any number of processes can share one database.
 """
 
-import json
+import asyncio
+import contextlib
+import hashlib
+import logging
 import threading
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
+from urllib.parse import parse_qsl
 
+import anyio.from_thread
 import pydantic_core
 import re2  # request paths are untrusted: linear-time matching, as everywhere else
 import sqlalchemy.exc
@@ -25,23 +29,37 @@ from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hookgate import __version__, bundle_format, jsonio, packcheck
-from hookgate.lang.errors import PolicyError
+from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.masking import Masker
+from hookgate.server import dryrun
 from hookgate.server import models as api
-from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache
+from hookgate.server.auth import Admin, Agent, Editor, Viewer, bearer_token
 from hookgate.server.bundle import Bundler
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
+    TOKEN_PREFIX,
     ActiveSet,
     Principal,
+    QuotaExceeded,
     Revision,
     Store,
     StoreError,
     canonical_json,
     merge_documents,
 )
+from hookgate.server.workers import WorkerLimitError, WorkerPool
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_DECISION_QUOTA = 200_000  # records per token per hour: ~55/s, far above one developer
+AUTHENTICATED_PREFIXES = ("/v1/",)  # every route here needs a token
+# Query parameters that would carry a bearer token; any value holding a hookgate token counts.
+TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bearer", "auth"})
+ACCESS_LOG = logging.getLogger("uvicorn.access")
+RETENTION_INTERVAL_SECONDS = 3600
+DEFAULT_RETENTION_DAYS = 90
+DEFAULT_DRY_RUNS_PER_TOKEN = 2  # at once; the worker pool is shared by every token
+DATABASE_DOWN = "database unavailable; nothing was changed"
+MAX_DATA_DEPTH = 64  # nesting of a data document, its path's segments included
 MAX_INT = api.MAX_INT
 POLICY_ID = re2.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DATA_SEGMENT = re2.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -67,52 +85,28 @@ def compile_set(policies: dict[str, str], data: dict) -> Any:
     return Engine.from_sources(policies, data, origin="server")
 
 
-def _diagnostics(error: PolicyError) -> list[dict]:
-    return [{**d.to_dict(), "text": d.headline()} for d in error.diagnostics]
+def compile_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
+    """``compile_set`` in the worker pool, under its limits, from a route's thread (a change's
+    validation runs in its database transaction, on the thread pool): ``PolicyError`` when the
+    set does not compile, ``WorkerLimitError`` when compiling it reached a limit."""
+    found = anyio.from_thread.run(
+        workers.run, dryrun.check, set_key(policies, data), policies, data
+    )
+    if found:
+        fields = ("file", "line", "col", "message", "hint", "severity")
+        raise PolicyError([Diagnostic(**{f: d[f] for f in fields if f in d}) for d in found])
 
 
-class ActiveEngine:
-    """The compiled active set, rebuilt when the bundle revision moves."""
+class ActiveSets:
+    """The active set and its key for the workers' compile cache, read again when the bundle
+    revision moves (compiled only in the workers)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._reading = threading.Lock()  # held while a background read of the revision runs
-        self._cached: tuple[ActiveSet, Any] | None = None
+        self._cached: tuple[ActiveSet, str] | None = None
 
-    def cached(self) -> tuple[ActiveSet, Any] | None:
-        """The compiled active set when it is known to be current, without any I/O.
-
-        When the revision read is just past its freshness, the set is still answered while one
-        background thread reads the revision again: otherwise every request arriving meanwhile
-        would go to the database itself, all at once (a thundering herd, every second).
-        """
-        cached = self._cached
-        if cached is None:
-            return None
-        revision = self._store.cached_revision()
-        if revision is None:
-            revision = self._store.cached_revision(stale_ok=True)
-            if revision is None:  # no read has succeeded for a while: the route decides
-                return None
-            self._read_revision_in_background()
-        return cached if cached[0].revision == revision else None
-
-    def _read_revision_in_background(self) -> None:
-        if not self._reading.acquire(blocking=False):
-            return  # one read at a time
-
-        def read() -> None:
-            try:
-                self._store.current_revision()
-            except sqlalchemy.exc.SQLAlchemyError:
-                pass  # the view goes stale; requests then take the route, which answers 503
-            finally:
-                self._reading.release()
-
-        threading.Thread(target=read, name="hookgate-revision", daemon=True).start()
-
-    def get(self) -> tuple[ActiveSet, Any]:
+    def get(self) -> tuple[ActiveSet, str]:
         revision = self._store.current_revision(cached_ok=True)
         cached = self._cached
         if cached is not None and cached[0].revision == revision:
@@ -120,26 +114,70 @@ class ActiveEngine:
         with self._lock:
             if self._cached is None or self._cached[0].revision != revision:
                 active = self._store.active_set()
-                self._cached = (active, compile_set(active.policies, active.data))
+                self._cached = (active, set_key(active.policies, active.data))
             return self._cached
 
 
-class _LimitsAndMetrics:
-    """Pure ASGI middleware: refuses bodies over the limit with 413 before any handler reads
-    them, and counts every request by route template and status. Requests that ``shortcut``
-    answers (it returns a response, else ``None``) never reach the router."""
+def set_key(policies: dict[str, str], data: dict) -> str:
+    """What identifies a policy set's compiled form: the hash of its sources and data."""
+    text = canonical_json({"policies": policies, "data": data})
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class DryRunSlots:
+    """At most ``per_token`` dry-runs in flight per token in this process; more get 429 (the
+    worker pool is shared by everyone, so one token cannot hold all of it)."""
+
+    def __init__(self, per_token: int) -> None:
+        self.per_token = per_token
+        self._running: dict[object, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, principal: Principal) -> Iterator[None]:
+        key = principal.token_id or principal.name
+        if self._running.get(key, 0) >= self.per_token:
+            raise TooManyDryRuns(
+                f"this token already has {self.per_token} dry-runs running; retry when one ends"
+            )
+        self._running[key] = self._running.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            self._running[key] -= 1
+            if not self._running[key]:
+                del self._running[key]
+
+
+class TooManyDryRuns(StoreError):
+    status = 429
+
+
+class _Gate:
+    """Pure ASGI middleware in front of every route.
+
+    In order: refuses a token in the query string (400: URLs end up in logs and histories);
+    authenticates ``/v1/`` requests from the Authorization header alone (401 before a byte of
+    the body is read, so an unauthenticated client cannot make the server read or parse
+    anything); refuses bodies over the limit with 413 before any handler reads them; counts
+    every request by route template and status; and writes the access log line itself, with secrets
+    in the query string masked (uvicorn's own access log would print the URL as sent).
+    """
 
     def __init__(
         self,
         app: Any,
+        store: Store,
         max_body_bytes: int,
         metrics: Metrics,
-        shortcut: Callable[[dict, bytes], Response | None],
+        masker: Masker,
+        access_log: bool,
     ) -> None:
         self.app = app
+        self.store = store
         self.max_body_bytes = max_body_bytes
         self.metrics = metrics
-        self.shortcut = shortcut
+        self.masker = masker
+        self.access_log = access_log
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -152,6 +190,10 @@ class _LimitsAndMetrics:
             await send(message)
 
         try:
+            refused = await self._refusal(scope)
+            if refused is not None:
+                await refused(scope, receive, send_counted)
+                return
             body = await self._read_body(scope, receive)
             if body is None:
                 detail = f"request body larger than {self.max_body_bytes} bytes"
@@ -166,12 +208,42 @@ class _LimitsAndMetrics:
                 replayed = True
                 return {"type": "http.request", "body": body, "more_body": False}
 
-            answer = self.shortcut(scope, body)
-            await (self.app if answer is None else answer)(scope, replay, send_counted)
+            await self.app(scope, replay, send_counted)
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             self.metrics.request(scope["method"], template, status["code"])
+            if self.access_log:
+                self._log(scope, status["code"])
+
+    async def _refusal(self, scope: dict) -> Response | None:
+        """The answer to a request refused before its body is read, else ``None``."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            for name, value in parse_qsl(query, keep_blank_values=True):
+                if name.lower() in TOKEN_QUERY_KEYS or TOKEN_PREFIX in value:
+                    detail = [
+                        {
+                            "loc": ["query", name],
+                            "msg": "tokens go in the Authorization header, never in the URL",
+                            "type": "value_error",
+                            "field": f"query.{name}",
+                        }
+                    ]
+                    return JSONResponse({"detail": detail}, 400)
+        if not scope["path"].startswith(AUTHENTICATED_PREFIXES):
+            return None
+        token = bearer_token(_header(scope, b"authorization"))
+        if token is None:
+            return _unauthorized("missing bearer token (Authorization: Bearer …)")
+        if self.store.cached_principal(token) is None:
+            try:
+                principal = await run_in_threadpool(self.store.authenticate, token)
+            except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError):
+                return JSONResponse({"detail": DATABASE_DOWN}, 503)
+            if principal is None:
+                return _unauthorized("unknown or revoked token")
+        return None  # the route's dependency checks the role (and finds the token cached)
 
     async def _read_body(self, scope: dict, receive: Any) -> bytes | None:
         declared = dict(scope["headers"]).get(b"content-length")
@@ -191,14 +263,41 @@ class _LimitsAndMetrics:
                 break
         return b"".join(chunks)
 
+    def _log(self, scope: dict, status: int) -> None:
+        path = scope.get("root_path", "") + scope["path"]
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            path += self.masker.mask("?" + query)
+        client = scope.get("client")
+        where = f"{client[0]}:{client[1]}" if client else "-"
+        version = scope.get("http_version", "1.1")
+        # uvicorn's logger and argument order, so its formatter (and colours) apply as before.
+        ACCESS_LOG.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, version, status)
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    """The first value of a request header (``name`` in lower case), as Starlette reads it."""
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
+def _unauthorized(detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, 401, headers={"WWW-Authenticate": "Bearer"})
+
 
 def create_app(
     store: Store,
     *,
     masker: Masker | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    decision_quota: int = DEFAULT_DECISION_QUOTA,
+    access_log: bool = False,
+    workers: WorkerPool | None = None,
+    dry_runs_per_token: int = DEFAULT_DRY_RUNS_PER_TOKEN,
+    retention_days: int = 0,
 ) -> FastAPI:
-    """The API over ``store`` (already migrated)."""
+    """The API over ``store`` (already migrated). ``decision_quota``: decision records one
+    token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
+    access logger, secrets masked."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -222,8 +321,14 @@ def create_app(
     app.state.store = store
     app.state.metrics = metrics
     app.state.masker = masker or Masker()
+    app.state.decision_quota = decision_quota
     app.state.bundler = Bundler(store)
-    app.state.engine = ActiveEngine(store)
+    app.state.active = ActiveSets(store)
+    app.state.workers = workers or WorkerPool(initializer=dryrun.warm_up)
+    app.state.dry_runs = DryRunSlots(dry_runs_per_token)
+    app.router.on_shutdown.append(app.state.workers.close)
+    if retention_days:
+        _add_retention(app, store, retention_days)
     _add_error_handlers(app)
     # Starlette tries routes in order: the hot ones (hooks, dry-runs) first.
     _add_bundle_routes(app)
@@ -233,11 +338,40 @@ def create_app(
     _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
     _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
     _add_token_routes(app)
-    shortcut = _evaluate_shortcut(app)
     app.add_middleware(
-        _LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics, shortcut=shortcut
+        _Gate,
+        store=store,
+        max_body_bytes=max_body_bytes,
+        metrics=metrics,
+        masker=app.state.masker,
+        access_log=access_log,
     )
     return app
+
+
+def _add_retention(app: FastAPI, store: Store, days: int) -> None:
+    """Delete decision records older than ``days`` at start and every hour (every instance
+    does; deleting what another already deleted costs one indexed query)."""
+    task: list[asyncio.Task] = []
+
+    async def purge_forever() -> None:
+        while True:
+            before = datetime.now(UTC) - timedelta(days=days)
+            try:
+                await run_in_threadpool(store.purge_decisions, before)
+            except sqlalchemy.exc.SQLAlchemyError:
+                logging.getLogger("hookgate.server").warning("decision retention: database error")
+            await asyncio.sleep(RETENTION_INTERVAL_SECONDS)
+
+    async def start() -> None:
+        task.append(asyncio.create_task(purge_forever()))
+
+    async def stop() -> None:
+        for t in task:
+            t.cancel()
+
+    app.router.on_startup.append(start)
+    app.router.on_shutdown.append(stop)
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -268,7 +402,8 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreError)
     async def refused(_request: Request, exc: StoreError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, QuotaExceeded) else {}
+        return JSONResponse({"detail": exc.message}, exc.status, headers=headers)
 
     @app.exception_handler(packcheck.PackCheckError)
     async def pack_fails(_request: Request, exc: packcheck.PackCheckError) -> JSONResponse:
@@ -278,10 +413,14 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(PolicyError)
     async def does_not_compile(_request: Request, exc: PolicyError) -> JSONResponse:
         detail = "the policy set would not compile; nothing was changed"
-        return JSONResponse({"detail": detail, "diagnostics": _diagnostics(exc)}, 422)
+        return JSONResponse({"detail": detail, "diagnostics": dryrun.diagnostics(exc)}, 422)
+
+    @app.exception_handler(WorkerLimitError)
+    async def stopped(_request: Request, exc: WorkerLimitError) -> JSONResponse:
+        return JSONResponse({"detail": f"the dry-run {exc}", "limit": exc.limit}, 422)
 
     async def database_down(_request: Request, _exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": "database unavailable; nothing was changed"}, 503)
+        return JSONResponse({"detail": DATABASE_DOWN}, 503)
 
     # Unreachable, refusing or locked: the request can be retried. Other database errors are
     # bugs, and stay 500s.
@@ -381,14 +520,36 @@ async def _policy_content(request: Request) -> str:
     return text
 
 
+def _check_depth(path: str, value: object, field: str) -> None:
+    """A 422 naming ``field`` when ``value`` placed at data ``path`` nests deeper than
+    ``MAX_DATA_DEPTH``: the bundle and every answer that carries it must stay writable."""
+    limit = MAX_DATA_DEPTH - path.count("/") - 1
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            message = f"data nested deeper than {MAX_DATA_DEPTH} levels (its path included)"
+            raise _invalid(field, message)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
 async def _data_content(request: Request) -> str:
     try:
-        return canonical_json(jsonio.loads((await request.body()).decode("utf-8")))
+        value = jsonio.loads((await request.body()).decode("utf-8"))
+        _check_depth(request.path_params["path"], value, "body")
+        text = canonical_json(value)
+        text.encode("utf-8")  # JSON's "\ud800" parses to a lone surrogate, which cannot be stored
+        return text
     except jsonio.DecodeError as exc:  # NaN and infinities too: a bundle could not carry them
         message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise _invalid("body", message) from None
     except UnicodeDecodeError as exc:
         raise _invalid("body", f"not UTF-8 (byte {exc.start})") from None
+    except UnicodeEncodeError:
+        raise _invalid(
+            "body", "a string holds a lone surrogate (\\ud800 without its pair)"
+        ) from None
     except RecursionError:
         raise _invalid("body", "JSON nested too deeply") from None
 
@@ -437,10 +598,16 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         }
     body_doc = {"requestBody": {"required": True, "content": media}}
 
+    workers: WorkerPool = app.state.workers
+
     def validate(policies: dict[str, str], data: dict) -> None:
         # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
-        # smoke payloads (PackCheckError: 422 naming the failing pack and input).
-        packcheck.refuse_failing(policies, data)
+        # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
+        # worker pool: a change's policies are user-supplied code.
+        compile_in_workers(workers, policies, data)
+        found = anyio.from_thread.run(workers.run, packcheck.problems, policies, data)
+        if found:
+            raise packcheck.PackCheckError(found)
 
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
@@ -561,7 +728,9 @@ def _with_drafts(
             merged_policies[key] = text
     documents = dict(active.documents)
     for path, value in (data or {}).items():
-        documents[_check_key("data", path, f"body.data.{path}")] = value
+        field = f"body.data.{path}"
+        _check_depth(_check_key("data", path, field), value, field)
+        documents[path] = value
     return merged_policies, merge_documents(documents.items())
 
 
@@ -576,127 +745,95 @@ class FastJSONResponse(JSONResponse):
     ``json.dumps`` and without a dependency of its own."""
 
     def render(self, content: Any) -> bytes:
-        return pydantic_core.to_json(content, inf_nan_mode="null")
-
-
-def _evaluation(
-    metrics: Metrics, body: api.EvaluateIn, active: ActiveSet, engine: Any, draft: bool
-) -> Response:
-    """The dry-run's answer: ``body``'s payload evaluated by ``engine``."""
-    started = time.perf_counter()
-    # Facts are always given (empty by default), so the engine never reads this disk.
-    decision = engine.evaluate(
-        body.payload, body.host, facts=body.facts or {}, explain=body.explain
-    )
-    took = time.perf_counter() - started
-    metrics.evaluation(took)
-    metrics.decision(decision.outcome, "evaluate")
-    response = decision.response(body.host)
-    explained = getattr(decision, "explain", None) or {}
-    # Built as plain JSON data and returned as a response: FastAPI then skips validating it
-    # against EvaluateOut (the dict is made to its shape here), which cost more than everything
-    # else on this path but the evaluation. The model still documents it.
-    return FastJSONResponse(
-        {
-            "decision": {name: getattr(decision, name) for name in DECISION_FIELDS},
-            "host": body.host or decision.host,
-            "response": response.stdout or {},
-            "exit_code": response.exit_code,
-            "explain": explained.get("rules") if body.explain else None,
-            "prints": explained.get("prints") or [],
-            "took_ms": round(took * 1000, 3),
-            "bundle_revision": active.revision,
-            "draft": draft,
-        }
-    )
-
-
-def _header(scope: dict, name: bytes) -> str | None:
-    """The first value of a request header (``name`` in lower case), as Starlette reads it."""
-    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
-
-
-def _evaluate_shortcut(app: FastAPI) -> Callable[[dict, bytes], Response | None]:
-    """The answer to a common dry-run without the router: FastAPI's routing, dependency solving
-    and exception layers cost a dry-run about 60 µs of CPU, more than a whole bare FastAPI
-    request in process (about 50 µs; see bench/server_bench.py for the server as a whole).
-
-    It answers only what POST /v1/evaluate would answer the same way with nothing but the
-    caches: a token of the viewer role checked in the last seconds, a JSON body that is a
-    valid ``EvaluateIn`` without drafts, and the compiled active set current. Anything else
-    (no or unknown token, another media type, an invalid body, drafts, a cold cache) returns
-    ``None`` and goes through the route, which answers it, errors included.
-    """
-    store: Store = app.state.store
-    metrics: Metrics = app.state.metrics
-    active_engine: ActiveEngine = app.state.engine
-    route = next(r for r in app.routes if isinstance(r, APIRoute) and r.name == "evaluate")
-
-    def shortcut(scope: dict, body: bytes) -> Response | None:
-        if scope["path"] != route.path or scope["method"] != "POST":
-            return None
-        if _header(scope, b"content-type") != "application/json":
-            return None
-        if admitted_from_cache(store, _header(scope, b"authorization"), "viewer") is None:
-            return None
-        current = active_engine.cached()
-        if current is None:
-            return None
         try:
-            # As the route reads it: Starlette's json.loads, then the model.
-            request = api.EvaluateIn.model_validate(json.loads(body))
-        except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
-            return None
-        if request.policies is not None or request.data is not None:
-            return None
-        scope["route"] = route  # counted in the metrics under its template, as routed
-        return _evaluation(metrics, request, *current, draft=False)
+            return pydantic_core.to_json(content, inf_nan_mode="null")
+        except pydantic_core.PydanticSerializationError:
+            # A payload's JSON may hold a lone surrogate ("\ud800"), and a decision can echo
+            # it: no UTF-8 can carry one, so it is answered as U+FFFD.
+            return pydantic_core.to_json(_scrubbed(content), inf_nan_mode="null")
 
-    return shortcut
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_scrubbed(k): _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v) for v in value]
+    return value
+
+
+def _draft_set(
+    active: ActiveSet, key: str, body: api.EvaluateIn | api.CheckIn
+) -> tuple[str, dict[str, str], dict]:
+    """The policy set a dry-run evaluates, with its key: the active set, drafts laid over."""
+    if body.policies is None and body.data is None:
+        return key, active.policies, active.data
+    policies, data = _with_drafts(active, body.policies, body.data)
+    return set_key(policies, data), policies, data
 
 
 def _add_evaluation_routes(app: FastAPI) -> None:
     metrics: Metrics = app.state.metrics
-    active_engine: ActiveEngine = app.state.engine
+    active_sets: ActiveSets = app.state.active
+    workers: WorkerPool = app.state.workers
+    slots: DryRunSlots = app.state.dry_runs
 
     @app.post(
         "/v1/evaluate",
         tags=["dry-run"],
         summary="Evaluate a hook payload against the active set (and drafts)",
         response_model=api.EvaluateOut,
+        responses=_DRY_RUN_ERRORS,
     )
     async def evaluate(
-        _: Viewer,
+        principal: Viewer,
         body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
     ) -> Response:
-        # _evaluate_shortcut answers the common case before routing; this answers the rest.
-        # Database reads and compilation go to the thread pool; the evaluation itself runs
-        # here: it is CPU-bound and bounded by the engine's budget, so under the GIL a thread
-        # would not finish it sooner, and the hop costs more than a typical evaluation.
-        current = active_engine.cached() or await run_in_threadpool(active_engine.get)
-        active, engine = current
+        with slots.hold(principal):
+            active, key = await run_in_threadpool(active_sets.get)
+            key, policies, data = _draft_set(active, key, body)
+            request = body.model_dump(include={"payload", "host", "facts", "explain"})
+            answer = await workers.run(
+                dryrun.evaluate, key, policies, data, request, DECISION_FIELDS
+            )
+        if "diagnostics" in answer:
+            detail = "the policy set would not compile"
+            return JSONResponse({"detail": detail, "diagnostics": answer["diagnostics"]}, 422)
+        metrics.evaluation(answer["took_ms"] / 1000)
+        metrics.decision(answer["decision"]["outcome"], "evaluate")
+        # Built as plain JSON data: FastAPI then skips validating it against EvaluateOut (the
+        # worker made it to that shape). The model still documents it.
         draft = body.policies is not None or body.data is not None
-        if draft:
-            merged = _with_drafts(active, body.policies, body.data)
-            engine = await run_in_threadpool(compile_set, *merged)
-        return _evaluation(metrics, body, active, engine, draft)
+        answer |= {"bundle_revision": active.revision, "draft": draft}
+        return FastJSONResponse(answer)
 
     @app.post(
         "/v1/check",
         tags=["dry-run"],
         summary="Diagnostics for draft policies, checked with the rest of the active set",
         response_model=api.CheckOut,
+        responses=_DRY_RUN_ERRORS,
     )
-    def check(
-        _: Viewer,
+    async def check(
+        principal: Viewer,
         body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
     ) -> dict:
-        active, _engine = active_engine.get()
-        try:
-            compile_set(*_with_drafts(active, body.policies, body.data))
-        except PolicyError as exc:
-            return {"ok": False, "diagnostics": _diagnostics(exc)}
-        return {"ok": True, "diagnostics": []}
+        with slots.hold(principal):
+            active, key = await run_in_threadpool(active_sets.get)
+            found = await workers.run(dryrun.check, *_draft_set(active, key, body))
+        return {"ok": not found, "diagnostics": found}
+
+
+_DRY_RUN_ERRORS: dict = {
+    429: {"model": api.ErrorOut, "description": "Too many dry-runs of this token at once."},
+    422: {
+        "model": api.ErrorOut,
+        "description": "Invalid request, drafts that do not compile, or a dry-run stopped at "
+        "its CPU, wall-time or memory limit (`limit` names it).",
+    },
+}
 
 
 # -- bundles ---------------------------------------------------------------------------------
@@ -747,13 +884,23 @@ def _add_decision_routes(app: FastAPI) -> None:
     )
     def upload(principal: Agent, body: api.DecisionBatchIn) -> dict:
         rows = []
-        for record in body.decisions:
+        current = None
+        for i, record in enumerate(body.decisions):
+            if record.bundle_revision is not None:
+                current = current or store.current_revision(cached_ok=True)
+                if record.bundle_revision > current:
+                    field = f"body.decisions.{i}.bundle_revision"
+                    raise _invalid(field, f"no such bundle revision yet (the latest is {current})")
             row = record.model_dump()
             row["decision_id"] = str(record.decision_id)
-            row["time"] = _as_utc(record.time)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             rows.append(row)
-        accepted, duplicates = store.add_decisions(rows, principal.name)
+        accepted, duplicates = store.add_decisions(
+            rows,
+            principal.name,
+            token_id=principal.token_id,
+            hourly_quota=app.state.decision_quota,
+        )
         for row in rows:
             metrics.decision(row["outcome"], "upload")
         return {"accepted": accepted, "duplicates": duplicates}
@@ -766,30 +913,32 @@ def _add_decision_routes(app: FastAPI) -> None:
     )
     def list_decisions(
         _: Viewer,
-        since: Annotated[datetime | None, Query(description="Decision time ≥ this")] = None,
-        until: Annotated[datetime | None, Query(description="Decision time < this")] = None,
+        since: Annotated[api.UTCDateTime | None, Query(description="Decision time ≥ this")] = None,
+        until: Annotated[api.UTCDateTime | None, Query(description="Decision time < this")] = None,
         outcome: api.Outcome | None = None,
         pack: Annotated[str | None, Query(max_length=255)] = None,
         host: Annotated[str | None, Query(max_length=64)] = None,
+        session_id: Annotated[str | None, Query(max_length=255)] = None,
+        token_id: Annotated[
+            int | None, Query(ge=1, le=MAX_INT, description="The uploading token's id")
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
             int | None, Query(ge=1, le=MAX_INT, description="next_cursor of the last page")
         ] = None,
     ) -> dict:
         items, next_cursor = store.query_decisions(
-            since=since and _as_utc(since),
-            until=until and _as_utc(until),
+            since=since,
+            until=until,
             outcome=outcome,
             pack=pack,
             host=host,
+            session_id=session_id,
+            token_id=token_id,
             limit=limit,
             cursor=cursor,
         )
         return {"decisions": items, "next_cursor": next_cursor}
-
-
-def _as_utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 # -- tokens ----------------------------------------------------------------------------------

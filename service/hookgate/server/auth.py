@@ -16,7 +16,7 @@ from fastapi.security import HTTPBearer
 from fastapi.security.utils import get_authorization_scheme_param
 from starlette.requests import HTTPConnection
 
-from hookgate.server.store import Principal, Store
+from hookgate.server.store import Principal
 
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
@@ -58,15 +58,6 @@ def bearer_token(authorization: str | None) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header value, else ``None``."""
     scheme, token = get_authorization_scheme_param(authorization)
     return token if token and scheme.lower() == "bearer" else None
-
-
-def admitted_from_cache(store: Store, authorization: str | None, role: str) -> Principal | None:
-    """``RoleBearer(role)``'s answer when it needs nothing but the store's cache: the
-    principal of a recently checked token of ``role`` or higher. ``None`` means the full check
-    must decide (database, 401, 403)."""
-    token = bearer_token(authorization)
-    principal = store.cached_principal(token) if token is not None else None
-    return principal if principal is not None and principal.has(role) else None
 
 
 # Endpoint parameter types: `principal: Editor` admits editors and admins.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
@@ -27,6 +27,47 @@ def _plain_json(value: dict[str, Any]) -> dict[str, Any]:
 
 # A JSON object as the engine reads it: finite numbers only, nested within the payload limit.
 JSONObject = Annotated[dict[str, Any], AfterValidator(_plain_json)]
+
+# Facts: builtin name → argument → answer (see EvaluateIn.facts).
+Facts = Annotated[dict[str, dict[str, Any]], AfterValidator(_plain_json)]
+
+
+def _unicode(value: str) -> str:
+    # JSON's "\ud800" parses to a lone surrogate, which no database or answer can encode.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            "holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair)"
+        ) from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(_unicode)]
+
+
+def _utc(value: datetime) -> datetime:
+    # Without an offset a time is UTC. With one, a time near year 1 or 9999 can leave the
+    # calendar on conversion (0001-01-01T00:00+14:00): refused here, not a 500 later.
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("time out of range once converted to UTC") from None
+
+
+UTCDateTime = Annotated[datetime, AfterValidator(_utc)]
+
+# How far ahead of the server's clock a recorded decision's time may be (clock skew).
+MAX_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def _not_in_future(value: datetime) -> datetime:
+    if value > datetime.now(UTC) + MAX_CLOCK_SKEW:
+        raise ValueError("time is in the future (more than 5 minutes ahead of the server)")
+    return value
+
+
+RecordTime = Annotated[UTCDateTime, AfterValidator(_not_in_future)]
 
 # -- errors ----------------------------------------------------------------------------------
 
@@ -102,7 +143,7 @@ class EvaluateIn(BaseModel):
         description="Draft data documents by data path (as in PUT /v1/data/{path}), "
         "overriding the stored ones for this request only.",
     )
-    facts: JSONObject | None = Field(
+    facts: Facts | None = Field(
         None,
         description="Answers for the builtins that read the hook's machine, by builtin name "
         'then argument, e.g. {"git.branch": {"/repo": "main"}}. The server never reads '
@@ -184,22 +225,27 @@ class KeyOut(BaseModel):
 
 
 class MatchIn(BaseModel):
-    pack: str | None = Field(None, max_length=255)
-    pattern: str | None = Field(None, max_length=255)
-    rule: str | None = Field(None, max_length=255)
+    pack: Text | None = Field(None, max_length=255)
+    pattern: Text | None = Field(None, max_length=255)
+    rule: Text | None = Field(None, max_length=255)
 
 
 class DecisionRecordIn(BaseModel):
     decision_id: UUID
-    time: datetime = Field(description="ISO-8601; without an offset it is taken as UTC.")
-    host: str | None = Field(None, max_length=64)
-    event: str | None = Field(None, max_length=64)
-    session_id: str | None = Field(None, max_length=255)
-    tool_name: str | None = Field(None, max_length=255)
+    time: RecordTime = Field(
+        description="ISO-8601; without an offset it is taken as UTC; at most 5 minutes ahead "
+        "of the server's clock."
+    )
+    host: Text | None = Field(None, max_length=64)
+    event: Text | None = Field(None, max_length=64)
+    session_id: Text | None = Field(None, max_length=255)
+    tool_name: Text | None = Field(None, max_length=255)
     outcome: Outcome
     matches: list[MatchIn] = Field(default_factory=list, max_length=100)
-    bundle_revision: StrictInt | None = Field(None, ge=0, le=MAX_INT)
-    command: str | None = Field(
+    bundle_revision: StrictInt | None = Field(
+        None, ge=0, le=MAX_INT, description="At most the server's current bundle revision."
+    )
+    command: Text | None = Field(
         None, max_length=65536, description="Masked by the hook; masked again before storing."
     )
 
@@ -224,7 +270,8 @@ class DecisionRecordOut(BaseModel):
     matches: list[MatchIn]
     bundle_revision: int | None
     command: str | None
-    uploaded_by: str
+    uploaded_by: str = Field(description="The name of the token that uploaded it.")
+    token_id: int | None = Field(description="The id of the token that uploaded it.")
     received_at: datetime
 
 

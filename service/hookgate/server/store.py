@@ -56,12 +56,24 @@ class PreconditionRequired(StoreError):
     status = 428
 
 
+class QuotaExceeded(StoreError):
+    """A token has uploaded its hourly quota of decision records; ``retry_after`` seconds
+    until the next hour starts."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 @dataclass(frozen=True)
 class Principal:
-    """Who a request is from: the token's name and role."""
+    """Who a request is from: the token's name, role and id."""
 
     name: str
     role: str
+    token_id: int | None = None
 
     def has(self, role: str) -> bool:
         return ROLES.index(self.role) >= ROLES.index(role)
@@ -177,23 +189,49 @@ def _utc(value: datetime) -> datetime:
 
 
 def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
-    """The data document: each ``(path, document)`` placed at its slash-separated path, objects
-    merged key by key (a deeper path wins). Placing a document under a non-object is a
-    ``PolicyError`` naming the path, like any other change that would break the active set."""
-    from hookgate.sources import merge_data
-
+    """The data document: each ``(path, document)`` placed at its slash-separated path,
+    shallower documents first; a deeper document overrides the matching part of a shallower
+    one (objects merge key by key, the deeper value wins anywhere else). The documents are
+    never changed (the result shares only what nothing writes to). Placing a document under a
+    non-object is a ``PolicyError`` naming the path, like any other change that would break
+    the active set."""
     data: dict = {}
-    for path, document in sorted(documents, key=lambda item: item[0].count("/")):
-        parts = tuple(path.split("/"))
-        node: object = data
+    for path, document in sorted(documents, key=lambda item: (item[0].count("/"), item[0])):
+        parts = path.split("/")
+        node = data
         for depth, part in enumerate(parts[:-1]):
-            node = node.get(part, {}) if isinstance(node, dict) else None
-            if not isinstance(node, dict):
+            child = node.get(part, {})
+            if not isinstance(child, dict):
                 above = "/".join(parts[: depth + 1])
                 message = f"data document {path} cannot be placed: {above} is not an object"
                 raise PolicyError([Diagnostic(f"data/{path}", 1, 1, message)])
-        merge_data(data, parts, document)
+            child = dict(child)  # a copy: it may be a document's own object
+            node[part] = child
+            node = child
+        node[parts[-1]] = _overlay(node.get(parts[-1]), document)
     return data
+
+
+def _overlay(under: object, over: object) -> object:
+    """``over`` laid over ``under``: objects merge key by key (new objects), else ``over``."""
+    if not (isinstance(under, dict) and isinstance(over, dict)):
+        return over
+    merged = dict(under)
+    for key, value in over.items():
+        merged[key] = _overlay(under.get(key), value)
+    return merged
+
+
+def seed_documents(data: dict) -> dict[str, object]:
+    """The default pack's data as the documents a team edits: one per ``namespace/name``
+    (``hookgate/config``), so ``GET``/``PUT /v1/data/hookgate/config`` work from the start."""
+    documents: dict[str, object] = {}
+    for namespace, value in data.items():
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            documents.update({f"{namespace}/{name}": doc for name, doc in value.items()})
+        else:
+            documents[namespace] = value
+    return documents
 
 
 class Store:
@@ -235,7 +273,8 @@ class Store:
 
     def authenticate(self, token: str) -> Principal | None:
         digest = hash_token(token)
-        query = sa.select(m.tokens.c.name, m.tokens.c.role, m.tokens.c.token_hash).where(
+        t = m.tokens.c
+        query = sa.select(t.id, t.name, t.role, t.token_hash).where(
             m.tokens.c.token_hash == digest, m.tokens.c.revoked_at.is_(None)
         )
         with self.engine.connect() as conn:
@@ -244,7 +283,7 @@ class Store:
         if row is None or not hmac.compare_digest(row.token_hash, digest):
             self._principals.pop(digest, None)
             return None
-        principal = Principal(row.name, row.role)
+        principal = Principal(row.name, row.role, row.id)
         if len(self._principals) >= 4096:  # bounded: unknown tokens are never cached anyway
             self._principals.clear()
         self._principals[digest] = (time.monotonic(), principal)
@@ -293,7 +332,8 @@ class Store:
             # Inserting the state row first makes a concurrent second seeder fail on its key.
             conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
             documents = [("policy", key, text) for key, text in sorted(policies.items())]
-            documents += [("data", key, canonical_json(v)) for key, v in sorted(data.items())]
+            stored = sorted(seed_documents(data).items())
+            documents += [("data", key, canonical_json(v)) for key, v in stored]
             for kind, key, content in documents:
                 self._write(conn, kind, key, None, content, "put", "seed", "default pack", 1, now)
             return self.create_token("admin", "admin", conn)
@@ -536,26 +576,44 @@ class Store:
 
     # -- decision logs ------------------------------------------------------------------------
 
-    def add_decisions(self, decisions: list[dict], uploaded_by: str) -> tuple[int, int]:
-        """Store a batch; a decision id already stored is a duplicate, not an error.
+    def add_decisions(
+        self,
+        decisions: list[dict],
+        uploaded_by: str,
+        *,
+        token_id: int | None = None,
+        hourly_quota: int = 0,
+    ) -> tuple[int, int]:
+        """Store a batch from the token ``token_id`` named ``uploaded_by``; a decision id
+        already stored is a duplicate, not an error. With ``hourly_quota``, a token that would
+        pass that many records offered in the current hour gets ``QuotaExceeded`` and nothing
+        is stored (counted in the database, so every server process shares the count).
         Returns ``(accepted, duplicates)``."""
         if not decisions:
             return 0, 0
         now = _now()
         rows = [
             {k: v for k, v in d.items() if k != "matches"}
-            | {"uploaded_by": uploaded_by, "received_at": now}
+            | {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
             for d in decisions
         ]
         with self.engine.begin() as conn:
-            # One multi-row statement: the ids it returns are the decisions it stored (a
-            # duplicate, within the batch or already stored, returns nothing).
-            stored = conn.execute(
-                _insert_ignore(conn)(m.decisions)
-                .values(rows)
-                .on_conflict_do_nothing(index_elements=["decision_id"])
-                .returning(m.decisions.c.seq, m.decisions.c.decision_id)
-            ).all()
+            if hourly_quota and token_id is not None:
+                _count_usage(conn, token_id, now, len(decisions), hourly_quota)
+            # The ids it returns are the decisions it stored (a duplicate, within the batch or
+            # already stored, returns nothing). Executed for many rows, one statement compiled
+            # once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
+            # multi-row VALUES would compile thousands of parameters on every upload.
+            stored = [
+                row
+                for row in conn.execute(
+                    _insert_ignore(conn)(m.decisions)
+                    .on_conflict_do_nothing(index_elements=["decision_id"])
+                    .returning(m.decisions.c.seq, m.decisions.c.decision_id),
+                    rows,
+                )
+                if row is not None
+            ]
             seq_of = {decision_id: seq for seq, decision_id in stored}
             matches = []
             for decision in decisions:
@@ -568,6 +626,29 @@ class Store:
         accepted = len(stored)
         return accepted, len(decisions) - accepted
 
+    def purge_decisions(self, before: datetime, batch: int = 50_000) -> int:
+        """Delete the decision records older than ``before`` (decision time), ``batch`` at a
+        time (set-based statements, never row by row; short transactions, so uploads are not
+        held up); returns how many went."""
+        d, dm = m.decisions.c, m.decision_matches.c
+        removed = 0
+        while True:
+            with self.engine.begin() as conn:
+                seqs = [
+                    seq
+                    for (seq,) in conn.execute(
+                        sa.select(d.seq).where(d.time < before).order_by(d.seq).limit(batch)
+                    )
+                ]
+                if not seqs:
+                    return removed
+                low, high = seqs[0], seqs[-1]
+                # A range of seq, so each statement is one index range, not a list of ids.
+                in_range = d.seq.between(low, high) & (d.time < before)
+                old = sa.select(d.seq).where(in_range).scalar_subquery()
+                conn.execute(m.decision_matches.delete().where(dm.decision_seq.in_(old)))
+                removed += conn.execute(m.decisions.delete().where(in_range)).rowcount
+
     def query_decisions(
         self,
         *,
@@ -576,6 +657,8 @@ class Store:
         outcome: str | None = None,
         pack: str | None = None,
         host: str | None = None,
+        session_id: str | None = None,
+        token_id: int | None = None,
         limit: int = 100,
         cursor: int | None = None,
     ) -> tuple[list[dict], int | None]:
@@ -591,6 +674,10 @@ class Store:
             query = query.where(d.outcome == outcome)
         if host is not None:
             query = query.where(d.host == host)
+        if session_id is not None:
+            query = query.where(d.session_id == session_id)
+        if token_id is not None:
+            query = query.where(d.token_id == token_id)
         if pack is not None:
             query = query.where(
                 sa.exists().where(
@@ -626,6 +713,7 @@ class Store:
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "uploaded_by": r.uploaded_by,
+                "token_id": r.token_id,
                 "received_at": _utc(r.received_at),
             }
             for r in page
@@ -649,6 +737,26 @@ def _check_precondition(kind: str, key: str, head: Revision | None, if_match: st
     if "*" not in tags and head.etag not in tags:
         raise PreconditionFailed(
             f"{kind} {key}: changed since you read it (now {head.etag}); read it again"
+        )
+
+
+def _count_usage(conn: Connection, token_id: int, now: datetime, records: int, quota: int) -> None:
+    """Add ``records`` to the token's count for this hour; ``QuotaExceeded`` past ``quota``
+    (the caller's transaction then rolls the count back with the batch)."""
+    window = now.replace(minute=0, second=0, microsecond=0)
+    u = m.token_usage
+    upsert = _insert_ignore(conn)(u).values(token_id=token_id, hour_start=window, records=records)
+    total = conn.execute(
+        upsert.on_conflict_do_update(
+            index_elements=["token_id", "hour_start"],
+            set_={"records": u.c.records + upsert.excluded.records},
+        ).returning(u.c.records)
+    ).scalar_one()
+    if total > quota:
+        retry_after = 3600 - (now - window).seconds
+        raise QuotaExceeded(
+            f"this token has uploaded its quota of {quota} decision records this hour",
+            retry_after,
         )
 
 

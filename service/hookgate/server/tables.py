@@ -89,11 +89,16 @@ decisions = Table(
     Column("outcome", String(16), nullable=False),
     Column("bundle_revision", Integer, nullable=True),
     Column("command", Text, nullable=True),  # masked before it is stored
-    Column("uploaded_by", String(255), nullable=False),
+    Column("uploaded_by", String(255), nullable=False),  # the token's name
     Column("received_at", DateTime(timezone=True), nullable=False),
+    Column("token_id", Integer, nullable=True),  # the uploading token (null: before 0020)
     Index("ix_decisions_time", "time"),
     Index("ix_decisions_outcome", "outcome"),
     Index("ix_decisions_host", "host"),
+    Index("ix_decisions_session_id", "session_id"),
+    Index("ix_decisions_token_id", "token_id"),
+    # Pages are newest first (seq descending): an outcome's rows in that order.
+    Index("ix_decisions_outcome_seq", "outcome", "seq"),
 )
 
 decision_matches = Table(
@@ -107,6 +112,15 @@ decision_matches = Table(
     Column("pack", String(255), nullable=True),
     Column("pattern", String(255), nullable=True),
     Column("rule", String(255), nullable=True),
-    Index("ix_decision_matches_pack", "pack"),
+    Index("ix_decision_matches_pack_seq", "pack", "decision_seq"),  # ?pack=: index only
     Index("ix_decision_matches_decision_seq", "decision_seq"),
+)
+
+# Decision records each token offered per hour (the upload quota), shared by every process.
+token_usage = Table(
+    "token_usage",
+    metadata,
+    Column("token_id", Integer, primary_key=True, autoincrement=False),
+    Column("hour_start", DateTime(timezone=True), primary_key=True),  # UTC
+    Column("records", Integer, nullable=False),
 )

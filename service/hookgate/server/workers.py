@@ -1,0 +1,198 @@
+"""A bounded pool of worker processes for user-supplied work: compiling drafts, dry-runs.
+
+``await pool.run(func, *args)`` runs a module-level function in a worker process and returns
+its result; the event loop only waits on a pipe. Each call has limits the operating system
+enforces in the worker, so a runaway is killed, not waited for: CPU time (``RLIMIT_CPU``: the
+kernel sends SIGXCPU), memory (``RLIMIT_AS``: allocations fail, the worker reports it and
+exits) and wall time (the pool kills the worker). A killed worker is replaced on next use.
+Workers run at a lower priority (nice 10), so the server's own requests (bundles, uploads) come
+first on a busy machine. Workers start lazily, on first use, by ``spawn``: nothing of the
+server's threads or database connections is inherited.
+
+Results and arguments cross a pipe (pickled): pass plain data, return plain data. An exception
+in ``func`` comes back as ``WorkerError`` with its type and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import resource
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-call limits: CPU seconds, wall seconds, and the worker's address space in bytes."""
+
+    cpu_seconds: int = 5
+    wall_seconds: float = 10.0
+    memory_bytes: int = 1024 * 1024 * 1024
+
+
+STARTUP_SECONDS = 60.0  # for a new worker to import what it needs (a loaded machine is slow)
+
+
+class WorkerLimitError(Exception):
+    """A call that reached a limit; ``limit`` is ``time``, ``cpu`` or ``memory``."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class WorkerError(Exception):
+    """The function raised; the message is ``Type: message``."""
+
+
+class _Worker:
+    def __init__(self, context: Any, memory_bytes: int, initializer: Callable | None) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(
+            target=_serve,
+            args=(child, memory_bytes, initializer),
+            name="hookgate-worker",
+            daemon=True,
+        )
+        self.process.start()
+        child.close()
+
+    def kill(self) -> int | None:
+        """Stop the process; its exit code (negative: the signal that ended it)."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+        return self.process.exitcode
+
+
+class WorkerPool:
+    """At most ``size`` worker processes; callers beyond that wait their turn."""
+
+    def __init__(
+        self,
+        size: int = 2,
+        limits: Limits | None = None,
+        initializer: Callable[[], None] | None = None,
+    ) -> None:
+        """``initializer`` (module-level) runs in each new worker before it takes calls:
+        loading what calls need there keeps it out of every call's limits."""
+        self.size = size
+        self.limits = limits or Limits()
+        self.initializer = initializer
+        self._context = multiprocessing.get_context("spawn")
+        self._idle: list[_Worker] = []
+        self._slots: asyncio.Semaphore | None = None  # created on the loop that first uses it
+        self._all: set[_Worker] = set()
+
+    async def run(self, func: Callable[..., Any], *args: Any, limits: Limits | None = None) -> Any:
+        limits = limits or self.limits
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.size)
+        async with self._slots:
+            worker = self._idle.pop() if self._idle else await self._start()
+            try:
+                result = await self._call(worker, func, args, limits)
+            except WorkerError:
+                self._idle.append(worker)  # the function failed; the worker is fine
+                raise
+            except BaseException:
+                self._all.discard(worker)
+                worker.kill()  # its state is unknown (or it is gone): a new one next time
+                raise
+            self._idle.append(worker)
+            return result
+
+    def close(self) -> None:
+        """Stop every worker (the pool starts new ones if used again)."""
+        for worker in list(self._all):
+            worker.kill()
+        self._all.clear()
+        self._idle.clear()
+
+    async def _start(self) -> _Worker:
+        """A new worker, once it is ready: its start-up (imports) counts against no call."""
+        worker = _Worker(self._context, self.limits.memory_bytes, self.initializer)
+        self._all.add(worker)
+        try:
+            await _readable(worker, STARTUP_SECONDS)
+            worker.conn.recv()
+        except BaseException:
+            self._all.discard(worker)
+            worker.kill()
+            raise
+        return worker
+
+    async def _call(self, worker: _Worker, func: Callable, args: tuple, limits: Limits) -> Any:
+        worker.conn.send((func, args, limits.cpu_seconds))
+        try:
+            await _readable(worker, limits.wall_seconds)
+        except TimeoutError:
+            raise WorkerLimitError(
+                "time", f"took longer than {limits.wall_seconds:g} s and was stopped"
+            ) from None
+        try:
+            status, value = worker.conn.recv()
+        except EOFError:  # the kernel ended it: CPU time (SIGXCPU) or memory
+            code = worker.kill()
+            if code == -signal.SIGXCPU:
+                message = f"used more than {limits.cpu_seconds} s of CPU time and was stopped"
+                raise WorkerLimitError("cpu", message) from None
+            message = f"the worker ended (exit code {code}), probably out of memory"
+            raise WorkerLimitError("memory", message) from None
+        if status == "ok":
+            return value
+        if status == "memory":
+            message = f"needed more than {limits.memory_bytes // 2**20} MiB and was stopped"
+            raise WorkerLimitError("memory", message)
+        raise WorkerError(value)
+
+
+async def _readable(worker: _Worker, seconds: float) -> None:
+    """Wait until the worker has written to its pipe (or ended); ``TimeoutError`` after
+    ``seconds``."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    fd = worker.conn.fileno()
+    loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+    try:
+        await asyncio.wait_for(ready, seconds)
+    finally:
+        loop.remove_reader(fd)
+
+
+def _serve(conn: Any, memory_bytes: int, initializer: Callable | None) -> None:
+    """A worker's loop: run each call under its CPU limit, send back its result."""
+    os.nice(10)
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
+    _, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if initializer is not None:
+        initializer()
+    conn.send(("ready", None))
+    while True:
+        try:
+            func, args, cpu_seconds = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        # RLIMIT_CPU counts the process's whole life: the budget starts from what it used.
+        soft = int(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, cpu_hard))
+        try:
+            reply = ("ok", func(*args))
+        except MemoryError:
+            conn.send(("memory", None))
+            return  # its heap may be in pieces: the pool starts a new worker
+        except Exception as exc:  # noqa: BLE001 - any failure is the caller's to report
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_hard, cpu_hard))
+        try:
+            conn.send(reply)
+        except MemoryError:
+            conn.send(("memory", None))
+            return

@@ -1,0 +1,103 @@
+"""Data documents compose by path without changing one another, and the README's recipe for
+the pack's configuration works on a freshly seeded server."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+
+from hookgate.server.app import compile_set
+from hookgate.server.store import merge_documents, seed_policies
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = fresh_store("sqlite", tmp_path)
+    yield store
+    store.engine.dispose()
+
+
+def _recipe() -> list[list[str]]:
+    """The curl commands of the README's recipe, as argument lists."""
+    text = README.read_text(encoding="utf-8")
+    block = text.split("<!-- recipe: tests/test_server_data.py")[1].split("```sh\n")[1]
+    block = block.split("```")[0].replace("\\\n", " ")
+    return [shlex.split(line) for line in block.splitlines() if line.startswith("curl ")]
+
+
+def _method_and_path(argv: list[str]) -> tuple[str, str]:
+    method = argv[argv.index("-X") + 1] if "-X" in argv else "GET"
+    url = next(a for a in argv if a.startswith("http://"))
+    return method, re.sub(r"^http://[^/]+", "", url)
+
+
+def test_the_readme_recipe_reads_and_changes_the_config_of_a_fresh_server(store):
+    admin = store.seed(*seed_policies(), validate=compile_set)
+    read, write = _recipe()
+    assert _method_and_path(read) == ("GET", "/v1/data/hookgate/config")
+    assert _method_and_path(write) == ("PUT", "/v1/data/hookgate/config")
+    assert any(a.startswith("If-Match:") for a in write)
+    with client_for(store) as client:
+        got = client.get(_method_and_path(read)[1], headers=auth(admin))
+        assert got.status_code == 200
+        config = got.json()["content"]
+        assert config["protected_branches"] == ["main", "master"]
+        config["protected_branches"] = ["main", "release/*"]
+        put = client.put(
+            _method_and_path(write)[1],
+            json=config,
+            headers=auth(admin) | {"If-Match": got.headers["ETag"]},
+        )
+        assert put.status_code == 200, put.text
+        again = client.get("/v1/data/hookgate/config", headers=auth(admin)).json()
+        assert again["content"]["protected_branches"] == ["main", "release/*"]
+        bundle = client.get("/v1/bundle", headers=auth(admin)).json()
+        assert bundle["data"]["hookgate"]["config"]["protected_branches"][1] == "release/*"
+
+
+def test_a_deeper_document_overrides_the_matching_part_of_a_shallower_one():
+    team = {"sub": {"a": 1, "b": {"c": 2, "d": 3}}, "other": [1]}
+    sub = {"b": {"c": 20}, "e": 5}
+    documents = [("teamx/sub", sub), ("teamx", team)]
+    merged = merge_documents(documents)
+    assert merged == {"teamx": {"sub": {"a": 1, "b": {"c": 20, "d": 3}, "e": 5}, "other": [1]}}
+    # Nothing given was changed: merging again gives the same answer.
+    assert team == {"sub": {"a": 1, "b": {"c": 2, "d": 3}}, "other": [1]}
+    assert sub == {"b": {"c": 20}, "e": 5}
+    assert merge_documents(documents) == merged
+    # A value that is not an object is replaced as a whole.
+    assert merge_documents([("t", {"x": [1, 2]}), ("t/x", [3])]) == {"t": {"x": [3]}}
+
+
+def test_nested_documents_never_break_checks_or_dry_runs(store):
+    tokens = seeded(store)
+    editor, viewer = auth(tokens["editor"]), auth(tokens["viewer"])
+    with client_for(store) as client:
+        assert (
+            client.put("/v1/data/teamx", json={"sub": {"a": 1}}, headers=editor).status_code == 201
+        )
+        assert client.put("/v1/data/teamx/sub", json={"a": 2}, headers=editor).status_code == 201
+        for _ in range(3):  # each request merges again: a stored document must stay as it was
+            check = client.post("/v1/check", json={"policies": {}}, headers=viewer)
+            assert check.json() == {"ok": True, "diagnostics": []}
+            draft = {"payload": NO_VERIFY, "data": {"teamx/sub": {"a": 3}}}
+            r = client.post("/v1/evaluate", json=draft, headers=viewer)
+            assert r.status_code == 200 and r.json()["decision"]["outcome"] == "deny"
+        bundle = client.get("/v1/bundle", headers=editor).json()
+        assert bundle["data"]["teamx"] == {"sub": {"a": 2}}
+        assert client.get("/v1/data/teamx", headers=viewer).json()["content"] == {"sub": {"a": 1}}
+
+
+def test_a_document_under_a_non_object_is_refused_naming_its_path(store):
+    tokens = seeded(store)
+    with client_for(store) as client:
+        client.put("/v1/data/flat", json={"n": 1}, headers=auth(tokens["editor"]))
+        r = client.put("/v1/data/flat/n/deeper", json={}, headers=auth(tokens["editor"]))
+    assert r.status_code == 422
+    assert r.json()["diagnostics"][0]["file"] == "data/flat/n/deeper"

@@ -1,0 +1,195 @@
+"""User-supplied work runs in worker processes under limits the OS enforces: a runaway is
+stopped, the pool recovers, and the event loop never runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+
+from hookgate.server.app import DryRunSlots, TooManyDryRuns
+from hookgate.server.metrics import LATENCY_BUCKETS, Metrics
+from hookgate.server.store import Principal
+from hookgate.server.workers import Limits, WorkerError, WorkerLimitError, WorkerPool
+
+
+def pid_and_sum(*numbers: int) -> tuple[int, int]:
+    return os.getpid(), sum(numbers)
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def allocate(megabytes: int) -> int:
+    return len(bytearray(megabytes * 1024 * 1024))
+
+
+def fail() -> None:
+    raise KeyError("nope")
+
+
+def _run(pool: WorkerPool, *calls):
+    async def main():
+        try:
+            return [await pool.run(func, *args) for func, *args in calls]
+        finally:
+            pool.close()
+
+    return asyncio.run(main())
+
+
+def test_a_call_runs_in_another_process_and_its_errors_come_back():
+    pool = WorkerPool(size=1)
+
+    async def main():
+        try:
+            pid, total = await pool.run(pid_and_sum, 1, 2, 3)
+            with pytest.raises(WorkerError, match="KeyError: 'nope'"):
+                await pool.run(fail)
+            again, _ = await pool.run(pid_and_sum)
+            return pid, total, again
+        finally:
+            pool.close()
+
+    pid, total, again = asyncio.run(main())
+    assert pid != os.getpid() and total == 6
+    assert again == pid  # an exception in the function does not cost the worker
+
+
+@pytest.mark.parametrize(
+    ("limits", "call", "limit"),
+    [
+        (Limits(cpu_seconds=1, wall_seconds=60), (spin,), "cpu"),
+        (Limits(cpu_seconds=60, wall_seconds=0.5), (sleep, 30), "time"),
+        (Limits(memory_bytes=512 * 1024 * 1024), (allocate, 1024), "memory"),
+    ],
+)
+def test_a_runaway_is_stopped_at_its_limit_and_the_pool_recovers(limits, call, limit):
+    pool = WorkerPool(size=1, limits=limits)
+
+    async def main():
+        try:
+            with pytest.raises(WorkerLimitError) as caught:
+                await pool.run(*call)
+            # The next call gets a new worker (importing this module in it takes a while).
+            recovery = Limits(memory_bytes=limits.memory_bytes)
+            return caught.value.limit, await pool.run(pid_and_sum, 2, 2, limits=recovery)
+        finally:
+            pool.close()
+
+    stopped, (_, total) = asyncio.run(main())
+    assert stopped == limit and total == 4
+
+
+def test_the_event_loop_keeps_serving_while_every_worker_is_busy():
+    pool = WorkerPool(size=2, limits=Limits(cpu_seconds=2, wall_seconds=30))
+    order = []
+
+    async def busy():
+        with pytest.raises(WorkerLimitError):
+            await pool.run(spin)
+        order.append("worker stopped")
+
+    async def ticks():
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+        order.append("loop ticked")
+
+    async def main():
+        try:
+            await asyncio.gather(busy(), busy(), ticks())
+        finally:
+            pool.close()
+
+    asyncio.run(main())
+    assert order[0] == "loop ticked"
+
+
+def test_dry_runs_per_token_are_capped():
+    slots = DryRunSlots(per_token=2)
+    one, two = Principal("a", "viewer", 1), Principal("b", "viewer", 2)
+    with slots.hold(one), slots.hold(one):
+        with pytest.raises(TooManyDryRuns), slots.hold(one):
+            pass
+        with slots.hold(two):  # another token has its own
+            pass
+    with slots.hold(one):  # released
+        pass
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = fresh_store("sqlite", tmp_path)
+    yield store
+    store.engine.dispose()
+
+
+def test_past_the_cap_a_dry_run_gets_429(store):
+    tokens = seeded(store)
+    with client_for(store, dry_runs_per_token=0) as client:
+        r = client.post("/v1/evaluate", json={"payload": NO_VERIFY}, headers=auth(tokens["viewer"]))
+    assert r.status_code == 429
+
+
+def _huge_draft(rules: int) -> str:
+    body = "\n".join(
+        f'deny contains "r{i}" if {{\n\tinput.tool_input.command == "c{i}"\n\tcount([x | '
+        f"some x in numbers.range(1, {i})]) > 0\n}}"
+        for i in range(rules)
+    )
+    return "package hookgate.huge\n\nimport rego.v1\n\n" + body + "\n"
+
+
+def test_compiling_a_huge_draft_is_stopped_at_the_limit(store):
+    tokens = seeded(store)
+    pool = WorkerPool(size=1, limits=Limits(cpu_seconds=1, wall_seconds=3))
+    with client_for(store, workers=pool) as client:
+        draft = {"policies": {"huge.rego": _huge_draft(3000)}}
+        r = client.post("/v1/check", json=draft, headers=auth(tokens["viewer"]))
+        assert r.status_code == 422 and r.json()["limit"] in ("cpu", "time")
+        ok = client.post(
+            "/v1/evaluate", json={"payload": NO_VERIFY}, headers=auth(tokens["viewer"])
+        )
+        assert ok.status_code == 200 and ok.json()["decision"]["outcome"] == "deny"
+
+
+def test_latency_histogram_buckets_are_inclusive_and_cumulative():
+    metrics = Metrics()
+    for seconds in (LATENCY_BUCKETS[0], LATENCY_BUCKETS[0] * 1.01, LATENCY_BUCKETS[-1] * 2):
+        metrics.evaluation(seconds)
+    lines = metrics.render().splitlines()
+    buckets = [int(line.rsplit(" ", 1)[1]) for line in lines if "_seconds_bucket" in line]
+    assert buckets == [1] + [2] * (len(LATENCY_BUCKETS) - 1) + [3]
+    assert "hookgate_evaluation_seconds_count 3" in lines
+
+
+DOUBLING = """package hookgate.boom
+
+import rego.v1
+
+grow(s) := concat("", [s, s])
+
+deny contains "x" if {
+\ts := grow(grow(grow(grow(grow(grow(grow(grow(input.tool_input.command))))))))
+\tt := grow(grow(grow(grow(grow(grow(grow(grow(grow(grow(grow(grow(grow(grow(s))))))))))))))
+\tcount(t) > 0
+}
+"""
+
+
+def test_a_builtin_result_past_the_output_cap_stops_the_evaluation(store):
+    tokens = seeded(store)
+    body = {"payload": NO_VERIFY, "policies": {"boom.rego": DOUBLING}}
+    with client_for(store) as client:
+        r = client.post("/v1/evaluate", json=body, headers=auth(tokens["viewer"]))
+    assert r.status_code == 200
+    assert any("concat: result over 1048576" in e for e in r.json()["decision"]["errors"])
