@@ -24,7 +24,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hookgate import __version__, jsonio
+from hookgate import __version__, jsonio, recorded
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
 from hookgate.server import models as api
@@ -744,6 +744,9 @@ def _add_decision_routes(app: FastAPI) -> None:
             row["decision_id"] = str(record.decision_id)
             row["time"] = _as_utc(record.time)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
+            kept, truncated = recorded.keep(record.input, masker.mask)
+            row["input"] = None if kept is None else canonical_json(kept)
+            row["input_truncated"] = record.input_truncated or truncated
             rows.append(row)
         accepted, duplicates = store.add_decisions(rows, principal.name)
         for row in rows:

@@ -191,6 +191,14 @@ class DecisionRecordIn(BaseModel):
     command: str | None = Field(
         None, max_length=65536, description="Masked by the hook; masked again before storing."
     )
+    input: JSONObject | None = Field(
+        None,
+        description="The input document the policies saw, masked (again before storing); at "
+        "most 32 KiB as compact JSON. Replayed by POST /v1/impact.",
+    )
+    input_truncated: StrictBool = Field(
+        False, description="Some strings of `input` were cut, or it was too large to keep."
+    )
 
 
 class DecisionBatchIn(BaseModel):
@@ -213,6 +221,8 @@ class DecisionRecordOut(BaseModel):
     matches: list[MatchIn]
     bundle_revision: int | None
     command: str | None
+    input: dict[str, Any] | None = Field(description="The masked input document, if recorded.")
+    input_truncated: bool
     uploaded_by: str
     received_at: datetime
 

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 
 metadata = MetaData()
@@ -89,6 +90,10 @@ decisions = Table(
     Column("outcome", String(16), nullable=False),
     Column("bundle_revision", Integer, nullable=True),
     Column("command", Text, nullable=True),  # masked before it is stored
+    # The input document the policies saw, masked and bounded (hookgate.recorded), as compact
+    # JSON; replayed by POST /v1/impact. Added by migration 0021.
+    Column("input", Text, nullable=True),
+    Column("input_truncated", Boolean, nullable=False, server_default=false()),
     Column("uploaded_by", String(255), nullable=False),
     Column("received_at", DateTime(timezone=True), nullable=False),
     Index("ix_decisions_time", "time"),
