@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hookgate import __version__, jsonio, recorded
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
+from hookgate.server import changesets, impact
 from hookgate.server import models as api
 from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache
 from hookgate.server.bundle import Bundler
@@ -233,6 +234,8 @@ def create_app(
     _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
     _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
     _add_token_routes(app)
+    app.include_router(changesets.router)
+    app.include_router(impact.router)
     shortcut = _evaluate_shortcut(app)
     app.add_middleware(
         _LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics, shortcut=shortcut
