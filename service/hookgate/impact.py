@@ -2,11 +2,15 @@
 the draft and against the active set, and report every decision whose outcome would change.
 
 ``replay`` is one module-level function over plain, picklable values, so the server can run it
-in a thread or in a worker process alike. Both sides are replayed the same way (the recorded,
-masked input; no facts about the hook's machine, so builtins that read it answer null), and
-the transition is active set → draft: what the draft changes, not what masking or a missing
-fact changes. How often the active set's replay disagrees with what was recorded is reported
-too (``drifted``: a newer active set, a fact the replay lacks, or a cut input).
+in a thread or in a worker process alike.
+
+Every record is replayed on the draft (the recorded, masked input; no facts about the hook's
+machine, so builtins that read them answer null). A record that the active set decided
+(same bundle revision) and that the draft decides the same way has not changed. Every other
+record is replayed on the active set too, the same way, and the transition is active set →
+draft: what the draft changes, not what a missing fact, a cut input or an older bundle
+changes. Replaying only those keeps a replay near one evaluation per record. ``drifted``
+counts the records whose replay on the active set differs from what was recorded.
 """
 
 from __future__ import annotations
@@ -24,21 +28,22 @@ def replay(
     sources: dict[str, str],
     data: dict,
     records: list[dict],
-    baseline: tuple[dict[str, str], dict] | None = None,
+    baseline: tuple[dict[str, str], dict, int] | None = None,
 ) -> dict[str, Any]:
     """The impact report of the draft ``(sources, data)`` on ``records`` (dicts with
-    ``decision_id``, ``outcome``, ``input`` and the other fields ``GET /v1/decisions``
-    answers). ``baseline`` is the active set to compare with; without it the recorded outcome
-    is the "before". Raises ``PolicyError`` when the draft (or baseline) does not compile."""
+    ``decision_id``, ``outcome``, ``bundle_revision``, ``input`` and the other fields
+    ``GET /v1/decisions`` answers). ``baseline`` is the active set ``(policies, data,
+    revision)`` to compare with; without it the recorded outcome is the "before". Raises
+    ``PolicyError`` when the draft (or baseline) does not compile."""
     from hookgate.engine import Engine
 
     draft = Engine.from_sources(sources, data, origin="draft")
-    before = Engine.from_sources(*baseline, origin="active set") if baseline else None
+    before = None
     transitions: Counter[str] = Counter()
     by_pack: Counter[str] = Counter()
     by_pattern: Counter[str] = Counter()
     examples: list[dict] = []
-    replayed = skipped = truncated = drifted = changed = 0
+    replayed = skipped = truncated = drifted = changed = rechecked = 0
     for record in records:
         document = record.get("input")
         if not isinstance(document, dict):
@@ -47,13 +52,19 @@ def replay(
         replayed += 1
         truncated += bool(record.get("input_truncated"))
         call = RecordedCall(document)
-        if before is None:
-            matches = record.get("matches") or []
-            was = {"outcome": record.get("outcome"), "matches": matches, "reasons": []}
-        else:
-            was = _decide(before, call)
-            drifted += was["outcome"] != record.get("outcome")
         now = _decide(draft, call)
+        recorded = record.get("outcome")
+        if baseline is None:
+            matches = record.get("matches") or []
+            was = {"outcome": recorded, "matches": matches, "reasons": []}
+        elif now["outcome"] == recorded and record.get("bundle_revision") == baseline[2]:
+            continue  # decided by the active set, and the draft agrees
+        else:
+            if before is None:
+                before = Engine.from_sources(baseline[0], baseline[1], origin="active set")
+            was = _decide(before, call)
+            rechecked += 1
+            drifted += was["outcome"] != recorded
         if now["outcome"] == was["outcome"]:
             continue
         changed += 1
@@ -68,7 +79,8 @@ def replay(
         "replayed": replayed,
         "skipped_without_input": skipped,
         "truncated_inputs": truncated,
-        "drifted": drifted if before is not None else None,
+        "rechecked": rechecked,
+        "drifted": drifted if baseline is not None else None,
         "changed": changed,
         "transitions": dict(transitions.most_common()),
         "by_pack": dict(by_pack.most_common()),

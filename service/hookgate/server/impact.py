@@ -69,8 +69,13 @@ class ImpactOut(BaseModel):
     replayed: int = Field(description="Those with a recorded input document.")
     skipped_without_input: int
     truncated_inputs: int = Field(description="Replayed on an input whose strings were cut.")
+    rechecked: int = Field(
+        description="Records also replayed on the active set: the draft decided them "
+        "otherwise than recorded, or an older bundle revision decided them."
+    )
     drifted: int | None = Field(
-        description="Records whose replay on the active set differs from what was recorded."
+        description="Of those, the records whose replay on the active set differs from what "
+        "was recorded (an older bundle, a fact about the machine the replay lacks, a cut input)."
     )
     changed: int = Field(description="Records whose outcome the draft changes.")
     transitions: dict[str, int] = Field(description='e.g. {"allow→deny": 3}')
@@ -90,9 +95,10 @@ def load_records(store: Store, query: ImpactIn) -> list[dict]:
             d.session_id,
             d.tool_name,
             d.outcome,
+            d.bundle_revision,
             d.input,
             d.input_truncated,
-        )  # fmt: skip
+        )
         .order_by(d.seq.desc())
         .limit(query.limit)
     )
@@ -124,6 +130,7 @@ def load_records(store: Store, query: ImpactIn) -> list[dict]:
             "session_id": r.session_id,
             "tool_name": r.tool_name,
             "outcome": r.outcome,
+            "bundle_revision": r.bundle_revision,
             "input": None if r.input is None else json.loads(r.input),
             "input_truncated": r.input_truncated,
         }
@@ -154,7 +161,7 @@ def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
 
 
 async def run_replay(
-    sources: dict[str, str], data: dict, records: list[dict], baseline: tuple[dict, dict]
+    sources: dict[str, str], data: dict, records: list[dict], baseline: tuple[dict, dict, int]
 ) -> dict:
     """``replay`` off the event loop (its arguments are plain and picklable, so a worker
     process pool can take this call as it is)."""
@@ -175,5 +182,7 @@ async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Bod
     active = await anyio.to_thread.run_sync(store.active_set)
     sources, data = draft_set(active, body)
     records = await anyio.to_thread.run_sync(load_records, store, body)
-    report = await run_replay(sources, data, records, (active.policies, active.data))
+    report = await run_replay(
+        sources, data, records, (active.policies, active.data, active.revision)
+    )
     return {"bundle_revision": active.revision, **report}
