@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hookgate import __version__, jsonio, recorded
 from hookgate.lang.errors import PolicyError
 from hookgate.masking import Masker
-from hookgate.server import changesets, impact
+from hookgate.server import changesets, console, impact
 from hookgate.server import models as api
 from hookgate.server.auth import Admin, Agent, Editor, Viewer, admitted_from_cache
 from hookgate.server.bundle import Bundler
@@ -236,6 +236,7 @@ def create_app(
     _add_token_routes(app)
     app.include_router(changesets.router)
     app.include_router(impact.router)
+    app.include_router(console.router)
     shortcut = _evaluate_shortcut(app)
     app.add_middleware(
         _LimitsAndMetrics, max_body_bytes=max_body_bytes, metrics=metrics, shortcut=shortcut

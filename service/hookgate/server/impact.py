@@ -102,24 +102,15 @@ def load_records(store: Store, query: ImpactIn) -> list[dict]:
         .order_by(d.seq.desc())
         .limit(query.limit)
     )
-    for column, value in (
-        (d.host, query.host),
-        (d.outcome, query.outcome),
-        (d.session_id, query.session_id),
-    ):
-        if value is not None:
-            select = select.where(column == value)
-    if query.since is not None:
-        select = select.where(d.time >= _utc(query.since))
-    if query.until is not None:
-        select = select.where(d.time < _utc(query.until))
-    if query.pack is not None:
-        select = select.where(
-            sa.exists().where(
-                m.decision_matches.c.decision_seq == d.seq,
-                m.decision_matches.c.pack == query.pack,
-            )
-        )
+    select = filtered(
+        select,
+        host=query.host,
+        outcome=query.outcome,
+        session_id=query.session_id,
+        since=query.since,
+        until=query.until,
+        pack=query.pack,
+    )
     with store.engine.connect() as conn:
         rows = conn.execute(select).all()
     return [
@@ -136,6 +127,27 @@ def load_records(store: Store, query: ImpactIn) -> list[dict]:
         }
         for r in rows
     ]
+
+
+def filtered(select: sa.Select, **filters: Any) -> sa.Select:
+    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
+    host, outcome, session_id (equal), since (≥), until (<), pack (a recorded match)."""
+    d = m.decisions.c
+    for name in ("host", "outcome", "session_id"):
+        if filters.get(name) is not None:
+            select = select.where(getattr(d, name) == filters[name])
+    if filters.get("since") is not None:
+        select = select.where(d.time >= _utc(filters["since"]))
+    if filters.get("until") is not None:
+        select = select.where(d.time < _utc(filters["until"]))
+    if filters.get("pack") is not None:
+        select = select.where(
+            sa.exists().where(
+                m.decision_matches.c.decision_seq == d.seq,
+                m.decision_matches.c.pack == filters["pack"],
+            )
+        )
+    return select
 
 
 def _utc(value: datetime) -> datetime:
