@@ -429,10 +429,15 @@ def _filters(request: Request) -> dict[str, Any]:
 
 
 def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[tuple], datetime]:
-    """The newest ``PAGE`` records (with matches and masked input) and the (time, outcome) of
-    the last ``CHART_HOURS`` hours of matching records, for the chart."""
+    """The ``PAGE`` newest records by decision time (with matches and masked input), the
+    (time, outcome) of the matching records of the ``CHART_HOURS`` hours before ``until`` (or
+    now) for the chart, and that end time."""
     d = m.decisions.c
-    rows_query = filtered(sa.select(m.decisions), **filters).order_by(d.seq.desc()).limit(PAGE)
+    rows_query = (
+        filtered(sa.select(m.decisions), **filters)
+        .order_by(d.time.desc(), d.seq.desc())
+        .limit(PAGE)
+    )
     newest = filters.get("until") or datetime.now(UTC)
     since = max(
         filters.get("since") or datetime.min.replace(tzinfo=UTC),
