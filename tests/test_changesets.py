@@ -4,7 +4,16 @@ revision, all or nothing; refused as a whole when it does not compile or a test 
 from __future__ import annotations
 
 import pytest
-from server_support import BROKEN, GUARD, GUARD_V2, auth, client_for, fresh_store, seeded
+from server_support import (
+    BROKEN,
+    GUARD,
+    GUARD_V2,
+    auth,
+    client_for,
+    database_params,
+    fresh_store,
+    seeded,
+)
 
 GUARD_TEST = """package hookgate.git_hooks_test
 
@@ -20,9 +29,9 @@ FAILING_TEST = GUARD_TEST.replace("== 1", "== 2")
 OTHER = GUARD.replace("git_hooks", "other").replace("--no-verify", "--force")
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
+@pytest.fixture(params=database_params())
+def store(request, tmp_path):
+    store = fresh_store(request.param, tmp_path)
     yield store
     store.engine.dispose()
 

@@ -8,14 +8,14 @@ import re
 import uuid
 
 import pytest
-from server_support import BROKEN, GUARD, auth, client_for, fresh_store, seeded
+from server_support import BROKEN, GUARD, auth, client_for, database_params, fresh_store, seeded
 
 from hookgate.server.console import COOKIE, csrf_token
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
+@pytest.fixture(params=database_params())
+def store(request, tmp_path):
+    store = fresh_store(request.param, tmp_path)
     yield store
     store.engine.dispose()
 

@@ -3,11 +3,12 @@ hookgate.impact.replay) reports every decision whose outcome would change."""
 
 from __future__ import annotations
 
+import json
 import pickle
 import uuid
 
 import pytest
-from server_support import GUARD, auth, client_for, fresh_store, seeded
+from server_support import GUARD, auth, client_for, database_params, fresh_store, seeded
 
 from hookgate.impact import replay
 
@@ -86,9 +87,9 @@ def test_without_a_baseline_the_recorded_outcome_is_the_before_and_drift_is_unkn
     assert report["transitions"] == {"allow→deny": 1} and report["drifted"] is None
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
+@pytest.fixture(params=database_params())
+def store(request, tmp_path):
+    store = fresh_store(request.param, tmp_path)
     yield store
     store.engine.dispose()
 
@@ -146,3 +147,16 @@ def test_the_impact_endpoint_replays_filtered_recorded_decisions(store):
         assert too_many.status_code == 422 and too_many.json()["detail"][0]["field"] == "body.limit"
         agent = client.post("/v1/impact", json=overlay, headers=auth(tokens["agent"]))
         assert agent.status_code == 403
+
+
+def test_reading_records_stops_at_the_input_byte_bound(store, monkeypatch):
+    from hookgate.server import impact as server_impact
+
+    tokens = seeded(store)
+    with client_for(store) as client:
+        records = [record(f"echo {n}", "allow") for n in range(5)]
+        client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
+        size = len(json.dumps(records[0]["input"], separators=(",", ":")))
+        monkeypatch.setattr(server_impact, "MAX_INPUT_BYTES", size * 3 + 1)
+        report = client.post("/v1/impact", json={}, headers=auth(tokens["viewer"])).json()
+    assert (report["considered"], report["size_capped"]) == (3, True)

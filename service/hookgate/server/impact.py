@@ -23,6 +23,9 @@ from hookgate.server.auth import Viewer
 from hookgate.server.store import Store, merge_documents
 
 MAX_RECORDS = 10_000
+# Recorded input documents read for one replay (compact JSON; each is at most 32 KiB, most are
+# far smaller): a bound on the memory one request can take, whatever its limit.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 class ImpactIn(BaseModel):
@@ -66,6 +69,9 @@ class ImpactExample(BaseModel):
 class ImpactOut(BaseModel):
     bundle_revision: int = Field(description="The active set compared with.")
     considered: int = Field(description="Records matching the filters (at most `limit`).")
+    size_capped: bool = Field(
+        description="Fewer than `limit` were read: their inputs reached 64 MiB in all."
+    )
     replayed: int = Field(description="Those with a recorded input document.")
     skipped_without_input: int
     truncated_inputs: int = Field(description="Replayed on an input whose strings were cut.")
@@ -84,8 +90,9 @@ class ImpactOut(BaseModel):
     examples: list[ImpactExample]
 
 
-def load_records(store: Store, query: ImpactIn) -> list[dict]:
-    """The newest ``query.limit`` records matching its filters, with their input documents."""
+def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
+    """The newest ``query.limit`` records matching its filters, with their input documents,
+    and whether ``MAX_INPUT_BYTES`` stopped the reading before that many."""
     d = m.decisions.c
     select = (
         sa.select(
@@ -111,22 +118,27 @@ def load_records(store: Store, query: ImpactIn) -> list[dict]:
         until=query.until,
         pack=query.pack,
     )
-    with store.engine.connect() as conn:
-        rows = conn.execute(select).all()
-    return [
-        {
-            "decision_id": r.decision_id,
-            "time": r.time,
-            "host": r.host,
-            "session_id": r.session_id,
-            "tool_name": r.tool_name,
-            "outcome": r.outcome,
-            "bundle_revision": r.bundle_revision,
-            "input": None if r.input is None else json.loads(r.input),
-            "input_truncated": r.input_truncated,
-        }
-        for r in rows
-    ]
+    records: list[dict] = []
+    size = 0
+    with store.engine.connect().execution_options(stream_results=True) as conn:
+        for r in conn.execute(select):
+            size += len(r.input or "")
+            if size > MAX_INPUT_BYTES:
+                return records, True
+            records.append(
+                {
+                    "decision_id": r.decision_id,
+                    "time": r.time,
+                    "host": r.host,
+                    "session_id": r.session_id,
+                    "tool_name": r.tool_name,
+                    "outcome": r.outcome,
+                    "bundle_revision": r.bundle_revision,
+                    "input": None if r.input is None else json.loads(r.input),
+                    "input_truncated": r.input_truncated,
+                }
+            )
+    return records, False
 
 
 def filtered(select: sa.Select, **filters: Any) -> sa.Select:
@@ -193,8 +205,7 @@ async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Bod
     store: Store = request.app.state.store
     active = await anyio.to_thread.run_sync(store.active_set)
     sources, data = draft_set(active, body)
-    records = await anyio.to_thread.run_sync(load_records, store, body)
-    report = await run_replay(
-        sources, data, records, (active.policies, active.data, active.revision)
-    )
-    return {"bundle_revision": active.revision, **report}
+    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
+    baseline = (active.policies, active.data, active.revision)
+    report = await run_replay(sources, data, records, baseline)
+    return {"bundle_revision": active.revision, "size_capped": capped, **report}
