@@ -212,6 +212,14 @@ def _journey(server, browser, store) -> None:
     lines = GUARD.count("\n") + 2  # the typed rule's line
     shows("#diagnostics", f"git_hooks.rego:{lines}:")
     shot(browser, "editor-error")
+    # The diagnostic takes the caret to its line.
+    browser.find_element(By.CSS_SELECTOR, "#diagnostics a[data-line]").click()
+    caret_line = browser.execute_script(
+        "const e = document.activeElement;"
+        "return e.id === 'content' && e.value.slice(0, e.selectionStart).split('\\n').length;"
+    )
+    assert caret_line == lines
+    editor.send_keys(Keys.CONTROL, Keys.END)
     editor.send_keys(Keys.BACKSPACE * len(broken))
     shows("#diagnostics", "Compiles with the rest of the active set.")
 

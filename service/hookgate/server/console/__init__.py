@@ -37,7 +37,11 @@ from hookgate.server.store import NotFound, Principal, Store, StoreError, canoni
 
 HERE = Path(__file__).parent
 COOKIE = "hookgate_console"
-STATIC = {"htmx.min.js": "text/javascript", "console.css": "text/css"}
+STATIC = {
+    "htmx.min.js": "text/javascript",
+    "console.js": "text/javascript",
+    "console.css": "text/css",
+}
 OUTCOME_COLOURS = {"deny": "#b3261e", "ask": "#b26a00", "rewrite": "#3456a8", "allow": "#2e7d32"}
 CHART_HOURS = 48
 PAGE = 100
