@@ -38,6 +38,8 @@ MINIMUM_ROLE = {
     ("POST", "/v1/tokens"): "admin",
     ("GET", "/v1/tokens"): "admin",
     ("DELETE", "/v1/tokens/{token_id}"): "admin",
+    ("POST", "/v1/changesets"): "editor",
+    ("POST", "/v1/impact"): "viewer",
 }
 
 PATH_VALUES = {"id": "git_hooks.rego", "path": "hookgate/git", "number": "1", "token_id": "999"}
@@ -47,6 +49,8 @@ BODIES = {
     ("POST", "/v1/check"): {"policies": {}},
     ("POST", "/v1/decisions"): {"decisions": []},
     ("POST", "/v1/tokens"): {"role": "viewer", "name": "t"},
+    ("POST", "/v1/changesets"): {"policies": {}, "dry_run": True},
+    ("POST", "/v1/impact"): {"limit": 1},
 }
 
 

@@ -77,8 +77,14 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         "matches",
         "bundle_revision",
         "command",
+        "input",
+        "input_truncated",
     }
     assert first["command"] == "GITHUB_TOKEN=*** git push origin main"
+    # The input document the policies saw, masked (hookgate.recorded; tested there).
+    assert first["input"]["tool_input"]["command"] == first["command"]
+    assert first["input"]["tool_input"]["description"] == "not logged"
+    assert first["input_truncated"] is False
     assert SECRET not in (home / "state" / "decisions" / "current.jsonl").read_text()
     assert (first["host"], first["event"], first["tool_name"]) == ("claude", "PreToolUse", "Bash")
     assert (first["outcome"], first["bundle_revision"]) == ("deny", 7)
@@ -87,7 +93,6 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", first["decision_id"]
     )
     assert first["decision_id"] != second["decision_id"]
-    assert "not logged" not in json.dumps([first, second])  # nothing else of the payload
 
 
 def test_a_failed_evaluation_without_a_document_is_still_logged(home):

@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "token": ("hookgate.commands.token", "manage the server's API tokens"),
     "login": ("hookgate.commands.login", "store the central server, token and bundle key"),
     "pull": ("hookgate.commands.pull", "fetch, verify and install the central policy bundle"),
+    "publish": ("hookgate.commands.publish", "make the server's policies equal a directory"),
+    "impact": ("hookgate.commands.impact", "what a draft would change on recorded decisions"),
     "install": ("hookgate.commands.install", "wire hookgate into a coding agent's hooks"),
     "uninstall": ("hookgate.commands.install", "remove what `hookgate install` added"),
     "doctor": ("hookgate.commands.doctor", "report the state of this machine's hookgate setup"),

@@ -51,10 +51,14 @@ def log_dir() -> str:
 
 
 def record_for(decision: Decision, document: dict | None, bundle_revision: int | None) -> dict:
-    """The stored (and uploaded) form of one decision: who, what, the outcome, the matches and
-    the command masked; nothing else of the payload. Strings are cut to the server's limits so
-    that no record can make a batch unacceptable."""
+    """The stored (and uploaded) form of one decision: who, what, the outcome, the matches, the
+    command masked, and the input document the policies saw, masked and bounded (see
+    ``hookgate.recorded``; replayed by ``POST /v1/impact``). Strings are cut to the server's
+    limits so that no record can make a batch unacceptable."""
+    from hookgate import recorded
+
     document = document if isinstance(document, dict) else {}
+    kept, truncated = recorded.keep(document or None, _mask)
     tool_input = document.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     matches = [
@@ -74,6 +78,8 @@ def record_for(decision: Decision, document: dict | None, bundle_revision: int |
         "bundle_revision": bundle_revision,
         # Masked before it is cut, so that a cut cannot leave half a secret unmasked.
         "command": _clip(_mask(command), MAX_COMMAND) if isinstance(command, str) else None,
+        "input": kept,
+        "input_truncated": truncated,
     }
 
 

@@ -28,10 +28,10 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hookgate import __version__, bundle_format, jsonio, packcheck
+from hookgate import __version__, bundle_format, jsonio, packcheck, recorded
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.masking import Masker
-from hookgate.server import dryrun
+from hookgate.server import changesets, console, dryrun, impact
 from hookgate.server import models as api
 from hookgate.server.auth import Admin, Agent, Editor, Viewer, bearer_token
 from hookgate.server.bundle import Bundler
@@ -338,6 +338,9 @@ def create_app(
     _add_document_routes(app, "policy", "/v1/policies", "{id}", _policy_content)
     _add_document_routes(app, "data", "/v1/data", "{path:path}", _data_content)
     _add_token_routes(app)
+    app.include_router(changesets.router)
+    app.include_router(impact.router)
+    app.include_router(console.router)
     app.add_middleware(
         _Gate,
         store=store,
@@ -894,6 +897,9 @@ def _add_decision_routes(app: FastAPI) -> None:
             row = record.model_dump()
             row["decision_id"] = str(record.decision_id)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
+            kept, truncated = recorded.keep(record.input, masker.mask)
+            row["input"] = None if kept is None else canonical_json(kept)
+            row["input_truncated"] = record.input_truncated or truncated
             rows.append(row)
         accepted, duplicates = store.add_decisions(
             rows,

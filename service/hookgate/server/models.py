@@ -248,6 +248,14 @@ class DecisionRecordIn(BaseModel):
     command: Text | None = Field(
         None, max_length=65536, description="Masked by the hook; masked again before storing."
     )
+    input: JSONObject | None = Field(
+        None,
+        description="The input document the policies saw, masked (again before storing); at "
+        "most 32 KiB as compact JSON. Replayed by POST /v1/impact.",
+    )
+    input_truncated: StrictBool = Field(
+        False, description="Some strings of `input` were cut, or it was too large to keep."
+    )
 
 
 class DecisionBatchIn(BaseModel):
@@ -272,6 +280,8 @@ class DecisionRecordOut(BaseModel):
     command: str | None
     uploaded_by: str = Field(description="The name of the token that uploaded it.")
     token_id: int | None = Field(description="The id of the token that uploaded it.")
+    input: dict[str, Any] | None = Field(description="The masked input document, if recorded.")
+    input_truncated: bool
     received_at: datetime
 
 

@@ -712,6 +712,8 @@ class Store:
                 "matches": matches[r.seq],
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
+                "input": None if r.input is None else json.loads(r.input),
+                "input_truncated": r.input_truncated,
                 "uploaded_by": r.uploaded_by,
                 "token_id": r.token_id,
                 "received_at": _utc(r.received_at),

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 
 metadata = MetaData()
@@ -90,6 +91,10 @@ decisions = Table(
     Column("bundle_revision", Integer, nullable=True),
     Column("command", Text, nullable=True),  # masked before it is stored
     Column("uploaded_by", String(255), nullable=False),  # the token's name
+    # The input document the policies saw, masked and bounded (hookgate.recorded), as compact
+    # JSON; replayed by POST /v1/impact. Added by migration 0021.
+    Column("input", Text, nullable=True),
+    Column("input_truncated", Boolean, nullable=False, server_default=false()),
     Column("received_at", DateTime(timezone=True), nullable=False),
     Column("token_id", Integer, nullable=True),  # the uploading token (null: before 0020)
     Index("ix_decisions_time", "time"),

@@ -1,0 +1,116 @@
+"""``hookgate impact DIR --server URL``: what the policies and data in DIR would change, replayed
+on the decisions the server recorded (their masked input documents), before they are enforced.
+
+DIR is read as ``hookgate publish`` reads it and compared with the server's active set. The
+token comes from ``$HOOKGATE_TOKEN`` (viewer role or higher). Exit codes, for CI:
+
+- 0: no recorded decision would change
+- 1: the draft does not compile
+- 2: usage, or the directory cannot be read
+- 4: the token is missing, unknown, or its role is too low
+- 5: the server is unreachable or answered an error
+- 6: some recorded decisions would change (the report says which)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hookgate.commands.publish import (
+    DENIED,
+    OK,
+    REFUSED,
+    SERVER,
+    CommandError,
+    _detail,
+    add_server_arguments,
+    read_directory,
+    request,
+)
+
+CHANGED = 6
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("directory", metavar="DIR", help="the draft policies and data")
+    add_server_arguments(parser)
+    parser.add_argument("--limit", type=int, default=1000, help="the newest N decisions (≤ 10000)")
+    parser.add_argument("--since", help="decision time ≥ this (ISO 8601)")
+    parser.add_argument("--until", help="decision time < this (ISO 8601)")
+    parser.add_argument("--host", help="only decisions of this host (claude, codex, …)")
+    parser.add_argument("--pack", help="only decisions a pack of this name matched")
+    parser.add_argument("--outcome", choices=("deny", "ask", "rewrite", "allow"))
+    parser.add_argument("--session", help="only decisions of this session id")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _impact(args)
+    except CommandError as exc:
+        print(f"hookgate impact: {exc}", file=sys.stderr)
+        return exc.code
+
+
+def _impact(args: argparse.Namespace) -> int:
+    policies, documents = read_directory(args.directory)
+    body = {"policies": policies, "data": documents, "complete": True, "limit": args.limit}
+    filters = {
+        "since": args.since,
+        "until": args.until,
+        "host": args.host,
+        "pack": args.pack,
+        "outcome": args.outcome,
+        "session_id": args.session,
+    }
+    body.update({key: value for key, value in filters.items() if value is not None})
+    status, report = request("POST", args.server, "/v1/impact", body, args.timeout)
+    if status == 422 and isinstance(report, dict) and report.get("diagnostics"):
+        for diagnostic in report["diagnostics"]:
+            print(diagnostic["text"], file=sys.stderr)
+        return REFUSED
+    if status != 200 or not isinstance(report, dict):
+        code = DENIED if status in (401, 403) else SERVER
+        raise CommandError(code, f"HTTP {status}: {_detail(report)}")
+    if args.json:
+        import json
+
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print_report(report)
+    return CHANGED if report["changed"] else OK
+
+
+def print_report(report: dict) -> None:
+    """The impact report for a person: counts, transitions, packs and patterns, examples."""
+    print(
+        f"impact: {report['changed']} of {report['replayed']} replayed decisions would change "
+        f"(considered {report['considered']}, {report['skipped_without_input']} without a "
+        f"recorded input, {report['truncated_inputs']} with a cut input; active set at "
+        f"revision {report['bundle_revision']})"
+    )
+    if report.get("drifted"):
+        print(
+            f"  note: {report['drifted']} replays on the active set differ from what was "
+            "recorded (an older bundle, or a fact about the machine the replay lacks)"
+        )
+    for title, counts in (
+        ("by transition", report["transitions"]),
+        ("by pack", report["by_pack"]),
+        ("by pattern", report["by_pattern"]),
+    ):
+        if counts:
+            print(f"  {title}:")
+            for name, count in counts.items():
+                print(f"    {count:6d}  {name}")
+    if report["examples"]:
+        print("  examples:")
+    for example in report["examples"]:
+        what = example["command"] or example["tool_name"] or "?"
+        print(
+            f"    {example['before']}→{example['after']}  {example['host']}  "
+            f"{example['time']}  {what[:120]}"
+        )
+        for reason in example["reasons_after"][:2]:
+            print(f"        {reason[:160]}")

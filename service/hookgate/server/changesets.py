@@ -1,0 +1,262 @@
+"""Change sets: make the active set equal to a given set of policies and data documents
+(additions, changes and deletions) as one new bundle revision, all or nothing.
+
+``POST /v1/changesets`` (editor) backs ``hookgate publish``. The set is checked as a whole
+before anything is written: it must compile, and every ``test_*`` rule in it must pass (a
+failing test is a diagnostic at its rule's line). ``expect_revision`` is optimistic
+concurrency on the whole set: 412 when the bundle revision has moved since the caller read
+it. A dry-run answers the same plan (per-document unified diffs) and the check without
+writing. The per-document API stays; both write the same immutable revisions.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Annotated, Any
+
+import sqlalchemy as sa
+from fastapi import APIRouter, Body, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+
+from hookgate.lang.errors import Diagnostic, PolicyError
+from hookgate.server import models as api
+from hookgate.server import tables as m
+from hookgate.server.auth import Editor
+from hookgate.server.store import (
+    ActiveSet,
+    PreconditionFailed,
+    Store,
+    _now,
+    canonical_json,
+    merge_documents,
+)
+
+MAX_INT = api.MAX_INT
+
+
+class ChangeSetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policies: dict[str, str] = Field(
+        description="Every policy of the new active set by id (test modules included); a "
+        "stored policy not named here is deleted."
+    )
+    data: api.JSONObject = Field(
+        default_factory=dict,
+        description="Every data document of the new active set by data path; a stored "
+        "document not named here is deleted.",
+    )
+    message: str = Field("", max_length=2000, description="Why; kept with every revision.")
+    expect_revision: StrictInt | None = Field(
+        None, ge=0, le=MAX_INT, description="Refuse with 412 unless the bundle revision is this."
+    )
+    dry_run: StrictBool = Field(False, description="Plan and check only; change nothing.")
+
+
+class ChangeOut(BaseModel):
+    kind: str = Field(description="policy or data")
+    id: str
+    op: str = Field(description="add, change or delete")
+    diff: str = Field(description="Unified diff of the stored content against the new one.")
+    revision: int | None = Field(description="The document's new revision (null on a dry-run).")
+
+
+class TestOut(BaseModel):
+    passed: int
+    failed: list[str] = Field(description="`file:line: data.pkg.test_x: FAIL|ERROR …` each.")
+
+
+class ChangeSetOut(BaseModel):
+    applied: bool = Field(description="True when a new bundle revision was written.")
+    base_revision: int = Field(description="The bundle revision the plan was made against.")
+    revision: int = Field(description="The bundle revision now (new when applied).")
+    changes: list[ChangeOut]
+    ok: bool = Field(description="The set compiles and its tests pass.")
+    diagnostics: list[api.DiagnosticOut]
+    tests: TestOut
+
+
+def documents_text(kind: str, value: object) -> str:
+    """A document as stored and diffed: policy text, or canonical JSON (pretty in diffs)."""
+    return value if kind == "policy" else canonical_json(value)
+
+
+def plan(
+    active: ActiveSet, policies: dict[str, str], documents: dict[str, object]
+) -> list[dict[str, Any]]:
+    """The changes that turn ``active`` into exactly ``policies`` and ``documents``, in kind
+    then id order, each with a unified diff."""
+    changes = []
+    for kind, old, new in (
+        ("policy", active.policies, policies),
+        ("data", active.documents, documents),
+    ):
+        for key in sorted(set(old) | set(new)):
+            before = None if key not in old else documents_text(kind, old[key])
+            after = None if key not in new else documents_text(kind, new[key])
+            if before == after:
+                continue
+            op = "add" if before is None else "delete" if after is None else "change"
+            changes.append({"kind": kind, "id": key, "op": op, "diff": _diff(kind, key, old, new)})
+    return changes
+
+
+def _diff(kind: str, key: str, old: dict, new: dict) -> str:
+    def lines(docs: dict) -> list[str]:
+        if key not in docs:
+            return []
+        if kind == "policy":
+            return docs[key].splitlines(keepends=True)
+        text = json.dumps(docs[key], indent=2, sort_keys=True, ensure_ascii=False)
+        return (text + "\n").splitlines(keepends=True)
+
+    name = key if kind == "policy" else f"data/{key}"
+    diff = difflib.unified_diff(lines(old), lines(new), f"a/{name}", f"b/{name}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+
+
+def check_set(policies: dict[str, str], data: dict) -> tuple[list[Diagnostic], dict]:
+    """Compile the set and run its ``test_*`` rules: ``(diagnostics, tests)``, where a failing
+    test is also a diagnostic at its rule's line, so one list says why a set is refused."""
+    from hookgate.commands.test import discover, run_test
+    from hookgate.server.app import compile_set
+
+    try:
+        engine = compile_set(policies, data)
+    except PolicyError as exc:
+        return list(exc.diagnostics), {"passed": 0, "failed": []}
+    failed, passed, diagnostics = [], 0, []
+    for test in discover(engine.policy_set.modules):
+        result = run_test(engine.policy_set, test)
+        if result.outcome == "PASS":
+            passed += 1
+            continue
+        detail = f"{test.name}: {result.outcome}" + (f" ({result.error})" if result.error else "")
+        failed.append(f"{test.file}:{test.line}: {detail}")
+        diagnostics.append(Diagnostic(test.file, test.line, 1, f"test {detail}"))
+    return diagnostics, {"passed": passed, "failed": failed}
+
+
+def apply(
+    store: Store,
+    policies: dict[str, str],
+    documents: dict[str, object],
+    *,
+    expect_revision: int | None,
+    author: str,
+    message: str,
+) -> tuple[int, int, list[dict[str, Any]]]:
+    """Write the change set in one transaction: ``(base revision, new revision, changes)``.
+    Nothing changes (and no revision is made) when the set equals the active one. The caller
+    has checked the set: it is the whole new active set, so the check does not depend on what
+    is stored now."""
+    with store.engine.begin() as conn:
+        now = _now()
+        # Taking the write lock first (the state row), as Store.change does.
+        conn.execute(m.state.update().values(updated_at=m.state.c.updated_at))
+        base = conn.execute(sa.select(m.state.c.revision)).scalar() or 0
+        if expect_revision is not None and base != expect_revision:
+            raise PreconditionFailed(
+                f"the bundle revision is {base}, not {expect_revision}: the server moved; "
+                "read it again"
+            )
+        changes = plan(store._active(conn), policies, documents)
+        if not changes:
+            return base, base, []
+        revision = base + 1
+        if base:
+            conn.execute(m.state.update().values(revision=revision, updated_at=now))
+        else:
+            conn.execute(m.state.insert().values(id=1, revision=revision, updated_at=now))
+        for change in changes:
+            kind, key = change["kind"], change["id"]
+            head = store._head(conn, kind, key)
+            content = None
+            if change["op"] != "delete":
+                source = policies if kind == "policy" else documents
+                content = documents_text(kind, source[key])
+            op = "delete" if content is None else "put"
+            written = store._write(
+                conn, kind, key, head, content, op, author, message, revision, now
+            )
+            change["revision"] = written.number
+    store._revision = None  # this process sees its own change at once
+    return base, revision, changes
+
+
+def _check_keys(body: ChangeSetIn) -> None:
+    from hookgate.server.app import _check_key
+
+    for key in body.policies:
+        _check_key("policy", key, f"body.policies.{key}")
+    for path in body.data:
+        _check_key("data", path, f"body.data.{path}")
+
+
+router = APIRouter(tags=["change sets"])
+
+
+@router.post(
+    "/v1/changesets",
+    summary="Make the active set equal to these policies and data, as one bundle revision",
+    response_model=ChangeSetOut,
+    responses={
+        412: {"model": api.ErrorOut, "description": "expect_revision is not the revision now."},
+        422: {"model": api.ErrorOut, "description": "The set does not compile or a test fails."},
+    },
+)
+def post_changeset(
+    principal: Editor, request: Request, body: Annotated[ChangeSetIn, Body()]
+) -> Any:
+    store: Store = request.app.state.store
+    _check_keys(body)
+    try:
+        merged = merge_documents(body.data.items())
+    except PolicyError as exc:
+        diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
+    else:
+        diagnostics, tests = check_set(body.policies, merged)
+    ok = not diagnostics
+    if body.dry_run or not ok:
+        active = store.active_set()
+        if body.expect_revision is not None and body.expect_revision != active.revision:
+            raise PreconditionFailed(
+                f"the bundle revision is {active.revision}, not {body.expect_revision}: "
+                "the server moved; read it again"
+            )
+        answer = {
+            "applied": False,
+            "base_revision": active.revision,
+            "revision": active.revision,
+            "changes": [{**c, "revision": None} for c in plan(active, body.policies, body.data)],
+            "ok": ok,
+            "diagnostics": [_diagnostic_out(d) for d in diagnostics],
+            "tests": tests,
+        }
+        if ok or body.dry_run:
+            return answer
+        detail = "the change set was refused; nothing was changed"
+        return JSONResponse({"detail": detail, **answer}, 422)
+    base, revision, changes = apply(
+        store,
+        body.policies,
+        body.data,
+        expect_revision=body.expect_revision,
+        author=principal.name,
+        message=body.message or "change set",
+    )
+    return {
+        "applied": revision != base,
+        "base_revision": base,
+        "revision": revision,
+        "changes": changes,
+        "ok": True,
+        "diagnostics": [],
+        "tests": tests,
+    }
+
+
+def _diagnostic_out(d: Diagnostic) -> dict:
+    return {**d.to_dict(), "text": d.headline()}

@@ -1,0 +1,211 @@
+"""``POST /v1/impact`` (viewer): a draft set replayed against recorded decisions.
+
+The records are the newest ``limit`` decisions matching the filters (time window, host, pack,
+outcome, session); each keeps the masked input document its policies saw. The replay itself is
+``hookgate.impact.replay``, run off the event loop (see ``run_replay``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import anyio.to_thread
+import sqlalchemy as sa
+from fastapi import APIRouter, Body, Request
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from hookgate.impact import replay
+from hookgate.server import models as api
+from hookgate.server import tables as m
+from hookgate.server.auth import Viewer
+from hookgate.server.store import Store, merge_documents
+
+MAX_RECORDS = 10_000
+# Recorded input documents read for one replay (compact JSON; each is at most 32 KiB, most are
+# far smaller): a bound on the memory one request can take, whatever its limit.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+class ImpactIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policies: dict[str, str | None] = Field(
+        default_factory=dict,
+        description="Draft policies by id laid over the active set (null removes one); with "
+        "`complete`, the whole draft set.",
+    )
+    data: api.JSONObject = Field(
+        default_factory=dict, description="Draft data documents by path, likewise."
+    )
+    complete: StrictBool = Field(
+        False, description="The draft is the whole set (as a change set), not an overlay."
+    )
+    limit: int = Field(1000, ge=1, le=MAX_RECORDS, description="The newest N records.")
+    since: datetime | None = Field(None, description="Decision time ≥ this.")
+    until: datetime | None = Field(None, description="Decision time < this.")
+    host: str | None = Field(None, max_length=64)
+    pack: str | None = Field(None, max_length=255, description="A recorded match of this pack.")
+    outcome: api.Outcome | None = Field(None, description="The recorded outcome.")
+    session_id: str | None = Field(None, max_length=255)
+
+
+class ImpactExample(BaseModel):
+    decision_id: str | None
+    time: datetime | None
+    host: str | None
+    session_id: str | None
+    tool_name: str | None
+    command: str | None
+    recorded: str | None
+    before: str
+    after: str
+    reasons_before: list[str]
+    reasons_after: list[str]
+    input_truncated: bool
+
+
+class ImpactOut(BaseModel):
+    bundle_revision: int = Field(description="The active set compared with.")
+    considered: int = Field(description="Records matching the filters (at most `limit`).")
+    size_capped: bool = Field(
+        description="Fewer than `limit` were read: their inputs reached 64 MiB in all."
+    )
+    replayed: int = Field(description="Those with a recorded input document.")
+    skipped_without_input: int
+    truncated_inputs: int = Field(description="Replayed on an input whose strings were cut.")
+    rechecked: int = Field(
+        description="Records also replayed on the active set: the draft decided them "
+        "otherwise than recorded, or an older bundle revision decided them."
+    )
+    drifted: int | None = Field(
+        description="Of those, the records whose replay on the active set differs from what "
+        "was recorded (an older bundle, a fact about the machine the replay lacks, a cut input)."
+    )
+    changed: int = Field(description="Records whose outcome the draft changes.")
+    transitions: dict[str, int] = Field(description='e.g. {"allow→deny": 3}')
+    by_pack: dict[str, int]
+    by_pattern: dict[str, int] = Field(description='"pack/pattern" → changed records.')
+    examples: list[ImpactExample]
+
+
+def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
+    """The newest ``query.limit`` records matching its filters, with their input documents,
+    and whether ``MAX_INPUT_BYTES`` stopped the reading before that many."""
+    d = m.decisions.c
+    select = (
+        sa.select(
+            d.decision_id,
+            d.time,
+            d.host,
+            d.session_id,
+            d.tool_name,
+            d.outcome,
+            d.bundle_revision,
+            d.input,
+            d.input_truncated,
+        )
+        .order_by(d.seq.desc())
+        .limit(query.limit)
+    )
+    select = filtered(
+        select,
+        host=query.host,
+        outcome=query.outcome,
+        session_id=query.session_id,
+        since=query.since,
+        until=query.until,
+        pack=query.pack,
+    )
+    records: list[dict] = []
+    size = 0
+    with store.engine.connect().execution_options(stream_results=True) as conn:
+        for r in conn.execute(select):
+            size += len(r.input or "")
+            if size > MAX_INPUT_BYTES:
+                return records, True
+            records.append(
+                {
+                    "decision_id": r.decision_id,
+                    "time": r.time,
+                    "host": r.host,
+                    "session_id": r.session_id,
+                    "tool_name": r.tool_name,
+                    "outcome": r.outcome,
+                    "bundle_revision": r.bundle_revision,
+                    "input": None if r.input is None else json.loads(r.input),
+                    "input_truncated": r.input_truncated,
+                }
+            )
+    return records, False
+
+
+def filtered(select: sa.Select, **filters: Any) -> sa.Select:
+    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
+    host, outcome, session_id (equal), since (≥), until (<), pack (a recorded match)."""
+    d = m.decisions.c
+    for name in ("host", "outcome", "session_id"):
+        if filters.get(name) is not None:
+            select = select.where(getattr(d, name) == filters[name])
+    if filters.get("since") is not None:
+        select = select.where(d.time >= _utc(filters["since"]))
+    if filters.get("until") is not None:
+        select = select.where(d.time < _utc(filters["until"]))
+    if filters.get("pack") is not None:
+        select = select.where(
+            sa.exists().where(
+                m.decision_matches.c.decision_seq == d.seq,
+                m.decision_matches.c.pack == filters["pack"],
+            )
+        )
+    return select
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
+    """The draft's policies and merged data: the body alone when ``complete``, else laid over
+    the active set (as dry-runs with drafts are)."""
+    from hookgate.server.app import _check_key
+
+    policies = {} if body.complete else dict(active.policies)
+    documents = {} if body.complete else dict(active.documents)
+    for key, text in body.policies.items():
+        _check_key("policy", key, f"body.policies.{key}")
+        if text is None:
+            policies.pop(key, None)
+        else:
+            policies[key] = text
+    for path, value in body.data.items():
+        documents[_check_key("data", path, f"body.data.{path}")] = value
+    return policies, merge_documents(documents.items())
+
+
+async def run_replay(
+    sources: dict[str, str], data: dict, records: list[dict], baseline: tuple[dict, dict, int]
+) -> dict:
+    """``replay`` off the event loop (its arguments are plain and picklable, so a worker
+    process pool can take this call as it is)."""
+    return await anyio.to_thread.run_sync(replay, sources, data, records, baseline)
+
+
+router = APIRouter(tags=["impact"])
+
+
+@router.post(
+    "/v1/impact",
+    summary="Replay recorded decisions against a draft set: every outcome it would change",
+    response_model=ImpactOut,
+    responses={422: {"model": api.ErrorOut, "description": "The draft does not compile."}},
+)
+async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Body()]) -> dict:
+    store: Store = request.app.state.store
+    active = await anyio.to_thread.run_sync(store.active_set)
+    sources, data = draft_set(active, body)
+    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
+    baseline = (active.policies, active.data, active.revision)
+    report = await run_replay(sources, data, records, baseline)
+    return {"bundle_revision": active.revision, "size_capped": capped, **report}
