@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
@@ -47,7 +48,7 @@ from hookgate.server.store import (
     canonical_json,
     merge_documents,
 )
-from hookgate.server.workers import WorkerLimitError, WorkerPool
+from hookgate.server.workers import SET_LIMITS, WorkerLimitError, WorkerPool
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_DECISION_QUOTA = 200_000  # records per token per hour: ~55/s, far above one developer
@@ -85,16 +86,19 @@ def compile_set(policies: dict[str, str], data: dict) -> Any:
     return Engine.from_sources(policies, data, origin="server")
 
 
-def compile_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
-    """``compile_set`` in the worker pool, under its limits, from a route's thread (a change's
-    validation runs in its database transaction, on the thread pool): ``PolicyError`` when the
-    set does not compile, ``WorkerLimitError`` when compiling it reached a limit."""
-    found = anyio.from_thread.run(
-        workers.run, dryrun.check, set_key(policies, data), policies, data
-    )
+async def check_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
+    """``compile_set`` in the worker pool, under its limits: ``PolicyError`` when the set does
+    not compile, ``WorkerLimitError`` when compiling it reached a limit."""
+    found = await workers.run(dryrun.check, set_key(policies, data), policies, data)
     if found:
         fields = ("file", "line", "col", "message", "hint", "severity")
         raise PolicyError([Diagnostic(**{f: d[f] for f in fields if f in d}) for d in found])
+
+
+def compile_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
+    """``check_in_workers`` from a route's thread (a change's validation runs in its database
+    transaction, on the thread pool)."""
+    anyio.from_thread.run(check_in_workers, workers, policies, data)
 
 
 class ActiveSets:
@@ -608,7 +612,9 @@ def _add_document_routes(app: FastAPI, kind: str, base: str, param: str, content
         # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
         # worker pool: a change's policies are user-supplied code.
         compile_in_workers(workers, policies, data)
-        found = anyio.from_thread.run(workers.run, packcheck.problems, policies, data)
+        found = anyio.from_thread.run(
+            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
+        )
         if found:
             raise packcheck.PackCheckError(found)
 

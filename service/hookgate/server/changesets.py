@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import difflib
 import json
+from functools import partial
 from typing import Annotated, Any
 
+import anyio.from_thread
 import sqlalchemy as sa
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
@@ -32,6 +34,7 @@ from hookgate.server.store import (
     canonical_json,
     merge_documents,
 )
+from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 MAX_INT = api.MAX_INT
 
@@ -117,16 +120,27 @@ def _diff(kind: str, key: str, old: dict, new: dict) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
 
 
-def check_set(policies: dict[str, str], data: dict) -> tuple[list[Diagnostic], dict]:
-    """Compile the set and run its ``test_*`` rules: ``(diagnostics, tests)``, where a failing
-    test is also a diagnostic at its rule's line, so one list says why a set is refused."""
+def check_set(
+    workers: WorkerPool, policies: dict[str, str], data: dict
+) -> tuple[list[Diagnostic], dict]:
+    """Compile the set and run its ``test_*`` rules in the worker pool (user-supplied code),
+    from a route's thread: ``(diagnostics, tests)``, where a failing test is also a diagnostic
+    at its rule's line, so one list says why a set is refused."""
+    found, tests = anyio.from_thread.run(
+        partial(workers.run, _check_set, policies, data, limits=SET_LIMITS)
+    )
+    return [Diagnostic(**d) for d in found], tests
+
+
+def _check_set(policies: dict[str, str], data: dict) -> tuple[list[dict], dict]:
+    """``check_set``'s work, in a worker: plain data crosses the pipe."""
     from hookgate.commands.test import discover, run_test
     from hookgate.server.app import compile_set
 
     try:
         engine = compile_set(policies, data)
     except PolicyError as exc:
-        return list(exc.diagnostics), {"passed": 0, "failed": []}
+        return [_plain(d) for d in exc.diagnostics], {"passed": 0, "failed": []}
     failed, passed, diagnostics = [], 0, []
     for test in discover(engine.policy_set.modules):
         result = run_test(engine.policy_set, test)
@@ -135,8 +149,13 @@ def check_set(policies: dict[str, str], data: dict) -> tuple[list[Diagnostic], d
             continue
         detail = f"{test.name}: {result.outcome}" + (f" ({result.error})" if result.error else "")
         failed.append(f"{test.file}:{test.line}: {detail}")
-        diagnostics.append(Diagnostic(test.file, test.line, 1, f"test {detail}"))
+        diagnostics.append(_plain(Diagnostic(test.file, test.line, 1, f"test {detail}")))
     return diagnostics, {"passed": passed, "failed": failed}
+
+
+def _plain(d: Diagnostic) -> dict:
+    fields = ("file", "line", "col", "message", "hint", "source_line", "severity")
+    return {f: getattr(d, f) for f in fields}
 
 
 def apply(
@@ -217,7 +236,7 @@ def post_changeset(
     except PolicyError as exc:
         diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
     else:
-        diagnostics, tests = check_set(body.policies, merged)
+        diagnostics, tests = check_set(request.app.state.workers, body.policies, merged)
     ok = not diagnostics
     if body.dry_run or not ok:
         active = store.active_set()

@@ -2,7 +2,7 @@
 
 The records are the newest ``limit`` decisions matching the filters (time window, host, pack,
 outcome, session); each keeps the masked input document its policies saw. The replay itself is
-``hookgate.impact.replay``, run off the event loop (see ``run_replay``).
+``hookgate.impact.replay``, run in the worker pool (see ``run_replay``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hookgate.server import models as api
 from hookgate.server import tables as m
 from hookgate.server.auth import Viewer
 from hookgate.server.store import Store, merge_documents
+from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 MAX_RECORDS = 10_000
 # Recorded input documents read for one replay (compact JSON; each is at most 32 KiB, most are
@@ -185,11 +186,19 @@ def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
 
 
 async def run_replay(
-    sources: dict[str, str], data: dict, records: list[dict], baseline: tuple[dict, dict, int]
+    workers: WorkerPool,
+    sources: dict[str, str],
+    data: dict,
+    records: list[dict],
+    baseline: tuple[dict, dict, int],
 ) -> dict:
-    """``replay`` off the event loop (its arguments are plain and picklable, so a worker
-    process pool can take this call as it is)."""
-    return await anyio.to_thread.run_sync(replay, sources, data, records, baseline)
+    """``replay`` in the worker pool: the draft is user-supplied code, run under the limits the
+    operating system enforces there. The draft is compiled first, so one that does not compile
+    is a ``PolicyError`` with its diagnostics."""
+    from hookgate.server.app import check_in_workers
+
+    await check_in_workers(workers, sources, data)
+    return await workers.run(replay, sources, data, records, baseline, limits=SET_LIMITS)
 
 
 router = APIRouter(tags=["impact"])
@@ -207,5 +216,5 @@ async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Bod
     sources, data = draft_set(active, body)
     records, capped = await anyio.to_thread.run_sync(load_records, store, body)
     baseline = (active.policies, active.data, active.revision)
-    report = await run_replay(sources, data, records, baseline)
+    report = await run_replay(request.app.state.workers, sources, data, records, baseline)
     return {"bundle_revision": active.revision, "size_capped": capped, **report}

@@ -34,6 +34,10 @@ class Limits:
     memory_bytes: int = 1024 * 1024 * 1024
 
 
+# For work on a whole set (its tests and smoke payloads, a replay of recorded decisions): more
+# than one dry-run gets.
+SET_LIMITS = Limits(cpu_seconds=60, wall_seconds=120.0)
+
 STARTUP_SECONDS = 60.0  # for a new worker to import what it needs (a loaded machine is slow)
 
 

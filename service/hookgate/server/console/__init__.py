@@ -245,7 +245,7 @@ async def tests(request: Request) -> HTMLResponse:
 
     def run() -> tuple[list[Diagnostic], dict]:
         try:
-            return check_set(*_draft(request, user))
+            return check_set(request.app.state.workers, *_draft(request, user))
         except PolicyError as exc:
             return list(exc.diagnostics), {"passed": 0, "failed": []}
 
@@ -295,7 +295,7 @@ async def impact(request: Request) -> HTMLResponse:
         records, _capped = await anyio.to_thread.run_sync(load_records, store, query)
         active = await anyio.to_thread.run_sync(store.active_set)
         baseline = (active.policies, active.data, active.revision)
-        report = await run_replay(sources, data, records, baseline)
+        report = await run_replay(request.app.state.workers, sources, data, records, baseline)
     except PolicyError as exc:
         return page("impact.html", user, error=exc.diagnostics[0].headline())
     return page("impact.html", user, report=report)
@@ -314,7 +314,7 @@ async def publish(request: Request) -> Response:
             raise HTTPException(422, f"data/{key}: not JSON ({exc})") from None
 
     def validate(policies: dict[str, str], data: dict) -> None:
-        diagnostics, _ = check_set(policies, data)
+        diagnostics, _ = check_set(request.app.state.workers, policies, data)
         if diagnostics:
             raise PolicyError(diagnostics)
 
