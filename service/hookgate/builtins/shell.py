@@ -65,7 +65,8 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run) and leading ``VAR=value`` assignments. Quoting and escapes are removed
-    (``g'i't`` and ``\\git`` are ``git``); a word that is a variable set earlier in the line
+    (``g'i't`` and ``\\git`` are ``git``); brace expansion is made in any word (``{git,push}``,
+    ``-{f,}``, ``{1..3}``); a word that is a variable set earlier in the line
     (``G=git; $G push``), a command word ``$(which git)`` or ``$(echo git push)``, an unquoted
     argument ``$(echo -f)`` and words joined by an unquoted ``$IFS`` (``git${IFS}push``) are read
     as the shell splits them, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
@@ -75,14 +76,17 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
 
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
     ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,
-    and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments), ``span`` (``[start, end)`` character
-    offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
+    and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments),
+    ``span`` (``[start, end)`` character offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
     ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``), ``writes``
     (the files its redirections empty: ``> f``, ``>| f``, ``&> f``, ``>& f``, not ``>> f`` nor
     ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name), ``appends`` (the
-    files it appends to: ``>> f``, ``&>> f``) and ``incomplete`` (the line had unbalanced quotes or was nested too deep; the text after an
-    unterminated quote is analysed as commands too). Arguments of ``echo``, ``grep``, ``printf``,
+    files it appends to: ``>> f``, ``&>> f``), ``branch`` (for ``git``: the branch an earlier
+    ``git switch -c x``, ``checkout -b x``, ``switch x`` of the line left that repository on,
+    ``""`` after ``--detach``, else ``null``) and ``incomplete`` (the line had unbalanced quotes
+    or was nested too deep; the text after an unterminated quote is analysed as commands too).
+    Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
     """
     text = _text_arg(cmdline, "shell.commands: operand 1")
