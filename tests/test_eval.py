@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from hookgate.lang import UNDEFINED, EvalError, PolicyError, load
+from hookgate.lang import UNDEFINED, EvalError, LimitError, PolicyError, load
 from hookgate.lang.values import RegoSet, to_json
 
 
@@ -278,10 +278,11 @@ def test_print_output_is_collected_per_query():
 
 def test_budget_stops_pathological_policies():
     src = "p := count([1 | numbers.range(1, 100)[_]; numbers.range(1, 100)[_]; numbers.range(1, 100)[_]])\n"
-    with pytest.raises(EvalError, match="budget"):
+    with pytest.raises(LimitError, match="step budget exceeded") as steps:
         q(src, "data.t.p", budget=10_000)
-    with pytest.raises(EvalError, match="budget"):
+    with pytest.raises(LimitError, match="time limit reached") as time_limit:
         q(src, "data.t.p", timeout=0.0)
+    assert (steps.value.limit, time_limit.value.limit) == ("steps", "time")
 
 
 def test_overrides_replace_builtins_for_one_query():
