@@ -85,7 +85,9 @@ class LiveServer:
         request.add_header("Authorization", f"Bearer {self.admin_token}")
         for name, value in (headers or {}).items():
             request.add_header(name, value)
-        with urllib.request.urlopen(request, timeout=10) as response:
+        # A change is compiled and its packs' tests and smoke payloads run in the server's worker
+        # pool before it is accepted: seconds on a loaded machine.
+        with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, dict(response.headers), json.loads(response.read() or b"null")
 
     def put_policy(self, policy_id: str, text: str) -> int:
