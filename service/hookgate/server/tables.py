@@ -102,8 +102,8 @@ decisions = Table(
     Index("ix_decisions_host", "host"),
     Index("ix_decisions_session_id", "session_id"),
     Index("ix_decisions_token_id", "token_id"),
-    # Pages are newest first (seq descending): an outcome's rows in that order.
-    Index("ix_decisions_outcome_seq", "outcome", "seq"),
+    # The usual page: one outcome in a time window (one index range, not two bitmaps).
+    Index("ix_decisions_outcome_time", "outcome", "time"),
 )
 
 decision_matches = Table(

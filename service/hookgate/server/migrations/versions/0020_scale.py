@@ -18,7 +18,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("token_id", sa.Integer, nullable=True))
     op.create_index("ix_decisions_session_id", "decisions", ["session_id"])
     op.create_index("ix_decisions_token_id", "decisions", ["token_id"])
-    op.create_index("ix_decisions_outcome_seq", "decisions", ["outcome", "seq"])
+    op.create_index("ix_decisions_outcome_time", "decisions", ["outcome", "time"])
     op.drop_index("ix_decision_matches_pack", "decision_matches")
     op.create_index("ix_decision_matches_pack_seq", "decision_matches", ["pack", "decision_seq"])
     op.create_table(
@@ -33,7 +33,7 @@ def downgrade() -> None:
     op.drop_table("token_usage")
     op.drop_index("ix_decision_matches_pack_seq", "decision_matches")
     op.create_index("ix_decision_matches_pack", "decision_matches", ["pack"])
-    op.drop_index("ix_decisions_outcome_seq", "decisions")
+    op.drop_index("ix_decisions_outcome_time", "decisions")
     op.drop_index("ix_decisions_token_id", "decisions")
     op.drop_index("ix_decisions_session_id", "decisions")
     with op.batch_alter_table("decisions") as batch:
