@@ -108,13 +108,13 @@ protected contains {"path": machine[d], "prefix": concat("", [machine[d], "/"]),
 	is_string(machine[d])
 }
 
-protected contains {"path": path, "prefix": prefix(path, spec.dir), "what": spec.what} if {
+protected contains {"path": path, "prefix": dir_prefix(path, spec.dir), "what": spec.what} if {
 	some spec in host_file_specs
 	dir := machine.hosts[spec.host]
 	path := concat("/", [dir, spec.file])
 }
 
-protected contains {"path": spec.file, "prefix": prefix(spec.file, spec.dir), "what": "the hosts' managed settings"} if {
+protected contains {"path": spec.file, "prefix": dir_prefix(spec.file, spec.dir), "what": "the hosts' managed settings"} if {
 	some spec in system_file_specs
 }
 
@@ -126,9 +126,9 @@ host_file_specs := [{"host": host, "file": trim_suffix(f, "/"), "dir": endswith(
 
 system_file_specs := [{"file": trim_suffix(f, "/"), "dir": endswith(f, "/")} | some f in cfg.system_files]
 
-prefix(path, true) := concat("", [path, "/"])
+dir_prefix(path, true) := concat("", [path, "/"])
 
-prefix(_, false) := null
+dir_prefix(_, false) := null
 
 # Each changed path with the spellings the matching below needs, computed once.
 targets_of_call := [object.union(x, {"slash": concat("", [trim_suffix(x.path, "/"), "/"]), "wrapped": concat("", ["/", x.path, "/"])}) | some x in changed]

@@ -22,7 +22,7 @@ regorus = pytest.importorskip("regorus")
 ROOT = Path(__file__).parent.parent
 POLICIES = ROOT / "policies"
 HANDWRITTEN = Path(__file__).parent / "data" / "lang" / "differential"
-DOMAIN_FAMILIES = {"shell", "git", "xpia", "host"}
+DOMAIN_FAMILIES = {"shell", "git", "xpia", "host", "hookgate", "powershell"}
 DECISIONS = ("deny", "ask", "rewrite", "context")
 
 
