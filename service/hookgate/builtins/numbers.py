@@ -7,6 +7,7 @@ import math
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num
+from hookgate.lang.values import is_decimal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 # Go's strconv.ParseFloat syntax (decimal only), which OPA uses to validate the string.
 _INT = r"[+-]?[0-9]+"
+_INF = float("inf")
 _FLOAT = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 
@@ -77,14 +79,15 @@ def range_step(a: Any, b: Any, step: Any) -> list[int]:
 
 
 @builtin("to_number", "numbers", 1)
-def to_number(x: Any) -> int | float:
-    """``x`` as a number: numbers as they are, ``null`` is 0, booleans 0/1, strings parsed."""
+def to_number(x: Any) -> Any:
+    """``x`` as a number: numbers as they are, ``null`` is 0, booleans 0/1, strings parsed
+    (exactly: ``"0.1234567890123456789"`` keeps every digit)."""
     t = type(x)
     if x is None:
         return 0
     if t is bool:
         return int(x)
-    if t is int or t is float:
+    if t is int or t is float or is_decimal(x):
         return x
     if t is str:
         # RE2 (imported here, off the hot path; it caches compiled patterns): the string may
@@ -95,7 +98,12 @@ def to_number(x: Any) -> int | float:
             if re2.fullmatch(_INT, x):
                 return int(x)  # ValueError past Python's limit of 4300 digits
             if re2.fullmatch(_FLOAT, x):
-                return float(x)  # "1e400" is infinite: the caller refuses it as out of range
+                f = float(x)  # "1e400" is infinite: the caller refuses it as out of range
+                if repr(f) == x or f in (_INF, -_INF):
+                    return f
+                from hookgate.lang.numbers import literal
+
+                return literal(x)  # the number the text writes, exactly (as OPA keeps it)
         except ValueError:
             pass
         raise BuiltinError("to_number: could not parse string as number")

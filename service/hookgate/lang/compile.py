@@ -713,6 +713,14 @@ class RuleCompiler:
                 if isinstance(el, ast.Var):
                     if not is_wild(el) and self._is_local(el.name, scope):
                         info.refout.setdefault(el.name, el.loc)
+                elif isinstance(el, ast.ArrayTerm | ast.ObjectTerm):
+                    # p[[1, x]]: the ref iterates p's keys and binds x where a key matches
+                    sub = VarInfo()
+                    self.vars_of(el, scope, sub, "pattern")
+                    for name, loc in {**sub.pattern, **sub.refout}.items():
+                        info.refout.setdefault(name, loc)
+                    for name, loc in sub.plain.items():
+                        info.plain.setdefault(name, loc)
                 else:
                     self.vars_of(el, scope, info, "plain")
         elif isinstance(term, ast.ArrayTerm):
@@ -1312,6 +1320,11 @@ class RuleCompiler:
                     bound.add(el.name)
                 keys.append(("iter", slot))
                 iterating = True
+            elif isinstance(el, ast.ArrayTerm | ast.ObjectTerm) and not self._evaluable(
+                el, scope, bound
+            ):
+                keys.append(("match", el))
+                iterating = True
             else:
                 keys.append(("key", self.term(el, scope, fn, bound), isinstance(el, ast.Scalar)))
         if not iterating:
@@ -1344,6 +1357,11 @@ class RuleCompiler:
                     k = fn.temp()
                     fn.fail(f"({k} := {key[1]}) is UNDEFINED")
                 fn.fail(f"({v} := index({v}, {k})) is UNDEFINED")
+            elif key[0] == "match":
+                k, item = fn.temp(), fn.temp()
+                fn.loop(f"{k}, {item} in {items}({v})")
+                self.match(key[1], k, scope, bound, fn)
+                v = item
             else:
                 item = fn.temp()
                 fn.loop(f"fr[{key[1]}], {item} in {items}({v})")

@@ -90,10 +90,22 @@ def source_names(diag: Diagnostic) -> Diagnostic:
     """``diag`` naming variables as written (``x'3`` → ``x``)."""
     if "'" not in diag.message and "'" not in (diag.hint or ""):
         return diag
-    import re
 
     def clean(text: str | None) -> str | None:
-        return None if text is None else re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)'[0-9]+", r"\1", text)
+        if text is None:
+            return None
+        out = []
+        i = 0
+        while i < len(text):
+            j = i + 1
+            while j < len(text) and text[j].isdigit():
+                j += 1
+            renamed = (
+                text[i] == "'" and j > i + 1 and i and (text[i - 1].isalnum() or text[i - 1] == "_")
+            )
+            out.append("" if renamed else text[i:j] if text[i] == "'" else text[i])
+            i = j if text[i] == "'" else i + 1
+        return "".join(out)
 
     return Diagnostic(
         diag.file,
