@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hookgate.builtins import git, shell
 from hookgate.engine import Engine
 from hookgate.sources import default_pack_path
 
@@ -146,12 +147,17 @@ def test_no_character_makes_the_guards_fail(engine, command, noise, host, as_tex
     }
     decision = engine.evaluate(json.dumps(payload) if as_text else payload, host)
     assert decision.errors == []
+    if decision.outcome == "allow":  # noise such as " -h" makes git print its usage, not push
+        line = payload["tool_input"]["command"]
+        assert any(git.parse(c)["help"] for c in shell.commands(line) if c["name"] == "git")
+        return
     assert decision.outcome in ("deny", "rewrite")
     check_answer(engine, payload, host)
     if decision.updated_input is not None:  # what runs: valid UTF-8, lone surrogates as U+FFFD
         rewritten = decision.updated_input["command"]
-        # Noise starting with "+" is a forcing refspec itself ("+" alone: force the matching
-        # branches): the rewrite unforces it too, and a bare "+" goes with its space.
-        unforced = "git push origin main" + ("" if noise.startswith("+") else " ")
+        # Noise starting with "+" (after blanks) is a forcing refspec itself ("+" alone: force
+        # the matching branches): the rewrite unforces it too, and a bare "+" goes with the
+        # blanks before it.
+        unforced = "git push origin main" + ("" if noise.lstrip(" \t").startswith("+") else " ")
         assert rewritten.startswith(unforced)
         rewritten.encode("utf-8")
