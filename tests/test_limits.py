@@ -284,8 +284,9 @@ def test_a_megabyte_command_line_is_asked_about_not_let_through(env, closed):
 
 
 @POLICIES
-def test_a_policy_that_analyses_a_megabyte_line_fails_by_the_failure_policy(env, closed, tmp_path):
-    # Past the cap, shell analysis fails the evaluation rather than reading part of the line.
+def test_a_policy_that_analyses_a_megabyte_line_reaches_a_limit_and_asks(env, closed, tmp_path):
+    # Past the cap, shell analysis stops rather than reading part of the line; the agent wrote
+    # the line, so this is a limit (ask) under either failure policy, never a fail-open.
     (tmp_path / "p.rego").write_text(
         "package hookgate.mine\n\nimport rego.v1\n\n"
         'deny contains "git" if {\n\tsome c in shell.commands(input.tool_input.command)\n'
@@ -294,7 +295,13 @@ def test_a_policy_that_analyses_a_megabyte_line_fails_by_the_failure_policy(env,
     line = long_line(1024 * 1024, NO_VERIFY + " " + SECRET)
     args = ("--policies", str(tmp_path), *failure_args(closed))
     result = run_eval(encode(bash(line)), env, *args)
-    assert_failed_by_policy(result, env, closed, f"at most {MAX_COMMAND_CHARS} characters")
+    assert verdict(result) == "ask"
+    reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "[pack=hookgate.mine, pattern=limit-command-size]" in reason
+    (record,) = telemetry(env)
+    assert record["kind"] == "limit" and record["limit"] == "command-size"
+    assert f"at most {MAX_COMMAND_CHARS} characters" in record["message"]
+    assert SECRET.encode() not in result.stdout + result.stderr + json.dumps(record).encode()
 
 
 # -- step budget and wall-clock timeout: lang/runtime.py DEFAULT_BUDGET, engine.py TIMEOUT ---

@@ -18,7 +18,6 @@ import pytest
 from hookgate.builtins.shell import MAX_COMMAND_CHARS
 from hookgate.engine import Engine
 from hookgate.hostio.normalize import normalize
-from hookgate.lang.errors import LimitError
 from hookgate.sources import default_pack_path
 
 _spec = importlib.util.spec_from_file_location(
@@ -47,11 +46,12 @@ def steps(engine: Engine, command: str) -> tuple[int, str]:
 
     sys.setprofile(profile)
     try:
-        outcome = engine.decide(hook_input).outcome
-    except LimitError as exc:
-        outcome = "limit " + exc.limit
+        decision = engine.decide(hook_input)
     finally:
         sys.setprofile(None)
+    # A limit reached in a pack is that pack's answer (ask), recorded in the decision's errors.
+    limits = [e["limit"] for e in decision.errors if e.get("kind") == "limit"]
+    outcome = "limit " + limits[0] if limits else decision.outcome
     return count, outcome
 
 
