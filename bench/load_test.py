@@ -501,6 +501,9 @@ def running_server(db_url: str, workdir: Path, report: Report) -> Iterator[tuple
     env = {**os.environ, "HOOKGATE_HOME": str(workdir / "home"), "PYTHONUNBUFFERED": "1"}
     log_path = workdir / "server.log"
     command = [hookgate_cli(), "serve", "--port", "0", "--db", db_url, "--log-level", "warning"]
+    # Every client dry-runs with the one viewer token: the per-token cap must not turn the load
+    # into 429s (the cap itself is tested in tests/test_server_workers.py).
+    command += ["--dry-runs-per-token", str(max(report.clients, 2))]
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     # A server that never prints its address is killed, which ends the read below.

@@ -48,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DAYS",
         help="delete decision records older than this, hourly (default 90; 0: keep all)",
     )
+    parser.add_argument(
+        "--dry-runs-per-token",
+        type=int,
+        default=None,
+        metavar="N",
+        help="dry-runs one token may have running at once on this instance; past it 429 "
+        "(default 2)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
     parser.add_argument(
         "--no-access-log",
@@ -75,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from hookgate.masking import MaskError, masker_from_env
     from hookgate.server.app import (
         DEFAULT_DECISION_QUOTA,
+        DEFAULT_DRY_RUNS_PER_TOKEN,
         DEFAULT_MAX_BODY_BYTES,
         DEFAULT_RETENTION_DAYS,
         compile_set,
@@ -118,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         masker=masker,
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         decision_quota=quota,
+        dry_runs_per_token=args.dry_runs_per_token or DEFAULT_DRY_RUNS_PER_TOKEN,
         access_log=not args.no_access_log,
         retention_days=DEFAULT_RETENTION_DAYS
         if args.retention_days is None
