@@ -192,4 +192,9 @@ def test_a_builtin_result_past_the_output_cap_stops_the_evaluation(store):
     with client_for(store) as client:
         r = client.post("/v1/evaluate", json=body, headers=auth(tokens["viewer"]))
     assert r.status_code == 200
-    assert any("concat: result over 1048576" in e for e in r.json()["decision"]["errors"])
+    # A limit of the failing pack alone: the other packs still decide (no-verify denies).
+    decision = r.json()["decision"]
+    (error,) = decision["errors"]
+    assert error["kind"] == "limit" and error["limit"] == "output-size"
+    assert error["pack"] == "hookgate.boom" and "concat: result over 1048576" in error["message"]
+    assert decision["outcome"] == "deny"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -22,6 +23,7 @@ from hookgate.builtins.shell import (
     without_flags,
 )
 from hookgate.lang.errors import LimitError
+from hookgate.shell import expansion
 from hookgate.shell.expansion import brace_expand
 
 
@@ -688,7 +690,12 @@ def test_brace_expansion_agrees_with_bash(pieces):
     shown = subprocess.run(
         ["bash", "-c", 'printf "%s\\n" _ ' + word], capture_output=True, text=True, check=True
     ).stdout.split("\n")[1:-1]  # "_" first: a word that expands to nothing still prints
-    assert [w for w in brace_expand(word) if w] == shown, word
+    with mock.patch.object(expansion, "MAX_BRACE_WORDS", 1 << 20):
+        words = brace_expand(word)
+    assert [w for w in words if w] == shown, word
+    if len(words) > expansion.MAX_BRACE_WORDS:  # past the bound, the analysis stops instead
+        with pytest.raises(LimitError):
+            brace_expand(word)
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,8 @@ def _first_brace(text: str) -> tuple[int, int, list[str]] | None:
             c = text[j]
             if c == "{":
                 depth += 1
+            elif c == "}" and j == start + 1:
+                continue  # "{}" never closes: bash reads that "}" as text (x{},} is x} x)
             elif c == "}":
                 depth -= 1
                 if depth == 0:
@@ -60,8 +62,10 @@ def _first_brace(text: str) -> tuple[int, int, list[str]] | None:
                     break
             elif c == "," and depth == 1:
                 commas.append(j)
-            elif c == "." and depth == 1 and text.startswith("..", j):
-                dots = True
+            elif (
+                c == "." and depth == 1 and text.startswith("..", j) and text[j + 2 : j + 3] != "}"
+            ):
+                dots = True  # bash does not count a ".." that closes the brace ({{a,b}..})
         start = text.find("{", skip_to + 1)
     return None
 
@@ -90,7 +94,8 @@ def _sequence(inner: str) -> list[str] | None:
         )
         values = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
         return [str(v).zfill(width) if width else str(v) for v in values]
-    if len(a) == 1 and len(b) == 1 and a.isascii() and b.isascii():
+    # Letters only, as bash: {A..c} runs through the ASCII table between them; {!..%} is text.
+    if len(a) == 1 and len(b) == 1 and a.isascii() and b.isascii() and a.isalpha() and b.isalpha():
         lo, hi = ord(a), ord(b)
         values = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
         return [chr(v) for v in values]

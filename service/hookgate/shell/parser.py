@@ -460,12 +460,12 @@ class _Parser:
             if value is None and "IFS" not in self.vars and _quoted(word) is False:
                 value = _ifs_as_blanks(word.text)
             if value is None:
-                parts = []
+                out.append(word)  # not known from the line: kept as written
             elif k == 0 or _quoted(word) is not True:
-                parts = value.split()
+                # split as bash splits it; a value of blanks only leaves no word at all
+                out += [Word(p, None, True, []) for p in value.split()]
             else:
-                parts = [value] if value else []
-            out += [Word(p, None, True, []) for p in parts] if parts else [word]
+                out.append(Word(value, None, True, []))
         return out
 
     def analyse(
