@@ -224,11 +224,23 @@ class _NoTokens:
         return None
 
 
+@pytest.fixture
+def caplog(caplog, monkeypatch):
+    # uvicorn's logging configuration (applied by any in-process server an earlier test ran)
+    # stops its access logger from propagating to the root logger, where caplog listens.
+    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "propagate", True)
+    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "disabled", False)
+    return caplog
+
+
 @pytest.mark.parametrize("query", ["access_token={t}", "x=1&token={t}", "api_key=abc", "q={t}"])
 def test_tokens_in_query_strings_are_refused_and_never_logged(store, tokens, caplog, query):
     token = tokens["agent"]
     url = "/v1/bundle?" + query.format(t=token)
-    with client_for(store, access_log=True) as client, caplog.at_level(logging.INFO):
+    with (
+        client_for(store, access_log=True) as client,
+        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+    ):
         r = client.get(url, headers=auth(token))
     assert r.status_code == 400 and _fields(r)[0].startswith("query.")
     logged = _access_log(caplog)
@@ -240,7 +252,10 @@ def _access_log(caplog) -> str:
 
 
 def test_an_ordinary_query_is_logged_as_sent(store, tokens, caplog):
-    with client_for(store, access_log=True) as client, caplog.at_level(logging.INFO):
+    with (
+        client_for(store, access_log=True) as client,
+        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+    ):
         r = client.get("/v1/decisions?outcome=deny&limit=5", headers=auth(tokens["viewer"]))
     assert r.status_code == 200
     assert '"GET /v1/decisions?outcome=deny&limit=5 HTTP/1.1" 200' in _access_log(caplog)
