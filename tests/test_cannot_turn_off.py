@@ -177,3 +177,41 @@ def test_through_the_server_a_null_tool_name_is_a_payload_error(server):
     decision = dry_run(client, admin, bash("rm -rf ~", tool_name=None))
     (error,) = decision["errors"]
     assert (error["kind"], error["source"]) == ("fault", "payload")
+
+
+def call(tool_name: str, tool_input: dict) -> dict:
+    return {**bash(""), "tool_name": tool_name, "tool_input": tool_input}
+
+
+def guard_edits(home: str) -> list[dict]:
+    """Ways of editing the guard away, each through a different tool."""
+    settings = os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
+    return [
+        call("Write", {"file_path": settings, "content": "{}"}),
+        call("Write", {"file_path": "/home/u/proj/.git/hooks/pre-commit", "content": "exit 0\n"}),
+        call(
+            "Edit",
+            {
+                "file_path": "/home/u/proj/.git/config",
+                "old_string": "[core]",
+                "new_string": "[core]\n\thooksPath = /dev/null",
+            },
+        ),
+        bash("echo 'exit 0' > .git/hooks/pre-push"),
+        bash(f"rm -rf {home}"),
+    ]
+
+
+def test_the_agent_cannot_edit_the_guard_away(env):
+    for payload in guard_edits(env["HOOKGATE_HOME"]):
+        answer, _ = hook(env, payload)
+        assert answer.get("permissionDecision") in ("deny", "ask"), payload["tool_input"]
+    # Reading them stays allowed.
+    answer, _ = hook(env, call("Read", {"file_path": "/home/u/proj/.git/config"}))
+    assert answer.get("permissionDecision") is None
+
+
+def test_through_the_server_the_repository_s_hooks_and_config_are_protected(server):
+    client, admin, _ = server
+    for payload in guard_edits("/home/u/.local/state/hookgate")[1:4]:
+        assert dry_run(client, admin, payload)["outcome"] in ("deny", "ask"), payload
