@@ -8,22 +8,18 @@ explorer. On failure the page's screenshot is saved (the path is printed); with
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import tempfile
-import threading
-import time
 import uuid
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from browser_support import chromium, live_server
 from server_support import GUARD, auth, client_for, fresh_store, seeded
 
 from hookgate.server.app import create_app
 
-CI = os.environ.get("CI") == "true"
 SHOTS = os.environ.get("HOOKGATE_CONSOLE_SCREENSHOTS")
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -44,13 +40,6 @@ NEW_RULE = (
     '    contains(input.tool_input.command, "-m wip")\n'
     "}\n"
 )
-
-
-def _need(what: str, found: object) -> None:
-    if not found:
-        if CI:
-            pytest.fail(f"{what} is missing: CI must run the browser test")
-        pytest.skip(f"{what} is missing")
 
 
 def _recorded(command: str, outcome: str, session: str, minutes_ago: int) -> dict:
@@ -104,49 +93,14 @@ def store(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(store):
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(store[0]), host="127.0.0.1", port=port, log_level="warning")
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not runner.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert runner.started
-    yield f"http://127.0.0.1:{port}"
-    runner.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app(store[0])) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = os.environ.get("HOOKGATE_TEST_CHROMIUM") or shutil.which("chromium")
-    driver_path = os.environ.get("HOOKGATE_TEST_CHROMEDRIVER") or shutil.which("chromedriver")
-    _need("chromium", chromium)
-    _need("chromedriver", driver_path)
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _need("selenium", None)
-    profile = tempfile.mkdtemp(prefix="hookgate-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=1400,1100", f"--user-data-dir={profile}",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium("1400,1100") as driver:
+        yield driver
 
 
 @contextmanager

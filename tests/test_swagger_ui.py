@@ -5,26 +5,12 @@ a failure under CI=true)."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import tempfile
-import threading
-import time
 
 import pytest
+from browser_support import chromium, live_server
 from server_support import client_for, fresh_store, seeded
 
 from hookgate.server.app import create_app
-
-CI = os.environ.get("CI") == "true"
-
-
-def _need(what: str, found: object) -> None:
-    if not found:
-        if CI:
-            pytest.fail(f"{what} is missing: CI must run the browser test")
-        pytest.skip(f"{what} is missing")
 
 
 @pytest.fixture(scope="module")
@@ -48,50 +34,14 @@ def test_docs_pages_use_only_local_assets(store):
 
 @pytest.fixture(scope="module")
 def server(store):
-    import uvicorn
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(store[0]), host="127.0.0.1", port=port, log_level="warning")
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not runner.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert runner.started
-    yield f"http://127.0.0.1:{port}"
-    runner.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app(store[0])) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = os.environ.get("HOOKGATE_TEST_CHROMIUM") or shutil.which("chromium")
-    driver_path = os.environ.get("HOOKGATE_TEST_CHROMEDRIVER") or shutil.which("chromedriver")
-    _need("chromium", chromium)
-    _need("chromedriver", driver_path)
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _need("selenium", None)
-    profile = tempfile.mkdtemp(prefix="hookgate-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=1400,2000", f"--user-data-dir={profile}",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    # Service with an explicit path: selenium never tries to download a driver.
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium("1400,2000") as driver:
+        yield driver
 
 
 def test_try_it_out_runs_a_dry_run_in_swagger_ui(server, browser, store):
