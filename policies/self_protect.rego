@@ -135,9 +135,28 @@ targets_of_call := [object.union(x, {"slash": concat("", [trim_suffix(x.path, "/
 
 hits contains {"path": x.path, "how": x.how, "what": p.what} if {
 	some x in targets_of_call
+	near_protected(x)
 	some p in protected
 	covers(x, p)
 }
+
+# Whether covers(x, p) can hold for some p, in three lookups, so that a call changing no
+# protected path (most calls) never walks the protected list. The sets below do not depend on
+# the call: they are computed once per policy set and environment, like `protected`.
+near_protected(x) if x.path in protected_paths
+
+near_protected(x) if strings.any_prefix_match(x.path, protected_prefixes)
+
+near_protected(x) if {
+	x.tree
+	strings.any_prefix_match(protected_parents, x.slash)
+}
+
+protected_paths := {p.path | some p in protected}
+
+protected_prefixes := {p.prefix | some p in protected; is_string(p.prefix)}
+
+protected_parents := {concat("", [p.path, "/"]) | some p in protected}
 
 covers(x, p) if x.path == p.path
 

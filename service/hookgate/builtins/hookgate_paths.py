@@ -25,7 +25,24 @@ _HOST_HOMES: tuple[tuple[str, str | None, str], ...] = (
 )
 
 
-@builtin("hookgate.paths", "hookgate", 0, reads_host=True)
+# What the answer depends on: the variables below (paths.py reads the HOOKGATE and XDG ones,
+# the home directory comes from HOME) and the working directory (a relative variable's base).
+_VARIABLES = (
+    "HOME",
+    "HOOKGATE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    *(variable for _, variable, _ in _HOST_HOMES if variable),
+)
+# os.environ's own store and its keys as stored: reading nine variables through the mapping
+# would cost more than the rest of a typical decision's path checks.
+_STORE = os.environ._data
+_KEYS = tuple(map(os.environ.encodekey, _VARIABLES))
+_last: list = [None, None]  # [environment key, answer]: one answer object per environment
+
+
+@builtin("hookgate.paths", "hookgate", 0, reads_host=True, environment=True)
 def hookgate_paths() -> dict:
     """hookgate's own directories and the hosts' settings homes on this machine.
 
@@ -36,6 +53,19 @@ def hookgate_paths() -> dict:
     or ``$COPILOT_HOME``, ``~/.gemini``, ``~/.cursor``, ``~/.amplifier``). All absolute,
     without a trailing ``/``. Reads the environment only.
     """
+    try:
+        cwd = os.getcwd()
+    except OSError:  # a removed working directory: no key, answer afresh
+        return _paths()
+    key = (*map(_STORE.get, _KEYS), cwd)
+    if key == _last[0]:
+        return _last[1]  # the same object: rules built on it stay computed (Group.memo_env)
+    answer = _paths()
+    _last[:] = key, answer
+    return answer
+
+
+def _paths() -> dict:
     home = os.path.expanduser("~")
     hosts = {}
     for host, variable, default in _HOST_HOMES:

@@ -26,7 +26,7 @@ class BuiltinError(Exception):
 class Builtin:
     """One registered function (a plain class: ``dataclasses`` costs a warm eval too much)."""
 
-    __slots__ = ("name", "family", "func", "arity", "doc", "reads_host")
+    __slots__ = ("name", "family", "func", "arity", "doc", "reads_host", "environment")
 
     def __init__(
         self,
@@ -38,6 +38,10 @@ class Builtin:
         # Reads facts from the local machine (files under a payload's cwd); the server must
         # supply such facts from the request instead of running the builtin against its disk.
         reads_host: bool = False,
+        # Of those, reads only the process environment (variables, home directory), without
+        # arguments, and answers the same object while it is unchanged: rules built on its
+        # answer are computed once per environment, not per decision (``Group.memo_env``).
+        environment: bool = False,
     ) -> None:
         self.name = name
         self.family = family
@@ -45,6 +49,7 @@ class Builtin:
         self.arity = arity
         self.doc = doc
         self.reads_host = reads_host
+        self.environment = environment
 
     def __repr__(self) -> str:
         return f"Builtin({self.name!r}, family={self.family!r}, arity={self.arity})"
@@ -55,7 +60,7 @@ REGISTRY: dict[str, Builtin] = {}
 
 
 def builtin(
-    name: str, family: str, arity: int, *, reads_host: bool = False
+    name: str, family: str, arity: int, *, reads_host: bool = False, environment: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as the builtin ``name`` taking ``arity`` arguments."""
 
@@ -65,7 +70,9 @@ def builtin(
         doc = (func.__doc__ or "").strip()
         if not doc:
             raise ValueError(f"builtin {name} has no docstring")
-        REGISTRY[name] = Builtin(name, family, func, arity, doc, reads_host)
+        if environment and (arity != 0 or not reads_host):
+            raise ValueError(f"builtin {name}: an environment builtin reads the host, no arguments")
+        REGISTRY[name] = Builtin(name, family, func, arity, doc, reads_host, environment)
         return func
 
     return register

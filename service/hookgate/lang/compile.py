@@ -141,6 +141,9 @@ class Program:
         self.rules: dict[Group, list[tuple[ast.Rule, ModuleEnv]]] = {}
         self.defaults: dict[Group, ast.Rule] = {}
         self.deps: dict[Group, set[Group]] = {}
+        # What a group's own code reads besides base data, other rules and pure builtins:
+        # "input", "with", "print", or the name of a builtin that reads something else.
+        self.reads: dict[Group, set[str]] = {}
         self.out = _Module()
         self._collect()
         for group in self.tree.groups:
@@ -148,6 +151,8 @@ class Program:
         self.out.constants = [g for g in self.tree.groups if self._constant(g)]
         if not self.diagnostics:
             self._check_recursion()
+        if not self.diagnostics and not coverage:  # with coverage, each test reaches each rule
+            self.out.memoized = self._memoized()
         self.source = self.out.source() if not self.diagnostics else ""
 
     def code(self) -> Any:
@@ -283,6 +288,33 @@ class Program:
             return node.group is None and (i < len(dpath) or not node.has_rules())
         return False
 
+    def _memoized(self) -> dict[Group, tuple[str, ...]]:
+        """The rules whose value does not depend on the call: no ``input``, no ``with``, no
+        ``print`` and no builtin that reads the clock or the machine in their code or in any
+        rule or function they use, except builtins that read only the process environment
+        (``hookgate.paths``). Each maps to those environment builtins: its value is computed
+        once per policy set and environment (``Group.memo_env``), not once per decision. The
+        constants (fixed by the base data, put in every evaluation's cache) are left out."""
+        reads: dict[Group, set[str]] = {}
+
+        def closure(g: Group) -> set[str]:
+            found = reads.get(g)
+            if found is None:
+                found = reads[g] = set(self.reads.get(g, ()))  # recursion was refused
+                for d in self.deps[g]:
+                    found |= closure(d)
+            return found
+
+        constants = set(self.out.constants)
+        out = {}
+        for g in self.tree.groups:
+            if g.kind == "function" or g in constants:
+                continue
+            names = closure(g)
+            if all(_environment_builtin(name) for name in names):
+                out[g] = tuple(sorted(names))
+        return out
+
     def _check_recursion(self) -> None:
         state: dict[Group, int] = {}
         stack: list[Group] = []
@@ -349,6 +381,7 @@ class _Module:
         self.group_names: dict[Group, str] = {}
         self.node_names: dict[tuple, str] = {}
         self.constants: list[Group] = []
+        self.memoized: dict[Group, tuple[str, ...]] = {}
         self.count = 0
 
     def name(self, prefix: str) -> str:
@@ -386,6 +419,8 @@ class _Module:
         for path, name in self.node_names.items():
             lines.append(f"{name} = T.node({path!r})")
         lines.append(f"T.constants = ({''.join(self.group(g) + ', ' for g in self.constants)})")
+        for group, env in self.memoized.items():
+            lines.append(f"{self.group(group)}.memo_env = {env!r}")
         return "\n".join(lines) + "\n"
 
 
@@ -463,6 +498,19 @@ class _Fn:
 
 # Builtins whose value is fixed for one evaluation (OPA reads the clock once per query).
 _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
+# Builtins whose answer is not a function of their arguments alone (besides those that read
+# the machine, ``reads_host``): a rule calling one is evaluated for every decision.
+_UNSTABLE = frozenset({"time.now_ns", "uuid.rfc4122"})
+
+
+def _reads_outside(b: Any) -> bool:
+    """Whether builtin ``b``'s answer depends on more than its arguments."""
+    return b.name in _UNSTABLE or b.reads_host
+
+
+def _environment_builtin(name: str) -> bool:
+    b = builtins.get(name)
+    return b is not None and b.reads_host and b.environment
 
 
 def _lit(value: Any) -> str:
@@ -490,6 +538,9 @@ class RuleCompiler:
         # Iteration order is observable only in the array comprehensions (their element
         # order); everywhere else the cheaper storage order gives the same answers.
         self.ordered = False
+
+    def _reads(self, what: str) -> None:
+        self.program.reads.setdefault(self.group, set()).add(what)
 
     def _fn(self, prefix: str, params: str, exit: str, stop: str = "", acc: str = "acc") -> _Fn:
         name = self.module.name(prefix)
@@ -1020,6 +1071,7 @@ class RuleCompiler:
         self.unify(call.args[1], _SlotTerm(slot), scope, bound, call.loc, fn)
 
     def _with(self, lit: Any, withs: tuple, scope: Scope, bound: set, fn: _Fn) -> None:
+        self._reads("with")
         mods = [self._with_mod(w, scope, bound, fn) for w in withs]
         # The literal runs in a modified context, what follows it in the original one.
         outer = fn.ctx
@@ -1258,6 +1310,7 @@ class RuleCompiler:
         """An expression for an absolute constant path (``("input", …)``/``("data", …)``)."""
         ctx = fn.ctx
         if path[0] == "input":
+            self._reads("input")
             rest = path[1:]
             if not rest:
                 return f"{ctx}.input"
@@ -1435,6 +1488,8 @@ class RuleCompiler:
         name = target.name
         if name == "walk":
             raise CompileError("unsupported: walk without an output argument", t.loc)
+        if _reads_outside(target):
+            self._reads(name)
         where = f"{self.file}, {t.loc.line}, {t.loc.col}"
         if name in _ONCE_PER_EVALUATION:
             return f"call_once({name!r}, BF[{name!r}], {fn.ctx}, {where})"
@@ -1448,6 +1503,7 @@ class RuleCompiler:
         )
 
     def _print(self, t: ast.Call, scope: Scope, bound: set, fn: _Fn) -> str:
+        self._reads("print")
         mark = len(fn.lines)
         args = [self.term(a, scope, fn, bound) for a in t.args]
         if len(fn.lines) != mark:

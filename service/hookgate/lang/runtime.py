@@ -394,7 +394,19 @@ class Group:
     """All definitions of one rule path (a complete rule, a partial set or object, a function):
     the generated functions of its definitions, and where its first definition is (for errors)."""
 
-    __slots__ = ("kind", "path", "name", "arity", "file", "line", "col", "defs", "default_def")
+    __slots__ = (
+        "kind",
+        "path",
+        "name",
+        "arity",
+        "file",
+        "line",
+        "col",
+        "defs",
+        "default_def",
+        "memo_env",
+        "memo",
+    )
 
     def __init__(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> None:
         self.kind = kind
@@ -406,6 +418,10 @@ class Group:
         self.col = col
         self.defs: tuple[Callable, ...] = ()
         self.default_def: Callable | None = None
+        # A rule whose value does not depend on the call (compile.Program._memoized): the
+        # environment builtins it reads (often none), and its value with their answers.
+        self.memo_env: tuple[str, ...] | None = None
+        self.memo: tuple[tuple, Any] | None = None
 
     def value(self, ctx: Ctx) -> Any:
         """The group's value in this evaluation (computed once per ``ctx``)."""
@@ -427,6 +443,31 @@ class Group:
         return v
 
     def _compute(self, ctx: Ctx) -> Any:
+        if self.memo_env is not None and ctx.mocks is None and not ctx.data_over and not ctx.strict:
+            return self._memoized(ctx)
+        return self._evaluate(ctx)
+
+    def _memoized(self, ctx: Ctx) -> Any:
+        """The value computed by an earlier evaluation of this policy set, if the environment
+        builtins it reads answer the same objects now (``Builtin.environment``)."""
+        shared = ctx.shared
+        key = []
+        for name in self.memo_env:
+            answer = shared.get(("environment", name), MISSING)
+            if answer is MISSING:
+                try:
+                    answer = shared[("environment", name)] = _builtin_func(name)()
+                except Exception:  # the evaluation reports it where the rule calls it
+                    return self._evaluate(ctx)
+            key.append(answer)
+        memo = self.memo
+        if memo is not None and all(a is b for a, b in zip(memo[0], key, strict=True)):
+            return memo[1]
+        value = self._evaluate(ctx)
+        self.memo = (tuple(key), value)  # the key's objects stay alive: no id is reused
+        return value
+
+    def _evaluate(self, ctx: Ctx) -> Any:
         if self.kind == "set":
             acc: dict = {}
             for d in self.defs:
@@ -660,6 +701,12 @@ def _finite(value: Any, ctx: Ctx, name: str, file: str, line: int, col: int) -> 
             ctx, name, BuiltinError(f"{name}: number out of range"), file, line, col
         )
     return value
+
+
+def _builtin_func(name: str) -> Callable:
+    from hookgate import builtins
+
+    return builtins.get(name).func
 
 
 class BuiltinFuncs(dict):

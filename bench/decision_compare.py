@@ -1,0 +1,165 @@
+"""Per-decision time of the default pack, this tree against a baseline tree, in one run.
+
+Each tree's ``Engine.evaluate`` decides everyday payloads (shell commands, file reads, writes
+and edits, searches, a web fetch, an MCP call) and the guard payloads of ``bench/run.py``, in
+process, warm. The two trees take turns in fresh processes (``PYTHONPATH=<tree>/service``, the
+tree's own ``policies/``), round after round, so that the load of a shared machine weighs on
+both alike; each figure is the minimum over the rounds of the mean of ``--loops`` decisions.
+
+    .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 5]
+
+A baseline tree is a checkout (``git worktree add /tmp/base <commit>``); it is only read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PAYLOADS: dict[str, tuple[str, dict]] = {
+    # name: (what it is, tool call)
+    "force": ("force push (rewrite)", {"Bash": {"command": "git push --force origin main"}}),
+    "noverify": ("no-verify (deny)", {"Bash": {"command": "git commit --no-verify -m wip"}}),
+    "harmless": ("`npm test` (allow)", {"Bash": {"command": "npm test -- --watch=false"}}),
+    "everyday": (
+        "`cd … && pytest …`, piped to tail",
+        {"Bash": {"command": "cd service && python -m pytest tests/test_x.py -q 2>&1 | tail -20"}},
+    ),
+    "pipeline": (
+        "longer pipeline",
+        {
+            "Bash": {
+                "command": "git log --oneline -20 | grep -v Merge | awk '{print $1}' | "
+                "xargs -n1 git show --stat | sort | uniq -c | sort -rn | head -30 > /tmp/stats.txt"
+            }
+        },
+    ),
+    "read": ("Read", {"Read": {"file_path": "/tmp/proj/README.md"}}),
+    "edit": (
+        "Edit",
+        {
+            "Edit": {
+                "file_path": "/tmp/proj/src/app.py",
+                "old_string": "a = 1",
+                "new_string": "a = 2",
+            }
+        },
+    ),
+    "write": (
+        "Write of a project file",
+        {
+            "Write": {
+                "file_path": "/tmp/proj/src/new_module.py",
+                "content": '"""Helpers."""\n\n\ndef add(x: int, y: int) -> int:\n    return x + y\n',
+            }
+        },
+    ),
+    "grep": (
+        "Grep",
+        {
+            "Grep": {
+                "pattern": "def evaluate",
+                "path": "/tmp/proj/service",
+                "output_mode": "content",
+            }
+        },
+    ),
+    "glob": ("Glob", {"Glob": {"pattern": "**/*.py", "path": "/tmp/proj"}}),
+    "webfetch": (
+        "WebFetch",
+        {
+            "WebFetch": {
+                "url": "https://docs.python.org/3/library/os.path.html",
+                "prompt": "Summarise what os.path.normpath does with '..' components",
+            }
+        },
+    ),
+    "mcp": (
+        "MCP tool",
+        {"mcp__github__get_issue": {"owner": "acme", "repo": "widgets", "issue_number": 42}},
+    ),
+}
+
+
+def payload(call: dict) -> dict:
+    ((tool, tool_input),) = call.items()
+    return {
+        "session_id": "bench",
+        "transcript_path": "/tmp/proj/.claude/bench.jsonl",
+        "cwd": "/tmp/proj",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_bench",
+    }
+
+
+def child(tree: str, names: list[str], loops: int) -> None:
+    """Time each payload in this process (the tree's hookgate on sys.path); print JSON µs."""
+    from hookgate.engine import Engine
+
+    engine = Engine.from_paths([os.path.join(tree, "policies")])
+    out = {}
+    for name in names:
+        doc = payload(PAYLOADS[name][1])
+        engine.evaluate(doc)  # warm: builtin families imported, caches filled
+        start = time.perf_counter()
+        for _ in range(loops):
+            engine.evaluate(doc)
+        out[name] = (time.perf_counter() - start) / loops * 1e6
+    print(json.dumps(out))
+
+
+def measure(tree: str, names: list[str], loops: int) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=os.path.join(tree, "service"))
+    env["PYTHONHASHSEED"] = "0"
+    cmd = [sys.executable, __file__, "--child", tree, "--loops", str(loops), *names]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{tree}: the timing process failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-tree", help="checkout to compare against (required)")
+    parser.add_argument("--tree", default=HERE, help="checkout measured (default: this one)")
+    parser.add_argument("--rounds", type=int, default=5, help="turns each tree takes")
+    parser.add_argument("--loops", type=int, default=300, help="decisions timed per turn")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("payloads", nargs="*", help=f"a subset of: {', '.join(PAYLOADS)}")
+    args = parser.parse_args()
+    names = args.payloads or list(PAYLOADS)
+    unknown = [n for n in names if n not in PAYLOADS]
+    if unknown:
+        parser.error(f"unknown payload {', '.join(unknown)} (choose from {', '.join(PAYLOADS)})")
+    if args.child:
+        child(args.child, names, args.loops)
+        return
+    if not args.baseline_tree:
+        parser.error("--baseline-tree is required")
+    trees = {"baseline": os.path.abspath(args.baseline_tree), "this": os.path.abspath(args.tree)}
+    best: dict[str, dict[str, float]] = {k: {} for k in trees}
+    load = [os.getloadavg()[0]]
+    for _ in range(args.rounds):
+        for key, tree in trees.items():
+            for name, us in measure(tree, names, args.loops).items():
+                best[key][name] = min(us, best[key].get(name, us))
+        load.append(os.getloadavg()[0])
+    print(f"baseline {trees['baseline']}\nthis     {trees['this']}")
+    print(f"{args.rounds} rounds x {args.loops} decisions, min per payload; load average (1 min)")
+    print(f"during the run: {min(load):.1f}-{max(load):.1f}\n")
+    print("| payload | baseline µs | this µs | ratio |\n|---|---|---|---|")
+    for name in names:
+        base, this = best["baseline"][name], best["this"][name]
+        print(f"| {PAYLOADS[name][0]} | {base:.0f} | {this:.0f} | {this / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Rules whose value does not depend on the call are computed once per policy set (and per
+environment, for those reading ``hookgate.paths``), never at the cost of a different answer."""
+
+from __future__ import annotations
+
+from hookgate.lang import UNDEFINED, EvalError, load
+from hookgate.lang.values import to_json
+
+SOURCE = """
+package p
+
+import rego.v1
+
+specs := [{"name": n, "upper": upper(n)} | some n in data.names]
+
+from_specs := {s.upper | some s in specs}
+
+asks := {n | some n in data.names; n == input.name}
+
+via_function := {n | some n in data.names; matches(n)}
+
+matches(n) if n == input.name
+
+clock := [t | t := time.now_ns()]
+
+printed := [n | some n in data.names; print(n)]
+
+machine := hookgate.paths().hosts.codex
+
+bad := to_number(data.names[0])
+"""
+DATA = {"names": ["a", "b"]}
+
+
+def group(ps, name: str):
+    return ps._tree.find(("p", name))[0].group
+
+
+def test_rules_of_base_data_and_pure_builtins_are_computed_once():
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    first = ps.query("data.p.from_specs", input={"name": "a"})
+    again = ps.query("data.p.from_specs", input={"name": "b"})
+    assert to_json(first) == ["A", "B"]
+    assert again is first  # the same object: not computed again
+    assert group(ps, "specs").memo_env == () and group(ps, "from_specs").memo_env == ()
+
+
+def test_rules_reading_the_call_are_not_memoized():
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    for name in ("asks", "via_function"):  # directly, and through a function reading input
+        assert group(ps, name).memo_env is None
+        assert to_json(ps.query(f"data.p.{name}", input={"name": "a"})) == ["a"]
+        assert to_json(ps.query(f"data.p.{name}", input={"name": "b"})) == ["b"]
+
+
+def test_clock_and_print_are_read_on_every_evaluation():
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    assert group(ps, "clock").memo_env is None and group(ps, "printed").memo_env is None
+    for _ in range(2):
+        out: list[str] = []
+        ps.query("data.p.printed", input={}, prints=out)
+        assert len(out) == 2
+
+
+def test_environment_rules_follow_the_environment(monkeypatch, tmp_path):
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    assert group(ps, "machine").memo_env == ("hookgate.paths",)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "one"))
+    assert ps.query("data.p.machine", input={}) == str(tmp_path / "one")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "two"))
+    assert ps.query("data.p.machine", input={}) == str(tmp_path / "two")
+    monkeypatch.chdir(tmp_path)  # a relative value is read against the working directory
+    monkeypatch.setenv("CODEX_HOME", "rel")
+    assert ps.query("data.p.machine", input={}) == str(tmp_path / "rel")
+
+
+def test_mocks_overrides_and_strict_errors_bypass_the_memo():
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    real = ps.query("data.p.machine", input={})
+    mocked = ps.query(
+        "data.p.machine", input={}, overrides={"hookgate.paths": lambda: {"hosts": {"codex": "x"}}}
+    )
+    assert mocked == "x" and ps.query("data.p.machine", input={}) == real
+    renamed = ps.query("data.p.from_specs", input={}, data_overrides={"data.names": ["c"]})
+    assert to_json(renamed) == ["C"]
+    assert to_json(ps.query("data.p.from_specs", input={})) == ["A", "B"]
+    assert ps.query("data.p.bad", input={}) is UNDEFINED  # to_number("a") fails: undefined
+    try:
+        ps.query("data.p.bad", input={}, strict_builtin_errors=True)
+    except EvalError as exc:
+        assert "to_number" in str(exc)
+    else:
+        raise AssertionError("a strict evaluation reports the builtin error of a memoized rule")
+
+
+def test_coverage_reaches_every_rule_each_time():
+    ps = load({"p.rego": SOURCE}, data=DATA, coverage=True)
+    assert group(ps, "specs").memo_env is None
