@@ -4,9 +4,10 @@ Each tree's ``Engine.evaluate`` decides everyday payloads (shell commands, file 
 and edits, searches, a web fetch, an MCP call) and the guard payloads of ``bench/run.py``, in
 process, warm. The two trees take turns in fresh processes (``PYTHONPATH=<tree>/service``, the
 tree's own ``policies/``), round after round, so that the load of a shared machine weighs on
-both alike; each figure is the minimum over the rounds of the mean of ``--loops`` decisions.
+both alike; each figure is the minimum over the rounds of the mean CPU time (the timing
+process's own, which other jobs' load disturbs less than wall time) of ``--loops`` decisions.
 
-    .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 5]
+    .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 8]
 
 A baseline tree is a checkout (``git worktree add /tmp/base <commit>``); it is only read.
 """
@@ -109,10 +110,10 @@ def child(tree: str, names: list[str], loops: int) -> None:
     for name in names:
         doc = payload(PAYLOADS[name][1])
         engine.evaluate(doc)  # warm: builtin families imported, caches filled
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(loops):
             engine.evaluate(doc)
-        out[name] = (time.perf_counter() - start) / loops * 1e6
+        out[name] = (time.process_time() - start) / loops * 1e6
     print(json.dumps(out))
 
 
@@ -130,8 +131,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-tree", help="checkout to compare against (required)")
     parser.add_argument("--tree", default=HERE, help="checkout measured (default: this one)")
-    parser.add_argument("--rounds", type=int, default=5, help="turns each tree takes")
-    parser.add_argument("--loops", type=int, default=300, help="decisions timed per turn")
+    parser.add_argument("--rounds", type=int, default=8, help="turns each tree takes")
+    parser.add_argument("--loops", type=int, default=200, help="decisions timed per turn")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("payloads", nargs="*", help=f"a subset of: {', '.join(PAYLOADS)}")
     args = parser.parse_args()

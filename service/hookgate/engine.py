@@ -18,6 +18,7 @@ from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
 from hookgate.lang import UNDEFINED, PolicySet, load
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
+from hookgate.lang.runtime import EMPTY_SET
 from hookgate.lang.values import to_json
 from hookgate.sources import load_paths
 
@@ -191,7 +192,7 @@ class Engine:
                 items = [
                     item
                     for (ref, rule), value in zip(refs, values, strict=True)
-                    if value is not UNDEFINED
+                    if value is not UNDEFINED and value is not EMPTY_SET  # most rules: nothing
                     for item in _items(value, rule, pack, ref)
                 ]
             except PolicySetError as exc:

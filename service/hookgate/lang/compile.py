@@ -382,11 +382,19 @@ class _Module:
         self.node_names: dict[tuple, str] = {}
         self.constants: list[Group] = []
         self.memoized: dict[Group, tuple[str, ...]] = {}
+        self.constants_src: dict[str, str] = {}  # Python expression → its module-level name
         self.count = 0
 
     def name(self, prefix: str) -> str:
         self.count += 1
         return f"{prefix}{self.count}"
+
+    def constant(self, expr: str) -> str:
+        """The name of a module-level constant holding ``expr``'s value (an immutable one)."""
+        name = self.constants_src.get(expr)
+        if name is None:
+            name = self.constants_src[expr] = f"K{len(self.constants_src)}"
+        return name
 
     def group(self, group: Group) -> str:
         name = self.group_names.get(group)
@@ -401,7 +409,8 @@ class _Module:
         return name
 
     def source(self) -> str:
-        lines = list(self.functions)
+        lines = [f"{name} = {expr}" for expr, name in self.constants_src.items()]
+        lines += self.functions
         lines.append("T = Tree()")
         for op in self.tree_ops:
             if isinstance(op, Group):
@@ -1030,14 +1039,17 @@ class RuleCompiler:
         else:
             # "some x in xs": only the members, straight into x's slot when x is new here.
             values = "iter_values" if self.ordered else "iter_values_unordered"
+            # An array (the usual collection: input arrays, the default pack's commands)
+            # is iterated as it is, without a call.
+            values = f"({c} if type({c}) is list else {values}({c}))"
             fresh = isinstance(value, ast.Var) and not is_wild(value) and value.name not in bound
             slot = scope.lookup(value.name) if fresh else None
             if slot is not None:
                 bound.add(value.name)
-                fn.loop(f"fr[{slot}] in {values}({c})")
+                fn.loop(f"fr[{slot}] in {values}")
             else:
                 val_slot = scope.new_slot()
-                fn.loop(f"fr[{val_slot}] in {values}({c})")
+                fn.loop(f"fr[{val_slot}] in {values}")
                 self.unify(value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
         _static_some_in_check(lit)
 
@@ -1254,6 +1266,11 @@ class RuleCompiler:
             items = [self.term(x, scope, fn, bound) for x in t.items]
             return _all_defined(fn, t.items, items, lambda vs: f"[{', '.join(vs)}]")
         if isinstance(t, ast.SetTerm):
+            if t.items and all(isinstance(x, ast.Scalar) for x in t.items):
+                # Immutable and the same in every evaluation: built once, with the module.
+                return self.module.constant(
+                    f"RegoSet([{', '.join(_lit(x.value) for x in t.items)}])"
+                )
             items = [self.term(x, scope, fn, bound) for x in t.items]
             return _all_defined(fn, t.items, items, lambda vs: f"RegoSet([{', '.join(vs)}])")
         if isinstance(t, ast.ObjectTerm):
@@ -1273,6 +1290,13 @@ class RuleCompiler:
         if isinstance(t, ast.BinOp):
             return self._binop(t, scope, fn, bound)
         if isinstance(t, ast.Membership):
+            strings = _literal_strings(t.collection)
+            if t.key is None and strings is not None:
+                # x in {"a", "b"}: only a string equals a string, so a frozenset answers.
+                val = self.term(t.value, scope, fn, bound)
+                v = fn.temp()
+                members = self.module.constant(f"frozenset({strings!r})")
+                return f"(UNDEFINED if ({v} := {val}) is UNDEFINED else (type({v}) is str and {v} in {members}))"
             coll = self.term(t.collection, scope, fn, bound)
             val = self.term(t.value, scope, fn, bound)
             c, v = fn.temp(), fn.temp()
@@ -1547,6 +1571,15 @@ class _HeadLit:
         self.term = term
         self.slot = slot
         self.withs = ()
+
+
+def _literal_strings(t: Any) -> list[str] | None:
+    """The members of a set or array literal made only of strings (sorted), else None."""
+    if not isinstance(t, ast.SetTerm | ast.ArrayTerm) or not t.items:
+        return None
+    if not all(isinstance(x, ast.Scalar) and type(x.value) is str for x in t.items):
+        return None
+    return sorted({x.value for x in t.items})
 
 
 def _is_constant(t: Any) -> bool:

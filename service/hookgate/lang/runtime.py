@@ -36,6 +36,7 @@ DEFAULT_BUDGET = 5_000_000
 
 MISSING = object()
 IN_PROGRESS = object()
+EMPTY_SET = RegoSet()  # what most partial set rules come to: immutable, so shared
 
 
 class Ctx:
@@ -432,7 +433,10 @@ class Group:
         if v is MISSING:
             cache[self] = IN_PROGRESS
             try:
-                v = self._compute(ctx)
+                if self.memo_env is None or ctx.mocks is not None or ctx.data_over or ctx.strict:
+                    v = self._evaluate(ctx)
+                else:
+                    v = self._memoized(ctx)
             except BaseException:
                 cache.pop(self, None)
                 raise
@@ -441,11 +445,6 @@ class Group:
         if v is IN_PROGRESS:
             raise EvalError(f"recursion: {self.name} depends on itself")
         return v
-
-    def _compute(self, ctx: Ctx) -> Any:
-        if self.memo_env is not None and ctx.mocks is None and not ctx.data_over and not ctx.strict:
-            return self._memoized(ctx)
-        return self._evaluate(ctx)
 
     def _memoized(self, ctx: Ctx) -> Any:
         """The value computed by an earlier evaluation of this policy set, if the environment
@@ -472,7 +471,7 @@ class Group:
             acc: dict = {}
             for d in self.defs:
                 d(ctx, acc)
-            return RegoSet._from_dict(acc)
+            return RegoSet._from_dict(acc) if acc else EMPTY_SET
         if self.kind == "object":
             obj: dict = {}
             for d in self.defs:
