@@ -130,11 +130,8 @@ dir_prefix(path, true) := concat("", [path, "/"])
 
 dir_prefix(_, false) := null
 
-# Each changed path with the spellings the matching below needs, computed once.
-targets_of_call := [object.union(x, {"slash": concat("", [trim_suffix(x.path, "/"), "/"]), "wrapped": concat("", ["/", x.path, "/"])}) | some x in changed]
-
 hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in targets_of_call
+	some x in changed
 	near_protected(x)
 	some p in protected
 	covers(x, p)
@@ -149,7 +146,7 @@ near_protected(x) if strings.any_prefix_match(x.path, protected_prefixes)
 
 near_protected(x) if {
 	x.tree
-	strings.any_prefix_match(protected_parents, x.slash)
+	strings.any_prefix_match(protected_parents, slash(x.path))
 }
 
 protected_paths := {p.path | some p in protected}
@@ -157,6 +154,9 @@ protected_paths := {p.path | some p in protected}
 protected_prefixes := {p.prefix | some p in protected; is_string(p.prefix)}
 
 protected_parents := {concat("", [p.path, "/"]) | some p in protected}
+
+# A path as a directory: with one trailing slash.
+slash(path) := concat("", [trim_suffix(path, "/"), "/"])
 
 covers(x, p) if x.path == p.path
 
@@ -168,7 +168,7 @@ covers(x, p) if {
 # Deleting or moving a parent takes the protected path with it.
 covers(x, p) if {
 	x.tree
-	startswith(concat("", [p.path, "/"]), x.slash)
+	startswith(concat("", [p.path, "/"]), slash(x.path))
 }
 
 # The same files in any directory: another repository's .git/hooks, a project's host settings.
@@ -182,27 +182,29 @@ anywhere_patterns := [{"bare": bare, "tail": concat("", ["/", bare]), "middle": 
 ]
 
 hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in targets_of_call
+	some x in changed
 	dotted(x)
+	wrapped := concat("", ["/", x.path, "/"])
 	some a in anywhere_patterns
-	anywhere(x, a)
+	anywhere(x, wrapped, a)
 }
 
 dotted(x) if contains(x.path, "/.")
 
 dotted(x) if startswith(x.path, ".")
 
-anywhere(x, a) if x.path == a.bare
+# wrapped: the path between slashes, /path/.
+anywhere(x, _, a) if x.path == a.bare
 
-anywhere(x, a) if endswith(x.path, a.tail)
+anywhere(x, _, a) if endswith(x.path, a.tail)
 
-anywhere(x, a) if {
+anywhere(_, wrapped, a) if {
 	is_string(a.middle)
-	contains(x.wrapped, a.middle)
+	contains(wrapped, a.middle)
 }
 
 # Deleting or moving .git, .claude, .github/… takes the protected file with it.
-anywhere(x, a) if {
+anywhere(x, _, a) if {
 	x.tree
 	some head in a.heads
 	ends_with_part(trim_suffix(x.path, "/"), head)

@@ -46,6 +46,10 @@ instruction_file(p) if {
 
 instruction_file(p) if {
 	is_string(p)
+	strings.any_prefix_match(split(p, "/"), instruction_dir_heads) # one call, usually false
 	some d in cfg.instruction_dirs
 	contains(p, concat("", ["/", d]))
 }
+
+# contains(p, "/" + d) needs a part of p that starts with the first part of d.
+instruction_dir_heads := {split(d, "/")[0] | some d in cfg.instruction_dirs}

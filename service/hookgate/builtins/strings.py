@@ -214,21 +214,21 @@ def indexof_n(s: Any, sub: Any) -> list[int]:
 @builtin("strings.any_prefix_match", "strings", 2)
 def any_prefix_match(search: Any, base: Any) -> bool:
     """True if any string of ``search`` (a string, array or set) starts with any of ``base``."""
-    return any(
-        s.startswith(b)
-        for s in _str_or_strings("strings.any_prefix_match", 1, search)
-        for b in _str_or_strings("strings.any_prefix_match", 2, base)
-    )
+    strings = _str_or_strings("strings.any_prefix_match", 1, search)
+    if not strings:
+        return False
+    prefixes = tuple(_str_or_strings("strings.any_prefix_match", 2, base))
+    return any(s.startswith(prefixes) for s in strings)
 
 
 @builtin("strings.any_suffix_match", "strings", 2)
 def any_suffix_match(search: Any, base: Any) -> bool:
     """True if any string of ``search`` (a string, array or set) ends with any of ``base``."""
-    return any(
-        s.endswith(b)
-        for s in _str_or_strings("strings.any_suffix_match", 1, search)
-        for b in _str_or_strings("strings.any_suffix_match", 2, base)
-    )
+    strings = _str_or_strings("strings.any_suffix_match", 1, search)
+    if not strings:
+        return False
+    suffixes = tuple(_str_or_strings("strings.any_suffix_match", 2, base))
+    return any(s.endswith(suffixes) for s in strings)
 
 
 def _str_or_strings(name: str, pos: int, value: Any) -> list[str]:
