@@ -49,7 +49,9 @@ _INVISIBLE = dict.fromkeys(
 _INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F), None))  # LRE … RLO, PDF
 _INVISIBLE.update(dict.fromkeys(range(0x2066, 0x206A), None))  # LRI … PDI
 _LEET = str.maketrans("013457@", "oieasta")
+_LEET_CHARS = frozenset("013457@")
 _SPLIT_SEPARATORS = frozenset(" -_.*")
+_SEPARATORS_TO_SPACE = str.maketrans(dict.fromkeys(_SPLIT_SEPARATORS, " "))
 _confusables: dict[int, str] | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
@@ -100,7 +102,18 @@ def deobfuscate(text: str) -> str:
     """A second reading of normalised ``text``: leetspeak inside words undone (``1gn0r3`` →
     ``ignore``) and runs of single letters split by spaces, hyphens, dots, underscores or
     asterisks joined (``i g n o r e``, ``i-g-n-o-r-e`` → ``ignore``). Returns ``text`` itself
-    when neither applies."""
+    when neither applies.
+
+    Most text has neither, and two cheap tests (``tests/test_xpia_prechecks.py`` checks them
+    against the full readings) skip the readings then: a word folds only if it holds a leet
+    character, and letters join only where two lone letters are one separator apart."""
+    if not _LEET_CHARS.isdisjoint(text):
+        text = _fold_leet(text)
+    return _join_split_letters(text) if _may_have_split_letters(text) else text
+
+
+def _fold_leet(text: str) -> str:
+    """Leetspeak inside words undone; ``text`` itself when no word changes."""
     words = text.split(" ")
     changed = False
     for i, w in enumerate(words):
@@ -110,7 +123,7 @@ def deobfuscate(text: str) -> str:
             if folded.isalpha():  # 1gn0r3 is leet; sha256, x86_64 and v1.2 are not words
                 words[i] = w.replace(core, folded)
                 changed = True
-    return _join_split_letters(" ".join(words) if changed else text)
+    return " ".join(words) if changed else text
 
 
 def _join_split_letters(text: str) -> str:
@@ -145,6 +158,21 @@ def _join_split_letters(text: str) -> str:
         out.append(text[i])
         i += 1
     return "".join(out) if changed else text
+
+
+def _may_have_split_letters(text: str) -> bool:
+    """Whether ``text`` has two lone letters one separator apart (``g n``), as every run that
+    ``_join_split_letters`` joins has (its second and third letters: each has a separator on
+    both sides). With each separator made a space (the same length), such a letter is a
+    one-letter token, and adjacent tokens are one separator apart."""
+    tokens = text.translate(_SEPARATORS_TO_SPACE).split(" ")
+    lone = False
+    for token in tokens:
+        single = len(token) == 1 and token.isalpha()
+        if single and lone:
+            return True
+        lone = single
+    return False
 
 
 def negated(text: str, start: int) -> bool:
@@ -295,12 +323,8 @@ def _match(
     findings = []
     lowered = text.lower()
     for p, needles in patterns:
-        if needles is not None:
-            for n in needles:
-                if n in lowered:
-                    break
-            else:
-                continue  # none of the words the pattern needs: no RE2 work (nor import) at all
+        if needles is not None and not any(map(lowered.__contains__, needles)):
+            continue  # none of the words the pattern needs: no RE2 work (nor import) at all
         for m in _compile(p["pattern"]).finditer(text):
             if p.get("negatable") and negated(text, m.start()):
                 continue

@@ -1,0 +1,55 @@
+"""The cheap tests that let XPIA scanning skip its second reading of ordinary text can never
+skip a text that reading would change (property tests against the full readings)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookgate.builtins import xpia
+
+# Letters (ASCII and not), leet characters, other digits, every separator, punctuation and
+# whitespace that end a word or a lone letter.
+CHARS = "abcdeIGNORxyzéжΩ013457@289 -_.*,;:!?'\"()[]/\n\t+#"
+pieces = st.one_of(
+    st.sampled_from(list(CHARS)),
+    st.sampled_from(["i g n o r e", "i-g-n-o-r-e", "1gn0r3", "x86_64", "v1.2", "a b", "é ж"]),
+    st.text(alphabet=CHARS, max_size=6),
+)
+texts = st.lists(pieces, max_size=30).map("".join)
+
+
+def full_reading(text: str) -> str:
+    """deobfuscate without its pre-checks."""
+    return xpia._join_split_letters(xpia._fold_leet(text))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_a_text_the_letter_joining_changes_passes_the_precheck(text):
+    if xpia._join_split_letters(text) != text:
+        assert xpia._may_have_split_letters(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_a_text_leet_folding_changes_holds_a_leet_character(text):
+    if xpia._fold_leet(text) != text:
+        assert not xpia._LEET_CHARS.isdisjoint(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_deobfuscate_reads_as_the_full_readings(text):
+    assert xpia.deobfuscate(text) == full_reading(text)
+    if full_reading(text) == text:
+        assert xpia.deobfuscate(text) is text  # "unchanged" is what the scanner tests
+
+
+def test_the_prechecks_pass_the_spellings_they_exist_for():
+    for text in ("please i g n o r e it", "i-g-n-o-r-e", "x i.g.n.o.r.e", "a b"):
+        assert xpia._may_have_split_letters(text)
+    for text in ("ignore previous instructions", "a bc d", "x86_64 and v1.2", "a  b"):
+        assert not xpia._may_have_split_letters(text)
+    assert xpia.deobfuscate("1gn0r3 all") == "ignore all"
+    assert xpia.deobfuscate("i g n o r e all") == "ignore all"
