@@ -6,6 +6,8 @@ process, warm. The two trees take turns in fresh processes (``PYTHONPATH=<tree>/
 tree's own ``policies/``), round after round, so that the load of a shared machine weighs on
 both alike; each figure is the minimum over the rounds of the mean CPU time (the timing
 process's own, which other jobs' load disturbs less than wall time) of ``--loops`` decisions.
+The Python function calls of one decision (``sys.setprofile``: calls into Python and C
+functions) are a second measure of the work, which load does not disturb at all.
 
     .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 8]
 
@@ -101,30 +103,47 @@ def payload(call: dict) -> dict:
     }
 
 
-def child(tree: str, names: list[str], loops: int) -> None:
-    """Time each payload in this process (the tree's hookgate on sys.path); print JSON µs."""
+def child(tree: str, loops: int) -> None:
+    """Serve timings: for each payload name read from stdin, the mean CPU µs of ``loops``
+    decisions and the Python calls of one (the tree's hookgate on sys.path), as a JSON line."""
     from hookgate.engine import Engine
 
     engine = Engine.from_paths([os.path.join(tree, "policies")])
-    out = {}
-    for name in names:
-        doc = payload(PAYLOADS[name][1])
+    docs = {name: payload(call) for name, (_, call) in PAYLOADS.items()}
+    for doc in docs.values():
         engine.evaluate(doc)  # warm: builtin families imported, caches filled
+    for line in sys.stdin:
+        doc = docs[line.strip()]
+        calls = [0]
+
+        def count(frame: object, event: str, arg: object, calls: list = calls) -> None:
+            if event == "call" or event == "c_call":
+                calls[0] += 1
+
+        sys.setprofile(count)
+        engine.evaluate(doc)
+        sys.setprofile(None)
         start = time.process_time()
         for _ in range(loops):
             engine.evaluate(doc)
-        out[name] = (time.process_time() - start) / loops * 1e6
-    print(json.dumps(out))
+        us = (time.process_time() - start) / loops * 1e6
+        print(json.dumps([us, calls[0]]), flush=True)
 
 
-def measure(tree: str, names: list[str], loops: int) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=os.path.join(tree, "service"))
-    env["PYTHONHASHSEED"] = "0"
-    cmd = [sys.executable, __file__, "--child", tree, "--loops", str(loops), *names]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        sys.exit(f"{tree}: the timing process failed:\n{done.stderr}")
-    return json.loads(done.stdout)
+def start_child(tree: str, loops: int) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=os.path.join(tree, "service"), PYTHONHASHSEED="0")
+    cmd = [sys.executable, __file__, "--child", tree, "--loops", str(loops)]
+    return subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def ask(proc: subprocess.Popen, name: str) -> tuple[float, int]:
+    proc.stdin.write(name + "\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    if not line:
+        sys.exit("a timing process failed (its error is above)")
+    us, calls = json.loads(line)
+    return us, calls
 
 
 def main() -> None:
@@ -141,25 +160,37 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown payload {', '.join(unknown)} (choose from {', '.join(PAYLOADS)})")
     if args.child:
-        child(args.child, names, args.loops)
+        child(args.child, args.loops)
         return
     if not args.baseline_tree:
         parser.error("--baseline-tree is required")
     trees = {"baseline": os.path.abspath(args.baseline_tree), "this": os.path.abspath(args.tree)}
+    procs = {key: start_child(tree, args.loops) for key, tree in trees.items()}
     best: dict[str, dict[str, float]] = {k: {} for k in trees}
+    calls: dict[str, dict[str, int]] = {k: {} for k in trees}
     load = [os.getloadavg()[0]]
     for _ in range(args.rounds):
-        for key, tree in trees.items():
-            for name, us in measure(tree, names, args.loops).items():
+        for name in names:  # the trees take turns on each payload
+            for key, proc in procs.items():
+                us, n = ask(proc, name)
                 best[key][name] = min(us, best[key].get(name, us))
+                calls[key][name] = n
         load.append(os.getloadavg()[0])
+    for proc in procs.values():
+        proc.stdin.close()
+        proc.wait()
     print(f"baseline {trees['baseline']}\nthis     {trees['this']}")
     print(f"{args.rounds} rounds x {args.loops} decisions, min per payload; load average (1 min)")
     print(f"during the run: {min(load):.1f}-{max(load):.1f}\n")
-    print("| payload | baseline µs | this µs | ratio |\n|---|---|---|---|")
+    print("| payload | baseline µs | this µs | ratio | Python calls: baseline | this | ratio |")
+    print("|---|---|---|---|---|---|---|")
     for name in names:
         base, this = best["baseline"][name], best["this"][name]
-        print(f"| {PAYLOADS[name][0]} | {base:.0f} | {this:.0f} | {this / base:.2f} |")
+        cb, ct = calls["baseline"][name], calls["this"][name]
+        print(
+            f"| {PAYLOADS[name][0]} | {base:.0f} | {this:.0f} | **{this / base:.2f}** "
+            f"| {cb} | {ct} | {ct / cb:.2f} |"
+        )
 
 
 if __name__ == "__main__":
