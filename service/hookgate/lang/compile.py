@@ -1038,10 +1038,16 @@ class RuleCompiler:
             self.unify(value, _SlotTerm(val_slot), scope, bound, lit.loc, fn)
         else:
             # "some x in xs": only the members, straight into x's slot when x is new here.
-            values = "iter_values" if self.ordered else "iter_values_unordered"
-            # An array (the usual collection: input arrays, the default pack's commands)
-            # is iterated as it is, without a call.
-            values = f"({c} if type({c}) is list else {values}({c}))"
+            # An array (the usual collection: input arrays, the default pack's commands) is
+            # iterated as it is, a set's members (where order does not matter) straight from its
+            # storage: no call.
+            if self.ordered:
+                values = f"({c} if type({c}) is list else iter_values({c}))"
+            else:
+                values = (
+                    f"({c} if type({c}) is list else {c}._d.values() if type({c}) is RegoSet "
+                    f"else iter_values_unordered({c}))"
+                )
             fresh = isinstance(value, ast.Var) and not is_wild(value) and value.name not in bound
             slot = scope.lookup(value.name) if fresh else None
             if slot is not None:
@@ -1362,7 +1368,13 @@ class RuleCompiler:
                 f"({t} if ({t} := {ctx}.cache.get({name}, MISSING)) is not MISSING "
                 f"and {t} is not IN_PROGRESS else {name}.value({ctx}))"
             )
-            if rest:
+            if len(rest) == 1 and type(rest[0]) is str:  # cfg.x: a key of an object, no call
+                v = fn.temp()
+                value = (
+                    f"({v}.get({rest[0]!r}, UNDEFINED) if type({v} := {value}) is dict "
+                    f"else index({v}, {rest[0]!r}))"
+                )
+            elif rest:
                 value = f"index_path({value}, {rest!r})"
             return f"({overridden} {value})"
         if i < len(dpath) or not node.has_rules():

@@ -425,30 +425,43 @@ class Group:
         self.memo: tuple[tuple, Any] | None = None
 
     def value(self, ctx: Ctx) -> Any:
-        """The group's value in this evaluation (computed once per ``ctx``)."""
+        """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
+        not depend on the call, once per policy set and environment: ``memo_env``)."""
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
         cache = ctx.cache
         v = cache.get(self, MISSING)
-        if v is MISSING:
-            cache[self] = IN_PROGRESS
-            try:
-                if self.memo_env is None or ctx.mocks is not None or ctx.data_over or ctx.strict:
-                    v = self._evaluate(ctx)
-                else:
-                    v = self._memoized(ctx)
-            except BaseException:
-                cache.pop(self, None)
-                raise
-            cache[self] = v
+        if v is not MISSING:
+            if v is IN_PROGRESS:
+                raise EvalError(f"recursion: {self.name} depends on itself")
             return v
-        if v is IN_PROGRESS:
-            raise EvalError(f"recursion: {self.name} depends on itself")
+        key = None
+        if self.memo_env is not None and not (ctx.mocks or ctx.data_over or ctx.strict):
+            key = self._memo_key(ctx)
+            memo = self.memo
+            if key is not None and memo is not None and _same(memo[0], key):
+                cache[self] = v = memo[1]
+                return v
+        cache[self] = IN_PROGRESS
+        try:
+            if self.kind == "set":  # the usual group: inline, one call less
+                acc: dict = {}
+                for d in self.defs:
+                    d(ctx, acc)
+                v = RegoSet._from_dict(acc) if acc else EMPTY_SET
+            else:
+                v = self._evaluate(ctx)
+        except BaseException:
+            cache.pop(self, None)
+            raise
+        cache[self] = v
+        if key is not None:
+            self.memo = (key, v)  # the key's objects stay alive: no id is reused
         return v
 
-    def _memoized(self, ctx: Ctx) -> Any:
-        """The value computed by an earlier evaluation of this policy set, if the environment
-        builtins it reads answer the same objects now (``Builtin.environment``)."""
+    def _memo_key(self, ctx: Ctx) -> tuple | None:
+        """The answers of the environment builtins the rule reads (read once per evaluation),
+        or None when one fails (the evaluation reports it where the rule calls it)."""
         shared = ctx.shared
         key = []
         for name in self.memo_env:
@@ -456,22 +469,13 @@ class Group:
             if answer is MISSING:
                 try:
                     answer = shared[("environment", name)] = _builtin_func(name)()
-                except Exception:  # the evaluation reports it where the rule calls it
-                    return self._evaluate(ctx)
+                except Exception:
+                    return None
             key.append(answer)
-        memo = self.memo
-        if memo is not None and all(a is b for a, b in zip(memo[0], key, strict=True)):
-            return memo[1]
-        value = self._evaluate(ctx)
-        self.memo = (tuple(key), value)  # the key's objects stay alive: no id is reused
-        return value
+        return tuple(key)
 
     def _evaluate(self, ctx: Ctx) -> Any:
-        if self.kind == "set":
-            acc: dict = {}
-            for d in self.defs:
-                d(ctx, acc)
-            return RegoSet._from_dict(acc) if acc else EMPTY_SET
+        """The value of an object or complete rule."""
         if self.kind == "object":
             obj: dict = {}
             for d in self.defs:
@@ -700,6 +704,11 @@ def _finite(value: Any, ctx: Ctx, name: str, file: str, line: int, col: int) -> 
             ctx, name, BuiltinError(f"{name}: number out of range"), file, line, col
         )
     return value
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """The same objects, one by one (answers of environment builtins)."""
+    return all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _builtin_func(name: str) -> Callable:
