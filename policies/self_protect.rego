@@ -214,10 +214,11 @@ ends_with_part(path, tail) if path == tail
 
 ends_with_part(path, tail) if endswith(path, concat("", ["/", tail]))
 
+# One reason per path and way of changing it (chmod and cp of one file are two reasons).
 violations contains {"reason": msg, "pattern": "self-protect"} if {
-	some path, how in {h.path: h.how | some h in hits}
-	what := concat("; ", sort({h.what | some h in hits; h.path == path}))
-	msg := sprintf("%s %s, which holds %s. An agent must not change the guard that checks it, or the hooks and settings that run it: if this change is really needed, ask the user to make it themselves.", [how, path, what])
+	some change in {{"path": h.path, "how": h.how} | some h in hits}
+	what := concat("; ", sort({h.what | some h in hits; h.path == change.path}))
+	msg := sprintf("%s %s, which holds %s. An agent must not change the guard that checks it, or the hooks and settings that run it: if this change is really needed, ask the user to make it themselves.", [change.how, change.path, what])
 }
 
 deny contains r if {

@@ -117,3 +117,9 @@ test_uninstalling_hookgate_asks if {
 test_the_action_is_configurable if {
 	count(data.hookgate.self_protect.ask) == 1 with input as shell_input("rm .git/config") with data.hookgate.self_protect.machine as machine with data.hookgate.config.self_protect.action as "ask"
 }
+
+# Two commands changing one protected file: a reason for each, never a failed evaluation.
+test_two_ways_of_changing_one_file_are_both_denied if {
+	reasons := data.hookgate.self_protect.deny with input as shell_input("chmod 600 ~/.claude/settings.json; cp /tmp/x ~/.claude/settings.json") with data.hookgate.self_protect.machine as machine
+	count(reasons) == 2
+}

@@ -110,3 +110,27 @@ def test_mcp_and_powershell_hosts_tools(engine, tmp_path):
         "toolArgs": json.dumps({"path": "C:\\Users\\x\\.claude\\settings.json", "file_text": ""}),
     }
     assert engine.evaluate(copilot).outcome == "deny"
+
+
+def test_two_changes_of_one_protected_file_are_denied_without_a_fault(engine, tmp_path):
+    """chmod then cp of one settings file: two reasons, not a failed pack (which the failure
+    policy would let through)."""
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    line = f"chmod 600 {settings}; cp /tmp/x {settings}"
+    decision = engine.evaluate(shell_call(line, str(tmp_path / "proj")))
+    assert decision.outcome == "deny" and decision.errors == []
+    assert sum("pack=self-protect" in r for r in decision.reasons) == 2
+
+
+def test_the_protected_paths_follow_the_environment_between_calls(engine, tmp_path, monkeypatch):
+    """The protected set is computed once per environment, not once per process: moving
+    hookgate's directories between two calls of one engine moves the protection."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    cwd = str(tmp_path / "proj")
+    monkeypatch.setenv("HOOKGATE_HOME", str(first))
+    assert engine.evaluate(write_call(f"{first}/config/x.json", cwd)).outcome == "deny"
+    monkeypatch.setenv("HOOKGATE_HOME", str(second))
+    assert engine.evaluate(write_call(f"{first}/config/x.json", cwd)).outcome == "allow"
+    assert engine.evaluate(write_call(f"{second}/config/x.json", cwd)).outcome == "deny"
+    monkeypatch.setenv("CODEX_HOME", str(first / "codex"))
+    assert engine.evaluate(write_call(f"{first}/codex/hooks.json", cwd)).outcome == "deny"

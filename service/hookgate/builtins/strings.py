@@ -50,13 +50,19 @@ def endswith(s: Any, suffix: Any) -> bool:
 def lower(s: Any) -> str:
     """``s`` in lower case, character by character as Go's ``strings.ToLower`` (so a final
     capital sigma becomes σ, not ς)."""
-    return "".join(_simple_case(c, c.lower()) for c in want_str("lower", 1, s))
+    s = want_str("lower", 1, s)
+    if s.isascii():  # every ASCII letter maps to one ASCII letter: Python's mapping is Go's
+        return s.lower()
+    return "".join(_simple_case(c, c.lower()) for c in s)
 
 
 @builtin("upper", "strings", 1)
 def upper(s: Any) -> str:
     """``s`` in upper case, character by character as Go's ``strings.ToUpper``."""
-    return "".join(_simple_case(c, c.upper()) for c in want_str("upper", 1, s))
+    s = want_str("upper", 1, s)
+    if s.isascii():
+        return s.upper()
+    return "".join(_simple_case(c, c.upper()) for c in s)
 
 
 def _simple_case(c: str, mapped: str) -> str:
@@ -277,9 +283,11 @@ class _Formatter:
         n = len(fmt)
         while i < n:
             c = fmt[i]
-            if c != "%":
-                out.append(c)
-                i += 1
+            if c != "%":  # the text up to the next verb, at once
+                j = fmt.find("%", i)
+                j = n if j < 0 else j
+                out.append(fmt[i:j])
+                i = j
                 continue
             i += 1
             flags = ""
