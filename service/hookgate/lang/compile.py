@@ -1285,6 +1285,17 @@ class RuleCompiler:
             ]
             if not pairs:
                 return "{}"
+            keys = [k.value for k, _ in t.items if isinstance(k, ast.Scalar)]
+            if len(keys) == len(pairs) and all(type(k) is str for k in keys):
+                if len(set(keys)) == len(keys):
+                    # Distinct string keys ({"reason": msg, "pattern": p}): a dict display, no
+                    # call per key; still undefined when a value is.
+                    temps = [fn.temp() for _ in pairs]
+                    tests = " or ".join(
+                        f"({x} := {v}) is UNDEFINED" for x, (_, v) in zip(temps, pairs, strict=True)
+                    )
+                    shown = ", ".join(f"{k!r}: {x}" for k, x in zip(keys, temps, strict=True))
+                    return f"(UNDEFINED if {tests} else {{{shown}}})"
             o = fn.temp()
             adds = [f"obj_add({o}, {k}, {v})" for k, v in pairs]
             adds[0] = f"obj_add(({o} := {{}}), {pairs[0][0]}, {pairs[0][1]})"
