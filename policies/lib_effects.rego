@@ -21,10 +21,15 @@ powershell_line if {
 # argument, a Codex argument vector, a PowerShell line. Their spans are not offsets into
 # input.tool_input.command, so they are null: nothing rewrites them in place.
 effect_commands := [object.union(c, {"span": null}) |
+	some e in other_runs
+	some c in run_commands(e)
+]
+
+# The run effects other than the shell tool's own line (xpia_effects.rego scans them too).
+other_runs := [e |
 	some e in object.get(input, "effects", [])
 	e.kind == "run"
 	not own_line(e)
-	some c in run_commands(e)
 ]
 
 own_line(e) if {

@@ -36,7 +36,13 @@ changed contains {"path": e.to, "how": sprintf("%s would move a file onto", [e.t
 changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
 	pre
 	some c in data.hookgate.lib.commands
-	some p in array.concat(c.writes, object.get(c, "appends", []))
+	some p in c.writes
+}
+
+changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
+	pre
+	some c in data.hookgate.lib.commands
+	some p in c.appends
 }
 
 # rm, mv, cp, ln, chmod, truncate, tee, sed -i, dd of=…: the paths the command changes (each
@@ -240,8 +246,10 @@ uninstalls(c) if {
 
 # pip/pip3/pipx/uv pip uninstall hookgate, python -m pip uninstall hookgate, poetry/uv remove.
 uninstalls(c) if {
+	some verb in {"uninstall", "remove"}
+	verb in c.argv # one lookup: most commands stop here
 	some i, a in c.argv
-	a in {"uninstall", "remove"}
+	a == verb
 	some b in array.slice(c.argv, i + 1, count(c.argv))
 	regex.match(`^(?i)hookgate([<>=!~\[ ].*)?$`, b)
 }

@@ -33,9 +33,7 @@ effect_texts contains e.text if {
 }
 
 effect_texts contains e.command if {
-	some e in input.effects
-	e.kind == "run"
-	not data.hookgate.lib.own_line(e)
+	some e in data.hookgate.lib.other_runs
 }
 
 instruction_file(p) if {

@@ -96,3 +96,28 @@ def test_mocks_overrides_and_strict_errors_bypass_the_memo():
 def test_coverage_reaches_every_rule_each_time():
     ps = load({"p.rego": SOURCE}, data=DATA, coverage=True)
     assert group(ps, "specs").memo_env is None
+
+
+def test_a_line_past_the_analysis_bounds_is_read_once_per_decision(monkeypatch):
+    """The engine evaluates each pack alone when the evaluation of all fails: the packs that
+    read the line get the limit again without reading the line up to the bound again."""
+    from hookgate.builtins import shell
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    reads = []
+
+    def counted(text):
+        reads.append(text)
+        return analyse(text)
+
+    analyse = shell.analyse
+    monkeypatch.setattr(shell, "analyse", counted)
+    engine = Engine.from_paths([default_pack_path()])
+    line = "sudo env A=1 nice timeout 5 nohup git push -f; " * 100
+    decision = engine.evaluate(
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": line}}
+    )
+    assert decision.outcome == "ask"
+    assert {e["limit"] for e in decision.errors} == {"analysis-size"}
+    assert reads.count(line) == 1

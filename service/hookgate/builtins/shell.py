@@ -7,6 +7,7 @@ would, with the original text's offsets kept for edits in place.
 from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.lang.errors import LimitError
 from hookgate.shell.edits import apply_edits, removals
 from hookgate.shell.parser import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST, analyse
 from hookgate.shell.words import (
@@ -92,15 +93,23 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     text = _text_arg(cmdline, "shell.commands: operand 1")
     values = _VALUES.get(text)
     if values is None:
-        values = [c.to_value() for c in analyse(text)]
+        try:
+            values = [c.to_value() for c in analyse(text)]
+        except LimitError as exc:
+            # The same line reaches the same bound: when the engine then evaluates each pack
+            # alone, none of them reads the line up to the bound again.
+            values = exc
         if len(_VALUES) >= MAX_ANALYSED:
             _VALUES.clear()
         _VALUES[text] = values
+    if type(values) is LimitError:
+        raise LimitError(values.limit, values.message)
     return values
 
 
-# commands' results by command line, shared: policy values are never modified in place.
-_VALUES: dict[str, list[dict[str, Any]]] = {}
+# commands' results (or the limit reached) by command line, shared: policy values are never
+# modified in place.
+_VALUES: dict[str, list[dict[str, Any]] | LimitError] = {}
 
 
 @builtin("shell.operands", "shell", 1)
