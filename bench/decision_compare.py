@@ -2,16 +2,18 @@
 
 Each tree's ``Engine.evaluate`` decides everyday payloads (shell commands, file reads, writes
 and edits, searches, a web fetch, an MCP call) and the guard payloads of ``bench/run.py``, in
-process, warm. The two trees take turns in fresh processes (``PYTHONPATH=<tree>/service``, the
-tree's own ``policies/``), round after round, so that the load of a shared machine weighs on
-both alike; each figure is the minimum over the rounds of the mean CPU time (the timing
-process's own, which other jobs' load disturbs less than wall time) of ``--loops`` decisions.
+process, warm: one process per tree (``PYTHONPATH=<tree>/service``, the tree's own
+``policies/``), and the two take turns on each payload, round after round, so that the load of
+a shared machine weighs on both alike. Each figure is the minimum over the rounds of the mean
+CPU time (the timing process's own, which other jobs' load disturbs less than wall time) of
+``--loops`` decisions.
 The Python function calls of one decision (``sys.setprofile``: calls into Python and C
 functions) are a second measure of the work, which load does not disturb at all.
 
     .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 8]
 
-A baseline tree is a checkout (``git worktree add /tmp/base <commit>``); it is only read.
+A baseline tree is a checkout (``git worktree add /tmp/base <commit>``, or ``git archive <commit>
+| tar -x -C /tmp/base``); it is only read.
 """
 
 from __future__ import annotations
