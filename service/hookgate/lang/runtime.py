@@ -498,7 +498,10 @@ class Group:
     def call(self, ctx: Ctx, args: list) -> Any:
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, args)
-        tick(ctx)
+        budget = ctx.budget  # tick(), inline: a function call costs one step
+        budget[0] -= 1
+        if not budget[0] & 1023:
+            check_budget(ctx)
         result = UNDEFINED
         for d in self.defs:
             v = d(ctx, args)
