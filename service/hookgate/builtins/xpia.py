@@ -218,8 +218,11 @@ def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
     found = 0
     end = 0
     # A run never spans whitespace: only words long enough to hold one are scanned by
-    # character, so ordinary commands cost one split.
-    for word in text.split():
+    # character, so ordinary commands cost one split (and no loop without such a word).
+    words = text.split()
+    if not words or max(map(len, words)) < MIN_BLOB:
+        return
+    for word in words:
         start = text.find(word, end)
         end = start + len(word)
         if len(word) < MIN_BLOB:
