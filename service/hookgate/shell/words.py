@@ -14,7 +14,7 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
 
 class Word(Record):
-    __slots__ = ("text", "span", "literal", "offs", "braces")
+    __slots__ = ("text", "span", "literal", "offs", "braces", "marks", "items", "kind")
 
     def __init__(
         self,
@@ -23,12 +23,20 @@ class Word(Record):
         literal: bool = True,  # no unquoted/double-quoted expansion ($x, $(…), `…`)
         offs: list[int] | None = None,  # root offset of each character of text
         braces: bool = False,  # an unquoted "{" in it: bash may brace-expand it
+        marks: list[tuple[int, int, bool]] | None = None,
+        kind: str | None = None,
     ) -> None:
         self.text = text
         self.span = span
         self.literal = literal
         self.offs = [] if offs is None else offs
         self.braces = braces
+        # where text holds an expansion as written: (start, end, inside double quotes)
+        self.marks = marks
+        # the elements of an array assignment a=(x y) (this word is "a=")
+        self.items: list[Word] | None = None
+        # None: text known from the line; else what the expansion in it may be (Command.kinds)
+        self.kind = kind
 
 
 class Command(Record):
@@ -75,6 +83,7 @@ class Command(Record):
         return {
             "name": self.name,
             "argv": [w.text for w in self.words],
+            "kinds": [w.kind for w in self.words],
             "env": dict(self.env),
             "span": list(self.span),
             "cwd": self.cwd,
