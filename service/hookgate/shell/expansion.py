@@ -868,3 +868,211 @@ def _split_blanks(text: str) -> list[str]:
     if "\t" in text or "\n" in text:
         text = text.replace("\t", " ").replace("\n", " ")
     return [p for p in text.split(" ") if p]
+
+
+# -- known-safe command substitutions ------------------------------------------------------------
+
+# A compiled table: command name → [(argv pattern, what it yields, its text or None)].
+Substitutions = dict
+
+
+def compile_substitutions(entries: Any) -> Substitutions:
+    """The known-safe command substitutions table (``shell.substitutions`` in the pack's data:
+    ``[{"command": "git branch --show-current", "yields": "branch", "text": …}]``), ready for
+    ``known_substitution``. A word of ``command`` ending in ``*`` matches any word that starts
+    with the rest (``date +*``). A ``ValueError`` names a malformed entry."""
+    table: Substitutions = {}
+    if not isinstance(entries, list):
+        raise ValueError("shell.substitutions must be an array")
+    for k, entry in enumerate(entries):
+        where = f"shell.substitutions[{k}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} must be an object")
+        command, yields, text = entry.get("command"), entry.get("yields"), entry.get("text")
+        if not isinstance(command, str) or not command.split():
+            raise ValueError(f"{where}.command must be a non-empty string")
+        if not isinstance(yields, str) or not yields or is_unknown(yields):
+            raise ValueError(f"{where}.yields must be a kind name (not starting with 'unknown')")
+        if text is not None and (not isinstance(text, str) or not text or " " in text):
+            raise ValueError(f"{where}.text must be one word")
+        words = command.split()
+        table.setdefault(words[0], []).append((words, yields, text))
+    return table
+
+
+def known_substitution(table: Substitutions, argv: list[str]) -> tuple[str, str | None] | None:
+    """What the command ``argv`` yields by ``table``: (kind, its text or None), or None."""
+    for pattern, yields, text in table.get(argv[0], ()) if argv else ():
+        if len(pattern) == len(argv) and all(
+            p == a or (p.endswith("*") and a.startswith(p[:-1]))
+            for p, a in zip(pattern, argv, strict=True)
+        ):
+            return yields, text
+    return None
+
+
+# -- what printing and decoding commands print ---------------------------------------------------
+
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "?": "?",
+}
+
+
+def backslash_escapes(text: str, octal_zero: bool = False) -> tuple[str, bool]:
+    """``text`` with printf's backslash escapes decoded (``\\n``, ``\\x2d``, ``\\055``, ``\\u2013``;
+    with ``octal_zero``, ``%b``'s ``\\0NNN``) and whether a ``\\c`` ended it early."""
+    if "\\" not in text:
+        return text, False
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = text[i + 1]
+        if e in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[e])
+            i += 2
+        elif e == "c" and octal_zero:
+            return "".join(out), True
+        elif e in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[e]
+            j = i + 2
+            while j < n and j - i - 2 < width and text[j] in "0123456789abcdefABCDEF":
+                j += 1
+            if j == i + 2:
+                out.append("\\" + e)
+            else:
+                code = int(text[i + 2 : j], 16)
+                out.append(chr(code) if code < 0x110000 else "\ufffd")
+            i = j
+        elif e in "01234567":
+            start = i + 2 if (octal_zero and e == "0") else i + 1
+            j = start
+            while j < n and j - start < 3 and text[j] in "01234567":
+                j += 1
+            out.append(chr(int(text[start:j] or "0", 8) & 0xFF))
+            i = j
+        else:
+            out.append("\\" + e)
+            i += 2
+    return "".join(out), False
+
+
+def printf_output(args: list[str], charge: Callable[[int], None]) -> str | None:
+    """What ``printf args…`` prints (``args`` after ``printf``; ``--`` first is skipped): the
+    format reused while arguments remain, ``%s %b %c %d %i %%`` with flags, width and
+    precision; None for a conversion it does not model (``%q``, ``%f``, ``-v var``)."""
+    if args[:1] == ["--"]:
+        args = args[1:]
+    elif args[:1] and args[0].startswith("-") and args[0] != "-":
+        return None  # an option (-v var): not printed
+    if not args:
+        return None
+    fmt, rest = args[0], args[1:]
+    out: list[str] = []
+    k = 0
+    while True:
+        used = 0
+        i, n = 0, len(fmt)
+        while i < n:
+            c = fmt[i]
+            if c == "\\":
+                j = i + 2
+                if i + 1 < n and fmt[i + 1] in "xuU01234567":
+                    j = i + 2
+                    while j < n and j - i < 10 and fmt[j] in "0123456789abcdefABCDEF":
+                        j += 1
+                text, _ = backslash_escapes(fmt[i:j])
+                out.append(text)
+                i = j
+                continue
+            if c != "%":
+                out.append(c)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and fmt[j] in "-+ #0":
+                j += 1
+            while j < n and (fmt[j].isdigit() or fmt[j] == "."):
+                j += 1
+            if j >= n:
+                return None
+            conv, spec = fmt[j], fmt[i + 1 : j]
+            i = j + 1
+            if conv == "%":
+                out.append("%")
+                continue
+            if "*" in spec or conv not in "sbcdi":
+                return None
+            arg = rest[k] if k < len(rest) else ""
+            k += 1
+            used += 1
+            if conv == "b":
+                arg, stop = backslash_escapes(arg, octal_zero=True)
+                if stop:
+                    out.append(arg)
+                    return "".join(out)
+            elif conv == "c":
+                arg = arg[:1]
+            elif conv in "di":
+                value = arg.strip() or "0"
+                if not _is_int(value):
+                    return None
+                arg = str(int(value))
+            out.append(_pad(arg, spec, conv))
+            charge(len(out[-1]))
+        charge(len(fmt))
+        if not used or k >= len(rest):
+            return "".join(out)
+
+
+def _pad(text: str, spec: str, conv: str) -> str:
+    body = spec.lstrip("-+ #0")
+    flags = spec[: len(spec) - len(body)]
+    left = "-" in flags
+    width_text, _, precision = body.partition(".")
+    if precision and conv in "sb":
+        text = text[: int(precision)]
+    width = int(width_text) if width_text.isdigit() else 0
+    if len(text) >= width:
+        return text
+    if left:
+        return text + " " * (width - len(text))
+    fill = "0" if conv in "di" and "0" in flags and "." not in spec else " "
+    return fill * (width - len(text)) + text
+
+
+def base64_decode(text: str) -> str | None:
+    """``base64 -d`` of ``text`` (blanks ignored), as text; None if it is not base64."""
+    import binascii  # only for a line that decodes
+
+    data = "".join(text.split())
+    try:
+        raw = binascii.a2b_base64(data + "=" * (-len(data) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+def hex_decode(text: str) -> str | None:
+    """``xxd -r -p`` of ``text`` (a plain hex dump; blanks ignored), as text."""
+    data = "".join(text.split())
+    digits = "".join(c for c in data if c in "0123456789abcdefABCDEF")
+    if len(digits) != len(data):
+        return None
+    return bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8", "replace")

@@ -15,7 +15,13 @@ from hookgate.shell.expansion import (
     UNKNOWN_OUTPUT,
     UNKNOWN_VARIABLE,
     Expander,
+    Substitutions,
     Value,
+    backslash_escapes,
+    base64_decode,
+    hex_decode,
+    known_substitution,
+    printf_output,
 )
 from hookgate.shell.words import (
     Command,
@@ -78,11 +84,11 @@ class _Budget:
 
     __slots__ = ("chars", "commands", "expanded", "substitutions")
 
-    def __init__(self, substitutions: dict[str, tuple[str, str | None]] | None = None) -> None:
+    def __init__(self, substitutions: Substitutions | None = None) -> None:
         self.chars = MAX_ANALYSED_CHARS
         self.commands = MAX_COMMANDS
         self.expanded = MAX_ANALYSED_CHARS
-        self.substitutions = substitutions or {}
+        self.substitutions = substitutions
 
     def expand(self, n: int) -> None:
         """Count ``n`` characters made by expansions (a variable used many times is copied
@@ -152,6 +158,7 @@ class _Parser:
         self.subs: dict[str, list[Command]] = {}  # each $(…) as written → the commands it runs
         self.expander = Expander(self.vars, self.substitution, budget.expand)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
+        self.stdin_next: str | None = None  # the here-string of the command being emitted
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
@@ -270,20 +277,41 @@ class _Parser:
                 continue
             break
         for prev, cmd in zip(cmds, cmds[1:], strict=False):
-            if cmd is not None and prev is not None and _reads_script_from_stdin(cmd):
-                self.feed_shell(prev, cmd)
+            if cmd is not None and prev is not None:
+                cmd.piped = prev
+                if _reads_script_from_stdin(cmd):
+                    self.feed_shell(prev, cmd)
         last = cmds[-1]
         if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd"):
             self.cwd = _cd_target(last, self.cwd)
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
-        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
+        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
+        what a pipeline the line shows prints (``echo … | base64 -d | sh``, ``printf '%s' …``)."""
         printed = _printed_words(producer)
-        if printed:
+        if printed and (producer.name == "echo" or _plain_format(printed)):
+            # printed as written: its words keep their offsets (a rewrite can edit them)
             self.nested_words([_unescape(w) for w in printed], shell, shell.name)
+        else:
+            output = self.output(producer)
+            if output:
+                self.nested_printed(output, shell, shell.name)
         for p in self.pending:
             if p[0] is producer:
                 p[4].append(shell)
+
+    def output(self, cmd: Command) -> str | None:
+        """What ``cmd`` prints when the line shows it: ``echo``, ``printf``, and ``cat``,
+        ``base64 -d``, ``xxd -r -p`` or ``rev`` of what it reads (a pipeline, a here-document or
+        here-string); None otherwise."""
+        chain = [cmd]
+        while chain[-1].piped is not None and len(chain) <= MAX_NEST:
+            chain.append(chain[-1].piped)  # type: ignore[arg-type]
+        text: str | None = None
+        for c in reversed(chain):
+            stdin = text if c.piped is not None else c.stdin
+            text = _command_output(c, stdin, self.budget.expand)
+        return text
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -402,7 +430,9 @@ class _Parser:
         if words:
             start = starts[0]
         span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
+        self.stdin_next = herestrings[-1].text if herestrings else None  # for xargs <<< "…"
         cmd = self.emit(words, span)
+        self.stdin_next = None
         if cmd is not None:
             cmd.writes = writes
             cmd.appends = appends
@@ -542,17 +572,19 @@ class _Parser:
         if inner.lstrip().startswith("<"):
             return None, UNKNOWN_FILE  # $(< f)
         cmds = [c for c in self.subs.get(raw, ()) if c.name]
+        if cmds and all(b.piped is a for a, b in zip(cmds, cmds[1:], strict=False)):
+            kinds = [w.kind for c in cmds for w in c.words if w.kind is not None]
+            output = None if kinds else self.output(cmds[-1])
+            if output is not None:
+                return output, None
         if len(cmds) == 1:
             cmd = cmds[0]
             printed = _printed_words(cmd)
             if printed is not None:
                 kinds = [w.kind for w in printed if w.kind is not None]
                 return " ".join(_unescape(w).text for w in printed), kinds[0] if kinds else None
-            known = self.budget.substitutions.get(" ".join(w.text for w in cmd.words))
-            if known is None:
-                known = self.budget.substitutions.get(
-                    " ".join([w.text for w in cmd.words[:-1]] + ["*"])
-                )
+            table = self.budget.substitutions
+            known = known_substitution(table, [w.text for w in cmd.words]) if table else None
             if known is not None and all(w.kind is None for w in cmd.words):
                 return known[1] if known[1] is not None else raw, known[0]
         if any(c.name in _FILE_READERS for c in cmds):
@@ -662,18 +694,37 @@ class _Parser:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
         the pipeline prints: in place of the replace string (``echo 'git push -f' | xargs
         -I{} sh -c '{}'``), else as more arguments (``echo -f | xargs git push``)."""
-        if name != "xargs" or not command or self.piped_from is None:
+        if name != "xargs" or not command:
             return None
-        printed = _printed_words(self.piped_from)
-        if not printed:
-            return None
-        line = " ".join(_unescape(w).text for w in printed)
-        replace = _xargs_replace(own)
-        if replace is None:
-            words = [w.text for w in command] + line.split()
+        if self.piped_from is not None:
+            line = self.output(self.piped_from)
+            if line is None:
+                printed = _printed_words(self.piped_from)
+                line = " ".join(_unescape(w).text for w in printed) if printed else None
         else:
-            words = [w.text.replace(replace, line) for w in command]
-        return " ".join(_single_quoted(w) for w in words)
+            line = self.stdin_next
+        if not line:
+            return None
+        argv = [w.text for w in own]
+        replace = _xargs_replace(own)
+        delimiter = _xargs_value(argv, ("-d", "--delimiter"))
+        if argv_has_option(argv, "-0") or argv_has_option(argv, "--null"):
+            items = [x for x in line.split("\0") if x]
+        elif delimiter is not None:
+            items = [x for x in line.split(backslash_escapes(delimiter)[0][:1] or "\n") if x]
+        elif replace is not None:
+            items = [x.strip() for x in line.split("\n") if x.strip()]
+        else:
+            items = line.split()
+        if replace is not None:  # one command per input line, the line in place of R
+            runs = [[w.text.replace(replace, item) for w in command] for item in items]
+        else:
+            size = _xargs_value(argv, ("-n", "--max-args", "-L", "--max-lines"))
+            n = int(size) if size is not None and size.isdigit() and int(size) > 0 else 0
+            batches = [items[k : k + n] for k in range(0, len(items), n)] if n else [items]
+            runs = [[w.text for w in command] + batch for batch in batches]
+        self.budget.expand(sum(len(a) for run in runs for a in run))
+        return "\n".join(" ".join(_single_quoted(a) for a in run) for run in runs)
 
     def nested_words(
         self,
@@ -1199,6 +1250,58 @@ def _printed_words(cmd: Command) -> list[Word] | None:
     return None
 
 
+def _plain_format(printed: list[Word]) -> bool:
+    """A ``printf`` whose format prints itself (no ``%`` conversion, no escapes but ``\\n``)
+    and no other argument: its words are what it prints."""
+    fmt = printed[0].text if printed else ""
+    return len(printed) == 1 and "%" not in fmt and "\\" not in fmt.replace("\\n", "")
+
+
+def _command_output(cmd: Command, stdin: str | None, charge: Any) -> str | None:
+    """What ``cmd`` prints given ``stdin`` (see ``_Parser.output``)."""
+    if any(w.kind is not None for w in cmd.words):
+        return None
+    argv = [w.text for w in cmd.words]
+    name = cmd.name
+    if name == "echo":
+        printed = _printed_words(cmd) or []
+        newline = (
+            "" if any("n" in w.text for w in cmd.words[1 : len(argv) - len(printed)]) else "\n"
+        )
+        return " ".join(_unescape(w).text for w in printed) + newline
+    if name == "printf":
+        return printf_output(argv[1:], charge)
+    if stdin is None:
+        return None
+    operands = argv_operands(argv)
+    if name == "cat" and operands in ([], ["-"]) and len(argv) == 1 + len(operands):
+        return stdin
+    if name == "base64" and any(argv_has_option(argv, f) for f in ("-d", "--decode", "-D")):
+        return base64_decode(stdin) if not operands else None
+    if (
+        name == "xxd"
+        and argv_has_option(argv, "-r")
+        and (argv_has_option(argv, "-p") or argv_has_option(argv, "-ps") or "-rp" in argv)
+    ):
+        return hex_decode(stdin) if not operands else None
+    if name == "rev" and not operands:
+        return "\n".join(line[::-1] for line in stdin.split("\n"))
+    return None
+
+
+def _xargs_value(argv: list[str], names: tuple[str, ...]) -> str | None:
+    """The value of an ``xargs`` option (``-n 1``, ``-n1``, ``--max-args=1``)."""
+    for k, a in enumerate(argv[1:], 1):
+        for name in names:
+            if a == name and k + 1 < len(argv):
+                return argv[k + 1]
+            if name.startswith("--") and a.startswith(name + "="):
+                return a[len(name) + 1 :]
+            if not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                return a[len(name) :]
+    return None
+
+
 def _truncates(op: str, target: str) -> bool:
     """Whether redirection ``op`` to ``target`` empties a file (``>&2`` and ``>&-`` only
     duplicate or close a descriptor; appends and reads keep the file)."""
@@ -1633,31 +1736,37 @@ def _ansi_escape(t: str, i: int) -> tuple[str, int]:
 
 # analyse's results by command line: policies ask about the same line often. A dict rather than
 # functools.lru_cache, whose import (collections, reprlib, …) costs every hook about a millisecond.
-_ANALYSED: dict[str, tuple[Command, ...]] = {}
+_ANALYSED: dict[object, tuple[Substitutions | None, tuple[Command, ...]]] = {}
 
 
 MAX_ANALYSED = 256
 
 
-def analyse(cmdline: str) -> tuple[Command, ...]:
-    """Every simple command in ``cmdline``; a ``LimitError`` past the bounds above."""
+def analyse(cmdline: str, substitutions: Substitutions | None = None) -> tuple[Command, ...]:
+    """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
+    ``substitutions`` (``expansion.compile_substitutions``) as what they yield; a
+    ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
-    return _analyse(cmdline, _Budget())
+    return _analyse(cmdline, _Budget(substitutions))
 
 
 def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
     """``analyse`` within ``budget`` (a substitution's script is read within its line's)."""
-    cached = _ANALYSED.get(cmdline)
-    if cached is not None:
-        return cached
+    # a table is compiled once per pack's data: the same object while that data is in use
+    table = budget.substitutions
+    key: object = cmdline if table is None else (cmdline, id(table))
+    cached = _ANALYSED.get(key)
+    if cached is not None and cached[0] is table:
+        return cached[1]
     out: list[Command] = []
     _Parser(cmdline, None, 0, out, None, [], budget).parse()
     if len(_ANALYSED) >= MAX_ANALYSED:
         _ANALYSED.clear()
-    commands = _ANALYSED[cmdline] = tuple(out)
+    commands = tuple(out)
+    _ANALYSED[key] = (table, commands)
     return commands

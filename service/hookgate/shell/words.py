@@ -52,6 +52,7 @@ class Command(Record):
         "writes",
         "appends",
         "branch",
+        "piped",
     )
 
     def __init__(
@@ -78,6 +79,7 @@ class Command(Record):
         # git: the branch an earlier command of the line switched its repository to ("" when it
         # detached HEAD), None when the line did not switch it
         self.branch: str | None = None
+        self.piped: Command | None = None  # the command whose output it reads (a | b)
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -121,7 +123,12 @@ def normalize_option(word: str) -> str:
 
 
 def join_path(base: str | None, path: str) -> str:
-    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize."""
+    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize;
+    ``$PWD`` (``${PWD}``) at its start is ``base`` (bash keeps it the directory it is in)."""
+    for pwd in ("$PWD", "${PWD}"):
+        if path == pwd or path.startswith(pwd + "/"):
+            path = "." + path[len(pwd) :]
+            break
     if base is None or path.startswith(("/", "~", "$")):
         joined = path
     else:
