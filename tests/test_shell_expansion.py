@@ -12,6 +12,7 @@ as the model handles one, so that it moves out of ``GAPS`` and into the property
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -37,6 +38,8 @@ SUPPORTED = (
     "variable_inside_word",
     "quoted_command_substitution",
     "script_arguments",
+    "printf_substitution",
+    "decoded_substitution",
     "literal",
     "single_quoted",
     "double_quoted",
@@ -76,6 +79,18 @@ OPERATORS = (
     ':+"q r"',
 )
 POSITIONAL = ('"$@"', "$1", "$2", "$#", "$*", '"$*"', "${@:2}", '"${1:-z}"', "x$1y", '"$3"')
+PRINTF_FORMATS = (
+    "'%s-'",
+    "'%s%s'",
+    "'[%5s]'",
+    "'%-4s|'",
+    "'%.2s'",
+    "'%b'",
+    "'\\x41%s'",
+    "-- '%s\\n'",
+    "'%c%%'",
+    "'a\\101b'",
+)
 TEXT = st.text(SAFE, min_size=1, max_size=4)
 SPACED = st.text(SAFE + " ", min_size=1, max_size=6)
 
@@ -109,6 +124,22 @@ def word(draw, construct: str, assigned: list[str]) -> str:
         return draw(st.sampled_from(["{a,b}", "x{1,2}y", "{1..3}", "{a,b}{c,d}"]))
     if construct in ("positional_parameters", "script_arguments"):
         return draw(st.sampled_from(POSITIONAL))
+    if construct == "printf_substitution":
+        fmt = draw(st.sampled_from(PRINTF_FORMATS))
+        args = " ".join(draw(st.lists(TEXT, max_size=3)))
+        return draw(st.sampled_from(["$(printf {} {})", '"$(printf {} {})"'])).format(fmt, args)
+    if construct == "decoded_substitution":
+        text = draw(SPACED).encode()
+        encoded = draw(
+            st.sampled_from(
+                [
+                    f"echo {base64.b64encode(text).decode()} | base64 -d",
+                    f"base64 --decode <<< {base64.b64encode(text).decode()}",
+                    f"echo {text.hex()} | xxd -r -p",
+                ]
+            )
+        )
+        return draw(st.sampled_from(["$({})", '"$({})"'])).format(encoded)
     if construct == "arrays":
         return draw(
             st.sampled_from(
@@ -207,3 +238,89 @@ def test_each_gap_is_still_a_gap(gap):
     assert model_probes(text) != bash_probes(text), (
         f"the model now expands {gap} ({GAPS[gap]}): move it from GAPS to SUPPORTED"
     )
+
+
+# -- focused cases: what a guard sees for each construct -----------------------------------------
+
+
+def argvs(text: str, name: str) -> list[list[str]]:
+    return [c["argv"] for c in commands(text) if c["name"] == name]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "argv"),
+    [
+        ('set -- --force; git push "$@" origin', "git", ["git", "push", "--force", "origin"]),
+        ("set -- a -f; shift; git push $1", "git", ["git", "push", "-f"]),
+        ("bash -c 'git push \"$1\" o' _ -f", "git", ["git", "push", "-f", "o"]),
+        ("bash -c '$0 -rf \"$@\"' rm /etc /usr", "rm", ["rm", "-rf", "/etc", "/usr"]),
+        ('a=(-f "o r"); git push "${a[@]}"', "git", ["git", "push", "-f", "o r"]),
+        ("a=(x -f); git push ${a[1]} ${a[-1]}", "git", ["git", "push", "-f", "-f"]),
+        ("a=(x); a+=(-f); git push ${a[@]:1}", "git", ["git", "push", "-f"]),
+        ("x=1; git push ${x:+--force}", "git", ["git", "push", "--force"]),
+        ("v=--FORCE; git push ${v,,}", "git", ["git", "push", "--force"]),
+        ("v=xx-fyy; git push ${v:2:2}", "git", ["git", "push", "-f"]),
+        ("v=x--force; git push ${v#x} ${v##*x}", "git", ["git", "push", "--force", "--force"]),
+        ("v=--forcez.t; git push ${v%.*} ${v%%z*}", "git", ["git", "push", "--forcez", "--force"]),
+        ("v=--farce; git push ${v/a/o} ${v//[a]/o}", "git", ["git", "push", "--force", "--force"]),
+        ("x=ce; git push --for${x}", "git", ["git", "push", "--force"]),
+        ("x=r; ${x}m -rf /", "rm", ["rm", "-rf", "/"]),
+        ("git push $(printf -- '-%s' f)", "git", ["git", "push", "-f"]),
+        ("git push \"$(printf '%s%s' -- -force)\"", "git", ["git", "push", "---force"]),
+        ("$(printf '\\x72\\x6d') -rf /", "rm", ["rm", "-rf", "/"]),
+        ("printf '%s\\n' 'git push -f' | sh", "git", ["git", "push", "-f"]),
+        ("echo Z2l0IHB1c2ggLWY= | base64 -d | bash", "git", ["git", "push", "-f"]),
+        ('eval "$(base64 --decode <<< Z2l0IHB1c2ggLWY=)"', "git", ["git", "push", "-f"]),
+        ("echo 726d202d7266202f | xxd -r -p | sh", "rm", ["rm", "-rf", "/"]),
+        ("printf -- '-f\\0o\\0' | xargs -0 git push", "git", ["git", "push", "-f", "o"]),
+        ("xargs -n 1 rm -rf <<< '/a /b'", "rm", ["rm", "-rf", "/b"]),
+        ("printf 'a\\nb\\n' | xargs -I{} rm -rf /{}", "rm", ["rm", "-rf", "/b"]),
+        (
+            "shopt -s expand_aliases\nalias p='git push -f'\np origin",
+            "git",
+            ["git", "push", "-f", "origin"],
+        ),
+        ("w=; v=${w:=-f}; git push $w", "git", ["git", "push", "-f"]),
+    ],
+)
+def test_each_construct_is_expanded(text, name, argv):
+    assert argv in argvs(text, name), argvs(text, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "word", "kind"),
+    [
+        ("git push $F origin", "git", "$F", "unknown-variable"),
+        ("git push ${F:-x} origin", "git", "${F:-x}", "unknown-variable"),
+        ("git push ${w:=-f} origin", "git", "${w:=-f}", "unknown-variable"),
+        ('git push "$1" origin', "git", "$1", "unknown-variable"),  # the agent shell's own
+        ("git push $(cat opts) origin", "git", "$(cat opts)", "unknown-file"),
+        ("git push $(curl -s x) origin", "git", "$(curl -s x)", "unknown-output"),
+        ("git push -j$((1+2))", "git", "-j$((1+2))", "unknown-number"),
+        ("read F; git push $F", "git", "$F", "unknown-variable"),
+        ("F=-f; read F; git push $F", "git", "$F", "unknown-variable"),
+        ("for F in a; do git push $F; done", "git", "$F", "unknown-variable"),
+    ],
+)
+def test_what_the_line_does_not_show_stays_unknown(text, name, word, kind):
+    [cmd] = [c for c in commands(text) if c["name"] == name]
+    assert (word, kind) in zip(cmd["argv"], cmd["kinds"], strict=True), cmd
+
+
+def test_unset_is_empty():
+    assert ["rm", "-rf", "/"] in argvs("X=build; unset X; rm -rf $X/", "rm")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "v=-f; " + "v=$v$v$v$v; " * 12 + "echo $v",  # each use copies: bounded in all
+        "v=" + "x" * 2000 + "; echo ${v//?*x/y}",  # a pattern operator on a long value
+    ],
+)
+def test_expansions_are_bounded(text):
+    from hookgate.lang.errors import LimitError
+    from hookgate.shell.parser import analyse
+
+    with pytest.raises(LimitError):
+        analyse(text)

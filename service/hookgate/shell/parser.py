@@ -159,6 +159,11 @@ class _Parser:
         self.expander = Expander(self.vars, self.substitution, budget.expand)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
         self.stdin_next: str | None = None  # the here-string of the command being emitted
+        # alias name → its text, from the alias command that defines it on. bash -c expands them
+        # only after shopt -s expand_aliases, from the next line on; but eval (how some hosts run
+        # a line) expands them command by command, and a host's shell may enable them: read as
+        # expanded whenever the line defined them earlier
+        self.aliases: dict[str, str] = {}
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
@@ -608,6 +613,13 @@ class _Parser:
         name = command_name(words[0].text)
         if name in _STATE_BUILTINS:
             self.builtin_state(name, written, words)
+        elif name == "alias":
+            for a in (w.text for w in words[1:]):
+                alias, eq, text = a.partition("=")
+                if eq and alias and not alias.startswith("-"):
+                    self.aliases[alias] = text
+        elif self.aliases and words[0].text in self.aliases and written[0].marks is None:
+            return self.run_alias(words, env, via, span)
         inner, own = _unwrap(name, words, self.budget)
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
@@ -643,6 +655,20 @@ class _Parser:
             self.nest -= 1
         if chdir is not None:
             self.cwd = saved
+        return cmd
+
+    def run_alias(
+        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+    ) -> Command:
+        """A command whose word is an alias bash expands here: the alias's text, then the
+        other words, read as a script (nothing of it can be edited in place)."""
+        text = self.aliases[words[0].text]
+        cmd = Command(command_name(words[0].text), words, env, span, self.cwd, via)
+        self.out.append(cmd)
+        script = text + " " + " ".join(_single_quoted(w.text) for w in words[1:])
+        self.enter()
+        self.nested_printed(script, cmd, "alias")
+        self.nest -= 1
         return cmd
 
     def builtin_state(self, name: str, written: list[Word], words: list[Word]) -> None:
@@ -817,6 +843,7 @@ class _Parser:
             sub.vars["0"] = Value([args[0].text if args else via[-1]], kind)
             sub.vars["@"] = Value([w.text for w in args[1:]], kind)
         sub.scripts = self.scripts  # the same files, wherever they are written or run
+        sub.aliases.update(self.aliases)
         sub.branches = self.branches
         sub.parse()
 
