@@ -324,3 +324,67 @@ def test_expansions_are_bounded(text):
 
     with pytest.raises(LimitError):
         analyse(text)
+
+
+# -- part 7: a force flag an expansion makes is denied, never rewritten -------------------------
+
+SETUP = "a=(-f o); v=--force; w=1; set -- -f; "
+# words whose expansion (with SETUP) holds a force flag: nothing in the text to edit
+EXPANDED_FORCE = (
+    '"${a[@]}"',
+    "${a[0]}",
+    "${v:-x}",
+    "${v/x/y}",
+    "${w:+--force}",
+    '"$@"',
+    "$1",
+    "$(printf -- '%s' -f)",
+    "$(echo LWY= | base64 -d)",
+    "--for${v:5:2}",
+)
+LITERAL = ("-f", "--force", "-fu", "-u", "origin", "main", "'a b'", "$HOME")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    return Engine.from_paths([default_pack_path()])
+
+
+def decide(engine, command: str):
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": "/tmp",
+        "session_id": "t",
+    }
+    return engine.evaluate(payload, host="claude")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    literal=st.lists(st.sampled_from(LITERAL), max_size=4),
+    expanded=st.lists(st.sampled_from(EXPANDED_FORCE), max_size=2),
+)
+def test_a_rewrite_only_removes_force_flags_written_in_the_line(engine, literal, expanded):
+    words = literal + expanded
+    line = SETUP + "git push " + " ".join(words)
+    decision = decide(engine, line)
+    if expanded:
+        assert decision.outcome == "deny", (line, decision.outcome)
+        return
+    if decision.outcome != "rewrite":
+        assert not {"-f", "--force", "-fu"} & set(literal), (line, decision.outcome)
+        return
+    result = decision.updated_input["command"]
+    chars = iter(line)
+    assert all(ch in chars for ch in result)  # only deletions
+    [git] = [c for c in commands(result) if c["name"] == "git"]
+    assert not {"-f", "--force", "-fu"} & set(git["argv"])
+    kept = [w for w in git["argv"][2:]]
+    assert kept == [
+        {"-fu": "-u", "'a b'": "a b"}.get(w, w) for w in literal if w not in ("-f", "--force")
+    ]
