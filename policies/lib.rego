@@ -18,8 +18,9 @@ cwd := object.get(input, "cwd", null)
 max_command_chars := 65536
 
 # The simple commands of the shell line itself (see shell.commands), with the known-safe command
-# substitutions of the pack's data ($(mktemp -d), $(git branch --show-current), …).
-line_commands := shell.commands_with(input.tool_input.command, substitutions) if {
+# substitutions of the pack's data ($(mktemp -d), $(git branch --show-current), …) and file name
+# patterns matched in the payload's directory.
+line_commands := shell.commands_with(input.tool_input.command, {"substitutions": substitutions, "cwd": cwd}) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
 	count(input.tool_input.command) <= max_command_chars

@@ -388,3 +388,69 @@ def test_a_rewrite_only_removes_force_flags_written_in_the_line(engine, literal,
     assert kept == [
         {"-fu": "-u", "'a b'": "a b"}.get(w, w) for w in literal if w not in ("-f", "--force")
     ]
+
+
+# -- file name patterns, matched on the disk where the command runs -------------------------------
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("")
+    (tmp_path / "src" / "b.py").write_text("")
+    return tmp_path
+
+
+def globbed(text: str, cwd) -> list[list[str]]:
+    from hookgate.builtins.shell import commands_with
+
+    return [c["argv"] for c in commands_with(text, {"cwd": str(cwd)}) if c["name"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["echo .??* src/*.py", "echo src/[ab].py '*' x*", "cd src && echo *.py", "echo */", "echo .*"],
+)
+def test_patterns_match_what_bash_matches(project, text):
+    run = subprocess.run(
+        [BASH, "--norc", "-c", text.replace("echo", "printf '%s\\n'")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert globbed(text, project)[-1][1:] == run.stdout.split("\n")[:-1]
+
+
+def test_a_pattern_command_word_runs_what_it_matches():
+    if not os.path.exists("/bin/rm"):
+        pytest.skip("no /bin/rm")
+    assert ["/bin/rm", "-rf", "x"] in globbed("/???/r? -rf x", "/")
+
+
+def test_patterns_past_the_bound_are_unknown(tmp_path):
+    from hookgate.builtins.shell import commands_with
+
+    for k in range(70):
+        (tmp_path / f"d{k}").mkdir()
+        for j in range(70):
+            (tmp_path / f"d{k}" / f"f{j}").write_text("")
+    [ls] = commands_with("ls */*", {"cwd": str(tmp_path)})
+    assert ls["argv"] == ["ls", "*/*"] and ls["kinds"] == [None, "unknown-glob"]
+
+
+def test_deleting_dot_files_by_pattern_is_deleting_git(project):
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    engine = Engine.from_paths([default_pack_path()])
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf .??*"},
+        "cwd": str(project),
+        "session_id": "t",
+    }
+    assert engine.evaluate(payload, host="claude").outcome == "deny"
+    payload["tool_input"]["command"] = "rm -rf src/*.py"
+    assert engine.evaluate(payload, host="claude").outcome == "allow"

@@ -91,8 +91,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
     ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``
-    (``$((…))``, ``$?``), each kept as written, or what a known-safe substitution yields, see
-    ``shell.commands_with``) and ``incomplete`` (the line had unbalanced quotes
+    (``$((…))``, ``$?``), ``unknown-glob`` (a file name pattern not matched in full), each kept
+    as written, or what a known-safe substitution yields, see ``shell.commands_with``) and
+    ``incomplete`` (the line had unbalanced quotes
     or was nested too deep; the text after an unterminated quote is analysed as commands too).
     Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
@@ -112,22 +113,39 @@ _VALUES: dict[object, list[dict[str, Any]]] = {}
 
 
 @builtin("shell.commands_with", "shell", 2)
-def commands_with(cmdline: Any, substitutions: Any) -> list[dict[str, Any]]:
-    """``shell.commands(cmdline)``, reading each ``$(…)`` (or backticks) of a known-safe
-    command in ``substitutions`` as what it yields: ``[{"command": "mktemp -d", "yields":
-    "temp", "text": "$TMPDIR/tmp.hookgate"}, …]`` (``data.hookgate.config.shell.substitutions``;
-    a word of ``command`` ending in ``*`` matches any word starting with the rest, as ``date
-    +*``). A word holding one has that ``yields`` as its kind (``kinds``) and ``text`` as its
-    text (the substitution as written when there is none): ``TMP=$(mktemp -d); rm -rf "$TMP"``
-    removes ``$TMPDIR/tmp.hookgate``, a word of kind ``temp``; ``$(git branch --show-current)``
-    is a ``branch``, never an option (git refuses branch names that start with ``-``).
+def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
+    """``shell.commands(cmdline)`` with what the line's context tells: ``context`` is
+    ``{"substitutions": [...], "cwd": "/abs/dir"}`` (either may be absent; an array alone is
+    the substitutions).
+
+    ``substitutions`` are the known-safe command substitutions: ``[{"command": "mktemp -d",
+    "yields": "temp", "text": "$TMPDIR/tmp.hookgate"}, …]`` (``data.hookgate.config.shell.
+    substitutions``; a word of ``command`` ending in ``*`` matches any word starting with the
+    rest, as ``date +*``). A word holding one has that ``yields`` as its kind (``kinds``) and
+    ``text`` as its text (the substitution as written when there is none): ``TMP=$(mktemp -d);
+    rm -rf "$TMP"`` removes ``$TMPDIR/tmp.hookgate``, a word of kind ``temp``; ``$(git branch
+    --show-current)`` is a ``branch``, never an option (git refuses names that start with ``-``).
+
+    With ``cwd`` (the directory the line runs in), unquoted file name patterns are matched
+    against the disk as bash matches them (``/bin/r?`` is ``/bin/rm``, ``.??*`` is ``.git``),
+    relative ones in the directory each command runs in; a pattern matching nothing stays as
+    written, and one whose matching would read more than 4,096 directory entries is an unknown
+    word of kind ``unknown-glob``.
     """
     text = _text_arg(cmdline, "shell.commands_with: operand 1")
-    table = _table(substitutions)
-    key = (text, id(table))
+    if isinstance(context, dict):
+        entries = context.get("substitutions")
+        cwd = context.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise BuiltinError("shell.commands_with: operand 2: cwd must be a string")
+    else:
+        entries, cwd = context, None
+    table = None if entries is None else _table(entries)
+    root_dir = cwd if cwd is not None and cwd.startswith("/") else None
+    key = (text, id(table), root_dir)
     values = _VALUES.get(key)
     if values is None:
-        values = [c.to_value() for c in analyse(text, table)]
+        values = [c.to_value() for c in analyse(text, table, root_dir)]
         if len(_VALUES) >= MAX_ANALYSED:
             _VALUES.clear()
         _VALUES[key] = values

@@ -1076,3 +1076,54 @@ def hex_decode(text: str) -> str | None:
     if len(digits) != len(data):
         return None
     return bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8", "replace")
+
+
+# -- file name patterns ---------------------------------------------------------------------------
+
+UNKNOWN_GLOB = "unknown-glob"  # a file name pattern whose matches were not all read
+
+
+def pathname_matches(pattern: str, base: str, files: list[int]) -> list[str] | None:
+    """The paths ``pattern`` matches, as bash lists them (sorted; a leading ``.`` only matched
+    by a ``.`` in the pattern), relative patterns against directory ``base``; ``files[0]`` is
+    how many directory entries may still be read (None once it runs out)."""
+    import os  # loaded by the interpreter already: no cost on the hook's path
+
+    absolute = pattern.startswith("/")
+    parts = [p for p in pattern.split("/") if p]
+    paths = ["/" if absolute else ""]
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        found: list[str] = []
+        for prefix in paths:
+            if not _has_glob(part):
+                path = prefix + part
+                if last or os.path.isdir(_on_disk(path, base)):
+                    found.append(path)
+                continue
+            try:
+                entries = os.scandir(_on_disk(prefix, base) or ".")
+            except OSError:
+                continue
+            names: list[str] = []
+            with entries:
+                for entry in entries:
+                    files[0] -= 1
+                    if files[0] < 0:
+                        return None
+                    name = entry.name
+                    if name.startswith(".") and not part.startswith("."):
+                        continue
+                    if glob_match(part, name) and (last or entry.is_dir()):
+                        names.append(name)
+            found += [prefix + name + ("" if last else "/") for name in sorted(names)]
+        paths = [p if last else (p if p.endswith("/") else p + "/") for p in found]
+    if pattern.endswith("/"):
+        paths = [p + "/" for p in paths]
+    return [
+        p.rstrip("/") + ("/" if pattern.endswith("/") else "") if p != "/" else p for p in paths
+    ]
+
+
+def _on_disk(path: str, base: str) -> str:
+    return path if path.startswith("/") else base.rstrip("/") + "/" + path

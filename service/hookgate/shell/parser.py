@@ -12,6 +12,7 @@ from __future__ import annotations
 from hookgate.lang.errors import LimitError
 from hookgate.shell.expansion import (
     UNKNOWN_FILE,
+    UNKNOWN_GLOB,
     UNKNOWN_OUTPUT,
     UNKNOWN_VARIABLE,
     Expander,
@@ -21,6 +22,7 @@ from hookgate.shell.expansion import (
     base64_decode,
     hex_decode,
     known_substitution,
+    pathname_matches,
     printf_output,
 )
 from hookgate.shell.words import (
@@ -56,6 +58,11 @@ MAX_COMMAND_CHARS = 64 * 1024
 MAX_ANALYSED_CHARS = 4 * MAX_COMMAND_CHARS
 
 
+# Directory entries read in all matching file name patterns (/bin/r?, .??*): past it a pattern
+# is an unknown word (the guards judge it as anything), not a LimitError (ls */* is everyday).
+MAX_GLOB_ENTRIES = 4096
+
+
 # Simple commands read in all (nested and re-read ones included): every guard looks at each, so
 # the pack's time grows with them. Far more than agents write in one call: past it is padding.
 MAX_COMMANDS = 512
@@ -82,13 +89,19 @@ class _Budget:
     """What is left of one analysis's bounds, shared by the parsers of its nested scripts, and
     the known-safe command substitutions it reads with (``known_substitutions``)."""
 
-    __slots__ = ("chars", "commands", "expanded", "substitutions")
+    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files")
 
-    def __init__(self, substitutions: Substitutions | None = None) -> None:
+    def __init__(
+        self, substitutions: Substitutions | None = None, root_dir: str | None = None
+    ) -> None:
         self.chars = MAX_ANALYSED_CHARS
         self.commands = MAX_COMMANDS
         self.expanded = MAX_ANALYSED_CHARS
         self.substitutions = substitutions
+        # the payload's directory, when patterns are matched against the disk; and how many
+        # directory entries that may still read (None: patterns are not matched)
+        self.root_dir = root_dir
+        self.files: list[int] | None = None if root_dir is None else [MAX_GLOB_ENTRIES]
 
     def expand(self, n: int) -> None:
         """Count ``n`` characters made by expansions (a variable used many times is copied
@@ -562,8 +575,29 @@ class _Parser:
         for k, word in enumerate(words):
             if k == 0 and word.marks:
                 word.marks = [(a, b, False) for a, b, _ in word.marks]
-            out += self.expander.word(word)
+            made = self.expander.word(word)
+            if word.glob and self.budget.files is not None:
+                made = [m for w in made for m in self.pathnames(w)]
+            out += made
         return out
+
+    def pathnames(self, word: Word) -> list[Word]:
+        """The file names an unquoted pattern (``/bin/r?``, ``.??*``) matches where the
+        command runs, read from the disk (bounded); the word itself when nothing matches (as
+        bash leaves it), an unknown word when the bound stops the reading."""
+        text = word.text
+        if word.kind is not None or not ("*" in text or "?" in text or "[" in text):
+            return [word]
+        base = self.budget.root_dir
+        if not text.startswith("/"):
+            if base is None or (self.cwd is not None and self.cwd.startswith(("~", "$"))):
+                return [word]
+            base = join_path(base, self.cwd) if self.cwd is not None else base
+        found = pathname_matches(text, base, self.budget.files)
+        if found is None:
+            word.kind = UNKNOWN_GLOB
+            return [word]
+        return [Word(f, None, True, []) for f in found] or [word]
 
     def substitution(self, raw: str) -> tuple[str | None, str | None]:
         """What the command substitution ``raw`` (as written) prints and its kind: known
@@ -952,12 +986,15 @@ class _Parser:
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
             text = t[s:j]
-            return Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            word.glob = "*" in text or "?" in text or "[" in text
+            return word
         text: list[str] = []
         offs: list[int] = []
         marks: list[tuple[int, int, bool]] = []
         literal = True
         braces = False
+        globs = 0  # unquoted *, ?, [ characters
         while self.i < self.n:
             c = t[self.i]
             if c in " \t\r\n;&|" or (c in "()" and not self.procsub_at()) or (stop and c in stop):
@@ -1021,13 +1058,17 @@ class _Parser:
                 j += 1
             run = t[self.i : j]
             braces = braces or "{" in run
+            globs += run.count("*") + run.count("?") + run.count("[")
             text.append(run)
             offs += self.roots(self.i, j)
             self.i = j
         if self.i == s:
             return None
         span = self.root_span(s, self.i)
-        return Word("".join(text), span, literal, offs, braces, marks or None)
+        word = Word("".join(text), span, literal, offs, braces, marks or None)
+        if globs:  # and none quoted (no pattern to build with quoted parts)
+            word.glob = globs == sum(word.text.count(c) for c in "*?[")
+        return word
 
     def procsub_at(self) -> bool:
         t, i = self.t, self.i
@@ -1769,24 +1810,31 @@ _ANALYSED: dict[object, tuple[Substitutions | None, tuple[Command, ...]]] = {}
 MAX_ANALYSED = 256
 
 
-def analyse(cmdline: str, substitutions: Substitutions | None = None) -> tuple[Command, ...]:
+def analyse(
+    cmdline: str, substitutions: Substitutions | None = None, root_dir: str | None = None
+) -> tuple[Command, ...]:
     """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
-    ``substitutions`` (``expansion.compile_substitutions``) as what they yield; a
-    ``LimitError`` past the bounds above."""
+    ``substitutions`` (``expansion.compile_substitutions``) as what they yield, and matching
+    file name patterns against the disk when ``root_dir`` (the directory the line runs in,
+    absolute) is given; a ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
-    return _analyse(cmdline, _Budget(substitutions))
+    return _analyse(cmdline, _Budget(substitutions, root_dir))
 
 
 def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
     """``analyse`` within ``budget`` (a substitution's script is read within its line's)."""
     # a table is compiled once per pack's data: the same object while that data is in use
     table = budget.substitutions
-    key: object = cmdline if table is None else (cmdline, id(table))
+    key: object = (
+        cmdline
+        if table is None and budget.root_dir is None
+        else (cmdline, id(table), budget.root_dir)
+    )
     cached = _ANALYSED.get(key)
     if cached is not None and cached[0] is table:
         return cached[1]

@@ -14,7 +14,7 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
 
 class Word(Record):
-    __slots__ = ("text", "span", "literal", "offs", "braces", "marks", "items", "kind")
+    __slots__ = ("text", "span", "literal", "offs", "braces", "marks", "items", "kind", "glob")
 
     def __init__(
         self,
@@ -37,6 +37,8 @@ class Word(Record):
         self.items: list[Word] | None = None
         # None: text known from the line; else what the expansion in it may be (Command.kinds)
         self.kind = kind
+        # an unquoted *, ? or [ in it (and none quoted): bash matches it against file names
+        self.glob = False
 
 
 class Command(Record):
