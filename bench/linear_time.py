@@ -85,6 +85,7 @@ CONSTRUCTS = {
         "echo Z2l0IHB1c2ggLWY= | base64 -d | sh; printf '%s\\n' -f | xargs -n 1 git push; ", n
     ),
     "aliases": lambda n: repeated("alias p='git push -f'; p origin; ", n),
+    "functions": lambda n: repeated('f() { git push "$@"; }; f -f; f o; ', n),
     "expansion-growth": lambda n: repeated("v=$v$v$v$v; ", n, head=DANGER + "v=-f; "),
     "wrappers": lambda n: repeated("sudo env A=1 nice timeout 5 nohup git push -f; ", n),
     "wrapper-chain": lambda n: repeated("sudo ", n, tail="git push -f origin main"),

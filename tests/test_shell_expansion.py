@@ -281,6 +281,14 @@ def argvs(text: str, name: str) -> list[list[str]]:
             ["git", "push", "-f", "origin"],
         ),
         ("w=; v=${w:=-f}; git push $w", "git", ["git", "push", "-f"]),
+        ('f() { git push "$@" o; }; f -f', "git", ["git", "push", "-f", "o"]),
+        ('function g { rm -rf "$1"; }\ng /etc', "rm", ["rm", "-rf", "/etc"]),
+        ('function g() ( rm "$2" "$1" ); g / -rf', "rm", ["rm", "-rf", "/"]),
+        (
+            "cat > lib.sh <<'EOF'\nf() { git push \"$@\"; }\nEOF\n. lib.sh; f -f",
+            "git",
+            ["git", "push", "-f"],
+        ),
     ],
 )
 def test_each_construct_is_expanded(text, name, argv):

@@ -177,6 +177,8 @@ class _Parser:
         # a line) expands them command by command, and a host's shell may enable them: read as
         # expanded whenever the line defined them earlier
         self.aliases: dict[str, str] = {}
+        # functions the line defined so far (sourced files included): name → body text
+        self.functions: dict[str, str] = {}
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
@@ -433,6 +435,7 @@ class _Parser:
             if len(words) == 1 and t[self.i : self.i + 3].lstrip(" ").startswith("()"):
                 # a function definition "name() body": the body's commands are what runs
                 self.i = t.index("()", self.i) + 2
+                self.define(words[0].text, self.i)
                 words, starts = [], []
                 start = self.i
         if writes and (only_redirects or not words):
@@ -498,19 +501,26 @@ class _Parser:
         """``for x in …;``/``case w in``/``function f``: header words are data, not a command."""
         if keyword == "case":
             self.case_depth += 1
+        name = None
         while True:
             self.skip_blanks()
             if self.i >= self.n or self.t[self.i] in ";&|()\n" or (stop and self.t[self.i] in stop):
                 return
+            s = self.i
             w = self.lex_word(stop)
             if w is None:
                 return
             if keyword in ("for", "select"):
                 self.vars.pop(w.text, None)  # the loop variable: each value in turn
+            if keyword == "function" and name is None:
+                name = w.text
+            elif keyword == "function" and w.text == "{":
+                self.define(name, s)
             if keyword in ("case", "function") and w.text in ("in", "{"):
                 return
             if keyword == "function" and self.t.startswith("()", self.i):
                 self.i += 2
+                self.define(name, self.i)
                 return
 
     # -- emitting and unwrapping -----------------------------------------------------------------
@@ -654,6 +664,8 @@ class _Parser:
                     self.aliases[alias] = text
         elif self.aliases and words[0].text in self.aliases and written[0].marks is None:
             return self.run_alias(words, env, via, span)
+        elif self.functions and words[0].text in self.functions and written[0].marks is None:
+            return self.call_function(words, env, via, span)
         inner, own = _unwrap(name, words, self.budget)
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
@@ -689,6 +701,34 @@ class _Parser:
             self.nest -= 1
         if chdir is not None:
             self.cwd = saved
+        return cmd
+
+    def define(self, name: str | None, start: int) -> None:
+        """Remember function ``name``'s body, which starts at ``start`` of the text."""
+        if name:
+            self.functions[name] = self.t[start : _body_end(self.t, start)]
+
+    def call_function(
+        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+    ) -> Command:
+        """A call of a function the line defined: its body (already read where it was
+        defined) read again with the call's words as ``$1``… when it uses parameters (``f() {
+        git push "$@"; }; f -f``). Not within its own body: recursion adds nothing to see."""
+        name = words[0].text
+        cmd = Command(command_name(name), words, env, span, self.cwd, via)
+        self.out.append(cmd)
+        body = self.functions[name]
+        if "$" in body:
+            zero = self.vars.get("0")
+            arg0 = Word(zero.text if zero is not None else name, None, True, [])
+            saved = self.functions
+            self.functions = {k: v for k, v in saved.items() if k != name}
+            self.enter()
+            try:
+                self.nested_printed(body, cmd, "function", args=[arg0, *words[1:]])
+            finally:
+                self.nest -= 1
+                self.functions = saved
         return cmd
 
     def run_alias(
@@ -878,8 +918,12 @@ class _Parser:
             sub.vars["@"] = Value([w.text for w in args[1:]], kind)
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.aliases.update(self.aliases)
+        sub.functions = dict(self.functions)
         sub.branches = self.branches
         sub.parse()
+        if via[-1] in ("source", "."):  # run in this shell: what it defines stays
+            self.functions.update(sub.functions)
+            self.vars.update(sub.vars)
 
     # -- here-documents ----------------------------------------------------------------------------
 
@@ -1316,6 +1360,41 @@ def _printed_words(cmd: Command) -> list[Word] | None:
     if cmd.name == "printf":
         return words[1:] if words[:1] and words[0].text == "--" else words
     return None
+
+
+def _body_end(t: str, start: int) -> int:
+    """The end of a function body ``{ … }`` or ``( … )`` starting at ``start`` (blanks first):
+    its closing brace at the same level, quotes and escapes skipped; the end of ``t`` if none."""
+    i, n = start, len(t)
+    while i < n and t[i] in " \t\n":
+        i += 1
+    if i >= n or t[i] not in "{(":
+        return n
+    opener, closer = t[i], "}" if t[i] == "{" else ")"
+    depth = 0
+    while i < n:
+        c = t[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = t.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and t[j] != '"':
+                j += 2 if t[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
 
 
 def _plain_format(printed: list[Word]) -> bool:
