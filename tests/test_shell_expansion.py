@@ -153,6 +153,9 @@ def word(draw, construct: str, assigned: list[str]) -> str:
                     '"${a[@]:1}"',
                     '"${a[@]/a/b}"',
                     "x${a[0]}y",
+                    "$a",
+                    '"$a"',
+                    "${a}",
                 ]
             )
         )

@@ -364,7 +364,9 @@ class Expander:
         self.charge(sum(len(x) for x in value.items))
         if name == "@":
             return list(value.items), value.kind, True
-        return [value.text], value.kind, False
+        if name == "*":
+            return [value.text], value.kind, False
+        return value.items[:1] or [""], value.kind, False  # $a is ${a[0]}
 
     def lookup(self, name: str) -> Value | None:
         """The value of ``name`` (a variable, ``@``/``*``, ``#``, a positional digit), or None
