@@ -228,7 +228,8 @@ def without_flags(cmdline: Any, flags: Any) -> str:
 def resolve(base: Any, path: Any) -> str:
     """``path`` joined onto directory ``base`` and normalized lexically (``.``/``..``).
 
-    Absolute paths, ``~…`` and ``$VAR…`` paths are not joined; nothing on disk is consulted
+    Absolute paths, ``~…`` and ``$VAR…`` paths are not joined (``$PWD``/``${PWD}`` at the start
+    is ``base`` itself: bash keeps it the directory it is in); nothing on disk is consulted
     (no symlinks are followed), so ``/tmp/../etc`` is ``/etc``. ``base`` may be ``null``.
     """
     if base is not None:
