@@ -74,6 +74,19 @@ CONSTRUCTS = {
     "substitutions": lambda n: repeated("git push $(echo -f) origin `echo main`; ", n),
     "variables": lambda n: repeated("G=git; F=-f; $G push $F origin main; ", n),
     "ifs": lambda n: repeated("git${IFS}push${IFS}-f; ", n),
+    "arrays": lambda n: repeated('a=(-f "$x" o); a+=(m); git push "${a[@]}" ${a[0]}; ', n),
+    "parameter-operators": lambda n: repeated(
+        "v=--force; git push ${v:0:7} ${v/f/F} ${v##*-} ${v:-x} ${v^^} x${v}y; ", n
+    ),
+    "positional": lambda n: repeated(
+        "set -- -f o; git push \"$@\" $1; bash -c 'rm $1 /' _ -rf; ", n
+    ),
+    "printf-decode": lambda n: repeated(
+        "echo Z2l0IHB1c2ggLWY= | base64 -d | sh; printf '%s\\n' -f | xargs -n 1 git push; ", n
+    ),
+    "aliases": lambda n: repeated("alias p='git push -f'; p origin; ", n),
+    "functions": lambda n: repeated('f() { git push "$@"; }; f -f; f o; ', n),
+    "expansion-growth": lambda n: repeated("v=$v$v$v$v; ", n, head=DANGER + "v=-f; "),
     "wrappers": lambda n: repeated("sudo env A=1 nice timeout 5 nohup git push -f; ", n),
     "wrapper-chain": lambda n: repeated("sudo ", n, tail="git push -f origin main"),
     "xargs-find": lambda n: repeated("echo -f | xargs git push; find . -exec rm -rf {} +; ", n),

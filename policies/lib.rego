@@ -7,6 +7,8 @@ import rego.v1
 
 config := data.hookgate.config
 
+substitutions := object.get(object.get(config, "shell", {}), "substitutions", [])
+
 # The payload's working directory, or null when the host did not send one.
 cwd := object.get(input, "cwd", null)
 
@@ -15,8 +17,10 @@ cwd := object.get(input, "cwd", null)
 # the whole evaluation (and fail open).
 max_command_chars := 65536
 
-# The simple commands of the shell line itself (see shell.commands).
-line_commands := shell.commands(input.tool_input.command) if {
+# The simple commands of the shell line itself (see shell.commands), with the known-safe command
+# substitutions of the pack's data ($(mktemp -d), $(git branch --show-current), …) and file name
+# patterns matched in the payload's directory.
+line_commands := shell.commands_with(input.tool_input.command, {"substitutions": substitutions, "cwd": cwd}) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
 	count(input.tool_input.command) <= max_command_chars

@@ -396,3 +396,19 @@ def test_lone_surrogates_neither_break_the_answer_nor_get_around_the_guards(
     (record,) = [json.loads(line) for line in log.read_text("ascii").splitlines()]
     assert record["outcome"] == ("rewrite" if rewritten else "deny")
     assert "abc" not in record["command"] and "\ufffd" in record["command"]
+
+
+def test_explain_shows_the_expanded_commands_the_guards_saw(env):
+    command = 'a=(-f); T=$(mktemp -d); git push "${a[@]}" $X origin && rm -rf "$T"'
+    payload, _ = bash_payload("claude", command)
+    result = run_eval(payload, env, "--explain")
+    seen = json.loads(result.stderr)
+    by_name = {c["name"]: c for c in seen["commands"] if c["name"]}
+    assert by_name["git"]["argv"] == [
+        "git",
+        "push",
+        "-f",
+        {"word": "$X", "unknown": "unknown-variable"},
+        "origin",
+    ]
+    assert by_name["rm"]["argv"][-1] == {"word": "$TMPDIR/tmp.hookgate", "yields": "temp"}

@@ -267,12 +267,12 @@ def test_data_is_not_a_command(cmdline, name):
     ("cmdline", "argv"),
     [
         # Quoted, a substitution or $IFS is one word, as the shell keeps it.
-        ('git commit -m "$(echo --amend)"', ["git", "commit", "-m", "$(echo --amend)"]),
-        ('git "x${IFS}y"', ["git", "x${IFS}y"]),
+        ('git commit -m "$(echo --amend)"', ["git", "commit", "-m", "--amend"]),
+        ('git "x${IFS}y"', ["git", "x \t\ny"]),
         ("git '$(echo -f)'", ["git", "$(echo -f)"]),
-        # Another variable, or an IFS the line sets, is not split here.
+        # Another variable (not set by the line) is not split; an IFS the line sets splits.
         ("git $IFSX", ["git", "$IFSX"]),
-        ("IFS=,; git x${IFS}y", ["git", "x${IFS}y"]),
+        ("IFS=,; git x${IFS}y", ["git", "x", "y"]),
         # A variable in quotes is one word, however many blanks its value holds.
         ('M="fix: explain -f"; git commit -m "$M"', ["git", "commit", "-m", "fix: explain -f"]),
         ('F=--amend; git commit "$F"', ["git", "commit", "--amend"]),

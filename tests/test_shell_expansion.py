@@ -12,6 +12,7 @@ as the model handles one, so that it moves out of ``GAPS`` and into the property
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -29,14 +30,16 @@ SAFE = "abcxyz019._-"
 VARS = ("v1", "v2", "v3")
 
 # Constructs the model does not expand yet (issue 16 part 1): generated lines avoid them.
-GAPS = {
-    "positional_parameters": "set -- … then $1, $@, $#",
-    "arrays": "a=(…) then ${a[@]}, ${a[1]}, ${#a[@]}",
-    "parameter_operators": "${v:-x}, ${v:+x}, ${v#…}, ${v%…}, ${v/…/…}, ${v:1:2}, ${#v}",
-    "variable_inside_word": 'a variable joined to other text: x"$v"y, $v$v',
-    "quoted_command_substitution": '"$(echo a b)" (one word, not split)',
-}
+GAPS: dict[str, str] = {}
 SUPPORTED = (
+    "positional_parameters",
+    "arrays",
+    "parameter_operators",
+    "variable_inside_word",
+    "quoted_command_substitution",
+    "script_arguments",
+    "printf_substitution",
+    "decoded_substitution",
     "literal",
     "single_quoted",
     "double_quoted",
@@ -48,6 +51,46 @@ SUPPORTED = (
     "brace_expansion",
 )
 
+OPERATORS = (
+    ":-d",
+    "-d",
+    ":+alt",
+    "+alt",
+    ":=d",
+    "#?",
+    "##*.",
+    "#a",
+    "%?",
+    "%%.*",
+    "%[0-9]",
+    "/a/b",
+    "//a/b",
+    "/#a/b",
+    "/%a/b",
+    "//[xyz]/-",
+    ":1:2",
+    ":1",
+    ": -2",
+    ":0:-1",
+    "^^",
+    ",,",
+    "^",
+    ":-$v1",
+    ':+"q r"',
+)
+POSITIONAL = ('"$@"', "$1", "$2", "$#", "$*", '"$*"', "${@:2}", '"${1:-z}"', "x$1y", '"$3"')
+PRINTF_FORMATS = (
+    "'%s-'",
+    "'%s%s'",
+    "'[%5s]'",
+    "'%-4s|'",
+    "'%.2s'",
+    "'%b'",
+    "'\\x41%s'",
+    "-- '%s\\n'",
+    "'%c%%'",
+    "'a\\101b'",
+)
 TEXT = st.text(SAFE, min_size=1, max_size=4)
 SPACED = st.text(SAFE + " ", min_size=1, max_size=6)
 
@@ -79,13 +122,47 @@ def word(draw, construct: str, assigned: list[str]) -> str:
         return draw(st.sampled_from([f'x"${v}"y', f"${v}${v}", f"{draw(TEXT)}${{{v}}}"]))
     if construct == "brace_expansion":
         return draw(st.sampled_from(["{a,b}", "x{1,2}y", "{1..3}", "{a,b}{c,d}"]))
-    if construct == "positional_parameters":
-        return draw(st.sampled_from(['"$@"', "$1", "$2", "$#", "$*"]))
+    if construct in ("positional_parameters", "script_arguments"):
+        return draw(st.sampled_from(POSITIONAL))
+    if construct == "printf_substitution":
+        fmt = draw(st.sampled_from(PRINTF_FORMATS))
+        args = " ".join(draw(st.lists(TEXT, max_size=3)))
+        return draw(st.sampled_from(["$(printf {} {})", '"$(printf {} {})"'])).format(fmt, args)
+    if construct == "decoded_substitution":
+        text = draw(SPACED).encode()
+        encoded = draw(
+            st.sampled_from(
+                [
+                    f"echo {base64.b64encode(text).decode()} | base64 -d",
+                    f"base64 --decode <<< {base64.b64encode(text).decode()}",
+                    f"echo {text.hex()} | xxd -r -p",
+                ]
+            )
+        )
+        return draw(st.sampled_from(["$({})", '"$({})"'])).format(encoded)
     if construct == "arrays":
-        return draw(st.sampled_from(['"${a[@]}"', "${a[1]}", "${#a[@]}", "${a[*]}"]))
+        return draw(
+            st.sampled_from(
+                [
+                    '"${a[@]}"',
+                    "${a[1]}",
+                    "${#a[@]}",
+                    "${a[*]}",
+                    '"${a[*]}"',
+                    "${a[-1]}",
+                    '"${a[@]:1}"',
+                    '"${a[@]/a/b}"',
+                    "x${a[0]}y",
+                    "$a",
+                    '"$a"',
+                    "${a}",
+                ]
+            )
+        )
     if construct == "parameter_operators":
-        op = draw(st.sampled_from([":-d", ":+alt", "#?", "%?", "/a/b", ":1:2"]))
-        return draw(st.sampled_from([f"${{{v}{op}}}", f"${{#{v}}}"]))
+        op = draw(st.sampled_from(OPERATORS))
+        form = draw(st.sampled_from(["{}", '"{}"', "x{}y"]))
+        return form.format(draw(st.sampled_from([f"${{{v}{op}}}", f"${{#{v}}}"])))
     raise AssertionError(construct)
 
 
@@ -109,6 +186,11 @@ def line(draw, constructs: tuple[str, ...]) -> str:
             for _ in range(draw(st.integers(1, 4)))
         ]
         statements.append("printf '%s\\n' @@ " + " ".join(words))
+    if "script_arguments" in constructs:
+        # bash -c 'script' arg0 args…: $0, $1, "$@" are the words after the script
+        words = " ".join(draw(st.lists(st.sampled_from(POSITIONAL + ("$0",)), min_size=1)))
+        args = " ".join(draw(st.lists(TEXT, min_size=1, max_size=4)))
+        statements.append(f"bash -c 'printf \"%s\\n\" @@ {words}' {args}")
     return draw(st.sampled_from(["; ", "\n", " && "])).join(statements)
 
 
@@ -145,13 +227,7 @@ def test_expansion_agrees_with_bash(data):
     assert model_probes(text) == bash_probes(text)
 
 
-GAP_SAMPLES = {
-    "positional_parameters": "set -- a b; printf '%s\\n' @@ \"$@\" $1",
-    "arrays": "a=(p q); printf '%s\\n' @@ \"${a[@]}\"",
-    "parameter_operators": "v=abc; printf '%s\\n' @@ ${v:1:2} ${v:-d}",
-    "variable_inside_word": "v=ab; printf '%s\\n' @@ x\"$v\"y",
-    "quoted_command_substitution": "printf '%s\\n' @@ \"$(echo a b)\"",
-}
+GAP_SAMPLES: dict[str, str] = {}
 
 
 def test_gaps_and_samples_match():
@@ -165,3 +241,227 @@ def test_each_gap_is_still_a_gap(gap):
     assert model_probes(text) != bash_probes(text), (
         f"the model now expands {gap} ({GAPS[gap]}): move it from GAPS to SUPPORTED"
     )
+
+
+# -- focused cases: what a guard sees for each construct -----------------------------------------
+
+
+def argvs(text: str, name: str) -> list[list[str]]:
+    return [c["argv"] for c in commands(text) if c["name"] == name]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "argv"),
+    [
+        ('set -- --force; git push "$@" origin', "git", ["git", "push", "--force", "origin"]),
+        ("set -- a -f; shift; git push $1", "git", ["git", "push", "-f"]),
+        ("bash -c 'git push \"$1\" o' _ -f", "git", ["git", "push", "-f", "o"]),
+        ("bash -c '$0 -rf \"$@\"' rm /etc /usr", "rm", ["rm", "-rf", "/etc", "/usr"]),
+        ('a=(-f "o r"); git push "${a[@]}"', "git", ["git", "push", "-f", "o r"]),
+        ("a=(x -f); git push ${a[1]} ${a[-1]}", "git", ["git", "push", "-f", "-f"]),
+        ("a=(x); a+=(-f); git push ${a[@]:1}", "git", ["git", "push", "-f"]),
+        ("x=1; git push ${x:+--force}", "git", ["git", "push", "--force"]),
+        ("v=--FORCE; git push ${v,,}", "git", ["git", "push", "--force"]),
+        ("v=xx-fyy; git push ${v:2:2}", "git", ["git", "push", "-f"]),
+        ("v=x--force; git push ${v#x} ${v##*x}", "git", ["git", "push", "--force", "--force"]),
+        ("v=--forcez.t; git push ${v%.*} ${v%%z*}", "git", ["git", "push", "--forcez", "--force"]),
+        ("v=--farce; git push ${v/a/o} ${v//[a]/o}", "git", ["git", "push", "--force", "--force"]),
+        ("x=ce; git push --for${x}", "git", ["git", "push", "--force"]),
+        ("x=r; ${x}m -rf /", "rm", ["rm", "-rf", "/"]),
+        ("git push $(printf -- '-%s' f)", "git", ["git", "push", "-f"]),
+        ("git push \"$(printf '%s%s' -- -force)\"", "git", ["git", "push", "---force"]),
+        ("$(printf '\\x72\\x6d') -rf /", "rm", ["rm", "-rf", "/"]),
+        ("printf '%s\\n' 'git push -f' | sh", "git", ["git", "push", "-f"]),
+        ("echo Z2l0IHB1c2ggLWY= | base64 -d | bash", "git", ["git", "push", "-f"]),
+        ('eval "$(base64 --decode <<< Z2l0IHB1c2ggLWY=)"', "git", ["git", "push", "-f"]),
+        ("echo 726d202d7266202f | xxd -r -p | sh", "rm", ["rm", "-rf", "/"]),
+        ("printf -- '-f\\0o\\0' | xargs -0 git push", "git", ["git", "push", "-f", "o"]),
+        ("xargs -n 1 rm -rf <<< '/a /b'", "rm", ["rm", "-rf", "/b"]),
+        ("printf 'a\\nb\\n' | xargs -I{} rm -rf /{}", "rm", ["rm", "-rf", "/b"]),
+        (
+            "shopt -s expand_aliases\nalias p='git push -f'\np origin",
+            "git",
+            ["git", "push", "-f", "origin"],
+        ),
+        ("w=; v=${w:=-f}; git push $w", "git", ["git", "push", "-f"]),
+        ('f() { git push "$@" o; }; f -f', "git", ["git", "push", "-f", "o"]),
+        ('function g { rm -rf "$1"; }\ng /etc', "rm", ["rm", "-rf", "/etc"]),
+        ('function g() ( rm "$2" "$1" ); g / -rf', "rm", ["rm", "-rf", "/"]),
+        (
+            "cat > lib.sh <<'EOF'\nf() { git push \"$@\"; }\nEOF\n. lib.sh; f -f",
+            "git",
+            ["git", "push", "-f"],
+        ),
+    ],
+)
+def test_each_construct_is_expanded(text, name, argv):
+    assert argv in argvs(text, name), argvs(text, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "word", "kind"),
+    [
+        ("git push $F origin", "git", "$F", "unknown-variable"),
+        ("git push ${F:-x} origin", "git", "${F:-x}", "unknown-variable"),
+        ("git push ${w:=-f} origin", "git", "${w:=-f}", "unknown-variable"),
+        ('git push "$1" origin', "git", "$1", "unknown-variable"),  # the agent shell's own
+        ("git push $(cat opts) origin", "git", "$(cat opts)", "unknown-file"),
+        ("git push $(curl -s x) origin", "git", "$(curl -s x)", "unknown-output"),
+        ("git push -j$((1+2))", "git", "-j$((1+2))", "unknown-number"),
+        ("read F; git push $F", "git", "$F", "unknown-variable"),
+        ("F=-f; read F; git push $F", "git", "$F", "unknown-variable"),
+        ("for F in a; do git push $F; done", "git", "$F", "unknown-variable"),
+    ],
+)
+def test_what_the_line_does_not_show_stays_unknown(text, name, word, kind):
+    [cmd] = [c for c in commands(text) if c["name"] == name]
+    assert (word, kind) in zip(cmd["argv"], cmd["kinds"], strict=True), cmd
+
+
+def test_unset_is_empty():
+    assert ["rm", "-rf", "/"] in argvs("X=build; unset X; rm -rf $X/", "rm")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "v=-f; " + "v=$v$v$v$v; " * 12 + "echo $v",  # each use copies: bounded in all
+        "v=" + "x" * 2000 + "; echo ${v//?*x/y}",  # a pattern operator on a long value
+    ],
+)
+def test_expansions_are_bounded(text):
+    from hookgate.lang.errors import LimitError
+    from hookgate.shell.parser import analyse
+
+    with pytest.raises(LimitError):
+        analyse(text)
+
+
+# -- part 7: a force flag an expansion makes is denied, never rewritten -------------------------
+
+SETUP = "a=(-f o); v=--force; w=1; set -- -f; "
+# words whose expansion (with SETUP) holds a force flag: nothing in the text to edit
+EXPANDED_FORCE = (
+    '"${a[@]}"',
+    "${a[0]}",
+    "${v:-x}",
+    "${v/x/y}",
+    "${w:+--force}",
+    '"$@"',
+    "$1",
+    "$(printf -- '%s' -f)",
+    "$(echo LWY= | base64 -d)",
+    "--for${v:5:2}",
+)
+LITERAL = ("-f", "--force", "-fu", "-u", "origin", "main", "'a b'", "$HOME")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    return Engine.from_paths([default_pack_path()])
+
+
+def decide(engine, command: str):
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": "/tmp",
+        "session_id": "t",
+    }
+    return engine.evaluate(payload, host="claude")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    literal=st.lists(st.sampled_from(LITERAL), max_size=4),
+    expanded=st.lists(st.sampled_from(EXPANDED_FORCE), max_size=2),
+)
+def test_a_rewrite_only_removes_force_flags_written_in_the_line(engine, literal, expanded):
+    words = literal + expanded
+    line = SETUP + "git push " + " ".join(words)
+    decision = decide(engine, line)
+    if expanded:
+        assert decision.outcome == "deny", (line, decision.outcome)
+        return
+    if decision.outcome != "rewrite":
+        assert not {"-f", "--force", "-fu"} & set(literal), (line, decision.outcome)
+        return
+    result = decision.updated_input["command"]
+    chars = iter(line)
+    assert all(ch in chars for ch in result)  # only deletions
+    [git] = [c for c in commands(result) if c["name"] == "git"]
+    assert not {"-f", "--force", "-fu"} & set(git["argv"])
+    kept = [w for w in git["argv"][2:]]
+    assert kept == [
+        {"-fu": "-u", "'a b'": "a b"}.get(w, w) for w in literal if w not in ("-f", "--force")
+    ]
+
+
+# -- file name patterns, matched on the disk where the command runs -------------------------------
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("")
+    (tmp_path / "src" / "b.py").write_text("")
+    return tmp_path
+
+
+def globbed(text: str, cwd) -> list[list[str]]:
+    from hookgate.builtins.shell import commands_with
+
+    return [c["argv"] for c in commands_with(text, {"cwd": str(cwd)}) if c["name"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["echo .??* src/*.py", "echo src/[ab].py '*' x*", "cd src && echo *.py", "echo */", "echo .*"],
+)
+def test_patterns_match_what_bash_matches(project, text):
+    run = subprocess.run(
+        [BASH, "--norc", "-c", text.replace("echo", "printf '%s\\n'")],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert globbed(text, project)[-1][1:] == run.stdout.split("\n")[:-1]
+
+
+def test_a_pattern_command_word_runs_what_it_matches():
+    if not os.path.exists("/bin/rm"):
+        pytest.skip("no /bin/rm")
+    assert ["/bin/rm", "-rf", "x"] in globbed("/???/r? -rf x", "/")
+
+
+def test_patterns_past_the_bound_are_unknown(tmp_path):
+    from hookgate.builtins.shell import commands_with
+
+    for k in range(70):
+        (tmp_path / f"d{k}").mkdir()
+        for j in range(70):
+            (tmp_path / f"d{k}" / f"f{j}").write_text("")
+    [ls] = commands_with("ls */*", {"cwd": str(tmp_path)})
+    assert ls["argv"] == ["ls", "*/*"] and ls["kinds"] == [None, "unknown-glob"]
+
+
+def test_deleting_dot_files_by_pattern_is_deleting_git(project):
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    engine = Engine.from_paths([default_pack_path()])
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf .??*"},
+        "cwd": str(project),
+        "session_id": "t",
+    }
+    assert engine.evaluate(payload, host="claude").outcome == "deny"
+    payload["tool_input"]["command"] = "rm -rf src/*.py"
+    assert engine.evaluate(payload, host="claude").outcome == "allow"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.lang.errors import LimitError
 from hookgate.shell.edits import apply_edits, removals
+from hookgate.shell.expansion import compile_substitutions
 from hookgate.shell.parser import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST, analyse
 from hookgate.shell.words import (
     argv_has_option,
@@ -67,10 +68,12 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run) and leading ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); brace expansion is made in any word (``{git,push}``,
-    ``-{f,}``, ``{1..3}``); a word that is a variable set earlier in the line
-    (``G=git; $G push``), a command word ``$(which git)`` or ``$(echo git push)``, an unquoted
-    argument ``$(echo -f)`` and words joined by an unquoted ``$IFS`` (``git${IFS}push``) are read
-    as the shell splits them, and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
+    ``-{f,}``, ``{1..3}``); what bash expands from the line's own text is expanded and split as
+    bash splits it: variables and arrays set earlier in the line (``G=git; $G push``,
+    ``a=(-f x); "${a[@]}"``), positional parameters (``set -- a b``, ``bash -c '…' arg0 args``),
+    parameter operators on known values (``${v:-x}``, ``${v:+x}``, ``${v#p}``, ``${v//p/r}``,
+    ``${v:1:2}``, ``${v^^}``, ``${#v}``), a variable inside a word (``r${x}m``), ``$(which
+    git)``, ``$(echo -f)``, quoted or not, and words joined by ``$IFS`` (``git${IFS}push``), and what ``echo`` or ``printf`` print into ``eval``, ``bash -c "$(…)"`` or
     ``source <(…)`` is a script, as is a file the line writes (``cat > f <<EOF``, ``echo … > f``,
     ``tee f``, appends too) and then runs (``bash f``, ``source f``, ``./f``) (their commands have no
     span in ``cmdline``: nothing can edit them in place).
@@ -85,31 +88,97 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name), ``appends`` (the
     files it appends to: ``>> f``, ``&>> f``), ``branch`` (for ``git``: the branch an earlier
     ``git switch -c x``, ``checkout -b x``, ``switch x`` of the line left that repository on,
-    ``""`` after ``--detach``, else ``null``) and ``incomplete`` (the line had unbalanced quotes
+    ``""`` after ``--detach``, else ``null``), ``kinds`` (one per ``argv`` word: ``null`` when
+    the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
+    variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
+    ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``
+    (``$((…))``, ``$?``), ``unknown-glob`` (a file name pattern not matched in full), each kept
+    as written, or what a known-safe substitution yields, see ``shell.commands_with``) and
+    ``incomplete`` (the line had unbalanced quotes
     or was nested too deep; the text after an unterminated quote is analysed as commands too).
     Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.
     """
-    text = _text_arg(cmdline, "shell.commands: operand 1")
-    values = _VALUES.get(text)
+    return _analysed(_text_arg(cmdline, "shell.commands: operand 1"))
+
+
+# commands' results (or the limit reached) by command line and context, shared: policy values
+# are never modified in place.
+_VALUES: dict[object, list[dict[str, Any]] | LimitError] = {}
+
+
+def _analysed(text: str, table: Any = None, root_dir: str | None = None) -> list[dict[str, Any]]:
+    key = text if table is None and root_dir is None else (text, id(table), root_dir)
+    values = _VALUES.get(key)
     if values is None:
         try:
-            values = [c.to_value() for c in analyse(text)]
+            values = [c.to_value() for c in analyse(text, table, root_dir)]
         except LimitError as exc:
             # The same line reaches the same bound: when the engine then evaluates each pack
             # alone, none of them reads the line up to the bound again.
             values = exc
         if len(_VALUES) >= MAX_ANALYSED:
             _VALUES.clear()
-        _VALUES[text] = values
+        _VALUES[key] = values
     if type(values) is LimitError:
         raise LimitError(values.limit, values.message)
     return values
 
 
-# commands' results (or the limit reached) by command line, shared: policy values are never
-# modified in place.
-_VALUES: dict[str, list[dict[str, Any]] | LimitError] = {}
+@builtin("shell.commands_with", "shell", 2)
+def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
+    """``shell.commands(cmdline)`` with what the line's context tells: ``context`` is
+    ``{"substitutions": [...], "cwd": "/abs/dir"}`` (either may be absent; an array alone is
+    the substitutions).
+
+    ``substitutions`` are the known-safe command substitutions: ``[{"command": "mktemp -d",
+    "yields": "temp", "text": "$TMPDIR/tmp.hookgate"}, …]`` (``data.hookgate.config.shell.
+    substitutions``; a word of ``command`` ending in ``*`` matches any word starting with the
+    rest, as ``date +*``). A word holding one has that ``yields`` as its kind (``kinds``) and
+    ``text`` as its text (the substitution as written when there is none): ``TMP=$(mktemp -d);
+    rm -rf "$TMP"`` removes ``$TMPDIR/tmp.hookgate``, a word of kind ``temp``; ``$(git branch
+    --show-current)`` is a ``branch``, never an option (git refuses names that start with ``-``).
+
+    With ``cwd`` (the directory the line runs in), unquoted file name patterns are matched
+    against the disk as bash matches them (``/bin/r?`` is ``/bin/rm``, ``.??*`` is ``.git``),
+    relative ones in the directory each command runs in; a pattern matching nothing stays as
+    written, and one whose matching would read more than 4,096 directory entries is an unknown
+    word of kind ``unknown-glob``.
+    """
+    text = _text_arg(cmdline, "shell.commands_with: operand 1")
+    if isinstance(context, dict):
+        entries = context.get("substitutions")
+        cwd = context.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise BuiltinError("shell.commands_with: operand 2: cwd must be a string")
+    else:
+        entries, cwd = context, None
+    table = None if entries is None else _table(entries)
+    root_dir = cwd if cwd is not None and cwd.startswith("/") else None
+    return _analysed(text, table, root_dir)
+
+
+def _table(entries: Any) -> Any:
+    """The compiled table of ``entries``, compiled once while the same data is in use (kept
+    here, so that its identity names it in the analyses' caches)."""
+    found = _TABLES.get(id(entries))
+    if found is not None and found[0] is entries:
+        return found[1]
+    for kept, table in _TABLES.values():  # the same data, read anew
+        if kept == entries:
+            return table
+    try:
+        table = compile_substitutions(list(entries) if isinstance(entries, tuple) else entries)
+    except ValueError as e:
+        raise BuiltinError(f"shell.commands_with: operand 2: {e}") from None
+    if len(_TABLES) >= 8:
+        _TABLES.clear()
+        _VALUES.clear()  # keyed by the ids of tables no longer kept
+    _TABLES[id(entries)] = (entries, table)
+    return table
+
+
+_TABLES: dict[int, tuple[Any, Any]] = {}
 
 
 @builtin("shell.operands", "shell", 1)
@@ -165,7 +234,8 @@ def without_flags(cmdline: Any, flags: Any) -> str:
 def resolve(base: Any, path: Any) -> str:
     """``path`` joined onto directory ``base`` and normalized lexically (``.``/``..``).
 
-    Absolute paths, ``~…`` and ``$VAR…`` paths are not joined; nothing on disk is consulted
+    Absolute paths, ``~…`` and ``$VAR…`` paths are not joined (``$PWD``/``${PWD}`` at the start
+    is ``base`` itself: bash keeps it the directory it is in); nothing on disk is consulted
     (no symlinks are followed), so ``/tmp/../etc`` is ``/etc``. ``base`` may be ``null``.
     """
     if base is not None:

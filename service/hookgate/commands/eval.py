@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import argparse
 
     from hookgate.decision import Decision
+    from hookgate.engine import Engine
 
 HOSTS = ("auto", "claude", "codex", "copilot", "gemini", "cursor", "amplifier")
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
@@ -148,7 +149,30 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)
         return Decision.failure("policy", message, closed, host=host), None
     decision = engine.evaluate(payload, host, explain=args.explain, failure=args.failure_policy)
+    if args.explain and decision.explain is not None:
+        decision.explain["commands"] = _commands_seen(engine, decision.input_document)
     return decision, revision
+
+
+def _commands_seen(engine: Engine, document: object) -> list[dict] | None:
+    """For --explain: each command the guards saw (``data.hookgate.lib.commands``, when the
+    policies have the default pack's lib), as bash would run it: its expanded argv, each word
+    it could not know marked ``{"word", "unknown": kind}``, and what it runs under."""
+    try:
+        seen = engine.query("data.hookgate.lib.commands", input=document)
+    except Exception:  # explain never changes the answer
+        return None
+    if not isinstance(seen, list):
+        return None
+    out = []
+    for c in seen:
+        kinds = c.get("kinds") or [None] * len(c.get("argv", []))
+        argv = [
+            a if k is None else {"word": a, "unknown" if k.startswith("unknown") else "yields": k}
+            for a, k in zip(c.get("argv", []), kinds, strict=False)
+        ]
+        out.append({"name": c.get("name"), "argv": argv, "via": c.get("via"), "cwd": c.get("cwd")})
+    return out
 
 
 def _answer(decision: Decision, host: str | None, explain: bool, revision: int | None) -> int:

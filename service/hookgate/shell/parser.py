@@ -10,7 +10,21 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.expansion import brace_expand
+from hookgate.shell.expansion import (
+    UNKNOWN_FILE,
+    UNKNOWN_GLOB,
+    UNKNOWN_OUTPUT,
+    UNKNOWN_VARIABLE,
+    Expander,
+    Substitutions,
+    Value,
+    backslash_escapes,
+    base64_decode,
+    hex_decode,
+    known_substitution,
+    pathname_matches,
+    printf_output,
+)
 from hookgate.shell.words import (
     Command,
     Word,
@@ -44,6 +58,11 @@ MAX_COMMAND_CHARS = 64 * 1024
 MAX_ANALYSED_CHARS = 4 * MAX_COMMAND_CHARS
 
 
+# Directory entries read in all matching file name patterns (/bin/r?, .??*): past it a pattern
+# is an unknown word (the guards judge it as anything), not a LimitError (ls */* is everyday).
+MAX_GLOB_ENTRIES = 4096
+
+
 # Simple commands read in all (nested and re-read ones included): every guard looks at each, so
 # the pack's time grows with them. Far more than agents write in one call: past it is padding.
 MAX_COMMANDS = 512
@@ -67,13 +86,33 @@ _WORD_END = frozenset(" \t\r\n;&|()")
 
 
 class _Budget:
-    """What is left of one analysis's bounds, shared by the parsers of its nested scripts."""
+    """What is left of one analysis's bounds, shared by the parsers of its nested scripts, and
+    the known-safe command substitutions it reads with (``known_substitutions``)."""
 
-    __slots__ = ("chars", "commands")
+    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files")
 
-    def __init__(self) -> None:
+    def __init__(
+        self, substitutions: Substitutions | None = None, root_dir: str | None = None
+    ) -> None:
         self.chars = MAX_ANALYSED_CHARS
         self.commands = MAX_COMMANDS
+        self.expanded = MAX_ANALYSED_CHARS
+        self.substitutions = substitutions
+        # the payload's directory, when patterns are matched against the disk; and how many
+        # directory entries that may still read (None: patterns are not matched)
+        self.root_dir = root_dir
+        self.files: list[int] | None = None if root_dir is None else [MAX_GLOB_ENTRIES]
+
+    def expand(self, n: int) -> None:
+        """Count ``n`` characters made by expansions (a variable used many times is copied
+        each time): the analysis stays linear in the line."""
+        self.expanded -= n
+        if self.expanded < 0:
+            raise LimitError(
+                "analysis-size",
+                f"shell analysis stopped: the line's expansions make more than "
+                f"{MAX_ANALYSED_CHARS} characters",
+            )
 
     def command(self) -> None:
         self.commands -= 1
@@ -126,8 +165,20 @@ class _Parser:
         self.incomplete = False
         self.case_depth = 0
         self.reparsed = False  # this parser reads the rest of a line after a lone quote
-        self.vars: dict[str, str] = {}  # NAME=value statements seen so far (G=git; $G push)
+        # NAME=value statements seen so far (G=git; $G push), arrays, and the positional
+        # parameters ("@", "0") where the line shows them (bash -c '…' a b, set -- a b)
+        self.vars: dict[str, Value] = {}
+        self.subs: dict[str, list[Command]] = {}  # each $(…) as written → the commands it runs
+        self.expander = Expander(self.vars, self.substitution, budget.expand)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
+        self.stdin_next: str | None = None  # the here-string of the command being emitted
+        # alias name → its text, from the alias command that defines it on. bash -c expands them
+        # only after shopt -s expand_aliases, from the next line on; but eval (how some hosts run
+        # a line) expands them command by command, and a host's shell may enable them: read as
+        # expanded whenever the line defined them earlier
+        self.aliases: dict[str, str] = {}
+        # functions the line defined so far (sourced files included): name → body text
+        self.functions: dict[str, str] = {}
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
@@ -246,20 +297,41 @@ class _Parser:
                 continue
             break
         for prev, cmd in zip(cmds, cmds[1:], strict=False):
-            if cmd is not None and prev is not None and _reads_script_from_stdin(cmd):
-                self.feed_shell(prev, cmd)
+            if cmd is not None and prev is not None:
+                cmd.piped = prev
+                if _reads_script_from_stdin(cmd):
+                    self.feed_shell(prev, cmd)
         last = cmds[-1]
         if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd"):
             self.cwd = _cd_target(last, self.cwd)
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
-        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script."""
+        """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
+        what a pipeline the line shows prints (``echo … | base64 -d | sh``, ``printf '%s' …``)."""
         printed = _printed_words(producer)
-        if printed:
+        if printed and (producer.name == "echo" or _plain_format(printed)):
+            # printed as written: its words keep their offsets (a rewrite can edit them)
             self.nested_words([_unescape(w) for w in printed], shell, shell.name)
+        else:
+            output = self.output(producer)
+            if output:
+                self.nested_printed(output, shell, shell.name)
         for p in self.pending:
             if p[0] is producer:
                 p[4].append(shell)
+
+    def output(self, cmd: Command) -> str | None:
+        """What ``cmd`` prints when the line shows it: ``echo``, ``printf``, and ``cat``,
+        ``base64 -d``, ``xxd -r -p`` or ``rev`` of what it reads (a pipeline, a here-document or
+        here-string); None otherwise."""
+        chain = [cmd]
+        while chain[-1].piped is not None and len(chain) <= MAX_NEST:
+            chain.append(chain[-1].piped)  # type: ignore[arg-type]
+        text: str | None = None
+        for c in reversed(chain):
+            stdin = text if c.piped is not None else c.stdin
+            text = _command_output(c, stdin, self.budget.expand)
+        return text
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -355,11 +427,15 @@ class _Parser:
                 self.skip_header(w.text, stop)
                 start = self.i
                 continue
+            if self.i < self.n and t[self.i] == "(" and w.text.endswith("=") and _assignment(w):
+                w.items = self.lex_array()
+                end = self.i
             words.append(w)
             starts.append(s)
             if len(words) == 1 and t[self.i : self.i + 3].lstrip(" ").startswith("()"):
                 # a function definition "name() body": the body's commands are what runs
                 self.i = t.index("()", self.i) + 2
+                self.define(words[0].text, self.i)
                 words, starts = [], []
                 start = self.i
         if writes and (only_redirects or not words):
@@ -375,7 +451,9 @@ class _Parser:
         if words:
             start = starts[0]
         span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
+        self.stdin_next = herestrings[-1].text if herestrings else None  # for xargs <<< "…"
         cmd = self.emit(words, span)
+        self.stdin_next = None
         if cmd is not None:
             cmd.writes = writes
             cmd.appends = appends
@@ -392,6 +470,29 @@ class _Parser:
                 self.nested_words(herestrings[-1:], cmd, cmd.name)
         return cmd
 
+    def lex_array(self) -> list[Word]:
+        """The elements of ``a=(x "y z" $v)`` (at its ``(``): words, newlines and comments
+        between them allowed."""
+        self.i += 1
+        items: list[Word] = []
+        while True:
+            self.skip_blanks_newlines()
+            if self.i >= self.n:
+                self.incomplete = True
+                return items
+            c = self.t[self.i]
+            if c == ")":
+                self.i += 1
+                return items
+            if c == "#":
+                self.skip_comment()
+                continue
+            w = self.lex_word(")")
+            if w is None:
+                self.i += 1  # an operator bash would reject here: skip it
+            else:
+                items.append(w)
+
     def _is_plain(self, s: int) -> bool:
         """The word at ``s`` was written without quotes or escapes (so it can be a keyword)."""
         return self.t[s] not in "'\"\\$"
@@ -400,73 +501,144 @@ class _Parser:
         """``for x in …;``/``case w in``/``function f``: header words are data, not a command."""
         if keyword == "case":
             self.case_depth += 1
+        name = None
         while True:
             self.skip_blanks()
             if self.i >= self.n or self.t[self.i] in ";&|()\n" or (stop and self.t[self.i] in stop):
                 return
+            s = self.i
             w = self.lex_word(stop)
             if w is None:
                 return
+            if keyword in ("for", "select"):
+                self.vars.pop(w.text, None)  # the loop variable: each value in turn
+            if keyword == "function" and name is None:
+                name = w.text
+            elif keyword == "function" and w.text == "{":
+                self.define(name, s)
             if keyword in ("case", "function") and w.text in ("in", "{"):
                 return
             if keyword == "function" and self.t.startswith("()", self.i):
                 self.i += 2
+                self.define(name, self.i)
                 return
 
     # -- emitting and unwrapping -----------------------------------------------------------------
 
     def emit(self, words: list[Word], span: tuple[int, int]) -> Command | None:
         env: dict[str, str] = {}
+        values: dict[str, Value] = {}
         k = 0
         while k < len(words) and _assignment(words[k]) is not None:
-            name, value = _assignment(words[k])  # type: ignore[misc]
-            env[name] = value
+            name, value = self.assigned(words[k])
+            env[name] = value.text
+            values[name] = value
             k += 1
         if k == len(words):
-            self.vars.update(env)
+            self.vars.update(values)
             cmd = Command("", [], env, span, self.cwd, list(self.via), self.incomplete)
             self.out.append(cmd)
             return cmd
         return self.analyse(words[k:], env, list(self.via), span)
 
-    def expand_words(self, words: list[Word]) -> list[Word]:
-        """What the shell makes of a word that is an expansion: ``$G`` (set earlier in the
-        line), ``$(which git)``, ``$(echo --force)``, and a word joined by ``$IFS``
-        (``git${IFS}push``, IFS not set in the line) — ``a=git; b=push; $a $b $(echo -f)``.
+    def assigned(self, w: Word) -> tuple[str, Value]:
+        """The variable and value an assignment word gives (``x=$y``, ``a=(p q)``, ``a[1]=p``,
+        ``x+=y``, ``a+=(r)``), expanded as bash expands it (no splitting but in ``(…)``)."""
+        name, _ = _assignment(w)  # type: ignore[misc]
+        eq = w.text.find("=")
+        if w.items is not None:
+            made = [x for item in w.items for x in self.expander.word(item)]
+            unknown = [x.kind for x in made if x.kind is not None]
+            value = Value([x.text for x in made], unknown[0] if unknown else None)
+        else:
+            marks = [(a - eq - 1, b - eq - 1, True) for a, b, _ in w.marks or () if a > eq]
+            value = self.expander.assigned(w.text[eq + 1 :], marks)
+        old = self.vars.get(name)
+        bracket = w.text.find("[", 0, eq)
+        if bracket > 0:  # a[k]=v: one element of an array
+            index = w.text[bracket + 1 : w.text.find("]", bracket)]
+            if old is None or not index.isdigit() or int(index) > len(old.items):
+                return name, Value([w.text], UNKNOWN_VARIABLE)
+            items = list(old.items)
+            items[int(index) : int(index) + 1] = [value.text]
+            return name, Value(items, old.kind or value.kind)
+        if w.text[eq - 1] == "+":  # x+=y, a+=(z)
+            if old is None:
+                return name, Value([w.text], UNKNOWN_VARIABLE)
+            if w.items is not None:
+                return name, Value(old.items + value.items, old.kind or value.kind)
+            first = (old.items[0] if old.items else "") + value.text
+            return name, Value([first, *old.items[1:]], old.kind or value.kind)
+        return name, value
 
-        A value is split into words as the shell does, except in quotes (``git commit -m
-        "$MSG"`` passes the message whole); a command word always is (at worst a command is
-        seen that the shell would not find). The new words have no span (there is nothing in
-        the original text to edit for them).
+    def expand_words(self, words: list[Word]) -> list[Word]:
+        """What the shell makes of each word (``hookgate.shell.expansion``): brace expansion,
+        variables and arrays set earlier in the line, parameter operators, command
+        substitutions whose output is known (``$(echo -f)``, ``$(which git)``, the known-safe
+        table), words joined by ``$IFS`` (``git${IFS}push``), split as bash splits them.
+
+        A command word is always split, even quoted (``"$(which git)" push``; at worst a command
+        is seen that the shell would not find). What the line does not show stays as written,
+        with its kind. The new words have no span (nothing in the original text to edit).
         """
         out: list[Word] = []
         for k, word in enumerate(words):
-            if word.braces:
-                parts = brace_expand(word.text)
-                if parts != [word.text]:
-                    # made by the shell, not in the text: nothing of them is edited in place
-                    out += [Word(p, None, word.literal, []) for p in parts if p]
-                    continue
-            if word.literal:
-                out.append(word)
-                continue
-            name = _variable_reference(word.text)
-            value = self.vars.get(name) if name is not None else None
-            # An argument only unquoted: "$(…)" is one word, which bash -c "$(…)" reads whole;
-            # and <(…) is a file name, which bash <(…) and source <(…) read.
-            if k == 0 or (_quoted(word) is False and not word.text.startswith("<(")):
-                text = word.text if value is None else value
-                value = _substitution_output(text, self.budget) or value
-            if value is None and "IFS" not in self.vars and _quoted(word) is False:
-                value = _ifs_as_blanks(word.text)
-            if value is None:
-                out.append(word)  # not known from the line: kept as written
-            elif k == 0 or _quoted(word) is not True:
-                # split as bash splits it; a value of blanks only leaves no word at all
-                out += [Word(p, None, True, []) for p in value.split()]
-            else:
-                out.append(Word(value, None, True, []))
+            if k == 0 and word.marks:
+                word.marks = [(a, b, False) for a, b, _ in word.marks]
+            made = self.expander.word(word)
+            if word.glob and self.budget.files is not None:
+                made = [m for w in made for m in self.pathnames(w)]
+            out += made
         return out
+
+    def pathnames(self, word: Word) -> list[Word]:
+        """The file names an unquoted pattern (``/bin/r?``, ``.??*``) matches where the
+        command runs, read from the disk (bounded); the word itself when nothing matches (as
+        bash leaves it), an unknown word when the bound stops the reading."""
+        text = word.text
+        if word.kind is not None or not ("*" in text or "?" in text or "[" in text):
+            return [word]
+        base = self.budget.root_dir
+        if not text.startswith("/"):
+            if base is None or (self.cwd is not None and self.cwd.startswith(("~", "$"))):
+                return [word]
+            base = join_path(base, self.cwd) if self.cwd is not None else base
+        found = pathname_matches(text, base, self.budget.files)
+        if found is None:
+            word.kind = UNKNOWN_GLOB
+            return [word]
+        return [Word(f, None, True, []) for f in found] or [word]
+
+    def substitution(self, raw: str) -> tuple[str | None, str | None]:
+        """What the command substitution ``raw`` (as written) prints and its kind: known
+        output (``echo``/``printf``, ``which git``), a known-safe command's (the
+        ``known_substitutions`` table: its text, or None to keep ``raw``, and what it yields),
+        else None and an unknown kind."""
+        inner = raw[2:-1] if raw.startswith("$(") else raw[1:-1]
+        found = _lookup_command(inner)
+        if found is not None:
+            return found, None
+        if inner.lstrip().startswith("<"):
+            return None, UNKNOWN_FILE  # $(< f)
+        cmds = [c for c in self.subs.get(raw, ()) if c.name]
+        if cmds and all(b.piped is a for a, b in zip(cmds, cmds[1:], strict=False)):
+            kinds = [w.kind for c in cmds for w in c.words if w.kind is not None]
+            output = None if kinds else self.output(cmds[-1])
+            if output is not None:
+                return output, None
+        if len(cmds) == 1:
+            cmd = cmds[0]
+            printed = _printed_words(cmd)
+            if printed is not None:
+                kinds = [w.kind for w in printed if w.kind is not None]
+                return " ".join(_unescape(w).text for w in printed), kinds[0] if kinds else None
+            table = self.budget.substitutions
+            known = known_substitution(table, [w.text for w in cmd.words]) if table else None
+            if known is not None and all(w.kind is None for w in cmd.words):
+                return known[1] if known[1] is not None else raw, known[0]
+        if any(c.name in _FILE_READERS for c in cmds):
+            return None, UNKNOWN_FILE
+        return None, UNKNOWN_OUTPUT
 
     def analyse(
         self,
@@ -478,10 +650,22 @@ class _Parser:
     ) -> Command:
         # A wrapper's words were expanded with it; only the new command word is read anew
         # (sudo "$(which git)" push: the command word is split, an argument is not).
+        written = words
         words = self.expand_words(words[:1]) + words[1:] if expanded else self.expand_words(words)
+        if not words:
+            return Command("", [], env, span, self.cwd, via, self.incomplete)
         name = command_name(words[0].text)
-        if name in ("export", "declare", "typeset", "readonly", "local"):
-            self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
+        if name in _STATE_BUILTINS:
+            self.builtin_state(name, written, words)
+        elif name == "alias":
+            for a in (w.text for w in words[1:]):
+                alias, eq, text = a.partition("=")
+                if eq and alias and not alias.startswith("-"):
+                    self.aliases[alias] = text
+        elif self.aliases and words[0].text in self.aliases and written[0].marks is None:
+            return self.run_alias(words, env, via, span)
+        elif self.functions and words[0].text in self.functions and written[0].marks is None:
+            return self.call_function(words, env, via, span)
         inner, own = _unwrap(name, words, self.budget)
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
@@ -510,11 +694,89 @@ class _Parser:
             elif inner[0] == "file":
                 self.run_written(inner[1], cmd, name)
             else:
-                self.nested_words(inner[1], cmd, name, remote=name == "ssh")
+                script = inner[1][0] if inner[1] else None
+                at = next((j for j, w in enumerate(words) if w is script), None)
+                args = words[at + 1 :] if name in SHELLS and at is not None else None
+                self.nested_words(inner[1], cmd, name, remote=name == "ssh", args=args)
             self.nest -= 1
         if chdir is not None:
             self.cwd = saved
         return cmd
+
+    def define(self, name: str | None, start: int) -> None:
+        """Remember function ``name``'s body, which starts at ``start`` of the text."""
+        if name:
+            self.functions[name] = self.t[start : _body_end(self.t, start)]
+
+    def call_function(
+        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+    ) -> Command:
+        """A call of a function the line defined: its body (already read where it was
+        defined) read again with the call's words as ``$1``… when it uses parameters (``f() {
+        git push "$@"; }; f -f``). Not within its own body: recursion adds nothing to see."""
+        name = words[0].text
+        cmd = Command(command_name(name), words, env, span, self.cwd, via)
+        self.out.append(cmd)
+        body = self.functions[name]
+        if "$" in body:
+            zero = self.vars.get("0")
+            arg0 = Word(zero.text if zero is not None else name, None, True, [])
+            saved = self.functions
+            self.functions = {k: v for k, v in saved.items() if k != name}
+            self.enter()
+            try:
+                self.nested_printed(body, cmd, "function", args=[arg0, *words[1:]])
+            finally:
+                self.nest -= 1
+                self.functions = saved
+        return cmd
+
+    def run_alias(
+        self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
+    ) -> Command:
+        """A command whose word is an alias bash expands here: the alias's text, then the
+        other words, read as a script (nothing of it can be edited in place)."""
+        text = self.aliases[words[0].text]
+        cmd = Command(command_name(words[0].text), words, env, span, self.cwd, via)
+        self.out.append(cmd)
+        script = text + " " + " ".join(_single_quoted(w.text) for w in words[1:])
+        self.enter()
+        self.nested_printed(script, cmd, "alias")
+        self.nest -= 1
+        return cmd
+
+    def builtin_state(self, name: str, written: list[Word], words: list[Word]) -> None:
+        """What ``export x=…``, ``set -- a b``, ``shift``, ``unset x`` and ``read x`` do to the
+        variables and positional parameters later words see."""
+        if name in ("export", "declare", "typeset", "readonly", "local"):
+            for w in written[1:]:
+                if _assignment(w) is not None:
+                    var, value = self.assigned(w)
+                    self.vars[var] = value
+        elif name == "set":
+            args = words[1:]
+            texts = [w.text for w in args]
+            if "--" in texts:
+                args = args[texts.index("--") + 1 :]
+            elif not texts or texts[0].startswith(("-", "+")):
+                return
+            kinds = [w.kind for w in args if w.kind is not None]
+            self.vars["@"] = Value([w.text for w in args], kinds[0] if kinds else None)
+        elif name == "shift":
+            pos = self.vars.get("@")
+            n = words[1].text if len(words) > 1 else "1"
+            if pos is not None and n.isdigit():
+                self.vars["@"] = Value(pos.items[int(n) :], pos.kind)
+            else:
+                self.vars.pop("@", None)
+        elif name == "unset":
+            for w in words[1:]:
+                if w.text.isidentifier():
+                    self.vars[w.text] = Value([""])
+        else:  # read, mapfile, readarray, getopts: values the line does not show
+            for w in words[1:]:
+                if w.text.isidentifier():
+                    self.vars.pop(w.text, None)
 
     def track_branch(self, cmd: Command) -> None:
         """Set the branch ``cmd`` runs on when the line switched its repository earlier, and
@@ -532,27 +794,52 @@ class _Parser:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
         the pipeline prints: in place of the replace string (``echo 'git push -f' | xargs
         -I{} sh -c '{}'``), else as more arguments (``echo -f | xargs git push``)."""
-        if name != "xargs" or not command or self.piped_from is None:
+        if name != "xargs" or not command:
             return None
-        printed = _printed_words(self.piped_from)
-        if not printed:
-            return None
-        line = " ".join(_unescape(w).text for w in printed)
-        replace = _xargs_replace(own)
-        if replace is None:
-            words = [w.text for w in command] + line.split()
+        if self.piped_from is not None:
+            line = self.output(self.piped_from)
+            if line is None:
+                printed = _printed_words(self.piped_from)
+                line = " ".join(_unescape(w).text for w in printed) if printed else None
         else:
-            words = [w.text.replace(replace, line) for w in command]
-        return " ".join(_single_quoted(w) for w in words)
+            line = self.stdin_next
+        if not line:
+            return None
+        argv = [w.text for w in own]
+        replace = _xargs_replace(own)
+        delimiter = _xargs_value(argv, ("-d", "--delimiter"))
+        if argv_has_option(argv, "-0") or argv_has_option(argv, "--null"):
+            items = [x for x in line.split("\0") if x]
+        elif delimiter is not None:
+            items = [x for x in line.split(backslash_escapes(delimiter)[0][:1] or "\n") if x]
+        elif replace is not None:
+            items = [x.strip() for x in line.split("\n") if x.strip()]
+        else:
+            items = line.split()
+        if replace is not None:  # one command per input line, the line in place of R
+            runs = [[w.text.replace(replace, item) for w in command] for item in items]
+        else:
+            size = _xargs_value(argv, ("-n", "--max-args", "-L", "--max-lines"))
+            n = int(size) if size is not None and size.isdigit() and int(size) > 0 else 0
+            batches = [items[k : k + n] for k in range(0, len(items), n)] if n else [items]
+            runs = [[w.text for w in command] + batch for batch in batches]
+        self.budget.expand(sum(len(a) for run in runs for a in run))
+        return "\n".join(" ".join(_single_quoted(a) for a in run) for run in runs)
 
     def nested_words(
-        self, words: list[Word], owner: Command, via: str, remote: bool = False
+        self,
+        words: list[Word],
+        owner: Command,
+        via: str,
+        remote: bool = False,
+        args: list[Word] | None = None,
     ) -> None:
-        """Parse the words' text (joined by spaces) as a script run by ``owner``."""
+        """Parse the words' text (joined by spaces) as a script run by ``owner``; ``args``
+        are a shell's operands after its ``-c`` script (``$0``, then ``$1``…), when it is one."""
         if any(w.span is None and len(w.offs) != len(w.text) for w in words):
             # A word an expansion made ($x, $(echo …)) is nowhere in the original text: nothing
             # of this script may be edited in place (offsets made up for it would edit others).
-            self.nested_printed(" ".join(w.text for w in words), owner, via, remote)
+            self.nested_printed(" ".join(w.text for w in words), owner, via, remote, args)
             return
         text_parts: list[str] = []
         offs: list[int] = []
@@ -562,7 +849,7 @@ class _Parser:
                 offs.append(offs[-1] if offs else 0)
             text_parts.append(w.text)
             offs.extend(_word_offsets(w))
-        self.nested("".join(text_parts), offs, owner.via + [via], remote)
+        self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
 
     def run_written(self, path: str, owner: Command, via: str) -> None:
         """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``."""
@@ -588,31 +875,55 @@ class _Parser:
         if cmd.name in ("cat", "tee"):
             self.wrote(cmd, cmd.stdin or "", tee=cmd.name == "tee")
 
-    def nested_printed(self, text: str, owner: Command, via: str, remote: bool = False) -> None:
+    def nested_printed(
+        self,
+        text: str,
+        owner: Command,
+        via: str,
+        remote: bool = False,
+        args: list[Word] | None = None,
+    ) -> None:
         """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
         by ``owner``. Its commands are not in the original text: their words have no span, so
         nothing edits them in place, and they carry the owner's span."""
         found: list[Command] = []
         saved, self.out = self.out, found
         try:
-            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote)
+            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote, args)
         finally:
             self.out = saved
         for c in found:
-            words = [Word(w.text, None, w.literal, []) for w in c.words]
+            words = [Word(w.text, None, w.literal, [], kind=w.kind) for w in c.words]
             printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
             printed.writes = c.writes
             self.out.append(printed)
 
-    def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
+    def nested(
+        self,
+        text: str,
+        offs: list[int],
+        via: list[str],
+        remote: bool = False,
+        args: list[Word] | None = None,
+    ) -> None:
         if self.depth + 1 > MAX_DEPTH:
             raise _too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
         cwd = None if remote else self.cwd
         sub = _Parser(text, offs, self.depth + 1, self.out, cwd, via, self.budget)
         sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
+        if args is not None:  # bash -c 'script' arg0 arg1 …
+            kinds = [w.kind for w in args if w.kind is not None]
+            kind = kinds[0] if kinds else None
+            sub.vars["0"] = Value([args[0].text if args else via[-1]], kind)
+            sub.vars["@"] = Value([w.text for w in args[1:]], kind)
         sub.scripts = self.scripts  # the same files, wherever they are written or run
+        sub.aliases.update(self.aliases)
+        sub.functions = dict(self.functions)
         sub.branches = self.branches
         sub.parse()
+        if via[-1] in ("source", "."):  # run in this shell: what it defines stays
+            self.functions.update(sub.functions)
+            self.vars.update(sub.vars)
 
     # -- here-documents ----------------------------------------------------------------------------
 
@@ -719,11 +1030,15 @@ class _Parser:
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
             text = t[s:j]
-            return Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            word.glob = "*" in text or "?" in text or "[" in text
+            return word
         text: list[str] = []
         offs: list[int] = []
+        marks: list[tuple[int, int, bool]] = []
         literal = True
         braces = False
+        globs = 0  # unquoted *, ?, [ characters
         while self.i < self.n:
             c = t[self.i]
             if c in " \t\r\n;&|" or (c in "()" and not self.procsub_at()) or (stop and c in stop):
@@ -734,9 +1049,11 @@ class _Parser:
                 p = self.i
                 self.i += 2
                 self.subshell(")")
+                a = len(offs)
                 for j in range(p, self.i):
                     text.append(t[j])
                     offs.append(self.root(j))
+                marks.append((a, len(offs), False))
                 literal = False
                 continue
             if c == "\\":
@@ -763,7 +1080,7 @@ class _Parser:
                 continue
             if c == '"':
                 self.i += 1
-                if not self.lex_double(text, offs):
+                if not self.lex_double(text, offs, marks):
                     literal = False
                 continue
             if c == "$" and t.startswith("$'", self.i):
@@ -771,11 +1088,13 @@ class _Parser:
                 continue
             if c == "$" and t.startswith('$"', self.i):
                 self.i += 2
-                self.lex_double(text, offs)
+                self.lex_double(text, offs, marks)
                 literal = False
                 continue
             if c in "$`":
+                a = len(offs)
                 if self.lex_dollar_or_backtick(text, offs):
+                    marks.append((a, len(offs), False))
                     literal = False
                 continue
             j = self.i + 1  # a run of plain characters, taken at once (")" is special)
@@ -783,20 +1102,27 @@ class _Parser:
                 j += 1
             run = t[self.i : j]
             braces = braces or "{" in run
+            globs += run.count("*") + run.count("?") + run.count("[")
             text.append(run)
             offs += self.roots(self.i, j)
             self.i = j
         if self.i == s:
             return None
         span = self.root_span(s, self.i)
-        return Word("".join(text), span, literal, offs, braces)
+        word = Word("".join(text), span, literal, offs, braces, marks or None)
+        if globs:  # and none quoted (no pattern to build with quoted parts)
+            word.glob = globs == sum(word.text.count(c) for c in "*?[")
+        return word
 
     def procsub_at(self) -> bool:
         t, i = self.t, self.i
         return t[i] in "<>" and t.startswith("(", i + 1)
 
-    def lex_double(self, text: list[str], offs: list[int]) -> bool:
-        """Inside "…" (opening quote consumed); returns False if it held an expansion."""
+    def lex_double(
+        self, text: list[str], offs: list[int], marks: list[tuple[int, int, bool]] | None = None
+    ) -> bool:
+        """Inside "…" (opening quote consumed); returns False if it held an expansion (each
+        noted in ``marks``)."""
         t = self.t
         literal = True
         while self.i < self.n:
@@ -811,8 +1137,11 @@ class _Parser:
                 self.i += 2
                 continue
             if c in "$`":
+                a = len(offs)
                 if self.lex_dollar_or_backtick(text, offs):
                     literal = False
+                    if marks is not None:
+                        marks.append((a, len(offs), True))
                 continue
             j = self.i + 1  # a run of plain characters, taken at once
             while j < self.n and t[j] not in '"\\$`':
@@ -843,17 +1172,27 @@ class _Parser:
         """At ``$`` or a backtick: parse substitutions, keep the raw text; True if expansion."""
         t = self.t
         s = self.i
-        if t[s] == "`":
-            self.backtick()
+        if t[s] == "`" or (t.startswith("$(", s) and not t.startswith("$((", s)):
+            first = len(self.out)
+            if t[s] == "`":
+                self.backtick()
+            else:
+                self.i += 2
+                self.subshell(")")
+            # what it runs, for the value of the word (as written) it is in
+            self.subs[t[s : self.i]] = self.out[first:]
         elif t.startswith("$((", s) and _arithmetic_closes(t, s + 3):
             self.i += 3
             self.close_arithmetic()
         elif t.startswith("$(", s):
+            first = len(self.out)
             self.i += 2
             self.subshell(")")
+            self.subs[t[s : self.i]] = self.out[first:]
         elif t.startswith("${", s):
             self.i += 2
             self.scan_balanced("}")
+            self.i = min(self.i + 1, self.n)  # its "}"
         elif s + 1 < self.n and (t[s + 1].isalnum() or t[s + 1] in "_@*#?$!-"):
             self.i += 1
             if t[self.i].isalpha() or t[self.i] == "_":
@@ -969,11 +1308,25 @@ def _assignment(w: Word) -> tuple[str, str] | None:
     return name, w.text[eq + 1 :]
 
 
-def _variable_reference(text: str) -> str | None:
-    """``NAME`` when ``text`` is exactly ``$NAME`` or ``${NAME}``."""
-    inner = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
-    if text.startswith("$") and inner.isidentifier() and inner.isascii():
-        return inner
+# Builtins that change what later words expand to (variables, positional parameters).
+_STATE_BUILTINS = frozenset(
+    "export declare typeset readonly local set shift unset read mapfile readarray getopts".split()
+)
+
+
+# Commands whose output is a file's content: $(cat f) is an unknown file, not a command's text.
+_FILE_READERS = frozenset("cat head tail tac less more sed awk cut sort uniq jq yq".split())
+
+
+def _lookup_command(inner: str) -> str | None:
+    """The command ``which git``, ``command -v git`` or ``type -P git`` looks up (``git``)."""
+    parts = inner.split()
+    if len(parts) >= 2 and (
+        parts[0] == "which"
+        or (parts[0] == "command" and parts[1] in ("-v", "-V"))
+        or (parts[0] == "type" and parts[1] in ("-p", "-P"))
+    ):
+        return parts[-1]
     return None
 
 
@@ -987,37 +1340,12 @@ def _substitution_output(text: str, budget: _Budget) -> str | None:
         inner = text[1:-1]
     else:
         return None
-    parts = inner.split()
-    if len(parts) >= 2 and (
-        parts[0] == "which"
-        or (parts[0] == "command" and parts[1] in ("-v", "-V"))
-        or (parts[0] == "type" and parts[1] in ("-p", "-P"))
-    ):
-        return parts[-1]
+    looked_up = _lookup_command(inner)
+    if looked_up is not None:
+        return looked_up
     found = _analyse(inner, budget)
     printed = _printed_words(found[0]) if len(found) == 1 else None
     return None if printed is None else " ".join(_unescape(w).text for w in printed)
-
-
-def _quoted(w: Word) -> bool | None:
-    """Whether the word was written with quotes (its raw span holds more than its text);
-    None when its span is unknown."""
-    return None if w.span is None else w.span[1] - w.span[0] != len(w.text)
-
-
-def _ifs_as_blanks(text: str) -> str | None:
-    """``text`` with each ``$IFS`` and ``${IFS}`` made a blank, where the shell splits it with
-    IFS's default value; None when it has none (``$IFSX`` is another variable)."""
-    out = text.replace("${IFS}", " ")
-    i = out.find("$IFS")
-    while i >= 0:
-        end = i + 4
-        if end < len(out) and (out[end].isalnum() or out[end] == "_"):
-            i = out.find("$IFS", end)
-            continue
-        out = out[:i] + " " + out[end:]
-        i = out.find("$IFS", i + 1)
-    return out if out != text else None
 
 
 def _printed_words(cmd: Command) -> list[Word] | None:
@@ -1031,6 +1359,93 @@ def _printed_words(cmd: Command) -> list[Word] | None:
         return words[k:]
     if cmd.name == "printf":
         return words[1:] if words[:1] and words[0].text == "--" else words
+    return None
+
+
+def _body_end(t: str, start: int) -> int:
+    """The end of a function body ``{ … }`` or ``( … )`` starting at ``start`` (blanks first):
+    its closing brace at the same level, quotes and escapes skipped; the end of ``t`` if none."""
+    i, n = start, len(t)
+    while i < n and t[i] in " \t\n":
+        i += 1
+    if i >= n or t[i] not in "{(":
+        return n
+    opener, closer = t[i], "}" if t[i] == "{" else ")"
+    depth = 0
+    while i < n:
+        c = t[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = t.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and t[j] != '"':
+                j += 2 if t[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _plain_format(printed: list[Word]) -> bool:
+    """A ``printf`` whose format prints itself (no ``%`` conversion, no escapes but ``\\n``)
+    and no other argument: its words are what it prints."""
+    fmt = printed[0].text if printed else ""
+    return len(printed) == 1 and "%" not in fmt and "\\" not in fmt.replace("\\n", "")
+
+
+def _command_output(cmd: Command, stdin: str | None, charge: Any) -> str | None:
+    """What ``cmd`` prints given ``stdin`` (see ``_Parser.output``)."""
+    if any(w.kind is not None for w in cmd.words):
+        return None
+    argv = [w.text for w in cmd.words]
+    name = cmd.name
+    if name == "echo":
+        printed = _printed_words(cmd) or []
+        newline = (
+            "" if any("n" in w.text for w in cmd.words[1 : len(argv) - len(printed)]) else "\n"
+        )
+        return " ".join(_unescape(w).text for w in printed) + newline
+    if name == "printf":
+        return printf_output(argv[1:], charge)
+    if stdin is None:
+        return None
+    operands = argv_operands(argv)
+    if name == "cat" and operands in ([], ["-"]) and len(argv) == 1 + len(operands):
+        return stdin
+    if name == "base64" and any(argv_has_option(argv, f) for f in ("-d", "--decode", "-D")):
+        return base64_decode(stdin) if not operands else None
+    if (
+        name == "xxd"
+        and argv_has_option(argv, "-r")
+        and (argv_has_option(argv, "-p") or argv_has_option(argv, "-ps") or "-rp" in argv)
+    ):
+        return hex_decode(stdin) if not operands else None
+    if name == "rev" and not operands:
+        return "\n".join(line[::-1] for line in stdin.split("\n"))
+    return None
+
+
+def _xargs_value(argv: list[str], names: tuple[str, ...]) -> str | None:
+    """The value of an ``xargs`` option (``-n 1``, ``-n1``, ``--max-args=1``)."""
+    for k, a in enumerate(argv[1:], 1):
+        for name in names:
+            if a == name and k + 1 < len(argv):
+                return argv[k + 1]
+            if name.startswith("--") and a.startswith(name + "="):
+                return a[len(name) + 1 :]
+            if not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                return a[len(name) :]
     return None
 
 
@@ -1468,31 +1883,44 @@ def _ansi_escape(t: str, i: int) -> tuple[str, int]:
 
 # analyse's results by command line: policies ask about the same line often. A dict rather than
 # functools.lru_cache, whose import (collections, reprlib, …) costs every hook about a millisecond.
-_ANALYSED: dict[str, tuple[Command, ...]] = {}
+_ANALYSED: dict[object, tuple[Substitutions | None, tuple[Command, ...]]] = {}
 
 
 MAX_ANALYSED = 256
 
 
-def analyse(cmdline: str) -> tuple[Command, ...]:
-    """Every simple command in ``cmdline``; a ``LimitError`` past the bounds above."""
+def analyse(
+    cmdline: str, substitutions: Substitutions | None = None, root_dir: str | None = None
+) -> tuple[Command, ...]:
+    """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
+    ``substitutions`` (``expansion.compile_substitutions``) as what they yield, and matching
+    file name patterns against the disk when ``root_dir`` (the directory the line runs in,
+    absolute) is given; a ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
-    return _analyse(cmdline, _Budget())
+    return _analyse(cmdline, _Budget(substitutions, root_dir))
 
 
 def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
     """``analyse`` within ``budget`` (a substitution's script is read within its line's)."""
-    cached = _ANALYSED.get(cmdline)
-    if cached is not None:
-        return cached
+    # a table is compiled once per pack's data: the same object while that data is in use
+    table = budget.substitutions
+    key: object = (
+        cmdline
+        if table is None and budget.root_dir is None
+        else (cmdline, id(table), budget.root_dir)
+    )
+    cached = _ANALYSED.get(key)
+    if cached is not None and cached[0] is table:
+        return cached[1]
     out: list[Command] = []
     _Parser(cmdline, None, 0, out, None, [], budget).parse()
     if len(_ANALYSED) >= MAX_ANALYSED:
         _ANALYSED.clear()
-    commands = _ANALYSED[cmdline] = tuple(out)
+    commands = tuple(out)
+    _ANALYSED[key] = (table, commands)
     return commands

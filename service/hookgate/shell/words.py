@@ -14,7 +14,7 @@ DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 
 
 class Word(Record):
-    __slots__ = ("text", "span", "literal", "offs", "braces")
+    __slots__ = ("text", "span", "literal", "offs", "braces", "marks", "items", "kind", "glob")
 
     def __init__(
         self,
@@ -23,12 +23,22 @@ class Word(Record):
         literal: bool = True,  # no unquoted/double-quoted expansion ($x, $(…), `…`)
         offs: list[int] | None = None,  # root offset of each character of text
         braces: bool = False,  # an unquoted "{" in it: bash may brace-expand it
+        marks: list[tuple[int, int, bool]] | None = None,
+        kind: str | None = None,
     ) -> None:
         self.text = text
         self.span = span
         self.literal = literal
         self.offs = [] if offs is None else offs
         self.braces = braces
+        # where text holds an expansion as written: (start, end, inside double quotes)
+        self.marks = marks
+        # the elements of an array assignment a=(x y) (this word is "a=")
+        self.items: list[Word] | None = None
+        # None: text known from the line; else what the expansion in it may be (Command.kinds)
+        self.kind = kind
+        # an unquoted *, ? or [ in it (and none quoted): bash matches it against file names
+        self.glob = False
 
 
 class Command(Record):
@@ -44,6 +54,7 @@ class Command(Record):
         "writes",
         "appends",
         "branch",
+        "piped",
     )
 
     def __init__(
@@ -70,11 +81,13 @@ class Command(Record):
         # git: the branch an earlier command of the line switched its repository to ("" when it
         # detached HEAD), None when the line did not switch it
         self.branch: str | None = None
+        self.piped: Command | None = None  # the command whose output it reads (a | b)
 
     def to_value(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "argv": [w.text for w in self.words],
+            "kinds": [w.kind for w in self.words],
             "env": dict(self.env),
             "span": list(self.span),
             "cwd": self.cwd,
@@ -112,7 +125,12 @@ def normalize_option(word: str) -> str:
 
 
 def join_path(base: str | None, path: str) -> str:
-    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize."""
+    """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize;
+    ``$PWD`` (``${PWD}``) at its start is ``base`` (bash keeps it the directory it is in)."""
+    for pwd in ("$PWD", "${PWD}"):
+        if path == pwd or path.startswith(pwd + "/"):
+            path = "." + path[len(pwd) :]
+            break
     if base is None or path.startswith(("/", "~", "$")):
         joined = path
     else:
