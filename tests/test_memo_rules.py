@@ -107,9 +107,9 @@ def test_a_line_past_the_analysis_bounds_is_read_once_per_decision(monkeypatch):
 
     reads = []
 
-    def counted(text):
+    def counted(text, *context):
         reads.append(text)
-        return analyse(text)
+        return analyse(text, *context)
 
     analyse = shell.analyse
     monkeypatch.setattr(shell, "analyse", counted)
