@@ -6,10 +6,11 @@
    `hookgate eval` against (a) the least a Python hook can do (`minimal_hook.py`: read stdin
    with json, one re.search, print) and (b) a Python hook evaluating the same guards on regorus
    (`regorus_hook.py`). With ``--installed``, the same figures again with hookgate installed
-   from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it: the
-   editable install's import hook (run by every process of this venv, the baselines' included)
-   imports pathlib, re, enum and more at start-up, which makes them free for hookgate here but
-   not there. Building the wheel needs setuptools from the configured package index.
+   from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it, and, where
+   valgrind is installed, the instructions each process executes (a ratio a busy machine does
+   not blur). The editable install's import hook (run by every process of this venv, the
+   baselines' included) imports pathlib, re, enum and more at start-up, which makes them free
+   for hookgate here but not there. Building the wheel needs setuptools from the configured package index.
 2. In process, time per decision: `Engine.evaluate` on the default pack against regorus
    evaluating the same modules, data and input (hookgate's domain builtins registered as
    regorus extensions).
@@ -145,6 +146,34 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
         print(f"   {name:24}{figures} {minimal:8.1f} {rego:12.1f}   {ratios}")
 
 
+def instructions(argv: list[str], stdin: bytes, env: dict) -> int:
+    """Instructions one run of ``argv`` executes (valgrind's callgrind): unlike wall time, the
+    same on a busy machine as on a quiet one."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    marker = b"Collected : "
+    line = next(line for line in done.stderr.splitlines() if marker in line)
+    return int(line.split(marker)[1].split()[0])
+
+
+def instruction_counts(python: str, hook: list[str], env: dict) -> None:
+    """Section 1's ratios in instructions: the wired hook and the minimal hook, and the Python
+    start-up both share (``python -I -S -c pass``), each run once after a warm-up run."""
+    print(f"   {'payload':24} {'hook':>12} {'(a) min':>12} {'bare python':>12}   ÷(a)")
+    for name, command in PAYLOADS.items():
+        stdin = json.dumps(payload(command)).encode()
+        argvs = [hook, [python, str(HERE / "minimal_hook.py")], [python, "-I", "-S", "-c", "pass"]]
+        for argv in argvs:  # warm: the compile cache, the .pyc files
+            subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+        ours, minimal, bare = (instructions(argv, stdin, env) for argv in argvs)
+        print(f"   {name:24} {ours:12,} {minimal:12,} {bare:12,}   {ours / minimal:.2f}")
+
+
 def peak_rss_kib(argv: list[str], stdin: bytes, env: dict) -> int:
     """Max RSS of one run, measured in a fresh parent so no earlier child counts."""
     probe = (
@@ -202,6 +231,9 @@ def main() -> None:
         print("   installed as users install it (fresh venv, stock pip, wheel), the hook as")
         print(f"   hookgate install wires it: {' '.join(hook[:4])} … {' '.join(hook[5:])}")
         whole_process(python, env, args.runs, hook)
+        if shutil.which("valgrind"):
+            print("   the same, in instructions executed (valgrind callgrind; load-independent)")
+            instruction_counts(python, hook, env)
 
     print("\n2. in process, µs per decision on the default pack")
     engine = Engine.from_paths([default_pack_path()])

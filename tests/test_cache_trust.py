@@ -102,3 +102,50 @@ def test_one_refused_record_does_not_block_the_rest_of_an_upload(server, home, m
     assert decisionlog.pending_count() == 0
     (error,) = [r for r in telemetry(home) if "refused by the server" in r.get("message", "")]
     assert error["kind"] == "fault"
+
+
+def test_the_hook_hashes_a_bundle_again_only_after_its_file_was_written(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from hookgate import bundle_format
+
+    monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOOKGATE_TELEMETRY", str(tmp_path / "telemetry.jsonl"))
+    policies = {"p": "package p\n\nimport rego.v1\n\nx := 1\n"}
+    document = {
+        "revision": 3,
+        "policies": policies,
+        "data": {},
+        "digest": bundle_format.digest(3, policies, {}),
+        "server": "http://127.0.0.1:1",
+        "fetched_at": time.time(),
+    }
+    path = tmp_path / "home" / "cache" / "bundle.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(document))
+    assert sync.active_bundle().revision == 3
+    # Written this very second: not trusted by its stamp yet (a later write within the same
+    # tick of the file system's clock could leave the stamp as it is).
+    assert not (path.parent / "bundle.checked").exists()
+    later = time.time_ns() + 60_000_000_000
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    assert sync.active_bundle().revision == 3
+    assert (path.parent / "bundle.checked").exists()
+
+    def unhashed(*args):
+        raise AssertionError("an unchanged bundle file was hashed again")
+
+    monkeypatch.setattr(bundle_format, "digest", unhashed)
+    assert sync.active_bundle().revision == 3
+    monkeypatch.undo()
+
+    # Edited in place, same size, modification time put back: the change time tells.
+    monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOOKGATE_TELEMETRY", str(tmp_path / "telemetry.jsonl"))
+    before = path.stat()
+    path.write_text(json.dumps(document).replace("x := 1", "x := 2"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    assert sync.active_bundle() is None
+    assert "does not match the digest" in (tmp_path / "telemetry.jsonl").read_text()

@@ -429,6 +429,47 @@ def test_cache_key_covers_sources_and_data(tmp_path):
     assert len(list(cache.iterdir())) == 3
 
 
+STAMPED = 'package s\n\nimport rego.v1\n\nword := "aaaa"\n'
+
+
+def test_files_with_unchanged_stamps_are_neither_read_nor_hashed_and_any_write_is_noticed(
+    tmp_path, monkeypatch
+):
+    import time
+
+    from hookgate import sources
+    from hookgate.lang import load_files
+
+    policies, cache = tmp_path / "pol", tmp_path / "cache"
+    policies.mkdir()
+    (policies / "s.rego").write_text(STAMPED)
+    (policies / "data.json").write_text('{"team": {"n": 1}}')
+    # Files written this very second are not stamped (a write within the same tick of the
+    # file system's clock might leave the stamp as it was): seen from a minute later, they are.
+    assert load_files([str(policies)], cache_dir=cache).query("data.s.word") == "aaaa"
+    assert not list(cache.glob("*.stamp"))
+    later = time.time_ns() + 60_000_000_000
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    load_files([str(policies)], cache_dir=cache)
+    assert len(list(cache.glob("*.stamp"))) == 1
+
+    def unread(*args, **kwargs):
+        raise AssertionError("policy files read although their stamps are unchanged")
+
+    monkeypatch.setattr(sources, "load_paths", unread)
+    warm = load_files([str(policies)], cache_dir=cache)
+    assert warm.query("data.s.word") == "aaaa" and warm.data == {"team": {"n": 1}}
+    monkeypatch.undo()
+
+    # The same size, the modification time put back: the change time still tells.
+    before = (policies / "s.rego").stat()
+    (policies / "s.rego").write_text(STAMPED.replace("aaaa", "bbbb"))
+    os.utime(policies / "s.rego", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert load_files([str(policies)], cache_dir=cache).query("data.s.word") == "bbbb"
+    (policies / "t.rego").write_text("package t\n\nimport rego.v1\n\nx := 1\n")
+    assert load_files([str(policies)], cache_dir=cache).query("data.t.x") == 1
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
 def test_cache_refuses_a_world_writable_directory(tmp_path):
     cache = tmp_path / "shared"

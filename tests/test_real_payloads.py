@@ -71,3 +71,50 @@ def test_real_payload_is_read_as_its_host(path: Path, engine: Engine) -> None:
     if post and scenario.startswith("d"):
         # The injected text in the result is reported to the agent, failing command or not.
         assert any("pack=xpia" in c for c in decision.context)
+
+
+COPILOT = sorted(REAL.glob("copilot-*/*.json"))
+
+
+def _copilot_spellings(payload: dict) -> dict[str, dict]:
+    """A captured Copilot payload (``toolArgs`` an object, no event name) as Copilot's other
+    documented shapes spell it: ``toolArgs`` a JSON string (older releases), an event name added,
+    and the "VS Code compatible" snake_case shape a PascalCase config selects."""
+    post = "toolResult" in payload
+    as_string = {**payload, "toolArgs": json.dumps(payload["toolArgs"])}
+    named = {**payload, "hookEventName": "postToolUse" if post else "preToolUse"}
+    snake = {
+        "hook_event_name": "PostToolUse" if post else "PreToolUse",
+        "session_id": payload["sessionId"],
+        "timestamp": "2026-12-01T10:00:00Z",
+        "cwd": payload["cwd"],
+        "tool_name": "Bash",
+        "tool_input": payload["toolArgs"],
+    }
+    if post:
+        snake["tool_response"] = payload["toolResult"]
+    return {
+        "toolArgs string": as_string,
+        "event name": named,
+        "toolArgs string and event name": {**as_string, "hookEventName": named["hookEventName"]},
+        "snake_case": snake,
+    }
+
+
+@pytest.mark.parametrize("path", COPILOT, ids=lambda p: p.name)
+def test_copilot_payload_reads_and_answers_alike_in_every_spelling(
+    path: Path, engine: Engine
+) -> None:
+    payload = json.loads(path.read_text())
+    assert isinstance(payload["toolArgs"], dict) and "hookEventName" not in payload
+    captured = normalize(payload)
+    answer = engine.evaluate(payload, "copilot")
+    for name, other in _copilot_spellings(payload).items():
+        hook_input = normalize(other)
+        assert (hook_input.event, hook_input.tool_kind) == (captured.event, captured.tool_kind), (
+            name
+        )
+        assert hook_input.tool_input == captured.tool_input, name
+        decision = engine.evaluate(other, "copilot")
+        assert decision.outcome == answer.outcome, name
+        assert decision.response("copilot").stdout == answer.response("copilot").stdout, name

@@ -68,6 +68,32 @@ def test_codex_trust_keeps_the_rest_of_config_toml(home: Path) -> None:
     assert len(value["hooks"]["state"]) == 2
 
 
+def test_codex_trust_edits_only_the_trust_key_and_never_enables_a_disabled_hook(
+    home: Path,
+) -> None:
+    assert run_hookgate(home, "install", "codex").returncode == 0
+    pre = f"{home / '.codex' / 'hooks.json'}:pre_tool_use:0:0"
+    config = home / ".codex" / "config.toml"
+    # As a user (or Codex's /hooks) leaves it: the hook switched off, a stale hash, a comment;
+    # the header quoted with single quotes, as TOML allows.
+    config.write_text(
+        f"model = \"x\"\n\n[hooks.state.'{pre}']\n# off while I debug\nenabled = false\n"
+        'trusted_hash = "sha256:old"\n\n[projects."/p"]\ntrust_level = "trusted"\n'
+    )
+    installed = run_hookgate(home, "install", "codex", "--trust")
+    assert installed.returncode == 0, installed.stderr
+    text = config.read_text()
+    value = tomllib.loads(text)
+    state = value["hooks"]["state"][pre]
+    assert state["enabled"] is False and state["trusted_hash"].startswith("sha256:")
+    assert state["trusted_hash"] != "sha256:old" and "# off while I debug" in text
+    assert value["model"] == "x" and value["projects"] == {"/p": {"trust_level": "trusted"}}
+    assert len(value["hooks"]["state"]) == 2
+    result = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert f"Codex has the hook {pre} disabled" in result.stdout
+    assert "is not trusted" not in result.stdout and "changed since" not in result.stdout
+
+
 def test_install_says_when_a_copilot_project_is_not_trusted(home: Path, tmp_path: Path) -> None:
     project = tmp_path / "repo"
     project.mkdir()

@@ -16,7 +16,7 @@ from hookgate import jsonio
 from hookgate.config import failure_policy
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
-from hookgate.lang import UNDEFINED, PolicySet, load
+from hookgate.lang import UNDEFINED, PolicySet, load, load_files
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
 from hookgate.lang.runtime import EMPTY_SET
 from hookgate.lang.values import to_json
@@ -92,10 +92,12 @@ class Engine:
     ) -> Engine:
         """Load every ``.rego`` module and data ``.json`` under ``paths`` (test modules
         excluded); ``data`` is merged over the files' data."""
+        origin = origin or "policies " + ", ".join(map(str, paths))
+        if cache_dir is not None and not data:  # a warm start reads no policy file
+            return cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
         sources, file_data = load_paths(list(paths))
         if data:
             file_data.update(data)
-        origin = origin or "policies " + ", ".join(map(str, paths))
         return cls.from_sources(sources, file_data, cache_dir=cache_dir, origin=origin)
 
     @classmethod

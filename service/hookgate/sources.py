@@ -13,6 +13,10 @@ import os
 from hookgate import jsonio
 from hookgate.lang.errors import Diagnostic, PolicyError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 
 def load_paths(
     paths: list[str] | list[os.PathLike], *, include_tests: bool = False
@@ -24,6 +28,35 @@ def load_paths(
     """
     sources: dict[str, str] = {}
     data: dict = {}
+    for root, is_dir, file in _files(paths, include_tests):
+        if file.endswith(".rego"):
+            sources[file] = _read(file)
+        else:
+            folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
+            merge_data(data, tuple(folders), _read_json(file), file)
+    return sources, data
+
+
+def file_stamps(paths: list[str] | list[os.PathLike]) -> tuple | None:
+    """What identifies the files ``load_paths(paths)`` reads without reading them: each file's
+    name, inode, size, modification and change times. Writing a file, or replacing, adding or
+    removing one, changes it; so does restoring a modification time (``touch -d``), since no one
+    can set a change time. None when a file cannot be examined."""
+    stamps = []
+    try:
+        for _, _, file in _files(paths, False):
+            st = os.stat(file)
+            stamps.append((file, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    except (OSError, PolicyError):
+        return None
+    return tuple(stamps)
+
+
+def _files(
+    paths: list[str] | list[os.PathLike], include_tests: bool
+) -> Iterator[tuple[str, bool, str]]:
+    """``(root, root is a directory, file)`` for each module and data file under ``paths``, in
+    the order they are read."""
     for root in (_spelled(os.fspath(path)) for path in paths):
         if not os.path.exists(root):
             raise PolicyError([Diagnostic(root, 0, 0, "no such file or directory")])
@@ -32,13 +65,10 @@ def load_paths(
         files = sorted(_walk(root), key=lambda file: file.split(os.sep)) if is_dir else [root]
         for file in files:
             suffix = os.path.splitext(file)[1]
-            if suffix == ".rego":
-                if include_tests or not file.endswith("_test.rego"):
-                    sources[file] = _read(file)
-            elif suffix == ".json":
-                folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
-                merge_data(data, tuple(folders), _read_json(file), file)
-    return sources, data
+            if suffix == ".json" or (
+                suffix == ".rego" and (include_tests or not file.endswith("_test.rego"))
+            ):
+                yield root, is_dir, file
 
 
 def default_pack_path() -> str:

@@ -149,7 +149,7 @@ def active_bundle() -> LocalBundle | None:
     """The cached bundle, or None when there is none. An unreadable or corrupt cache is None
     too, after an ``error`` telemetry record (the hook then falls back to the default pack)."""
     try:
-        document = _read_cached_document()
+        document, stamp = _read_cached_document()
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
@@ -160,6 +160,9 @@ def active_bundle() -> LocalBundle | None:
     except (KeyError, TypeError, ValueError) as exc:
         _error("bundle_cache", f"{bundle_path()}: corrupt bundle cache: {exc}")
         return None
+    checked = f"{stamp} {bundle.digest}"
+    if _read_checked() == checked:
+        return bundle  # the file has not been written since its content matched its digest
     from hookgate.bundle_format import digest
 
     # The signature covers the digest (pull checked it); content that no longer hashes to it
@@ -171,7 +174,30 @@ def active_bundle() -> LocalBundle | None:
             "covers (edited?); using the built-in default pack until the next pull",
         )
         return None
+    if int(stamp.rsplit(":", 1)[1]) < time.time_ns() - 2_000_000_000:
+        # Not for a file changed in the last seconds: a write later within the same tick of
+        # the file system's clock could leave its stamp as it is.
+        try:
+            atomic_write(_checked_path(), checked.encode())
+        except OSError:
+            pass
     return bundle
+
+
+def _checked_path() -> str:
+    """The stamp (inode, size, modification and change times) of ``bundle.json`` when its
+    content last matched its digest, and that digest: a hook that finds the same stamp skips
+    hashing the bundle. Any write to the file changes the stamp (no one can set a change
+    time), so an edited bundle is hashed again, and refused."""
+    return os.path.join(paths.cache_dir(), "bundle.checked")
+
+
+def _read_checked() -> str | None:
+    try:
+        with open(_checked_path(), "rb") as handle:
+            return handle.read(512).decode("ascii")
+    except (OSError, ValueError):
+        return None
 
 
 def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> None:
@@ -248,17 +274,20 @@ def _parse_time(raw: bytes) -> float | None:
 # --- local files ------------------------------------------------------------------------------
 
 
-def _read_cached_document() -> dict:
+def _read_cached_document() -> tuple[dict, str]:
+    """The cached bundle document, and the stamp of the file it was read from."""
     path = bundle_path()
     with open(path, "rb") as handle:
         raw = handle.read()
+        st = os.fstat(handle.fileno())
+    stamp = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
     try:
         document = jsonio.loads(raw.decode("utf-8"))
     except ValueError as exc:
         raise ValueError(f"{path}: corrupt bundle cache: {exc}") from None
     if not isinstance(document, dict):
         raise ValueError(f"{path}: corrupt bundle cache: not a JSON object")
-    return document
+    return document, stamp
 
 
 def _local_bundle(document: dict) -> LocalBundle:
@@ -640,7 +669,7 @@ def _verified_cache(current: Login) -> dict | None:
     from hookgate.bundle_format import BundleError, verify
 
     try:
-        cached = _read_cached_document()
+        cached, _ = _read_cached_document()
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

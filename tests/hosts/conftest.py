@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,34 @@ def host_binaries() -> dict[str, Path]:
         except realhosts.HostUnavailable as exc:
             pytest.fail(f"{host}: {exc}")
     return found
+
+
+# Where the stage's time goes: seconds per host (setup, call and teardown of its tests) and the
+# stage's wall time, printed after the run.
+_SPENT: dict[str, float] = {}
+_WALL: list[float] = []
+
+
+def _stage_host(nodeid: str) -> str | None:
+    if "tests/hosts/" not in nodeid:
+        return None
+    return next((h for h in (*realhosts.HOSTS, "amplifier") if h in nodeid), "other")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    host = _stage_host(report.nodeid)
+    if host is not None and ENABLED:
+        _SPENT[host] = _SPENT.get(host, 0.0) + report.duration
+        _WALL.append(time.monotonic())
+        if len(_WALL) == 1:
+            _WALL.insert(0, time.monotonic() - report.duration)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _SPENT:
+        return
+    per_host = ", ".join(f"{host} {spent:.0f} s" for host, spent in sorted(_SPENT.items()))
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    terminalreporter.write_line(
+        f"real-host stage: {_WALL[-1] - _WALL[0]:.0f} s ({per_host}; load average {load})"
+    )

@@ -7,12 +7,14 @@ Which facts each host needs to run offline: REALHOSTS.md (copied into the test d
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,6 +179,26 @@ class Turn:
     stderr: str
 
 
+_COMPILED: list[Path] = []
+
+
+def warm_compile_cache(world: World) -> None:
+    """Give the world's HOME the compile cache a machine has after its first hook call (the
+    default pack, compiled once per run), so that no turn waits for a compile: what a first
+    call does is tested outside the hosts."""
+    if not _COMPILED:
+        from hookgate.engine import Engine
+        from hookgate.sources import default_pack_path
+
+        template = Path(tempfile.mkdtemp(prefix="hookgate-compiled-")) / "compiled"
+        Engine.from_paths([default_pack_path()], cache_dir=template)
+        atexit.register(shutil.rmtree, template.parent, True)
+        _COMPILED.append(template)
+    target = world.home / ".cache" / "hookgate" / "compiled"
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    shutil.copytree(_COMPILED[0], target)
+
+
 def hookgate_env(world: World) -> dict[str, str]:
     return {**world.env, "HOOKGATE_FAILURE_POLICY": "open"}
 
@@ -215,6 +237,7 @@ def configure(world: World, host: str, model_url: str) -> dict[str, str]:
     Written before ``hookgate install``, which merges into these files."""
     env = dict(hookgate_env(world))
     home = world.home
+    warm_compile_cache(world)
     if host == "claude":
         env.update(
             ANTHROPIC_BASE_URL=model_url,
@@ -249,7 +272,13 @@ def configure(world: World, host: str, model_url: str) -> dict[str, str]:
             },
         )
         _write_json(home / ".gemini" / "trustedFolders.json", {str(world.work): "TRUST_FOLDER"})
-        env.update(GEMINI_API_KEY=DUMMY_KEY, GOOGLE_GEMINI_BASE_URL=model_url)
+        env.update(
+            GEMINI_API_KEY=DUMMY_KEY,
+            GOOGLE_GEMINI_BASE_URL=model_url,
+            # Gemini restarts itself in a child Node process only to raise the heap limit:
+            # a second start-up of its bundle per turn, for nothing a turn here needs.
+            GEMINI_CLI_NO_RELAUNCH="true",
+        )
     elif host == "copilot":
         env.update(
             COPILOT_OFFLINE="true",

@@ -210,20 +210,40 @@ def _copilot(decision: Decision) -> dict:
 
 def _gemini(decision: Decision) -> dict:
     """Gemini CLI: top-level ``decision``/``reason``; the rewritten input and the context in
-    hookSpecificOutput. Gemini 0.61 has its own ``ask``, but a headless turn (``gemini -p``)
-    waits on it forever (tests/hosts), so an ask is a deny saying approval is required. Before
-    a tool it reads no context: a rewrite's reason goes to the user as ``systemMessage``."""
+    hookSpecificOutput. Gemini 0.61's own ``ask`` (before a tool, about the call as rewritten)
+    prompts its user; a headless run (``gemini -p``) has no one to answer and waits forever
+    (tests/hosts), so there an ask is a deny saying approval is required (``hostmode``). Before
+    a tool Gemini reads no context: a reason goes to the user as ``systemMessage``."""
     gate = _is_gate(decision)
-    plan = _plan(decision, gate=gate, can_ask=False, can_rewrite=True, can_block_after=True)
+    asks = decision.outcome == "ask" or (
+        decision.outcome == "rewrite" and rewrite_answer() == "ask"
+    )
+    if gate and asks:
+        from hookgate.hostio.hostmode import gemini_can_ask
+
+        can_ask = gemini_can_ask()
+    else:
+        can_ask = False
+    plan = _plan(
+        decision,
+        gate=gate,
+        can_ask=can_ask,
+        can_rewrite=True,
+        can_block_after=True,
+        can_ask_rewrite=can_ask,
+    )
     response: dict = {}
     specific: dict = {}
     if plan.verdict == "deny":
         response = {"decision": "deny", "reason": plan.reason}
+    elif plan.verdict in ("ask", "ask-rewrite"):
+        response = {"decision": "ask", "reason": plan.reason, "systemMessage": plan.reason}
     elif plan.verdict == "rewrite":
         response = {"decision": "allow", "reason": plan.context, "systemMessage": plan.context}
-        specific["tool_input"] = plan.updated_input
     elif plan.context and gate:
         response["systemMessage"] = plan.context
+    if plan.verdict in ("rewrite", "ask-rewrite"):
+        specific["tool_input"] = plan.updated_input
     if plan.context and not gate:
         specific["additionalContext"] = plan.context
     if specific:

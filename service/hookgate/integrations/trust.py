@@ -11,6 +11,7 @@ asks for it (``hookgate install <host> --trust``).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -176,16 +177,28 @@ def problems(host: str, scope: str, hook_file: Path, project: Path) -> list[str]
 def trust(host: str, scope: str, hook_file: Path, project: Path) -> list[str]:
     """Record hookgate's installed hooks in ``host``'s own trust store; what was changed."""
     if host == "codex":
-        path, _ = _codex_config()
+        path, before = _codex_config()
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        for key, current in codex_entries(hook_file):
+        entries = codex_entries(hook_file)
+        for key, current in entries:
             text = _set_codex_state(text, key, current)
+        # Only the trust keys may change: a hook the user disabled stays disabled (doctor says
+        # so), and whatever else the file holds is left as it was.
+        expected = copy.deepcopy(before)
+        hooks = expected.setdefault("hooks", {})
+        states = hooks.setdefault("state", {}) if isinstance(hooks, dict) else None
+        for key, current in entries if isinstance(states, dict) else ():
+            state = states.get(key)
+            states[key] = {**(state if isinstance(state, dict) else {}), "trusted_hash": current}
         try:
-            tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+            unchanged = isinstance(states, dict) and tomllib.loads(text) == expected
+        except tomllib.TOMLDecodeError:
+            unchanged = False
+        if not unchanged:
             raise TrustError(
-                f"{path}: cannot add hook trust entries ({exc}); trust the hooks in /hooks"
-            ) from None
+                f"{path}: cannot add hook trust entries to this file as written; trust the "
+                "hooks in Codex's /hooks"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return [f"trusted hookgate's Codex hooks in {path}"]
@@ -210,18 +223,41 @@ def trust(host: str, scope: str, hook_file: Path, project: Path) -> list[str]:
 
 
 def _set_codex_state(text: str, key: str, current: str) -> str:
-    """``text`` with ``[hooks.state."<key>"]`` holding exactly ``trusted_hash = current``."""
-    header = f"[hooks.state.{json.dumps(key, ensure_ascii=False)}]"
+    """``text`` with ``trusted_hash = current`` in the table ``[hooks.state."<key>"]``, the rest
+    of that table (``enabled = false``, …) as the user left it; the table is added if missing."""
+    entry = f"trusted_hash = {json.dumps(current)}\n"
     lines = text.splitlines(keepends=True)
-    kept: list[str] = []
-    skipping = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("["):
-            skipping = stripped == header
-        if not skipping:
-            kept.append(line)
-    body = "".join(kept)
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return f"{body}\n{header}\ntrusted_hash = {json.dumps(current)}\n"
+    start = next(
+        (i for i, line in enumerate(lines) if _table_path(line) == ["hooks", "state", key]), None
+    )
+    if start is None:
+        body = text if not text or text.endswith("\n") else text + "\n"
+        return f"{body}\n[hooks.state.{json.dumps(key, ensure_ascii=False)}]\n{entry}"
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines)
+    )
+    for i in range(start + 1, end):
+        if lines[i].partition("=")[0].strip().strip("\"'") == "trusted_hash":
+            lines[i] = entry
+            break
+    else:
+        if not lines[start].endswith("\n"):
+            lines[start] += "\n"
+        lines.insert(start + 1, entry)
+    return "".join(lines)
+
+
+def _table_path(line: str) -> list[str] | None:
+    """The keys a ``[table]`` header line names, however they are quoted (None: not one)."""
+    stripped = line.strip()
+    if not stripped.startswith("[") or stripped.startswith("[["):
+        return None
+    try:
+        table = tomllib.loads(stripped)
+    except tomllib.TOMLDecodeError:
+        return None
+    path = []
+    while isinstance(table, dict) and len(table) == 1:
+        name, table = next(iter(table.items()))
+        path.append(name)
+    return path

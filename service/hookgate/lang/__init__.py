@@ -40,7 +40,7 @@ class PolicySet:
         tree: Any,
         modules: list,
         data: dict | None,
-        sources: dict[str, str] | None,
+        sources: dict[str, str] | Callable[[], dict[str, str]] | None,
         *,
         coverage: set[tuple[str, int]] | None = None,
     ) -> None:
@@ -48,7 +48,8 @@ class PolicySet:
         checked ``ast.Module`` list, or, from the compile cache, ``runtime.ModuleInfo``
         summaries (file name, package, metadata, rules' kind and ref). ``coverage``: the set
         the code compiled with coverage adds ``(filename, line)`` pairs to (for ``hookgate
-        test --coverage``; off on the hook's path)."""
+        test --coverage``; off on the hook's path). ``sources``: a function returning them
+        when they are read only if needed (``load_files``)."""
         self.modules = modules
         self.data = data if data is not None else {}
         self._sources = sources or {}
@@ -56,6 +57,13 @@ class PolicySet:
         self._tree = tree
         self._queries: dict[str, Callable] = {}
         self._constants: dict | None = None
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """File name → policy text of the modules."""
+        if callable(self._sources):
+            self._sources = self._sources()
+        return self._sources
 
     def query(
         self,
@@ -216,10 +224,10 @@ def _expression_query(ps: PolicySet, text: str) -> Callable:
     module = scope_module(parse_module(source, "<query>"))
     modules = ps.modules
     if not all(isinstance(m, ast.Module) for m in modules):  # summaries from the compile cache
-        modules = [scope_module(parse_module(ps._sources[m.filename], m.filename)) for m in modules]
+        modules = [scope_module(parse_module(ps.sources[m.filename], m.filename)) for m in modules]
     program = Program([*modules, module])
     if program.diagnostics:
-        raise PolicyError([_shown(d, ps._sources) for d in program.diagnostics])
+        raise PolicyError([_shown(d, ps.sources) for d in program.diagnostics])
     return run(program.code()).ref_query((_QUERY_PACKAGE, "q__"))
 
 
@@ -272,8 +280,37 @@ def load(
     return ps
 
 
+def load_files(paths: list, *, cache_dir: str | os.PathLike) -> PolicySet:
+    """``load`` of the modules and data under ``paths`` (``sources.load_paths``) through the
+    compile cache, where files whose stat stamps are unchanged are neither read nor hashed."""
+    from hookgate.lang import cache
+    from hookgate.sources import file_stamps, load_paths
+
+    try:
+        directory = cache.safe_dir(cache_dir)
+    except cache.UnsafeCacheDir:
+        directory = None
+    stamps = file_stamps(paths) if directory is not None else None
+    if directory is not None and stamps is not None:
+        found = cache.load_stamped(directory, stamps)
+        if found is not None:
+            key, data = found
+            ps = _load_cached(directory, key, data, lambda: load_paths(paths)[0])
+            if ps is not None:
+                return ps
+    sources, data = load_paths(paths)
+    key = cache.cache_key(sources, data, False) if stamps is not None else None
+    ps = load(sources, data, cache_dir=directory)
+    if directory is not None and stamps is not None and key is not None:
+        cache.store_stamped(directory, stamps, key, data)
+    return ps
+
+
 def _load_cached(
-    directory: str, key: str, data: dict | None, sources: dict[str, str]
+    directory: str,
+    key: str,
+    data: dict | None,
+    sources: dict[str, str] | Callable[[], dict[str, str]],
 ) -> PolicySet | None:
     """The policy set of a compile cache entry, or None (no entry, or a damaged one)."""
     from hookgate.lang import cache

@@ -12,10 +12,16 @@ differ between Pythons).
 
 Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
 writable by no one else (it is created with mode 0700); a directory failing that check is
-refused. Each entry starts with a header naming the format, the key and the BLAKE2b-256 of the rest
-(a flipped bit can still unmarshal into a weaker policy), all checked before anything
-is decoded; any mismatch or read error means "rebuild", and entries are written to a temporary
-file renamed into place, so a reader never sees half an entry.
+refused. Each entry starts with a header naming the format, the key and a CRC-32 of the rest (a
+flipped bit can still unmarshal into a weaker policy), all checked before anything is decoded;
+any mismatch or read error means "rebuild", and entries are written to a temporary file renamed
+into place, so a reader never sees half an entry. The CRC is against damage, not against a
+writer: whoever can write this directory could write any checksum, which is why the directory
+must be the user's alone.
+
+Policies loaded from files (the default pack, ``--policies``) also get a stamp record
+(``files-*.stamp``): the files' stat stamps (``sources.file_stamps``), the key of their entry
+and their base data, so that a warm hook finds its entry without reading or hashing the files.
 """
 
 from __future__ import annotations
@@ -24,21 +30,19 @@ import os
 import stat
 import sys
 
-try:  # the C module behind hashlib.blake2b, without hashlib's OpenSSL start-up cost
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - other Python builds
-    from hashlib import blake2b
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_MAGIC = b"hookgate-compile-cache/7\n"
+_MAGIC = b"hookgate-compile-cache/8\n"
 
 
 def _hash(data: bytes = b"") -> Any:
-    """A 256-bit BLAKE2b: as strong as SHA-256, and without OpenSSL several times faster over
-    an entry (the hook checks one on every call)."""
+    """A 256-bit BLAKE2b: as strong as SHA-256, and without OpenSSL several times faster."""
+    try:  # the C module behind hashlib.blake2b, without hashlib's OpenSSL start-up cost
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - other Python builds
+        from hashlib import blake2b
     return blake2b(data, digest_size=32)
 
 
@@ -48,8 +52,6 @@ class UnsafeCacheDir(Exception):
 
 def cache_key(sources: dict[str, str], data: Any, strict: bool) -> str:
     import hookgate
-    import hookgate.builtins
-    import hookgate.grammar
 
     h = _hash()
     for name in sorted(sources):
@@ -65,17 +67,27 @@ def cache_key(sources: dict[str, str], data: Any, strict: bool) -> str:
     ):
         h.update(len(b).to_bytes(8, "little"))
         h.update(b)
-    lang_dir = os.path.dirname(__file__)
+    h.update(code_stamp().encode())
+    return h.hexdigest()
+
+
+def code_stamp() -> str:
+    """The files of the code that shapes an entry (the grammar, ``hookgate.lang``, the
+    builtins): name, size and modification time of each."""
+    import hookgate.builtins
+    import hookgate.grammar
+
+    lines = []
     for directory in (
         os.path.dirname(hookgate.grammar.__file__),
-        lang_dir,
+        os.path.dirname(__file__),
         os.path.dirname(hookgate.builtins.__file__),
     ):
         for name in sorted(os.listdir(directory)):
             if name.endswith((".py", ".lark")):
                 st = os.stat(os.path.join(directory, name))
-                h.update(f"{directory}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+                lines.append(f"{directory}/{name}:{st.st_size}:{st.st_mtime_ns}\n")
+    return "".join(lines)
 
 
 def _data_bytes(data: Any, strict: bool) -> bytes:
@@ -119,14 +131,15 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
     """The cached ``(code object, module summaries, builtins index)`` for ``key``, or None
     (missing, stale, corrupt or unreadable)."""
     import marshal
+    from zlib import crc32
 
     header = _MAGIC + key.encode() + b"\n"
     try:
         with open(_entry(directory, key), "rb") as f:
             if f.read(len(header)) != header:
                 return None
-            checksum, body = f.read(65), f.read()
-        if checksum != _hash(body).hexdigest().encode() + b"\n":
+            checksum, body = f.read(9), f.read()
+        if checksum != b"%08x\n" % crc32(body):
             return None
         code, infos, index = marshal.loads(body)
     except Exception:  # any damage to an entry means "rebuild", never a crash
@@ -134,6 +147,52 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
     if type(code) is not type(load.__code__) or type(infos) is not list or type(index) is not dict:
         return None
     return code, infos, index
+
+
+def load_stamped(directory: str, stamps: tuple) -> tuple[str, Any] | None:
+    """The entry key and the base data of the policy files whose ``sources.file_stamps`` are
+    ``stamps``, as ``store_stamped`` recorded them, or None: the hook then neither reads nor
+    hashes the files."""
+    import marshal
+
+    try:
+        with open(_stamp_file(directory, stamps), "rb") as f:
+            recorded, shaped_by, key, data = marshal.loads(f.read())
+    except Exception:  # missing or damaged: read the files
+        return None
+    if recorded != stamps or shaped_by != _shaped_by() or type(key) is not str:
+        return None
+    return key, data
+
+
+def store_stamped(directory: str, stamps: tuple, key: str, data: Any) -> None:
+    """Record that the files of ``stamps`` compile to the entry ``key`` with base ``data``.
+    Not when a file changed in the last seconds: a write later within the same tick of the
+    file system's clock could leave its stamp as it is (git's "racily clean" files)."""
+    import marshal
+    import time
+
+    if max((stamp[4] for stamp in stamps), default=0) > time.time_ns() - 2_000_000_000:
+        return
+    try:
+        body = marshal.dumps((stamps, _shaped_by(), key, data))
+    except ValueError:  # data marshal cannot write: read the files each time
+        return
+    _write(directory, _stamp_file(directory, stamps), body)
+
+
+def _stamp_file(directory: str, stamps: tuple) -> str:
+    # Named by the set of files: another set under the same name only replaces the record.
+    from zlib import crc32
+
+    names = "\0".join(stamp[0] for stamp in stamps).encode("utf-8", "surrogatepass")
+    return os.path.join(directory, f"files-{crc32(names):08x}-{len(stamps)}.stamp")
+
+
+def _shaped_by() -> str:
+    import hookgate
+
+    return f"{hookgate.__version__}\n{sys.version}\n{code_stamp()}"
 
 
 def _without_lines(code: Any) -> Any:
@@ -147,19 +206,28 @@ def _without_lines(code: Any) -> Any:
 def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str]) -> None:
     """Write an entry atomically; failures are ignored (the cache is an optimisation)."""
     import marshal
+    from zlib import crc32
+
+    try:
+        body = marshal.dumps((_without_lines(code), infos, index))
+    except ValueError:
+        return
+    header = _MAGIC + key.encode() + b"\n" + b"%08x\n" % crc32(body)
+    _write(directory, _entry(directory, key), header + body)
+
+
+def _write(directory: str, path: str, content: bytes) -> None:
+    """Write ``path`` through a temporary file renamed into place; failures are ignored."""
     import tempfile
 
-    header = _MAGIC + key.encode() + b"\n"
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".code")
     except OSError:
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            body = marshal.dumps((_without_lines(code), infos, index))
-            f.write(header + _hash(body).hexdigest().encode() + b"\n")
-            f.write(body)
-        os.replace(tmp, _entry(directory, key))
+            f.write(content)
+        os.replace(tmp, path)
     except Exception:
         try:
             os.unlink(tmp)
