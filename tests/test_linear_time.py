@@ -67,9 +67,10 @@ def test_steps_grow_linearly(engine, construct):
     if outcome.startswith("limit"):
         # A decision stopped at a bound costs what the analysis read before it, plus a fixed
         # part that is not a trivial command's: the steps of each KiB past 2 KiB may be at most
-        # 1.25 times those of the second KiB (nothing, when the analysis stops in the first).
+        # 1.25 times those of the second KiB (nothing, when the analysis stops in the first,
+        # give or take 1% that caches warmed by earlier tests move).
         middle, _ = steps(engine, build(2048))
-        assert large - middle <= 2 * 1.25 * max(0, middle - small), (
+        assert large - middle <= 2 * 1.25 * max(0, middle - small) + middle / 100, (
             construct,
             small,
             middle,
