@@ -592,38 +592,14 @@ class Store:
         if not decisions:
             return 0, 0
         now = _now()
-        rows = [
-            {k: v for k, v in d.items() if k != "matches"}
-            | {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
-            for d in decisions
-        ]
         with self.engine.begin() as conn:
             if hourly_quota and token_id is not None:
                 _count_usage(conn, token_id, now, len(decisions), hourly_quota)
-            # The ids it returns are the decisions it stored (a duplicate, within the batch or
-            # already stored, returns nothing). Executed for many rows, one statement compiled
-            # once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
-            # multi-row VALUES would compile thousands of parameters on every upload.
-            stored = [
-                row
-                for row in conn.execute(
-                    _insert_ignore(conn)(m.decisions)
-                    .on_conflict_do_nothing(index_elements=["decision_id"])
-                    .returning(m.decisions.c.seq, m.decisions.c.decision_id),
-                    rows,
-                )
-                if row is not None
-            ]
-            seq_of = {decision_id: seq for seq, decision_id in stored}
-            matches = []
-            for decision in decisions:
-                seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
-                if seq is not None:
-                    for i, match in enumerate(decision.get("matches") or []):
-                        matches.append({"decision_seq": seq, "position": i, **match})
-            if matches:
-                conn.execute(m.decision_matches.insert(), matches)
-        accepted = len(stored)
+            uploader = {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
+            if conn.dialect.name == "postgresql":
+                accepted = _add_decisions_pg(conn, decisions, uploader)
+            else:
+                accepted = _add_decisions(conn, decisions, uploader)
         return accepted, len(decisions) - accepted
 
     def purge_decisions(self, before: datetime, batch: int = 50_000) -> int:
@@ -760,6 +736,94 @@ def _count_usage(conn: Connection, token_id: int, now: datetime, records: int, q
             f"this token has uploaded its quota of {quota} decision records this hour",
             retry_after,
         )
+
+
+# The columns of a decision record as the upload gives them (the uploader's are added).
+_RECORD_COLUMNS = {
+    "decision_id": "text",
+    "time": "timestamptz",
+    "host": "text",
+    "event": "text",
+    "session_id": "text",
+    "tool_name": "text",
+    "outcome": "text",
+    "bundle_revision": "integer",
+    "command": "text",
+    "input": "text",
+    "input_truncated": "boolean",
+}
+_MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
+_MATCH_COLUMNS |= {"pattern": "text", "rule": "text"}
+
+
+def _unnest(columns: dict[str, str], prefix: str) -> str:
+    arrays = ", ".join(f"CAST(%({prefix}{c})b AS {t}[])" for c, t in columns.items())
+    return f"unnest({arrays}) AS {prefix}({', '.join(columns)})"
+
+
+# One statement a batch, whatever its size: the records and their matches travel as one array
+# a column (one parameter each, so nothing is compiled per row; in binary, so no string is
+# escaped), the decisions are inserted in the batch's order (seq is arrival order), and the
+# matches of those stored join on the ids it returns. A record already stored returns nothing,
+# and so do its matches. psycopg's own placeholders: SQLAlchemy cannot ask for binary.
+_PG_ADD = f"""WITH stored AS (
+    INSERT INTO decisions ({", ".join(_RECORD_COLUMNS)}, uploaded_by, token_id, received_at)
+    SELECT r.*, %(uploaded_by)s, %(token_id)s, %(received_at)s FROM {_unnest(_RECORD_COLUMNS, "r")}
+    ON CONFLICT (decision_id) DO NOTHING
+    RETURNING seq, decision_id
+), matched AS (
+    INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule)
+    SELECT stored.seq, m.position, m.pack, m.pattern, m.rule
+    FROM stored JOIN {_unnest(_MATCH_COLUMNS, "m")} ON m.decision_id = stored.decision_id
+)
+SELECT count(*) FROM stored"""
+
+
+def _add_decisions_pg(conn: Connection, decisions: list[dict], uploader: dict) -> int:
+    """PostgreSQL: the batch in one statement (``_PG_ADD``); returns how many were stored."""
+    first = {d["decision_id"]: d for d in reversed(decisions)}  # a repeated id: its first
+    batch = [first.pop(d["decision_id"]) for d in decisions if d["decision_id"] in first]
+    params = {f"r{c}": [d.get(c) for d in batch] for c in _RECORD_COLUMNS}
+    params["rinput_truncated"] = [bool(d.get("input_truncated")) for d in batch]
+    matches = [
+        (d["decision_id"], i, match)
+        for d in batch
+        for i, match in enumerate(d.get("matches") or [])
+    ]
+    params["mdecision_id"] = [decision_id for decision_id, _, _ in matches]
+    params["mposition"] = [i for _, i, _ in matches]
+    for c in ("pack", "pattern", "rule"):
+        params[f"m{c}"] = [match.get(c) for _, _, match in matches]
+    with conn.connection.driver_connection.cursor() as cursor:  # in conn's transaction
+        return cursor.execute(_PG_ADD, params | uploader).fetchone()[0]
+
+
+def _add_decisions(conn: Connection, decisions: list[dict], uploader: dict) -> int:
+    """Any database: the ids the insert returns are the decisions it stored (a duplicate,
+    within the batch or already stored, returns nothing). Executed for many rows, one statement
+    compiled once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
+    multi-row VALUES would compile thousands of parameters on every upload."""
+    rows = [{k: v for k, v in d.items() if k != "matches"} | uploader for d in decisions]
+    stored = [
+        row
+        for row in conn.execute(
+            _insert_ignore(conn)(m.decisions)
+            .on_conflict_do_nothing(index_elements=["decision_id"])
+            .returning(m.decisions.c.seq, m.decisions.c.decision_id),
+            rows,
+        )
+        if row is not None
+    ]
+    seq_of = {decision_id: seq for seq, decision_id in stored}
+    matches = []
+    for decision in decisions:
+        seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
+        if seq is not None:
+            for i, match in enumerate(decision.get("matches") or []):
+                matches.append({"decision_seq": seq, "position": i, **match})
+    if matches:
+        conn.execute(m.decision_matches.insert(), matches)
+    return len(stored)
 
 
 def _insert_ignore(conn: Connection) -> Callable:
