@@ -495,9 +495,9 @@ def running_server(db_url: str, workdir: Path, report: Report) -> Iterator[tuple
     # into 429s (the cap itself is tested in tests/test_server_workers.py).
     options = ["--log-level", "warning", "--dry-runs-per-token", str(max(report.clients, 2))]
     try:
-        with serving(db_url, *options, env=env, log=log_path) as base_url:
+        with serving(db_url, *options, env=env, log=log_path) as server:
             roles = ("agent", "viewer")
-            yield base_url, {role: create_token(db_url, role, f"load-{role}") for role in roles}
+            yield server.url, {role: create_token(db_url, role, f"load-{role}") for role in roles}
     finally:
         text = log_path.read_text(errors="replace") if log_path.exists() else ""
         report.server_tracebacks = text.count("Traceback")

@@ -112,7 +112,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or f"sqlite:///{tmp}/server.db"
-        with serving(db, "--no-access-log", "--decision-quota", "0") as base:
+        with serving(db, "--no-access-log", "--decision-quota", "0") as server:
+            base = server.url
             agent = create_token(db, "agent", "bench-agent")
             viewers = [create_token(db, "viewer", f"bench-viewer-{i}") for i in range(4)]
             quiet = measure(base, agent, args.seconds / 2, None)

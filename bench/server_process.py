@@ -9,6 +9,7 @@ A benchmark run as a script finds this module beside it; ``tests/test_load.py`` 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -31,11 +33,23 @@ def hookgate_cli() -> str:
     return str(script)
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str  # the base URL, http://127.0.0.1:PORT
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server process has used (user + system; Linux)."""
+        with open(f"/proc/{self.pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
 def serving(
     db_url: str, *options: str, env: dict | None = None, log: Path | None = None
-) -> Iterator[str]:
-    """``hookgate serve --port 0 --db db_url *options``; yields its base URL once it answers.
+) -> Iterator[Server]:
+    """``hookgate serve --port 0 --db db_url *options``; yields it once it answers.
     Its stderr goes to ``log`` (else with its stdout, which is drained so that it never blocks
     on a full pipe)."""
     command = [hookgate_cli(), "serve", "--port", "0", "--db", db_url, *options]
@@ -57,7 +71,7 @@ def serving(
         threading.Thread(target=server.stdout.read, daemon=True).start()
         _wait_until_ready(base_url, server)
         watchdog.cancel()
-        yield base_url
+        yield Server(base_url, server.pid)
     finally:
         watchdog.cancel()
         server.terminate()

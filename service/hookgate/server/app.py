@@ -903,8 +903,7 @@ def _add_decision_routes(app: FastAPI) -> None:
             row = record.model_dump()
             row["decision_id"] = str(record.decision_id)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
-            kept, truncated = recorded.keep(record.input, masker.mask)
-            row["input"] = None if kept is None else canonical_json(kept)
+            row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
             rows.append(row)
         accepted, duplicates = store.add_decisions(
