@@ -177,11 +177,13 @@ def copy_records(url: str, count: int, seed: int) -> float:
                          "bench", 1, NOW)
                     )  # fmt: skip
             with conn.cursor().copy(
-                "COPY decision_matches (decision_seq, position, pack, pattern, rule) FROM STDIN"
+                "COPY decision_matches (decision_seq, position, pack, pattern, rule, time, outcome)"
+                " FROM STDIN"
             ) as copy:
                 for seq, r in enumerate(batch, first):
                     for i, m in enumerate(r["matches"]):
-                        copy.write_row((seq, i, m["pack"], m["pattern"], m["rule"]))
+                        row = (seq, i, m["pack"], m["pattern"], m["rule"], r["time"], r["outcome"])
+                        copy.write_row(row)
             conn.commit()
     return time.perf_counter() - started
 
@@ -189,6 +191,71 @@ def copy_records(url: str, count: int, seed: int) -> float:
 def _chunks(seed: int, count: int, size: int):
     for n, start in enumerate(range(0, count, size)):
         yield [r for b in batches(seed * 1_000_003 + n, min(size, count - start)) for r in b]
+
+
+# Records made by the database itself, shaped as ``Developer.record`` makes them (sessions of
+# 40 calls), for the bulk of the table: no client between the generator and the table.
+GENERATE = """
+INSERT INTO decisions (COLUMNS)
+SELECT gen_random_uuid()::text, t, host, 'PreToolUse', session, 'Bash', outcome, 1, command,
+    json_build_object(
+        'hook_event_name', 'PreToolUse', 'host', host, 'tool_name', 'Bash',
+        'tool_kind', 'shell',
+        'tool_input', json_build_object('command', command, 'description', 'Run the step'),
+        'tool_result', NULL, 'session_id', session, 'cwd', '/home/dev/src/project',
+        'extra', json_build_object(
+            'transcript_path', '/home/dev/.claude/projects/p/' || session || '.jsonl',
+            'prompt_id', gen_random_uuid()::text, 'permission_mode', 'default',
+            'tool_use_id', 'toolu_' || substr(md5(g::text), 1, 24)),
+        'effects', json_build_array(json_build_object(
+            'kind', 'run', 'dialect', 'sh', 'command', command, 'tool', 'Bash'))
+    )::text,
+    false, 'bench', 1, now()
+FROM (
+    SELECT g, now() - random() * interval '30 days' AS t,
+        (%(hosts)s::text[])[1 + floor(random() * %(nhosts)s)::int] AS host,
+        md5(((g + %(start)s) / 40)::text)::uuid::text AS session,
+        (%(commands)s::text[])[1 + floor(random() * %(ncommands)s)::int] AS command,
+        CASE WHEN r < 0.90 THEN 'allow' WHEN r < 0.95 THEN 'deny'
+             WHEN r < 0.98 THEN 'ask' ELSE 'rewrite' END AS outcome
+    FROM (SELECT g, random() AS r FROM generate_series(1, %(count)s) AS g) AS numbered
+) AS generated
+""".replace("COLUMNS", COLUMNS)
+GENERATE_MATCHES = """
+INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule, time, outcome)
+SELECT seq, 0, 'hookgate.guard' || floor(random() * 8)::int, 'p', outcome, time, outcome
+FROM decisions WHERE seq > %(after)s AND outcome <> 'allow'
+"""
+
+
+def generate_records(url: str, count: int) -> float:
+    """``count`` more records made by the database (``GENERATE``), in chunks of a million,
+    the tables' indexes dropped first and built again after (as a bulk load is done);
+    returns seconds."""
+    import psycopg
+
+    from hookgate.server import tables
+
+    started = time.perf_counter()
+    engine = sa.create_engine(url)
+    indexes = [*tables.decisions.indexes, *tables.decision_matches.indexes]
+    with engine.begin() as conn:
+        for index in indexes:
+            index.drop(conn)
+    with psycopg.connect(dsn(url)) as conn:
+        after = conn.execute("SELECT coalesce(max(seq), 0) FROM decisions").fetchone()[0]
+        for start in range(0, count, 1_000_000):
+            params = {"hosts": HOSTS, "nhosts": len(HOSTS), "commands": COMMANDS}
+            params |= {"ncommands": len(COMMANDS), "start": start}
+            conn.execute(GENERATE, params | {"count": min(1_000_000, count - start)})
+            conn.commit()
+        conn.execute(GENERATE_MATCHES, {"after": after})
+        conn.commit()
+    with engine.begin() as conn:
+        for index in indexes:
+            index.create(conn)
+    engine.dispose()
+    return time.perf_counter() - started
 
 
 def upload(base: str, token: str, bodies: list[bytes], clients: int) -> float:
@@ -285,8 +352,10 @@ def main() -> None:
         print(f"load average after uploads: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         rest = args.records - args.api_records - reference
         if rest > 0:
-            seconds = copy_records(args.db, rest, seed=3)
-            print(f"COPY of {rest:,} more records: {rest / seconds:,.0f} records/s")
+            seconds = generate_records(args.db, rest)
+            print(
+                f"{rest:,} more records made by the database, indexes built again: {seconds:.0f} s"
+            )
         import psycopg
 
         with psycopg.connect(dsn(args.db), autocommit=True) as conn:

@@ -111,6 +111,30 @@ def test_a_set_that_does_not_compile_or_fails_a_test_changes_nothing(client, tok
     assert store.active_set().policies == {"git_hooks.rego": GUARD, "old.rego": OTHER}
 
 
+def test_a_change_set_whose_pack_fails_on_a_smoke_payload_is_refused(client, tokens, store):
+    """The same pack check as a per-document change (``packcheck``): a pack that faults on an
+    ordinary call (here: a complete rule with two values on ``rm``) is refused, naming the
+    smoke payload, though it compiles and has no failing test."""
+    two_values = (
+        "package hookgate.team\n\nimport rego.v1\n\n"
+        'level := "low" if input.tool_name == "Bash"\n\n'
+        'level := "high" if contains(input.tool_input.command, "rm")\n\n'
+        'deny contains "high" if level == "high"\n'
+    )
+    smoke = {"rm": {"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}}
+    refused = post(
+        client,
+        tokens["editor"],
+        policies={"git_hooks.rego": GUARD, "team.rego": two_values},
+        data={"hookgate/smoke": smoke},
+    )
+    assert refused.status_code == 422, refused.text
+    messages = [d["message"] for d in refused.json()["diagnostics"]]
+    assert any("pack hookgate.team fails" in m for m in messages), messages
+    assert any(d["file"] == "smoke payload rm" for d in refused.json()["diagnostics"])
+    assert store.current_revision() == 1
+
+
 def test_expect_revision_is_optimistic_concurrency_on_the_whole_set(client, tokens, store):
     moved = post(client, tokens["editor"], policies={"git_hooks.rego": GUARD}, expect_revision=0)
     assert moved.status_code == 412

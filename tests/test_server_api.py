@@ -346,6 +346,35 @@ def test_decision_upload_is_idempotent_masked_and_filterable(client, tokens):
     assert none["decisions"] == []
 
 
+def test_decision_pages_are_newest_first_by_time_through_their_cursor(client, tokens):
+    """Records arrive out of time order (a hook uploads late); pages follow decision time,
+    and a cursor this server did not make is a 422 naming it."""
+    minutes = [30, 5, 50, 10, 40, 20, 0]  # the arrival order
+    records = [
+        {
+            "decision_id": str(uuid.UUID(int=1000 + n)),
+            "time": f"2026-12-01T10:{n:02d}:00Z",
+            "outcome": "deny",
+            "matches": [{"pack": "git", "pattern": "force-push", "rule": "deny"}],
+        }
+        for n in minutes
+    ]
+    client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
+    seen, cursor = [], None
+    while True:
+        query = "/v1/decisions?pack=git&limit=3" + (f"&cursor={cursor}" if cursor else "")
+        page = client.get(query, headers=auth(tokens["viewer"])).json()
+        seen += [d["time"][11:16] for d in page["decisions"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [f"10:{n:02d}" for n in sorted(minutes, reverse=True)]
+    for bad in ("12", "x_1", "999999999999999999_1"):
+        refused = client.get(f"/v1/decisions?cursor={bad}", headers=auth(tokens["viewer"]))
+        assert refused.status_code == 422, bad
+        assert "query.cursor" in {i["field"] for i in refused.json()["detail"]}
+
+
 # -- limits, health, metrics ------------------------------------------------------------------
 
 

@@ -38,6 +38,7 @@ from hookgate.server.auth import Admin, Agent, Editor, Viewer, bearer_token
 from hookgate.server.bundle import Bundler
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
+    CURSOR_PATTERN,
     TOKEN_PREFIX,
     ActiveSet,
     Principal,
@@ -47,6 +48,7 @@ from hookgate.server.store import (
     StoreError,
     canonical_json,
     merge_documents,
+    parse_cursor,
 )
 from hookgate.server.workers import SET_LIMITS, WorkerLimitError, WorkerPool
 
@@ -935,9 +937,15 @@ def _add_decision_routes(app: FastAPI) -> None:
         ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
-            int | None, Query(ge=1, le=MAX_INT, description="next_cursor of the last page")
+            str | None,
+            Query(pattern=f"^{CURSOR_PATTERN}$", description="next_cursor of the last page"),
         ] = None,
     ) -> dict:
+        if cursor is not None:
+            try:
+                parse_cursor(cursor)
+            except ValueError as exc:
+                raise _invalid("query.cursor", str(exc)) from None
         items, next_cursor = store.query_decisions(
             since=since,
             until=until,

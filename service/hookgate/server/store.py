@@ -12,12 +12,14 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -636,32 +638,38 @@ class Store:
         session_id: str | None = None,
         token_id: int | None = None,
         limit: int = 100,
-        cursor: int | None = None,
-    ) -> tuple[list[dict], int | None]:
-        """Newest first. Returns the page and the cursor of the next page (``None`` at the
-        end); the cursor is stable while new decisions arrive."""
-        d = m.decisions.c
-        query = sa.select(m.decisions).order_by(d.seq.desc()).limit(limit + 1)
-        if since is not None:
-            query = query.where(d.time >= since)
-        if until is not None:
-            query = query.where(d.time < until)
-        if outcome is not None:
-            query = query.where(d.outcome == outcome)
-        if host is not None:
-            query = query.where(d.host == host)
-        if session_id is not None:
-            query = query.where(d.session_id == session_id)
-        if token_id is not None:
-            query = query.where(d.token_id == token_id)
-        if pack is not None:
-            query = query.where(
-                sa.exists().where(
-                    m.decision_matches.c.decision_seq == d.seq, m.decision_matches.c.pack == pack
-                )
-            )
+        cursor: str | None = None,
+    ) -> tuple[list[dict], str | None]:
+        """Newest first (by decision time, then arrival). Returns the page and the cursor of
+        the next page (``None`` at the end); the cursor is a position (time, seq), stable while
+        new decisions arrive. ``ValueError`` for a cursor this did not make."""
+        d, dm = m.decisions.c, m.decision_matches.c
+        rest = dict(host=host, session_id=session_id, token_id=token_id)
+        if pack is None:
+            window = dict(since=since, until=until, outcome=outcome)
+            keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)
+            position = (d.time, d.seq)
+        else:
+            # A pack's records from its matches, whose index (pack, outcome, time, seq) holds
+            # the page in order: one range, however many records the window holds.
+            keys = sa.select(dm.decision_seq.label("seq"), dm.time).where(dm.pack == pack)
+            keys = keys.where(dm.outcome == outcome) if outcome is not None else keys
+            keys = keys.where(dm.time >= _utc(since)) if since is not None else keys
+            keys = keys.where(dm.time < _utc(until)) if until is not None else keys
+            if any(value is not None for value in rest.values()):
+                keys = decision_filters(keys.join(m.decisions, d.seq == dm.decision_seq), **rest)
+            keys = keys.distinct()  # a record with two matches of the pack, once
+            position = (dm.time, dm.decision_seq)
         if cursor is not None:
-            query = query.where(d.seq < cursor)
+            keys = keys.where(sa.tuple_(*position) < sa.tuple_(*parse_cursor(cursor)))
+        # The page's positions first, from an index alone, then its records by seq: the rows
+        # the filters pass over are never read from the table.
+        keys = keys.order_by(position[0].desc(), position[1].desc()).limit(limit + 1).subquery()
+        query = (
+            sa.select(m.decisions)
+            .join(keys, keys.c.seq == d.seq)
+            .order_by(d.time.desc(), d.seq.desc())
+        )
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
             page = rows[:limit]
@@ -696,8 +704,49 @@ class Store:
             }
             for r in page
         ]
-        next_cursor = page[-1].seq if len(rows) > limit else None
+        next_cursor = _cursor(page[-1]) if len(rows) > limit else None
         return items, next_cursor
+
+
+def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
+    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
+    host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
+    match)."""
+    d = m.decisions.c
+    for name in ("host", "outcome", "session_id", "token_id"):
+        if filters.get(name) is not None:
+            select = select.where(getattr(d, name) == filters[name])
+    if filters.get("since") is not None:
+        select = select.where(d.time >= _utc(filters["since"]))
+    if filters.get("until") is not None:
+        select = select.where(d.time < _utc(filters["until"]))
+    if filters.get("pack") is not None:
+        dm = m.decision_matches.c
+        select = select.where(
+            sa.exists().where(dm.decision_seq == d.seq, dm.pack == filters["pack"])
+        )
+    return select
+
+
+CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _cursor(row: sa.Row) -> str:
+    """A page's position as text: the decision time in microseconds since 1970, and seq."""
+    return f"{(_utc(row.time) - _EPOCH) // _MICROSECOND}_{row.seq}"
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, int]:
+    """``(time, seq)`` of a cursor ``_cursor`` made; ``ValueError`` for any other text."""
+    found = re.fullmatch(CURSOR_PATTERN, cursor)
+    try:
+        if found is None:
+            raise ValueError
+        return _EPOCH + int(found.group(1)) * _MICROSECOND, int(found.group(2))
+    except (ValueError, OverflowError):
+        raise ValueError("not a cursor this server gave (next_cursor of a page)") from None
 
 
 def _check_precondition(kind: str, key: str, head: Revision | None, if_match: str | None) -> None:
@@ -753,7 +802,7 @@ _RECORD_COLUMNS = {
     "input_truncated": "boolean",
 }
 _MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
-_MATCH_COLUMNS |= {"pattern": "text", "rule": "text"}
+_MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}
 
 
 def _unnest(columns: dict[str, str], prefix: str) -> str:
@@ -772,8 +821,8 @@ _PG_ADD = f"""WITH stored AS (
     ON CONFLICT (decision_id) DO NOTHING
     RETURNING seq, decision_id
 ), matched AS (
-    INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule)
-    SELECT stored.seq, m.position, m.pack, m.pattern, m.rule
+    INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule, time, outcome)
+    SELECT stored.seq, m.position, m.pack, m.pattern, m.rule, m.time, m.outcome
     FROM stored JOIN {_unnest(_MATCH_COLUMNS, "m")} ON m.decision_id = stored.decision_id
 )
 SELECT count(*) FROM stored"""
@@ -785,13 +834,10 @@ def _add_decisions_pg(conn: Connection, decisions: list[dict], uploader: dict) -
     batch = [first.pop(d["decision_id"]) for d in decisions if d["decision_id"] in first]
     params = {f"r{c}": [d.get(c) for d in batch] for c in _RECORD_COLUMNS}
     params["rinput_truncated"] = [bool(d.get("input_truncated")) for d in batch]
-    matches = [
-        (d["decision_id"], i, match)
-        for d in batch
-        for i, match in enumerate(d.get("matches") or [])
-    ]
-    params["mdecision_id"] = [decision_id for decision_id, _, _ in matches]
+    matches = [(d, i, match) for d in batch for i, match in enumerate(d.get("matches") or [])]
     params["mposition"] = [i for _, i, _ in matches]
+    for c in ("decision_id", "time", "outcome"):
+        params[f"m{c}"] = [d[c] for d, _, _ in matches]
     for c in ("pack", "pattern", "rule"):
         params[f"m{c}"] = [match.get(c) for _, _, match in matches]
     with conn.connection.driver_connection.cursor() as cursor:  # in conn's transaction
@@ -820,7 +866,8 @@ def _add_decisions(conn: Connection, decisions: list[dict], uploader: dict) -> i
         seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
         if seq is not None:
             for i, match in enumerate(decision.get("matches") or []):
-                matches.append({"decision_seq": seq, "position": i, **match})
+                copied = {"time": decision["time"], "outcome": decision["outcome"]}
+                matches.append({"decision_seq": seq, "position": i, **match} | copied)
     if matches:
         conn.execute(m.decision_matches.insert(), matches)
     return len(stored)
