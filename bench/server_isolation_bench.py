@@ -14,7 +14,6 @@ run, for comparison.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import threading
@@ -25,7 +24,6 @@ from datetime import UTC, datetime
 import httpx
 from server_process import create_token, serving
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUGE = "package hookgate.huge\n\nimport rego.v1\n\n" + "\n".join(
     f'deny contains "r{i}" if {{\n\tinput.tool_input.command == "c{i}"\n'
     f"\tcount([x | some x in numbers.range(1, {i})]) > 0\n}}"

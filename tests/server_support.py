@@ -1,5 +1,6 @@
 """Shared helpers of the server tests: databases (SQLite, and PostgreSQL from
-$HOOKGATE_TEST_PG_URL), a migrated store, tokens per role, a small policy set."""
+$HOOKGATE_TEST_PG_URL), a migrated store, tokens per role, a small policy set, and the
+fixtures most server test modules use (``store = store_fixture()`` and kin at module level)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,38 @@ def client_for(store: Store, **kwargs):
     from fastapi.testclient import TestClient
 
     return TestClient(create_app(store, **kwargs))
+
+
+def store_fixture(databases: list | None = None):
+    """A ``store`` fixture: a fresh migrated store for each test on each of ``databases``
+    (``database_params()``; SQLite alone by default), disposed after it."""
+
+    @pytest.fixture(params=databases or [pytest.param("sqlite", id="sqlite")])
+    def store(request, tmp_path):
+        store = fresh_store(request.param, tmp_path)
+        yield store
+        store.engine.dispose()
+
+    return store
+
+
+def tokens_fixture():
+    """A ``tokens`` fixture: the ``store`` seeded with the GUARD policy, a token per role."""
+
+    @pytest.fixture
+    def tokens(store):
+        return seeded(store)
+
+    return tokens
+
+
+def client_fixture(**options):
+    """A ``client`` fixture: a test client of the app over ``store`` (after ``tokens``, so the
+    store is seeded), built with ``options`` (``max_body_bytes=…``)."""
+
+    @pytest.fixture
+    def client(store, tokens):
+        with client_for(store, **options) as client:
+            yield client
+
+    return client

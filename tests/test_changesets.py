@@ -9,10 +9,10 @@ from server_support import (
     GUARD,
     GUARD_V2,
     auth,
-    client_for,
+    client_fixture,
     database_params,
-    fresh_store,
     seeded,
+    store_fixture,
 )
 
 GUARD_TEST = """package hookgate.git_hooks_test
@@ -29,11 +29,7 @@ FAILING_TEST = GUARD_TEST.replace("== 1", "== 2")
 OTHER = GUARD.replace("git_hooks", "other").replace("--no-verify", "--force")
 
 
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
 @pytest.fixture
@@ -41,10 +37,7 @@ def tokens(store):
     return seeded(store, {"git_hooks.rego": GUARD, "old.rego": OTHER}, {"team": {"x": 1}})
 
 
-@pytest.fixture
-def client(store, tokens):
-    with client_for(store) as client:
-        yield client
+client = client_fixture()
 
 
 def post(client, token, **body):

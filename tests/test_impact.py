@@ -7,8 +7,14 @@ import json
 import pickle
 import uuid
 
-import pytest
-from server_support import GUARD, auth, client_for, database_params, fresh_store, seeded
+from server_support import (
+    GUARD,
+    auth,
+    client_for,
+    database_params,
+    seeded,
+    store_fixture,
+)
 
 from hookgate.impact import replay
 
@@ -87,11 +93,7 @@ def test_without_a_baseline_the_recorded_outcome_is_the_before_and_drift_is_unkn
     assert report["transitions"] == {"allow→deny": 1} and report["drifted"] is None
 
 
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
 def test_the_impact_endpoint_replays_filtered_recorded_decisions(store):

@@ -13,32 +13,24 @@ from server_support import (
     GUARD_V2,
     NO_VERIFY,
     auth,
+    client_fixture,
     client_for,
     fresh_store,
-    seeded,
+    store_fixture,
+    tokens_fixture,
 )
 
 from hookgate.bundle_format import BundleError, verify
 from hookgate.server.app import compile_set
 from hookgate.server.store import Store, make_engine, seed_policies
 
-
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture()
 
 
-@pytest.fixture
-def tokens(store):
-    return seeded(store)
+tokens = tokens_fixture()
 
 
-@pytest.fixture
-def client(store, tokens):
-    with client_for(store, max_body_bytes=64 * 1024) as client:
-        yield client
+client = client_fixture(max_body_bytes=64 * 1024)
 
 
 def editor(tokens, **headers):

@@ -665,25 +665,29 @@ class Store:
         # The page's positions first, from an index alone, then its records by seq: the rows
         # the filters pass over are never read from the table.
         keys = keys.order_by(position[0].desc(), position[1].desc()).limit(limit + 1).subquery()
+        # With their matches in the same statement (a record per match, in order).
         query = (
-            sa.select(m.decisions)
+            sa.select(
+                m.decisions,
+                dm.position.label("match_position"),
+                dm.pack.label("match_pack"),
+                dm.pattern.label("match_pattern"),
+                dm.rule.label("match_rule"),
+            )
             .join(keys, keys.c.seq == d.seq)
-            .order_by(d.time.desc(), d.seq.desc())
+            .outerjoin(m.decision_matches, dm.decision_seq == d.seq)
+            .order_by(d.time.desc(), d.seq.desc(), dm.position)
         )
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
-            page = rows[:limit]
-            matches: dict[int, list[dict]] = {r.seq: [] for r in page}
-            if page:
-                found = conn.execute(
-                    sa.select(m.decision_matches)
-                    .where(m.decision_matches.c.decision_seq.in_(list(matches)))
-                    .order_by(m.decision_matches.c.position)
-                )
-                for r in found:
-                    matches[r.decision_seq].append(
-                        {"pack": r.pack, "pattern": r.pattern, "rule": r.rule}
-                    )
+        # One statement, so no transaction around it: no BEGIN and ROLLBACK round trips.
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            found: dict[int, tuple[sa.Row, list[dict]]] = {}
+            for r in conn.execute(query):
+                _, matches = found.setdefault(r.seq, (r, []))
+                if r.match_position is not None:  # null: no match (the outer join)
+                    matches.append({"pack": r.match_pack, "pattern": r.match_pattern,
+                                    "rule": r.match_rule})  # fmt: skip
+        rows = list(found.values())
+        page = rows[:limit]
         items = [
             {
                 "decision_id": r.decision_id,
@@ -693,7 +697,7 @@ class Store:
                 "session_id": r.session_id,
                 "tool_name": r.tool_name,
                 "outcome": r.outcome,
-                "matches": matches[r.seq],
+                "matches": matches,
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "input": None if r.input is None else json.loads(r.input),
@@ -702,9 +706,9 @@ class Store:
                 "token_id": r.token_id,
                 "received_at": _utc(r.received_at),
             }
-            for r in page
+            for r, matches in page
         ]
-        next_cursor = _cursor(page[-1]) if len(rows) > limit else None
+        next_cursor = _cursor(page[-1][0]) if len(rows) > limit else None
         return items, next_cursor
 
 
