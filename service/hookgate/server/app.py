@@ -882,6 +882,9 @@ def _add_bundle_routes(app: FastAPI) -> None:
 # -- decision logs ---------------------------------------------------------------------------
 
 
+RECORD_FIELDS = tuple(api.DecisionRecordIn.model_fields)
+
+
 def _add_decision_routes(app: FastAPI) -> None:
     store: Store = app.state.store
     masker: Masker = app.state.masker
@@ -902,8 +905,10 @@ def _add_decision_routes(app: FastAPI) -> None:
                 if record.bundle_revision > current:
                     field = f"body.decisions.{i}.bundle_revision"
                     raise _invalid(field, f"no such bundle revision yet (the latest is {current})")
-            row = record.model_dump()
+            # A plain dict of the fields (model_dump would copy the input document too).
+            row = {name: getattr(record, name) for name in RECORD_FIELDS}
             row["decision_id"] = str(record.decision_id)
+            row["matches"] = [dict(match) for match in record.matches]
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
