@@ -45,6 +45,21 @@ NO_VERIFY = {
 }
 
 
+def input_document(command: str, host: str = "claude", session: str = "s1") -> dict:
+    """The input document a hook records for a shell command (a decision record's ``input``)."""
+    return {
+        "hook_event_name": "PreToolUse",
+        "host": host,
+        "tool_name": "Bash",
+        "tool_kind": "shell",
+        "tool_input": {"command": command},
+        "tool_result": None,
+        "session_id": session,
+        "cwd": "/repo",
+        "extra": {},
+    }
+
+
 def database_params() -> list:
     """SQLite always; PostgreSQL when $HOOKGATE_TEST_PG_URL is set. Unset under CI=true is a
     failure, not a skip: CI must run the PostgreSQL store tests."""

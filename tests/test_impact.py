@@ -12,6 +12,7 @@ from server_support import (
     auth,
     client_for,
     database_params,
+    input_document,
     seeded,
     store_fixture,
 )
@@ -25,20 +26,6 @@ CURL_SH = (
 )
 
 
-def document(command: str, host: str = "claude", session: str = "s1") -> dict:
-    return {
-        "hook_event_name": "PreToolUse",
-        "host": host,
-        "tool_name": "Bash",
-        "tool_kind": "shell",
-        "tool_input": {"command": command},
-        "tool_result": None,
-        "session_id": session,
-        "cwd": "/repo",
-        "extra": {},
-    }
-
-
 def record(command: str, outcome: str, **kwargs) -> dict:
     host = kwargs.pop("host", "claude")
     return {
@@ -50,7 +37,7 @@ def record(command: str, outcome: str, **kwargs) -> dict:
         "tool_name": "Bash",
         "outcome": outcome,
         "matches": kwargs.pop("matches", []),
-        "input": document(command, host),
+        "input": input_document(command, host),
         **kwargs,
     }
 
