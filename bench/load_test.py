@@ -30,7 +30,6 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import threading
@@ -45,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
+from server_process import create_token, serving
 
 EVALUATE = "POST /v1/evaluate"
 BUNDLE = "GET /v1/bundle"
@@ -53,7 +53,6 @@ DECISIONS = "POST /v1/decisions"
 MIX = {EVALUATE: 6, BUNDLE: 1, BUNDLE_CACHED: 2, DECISIONS: 2}  # relative weights
 MAX_BATCH = 50
 PAGE = 500  # the API's largest page of decisions
-SERVER_START_SECONDS = 60
 SAMPLES = 10  # distinct error messages kept for the report
 
 
@@ -459,14 +458,6 @@ def drive(base_url: str, tokens: dict, report: Report, seed: int) -> None:
 # -- the server ------------------------------------------------------------------------------
 
 
-def hookgate_cli() -> str:
-    """The installed ``hookgate`` CLI of this Python environment."""
-    script = Path(sys.executable).with_name("hookgate")
-    if not script.exists():
-        raise SystemExit(f"load test: {script} not found; install hookgate in this environment")
-    return str(script)
-
-
 @contextmanager
 def fresh_database(url: str | None, workdir: Path) -> Iterator[str]:
     """A URL of an empty database: SQLite under ``workdir`` by default; in PostgreSQL a new
@@ -500,50 +491,19 @@ def running_server(db_url: str, workdir: Path, report: Report) -> Iterator[tuple
     (agent, viewer). On exit it is stopped; a traceback in its log counts as an error."""
     env = {**os.environ, "HOOKGATE_HOME": str(workdir / "home"), "PYTHONUNBUFFERED": "1"}
     log_path = workdir / "server.log"
-    command = [hookgate_cli(), "serve", "--port", "0", "--db", db_url, "--log-level", "warning"]
     # Every client dry-runs with the one viewer token: the per-token cap must not turn the load
     # into 429s (the cap itself is tested in tests/test_server_workers.py).
-    command += ["--dry-runs-per-token", str(max(report.clients, 2))]
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
-    # A server that never prints its address is killed, which ends the read below.
-    watchdog = threading.Timer(SERVER_START_SECONDS, server.kill)
-    watchdog.start()
+    options = ["--log-level", "warning", "--dry-runs-per-token", str(max(report.clients, 2))]
     try:
-        base_url = None
-        for line in server.stdout:
-            if line.startswith("Swagger UI: "):
-                base_url = line.split()[2].removesuffix("/docs")
-                break
-        watchdog.cancel()
-        if base_url is None:
-            log = log_path.read_text(errors="replace")
-            raise RuntimeError(f"hookgate serve did not start; its log:\n{log}")
-        # Drain stdout so the server never blocks on a full pipe.
-        threading.Thread(target=server.stdout.read, daemon=True).start()
-        tokens = {role: create_token(db_url, role, env) for role in ("agent", "viewer")}
-        yield base_url, tokens
+        with serving(db_url, *options, env=env, log=log_path) as server:
+            roles = ("agent", "viewer")
+            yield server.url, {role: create_token(db_url, role, f"load-{role}") for role in roles}
     finally:
-        watchdog.cancel()
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-    text = log_path.read_text(errors="replace")
-    report.server_tracebacks = text.count("Traceback")
-    if report.server_tracebacks:
-        first = text.index("Traceback")
-        report.server_log_excerpt = text[first : first + 3000]
-
-
-def create_token(db_url: str, role: str, env: dict) -> str:
-    command = [hookgate_cli(), "token", "create", "--role", role, "--name", f"load-{role}"]
-    done = subprocess.run([*command, "--db", db_url], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"hookgate token create --role {role}: {done.stderr.strip()}")
-    return done.stdout.strip()
+        text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        report.server_tracebacks = text.count("Traceback")
+        if report.server_tracebacks:
+            first = text.index("Traceback")
+            report.server_log_excerpt = text[first : first + 3000]
 
 
 # -- entry points ----------------------------------------------------------------------------

@@ -14,11 +14,7 @@ run, for comparison.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,8 +22,8 @@ import uuid
 from datetime import UTC, datetime
 
 import httpx
+from server_process import create_token, serving
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUGE = "package hookgate.huge\n\nimport rego.v1\n\n" + "\n".join(
     f'deny contains "r{i}" if {{\n\tinput.tool_input.command == "c{i}"\n'
     f"\tcount([x | some x in numbers.range(1, {i})]) > 0\n}}"
@@ -52,32 +48,6 @@ PAYLOAD = {
     "tool_name": "Bash",
     "tool_input": {"command": "git commit --no-verify -m x" * 4},
 }
-
-
-def start(db: str) -> tuple[subprocess.Popen, str, str]:
-    hookgate = os.path.join(os.path.dirname(sys.executable), "hookgate")
-    server = subprocess.Popen(
-        [hookgate, "serve", "--port", "0", "--db", db, "--no-access-log", "--decision-quota", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    address = token = None
-    for line in server.stdout:
-        if found := re.search(r"Swagger UI: (http://\S+)/docs", line):
-            address = found.group(1)
-        if found := re.search(r"Admin token.*: (hg_\S+)", line):
-            token = found.group(1)
-        if address and token:
-            break
-    threading.Thread(target=server.stdout.read, daemon=True).start()
-    for _ in range(600):  # the address is printed before uvicorn listens
-        try:
-            httpx.get(f"{address}/healthz").raise_for_status()
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    return server, address, token
 
 
 def latencies(base: str, token: str, stop: threading.Event, out: dict) -> None:
@@ -139,21 +109,13 @@ def main() -> None:
     parser.add_argument("--db")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        server, base, admin = start(args.db or f"sqlite:///{tmp}/server.db")
-        try:
-            with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {admin}"}) as c:
-
-                def token(role: str) -> str:
-                    body = {"role": role, "name": f"bench-{role}"}
-                    return c.post("/v1/tokens", json=body).json()["token"]
-
-                agent = token("agent")
-                viewers = [token("viewer") for _ in range(4)]
+        db = args.db or f"sqlite:///{tmp}/server.db"
+        with serving(db, "--no-access-log", "--decision-quota", "0") as server:
+            base = server.url
+            agent = create_token(db, "agent", "bench-agent")
+            viewers = [create_token(db, "viewer", f"bench-viewer-{i}") for i in range(4)]
             quiet = measure(base, agent, args.seconds / 2, None)
             busy = measure(base, agent, args.seconds, viewers)
-        finally:
-            server.terminate()
-            server.wait()
     print("| requests | quiet p50 / p99 | with 8 worst-case dry-runs p50 / p99 |")
     print("|---|---|---|")
     for name in ("bundle", "upload"):

@@ -1,5 +1,6 @@
 """Shared helpers of the server tests: databases (SQLite, and PostgreSQL from
-$HOOKGATE_TEST_PG_URL), a migrated store, tokens per role, a small policy set."""
+$HOOKGATE_TEST_PG_URL), a migrated store, tokens per role, a small policy set, and the
+fixtures most server test modules use (``store = store_fixture()`` and kin at module level)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,21 @@ NO_VERIFY = {
     "tool_name": "Bash",
     "tool_input": {"command": "git commit --no-verify -m wip"},
 }
+
+
+def input_document(command: str, host: str = "claude", session: str = "s1") -> dict:
+    """The input document a hook records for a shell command (a decision record's ``input``)."""
+    return {
+        "hook_event_name": "PreToolUse",
+        "host": host,
+        "tool_name": "Bash",
+        "tool_kind": "shell",
+        "tool_input": {"command": command},
+        "tool_result": None,
+        "session_id": session,
+        "cwd": "/repo",
+        "extra": {},
+    }
 
 
 def database_params() -> list:
@@ -94,3 +110,38 @@ def client_for(store: Store, **kwargs):
     from fastapi.testclient import TestClient
 
     return TestClient(create_app(store, **kwargs))
+
+
+def store_fixture(databases: list | None = None):
+    """A ``store`` fixture: a fresh migrated store for each test on each of ``databases``
+    (``database_params()``; SQLite alone by default), disposed after it."""
+
+    @pytest.fixture(params=databases or [pytest.param("sqlite", id="sqlite")])
+    def store(request, tmp_path):
+        store = fresh_store(request.param, tmp_path)
+        yield store
+        store.engine.dispose()
+
+    return store
+
+
+def tokens_fixture():
+    """A ``tokens`` fixture: the ``store`` seeded with the GUARD policy, a token per role."""
+
+    @pytest.fixture
+    def tokens(store):
+        return seeded(store)
+
+    return tokens
+
+
+def client_fixture(**options):
+    """A ``client`` fixture: a test client of the app over ``store`` (after ``tokens``, so the
+    store is seeded), built with ``options`` (``max_body_bytes=…``)."""
+
+    @pytest.fixture
+    def client(store, tokens):
+        with client_for(store, **options) as client:
+            yield client
+
+    return client

@@ -1,4 +1,5 @@
-"""A real hookgate server on a loopback port for the sync tests, and a tampering proxy.
+"""A real hookgate server on a loopback port for the sync tests, and a tampering proxy; the
+fixtures the sync test modules share (``server = server_fixture()`` and kin at module level).
 
 The server is ``hookgate.server.app`` over a fresh SQLite database, served by uvicorn in a
 thread on a socket bound to 127.0.0.1:0. The proxy forwards to it and rewrites what the server
@@ -22,6 +23,8 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 SOURCE_DIR = Path(__file__).resolve().parents[1] / "service"
 
@@ -294,3 +297,27 @@ def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def server_fixture():
+    """A ``server`` fixture: a ``LiveServer`` on a fresh SQLite file, stopped after the test."""
+
+    @pytest.fixture
+    def server(tmp_path):
+        live = LiveServer(tmp_path / "server.db")
+        yield live
+        live.stop()
+
+    return server
+
+
+def home_fixture():
+    """A ``home`` fixture: an empty directory for the user's HOOKGATE_HOME."""
+
+    @pytest.fixture
+    def home(tmp_path):
+        path = tmp_path / "user"
+        path.mkdir()
+        return path
+
+    return home

@@ -7,25 +7,21 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from sync_helpers import LiveServer, deny_policy, run_hookgate, telemetry
+from sync_helpers import (
+    deny_policy,
+    home_fixture,
+    run_hookgate,
+    server_fixture,
+    telemetry,
+)
 
 from hookgate import decisionlog, sync
 from hookgate.decision import Decision
 
-
-@pytest.fixture
-def server(tmp_path):
-    live = LiveServer(tmp_path / "server.db")
-    yield live
-    live.stop()
+server = server_fixture()
 
 
-@pytest.fixture
-def home(tmp_path):
-    path = tmp_path / "user"
-    path.mkdir()
-    return path
+home = home_fixture()
 
 
 def bundle_file(home):

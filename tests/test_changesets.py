@@ -9,10 +9,10 @@ from server_support import (
     GUARD,
     GUARD_V2,
     auth,
-    client_for,
+    client_fixture,
     database_params,
-    fresh_store,
     seeded,
+    store_fixture,
 )
 
 GUARD_TEST = """package hookgate.git_hooks_test
@@ -29,11 +29,7 @@ FAILING_TEST = GUARD_TEST.replace("== 1", "== 2")
 OTHER = GUARD.replace("git_hooks", "other").replace("--no-verify", "--force")
 
 
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
 @pytest.fixture
@@ -41,10 +37,7 @@ def tokens(store):
     return seeded(store, {"git_hooks.rego": GUARD, "old.rego": OTHER}, {"team": {"x": 1}})
 
 
-@pytest.fixture
-def client(store, tokens):
-    with client_for(store) as client:
-        yield client
+client = client_fixture()
 
 
 def post(client, token, **body):
@@ -109,6 +102,30 @@ def test_a_set_that_does_not_compile_or_fails_a_test_changes_nothing(client, tok
 
     assert store.current_revision() == 1
     assert store.active_set().policies == {"git_hooks.rego": GUARD, "old.rego": OTHER}
+
+
+def test_a_change_set_whose_pack_fails_on_a_smoke_payload_is_refused(client, tokens, store):
+    """The same pack check as a per-document change (``packcheck``): a pack that faults on an
+    ordinary call (here: a complete rule with two values on ``rm``) is refused, naming the
+    smoke payload, though it compiles and has no failing test."""
+    two_values = (
+        "package hookgate.team\n\nimport rego.v1\n\n"
+        'level := "low" if input.tool_name == "Bash"\n\n'
+        'level := "high" if contains(input.tool_input.command, "rm")\n\n'
+        'deny contains "high" if level == "high"\n'
+    )
+    smoke = {"rm": {"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}}
+    refused = post(
+        client,
+        tokens["editor"],
+        policies={"git_hooks.rego": GUARD, "team.rego": two_values},
+        data={"hookgate/smoke": smoke},
+    )
+    assert refused.status_code == 422, refused.text
+    messages = [d["message"] for d in refused.json()["diagnostics"]]
+    assert any("pack hookgate.team fails" in m for m in messages), messages
+    assert any(d["file"] == "smoke payload rm" for d in refused.json()["diagnostics"])
+    assert store.current_revision() == 1
 
 
 def test_expect_revision_is_optimistic_concurrency_on_the_whole_set(client, tokens, store):

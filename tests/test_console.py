@@ -7,22 +7,22 @@ import html
 import re
 import uuid
 
-import pytest
-from server_support import BROKEN, GUARD, auth, client_for, database_params, fresh_store, seeded
+from server_support import (
+    BROKEN,
+    GUARD,
+    auth,
+    client_for,
+    database_params,
+    store_fixture,
+    tokens_fixture,
+)
 
 from hookgate.server.console import COOKIE, csrf_token
 
-
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
-@pytest.fixture
-def tokens(store):
-    return seeded(store)
+tokens = tokens_fixture()
 
 
 def signed_in(store, token):

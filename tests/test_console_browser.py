@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import chromium, live_server
-from server_support import GUARD, auth, client_for, fresh_store, seeded
+from server_support import GUARD, auth, client_for, fresh_store, input_document, seeded
 
 from hookgate.server.app import create_app
 
@@ -43,17 +43,6 @@ NEW_RULE = (
 
 
 def _recorded(command: str, outcome: str, session: str, minutes_ago: int) -> dict:
-    document = {
-        "hook_event_name": "PreToolUse",
-        "host": "claude",
-        "tool_name": "Bash",
-        "tool_kind": "shell",
-        "tool_input": {"command": command},
-        "tool_result": None,
-        "session_id": session,
-        "cwd": "/repo",
-        "extra": {},
-    }
     when = datetime.now(UTC) - timedelta(minutes=minutes_ago)
     return {
         "decision_id": str(uuid.uuid4()),
@@ -65,7 +54,7 @@ def _recorded(command: str, outcome: str, session: str, minutes_ago: int) -> dic
         "outcome": outcome,
         "bundle_revision": 1,
         "command": command,
-        "input": document,
+        "input": input_document(command, session=session),
         "matches": [{"pack": "hookgate.git_hooks", "pattern": "no-verify", "rule": "deny"}]
         if outcome == "deny"
         else [],

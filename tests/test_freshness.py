@@ -11,16 +11,11 @@ import re
 import time
 
 import pytest
-from sync_helpers import LiveServer, TamperingProxy, run_hookgate
+from sync_helpers import TamperingProxy, run_hookgate, server_fixture
 
 from hookgate import bundle_format, sync
 
-
-@pytest.fixture
-def server(tmp_path):
-    live = LiveServer(tmp_path / "server.db")
-    yield live
-    live.stop()
+server = server_fixture()
 
 
 @pytest.fixture

@@ -7,8 +7,15 @@ import json
 import pickle
 import uuid
 
-import pytest
-from server_support import GUARD, auth, client_for, database_params, fresh_store, seeded
+from server_support import (
+    GUARD,
+    auth,
+    client_for,
+    database_params,
+    input_document,
+    seeded,
+    store_fixture,
+)
 
 from hookgate.impact import replay
 
@@ -17,20 +24,6 @@ CURL_SH = (
     .replace("--no-verify", "| sh")
     .replace('"pattern": "no-verify"', '"pattern": "pipe-to-shell"')
 )
-
-
-def document(command: str, host: str = "claude", session: str = "s1") -> dict:
-    return {
-        "hook_event_name": "PreToolUse",
-        "host": host,
-        "tool_name": "Bash",
-        "tool_kind": "shell",
-        "tool_input": {"command": command},
-        "tool_result": None,
-        "session_id": session,
-        "cwd": "/repo",
-        "extra": {},
-    }
 
 
 def record(command: str, outcome: str, **kwargs) -> dict:
@@ -44,7 +37,7 @@ def record(command: str, outcome: str, **kwargs) -> dict:
         "tool_name": "Bash",
         "outcome": outcome,
         "matches": kwargs.pop("matches", []),
-        "input": document(command, host),
+        "input": input_document(command, host),
         **kwargs,
     }
 
@@ -87,11 +80,7 @@ def test_without_a_baseline_the_recorded_outcome_is_the_before_and_drift_is_unkn
     assert report["transitions"] == {"allow→deny": 1} and report["drifted"] is None
 
 
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
 def test_the_impact_endpoint_replays_filtered_recorded_decisions(store):

@@ -16,8 +16,11 @@ from server_support import PG_ENV, database_params
 
 
 def _bench_module():
-    path = Path(__file__).resolve().parents[1] / "bench" / "load_test.py"
-    spec = importlib.util.spec_from_file_location("hookgate_bench_load_test", path)
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))  # as when it runs as a script: server_process beside it
+    spec = importlib.util.spec_from_file_location(
+        "hookgate_bench_load_test", bench / "load_test.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)

@@ -59,31 +59,47 @@ def test_a_bad_pattern_is_named():
         Masker(["(unclosed"])
 
 
-def test_prefilter_never_hides_a_default_rule_match():
-    """``may_hold_secret`` lets the hook skip RE2 for ordinary commands: whenever it says no,
-    no default rule matches (checked on near-miss texts built from the rules' own pieces)."""
+def test_prefilters_never_hide_a_default_rule_match():
+    """The prefilters let the hook skip RE2 for ordinary commands, and a server skip the rules
+    a text cannot meet: whenever one says no, none of its rules matches (checked on near-miss
+    texts built from the rules' own pieces, UUIDs and random runs among them)."""
     import random
+    import uuid
 
-    from hookgate.masking import may_hold_secret
+    from hookgate.masking import _needs_run_rules, _needs_word_rules, may_hold_secret
 
     pieces = ["xoxb-", "ghp_", "github_pat_", "sk-", "AKIA", "AIza", "-----BEGIN RSA PRIVATE "]
     pieces += ["KEY-----", "Bearer ", "token ", "--pass", "x://", "://", "@", ":", "=", " ", "\t"]
     pieces += ["--", "-", "/", "+", "_", ";", "&", "|", "(", "`", ")", "\n", "A_1=", "--watch="]
-    pieces += ["9=", "=x", ".", "é", "ghs_", "AROA", "xoxp-"]
+    pieces += ["9=", "=x", ".", "é", "ghs_", "AROA", "xoxp-", "==", "/home/dev/", ".jsonl"]
     alphabet = "abcdefABCDEF0123456789xyzXYZ_-+/"
     rng = random.Random(7)
-    rules = Masker()._compiled()
-    skipped = 0
+    word_rules, run_rules, _ = Masker()._compiled()
+    skipped = {"words": 0, "runs": 0, "all": 0}
     for _ in range(6000):
         parts = []
         for _ in range(rng.randint(1, 6)):
-            if rng.random() < 0.5:
+            roll = rng.random()
+            if roll < 0.45:
                 parts.append(rng.choice(pieces))
+            elif roll < 0.55:
+                parts.append(str(uuid.UUID(int=rng.getrandbits(128))))
             else:
                 size = rng.choice((rng.randint(1, 18), rng.randint(28, 40)))
                 parts.append("".join(rng.choice(alphabet) for _ in range(size)))
         text = "".join(parts)
-        if not may_hold_secret(text):
-            skipped += 1
-            assert all(rule.pattern.search(text) is None for rule in rules), text
-    assert skipped > 300  # the check is exercised, not vacuous
+        for name, needed, rules in [
+            ("words", _needs_word_rules, word_rules),
+            ("runs", _needs_run_rules, run_rules),
+            ("all", may_hold_secret, word_rules + run_rules),
+        ]:
+            if not needed(text):
+                skipped[name] += 1
+                hits = [
+                    m.group(0)
+                    for r in rules
+                    for m in r.pattern.finditer(text)
+                    if r.keep is None or r.keep(m.group(0))
+                ]
+                assert not hits, (name, text, hits)
+    assert min(skipped.values()) > 300, skipped  # each check is exercised, not vacuous

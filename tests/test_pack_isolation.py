@@ -149,8 +149,12 @@ def test_the_check_runs_the_pack_tests():
             "pack": "hookgate.team",
             "input": "test data.hookgate.team_test.test_high",
             "message": "the test fails",
+            "file": "team_test.rego",
+            "line": 5,
+            "outcome": "FAIL",
         }
     ]
+    assert packcheck.check(sources, {})[1] == 0  # tests passed
 
 
 def test_an_invalid_limit_action_is_a_problem():

@@ -13,32 +13,24 @@ from server_support import (
     GUARD_V2,
     NO_VERIFY,
     auth,
+    client_fixture,
     client_for,
     fresh_store,
-    seeded,
+    store_fixture,
+    tokens_fixture,
 )
 
 from hookgate.bundle_format import BundleError, verify
 from hookgate.server.app import compile_set
 from hookgate.server.store import Store, make_engine, seed_policies
 
-
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture()
 
 
-@pytest.fixture
-def tokens(store):
-    return seeded(store)
+tokens = tokens_fixture()
 
 
-@pytest.fixture
-def client(store, tokens):
-    with client_for(store, max_body_bytes=64 * 1024) as client:
-        yield client
+client = client_fixture(max_body_bytes=64 * 1024)
 
 
 def editor(tokens, **headers):
@@ -344,6 +336,35 @@ def test_decision_upload_is_idempotent_masked_and_filterable(client, tokens):
     assert stored["uploaded_by"] == "test-agent"
     none = client.get("/v1/decisions?host=codex", headers=auth(tokens["viewer"])).json()
     assert none["decisions"] == []
+
+
+def test_decision_pages_are_newest_first_by_time_through_their_cursor(client, tokens):
+    """Records arrive out of time order (a hook uploads late); pages follow decision time,
+    and a cursor this server did not make is a 422 naming it."""
+    minutes = [30, 5, 50, 10, 40, 20, 0]  # the arrival order
+    records = [
+        {
+            "decision_id": str(uuid.UUID(int=1000 + n)),
+            "time": f"2026-12-01T10:{n:02d}:00Z",
+            "outcome": "deny",
+            "matches": [{"pack": "git", "pattern": "force-push", "rule": "deny"}],
+        }
+        for n in minutes
+    ]
+    client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
+    seen, cursor = [], None
+    while True:
+        query = "/v1/decisions?pack=git&limit=3" + (f"&cursor={cursor}" if cursor else "")
+        page = client.get(query, headers=auth(tokens["viewer"])).json()
+        seen += [d["time"][11:16] for d in page["decisions"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [f"10:{n:02d}" for n in sorted(minutes, reverse=True)]
+    for bad in ("12", "x_1", "999999999999999999_1"):
+        refused = client.get(f"/v1/decisions?cursor={bad}", headers=auth(tokens["viewer"]))
+        assert refused.status_code == 422, bad
+        assert "query.cursor" in {i["field"] for i in refused.json()["detail"]}
 
 
 # -- limits, health, metrics ------------------------------------------------------------------

@@ -7,8 +7,7 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
-from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
 from hookgate.server.app import compile_set
 from hookgate.server.store import merge_documents, seed_policies
@@ -16,11 +15,7 @@ from hookgate.server.store import merge_documents, seed_policies
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture()
 
 
 def _recipe() -> list[list[str]]:

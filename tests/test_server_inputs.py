@@ -8,7 +8,14 @@ import logging
 import uuid
 
 import pytest
-from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+from server_support import (
+    NO_VERIFY,
+    auth,
+    client_fixture,
+    client_for,
+    store_fixture,
+    tokens_fixture,
+)
 
 REASON_WITH_SURROGATE = """package hookgate.sur
 
@@ -27,22 +34,13 @@ def _big_int_policy(digits: int) -> str:
     )
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture()
 
 
-@pytest.fixture
-def tokens(store):
-    return seeded(store)
+tokens = tokens_fixture()
 
 
-@pytest.fixture
-def client(store, tokens):
-    with client_for(store, max_body_bytes=64 * 1024) as client:
-        yield client
+client = client_fixture(max_body_bytes=64 * 1024)
 
 
 def _fields(response) -> list[str]:

@@ -11,7 +11,15 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from server_support import BROKEN, GUARD, GUARD_V2, database_params, fresh_store, seeded
+from server_support import (
+    BROKEN,
+    GUARD,
+    GUARD_V2,
+    database_params,
+    fresh_store,
+    seeded,
+    store_fixture,
+)
 
 from hookgate.lang.errors import PolicyError
 from hookgate.server import tables
@@ -25,12 +33,7 @@ from hookgate.server.store import (
     merge_documents,
 )
 
-
-@pytest.fixture(params=database_params())
-def store(request, tmp_path):
-    store = fresh_store(request.param, tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture(database_params())
 
 
 def put(store, kind, key, content, if_match=None, validate=compile_set):

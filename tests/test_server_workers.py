@@ -8,7 +8,7 @@ import os
 import time
 
 import pytest
-from server_support import NO_VERIFY, auth, client_for, fresh_store, seeded
+from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
 from hookgate.server.app import DryRunSlots, TooManyDryRuns
 from hookgate.server.metrics import LATENCY_BUCKETS, Metrics
@@ -126,11 +126,7 @@ def test_dry_runs_per_token_are_capped():
         pass
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = fresh_store("sqlite", tmp_path)
-    yield store
-    store.engine.dispose()
+store = store_fixture()
 
 
 def test_past_the_cap_a_dry_run_gets_429(store):

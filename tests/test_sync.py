@@ -11,21 +11,17 @@ import sys
 
 import pytest
 from sync_helpers import (
-    LiveServer,
     TamperingProxy,
     deny_policy,
+    home_fixture,
     hookgate_env,
     run_hookgate,
+    server_fixture,
     telemetry,
     wait_for,
 )
 
-
-@pytest.fixture
-def server(tmp_path):
-    live = LiveServer(tmp_path / "server.db")
-    yield live
-    live.stop()
+server = server_fixture()
 
 
 @pytest.fixture
@@ -35,11 +31,7 @@ def proxy(server):
     tampering.close()
 
 
-@pytest.fixture
-def home(tmp_path):
-    path = tmp_path / "user"
-    path.mkdir()
-    return path
+home = home_fixture()
 
 
 def login(home, url, token, *extra):

@@ -52,18 +52,19 @@ _DEFAULT_RULES: tuple[str, ...] = (
     r"\bAIza[0-9A-Za-z_-]{35}",
     # AWS access key ids.
     r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
-    # Long hex strings (keys, digests used as secrets).
-    r"\b[0-9a-fA-F]{32,}\b",
 )
 
-# Candidates for "long base64 secret"; kept only when they look random (see _looks_random).
+# Rules that need only a long run of hex/base64 characters (no secret word, prefix or URL):
+# long hex strings (keys, digests used as secrets), then long base64 that looks random (see
+# _looks_random). Text whose only trigger is such a run (a UUID in a path) runs just these.
+_HEX_RULE = r"\b[0-9a-fA-F]{32,}\b"
+
 _BASE64_CANDIDATE = r"[A-Za-z0-9+/_-]{32,}={0,2}"
 
-# What text must contain for some default rule to match it (keep in step with the rules): the
-# PEM header or a secret-naming or credential word (secret flags, HTTP credentials; lower-cased),
-# "://" (URLs), a token's fixed prefix, or a run
-# of 32 characters that can be hex or base64. A flag value such as --watch=false, a path or an
-# ordinary word needs none of them, so most commands are logged without importing RE2.
+# What text must contain for some rule of _DEFAULT_RULES to match it (keep in step with the
+# rules): the PEM header or a secret-naming or credential word (secret flags, HTTP credentials;
+# lower-cased), "://" (URLs), or a token's fixed prefix. A flag value such as --watch=false, a
+# path or an ordinary word needs none of them, so most commands are logged without importing RE2.
 _SECRET_WORDS = (
     "-----begin",
     "password",
@@ -89,26 +90,48 @@ _SECRET_WORDS = (
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
 _TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
 _LONG_RUN = 32
-# Every character outside the hex/base64 alphabets becomes a space, so runs split on it.
+# Every ASCII character outside the base64 alphabet (and so outside hex) becomes a space, so
+# runs split on it; another table breaks runs of hex.
 _RUN_BREAKS = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not in "+/_-"}
+_HEX_BREAKS = {c: " " for c in range(128) if chr(c) not in "0123456789abcdefABCDEF"}
+# _looks_random needs 4.0 bits per character of the base64 rule's match: a run of at least 32
+# characters plus at most two "=", which add at most 0.33 bits while weighing the run's own
+# entropy by 32/34, so a run under 3.9 bits cannot make it.
+_RUN_ENTROPY = 3.9
 
 
 def may_hold_secret(text: str) -> bool:
     """False only when no default rule can match ``text`` (a necessary condition, checked
     without regular expressions)."""
+    return _needs_word_rules(text) or _needs_run_rules(text)
+
+
+def _needs_word_rules(text: str) -> bool:
+    """False only when no rule of _DEFAULT_RULES can match ``text``."""
     if "://" in text:
         return True
     lowered = text.lower()
     if any(word in lowered for word in _SECRET_WORDS):
         return True
-    if any(prefix in text for prefix in _TOKEN_PREFIXES):
-        return True
-    return any(
-        len(run) >= _LONG_RUN
-        for word in text.split()
-        if len(word) >= _LONG_RUN
-        for run in word.translate(_RUN_BREAKS).split()
-    )
+    return any(prefix in text for prefix in _TOKEN_PREFIXES)
+
+
+def _needs_run_rules(text: str) -> bool:
+    """False only when neither the hex rule nor a random-looking base64 run can match
+    ``text``. In ASCII text the runs split here are exactly those the rules see, so a long run
+    is judged as they judge it (a UUID is neither); in other text every long run counts."""
+    exact = text.isascii()
+    for word in text.split():
+        if len(word) < _LONG_RUN:
+            continue
+        for run in word.translate(_RUN_BREAKS).split():
+            if len(run) < _LONG_RUN:
+                continue
+            if not exact or any(len(h) >= _LONG_RUN for h in run.translate(_HEX_BREAKS).split()):
+                return True
+            if _looks_random(run, _RUN_ENTROPY):
+                return True
+    return False
 
 
 class _Rule:
@@ -121,56 +144,84 @@ class _Rule:
         self.keep = keep  # a match is masked only when keep(match) is true
 
 
-def _looks_random(text: str) -> bool:
+def _looks_random(text: str, threshold: float = 4.0) -> bool:
     # Paths and identifiers are long too; a secret mixes letters and digits with high entropy.
-    if not any(c.isdigit() for c in text) or not any(c.isalpha() for c in text):
+    chars = set(text)
+    if not any(c.isdigit() for c in chars) or not any(c.isalpha() for c in chars):
         return False
-    return _entropy(text) >= 4.0
+    return _entropy(text, chars) >= threshold
 
 
-def _entropy(text: str) -> float:
-    """Shannon entropy in bits per character."""
+def _entropy(text: str, chars: set[str] | None = None) -> float:
+    """Shannon entropy in bits per character (``chars``: the set of its characters)."""
     import math  # here: the hook's decision log masks every command, and few need this
 
-    counts: dict[str, int] = {}
-    for c in text:
-        counts[c] = counts.get(c, 0) + 1
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values()) if text else 0.0
+    n = len(text)
+    counts = map(text.count, set(text) if chars is None else chars)
+    return -sum(k / n * math.log2(k / n) for k in counts) if text else 0.0
 
 
 _DATA = __file__.rpartition("/")[0] + "/data/"
-_GITLEAKS_KEYWORDS: tuple[str, ...] | None = None
-_GITLEAKS_RULES: list[dict] | None = None
+_GITLEAKS_KEYWORDS: dict[str, tuple[str, ...]] | None = None
+_GITLEAKS_RULES: list[dict] = []
+_GITLEAKS_BY_KEYWORD: dict[str, list[int]] | None = None  # keyword → indexes of its rules
 _GITLEAKS_COMPILED: dict[str, object] = {}
 
 
-def _gitleaks_keywords() -> tuple[str, ...]:
-    """Every keyword of the gitleaks rules (lower case): a rule runs only on text holding one of
-    its keywords, so text holding none skips them all without RE2 or the rule file."""
+def _gitleaks_keywords() -> dict[str, tuple[str, ...]]:
+    """Every keyword of the gitleaks rules (lower case) by its first two characters: a rule
+    runs only on text holding one of its keywords, so text holding none skips them all without
+    RE2 or the rule file."""
     global _GITLEAKS_KEYWORDS
     if _GITLEAKS_KEYWORDS is None:
         with open(_DATA + "gitleaks_keywords.txt", encoding="utf-8") as f:
-            _GITLEAKS_KEYWORDS = tuple(line for line in f.read().split("\n") if line)
+            keywords = [line for line in f.read().split("\n") if line]
+        by_start: dict[str, tuple[str, ...]] = {}
+        for keyword in keywords:  # every keyword has at least two characters
+            by_start[keyword[:2]] = (*by_start.get(keyword[:2], ()), keyword)
+        _GITLEAKS_KEYWORDS = by_start
     return _GITLEAKS_KEYWORDS
 
 
-def _gitleaks_rules_for(lowered: str) -> list[tuple[dict, object]]:
-    """The gitleaks rules whose keywords occur in ``lowered``, compiled (each once)."""
-    global _GITLEAKS_RULES
-    if not any(k in lowered for k in _gitleaks_keywords()):
-        return []
-    if _GITLEAKS_RULES is None:
-        from hookgate import jsonio
+def _gitleaks_keywords_in(lowered: str) -> set[str]:
+    """The gitleaks keywords that occur in ``lowered``: its pairs of characters (one pass in
+    C) name the few keywords worth searching for, rather than searching for all 244."""
+    by_start = _gitleaks_keywords()
+    pairs = set(map(str.__add__, lowered, lowered[1:]))
+    return {k for pair in pairs.intersection(by_start) for k in by_start[pair] if k in lowered}
 
-        with open(_DATA + "gitleaks_rules.json", encoding="utf-8") as f:
-            _GITLEAKS_RULES = jsonio.loads(f.read())["rules"]
+
+def _load_gitleaks_rules() -> None:
+    # Built whole, then published (the by-keyword index last): server threads may race here.
+    global _GITLEAKS_RULES, _GITLEAKS_BY_KEYWORD
+    from hookgate import jsonio
+
+    with open(_DATA + "gitleaks_rules.json", encoding="utf-8") as f:
+        rules = jsonio.loads(f.read())["rules"]
+    by_keyword: dict[str, list[int]] = {}
+    for i, rule in enumerate(rules):
+        for keyword in rule["keywords"]:
+            by_keyword.setdefault(keyword, []).append(i)
+    _GITLEAKS_RULES = rules
+    _GITLEAKS_BY_KEYWORD = by_keyword
+
+
+def _gitleaks_rules_for(lowered: str) -> list[tuple[dict, object]]:
+    """The gitleaks rules whose keywords occur in ``lowered``, compiled (each once), in the
+    rule file's order."""
+    keywords = _gitleaks_keywords_in(lowered)
+    if not keywords:
+        return []
+    if _GITLEAKS_BY_KEYWORD is None:
+        _load_gitleaks_rules()
+    rules, by_keyword = _GITLEAKS_RULES, _GITLEAKS_BY_KEYWORD
     found = []
-    for rule in _GITLEAKS_RULES:
-        if any(k in lowered for k in rule["keywords"]):
-            pattern = _GITLEAKS_COMPILED.get(rule["id"])
-            if pattern is None:
-                pattern = _GITLEAKS_COMPILED[rule["id"]] = _compile(rule["regex"])
-            found.append((rule, pattern))
+    for i in sorted({i for keyword in keywords for i in by_keyword[keyword]}):
+        rule = rules[i]
+        pattern = _GITLEAKS_COMPILED.get(rule["id"])
+        if pattern is None:
+            pattern = _GITLEAKS_COMPILED[rule["id"]] = _compile(rule["regex"])
+        found.append((rule, pattern))
     return found
 
 
@@ -209,28 +260,52 @@ class MaskError(ValueError):
     """A masking pattern that RE2 cannot compile."""
 
 
+# Masked texts remembered by a Masker: a server masks the same tool names, paths and commands
+# in record after record. Texts up to this long; forgotten all at once when full.
+_MEMO_CHARS = 512
+_MEMO_SIZE = 50_000
+
+
 class Masker:
     """Replaces secrets in text; built once from the default and the configured rules."""
 
     def __init__(self, extra_patterns: Iterable[str] = (), *, defaults: bool = True) -> None:
         self._defaults = defaults
         self._extra = tuple(extra_patterns)
-        self._rules: tuple[_Rule, ...] | None = None
+        self._rules: tuple[tuple[_Rule, ...], tuple[_Rule, ...], tuple[_Rule, ...]] | None = None
+        self._memo: dict[str, str] = {}
         if self._extra:
             self._compiled()  # a bad configured pattern fails here, not at first use
 
-    def _compiled(self) -> tuple[_Rule, ...]:
+    def _compiled(self) -> tuple[tuple[_Rule, ...], tuple[_Rule, ...], tuple[_Rule, ...]]:
+        """``(word rules, run rules, configured rules)``: the defaults split by what text
+        needs for them to match (see ``_needs_word_rules`` and ``_needs_run_rules``)."""
         if self._rules is None:
-            rules = [_Rule(_compile(p)) for p in (_DEFAULT_RULES if self._defaults else ())]
+            words: tuple[_Rule, ...] = ()
+            runs: tuple[_Rule, ...] = ()
             if self._defaults:
-                rules.append(_Rule(_compile(_BASE64_CANDIDATE), _looks_random))
-            rules += [_Rule(_compile(p)) for p in self._extra]
-            self._rules = tuple(rules)
+                words = tuple(_Rule(_compile(p)) for p in _DEFAULT_RULES)
+                runs = (
+                    _Rule(_compile(_HEX_RULE)),
+                    _Rule(_compile(_BASE64_CANDIDATE), _looks_random),
+                )
+            self._rules = (words, runs, tuple(_Rule(_compile(p)) for p in self._extra))
         return self._rules
 
     def mask(self, text: str | None) -> str | None:
         if text is None:
             return None
+        if len(text) > _MEMO_CHARS:
+            return self._mask(text)
+        masked = self._memo.get(text)
+        if masked is None:
+            masked = self._mask(text)
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            self._memo[text] = masked
+        return masked
+
+    def _mask(self, text: str) -> str:
         if self._defaults:
             spans = [
                 span
@@ -239,9 +314,13 @@ class Masker:
             ]
             if spans:
                 text = _masked_spans(text, spans)
-        if not self._extra and not (self._defaults and may_hold_secret(text)):
+        words = self._defaults and _needs_word_rules(text)
+        runs = self._defaults and _needs_run_rules(text)
+        if not (words or runs or self._extra):
             return text
-        for rule in self._compiled():
+        word_rules, run_rules, extra_rules = self._compiled()
+        rules = (word_rules if words else ()) + (run_rules if runs else ()) + extra_rules
+        for rule in rules:
             text = rule.pattern.sub(lambda m, rule=rule: _replace(m, rule), text)
         return text
 

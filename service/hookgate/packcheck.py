@@ -11,7 +11,7 @@ this keeps such a pack from being activated at all.
 from __future__ import annotations
 
 from hookgate.engine import LIMIT_ACTIONS, Engine
-from hookgate.lang import EvalError, load
+from hookgate.lang import load
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,12 +38,17 @@ def problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
     """Every problem of the packs in ``sources`` (test modules included) with ``data``: a
     failing test, a pack failing on a smoke payload, an invalid limit action. Raises
     ``PolicyError`` when the sources do not compile."""
+    return check(sources, data)[0]
+
+
+def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
+    """``(problems, tests passed)``: ``problems``, and how many of the packs' tests passed. A
+    failing test's problem also says where the test is (``file``, ``line``) and how it failed
+    (``outcome``: ``FAIL``, or ``ERROR`` with the error in ``message``)."""
     policy_set = load(dict(sources), data=dict(data))
     engine = Engine(policy_set, origin="pack check")
-    found = _config_problems(data)
-    found += _test_problems(policy_set, engine.pack_names)
-    found += _smoke_problems(engine, data)
-    return found
+    tests, passed = _test_problems(policy_set, engine.pack_names)
+    return _config_problems(data) + tests + _smoke_problems(engine, data), passed
 
 
 def smoke_payloads(data: Mapping) -> dict:
@@ -73,24 +78,30 @@ def _config_problems(data: Mapping) -> list[dict]:
     return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
 
 
-def _test_problems(policy_set: object, pack_names: Mapping[tuple[str, ...], str]) -> list[dict]:
-    from hookgate.commands.test import discover
+def _test_problems(
+    policy_set: object, pack_names: Mapping[tuple[str, ...], str]
+) -> tuple[list[dict], int]:
+    from hookgate.commands.test import discover, run_test
 
-    found = []
+    found, passed = [], 0
     for test in discover(policy_set.modules):
+        result = run_test(policy_set, test, timeout=TIMEOUT)
+        if result.outcome == "PASS":
+            passed += 1
+            continue
         package = tuple(test.name.split(".")[1:-1])
         tested = (*package[:-1], package[-1].removesuffix("_test"))
-        pack = pack_names.get(tested, ".".join(package))
-        try:
-            value = policy_set.query(test.name, timeout=TIMEOUT)
-        except EvalError as exc:
-            message = f"error: {exc}"
-        else:
-            if value is True:
-                continue
-            message = "the test fails"
-        found.append({"pack": pack, "input": f"test {test.name}", "message": message})
-    return found
+        found.append(
+            {
+                "pack": pack_names.get(tested, ".".join(package)),
+                "input": f"test {test.name}",
+                "message": f"error: {result.error}" if result.error else "the test fails",
+                "file": test.file,
+                "line": test.line,
+                "outcome": result.outcome,
+            }
+        )
+    return found, passed
 
 
 def _smoke_problems(engine: Engine, data: Mapping) -> list[dict]:

@@ -34,14 +34,27 @@ _MASK_MARGIN = 4096
 def keep(document: Any, mask: Callable[[str], str]) -> tuple[dict | None, bool]:
     """``(kept document, truncated)``: ``document`` masked with ``mask`` and bounded; ``None``
     when it is not an object or cannot be kept within ``MAX_BYTES``."""
+    kept, _, truncated = _keep(document, mask)
+    return kept, truncated
+
+
+def keep_json(document: Any, mask: Callable[[str], str]) -> tuple[str | None, bool]:
+    """``keep``, the kept document as the compact JSON it was measured by (what the server
+    stores: it need not serialize each record twice)."""
+    _, text, truncated = _keep(document, mask)
+    return text, truncated
+
+
+def _keep(document: Any, mask: Callable[[str], str]) -> tuple[dict | None, str | None, bool]:
     if not isinstance(document, dict):
-        return None, False
+        return None, None, False
     for limit in (MAX_STRING, *FALLBACK_STRINGS):
         cut = [False]
         kept = _walk(document, mask, limit, cut)
-        if len(jsonio.dumps(kept, compact=True, default=str)) <= MAX_BYTES:
-            return kept, cut[0] or limit != MAX_STRING
-    return None, True
+        text = jsonio.dumps(kept, compact=True, default=str)
+        if len(text) <= MAX_BYTES:
+            return kept, text, cut[0] or limit != MAX_STRING
+    return None, None, True
 
 
 def _walk(value: Any, mask: Callable[[str], str], limit: int, cut: list[bool]) -> Any:

@@ -76,13 +76,13 @@ def _ref_text(path: tuple[str, ...]) -> str:
     return out
 
 
-def run_test(ps: Any, test: Test) -> Result:
+def run_test(ps: Any, test: Test, timeout: float | None = None) -> Result:
     from hookgate.lang import EvalError, PolicyError
 
     prints: list[str] = []
     start = time.perf_counter()
     try:
-        value = ps.query(test.name, prints=prints)
+        value = ps.query(test.name, prints=prints, timeout=timeout)
     except (EvalError, PolicyError) as exc:
         return Result(test, "ERROR", time.perf_counter() - start, prints, str(exc))
     outcome = "PASS" if value is True else "FAIL"

@@ -38,6 +38,7 @@ from hookgate.server.auth import Admin, Agent, Editor, Viewer, bearer_token
 from hookgate.server.bundle import Bundler
 from hookgate.server.metrics import CONTENT_TYPE, Metrics
 from hookgate.server.store import (
+    CURSOR_PATTERN,
     TOKEN_PREFIX,
     ActiveSet,
     Principal,
@@ -47,6 +48,7 @@ from hookgate.server.store import (
     StoreError,
     canonical_json,
     merge_documents,
+    parse_cursor,
 )
 from hookgate.server.workers import SET_LIMITS, WorkerLimitError, WorkerPool
 
@@ -880,6 +882,9 @@ def _add_bundle_routes(app: FastAPI) -> None:
 # -- decision logs ---------------------------------------------------------------------------
 
 
+RECORD_FIELDS = tuple(api.DecisionRecordIn.model_fields)
+
+
 def _add_decision_routes(app: FastAPI) -> None:
     store: Store = app.state.store
     masker: Masker = app.state.masker
@@ -900,11 +905,12 @@ def _add_decision_routes(app: FastAPI) -> None:
                 if record.bundle_revision > current:
                     field = f"body.decisions.{i}.bundle_revision"
                     raise _invalid(field, f"no such bundle revision yet (the latest is {current})")
-            row = record.model_dump()
+            # A plain dict of the fields (model_dump would copy the input document too).
+            row = {name: getattr(record, name) for name in RECORD_FIELDS}
             row["decision_id"] = str(record.decision_id)
+            row["matches"] = [dict(match) for match in record.matches]
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
-            kept, truncated = recorded.keep(record.input, masker.mask)
-            row["input"] = None if kept is None else canonical_json(kept)
+            row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
             rows.append(row)
         accepted, duplicates = store.add_decisions(
@@ -936,9 +942,15 @@ def _add_decision_routes(app: FastAPI) -> None:
         ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
-            int | None, Query(ge=1, le=MAX_INT, description="next_cursor of the last page")
+            str | None,
+            Query(pattern=f"^{CURSOR_PATTERN}$", description="next_cursor of the last page"),
         ] = None,
     ) -> dict:
+        if cursor is not None:
+            try:
+                parse_cursor(cursor)
+            except ValueError as exc:
+                raise _invalid("query.cursor", str(exc)) from None
         items, next_cursor = store.query_decisions(
             since=since,
             until=until,

@@ -2,8 +2,9 @@
 (additions, changes and deletions) as one new bundle revision, all or nothing.
 
 ``POST /v1/changesets`` (editor) backs ``hookgate publish``. The set is checked as a whole
-before anything is written: it must compile, and every ``test_*`` rule in it must pass (a
-failing test is a diagnostic at its rule's line). ``expect_revision`` is optimistic
+before anything is written, as a change through the per-document API is (``packcheck``): it
+must compile, every ``test_*`` rule in it must pass (a failing test is a diagnostic at its
+rule's line), and no pack may fail on a smoke payload. ``expect_revision`` is optimistic
 concurrency on the whole set: 412 when the bundle revision has moved since the caller read
 it. A dry-run answers the same plan (per-document unified diffs) and the check without
 writing. The per-document API stays; both write the same immutable revisions.
@@ -76,7 +77,9 @@ class ChangeSetOut(BaseModel):
     base_revision: int = Field(description="The bundle revision the plan was made against.")
     revision: int = Field(description="The bundle revision now (new when applied).")
     changes: list[ChangeOut]
-    ok: bool = Field(description="The set compiles and its tests pass.")
+    ok: bool = Field(
+        description="The set compiles, its tests pass and no pack fails on a smoke payload."
+    )
     diagnostics: list[api.DiagnosticOut]
     tests: TestOut
 
@@ -133,23 +136,28 @@ def check_set(
 
 
 def _check_set(policies: dict[str, str], data: dict) -> tuple[list[dict], dict]:
-    """``check_set``'s work, in a worker: plain data crosses the pipe."""
-    from hookgate.commands.test import discover, run_test
-    from hookgate.server.app import compile_set
+    """``check_set``'s work, in a worker (plain data crosses the pipe): the pack check the
+    per-document API and ``hookgate check`` run (``packcheck``: tests, smoke payloads, the
+    limit action), its problems as diagnostics, a failing test at its rule's line."""
+    from hookgate import packcheck
 
     try:
-        engine = compile_set(policies, data)
+        problems, passed = packcheck.check(policies, data)
     except PolicyError as exc:
         return [_plain(d) for d in exc.diagnostics], {"passed": 0, "failed": []}
-    failed, passed, diagnostics = [], 0, []
-    for test in discover(engine.policy_set.modules):
-        result = run_test(engine.policy_set, test)
-        if result.outcome == "PASS":
-            passed += 1
-            continue
-        detail = f"{test.name}: {result.outcome}" + (f" ({result.error})" if result.error else "")
-        failed.append(f"{test.file}:{test.line}: {detail}")
-        diagnostics.append(_plain(Diagnostic(test.file, test.line, 1, f"test {detail}")))
+    failed, diagnostics = [], []
+    for problem in problems:
+        if "file" in problem:
+            name = problem["input"].removeprefix("test ")
+            error = f" ({problem['message']})" if problem["outcome"] == "ERROR" else ""
+            detail = f"{name}: {problem['outcome']}{error}"
+            failed.append(f"{problem['file']}:{problem['line']}: {detail}")
+            diagnostics.append(
+                _plain(Diagnostic(problem["file"], problem["line"], 1, f"test {detail}"))
+            )
+        else:
+            message = f"pack {problem['pack']} fails: {problem['message']}"
+            diagnostics.append(_plain(Diagnostic(problem["input"], 1, 1, message)))
     return diagnostics, {"passed": passed, "failed": failed}
 
 

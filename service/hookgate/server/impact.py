@@ -8,7 +8,7 @@ outcome, session); each keeps the masked input document its policies saw. The re
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -20,7 +20,7 @@ from hookgate.impact import replay
 from hookgate.server import models as api
 from hookgate.server import tables as m
 from hookgate.server.auth import Viewer
-from hookgate.server.store import Store, merge_documents
+from hookgate.server.store import Store, decision_filters, merge_documents
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 MAX_RECORDS = 10_000
@@ -107,10 +107,10 @@ def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
             d.input,
             d.input_truncated,
         )
-        .order_by(d.seq.desc())
+        .order_by(d.time.desc(), d.seq.desc())
         .limit(query.limit)
     )
-    select = filtered(
+    select = decision_filters(
         select,
         host=query.host,
         outcome=query.outcome,
@@ -140,31 +140,6 @@ def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
                 }
             )
     return records, False
-
-
-def filtered(select: sa.Select, **filters: Any) -> sa.Select:
-    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
-    host, outcome, session_id (equal), since (≥), until (<), pack (a recorded match)."""
-    d = m.decisions.c
-    for name in ("host", "outcome", "session_id"):
-        if filters.get(name) is not None:
-            select = select.where(getattr(d, name) == filters[name])
-    if filters.get("since") is not None:
-        select = select.where(d.time >= _utc(filters["since"]))
-    if filters.get("until") is not None:
-        select = select.where(d.time < _utc(filters["until"]))
-    if filters.get("pack") is not None:
-        select = select.where(
-            sa.exists().where(
-                m.decision_matches.c.decision_seq == d.seq,
-                m.decision_matches.c.pack == filters["pack"],
-            )
-        )
-    return select
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:

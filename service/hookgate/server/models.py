@@ -287,7 +287,7 @@ class DecisionRecordOut(BaseModel):
 
 class DecisionPage(BaseModel):
     decisions: list[DecisionRecordOut]
-    next_cursor: int | None = Field(description="Pass as `cursor` for the next (older) page.")
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next (older) page.")
 
 
 # -- tokens ----------------------------------------------------------------------------------

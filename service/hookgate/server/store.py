@@ -12,12 +12,14 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -592,38 +594,14 @@ class Store:
         if not decisions:
             return 0, 0
         now = _now()
-        rows = [
-            {k: v for k, v in d.items() if k != "matches"}
-            | {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
-            for d in decisions
-        ]
         with self.engine.begin() as conn:
             if hourly_quota and token_id is not None:
                 _count_usage(conn, token_id, now, len(decisions), hourly_quota)
-            # The ids it returns are the decisions it stored (a duplicate, within the batch or
-            # already stored, returns nothing). Executed for many rows, one statement compiled
-            # once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
-            # multi-row VALUES would compile thousands of parameters on every upload.
-            stored = [
-                row
-                for row in conn.execute(
-                    _insert_ignore(conn)(m.decisions)
-                    .on_conflict_do_nothing(index_elements=["decision_id"])
-                    .returning(m.decisions.c.seq, m.decisions.c.decision_id),
-                    rows,
-                )
-                if row is not None
-            ]
-            seq_of = {decision_id: seq for seq, decision_id in stored}
-            matches = []
-            for decision in decisions:
-                seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
-                if seq is not None:
-                    for i, match in enumerate(decision.get("matches") or []):
-                        matches.append({"decision_seq": seq, "position": i, **match})
-            if matches:
-                conn.execute(m.decision_matches.insert(), matches)
-        accepted = len(stored)
+            uploader = {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
+            if conn.dialect.name == "postgresql":
+                accepted = _add_decisions_pg(conn, decisions, uploader)
+            else:
+                accepted = _add_decisions(conn, decisions, uploader)
         return accepted, len(decisions) - accepted
 
     def purge_decisions(self, before: datetime, batch: int = 50_000) -> int:
@@ -660,46 +638,56 @@ class Store:
         session_id: str | None = None,
         token_id: int | None = None,
         limit: int = 100,
-        cursor: int | None = None,
-    ) -> tuple[list[dict], int | None]:
-        """Newest first. Returns the page and the cursor of the next page (``None`` at the
-        end); the cursor is stable while new decisions arrive."""
-        d = m.decisions.c
-        query = sa.select(m.decisions).order_by(d.seq.desc()).limit(limit + 1)
-        if since is not None:
-            query = query.where(d.time >= since)
-        if until is not None:
-            query = query.where(d.time < until)
-        if outcome is not None:
-            query = query.where(d.outcome == outcome)
-        if host is not None:
-            query = query.where(d.host == host)
-        if session_id is not None:
-            query = query.where(d.session_id == session_id)
-        if token_id is not None:
-            query = query.where(d.token_id == token_id)
-        if pack is not None:
-            query = query.where(
-                sa.exists().where(
-                    m.decision_matches.c.decision_seq == d.seq, m.decision_matches.c.pack == pack
-                )
-            )
+        cursor: str | None = None,
+    ) -> tuple[list[dict], str | None]:
+        """Newest first (by decision time, then arrival). Returns the page and the cursor of
+        the next page (``None`` at the end); the cursor is a position (time, seq), stable while
+        new decisions arrive. ``ValueError`` for a cursor this did not make."""
+        d, dm = m.decisions.c, m.decision_matches.c
+        rest = dict(host=host, session_id=session_id, token_id=token_id)
+        if pack is None:
+            window = dict(since=since, until=until, outcome=outcome)
+            keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)
+            position = (d.time, d.seq)
+        else:
+            # A pack's records from its matches, whose index (pack, outcome, time, seq) holds
+            # the page in order: one range, however many records the window holds.
+            keys = sa.select(dm.decision_seq.label("seq"), dm.time).where(dm.pack == pack)
+            keys = keys.where(dm.outcome == outcome) if outcome is not None else keys
+            keys = keys.where(dm.time >= _utc(since)) if since is not None else keys
+            keys = keys.where(dm.time < _utc(until)) if until is not None else keys
+            if any(value is not None for value in rest.values()):
+                keys = decision_filters(keys.join(m.decisions, d.seq == dm.decision_seq), **rest)
+            keys = keys.distinct()  # a record with two matches of the pack, once
+            position = (dm.time, dm.decision_seq)
         if cursor is not None:
-            query = query.where(d.seq < cursor)
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
-            page = rows[:limit]
-            matches: dict[int, list[dict]] = {r.seq: [] for r in page}
-            if page:
-                found = conn.execute(
-                    sa.select(m.decision_matches)
-                    .where(m.decision_matches.c.decision_seq.in_(list(matches)))
-                    .order_by(m.decision_matches.c.position)
-                )
-                for r in found:
-                    matches[r.decision_seq].append(
-                        {"pack": r.pack, "pattern": r.pattern, "rule": r.rule}
-                    )
+            keys = keys.where(sa.tuple_(*position) < sa.tuple_(*parse_cursor(cursor)))
+        # The page's positions first, from an index alone, then its records by seq: the rows
+        # the filters pass over are never read from the table.
+        keys = keys.order_by(position[0].desc(), position[1].desc()).limit(limit + 1).subquery()
+        # With their matches in the same statement (a record per match, in order).
+        query = (
+            sa.select(
+                m.decisions,
+                dm.position.label("match_position"),
+                dm.pack.label("match_pack"),
+                dm.pattern.label("match_pattern"),
+                dm.rule.label("match_rule"),
+            )
+            .join(keys, keys.c.seq == d.seq)
+            .outerjoin(m.decision_matches, dm.decision_seq == d.seq)
+            .order_by(d.time.desc(), d.seq.desc(), dm.position)
+        )
+        # One statement, so no transaction around it: no BEGIN and ROLLBACK round trips.
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            found: dict[int, tuple[sa.Row, list[dict]]] = {}
+            for r in conn.execute(query):
+                _, matches = found.setdefault(r.seq, (r, []))
+                if r.match_position is not None:  # null: no match (the outer join)
+                    matches.append({"pack": r.match_pack, "pattern": r.match_pattern,
+                                    "rule": r.match_rule})  # fmt: skip
+        rows = list(found.values())
+        page = rows[:limit]
         items = [
             {
                 "decision_id": r.decision_id,
@@ -709,7 +697,7 @@ class Store:
                 "session_id": r.session_id,
                 "tool_name": r.tool_name,
                 "outcome": r.outcome,
-                "matches": matches[r.seq],
+                "matches": matches,
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "input": None if r.input is None else json.loads(r.input),
@@ -718,10 +706,51 @@ class Store:
                 "token_id": r.token_id,
                 "received_at": _utc(r.received_at),
             }
-            for r in page
+            for r, matches in page
         ]
-        next_cursor = page[-1].seq if len(rows) > limit else None
+        next_cursor = _cursor(page[-1][0]) if len(rows) > limit else None
         return items, next_cursor
+
+
+def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
+    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
+    host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
+    match)."""
+    d = m.decisions.c
+    for name in ("host", "outcome", "session_id", "token_id"):
+        if filters.get(name) is not None:
+            select = select.where(getattr(d, name) == filters[name])
+    if filters.get("since") is not None:
+        select = select.where(d.time >= _utc(filters["since"]))
+    if filters.get("until") is not None:
+        select = select.where(d.time < _utc(filters["until"]))
+    if filters.get("pack") is not None:
+        dm = m.decision_matches.c
+        select = select.where(
+            sa.exists().where(dm.decision_seq == d.seq, dm.pack == filters["pack"])
+        )
+    return select
+
+
+CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _cursor(row: sa.Row) -> str:
+    """A page's position as text: the decision time in microseconds since 1970, and seq."""
+    return f"{(_utc(row.time) - _EPOCH) // _MICROSECOND}_{row.seq}"
+
+
+def parse_cursor(cursor: str) -> tuple[datetime, int]:
+    """``(time, seq)`` of a cursor ``_cursor`` made; ``ValueError`` for any other text."""
+    found = re.fullmatch(CURSOR_PATTERN, cursor)
+    try:
+        if found is None:
+            raise ValueError
+        return _EPOCH + int(found.group(1)) * _MICROSECOND, int(found.group(2))
+    except (ValueError, OverflowError):
+        raise ValueError("not a cursor this server gave (next_cursor of a page)") from None
 
 
 def _check_precondition(kind: str, key: str, head: Revision | None, if_match: str | None) -> None:
@@ -760,6 +789,92 @@ def _count_usage(conn: Connection, token_id: int, now: datetime, records: int, q
             f"this token has uploaded its quota of {quota} decision records this hour",
             retry_after,
         )
+
+
+# The columns of a decision record as the upload gives them (the uploader's are added).
+_RECORD_COLUMNS = {
+    "decision_id": "text",
+    "time": "timestamptz",
+    "host": "text",
+    "event": "text",
+    "session_id": "text",
+    "tool_name": "text",
+    "outcome": "text",
+    "bundle_revision": "integer",
+    "command": "text",
+    "input": "text",
+    "input_truncated": "boolean",
+}
+_MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
+_MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}
+
+
+def _unnest(columns: dict[str, str], prefix: str) -> str:
+    arrays = ", ".join(f"CAST(%({prefix}{c})b AS {t}[])" for c, t in columns.items())
+    return f"unnest({arrays}) AS {prefix}({', '.join(columns)})"
+
+
+# One statement a batch, whatever its size: the records and their matches travel as one array
+# a column (one parameter each, so nothing is compiled per row; in binary, so no string is
+# escaped), the decisions are inserted in the batch's order (seq is arrival order), and the
+# matches of those stored join on the ids it returns. A record already stored returns nothing,
+# and so do its matches. psycopg's own placeholders: SQLAlchemy cannot ask for binary.
+_PG_ADD = f"""WITH stored AS (
+    INSERT INTO decisions ({", ".join(_RECORD_COLUMNS)}, uploaded_by, token_id, received_at)
+    SELECT r.*, %(uploaded_by)s, %(token_id)s, %(received_at)s FROM {_unnest(_RECORD_COLUMNS, "r")}
+    ON CONFLICT (decision_id) DO NOTHING
+    RETURNING seq, decision_id
+), matched AS (
+    INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule, time, outcome)
+    SELECT stored.seq, m.position, m.pack, m.pattern, m.rule, m.time, m.outcome
+    FROM stored JOIN {_unnest(_MATCH_COLUMNS, "m")} ON m.decision_id = stored.decision_id
+)
+SELECT count(*) FROM stored"""
+
+
+def _add_decisions_pg(conn: Connection, decisions: list[dict], uploader: dict) -> int:
+    """PostgreSQL: the batch in one statement (``_PG_ADD``); returns how many were stored."""
+    first = {d["decision_id"]: d for d in reversed(decisions)}  # a repeated id: its first
+    batch = [first.pop(d["decision_id"]) for d in decisions if d["decision_id"] in first]
+    params = {f"r{c}": [d.get(c) for d in batch] for c in _RECORD_COLUMNS}
+    params["rinput_truncated"] = [bool(d.get("input_truncated")) for d in batch]
+    matches = [(d, i, match) for d in batch for i, match in enumerate(d.get("matches") or [])]
+    params["mposition"] = [i for _, i, _ in matches]
+    for c in ("decision_id", "time", "outcome"):
+        params[f"m{c}"] = [d[c] for d, _, _ in matches]
+    for c in ("pack", "pattern", "rule"):
+        params[f"m{c}"] = [match.get(c) for _, _, match in matches]
+    with conn.connection.driver_connection.cursor() as cursor:  # in conn's transaction
+        return cursor.execute(_PG_ADD, params | uploader).fetchone()[0]
+
+
+def _add_decisions(conn: Connection, decisions: list[dict], uploader: dict) -> int:
+    """Any database: the ids the insert returns are the decisions it stored (a duplicate,
+    within the batch or already stored, returns nothing). Executed for many rows, one statement
+    compiled once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
+    multi-row VALUES would compile thousands of parameters on every upload."""
+    rows = [{k: v for k, v in d.items() if k != "matches"} | uploader for d in decisions]
+    stored = [
+        row
+        for row in conn.execute(
+            _insert_ignore(conn)(m.decisions)
+            .on_conflict_do_nothing(index_elements=["decision_id"])
+            .returning(m.decisions.c.seq, m.decisions.c.decision_id),
+            rows,
+        )
+        if row is not None
+    ]
+    seq_of = {decision_id: seq for seq, decision_id in stored}
+    matches = []
+    for decision in decisions:
+        seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
+        if seq is not None:
+            for i, match in enumerate(decision.get("matches") or []):
+                copied = {"time": decision["time"], "outcome": decision["outcome"]}
+                matches.append({"decision_seq": seq, "position": i, **match} | copied)
+    if matches:
+        conn.execute(m.decision_matches.insert(), matches)
+    return len(stored)
 
 
 def _insert_ignore(conn: Connection) -> Callable:

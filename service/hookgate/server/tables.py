@@ -97,13 +97,14 @@ decisions = Table(
     Column("input_truncated", Boolean, nullable=False, server_default=false()),
     Column("received_at", DateTime(timezone=True), nullable=False),
     Column("token_id", Integer, nullable=True),  # the uploading token (null: before 0020)
-    Index("ix_decisions_time", "time"),
-    Index("ix_decisions_outcome", "outcome"),
-    Index("ix_decisions_host", "host"),
-    Index("ix_decisions_session_id", "session_id"),
-    Index("ix_decisions_token_id", "token_id"),
-    # The usual page: one outcome in a time window (one index range, not two bitmaps).
-    Index("ix_decisions_outcome_time", "outcome", "time"),
+    # Pages are newest first by (time, seq) from a keyset cursor: every filter's index ends
+    # with (time, seq), so a page is one index range read in order, however many records
+    # the window holds (migration 0022).
+    Index("ix_decisions_time_seq", "time", "seq"),
+    Index("ix_decisions_outcome_time_seq", "outcome", "time", "seq"),
+    Index("ix_decisions_host_time_seq", "host", "time", "seq"),
+    Index("ix_decisions_session_time_seq", "session_id", "time", "seq"),
+    Index("ix_decisions_token_time_seq", "token_id", "time", "seq"),
 )
 
 decision_matches = Table(
@@ -117,7 +118,12 @@ decision_matches = Table(
     Column("pack", String(255), nullable=True),
     Column("pattern", String(255), nullable=True),
     Column("rule", String(255), nullable=True),
-    Index("ix_decision_matches_pack_seq", "pack", "decision_seq"),  # ?pack=: index only
+    # The decision's time and outcome, copied (migration 0022; null only if written before):
+    # a page of one pack is then one range of an index, in page order.
+    Column("time", DateTime(timezone=True), nullable=True),
+    Column("outcome", String(16), nullable=True),
+    Index("ix_decision_matches_pack_time", "pack", "time", "decision_seq"),
+    Index("ix_decision_matches_pack_outcome_time", "pack", "outcome", "time", "decision_seq"),
     Index("ix_decision_matches_decision_seq", "decision_seq"),
 )
 

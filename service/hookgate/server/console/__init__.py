@@ -32,8 +32,15 @@ from hookgate.hostio.hosts import HOSTS
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 from hookgate.server.changesets import check_set
-from hookgate.server.impact import ImpactIn, draft_set, filtered, load_records, run_replay
-from hookgate.server.store import NotFound, Principal, Store, StoreError, canonical_json
+from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.store import (
+    NotFound,
+    Principal,
+    Store,
+    StoreError,
+    canonical_json,
+    decision_filters,
+)
 
 HERE = Path(__file__).parent
 COOKIE = "hookgate_console"
@@ -438,7 +445,7 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
     outcome, for the chart (``(hour, outcome, count)``), and that end time."""
     d = m.decisions.c
     rows_query = (
-        filtered(sa.select(m.decisions), **filters)
+        decision_filters(sa.select(m.decisions), **filters)
         .order_by(d.time.desc(), d.seq.desc())
         .limit(PAGE)
     )
@@ -453,7 +460,7 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
             hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", d.time))
         else:  # SQLite stores UTC text
             hour = sa.func.strftime("%Y-%m-%d %H:00:00", d.time)
-        chart_query = filtered(
+        chart_query = decision_filters(
             sa.select(hour.label("hour"), d.outcome, sa.func.count().label("n")),
             **{**filters, "since": since, "until": newest},
         ).group_by(hour, d.outcome)
