@@ -32,7 +32,12 @@ EXPECTATIONS = DATA / "expectations.json"
 CASES = {}
 for _file in FILES:
     for _case in _file["cases"]:
-        CASES[f"{_file['path'].split('/v1/', 2)[-1]}#{_case['note']}"] = _case
+        _id = f"{_file['path'].split('/v1/', 2)[-1]}#{_case['note']}"
+        _n = 1
+        while _id in CASES:  # OPA's files repeat a note now and then ("units_parse/failure")
+            _n += 1
+            _id = f"{_id.rsplit(' #', 1)[0]} #{_n}"
+        CASES[_id] = _case
 
 # Error codes OPA reports before evaluation (parse, compile, type, recursion) and during it.
 _COMPILE_CODES = (
