@@ -63,14 +63,25 @@ def _results(case: dict) -> list[dict]:
     sources = {f"case{i}.rego": m for i, m in enumerate(case.get("modules") or [])}
     ps = load(sources, case.get("data") or {})
     inp = case["input"] if "input" in case else UNDEFINED
+    if "input_term" in case:
+        try:
+            inp = json.loads(case["input_term"])
+        except ValueError:
+            raise _Unsupported(f"input_term {case['input_term']!r}") from None
     strict = bool(case.get("strict_error"))
-    m = _QUERY.match(case["query"])
-    if m is None:
+    matches = [_QUERY.match(q) for q in case["query"].strip().split(";")]
+    if None in matches:
         raise _Unsupported(f"query form {case['query']!r}")
-    ref, rhs = m.groups()
+    parts = [m.groups() for m in matches]
+    if len(parts) > 1 and not all(_VAR.match(rhs) and rhs not in _NOT_VARS for _, rhs in parts):
+        raise _Unsupported(f"query form {case['query']!r}")
+    ref, rhs = parts[0]
     if _VAR.match(rhs) and rhs not in _NOT_VARS:
-        value = ps.query(ref, input=inp, strict_builtin_errors=strict)
-        return [] if value is UNDEFINED else [{rhs: to_json(value)}]
+        # `data.a = x; data.b = y`: one evaluation (one time.now_ns), one row of bindings.
+        values = ps.query_many([r for r, _ in parts], input=inp, strict_builtin_errors=strict)
+        if UNDEFINED in values:
+            return []
+        return [{v: to_json(value) for (_, v), value in zip(parts, values, strict=True)}]
     holds = ps.query(f"{ref} == {rhs}", input=inp, strict_builtin_errors=strict)
     return [{}] if holds is True else []
 
