@@ -28,6 +28,7 @@ FAMILIES: tuple[str, ...] = (
     "encoding",
     "yamldoc",
     "crypto",
+    "jwt",
     "versions",
     "net",
     "graph",
