@@ -29,6 +29,7 @@ FAMILIES: tuple[str, ...] = (
     "yamldoc",
     "crypto",
     "jwt",
+    "schema",
     "versions",
     "net",
     "graph",
