@@ -46,6 +46,8 @@ CASES = [
         "p",
         RegoSet(["a", "b"]),
     ),
+    # walk's value assigned to a pattern: one binding per node
+    ('p := {v | [path, v] := walk({"a": [1]}); count(path) == 2}', "p", RegoSet([1])),
     # OPA's operator names as functions
     ("p := [plus(1, 2), lt(1, 2), equal([1], [1.0])]", "p", [3, True, True]),
 ]

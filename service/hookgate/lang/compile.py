@@ -1039,6 +1039,10 @@ class RuleCompiler:
             return
         term = lit.term
         if isinstance(term, ast.Assign | ast.Unify):
+            walked = self._walk_value(term)
+            if walked is not None:  # `[path, value] := walk(x)`: one binding per node
+                self._walk(walked, scope, bound, fn)
+                return
             self.unify(term.lhs, term.rhs, scope, bound, term.loc, fn)
             return
         if isinstance(term, ast.Call) and self._has_output_arg(term):
@@ -1105,6 +1109,21 @@ class RuleCompiler:
             f"({d} := {dom}) is UNDEFINED or "
             f"not every({fn.ctx}, fr, {d}, {key_slot}, {val_slot}, {name})"
         )
+
+    def _walk_value(self, term: ast.Assign | ast.Unify) -> ast.Call | None:
+        """``out := walk(x)`` / ``out = walk(x)`` (either side) as ``walk(x, out)``."""
+        sides = [(term.lhs, term.rhs)]
+        if isinstance(term, ast.Unify):
+            sides.append((term.rhs, term.lhs))
+        for out, call in sides:
+            if (
+                isinstance(call, ast.Call)
+                and call.name == "walk"
+                and len(call.args) == 1
+                and self.resolve_call("walk", call.loc)[0] != "function"
+            ):
+                return ast.Call("walk", (call.args[0], out), call.loc)
+        return None
 
     def _walk(self, call: ast.Call, scope: Scope, bound: set, fn: _Fn) -> None:
         src = self.term(call.args[0], scope, fn, bound)
