@@ -97,6 +97,8 @@ def split(pattern: Any, value: Any) -> list[str]:
     kept, an empty match at the start splits nothing)."""
     r = _regex("regex.split", 1, pattern)
     s = want_str("regex.split", 2, value)
+    if not s and pattern:
+        return [""]
     out = []
     begin = end = 0
     for m in _matches(r, s):
