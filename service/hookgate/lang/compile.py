@@ -1228,7 +1228,10 @@ class RuleCompiler:
     def _unify_one(self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc, fn: _Fn) -> None:
         if isinstance(b, ast.Var) and is_wild(b):  # `x = _`: x must be defined, no more
             a, b = b, a
-        # Iterating refs are expanded first (they bind their own variables).
+        # Iterating refs are expanded first (they bind their own variables): `data.a[x] = 1`
+        # iterates the left side and compares, as `1 = data.a[x]` does.
+        if self._iterates(a, scope, bound) and self._evaluable(b, scope, bound):
+            a, b = b, a
         if self._evaluable_after_refs(b, scope, bound):
             value = self.term(b, scope, fn, bound)
             pattern = a
@@ -1242,6 +1245,12 @@ class RuleCompiler:
             name, vloc = next(iter({**info.plain, **info.pattern}.items()), ("?", loc))
             raise CompileError(f"var {name} is unsafe", vloc)
         self.match(pattern, fn.value(value), scope, bound, fn)
+
+    def _iterates(self, term: Any, scope: Scope, bound: set) -> bool:
+        """Whether ``term`` holds a reference whose unbound variables it binds by iterating."""
+        info = VarInfo()
+        self.vars_of(term, scope, info, "pattern")
+        return any(n not in bound for n in info.refout)
 
     def _evaluable_after_refs(self, term: Any, scope: Scope, bound: set) -> bool:
         info = VarInfo()
