@@ -50,6 +50,7 @@ _COMPILE_CODES = (
 # `<ref> = <rhs>`: the harness's query forms. A variable on the right is the binding reported;
 # anything else (`= input`, `= 1`) makes the query a test with no bindings.
 _QUERY = re.compile(r"^\s*(data(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[^\]]*\]|\([^)]*\))*)\s*=\s*(.+?)\s*$")
+_BARE = re.compile(r"^\s*data(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\([^)=]*\))?\s*$")
 _VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NOT_VARS = ("input", "data", "true", "false", "null")
 
@@ -69,6 +70,9 @@ def _results(case: dict) -> list[dict]:
         except ValueError:
             raise _Unsupported(f"input_term {case['input_term']!r}") from None
     strict = bool(case.get("strict_error"))
+    if _BARE.match(case["query"]):  # `data.p.f(1)`: a test, true unless undefined or false
+        value = ps.query(case["query"].strip(), input=inp, strict_builtin_errors=strict)
+        return [] if value is UNDEFINED or value is False else [{}]
     matches = [_QUERY.match(q) for q in case["query"].strip().split(";")]
     if None in matches:
         raise _Unsupported(f"query form {case['query']!r}")
