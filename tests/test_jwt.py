@@ -151,3 +151,18 @@ def test_cryptography_is_not_imported_to_decode():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "nodots",
+        "a.b",  # two sections
+        "eyJhbGciOiJIUzI1NiJ9.e30=x.c2ln",  # padding inside a section
+        "eyJhbGciOiJIUzI1NiJ9.e30+.c2ln",  # the standard alphabet, not the URL one
+        "eyJlbmMiOiJBMjU2R0NNIn0.e30.c2ln",  # a JWE header (enc)
+    ],
+)
+def test_malformed_tokens_are_errors(bad):
+    with pytest.raises(EvalError):
+        query("io.jwt.decode(data.tok)", tok=bad)

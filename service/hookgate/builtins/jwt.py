@@ -21,9 +21,10 @@ def _b64url(part: str) -> bytes:
     import base64
     import binascii
 
-    if any(c in "+/=" for c in part.rstrip("=")):
+    body = part.rstrip("=")
+    bad = next((i for i, c in enumerate(body) if c in "+/="), None)
+    if bad is not None:
         # The URL alphabet only (Go's URLEncoding rejects the standard one's characters).
-        bad = next(i for i, c in enumerate(part) if c in "+/")
         raise ValueError(f"illegal base64 data at input byte {bad}")
     try:
         return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
