@@ -338,6 +338,30 @@ def test_cidr_expand_refuses_huge_networks():
         ev('net.cidr_expand("10.0.0.0/8")')
 
 
+@pytest.mark.parametrize(
+    ("template", "want"),
+    [
+        ("{{.a.b}}-{{.n}}", "x-3"),
+        ("{{range $k, $v := .o}}{{$k}}={{$v}};{{end}}", "p=1;q=2;"),  # objects by key
+        ("{{range .l}}[{{.}}]{{end}}", "[a][b]"),
+        ("{{if .none}}y{{else}}n{{end}} {{if .l}}y{{end}}", "n y"),
+        ("a  {{- .n -}}  b", "a3b"),
+        ("{{.missing.deeper}}", "<undefined>"),
+    ],
+)
+def test_render_template(template, want):
+    data = {"a": {"b": "x"}, "n": 3, "o": {"q": 2, "p": 1}, "l": ["a", "b"], "none": []}
+    got = load({"t.rego": "package t\n\np := strings.render_template(input.t, input.d)\n"})
+    assert got.query("data.t.p", input={"t": template, "d": data}) == want
+
+
+@pytest.mark.parametrize("template", ["{{len .l}}", "{{.a | printf}}", "{{with .a}}x{{end}}"])
+def test_render_template_refuses_what_it_does_not_implement(template):
+    ps = load({"t.rego": "package t\n\np := strings.render_template(input.t, {})\n"})
+    with pytest.raises(EvalError, match="unsupported:"):
+        ps.query("data.t.p", input={"t": template})
+
+
 def test_json_schema_violations_in_gojsonschema_words():
     schema = '{"type": "object", "required": ["id"], "properties": {"n": {"minimum": 3}}}'
     assert ev(f"json.match_schema({{}}, `{schema}`)") == [

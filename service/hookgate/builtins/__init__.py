@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 FAMILIES: tuple[str, ...] = (
     "types",
     "strings",
+    "templates",
     "regex",
     "arrays",
     "objects",
