@@ -2,7 +2,7 @@
 regorus and rego-cpp (tests/test_differential_random.py, bench/differential.py).
 
 A program is one module of package ``g`` with complete rules, multi-value (set) rules, partial
-objects, functions, comprehensions, ``some … in``, ``every``, ``with``, ``not``, ``else`` and
+objects, ref heads with variables (``t[k].b[v] := …``, ``t[k].m contains v``), functions, comprehensions, ``some … in``, ``every``, ``with``, ``not``, ``else`` and
 builtins of several families, over a small input document. It is well formed by construction:
 every variable is bound before use, integer division and ``%`` only by non-zero constants,
 numbers are integers (decimals are compared in OPA's own suite, tests/test_opa_cases.py).
@@ -19,6 +19,9 @@ STRINGS = ["a", "b", "ab", "Ba", "c.d", "x-y", ""]
 class Gen:
     def __init__(self, seed: int) -> None:
         self.r = random.Random(seed)
+        # Ref-head rules draw from their own stream, so the other rules of a seed stay as
+        # they were (the decisions recorded per seed in test_differential_random.py).
+        self.rh = random.Random(seed + 1_000_003)
         self.rules: list[str] = []
         self.names: list[str] = []  # complete rules defined so far (usable in later rules)
         self.functions: list[str] = []
@@ -244,10 +247,33 @@ class Gen:
             )
             self.names.append(name)
 
+    def ref_heads(self) -> None:
+        """A rule with variables inside its name and a constant rule under the same root (keys
+        may collide: a conflict error)."""
+        r = self.rh
+        root = r.choice(["t", "t.u"])
+        oenv = (("k", "str"), ("v", "num"))
+        cond = self.boolean(1, oenv)
+        if r.random() < 0.5:
+            head = r.choice([f"{root}[k].b[v]", f"{root}.a[k]", f"{root}[k][v]"])
+            self.rules.append(
+                f"{head} := out if {{\n\tsome k, v in input.obj\n\t{cond}\n\tout := {self.num(1, oenv)}\n}}"
+            )
+        else:
+            head = r.choice([f"{root}[k].m", f"{root}.a[k]", f"{root}[k]"])
+            self.rules.append(f"{head} contains v if {{\n\tsome k, v in input.obj\n\t{cond}\n}}")
+        # A constant rule under the root keeps it non-empty: an empty root is {} in OPA, which
+        # regorus 0.x drops (the OPA suite's refheads cases cover it instead).
+        key = r.choice(["a", "q", "x"])
+        self.rules.append(f"{root}.{key}.c := {r.randint(0, 9)}")
+
     def program(self) -> tuple[str, dict]:
         for i in range(self.r.randint(2, 6)):
             self.rule(i)
-        return "package g\n\n" + "\n\n".join(self.rules) + "\n", self.input_doc()
+        inp = self.input_doc()
+        if self.rh.random() < 0.5:
+            self.ref_heads()
+        return "package g\n\n" + "\n\n".join(self.rules) + "\n", inp
 
 
 def program(seed: int) -> tuple[str, dict]:

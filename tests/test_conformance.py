@@ -21,6 +21,14 @@ CASES = json.loads(
 
 # case id -> (what OPA does, a check of hookgate's outcome)
 OPA_DIVERGENCES = {
+    **dict.fromkeys(
+        ("builtins/time/add_date.yaml#3", "builtins/time/add_date.yaml#4"),
+        (
+            "time.add_date past the int64 nanosecond range is an error (OPA's own case time/"
+            "add_date too large result: time outside of valid range), not undefined",
+            lambda r: isinstance(r, EvalError) and "outside of valid range" in r.message,
+        ),
+    ),
     "builtins/time/format.yaml#0": (
         "Go's RFC3339Nano trims trailing zeros: 2023-12-24T18:58:45.73439Z",
         lambda r: r["a"] == "2023-12-24T18:58:45.73439Z",

@@ -16,6 +16,10 @@ Decisions written down so far (OPA's semantics, with the reference that settles 
 - A body's literals are run in an order where every variable is bound first (OPA's safety
   reordering); regorus sometimes fails with "could not schedule all statements".
 - ``%`` is Go's ``big.Int.Rem``: the remainder has the dividend's sign, ``-3 % 3`` is 0.
+- A partial object is rooted where its rule's name stops being constant, and that root is
+  defined, ``{}``, when no rule gives it a key: ``t.u[k].b[v] := …`` with no solution makes
+  ``data.g`` hold ``"t": {"u": {}}`` (OPA's own case refheads "full extent with partial object
+  rule with empty indexer lookup result"); rego-cpp agrees, regorus 0.x drops the empty root.
 - Syntax the oracles reject but OPA reads (its own suite has ``(1 + 1) in [2]``, a literal
   starting with a parenthesis) is kept out of the generator, so that the programs measure
   meaning, not parsing; tests/test_opa_cases.py covers that syntax.
@@ -48,6 +52,9 @@ DECIDED = {
     2: "format_int: Go's strconv.FormatInt (rego-cpp pads)",
     32: "format_int: Go's strconv.FormatInt (rego-cpp drops digits)",
     41: "format_int: Go's strconv.FormatInt (rego-cpp drops digits)",
+    **dict.fromkeys(
+        (7, 13, 16, 29, 46, 47, 54), "an empty partial object's root is {} (regorus drops it)"
+    ),
 }
 
 

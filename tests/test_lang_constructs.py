@@ -4,6 +4,7 @@ most of them too: tests/test_opa_cases.py)."""
 import pytest
 
 from hookgate.lang import load
+from hookgate.lang.errors import EvalError
 from hookgate.lang.values import RegoSet
 
 CASES = [
@@ -31,6 +32,22 @@ CASES = [
         "p",
         [10**30 + 1, 1, True],
     ),
+    # ref heads with variables anywhere: one object, every rule under its root adds to it
+    (
+        "p.q[a].r[b] := a + b if {\n\tsome a in [1, 2]\n\tb := 10\n}\np.q.z := 5\n"
+        'p.w contains 1\np[k] contains 2 if k := "w"',
+        "p",
+        {"q": {1: {"r": {10: 11}}, 2: {"r": {10: 12}}, "z": 5}, "w": RegoSet([1, 2])},
+    ),
+    # multi-value rules nested, at two roots; queried through a variable path
+    (
+        'o.sub[x][x] contains x if some x in ["a", "b"]\no[x][x] contains x if x := "c"\n'
+        "p := {x | x := o.sub[_][_][_]}",
+        "p",
+        RegoSet(["a", "b"]),
+    ),
+    # walk's value assigned to a pattern: one binding per node
+    ('p := {v | [path, v] := walk({"a": [1]}); count(path) == 2}', "p", RegoSet([1])),
     # OPA's operator names as functions
     ("p := [plus(1, 2), lt(1, 2), equal([1], [1.0])]", "p", [3, True, True]),
 ]
@@ -39,3 +56,18 @@ CASES = [
 @pytest.mark.parametrize(("source", "rule", "want"), CASES, ids=[c[0][:40] for c in CASES])
 def test_construct(source, rule, want):
     assert load({"p.rego": f"package t\n\n{source}\n"}).query(f"data.t.{rule}") == want
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'p[x] := 1 if x := "a"\np.a := 2',  # a key a variable gives, defined by another rule
+        'p[x].b := 1 if x := "a"\np[y] := 2 if y := "a"',  # a value where keys go on
+        'p[x][y] := y if {\n\tx := "a"\n\tsome y in [1, 2]\n\ty > 5\n}\np.a[1] := 3\n'
+        'p[x][1] := 4 if x := "a"',  # two values at one key path
+    ],
+)
+def test_ref_head_conflicts_are_errors(source):
+    """Two rules giving one place of the object different values: OPA's eval_conflict_error."""
+    with pytest.raises(EvalError, match="object keys must be unique"):
+        load({"p.rego": f"package t\n\n{source}\n"}).query("data.t.p")

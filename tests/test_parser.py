@@ -333,9 +333,17 @@ def test_missing_package():
     assert (line, col) == (1, 1) and "'package'" in msg
 
 
-def test_ref_head_with_variable_in_the_middle_is_unsupported():
-    line, col, msg = error("package p\np[a][b] := 1 if { a := 1; b := 2 }\n")
-    assert (line, col) == (2, 3) and msg.startswith("unsupported:")
+def test_ref_head_with_variables_anywhere_parses_into_key_terms():
+    [rule] = parse_module("package p\np.q[a].r[b] := 1 if { a := 1; b := 2 }\n", "x.rego").rules
+    assert rule.kind == "object" and rule.ref == ("p", "q")
+    assert [type(k).__name__ for k in rule.path_keys] == ["Var", "Scalar"]
+    [rule] = parse_module("package p\np[a].s contains 1 if a := 1\n", "x.rego").rules
+    assert rule.kind == "set" and rule.doc_kind == "object" and rule.ref == ("p",)
+
+
+def test_default_rule_with_a_variable_in_its_name_is_refused():
+    line, col, msg = error("package p\ndefault p[a] := 1\n")
+    assert (line, col) == (2, 11) and msg.startswith("unsupported:")
 
 
 # --------------------------------------------------------------------------------- corpus

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 FAMILIES: tuple[str, ...] = (
     "types",
     "strings",
+    "templates",
     "regex",
     "arrays",
     "objects",
@@ -28,6 +29,8 @@ FAMILIES: tuple[str, ...] = (
     "encoding",
     "yamldoc",
     "crypto",
+    "jwt",
+    "schema",
     "versions",
     "net",
     "graph",

@@ -34,15 +34,12 @@ def reverse(a: Any) -> list:
 
 @builtin("array.flatten", "arrays", 1)
 def flatten(a: Any) -> list:
-    """The elements of ``a`` with every nested array spliced in, at any depth."""
+    """The elements of ``a`` with each element that is an array spliced in (one level:
+    ``[[1, [2]], 3]`` gives ``[1, [2], 3]``)."""
     out: list = []
-    _flatten(want_array("array.flatten", 1, a), out)
-    return out
-
-
-def _flatten(items: list, out: list) -> None:
-    for x in items:
+    for x in want_array("array.flatten", 1, a):
         if type(x) is list:
-            _flatten(x, out)
+            out.extend(x)
         else:
             out.append(x)
+    return out

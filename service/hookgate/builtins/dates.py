@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_str
-from hookgate.lang.values import UNDEFINED, type_name
+from hookgate.lang.values import type_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def weekday(ns: Any) -> str:
 @builtin("time.add_date", "time", 4)
 def add_date(ns: Any, years: Any, months: Any, days: Any) -> Any:
     """The instant ``years``, ``months`` and ``days`` later (normalized as Go's ``AddDate``:
-    October 31 + 1 month is December 1); undefined outside the nanosecond range."""
+    October 31 + 1 month is December 1); an error outside the int64 nanosecond range."""
     import datetime
 
     t, tz, _ = _instant("time.add_date", ns)
@@ -123,16 +123,19 @@ def add_date(ns: Any, years: Any, months: Any, days: Any) -> Any:
     month0 = dt.month - 1 + m
     year = dt.year + y + month0 // 12
     month = month0 % 12 + 1
+    out_of_range = BuiltinError("time.add_date: time outside of valid range")
     if not 1 <= year <= 9999:
-        return UNDEFINED
+        raise out_of_range
     try:
         ordinal = datetime.date(year, month, 1).toordinal() + dt.day - 1 + d
         day = datetime.date.fromordinal(ordinal)
     except (ValueError, OverflowError):
-        return UNDEFINED
+        raise out_of_range from None
     naive = datetime.datetime(day.year, day.month, day.day, dt.hour, dt.minute, dt.second)
     out = _to_ns(naive.replace(tzinfo=tz), frac)
-    return out if _INT64[0] <= out <= _INT64[1] else UNDEFINED
+    if not _INT64[0] <= out <= _INT64[1]:  # OPA's instants are int64 nanoseconds
+        raise out_of_range
+    return out
 
 
 @builtin("time.diff", "time", 2)
@@ -256,7 +259,31 @@ def format_(x: Any) -> str:
     RFC 3339 with nanoseconds, trailing zeros trimmed)."""
     ns, tz, layout = _instant("time.format", x, allow_layout=True)
     dt, frac = _datetime(ns, tz)
-    return _format(layout or RFC3339_NANO, dt, frac)
+    layout = _NAMED_LAYOUTS.get(layout, layout) if layout else RFC3339_NANO
+    return _format(layout, dt, frac)
+
+
+# The layout names of Go's time package, which time.format accepts in place of a layout.
+_NAMED_LAYOUTS = {
+    "ANSIC": "Mon Jan _2 15:04:05 2006",
+    "UnixDate": "Mon Jan _2 15:04:05 MST 2006",
+    "RubyDate": "Mon Jan 02 15:04:05 -0700 2006",
+    "RFC822": "02 Jan 06 15:04 MST",
+    "RFC822Z": "02 Jan 06 15:04 -0700",
+    "RFC850": "Monday, 02-Jan-06 15:04:05 MST",
+    "RFC1123": "Mon, 02 Jan 2006 15:04:05 MST",
+    "RFC1123Z": "Mon, 02 Jan 2006 15:04:05 -0700",
+    "RFC3339": "2006-01-02T15:04:05Z07:00",
+    "RFC3339Nano": RFC3339_NANO,
+    "Kitchen": "3:04PM",
+    "Stamp": "Jan _2 15:04:05",
+    "StampMilli": "Jan _2 15:04:05.000",
+    "StampMicro": "Jan _2 15:04:05.000000",
+    "StampNano": "Jan _2 15:04:05.000000000",
+    "DateTime": "2006-01-02 15:04:05",
+    "DateOnly": "2006-01-02",
+    "TimeOnly": "15:04:05",
+}
 
 
 # -- Go layouts ------------------------------------------------------------------------------

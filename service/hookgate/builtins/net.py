@@ -79,3 +79,45 @@ def cidr_merge(addrs: Any) -> RegoSet:
         same = [n for n in nets if n.version == version]
         out += [str(n) for n in ipaddress.collapse_addresses(same)]
     return RegoSet(out)
+
+
+def _match_items(pos: int, x: Any) -> list:
+    """(key, network) of each element of an array, set or object of CIDRs: a string, or an
+    array whose first element is the string (the rest travels with it)."""
+    from hookgate.lang.values import obj_items
+
+    name = "net.cidr_contains_matches"
+    t = type(x)
+    if t is str:
+        items = [(x, x)]
+    elif t is list:
+        items = list(enumerate(x))
+    elif t is RegoSet:
+        items = [(e, e) for e in x]
+    elif t is dict:
+        items = list(obj_items(x))
+    else:
+        raise BuiltinError(f"{name}: operand {pos} must be string, array, set or object")
+    out = []
+    for key, elem in items:
+        if type(elem) is list and elem and type(elem[0]) is str:
+            elem = elem[0]
+        if type(elem) is not str:
+            raise BuiltinError(f"{name}: operand {pos}: element must be string or non-empty array")
+        out.append((key, _network(name, pos, elem)))
+    return out
+
+
+@builtin("net.cidr_contains_matches", "net", 2)
+def cidr_contains_matches(cidrs: Any, cidrs_or_ips: Any) -> RegoSet:
+    """The set of ``[k1, k2]`` pairs where network ``k1`` of ``cidrs`` contains address or
+    network ``k2`` of ``cidrs_or_ips`` (each a string, or an array, set or object of strings
+    or of arrays whose first element is the string; keys are indexes, members or keys)."""
+    outer = _match_items(1, cidrs)
+    inner = _match_items(2, cidrs_or_ips)
+    return RegoSet(
+        [k1, k2]
+        for k1, n1 in outer
+        for k2, n2 in inner
+        if n1.version == n2.version and n2.subnet_of(n1)
+    )

@@ -182,6 +182,48 @@ def _pruned(value: Any, tree: Any, keep_listed: bool) -> Any:
     return value
 
 
+@builtin("object.subset", "objects", 2)
+def subset(sup: Any, sub: Any) -> bool:
+    """True if ``sub`` is contained in ``sup``: objects key by key (nested objects, sets and
+    arrays recursively, other values equal), sets by members, arrays as a contiguous run; an
+    array ``sup`` with a set ``sub``: the set's members among the array's elements."""
+    ts, tb = type(sup), type(sub)
+    for pos, t in ((1, ts), (2, tb)):
+        if t not in (dict, RegoSet, list):
+            raise BuiltinError(
+                f"object.subset: operand {pos} must be one of {{object, set, array}} but got "
+                f"{type_name(sup if pos == 1 else sub)}"
+            )
+    if ts is list and tb is RegoSet:
+        return all(any(equal(m, e) for e in sup) for m in sub)
+    if ts is not tb:
+        raise BuiltinError(
+            "object.subset: both arguments to object.subset must be of the same type or "
+            "array and set"
+        )
+    return _contains(sup, sub)
+
+
+def _contains(sup: Any, sub: Any) -> bool:
+    t = type(sup)
+    if t is not type(sub):
+        return equal(sup, sub)
+    if t is dict:
+        for k, v in obj_items(sub):
+            w = obj_get(sup, k)
+            if w is UNDEFINED or not _contains(w, v):
+                return False
+        return True
+    if t is RegoSet:
+        return all(m in sup for m in sub)
+    if t is list:
+        n = len(sub)
+        return any(
+            all(equal(sup[i + k], sub[k]) for k in range(n)) for i in range(len(sup) - n + 1)
+        )
+    return equal(sup, sub)
+
+
 @builtin("json.filter", "objects", 2)
 def json_filter(obj: Any, paths: Any) -> dict:
     """``obj`` with only the values at ``paths`` (an array or set; each path a ``/``-separated

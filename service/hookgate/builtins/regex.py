@@ -97,6 +97,8 @@ def split(pattern: Any, value: Any) -> list[str]:
     kept, an empty match at the start splits nothing)."""
     r = _regex("regex.split", 1, pattern)
     s = want_str("regex.split", 2, value)
+    if not s and pattern:
+        return [""]
     out = []
     begin = end = 0
     for m in _matches(r, s):
@@ -253,3 +255,160 @@ class _GlobTranslator:
         for k, ch in enumerate(body):
             parts.append(ch if ch == "-" and 0 < k < len(body) - 1 else _esc(ch))
         return "[" + ("^" if negate else "") + "".join(parts) + "]"
+
+
+# Characters glob.match gives a meaning (gobwas/glob's specials, which OPA uses).
+_GLOB_SPECIAL = frozenset("*?\\[]{}")
+
+
+@builtin("glob.quote_meta", "regex", 1)
+def glob_quote_meta(pattern: Any) -> str:
+    """``pattern`` with every glob metacharacter (``* ? \\ [ ] { }``) escaped, so that
+    ``glob.match`` matches it literally."""
+    text = want_str("glob.quote_meta", 1, pattern)
+    return "".join("\\" + c if c in _GLOB_SPECIAL else c for c in text)
+
+
+@builtin("regex.template_match", "regex", 4)
+def template_match(template: Any, value: Any, start: Any, end: Any) -> bool:
+    """True if ``value`` matches ``template`` as a whole: text between the delimiters
+    ``start`` and ``end`` (one character each, nesting counted) is an RE2 pattern, the rest
+    literal (``"urn:foo:{.*}"`` with ``{``/``}``)."""
+    name = "regex.template_match"
+    tpl = want_str(name, 1, template)
+    text = want_str(name, 2, value)
+    open_, close = want_str(name, 3, start), want_str(name, 4, end)
+    if len(open_) != 1 or len(close) != 1:
+        raise BuiltinError(f"{name}: delimiters must be single characters")
+    pattern = ["^"]
+    depth, mark, literal_from = 0, 0, 0
+    for i, c in enumerate(tpl):
+        if c == open_:
+            if depth == 0:
+                pattern.append(_quote(tpl[literal_from:i]))
+                mark = i + 1
+            depth += 1
+        elif c == close and depth > 0:
+            depth -= 1
+            if depth == 0:
+                pattern.append("(" + tpl[mark:i] + ")")
+                literal_from = i + 1
+        elif c == close:
+            raise BuiltinError(f"{name}: unbalanced braces in {tpl!r}")
+    if depth:
+        raise BuiltinError(f"{name}: unbalanced braces in {tpl!r}")
+    pattern.append(_quote(tpl[literal_from:]) + "$")
+    return _compile("".join(pattern)).search(text) is not None
+
+
+def _quote(text: str) -> str:
+    return "".join("\\" + c if c.isascii() and not (c.isalnum() or c == "_") else c for c in text)
+
+
+@builtin("regex.globs_match", "regex", 2)
+def globs_match(glob1: Any, glob2: Any) -> bool:
+    """True if some string matches both patterns, which use only ``.``, ``[…]`` (ranges,
+    ``^`` to negate), ``*``, ``+`` and ``\\`` escapes (OPA's glob intersection)."""
+    a = _glob_tokens(want_str("regex.globs_match", 1, glob1))
+    b = _glob_tokens(want_str("regex.globs_match", 2, glob2))
+    # Search the product of the two patterns' automata (state = tokens consumed, each token
+    # `(chars, repeat)`; a repeated token may be left or taken again) for a joint accept.
+    seen = set()
+    todo = [(0, 0)]
+    while todo:
+        i, j = todo.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(a) and j == len(b):
+            return True
+        if i < len(a) and a[i][1]:
+            todo.append((i + 1, j))
+        if j < len(b) and b[j][1]:
+            todo.append((i, j + 1))
+        if i < len(a) and j < len(b) and _chars_meet(a[i][0], b[j][0]):
+            todo += [(i + (not a[i][1]), j + (not b[j][1])), (i + 1, j + 1)]
+            todo += [(i + 1, j + (not b[j][1])), (i + (not a[i][1]), j + 1)]
+    return False
+
+
+def _glob_tokens(text: str) -> list[tuple[tuple[bool, tuple], bool]]:
+    """``(chars, repeat)`` per token: chars ``(negated, ((lo, hi), …))`` code point ranges
+    (``.`` is the negation of nothing); ``x+`` becomes ``x`` then ``x*``."""
+    out: list = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        i += 1
+        if c == ".":
+            chars: tuple = (True, ())
+        elif c == "[":
+            end = i
+            while end < len(text) and text[end] != "]":
+                end += 2 if text[end] == "\\" else 1
+            if end >= len(text):
+                raise BuiltinError("regex.globs_match: unclosed [ in pattern")
+            chars = _class_ranges(text[i:end])
+            i = end + 1
+        elif c == "\\":
+            if i >= len(text):
+                raise BuiltinError("regex.globs_match: trailing \\ in pattern")
+            chars = (False, ((ord(text[i]), ord(text[i])),))
+            i += 1
+        elif c in "*+]":
+            raise BuiltinError(f"regex.globs_match: unexpected {c} in pattern")
+        else:
+            chars = (False, ((ord(c), ord(c)),))
+        if i < len(text) and text[i] in "*+":
+            if text[i] == "+":
+                out.append((chars, False))
+            out.append((chars, True))
+            i += 1
+        else:
+            out.append((chars, False))
+    return out
+
+
+def _class_ranges(body: str) -> tuple[bool, tuple]:
+    negated = body.startswith("^")
+    if negated:
+        body = body[1:]
+    chars = []
+    k = 0
+    while k < len(body):
+        if body[k] == "\\" and k + 1 < len(body):
+            k += 1
+        chars.append(body[k])
+        k += 1
+    ranges = []
+    k = 0
+    while k < len(chars):
+        if k + 2 < len(chars) and chars[k + 1] == "-":
+            ranges.append((ord(chars[k]), ord(chars[k + 2])))
+            k += 3
+        else:
+            ranges.append((ord(chars[k]), ord(chars[k])))
+            k += 1
+    return negated, tuple(ranges)
+
+
+def _chars_meet(x: tuple[bool, tuple], y: tuple[bool, tuple]) -> bool:
+    """Whether two character sets share a character."""
+    (nx, rx), (ny, ry) = x, y
+    if nx and ny:
+        return True  # two co-finite sets always meet
+    if nx or ny:
+        pos, neg = (ry, rx) if nx else (rx, ry)
+        return any(_uncovered(lo, hi, neg) for lo, hi in pos)
+    return any(a <= d and c <= b for a, b in rx for c, d in ry)
+
+
+def _uncovered(lo: int, hi: int, ranges: tuple) -> bool:
+    """Whether some code point of lo..hi lies outside every range."""
+    for a, b in sorted(ranges):
+        if a > lo:
+            return True
+        lo = max(lo, b + 1)
+        if lo > hi:
+            return False
+    return lo <= hi

@@ -61,20 +61,48 @@ _SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e":
 _BINARY = {"ki": 2**10, "mi": 2**20, "gi": 2**30, "ti": 2**40, "pi": 2**50, "ei": 2**60}
 
 
-def _split(name: str, x: Any) -> tuple[Any, str]:
-    """The amount (exact) and the unit of a quantity (surrounding quotes dropped, as OPA)."""
-    from decimal import Decimal
+# Exponents beyond this are refused rather than expanded (a quantity is agent-controlled text).
+_MAX_EXPONENT = 4096
 
-    import re2
 
-    text = want_str(name, 1, x)
+def _split(name: str, what: str, x: Any, lower: bool) -> tuple[Any, str]:
+    """The amount (exact) and the unit of a quantity, read as OPA reads it: quotes dropped,
+    no spaces, the amount the leading digits, dots and exponent (an ``e`` not followed by a
+    digit or sign starts the unit)."""
+    from decimal import Decimal, InvalidOperation
+
+    text = want_str(name, 1, x).replace('"', "")
+    if lower:
+        text = text.lower()
     if " " in text:
         raise BuiltinError(f"{name}: spaces not allowed in resource strings")
-    text = text.strip('"')
-    m = re2.fullmatch(r"(-?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([A-Za-z]*)", text)
-    if m is None:
-        raise BuiltinError(f"{name}: could not parse amount to a number")
-    return Decimal(m.group(1)), m.group(2)
+    end = len(text)
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c in "eE":
+            nxt = text[i + 1 : i + 2]
+            if not nxt or not (nxt.isdigit() or nxt in "+-"):
+                end = i
+                break
+            if nxt in "+-":
+                i += 1
+        elif not (c.isdigit() or c in ".+-"):
+            end = i
+            break
+        i += 1
+    num, unit = text[:end], text[end:]
+    if not num:
+        raise BuiltinError(f"{name}: no {what}amount provided")
+    try:
+        amount = Decimal(num)
+    except InvalidOperation:
+        raise BuiltinError(f"{name}: could not parse {what}amount to a number") from None
+    if not amount.is_finite():
+        raise BuiltinError(f"{name}: could not parse {what}amount to a number")
+    if abs(amount.adjusted()) > _MAX_EXPONENT:
+        raise BuiltinError(f"{name}: exponent too large")
+    return amount, unit
 
 
 @builtin("units.parse", "units", 1)
@@ -84,7 +112,7 @@ def parse(x: Any) -> Any:
     ``"100M"`` 100000000, ``"1.5e3k"`` 1500000."""
     from hookgate.lang.numbers import normalize
 
-    amount, unit = _split("units.parse", x)
+    amount, unit = _split("units.parse", "", x, lower=False)
     if unit == "m":
         return normalize(amount / 1000)
     u = unit.lower()
@@ -98,9 +126,8 @@ def parse(x: Any) -> Any:
 def parse_bytes(x: Any) -> int:
     """The number of bytes a size denotes, as an integer (fractions dropped): ``"1KB"``/``"1K"``
     is 1000, ``"1KiB"``/``"1Ki"`` 1024 (units in any case, the ``B`` optional)."""
-    amount, unit = _split("units.parse_bytes", x)
-    u = unit.lower()
-    u = u[:-1] if u.endswith("b") else u
+    amount, unit = _split("units.parse_bytes", "byte ", x, lower=True)
+    u = unit[:-1] if unit.endswith("b") else unit
     factor = _SI.get(u, _BINARY.get(u))
     if factor is None:
         raise BuiltinError(f"units.parse_bytes: unknown unit {unit!r}")

@@ -442,6 +442,12 @@ class Rule(Node):
         the name instead: ``p["a"] := 1`` is the complete rule ``ref=("p", "a")``.
       - ``"function"``: ``name(args) := value if body`` (value ``None`` means ``true``).
 
+    A name with a variable (or non-string key) anywhere is rooted at its constant prefix
+    (``ref``); the keys from there on are ``path_keys`` then ``key``: ``p.q[a].r[b] := v`` is
+    the object rule ``ref=("p", "q")``, ``path_keys=(a, "r")``, ``key=b``, and
+    ``p.q[a].r contains x`` the set rule ``ref=("p", "q")``, ``path_keys=(a, "r")``, ``key=x``
+    (a partial object whose leaves are sets).
+
     ``ref`` is the rule name as written, split on dots (``["deny"]``, ``["a", "b"]`` for
     ``a.b contains x``); the full path is the module's package followed by ``ref``.
     ``body`` is empty for a rule without a body.
@@ -457,6 +463,7 @@ class Rule(Node):
     elses: tuple[Else, ...]
     default: bool
     assign_op: str | None  # ":=" or "=" as written in the head, None when absent
+    path_keys: tuple[Term, ...]
 
     __slots__ = (
         "kind",
@@ -469,6 +476,7 @@ class Rule(Node):
         "elses",
         "default",
         "assign_op",
+        "path_keys",
     )
 
     def __init__(
@@ -483,6 +491,7 @@ class Rule(Node):
         elses: tuple[Else, ...] = (),
         default: bool = False,
         assign_op: str | None = None,
+        path_keys: tuple[Term, ...] = (),
     ) -> None:
         _set(self, "kind", kind)
         _set(self, "ref", ref)
@@ -494,6 +503,13 @@ class Rule(Node):
         _set(self, "elses", elses)
         _set(self, "default", default)
         _set(self, "assign_op", assign_op)
+        _set(self, "path_keys", path_keys)
+
+    @property
+    def doc_kind(self) -> str:
+        """The kind of document the rule defines at ``ref``: a set rule with key terms in its
+        name defines an object (of sets)."""
+        return "object" if self.path_keys else self.kind
 
 
 class Import(Node):

@@ -107,7 +107,7 @@ def _where(d: _Def) -> str:
 
 def _rule_children(r: ast.Rule) -> tuple:
     parts = tuple(x for x in (r.key, r.value) if x is not None)
-    return (*r.args, *parts, *r.body, *r.elses)
+    return (*r.args, *r.path_keys, *parts, *r.body, *r.elses)
 
 
 def _optional(*nodes: object) -> tuple:
@@ -411,7 +411,7 @@ class _ModuleChecker:
         ``some``, an earlier ``:=``, the body around a comprehension or ``every``): engines
         disagree on what that means, so it is refused, as OPA does."""
         declared = {v.name: v for arg in rule.args for v in _vars_in(arg) if v.name != "_"}
-        for part in (rule.key, rule.value):
+        for part in (*rule.path_keys, rule.key, rule.value):
             if part is not None:
                 self.check_nested(part, declared)
         self.check_body(rule.body, dict(declared))
@@ -491,12 +491,13 @@ def _rule_conflicts(index: _Index) -> Iterator[Diagnostic]:
     for path, defs in index.rules.items():
         first = defs[0]
         for d in defs[1:]:
-            if d.rule.kind != first.rule.kind:
+            if d.rule.doc_kind != first.rule.doc_kind:
                 yield _diag(
                     d.module,
                     d.rule.loc,
                     f"rule {_data(path)} conflicts with {_where(first)}: "
-                    f"{_KIND_NAMES[d.rule.kind]} here, {_KIND_NAMES[first.rule.kind]} there",
+                    f"{_KIND_NAMES[d.rule.doc_kind]} here, "
+                    f"{_KIND_NAMES[first.rule.doc_kind]} there",
                 )
         functions = [d for d in defs if d.rule.kind == "function"]
         for d in functions[1:]:
@@ -515,7 +516,7 @@ def _rule_conflicts(index: _Index) -> Iterator[Diagnostic]:
                 f"multiple default rules {_data(path)} (the first at {_where(defaults[0])})",
             )
         # A single-value rule (or a function or a set) is a leaf: nothing may be defined inside it.
-        if first.rule.kind != "object":
+        if first.rule.doc_kind != "object":
             for other in index.rules:
                 if len(other) > len(path) and other[: len(path)] == path:
                     inner = index.rules[other][0]

@@ -144,6 +144,10 @@ class Program:
         # What a group's own code reads besides base data, other rules and pure builtins:
         # "input", "with", "print", or the name of a builtin that reads something else.
         self.reads: dict[Group, set[str]] = {}
+
+        self.roots: set[tuple] = set()
+        # Rules under a partial object's root, each group with the root it adds to.
+        self.inner: dict[tuple, tuple[Group, Group]] = {}
         self.out = _Module()
         self._collect()
         for group in self.tree.groups:
@@ -173,6 +177,9 @@ class Program:
         names_by_pkg: dict[tuple, set[str]] = {}
         for m in self.modules:
             names_by_pkg.setdefault(m.package, set()).update(r.ref[0] for r in m.rules)
+            # Partial objects are rooted where their names stop being constant; every rule
+            # under such a root adds to the root's object (`p[x] := 1` with `p.q.r := 2`).
+            self.roots.update((*m.package, *r.ref) for r in m.rules if r.doc_kind == "object")
         for m in self.modules:
             env = ModuleEnv(m, names_by_pkg[m.package])
             self.tree.package(m.package)
@@ -198,8 +205,22 @@ class Program:
                 except CompileError as exc:
                     self._error(m.filename, exc)
 
+    def _root(self, path: tuple) -> tuple | None:
+        for n in range(1, len(path)):
+            if path[:n] in self.roots:
+                return path[:n]
+        return None
+
     def _add_rule(self, rule: ast.Rule, env: ModuleEnv) -> None:
         path = (*env.package, *rule.ref)
+        root = self._root(path)
+        if root is not None:
+            self._add_inner(rule, env, path, root)
+            return
+        self._add_to(self._placed_group(path, rule.doc_kind, rule, env), rule, env)
+
+    def _placed_group(self, path: tuple, kind: str, rule: ast.Rule, env: ModuleEnv) -> Group:
+        """The group at ``path`` in the tree, created for ``rule`` if it is the first."""
         node = self.tree.root
         for key in path:
             if node.group is not None:
@@ -213,14 +234,52 @@ class Program:
             )
         group = node.group
         if group is None:
-            group = self.tree.group(rule.kind, path, -1, env.file, rule.loc.line, rule.loc.col)
+            group = self.tree.group(kind, path, -1, env.file, rule.loc.line, rule.loc.col)
             self.rules[group] = []
             self.deps[group] = set()
             self.out.tree_ops.append(group)
-        elif group.kind != rule.kind:
+        return group
+
+    def _add_inner(self, rule: ast.Rule, env: ModuleEnv, path: tuple, root: tuple) -> None:
+        """A rule below the root of a partial object: its keys, from the root on, are the
+        rest of its name then its own key terms."""
+        group = self._placed_group(root, "object", rule, env)
+        extra = tuple(ast.Scalar(k, rule.loc) for k in path[len(root) :])
+        if rule.doc_kind == "object":
+            moved = ast.Rule(
+                rule.kind,
+                rule.ref,
+                rule.loc,
+                key=rule.key,
+                value=rule.value,
+                body=rule.body,
+                assign_op=rule.assign_op,
+                path_keys=extra + rule.path_keys,
+            )
+            self._add_to(group, moved, env)
+            return
+        if rule.kind == "function":
             raise CompileError(
-                f"rule {path_text(path)} is defined as a {_kind_text(group.kind)} and as a "
-                f"{_kind_text(rule.kind)}",
+                f"function {path_text(path)} conflicts with rule {group.name}", rule.loc
+            )
+        # A single-value or multi-value rule keeps its own group (default, else, conflicts);
+        # its value joins the root's object at its place.
+        inner = self.inner.get(path)
+        if inner is None:
+            sub = Group(rule.kind, path, -1, env.file, rule.loc.line, rule.loc.col)
+            inner = self.inner[path] = (sub, group)
+            self.rules[sub] = []
+            self.deps[sub] = set()
+            self.deps[group].add(sub)
+            self.out.tree_ops.append(sub)
+            self.out.detached.add(sub)
+        self._add_to(inner[0], rule, env)
+
+    def _add_to(self, group: Group, rule: ast.Rule, env: ModuleEnv) -> None:
+        if group.kind != rule.doc_kind:
+            raise CompileError(
+                f"rule {group.name} is defined as a {_kind_text(group.kind)} and as a "
+                f"{_kind_text(rule.doc_kind)}",
                 rule.loc,
             )
         if rule.kind == "function":
@@ -254,7 +313,25 @@ class Program:
                 default_def = compiled
             else:
                 defs.append(compiled)
+            if rule.path_keys:
+                self.out.nested.add(group)
+        for sub, root in self.inner.values():
+            if root is group:
+                defs.append(self._inner_def(sub, root))
+                self.out.nested.add(group)
         self.out.definitions[group] = (defs, default_def)
+
+    def _inner_def(self, sub: Group, root: Group) -> str:
+        """A definition of a partial object adding the value of a rule below its root."""
+        self._compile_group(sub)
+        name = self.out.name("u")
+        keys = repr(sub.path[len(root.path) :])
+        self.out.functions.append(
+            f"def {name}(ctx, acc):\n"
+            f"    tree_inner(acc, {keys}, {self.out.group(sub)}.value(ctx), {sub.kind == 'set'}, "
+            f"{self.out.group(root)}.name)"
+        )
+        return name
 
     def _constant(self, group: Group) -> bool:
         """Whether ``group``'s value is fixed by the base data alone: complete rules without
@@ -377,6 +454,8 @@ class _Module:
     def __init__(self) -> None:
         self.functions: list[str] = []
         self.tree_ops: list[Any] = []  # "T.package(...)" lines and groups, in creation order
+        self.detached: set[Group] = set()  # groups inside a partial object, not at a node
+        self.nested: set[Group] = set()  # partial objects with key paths or rules inside
         self.definitions: dict[Group, tuple[list[str], str | None]] = {}
         self.group_names: dict[Group, str] = {}
         self.node_names: dict[tuple, str] = {}
@@ -416,7 +495,7 @@ class _Module:
             if isinstance(op, Group):
                 lines.append(
                     f"{self.group(op)} = T.group({op.kind!r}, {op.path!r}, {op.arity!r}, "
-                    f"{op.file!r}, {op.line!r}, {op.col!r})"
+                    f"{op.file!r}, {op.line!r}, {op.col!r}, {op not in self.detached})"
                 )
             else:
                 lines.append(op)
@@ -425,6 +504,8 @@ class _Module:
             lines.append(f"{name}.defs = ({''.join(d + ', ' for d in defs)})")
             if default_def is not None:
                 lines.append(f"{name}.default_def = {default_def}")
+            if group in self.nested:
+                lines.append(f"{name}.nested = True")
         for path, name in self.node_names.items():
             lines.append(f"{name} = T.node({path!r})")
         lines.append(f"T.constants = ({''.join(self.group(g) + ', ' for g in self.constants)})")
@@ -612,11 +693,18 @@ class RuleCompiler:
         scope = Scope(None, [0])
         key_slot = scope.new_slot()
         fn = self._fn("s", "ctx, acc", "return")
+        path_slots = [scope.new_slot() for _ in rule.path_keys]
+        name = repr(self.group.name)
 
         def terminal(fn: _Fn) -> None:
-            fn.emit(f"set_add(acc, fr[{key_slot}])")
+            if path_slots:
+                path = "".join(f"fr[{s}], " for s in path_slots)
+                fn.emit(f"tree_put(acc, ({path}), fr[{key_slot}], True, {name})")
+            else:
+                fn.emit(f"set_add(acc, fr[{key_slot}])")
 
-        tail = [_HeadLit(rule.key, key_slot)]
+        tail = [_HeadLit(k, s) for k, s in zip(rule.path_keys, path_slots, strict=True)]
+        tail.append(_HeadLit(rule.key, key_slot))
         self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
@@ -628,11 +716,17 @@ class RuleCompiler:
         value = rule.value if rule.value is not None else ast.Scalar(True, rule.loc)
         name = repr(self.group.name)
         fn = self._fn("o", "ctx, acc", "return")
+        path_slots = [scope.new_slot() for _ in rule.path_keys]
 
         def terminal(fn: _Fn) -> None:
-            fn.emit(f"object_put(acc, fr[{key_slot}], fr[{val_slot}], {name})")
+            if path_slots:
+                path = "".join(f"fr[{s}], " for s in [*path_slots, key_slot])
+                fn.emit(f"tree_put(acc, ({path}), fr[{val_slot}], False, {name})")
+            else:
+                fn.emit(f"object_put(acc, fr[{key_slot}], fr[{val_slot}], {name})")
 
-        tail = [_HeadLit(rule.key, key_slot), _HeadLit(value, val_slot)]
+        tail = [_HeadLit(k, s) for k, s in zip(rule.path_keys, path_slots, strict=True)]
+        tail += [_HeadLit(rule.key, key_slot), _HeadLit(value, val_slot)]
         self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
@@ -1006,6 +1100,10 @@ class RuleCompiler:
             return
         term = lit.term
         if isinstance(term, ast.Assign | ast.Unify):
+            walked = self._walk_value(term)
+            if walked is not None:  # `[path, value] := walk(x)`: one binding per node
+                self._walk(walked, scope, bound, fn)
+                return
             self.unify(term.lhs, term.rhs, scope, bound, term.loc, fn)
             return
         if isinstance(term, ast.Call) and self._has_output_arg(term):
@@ -1081,6 +1179,21 @@ class RuleCompiler:
             f"({d} := {dom}) is UNDEFINED or "
             f"not every({fn.ctx}, fr, {d}, {key_slot}, {val_slot}, {name})"
         )
+
+    def _walk_value(self, term: ast.Assign | ast.Unify) -> ast.Call | None:
+        """``out := walk(x)`` / ``out = walk(x)`` (either side) as ``walk(x, out)``."""
+        sides = [(term.lhs, term.rhs)]
+        if isinstance(term, ast.Unify):
+            sides.append((term.rhs, term.lhs))
+        for out, call in sides:
+            if (
+                isinstance(call, ast.Call)
+                and call.name == "walk"
+                and len(call.args) == 1
+                and self.resolve_call("walk", call.loc)[0] != "function"
+            ):
+                return ast.Call("walk", (call.args[0], out), call.loc)
+        return None
 
     def _walk(self, call: ast.Call, scope: Scope, bound: set, fn: _Fn) -> None:
         src = self.term(call.args[0], scope, fn, bound)
@@ -1186,7 +1299,10 @@ class RuleCompiler:
     def _unify_one(self, a: Any, b: Any, scope: Scope, bound: set, loc: ast.Loc, fn: _Fn) -> None:
         if isinstance(b, ast.Var) and is_wild(b):  # `x = _`: x must be defined, no more
             a, b = b, a
-        # Iterating refs are expanded first (they bind their own variables).
+        # Iterating refs are expanded first (they bind their own variables): `data.a[x] = 1`
+        # iterates the left side and compares, as `1 = data.a[x]` does.
+        if self._iterates(a, scope, bound) and self._evaluable(b, scope, bound):
+            a, b = b, a
         if self._evaluable_after_refs(b, scope, bound):
             value = self.term(b, scope, fn, bound)
             pattern = a
@@ -1200,6 +1316,12 @@ class RuleCompiler:
             name, vloc = next(iter({**info.plain, **info.pattern}.items()), ("?", loc))
             raise CompileError(f"var {name} is unsafe", vloc)
         self.match(pattern, fn.value(value), scope, bound, fn)
+
+    def _iterates(self, term: Any, scope: Scope, bound: set) -> bool:
+        """Whether ``term`` holds a reference whose unbound variables it binds by iterating."""
+        info = VarInfo()
+        self.vars_of(term, scope, info, "pattern")
+        return any(n not in bound for n in info.refout)
 
     def _evaluable_after_refs(self, term: Any, scope: Scope, bound: set) -> bool:
         info = VarInfo()

@@ -206,6 +206,11 @@ class _Printer:
 
     def _rule(self, rule: ast.Rule, limit: ast.Loc) -> str:
         ref = self._path(rule.ref)
+        for key in rule.path_keys:
+            if isinstance(key, ast.Scalar) and isinstance(key.value, str):
+                ref += self._path(("", key.value))
+            else:
+                ref += "[" + self.term(key, _KV, 0) + "]"
         args = "(" + ", ".join(self.term(a, _IN, 0) for a in rule.args) + ")"
         if rule.default:
             head = "default " + ref + (args if rule.kind == "function" else "")

@@ -334,6 +334,18 @@ class _Body:
     literals: tuple[ast.Literal, ...]
 
 
+def _split_head(head: _Head) -> tuple[_Head, tuple[Any, ...]]:
+    """A rule name split at its first key that is not a constant string: the constant prefix
+    (where the rule's document is rooted) and the key terms after it (strings as scalars)."""
+    for i, elem in enumerate(head.elems):
+        if not isinstance(elem, str):
+            keys = tuple(
+                ast.Scalar(e, head.loc) if isinstance(e, str) else e for e in head.elems[i:]
+            )
+            return _Head(head.name, head.elems[:i], head.loc), keys
+    return head, ()
+
+
 @dataclass(frozen=True, slots=True)
 class _Head:
     name: str
@@ -469,8 +481,9 @@ def _make_builder() -> type:
         def set_rule(self, meta: Any, children: list[Any]) -> ast.Rule:
             head: _Head = children[0]
             parts = _RuleParts(children[3:])
-            ref = self._complete_ref(head, "a multi-value (contains) rule")
-            return ast.Rule("set", ref, head.loc, key=children[2], body=parts.body)
+            static, keys = _split_head(head)
+            ref = self._complete_ref(static, "a multi-value (contains) rule")
+            return ast.Rule("set", ref, head.loc, key=children[2], body=parts.body, path_keys=keys)
 
         def value_rule(self, meta: Any, children: list[Any]) -> ast.Rule:
             head: _Head = children[0]
@@ -499,16 +512,24 @@ def _make_builder() -> type:
             body: tuple[ast.Literal, ...],
             elses: tuple[ast.Else, ...],
         ) -> ast.Rule:
-            elems = head.elems
-            if elems and not isinstance(elems[-1], str):
-                # `p[k] := v` (or `p[k] if …`, value true): a partial object keyed by k.
-                ref = self._complete_ref(_Head(head.name, elems[:-1], head.loc), "a rule")
+            static, keys = _split_head(head)
+            if keys:
+                # `p[k] := v`, `p.q[a].r[b] := v` (or `… if …`, value true): one key path of
+                # a partial object rooted at the name's constant prefix.
+                ref = self._complete_ref(static, "a rule")
                 if elses:
                     raise _fail_at(
                         elses[0], "else keyword cannot be used on rules with variables in head"
                     )
                 return ast.Rule(
-                    "object", ref, head.loc, key=elems[-1], value=value, body=body, assign_op=op
+                    "object",
+                    ref,
+                    head.loc,
+                    key=keys[-1],
+                    value=value,
+                    body=body,
+                    assign_op=op,
+                    path_keys=keys[:-1],
                 )
             ref = self._complete_ref(head, "a rule")
             return ast.Rule(

@@ -407,6 +407,8 @@ class Group:
         "default_def",
         "memo_env",
         "memo",
+
+        "nested",
     )
 
     def __init__(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> None:
@@ -423,6 +425,8 @@ class Group:
         # environment builtins it reads (often none), and its value with their answers.
         self.memo_env: tuple[str, ...] | None = None
         self.memo: tuple[tuple, Any] | None = None
+
+        self.nested = False  # a partial object built along key paths (tree_put)
 
     def value(self, ctx: Ctx) -> Any:
         """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
@@ -480,7 +484,7 @@ class Group:
             obj: dict = {}
             for d in self.defs:
                 d(ctx, obj)
-            return obj
+            return _finish_tree(obj) if self.nested else obj
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, ())
         result = UNDEFINED
@@ -534,9 +538,21 @@ class Tree:
     def package(self, path: tuple) -> None:
         self.node(path).package = True
 
-    def group(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> Group:
-        node = self.node(path)
-        group = node.group = Group(kind, path, arity, file, line, col)
+    def group(
+        self,
+        kind: str,
+        path: tuple,
+        arity: int,
+        file: str,
+        line: int,
+        col: int,
+        placed: bool = True,
+    ) -> Group:
+        """A new rule group; ``placed``: at its node (else it lives inside a partial object
+        rooted above it, whose value includes its own)."""
+        group = Group(kind, path, arity, file, line, col)
+        if placed:
+            self.node(path).group = group
         self.groups.append(group)
         return group
 
@@ -777,6 +793,84 @@ def object_put(obj: dict, k: Any, v: Any, name: str | None) -> None:
         raise EvalError(f"conflicting values for {name}[{k!r}]: object keys must be unique")
 
 
+class _Branch(dict):
+    """An object a partial object's key paths build (others may still add keys to it)."""
+
+    __slots__ = ()
+
+
+class _Members(dict):
+    """The members of a set at the end of a multi-value rule's key path (``set_add`` keys)."""
+
+    __slots__ = ()
+
+
+def tree_put(obj: dict, keys: tuple, v: Any, multi: bool, name: str) -> None:
+    """Add ``v`` at key path ``keys`` of a partial object (``name``): the value there, or with
+    ``multi`` a member of the set there. Two values at one place, or a value where another
+    rule puts keys, conflict (OPA: object keys must be unique)."""
+    last = len(keys) - 1
+    for i, k in enumerate(keys):
+        k = dict_key(k)
+        old = obj.get(k, MISSING)
+        if i < last:
+            if old is MISSING:
+                obj[k] = old = _Branch()
+            elif type(old) is not _Branch:
+                break
+            obj = old
+        elif multi:
+            if old is MISSING:
+                obj[k] = old = _Members()
+            elif type(old) is not _Members:
+                break
+            set_add(old, v)
+            return
+        elif old is MISSING:
+            obj[k] = v
+            return
+        elif type(old) is _Branch or type(old) is _Members or not equal(old, v):
+            break
+        else:
+            return
+    raise EvalError(f"conflicting values for {name}{list(keys)!r}: object keys must be unique")
+
+
+def tree_inner(obj: dict, keys: tuple, v: Any, is_set: bool, name: str) -> None:
+    """Add the value of the rule ``name`` inside a partial object, at ``keys``."""
+    if v is UNDEFINED:
+        return
+    if is_set:
+        tree_put_empty(obj, keys, name)
+        for member in v:
+            tree_put(obj, keys, member, True, name)
+    else:
+        tree_put(obj, keys, v, False, name)
+
+
+def tree_put_empty(obj: dict, keys: tuple, name: str) -> None:
+    """An empty set at ``keys`` (a multi-value rule with no members is still defined)."""
+    *path, k = keys
+    for p in path:
+        obj = obj.setdefault(dict_key(p), _Branch())
+        if type(obj) is not _Branch:
+            raise EvalError(f"conflicting values for {name}: object keys must be unique")
+    old = obj.setdefault(dict_key(k), _Members())
+    if type(old) is not _Members:
+        raise EvalError(f"conflicting values for {name}: object keys must be unique")
+
+
+def _finish_tree(obj: dict) -> dict:
+    """Plain objects and sets in place of the builders."""
+    for k, v in obj.items():
+        t = type(v)
+        if t is _Branch:
+            obj[k] = _finish_tree(dict(v))
+        elif t is _Members:
+            obj[k] = RegoSet._from_dict(dict(v))
+    return obj
+
+
 def every(ctx: Ctx, fr: list, domain: Any, key_slot: int, val_slot: int, body: Callable) -> bool:
     """Whether ``body`` holds for every item of ``domain``."""
     for k, v in iter_items_unordered(domain):
@@ -929,6 +1023,8 @@ GENERATED_CODE_NAMES = (
     "obj_add",
     "set_add",
     "object_put",
+    "tree_put",
+    "tree_inner",
     "every",
     "rego_print",
     "with_input",

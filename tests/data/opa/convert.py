@@ -2,7 +2,9 @@
 
 Input: JSON lines ``{"path": ..., "commit": ..., "text": <the YAML file>}``, one per case file
 of open-policy-agent/opa (``v1/test/cases/testdata/v1/**``, Apache-2.0; see LICENSE and
-NOTICE here), each with the commit it was read at. Run from the repository root:
+NOTICE here), each with the commit it was read at; or ``"cases": [...]`` in place of ``text``,
+the file's cases already parsed (transcribed case by case from the file read at that commit,
+for the long files that repeat one template). Run from the repository root:
 
     python tests/data/opa/convert.py raw.jsonl [more.jsonl ...]
 
@@ -28,12 +30,8 @@ def main(paths: list[str]) -> None:
             if not line.strip():
                 continue
             raw = json.loads(line)
-            doc = yaml.safe_load(raw["text"])
-            files[raw["path"]] = {
-                "path": raw["path"],
-                "commit": raw["commit"],
-                "cases": doc["cases"],
-            }
+            cases = raw["cases"] if "cases" in raw else yaml.safe_load(raw["text"])["cases"]
+            files[raw["path"]] = {"path": raw["path"], "commit": raw["commit"], "cases": cases}
     out = {
         "source": "https://github.com/open-policy-agent/opa (Apache-2.0): "
         "v1/test/cases/testdata/v1, one entry per case file at the commit shown",
