@@ -76,11 +76,14 @@ code_stdin := [{"cmd": c, "code": c.stdin} |
 ]
 
 # Every git command of the call with its parse, except those that only print help. An array:
-# as a set, each command and parse (large objects) would be hashed on every call.
+# as a set, each command and parse (large objects) would be hashed on every call. The parse
+# reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
 git_commands := [{"cmd": c, "git": g} |
 	some c in commands
 	c.name == "git"
-	g := git.parse(c)
+	first := git.parse(c)
+	not first.help
+	g := git.parse_in(c, git.config(git_target(first)))
 	not g.help
 ]
 

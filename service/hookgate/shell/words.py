@@ -44,6 +44,7 @@ class Command(Record):
         "writes",
         "appends",
         "branch",
+        "git_config",
     )
 
     def __init__(
@@ -70,6 +71,9 @@ class Command(Record):
         # git: the branch an earlier command of the line switched its repository to ("" when it
         # detached HEAD), None when the line did not switch it
         self.branch: str | None = None
+        # git: what earlier git config commands of the line wrote to the configuration this
+        # command reads ([op, key, value], op set/add/unset), in order
+        self.git_config: list[list[str]] = []
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -84,6 +88,9 @@ class Command(Record):
             "writes": list(self.writes),
             "appends": list(self.appends),
             "branch": self.branch,
+            "git_config": [list(op) for op in self.git_config],
+            # argv indices whose value the line does not show ($VAR, $(cmd))
+            "unknown": [k for k, w in enumerate(self.words) if not w.literal],
         }
 
 
