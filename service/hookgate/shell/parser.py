@@ -593,6 +593,7 @@ class _Parser:
             words = [Word(w.text, None, w.literal, []) for w in c.words]
             printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
             printed.writes = c.writes
+            printed.branch, printed.git_config = c.branch, c.git_config
             self.out.append(printed)
 
     def nested(self, text: str, offs: list[int], via: list[str], remote: bool = False) -> None:
