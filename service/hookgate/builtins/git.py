@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "branch",
+    "checkout_target",
     "config",
     "has_option",
     "parse",
@@ -148,3 +149,22 @@ def config(directory: Any) -> dict[str, list[str]]:
     if not os.path.isabs(path):
         return {}
     return model.repository_config(path)
+
+
+@builtin("git.checkout_target", "git", 2, reads_host=True)
+def checkout_target(directory: Any, name: Any) -> str | None:
+    """How ``git checkout <name>`` (one operand, no ``--``) reads ``name`` in the repository
+    containing absolute ``directory``.
+
+    ``"revision"``: a branch, tag, remote branch ``checkout`` would track, an object id or a
+    revision expression (``HEAD~1``, ``-``); ``"path"``: no such revision, but a file or
+    directory of that name exists in ``directory``, which git restores from the index,
+    discarding its changes; ``null``: no repository, a relative directory, or neither. Reads
+    loose refs and ``packed-refs`` (bounded, no symlinks followed).
+    """
+    if not isinstance(directory, str) or not isinstance(name, str):
+        raise BuiltinError("git.checkout_target: operands must be strings")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return None
+    return model.checkout_target(path, name)

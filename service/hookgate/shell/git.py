@@ -153,6 +153,29 @@ SPECS: dict[str, Spec] = {
         "cleanup sort contains points-at merged no-merged",
         "message file local-user cleanup sort contains points-at m F u",
     ),
+    "checkout-index": _spec(
+        "a=all f=force n=no-create u=index q=quiet z=z",
+        "temp stdin ignore-skip-worktree-bits prefix stage",
+        "prefix stage",
+    ),
+    "read-tree": _spec(
+        "m=m u=u i=i n=dry-run v=v",
+        "reset trivial aggressive prefix index-output no-sparse-checkout empty quiet "
+        "recurse-submodules no-recurse-submodules exclude-per-directory",
+        "prefix index-output exclude-per-directory",
+    ),
+    "rm": _spec(
+        "f=force n=dry-run r=r q=quiet",
+        "cached ignore-unmatch sparse pathspec-from-file pathspec-file-nul",
+        "pathspec-from-file",
+    ),
+    "worktree": _spec(
+        "f=force b=b B=B q=quiet",
+        "detach checkout no-checkout lock no-lock reason orphan track no-track guess-remote "
+        "expire porcelain verbose",
+        "b B reason expire",
+    ),
+    "prune": _spec("n=dry-run v=verbose", "expire progress", "expire"),
     "cherry-pick": _spec(
         "e=edit n=no-commit x=x m=mainline s=signoff",
         "continue skip abort quit ff allow-empty strategy strategy-option",
@@ -979,3 +1002,65 @@ def repository_config(path: str) -> dict[str, list[str]]:
         return gitconfig.read_config(git_dir, os.path.expanduser("~") or None)
     except gitconfig.ConfigError:
         return {}
+
+
+MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read
+
+
+def _common_dir(git_dir: str) -> str:
+    """Where a worktree's shared refs live (its ``commondir``), else ``git_dir`` itself."""
+    pointer = _read_small(os.path.join(git_dir, "commondir"))
+    if pointer and pointer.strip():
+        return os.path.normpath(os.path.join(git_dir, pointer.strip()))
+    return git_dir
+
+
+def _packed_refs(common: str) -> set[str]:
+    path = os.path.join(common, "packed-refs")
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return set()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            data = os.read(fd, MAX_PACKED_REFS).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
+    except OSError:
+        return set()
+    return {
+        line.split(" ", 1)[1] for line in data.splitlines() if line[:1] not in "#^" and " " in line
+    }
+
+
+def checkout_target(directory: str, name: str) -> str | None:
+    """How ``git checkout <name>`` (one operand, no ``--``) reads ``name`` in the repository
+    containing ``directory``: ``"revision"`` (a branch, tag, remote branch it would track, or a
+    revision expression), ``"path"`` (no such revision, but a file or directory of that name
+    exists: git restores it from the index, discarding changes), or None (no repository, or
+    neither: git fails)."""
+    git_dir = find_git_dir(directory)
+    if git_dir is None or not name:
+        return None
+    if name in ("-", "HEAD", "@") or any(c in name for c in "~^@:{"):
+        return "revision"
+    if len(name) >= 4 and all(c in "0123456789abcdef" for c in name.lower()):
+        return "revision"
+    common = _common_dir(git_dir)
+    candidates = [name, f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}"]
+    candidates += [f"refs/remotes/{name}"]
+    for ref in candidates:
+        if _read_small(os.path.join(common, ref)) is not None:
+            return "revision"
+    packed = _packed_refs(common)
+    if packed.intersection(candidates) or any(
+        r.startswith("refs/remotes/") and r.endswith("/" + name) for r in packed
+    ):
+        return "revision"
+    remotes = os.path.join(common, "refs", "remotes")
+    try:
+        names = os.listdir(remotes) if _is_dir(remotes) else []
+    except OSError:
+        names = []
+    if any(_read_small(os.path.join(remotes, r, name)) is not None for r in names[:64]):
+        return "revision"  # git checkout x creates x tracking origin/x
+    return "path" if os.path.lexists(os.path.join(directory, name)) else None
