@@ -368,8 +368,8 @@ def parse_argv(
             script = defined[1:]
             break
         words = split_cmdline(defined)
-        if not words:
-            break
+        if not words[0]:
+            break  # git: an empty alias, or one starting with a blank, is an error
         subcommand, rest = words[0].lower(), words[1:] + rest
         hidden_rest = {j + len(words) - 1 for j in hidden_rest}
     if subcommand == "help":
@@ -414,37 +414,32 @@ def _change(subcommand: str | None, args: list[str]) -> dict[str, str] | None:
 
 
 def split_cmdline(text: str) -> list[str]:
-    """An alias value split into words as git's ``split_cmdline`` does (quotes, backslash)."""
+    """An alias value split into words as git's ``split_cmdline`` does: quotes and backslashes
+    as in the shell, and every run of blanks ends a word, so blanks at the end (or start) of
+    the value leave an empty word."""
     words: list[str] = []
     current: list[str] = []
     quote = ""
-    started = False
     i = 0
     while i < len(text):
         c = text[i]
-        if c == "\\" and quote != "'" and i + 1 < len(text):
-            current.append(text[i + 1])
-            started = True
-            i += 2
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-            else:
-                current.append(c)
-        elif c in "'\"":
+        if not quote and c.isspace():
+            words.append("".join(current))
+            current = []
+            while i + 1 < len(text) and text[i + 1].isspace():
+                i += 1
+        elif c == "\\" and quote != "'":
+            i += 1
+            if i < len(text):
+                current.append(text[i])
+        elif c == quote:
+            quote = ""
+        elif not quote and c in "'\"":
             quote = c
-            started = True
-        elif c.isspace():
-            if started:
-                words.append("".join(current))
-                current, started = [], False
         else:
             current.append(c)
-            started = True
         i += 1
-    if started:
-        words.append("".join(current))
+    words.append("".join(current))
     return words
 
 
