@@ -83,9 +83,15 @@ git_commands := [{"cmd": c, "git": g} |
 	c.name == "git"
 	first := git.parse(c)
 	not first.help
-	g := git.parse_in(c, git.config(git_target(first)))
+	g := configured(c, first)
 	not g.help
 ]
+
+# Only a command whose meaning configuration may change (a name that may be an alias, push,
+# pull, merge, clean) reads the repository's configuration.
+configured(c, first) := git.parse_in(c, git.config(git_target(first))) if first.reads_config
+
+configured(_, first) := first if not first.reads_config
 
 # NAME=value assignments the line makes for later commands (FOO=1; export FOO=1; declare …).
 assignments contains concat("=", [name, value]) if {

@@ -53,7 +53,10 @@ def parse(cmd: Any) -> dict[str, Any]:
     (words the line does not show, ``$OPTS``, where git may read them as options: before
     ``--``, not an option's value; a known-safe branch substitution such as ``$(git branch
     --show-current)`` is a branch, never an option), ``alias`` and ``script`` (see
-    ``git.parse_in``). Earlier ``git config`` commands of the line (``cmd.git_config``) count.
+    ``git.parse_in``), ``reads_config`` (whether the repository's configuration can change what
+    the command does in ways ``git.parse_in`` reads: a name that is no git command, so may be
+    an alias, or push, send-pack, pull, merge, clean). Earlier ``git config`` commands of the
+    line (``cmd.git_config``) count.
     """
     return _parse(cmd, None, "git.parse")
 

@@ -272,6 +272,31 @@ _BRANCH_SUBSTITUTIONS = frozenset(
 )
 _TOPLEVEL_SUBSTITUTIONS = frozenset(("git rev-parse --show-toplevel", "pwd"))
 
+# git's own commands (git --list-cmds=main): a name among them is never an alias (git runs the
+# command), and those whose behaviour configuration changes in ways the guards read.
+GIT_COMMANDS = frozenset(
+    """
+    add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+    check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick clean
+    clone column commit commit-graph commit-tree config count-objects credential
+    credential-cache credential-store daemon describe diagnose diff diff-files diff-index
+    diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg
+    for-each-ref for-each-repo format-patch fsck fsck-objects gc get-tar-commit-id grep
+    hash-object help hook http-backend http-fetch http-push imap-send index-pack init init-db
+    instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance
+    merge merge-base merge-file merge-index merge-octopus merge-one-file merge-ours
+    merge-recursive merge-recursive-ours merge-recursive-theirs merge-resolve merge-subtree
+    merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects
+    pack-redundant pack-refs patch-id pickaxe prune prune-packed pull push quiltimport
+    range-diff read-tree rebase receive-pack reflog remote remote-ext remote-fd remote-ftp
+    remote-ftps remote-http remote-https repack replace request-pull rerere reset restore
+    rev-list rev-parse revert rm send-pack shell shortlog show show-branch show-index show-ref
+    sparse-checkout stage stash status stripspace submodule subtree switch symbolic-ref tag
+    unpack-file unpack-objects update-index update-ref update-server-info upload-archive
+    upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree write-tree
+    """.split()
+)
+_CONFIGURED = frozenset(("push", "send-pack", "pull", "merge", "clean"))
 MAX_ALIAS_DEPTH = 16
 _PUSHES = frozenset(("push", "send-pack"))  # aliases of aliases followed (git stops at a loop)
 
@@ -395,6 +420,8 @@ def parse_argv(
         "alias": alias,
         "script": script,
         "config_change": _change(subcommand, rest),
+        "reads_config": subcommand is not None
+        and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
         "unknown": [
             x
             for x, j in operands
