@@ -434,3 +434,48 @@ def test_parse_reads_the_line_config_of_the_command():
     [_, push] = gits("git config remote.origin.push +a:a && git push")
     assert push["git_config"] == [["set", "remote.origin.push", "+a:a"]]
     assert has_flag(parse(push), "--force")
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        "git push --receive-pack='rm -rf ~' ../r.git main",
+        "git push --exec='rm -rf ~' ../r.git main",
+        "git clone -u 'rm -rf ~' ../r.git x",
+        "git clone --upload-pack='rm -rf ~' ../r.git x",
+        "git fetch --upload-pack 'rm -rf ~' ../r.git",
+        "git ls-remote --upload-pack='rm -rf ~' ../r.git",
+        "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% ~'",
+        "git -c protocol.ext.allow=always clone 'ext::rm -rf ~' x",
+    ],
+)
+def test_transport_programs_are_scripts(cmdline):
+    ran = [[w.text for w in c.words] for c in analyse(cmdline)]
+    assert ["rm", "-rf", "~"] in ran
+
+
+def test_ext_command_escapes():
+    from hookgate.shell.git import ext_command
+
+    assert ext_command("sh -c touch% a%%b") == "'sh' '-c' 'touch a%b'"
+    assert ext_command("ssh host %S 'x'") == "'ssh' 'host' 'git-upload-pack' ''\\''x'\\'''"
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "git_dir"),
+    [
+        ("export GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("declare -x GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("set -a; GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("GIT_DIR=/r/.git; git commit", None),  # not exported: git never sees it
+        ("cd sub && GIT_DIR=../o/.git git commit", "o/.git"),
+        ("export GIT_DIR=/r/.git; GIT_DIR=/s/.git git commit", "/s/.git"),
+    ],
+)
+def test_the_git_dir_git_really_gets(cmdline, git_dir):
+    assert last_git(cmdline)["git_dir"] == git_dir
+
+
+def test_an_unknown_config_setting_is_an_unknown_word():
+    assert last_git('git -c "$CFG" push origin x')["unknown"] == ["$CFG"]
+    assert last_git("git -c user.name=x push origin x")["unknown"] == []

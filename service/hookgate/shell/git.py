@@ -334,10 +334,12 @@ def parse_argv(
     cmdline = env_config(env)
     dirs = cwd
     target_known = True
-    git_dir = env.get("GIT_DIR")
-    work_tree = env.get("GIT_WORK_TREE")
+    # relative to the directory git runs in (cd x && GIT_DIR=../y/.git git commit)
+    git_dir = _env_path(cwd, env.get("GIT_DIR"))
+    work_tree = _env_path(cwd, env.get("GIT_WORK_TREE"))
     help_ = False
     hidden = set(unknown)
+    hidden_globals: list[str] = []
     k = 1
     while k < len(argv):
         a = normalize_option(argv[k])
@@ -358,6 +360,8 @@ def parse_argv(
         if name in ("-h", "--help"):
             help_ = True
         shown = at not in hidden or (value is not None and substitution_kind(value) == "toplevel")
+        if not shown and name in ("-c", "--config-env"):
+            hidden_globals.append(value or "")  # may set anything: remote.origin.push=+…
         if name == "-C" and value:
             if not shown:
                 target_known = False
@@ -422,7 +426,8 @@ def parse_argv(
         "config_change": _change(subcommand, rest),
         "reads_config": subcommand is not None
         and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
-        "unknown": [
+        "unknown": hidden_globals
+        + [
             x
             for x, j in operands
             if j in hidden_rest and j < end and substitution_kind(x) != "branch"
@@ -438,6 +443,10 @@ def _change(subcommand: str | None, args: list[str]) -> dict[str, str] | None:
     if change is None:
         return None
     return dict(zip(("op", "key", "value", "scope"), change, strict=True))
+
+
+def _env_path(cwd: str | None, value: Any) -> str | None:
+    return join_path(cwd, value) if isinstance(value, str) and value else None
 
 
 def split_cmdline(text: str) -> list[str]:
@@ -926,7 +935,71 @@ def program_scripts(parsed: dict[str, Any], env: dict[str, Any]) -> list[str]:
             out.append(value)
     if parsed.get("script"):
         out.append(parsed["script"])
+    names = _PROGRAM_OPTIONS.get(parsed["subcommand"] or "", ())
+    args = parsed["args"]
+    for k, a in enumerate(args):
+        if a == "--":
+            break
+        for name in names:
+            glued = name + "=" if name.startswith("--") else name
+            if a == name and k + 1 < len(args):
+                out.append(args[k + 1])
+            elif a.startswith(glued) and a != name:
+                out.append(a[len(glued) :])
+        if a.startswith("ext::"):
+            out.append(ext_command(a[5:]))
     return out
+
+
+# Options whose value is a program git runs through the shell: the other side of a local or
+# ssh transport (git push --receive-pack='…' ../repo.git runs it here).
+_PROGRAM_OPTIONS = {
+    "push": ("--receive-pack", "--exec"),
+    "send-pack": ("--receive-pack", "--exec"),
+    "fetch": ("--upload-pack",),
+    "pull": ("--upload-pack",),
+    "ls-remote": ("--upload-pack",),
+    "clone": ("--upload-pack", "-u"),
+    "archive": ("--exec",),
+    "fetch-pack": ("--upload-pack", "--exec"),
+}
+_EXT_ESCAPES = {" ": " ", "%": "%", "s": "git-upload-pack", "S": "git-upload-pack"}
+
+
+def ext_command(spec: str) -> str:
+    """The command an ``ext::`` remote runs (``ext::sh -c touch% x``), as shell words: blanks
+    separate arguments, ``% `` is a blank and ``%%`` a ``%`` in one, ``%s``/``%S`` the service."""
+    args: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(spec):
+        c = spec[i]
+        if c == "%" and i + 1 < len(spec):
+            current.append(_EXT_ESCAPES.get(spec[i + 1], ""))
+            i += 2
+            continue
+        if c == " ":
+            if current:
+                args.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    if current:
+        args.append("".join(current))
+    return " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
+
+
+def _exported(name: str, before: list) -> bool:
+    """Whether a command before exported ``name`` (``export NAME``, ``declare -x``, ``set -a``)."""
+    for c in before:
+        args = [w.text for w in c.words[1:]]
+        if c.name == "set" and ("-a" in args or "allexport" in args):
+            return True
+        if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
+            if any(a.partition("=")[0] == name for a in args):
+                return True
+    return False
 
 
 def _is_include(key: str) -> bool:
@@ -942,13 +1015,27 @@ class LineState:
         self.branches: dict[tuple, str] = {}
         self.config: dict[Any, list[list[str]]] = {}  # scope → [op, key, value] in order
 
-    def see(self, cmd: Any, written: dict[str, list[str]], exported: dict[str, str]) -> list[str]:
+    def see(
+        self, cmd: Any, written: dict[str, list[str]], variables: dict[str, str], before: list
+    ) -> list[str]:
         """Read git command ``cmd`` (a ``words.Command``): set its ``branch`` and ``git_config``
         from what the line did before, remember what it does, and return the scripts its own
         settings make git run. ``written``: files the line wrote (path → parts);
-        ``exported``: variables the line set, of which only git's configuration and program
-        variables are read (never ``GIT_DIR``, which an unexported assignment does not pass)."""
-        env = {k: v for k, v in exported.items() if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV}
+        ``variables``: variables the line set; ``before``: the commands before ``cmd``.
+        Configuration and program variables count whether exported or not (reading more is
+        safe); ``GIT_DIR``/``GIT_WORK_TREE`` only when exported (``export``, ``set -a``), as
+        otherwise git never sees them and reads the repository of its directory. Exported ones
+        become part of ``cmd.env``, the environment git gets."""
+        env = {k: v for k, v in variables.items() if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV}
+        exported = {
+            k: v
+            for k, v in variables.items()
+            if (k in env or k in ("GIT_DIR", "GIT_WORK_TREE"))
+            and k not in cmd.env
+            and _exported(k, before)
+        }
+        if exported:
+            cmd.env = {**exported, **cmd.env}  # the environment git really gets
         env.update(cmd.env)
         argv = [w.text for w in cmd.words]
         unknown = [k for k, w in enumerate(cmd.words) if not w.literal]

@@ -492,7 +492,7 @@ class _Parser:
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
         if name == "git":
-            for script in self.git.see(cmd, self.scripts, self.vars):
+            for script in self.git.see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
