@@ -84,7 +84,10 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name), ``appends`` (the
     files it appends to: ``>> f``, ``&>> f``), ``branch`` (for ``git``: the branch an earlier
     ``git switch -c x``, ``checkout -b x``, ``switch x`` of the line left that repository on,
-    ``""`` after ``--detach``, else ``null``) and ``incomplete`` (the line had unbalanced quotes
+    ``""`` after ``--detach``, else ``null``), ``git_config`` (for ``git``: what earlier ``git
+    config`` commands of the line wrote to the configuration it reads, ``[op, key, value]`` with
+    op ``set``/``add``/``unset``), ``unknown`` (the argv indices whose value the line does not
+    show: ``$VAR``, ``$(cmd)``) and ``incomplete`` (the line had unbalanced quotes
     or was nested too deep; the text after an unterminated quote is analysed as commands too).
     Arguments of ``echo``, ``grep``, ``printf``,
     commit messages and here-documents fed to ``cat`` are data, never commands.

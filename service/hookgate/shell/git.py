@@ -990,18 +990,6 @@ def ext_command(spec: str) -> str:
     return " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
 
 
-def _exported(name: str, before: list) -> bool:
-    """Whether a command before exported ``name`` (``export NAME``, ``declare -x``, ``set -a``)."""
-    for c in before:
-        args = [w.text for w in c.words[1:]]
-        if c.name == "set" and ("-a" in args or "allexport" in args):
-            return True
-        if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
-            if any(a.partition("=")[0] == name for a in args):
-                return True
-    return False
-
-
 def _is_include(key: str) -> bool:
     return key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
 
@@ -1014,6 +1002,9 @@ class LineState:
     def __init__(self) -> None:
         self.branches: dict[tuple, str] = {}
         self.config: dict[Any, list[list[str]]] = {}  # scope → [op, key, value] in order
+        self._scan_of: list | None = None  # the command list read for exports, how far, what
+        self._scanned = 0
+        self._exports: set[str] = set()
 
     def see(
         self, cmd: Any, written: dict[str, list[str]], variables: dict[str, str], before: list
@@ -1032,7 +1023,7 @@ class LineState:
             for k, v in variables.items()
             if (k in env or k in ("GIT_DIR", "GIT_WORK_TREE"))
             and k not in cmd.env
-            and _exported(k, before)
+            and self._exported(k, before)
         }
         if exported:
             cmd.env = {**exported, **cmd.env}  # the environment git really gets
@@ -1057,6 +1048,20 @@ class LineState:
                     where = ("file", join_path(cmd.cwd, scope[5:]))
                 self.config.setdefault(where, []).append([op, name, value])
         return program_scripts(parsed, env)
+
+    def _exported(self, name: str, before: list) -> bool:
+        """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
+        ``set -a``); each list of commands is read once, however many git commands follow."""
+        if self._scan_of is not before:
+            self._scan_of, self._scanned, self._exports = before, 0, set()
+        for c in before[self._scanned :]:
+            args = [w.text for w in c.words[1:]]
+            if c.name == "set" and ("-a" in args or "allexport" in args):
+                self._exports.add("*")
+            if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
+                self._exports.update(a.partition("=")[0] for a in args)
+        self._scanned = len(before)
+        return name in self._exports or "*" in self._exports
 
     def _ops(
         self,
