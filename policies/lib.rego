@@ -78,9 +78,26 @@ code_stdin := [{"cmd": c, "code": c.stdin} |
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse
 # reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
-git_commands := [{"cmd": c, "git": g} |
+git_commands := array.concat(line_git_commands, alias_git_commands)
+
+line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands
 	c.name == "git"
+	first := git.parse(c)
+	not first.help
+	g := configured(c, first)
+	not g.help
+]
+
+# The git commands a shell alias of the repository's configuration runs (alias.ship = !git push
+# -f origin HEAD, then git ship): not in the line's text (span null: nothing to edit in place),
+# run where the alias runs.
+alias_git_commands := [{"cmd": c, "git": g} |
+	some x in line_git_commands
+	is_string(x.git.script)
+	some inner in shell.commands(x.git.script)
+	inner.name == "git"
+	c := object.union(inner, {"span": null, "cwd": x.cmd.cwd, "env": x.cmd.env})
 	first := git.parse(c)
 	not first.help
 	g := configured(c, first)

@@ -479,3 +479,28 @@ def test_the_git_dir_git_really_gets(cmdline, git_dir):
 def test_an_unknown_config_setting_is_an_unknown_word():
     assert last_git('git -c "$CFG" push origin x')["unknown"] == ["$CFG"]
     assert last_git("git -c user.name=x push origin x")["unknown"] == []
+
+
+def test_shell_aliases_of_the_repository_are_judged_by_what_they_run():
+    eng = Engine.from_paths([POLICIES])
+    aliases = {
+        "alias.ship": ["!git push --force origin HEAD"],
+        "alias.wipe": ["!git reset --hard"],
+        "alias.st": ["!git status --short"],
+    }
+    facts = {"git.config": {"/srv/p": aliases}}
+
+    def decide(cmd: str):
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": cmd},
+            "cwd": "/srv/p",
+        }
+        return eng.evaluate(payload, host="claude", facts=facts)
+
+    ship = decide("git ship")
+    assert ship.outcome == "deny" and ship.updated_input is None  # nothing to edit in place
+    assert decide("git wipe").outcome == "deny"
+    assert decide("git st").outcome == "allow"
+    assert decide("git -c alias.ship='!git status' ship").outcome == "allow"
