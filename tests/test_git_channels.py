@@ -504,3 +504,23 @@ def test_shell_aliases_of_the_repository_are_judged_by_what_they_run():
     assert decide("git wipe").outcome == "deny"
     assert decide("git st").outcome == "allow"
     assert decide("git -c alias.ship='!git status' ship").outcome == "allow"
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "sub"),
+    [
+        ("git config alias.p 'push -f' && cd src && git p", "push"),
+        ("cd src && git config alias.p 'push -f' && cd .. && git p", "push"),
+        ("git config --file .git/config alias.p 'push -f' && git p", "push"),
+        ("git -C ../other config alias.p 'push -f' && git p", "p"),
+        ("git config alias.p 'push -f' && cd /elsewhere && git p", "p"),
+        ("git config --global alias.p 'push -f' && cd /elsewhere && git p", "push"),
+    ],
+)
+def test_the_line_config_of_the_same_repository(cmdline, sub):
+    assert last_git(cmdline)["subcommand"] == sub
+
+
+def test_a_branch_switched_applies_in_subdirectories_not_other_repositories():
+    assert gits("git switch -c x && cd src && git commit")[-1]["branch"] == "x"
+    assert gits("git -C ../other switch -c x && git commit")[-1]["branch"] is None

@@ -990,6 +990,23 @@ def ext_command(spec: str) -> str:
     return " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
 
 
+def _same_repository(a: tuple, b: tuple) -> bool:
+    """Whether two repository keys (``repository_key``) name the same repository as far as the
+    line shows: the same git directory, or directories one of which is inside the other (``git
+    config …`` at the top, then ``cd src && git …``)."""
+    if a == b:
+        return True
+    dir_a = a[1] if a[0] is None else os.path.dirname(a[0])
+    dir_b = b[1] if b[0] is None else os.path.dirname(b[0])
+    if dir_a is None or dir_b is None:
+        return False
+    if dir_a == "." or dir_b == ".":
+        # relative to the payload's directory: inside it unless it climbs out
+        other = dir_b if dir_a == "." else dir_a
+        return not (other.startswith(("/", "~", "$")) or other == ".." or other.startswith("../"))
+    return dir_a.startswith(dir_b.rstrip("/") + "/") or dir_b.startswith(dir_a.rstrip("/") + "/")
+
+
 def _is_include(key: str) -> bool:
     return key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
 
@@ -1000,7 +1017,7 @@ class LineState:
     repository, globally or to a file), shared by every nested script of the line."""
 
     def __init__(self) -> None:
-        self.branches: dict[tuple, str] = {}
+        self.switches: list[tuple[tuple, str]] = []  # (repository key, branch) in line order
         self.config: dict[Any, list[list[str]]] = {}  # scope → [op, key, value] in order
         self._scan_of: list | None = None  # the command list read for exports, how far, what
         self._scanned = 0
@@ -1035,17 +1052,21 @@ class LineState:
         ops = self._ops(key, env, cmd.cwd, written, first["config"])
         parsed = parse_argv(argv, env, cmd.cwd, None, ops, unknown) if ops else first
         cmd.git_config = ops
-        cmd.branch = self.branches.get(key)
+        cmd.branch = next((b for k, b in reversed(self.switches) if _same_repository(k, key)), None)
         switched = switched_branch(parsed)
         if switched is not None:
-            self.branches[key] = switched
+            self.switches.append((key, switched))
         if parsed["subcommand"] == "config" and not parsed["help"]:
             change = config_change(parsed["args"])
             if change is not None:
                 op, name, value, scope = change
                 where: Any = ("repo", key) if scope in ("local", "worktree") else scope
                 if scope.startswith("file:"):
-                    where = ("file", join_path(cmd.cwd, scope[5:]))
+                    path = join_path(cmd.cwd, scope[5:])
+                    where = ("file", path)
+                    if path == ".git/config" or path.endswith("/.git/config"):
+                        # git config -f .git/config: the repository's own file
+                        where = ("repo", (None, path[: -len("/.git/config")] or "."))
                 self.config.setdefault(where, []).append([op, name, value])
         return program_scripts(parsed, env)
 
@@ -1078,7 +1099,9 @@ class LineState:
                 ops += self._file(join_path(cwd, path), written)
         if not isinstance(env.get("GIT_CONFIG_GLOBAL"), str):
             ops += self.config.get("global", [])
-        ops += self.config.get(("repo", key), [])
+        for (scope, *rest), changes in self.config.items():
+            if scope == "repo" and _same_repository(rest[0], key):
+                ops += changes
         for name, value in cmdline.items():
             if _is_include(name):
                 ops += self._file(join_path(cwd, value), written)
