@@ -524,3 +524,17 @@ def test_the_line_config_of_the_same_repository(cmdline, sub):
 def test_a_branch_switched_applies_in_subdirectories_not_other_repositories():
     assert gits("git switch -c x && cd src && git commit")[-1]["branch"] == "x"
     assert gits("git -C ../other switch -c x && git commit")[-1]["branch"] is None
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "branch"),
+    [
+        ("git worktree add -f ../wt main && cd ../wt && git commit", "main"),
+        ("git worktree add ../wt -b wt && git -C ../wt commit", "wt"),
+        ("git worktree add ../hotfix && cd ../hotfix && git commit", "hotfix"),
+        ("git worktree add --detach ../d && cd ../d && git commit", ""),
+        ("git worktree add -f ../wt main && git commit", None),  # here, not in the worktree
+    ],
+)
+def test_the_branch_of_a_worktree_the_line_adds(cmdline, branch):
+    assert gits(cmdline)[-1]["branch"] == branch

@@ -803,6 +803,21 @@ def switched_branch(parsed: dict[str, Any]) -> str | None:
     return None
 
 
+def worktree_added(parsed: dict[str, Any]) -> tuple[str, str] | None:
+    """``(path, branch)`` of the worktree ``git worktree add`` makes: the branch ``-b``/``-B``
+    creates, else the one it names (``--force`` lets it be one checked out elsewhere, even
+    main), else a new one named after the path; ``""`` for ``--detach``."""
+    ops = parsed["operands"]
+    if parsed["subcommand"] != "worktree" or parsed["help"] or ops[:1] != ["add"] or len(ops) < 2:
+        return None
+    branch = next((o["value"] for o in parsed["options"] if o["name"] in ("-b", "-B")), None)
+    if any(o["name"] == "--detach" for o in parsed["options"]):
+        branch = ""
+    if branch is None:
+        branch = ops[2] if len(ops) > 2 else ops[1].rstrip("/").rsplit("/", 1)[-1]
+    return ops[1], branch
+
+
 def repository_key(parsed: dict[str, Any]) -> tuple[Any, Any]:
     """Which repository a parsed git command works on, as written in the line (relative to the
     payload's cwd): its ``--git-dir``/``GIT_DIR``, else its directory."""
@@ -1056,6 +1071,9 @@ class LineState:
         switched = switched_branch(parsed)
         if switched is not None:
             self.switches.append((key, switched))
+        added = worktree_added(parsed)
+        if added is not None:
+            self.switches.append(((None, join_path(parsed["dir"], added[0])), added[1]))
         if parsed["subcommand"] == "config" and not parsed["help"]:
             change = config_change(parsed["args"])
             if change is not None:
