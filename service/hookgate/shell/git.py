@@ -1162,14 +1162,6 @@ def repository_config(path: str) -> dict[str, list[str]]:
 MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read
 
 
-def _common_dir(git_dir: str) -> str:
-    """Where a worktree's shared refs live (its ``commondir``), else ``git_dir`` itself."""
-    pointer = _read_small(os.path.join(git_dir, "commondir"))
-    if pointer and pointer.strip():
-        return os.path.normpath(os.path.join(git_dir, pointer.strip()))
-    return git_dir
-
-
 def _packed_refs(common: str) -> set[str]:
     path = os.path.join(common, "packed-refs")
     try:
@@ -1200,7 +1192,9 @@ def checkout_target(directory: str, name: str) -> str | None:
         return "revision"
     if len(name) >= 4 and all(c in "0123456789abcdef" for c in name.lower()):
         return "revision"
-    common = _common_dir(git_dir)
+    from hookgate.shell.gitconfig import common_dir
+
+    common = common_dir(git_dir)
     candidates = [name, f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}"]
     candidates += [f"refs/remotes/{name}"]
     for ref in candidates:
