@@ -78,7 +78,7 @@ code_stdin := [{"cmd": c, "code": c.stdin} |
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse
 # reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
-git_commands := array.concat(line_git_commands, alias_git_commands)
+git_commands := array.concat(array.concat(line_git_commands, alias_git_commands), defined_alias_commands)
 
 line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands
@@ -86,6 +86,17 @@ line_git_commands := [{"cmd": c, "git": g} |
 	first := git.parse(c)
 	not first.help
 	g := configured(c, first)
+	not g.help
+]
+
+# What git config alias.p 'push -f' defines, as if run ("defined": true): a later command this
+# line may not show runs it (a script, a call whose configuration is not sent to the server).
+# Where it would run, and on which branch, is not known.
+defined_alias_commands := [{"cmd": c, "git": g, "defined": true} |
+	some x in line_git_commands
+	argv := x.git.config_change.alias_argv
+	c := object.union(x.cmd, {"argv": argv, "span": null, "unknown": [], "git_config": []})
+	g := git.parse(c)
 	not g.help
 ]
 

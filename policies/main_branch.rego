@@ -19,6 +19,7 @@ ask contains r if {
 
 violations contains {"reason": message(branch), "pattern": "commit-on-protected-branch"} if {
 	some x in data.hookgate.lib.git_commands
+	not x.defined # an alias defined here commits where it is run, not here
 	makes_commit(x.git)
 	branch := branch_of(x)
 	data.hookgate.lib.protected_branch(branch)
@@ -28,6 +29,7 @@ violations contains {"reason": message(branch), "pattern": "commit-on-protected-
 # branch cannot be read, and it may be a protected one.
 violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
 	some x in data.hookgate.lib.git_commands
+	not x.defined # an alias defined here commits where it is run, not here
 	makes_commit(x.git)
 	not is_string(x.cmd.branch)
 	x.git.target_known == false

@@ -151,6 +151,8 @@ test_aliases_to_commit_are_commits if {
 	denied("git config alias.ci commit && git ci -m x")
 	denied("git -c alias.ci='!git commit' ci -m x")
 	not denied("git switch -c f && git config alias.ci commit && git ci -m x")
+	not denied("git config --global alias.ci commit")
+	not denied("git config alias.amend 'commit --amend --no-edit'")
 }
 
 test_a_repository_the_line_does_not_show if {

@@ -538,3 +538,10 @@ def test_a_branch_switched_applies_in_subdirectories_not_other_repositories():
 )
 def test_the_branch_of_a_worktree_the_line_adds(cmdline, branch):
     assert gits(cmdline)[-1]["branch"] == branch
+
+
+def test_an_alias_definition_gives_what_it_runs():
+    change = last_git("git config --global alias.pf 'push --force origin'")["config_change"]
+    assert change["alias_argv"] == ["git", "push", "--force", "origin"]
+    assert "alias_argv" not in last_git("git config alias.x '!rm -rf ~'")["config_change"]
+    assert "alias_argv" not in last_git("git config --unset alias.pf")["config_change"]

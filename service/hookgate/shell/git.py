@@ -436,13 +436,17 @@ def parse_argv(
     }
 
 
-def _change(subcommand: str | None, args: list[str]) -> dict[str, str] | None:
+def _change(subcommand: str | None, args: list[str]) -> dict[str, Any] | None:
     if subcommand != "config":
         return None
     change = config_change(args)
     if change is None:
         return None
-    return dict(zip(("op", "key", "value", "scope"), change, strict=True))
+    out: dict[str, Any] = dict(zip(("op", "key", "value", "scope"), change, strict=True))
+    op, key, value, _scope = change
+    if op != "unset" and key.startswith("alias.") and not value.startswith("!"):
+        out["alias_argv"] = ["git", *split_cmdline(value)]  # what the alias will run
+    return out
 
 
 def _env_path(cwd: str | None, value: Any) -> str | None:

@@ -1323,10 +1323,10 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
     """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run``; and
-    what ``git config`` defines to be run, as if run (``git config alias.p 'push -f'`` is read
-    as ``git push -f``, ``git config core.editor 'rm -rf ~'`` as ``rm -rf ~``: a later command
-    this line may not show runs it). Shell aliases and program settings given to a command
-    itself are read by ``shell.git.LineState``."""
+    the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
+    ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
+    Shell aliases and program settings given to a command itself are read by
+    ``shell.git.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
     from hookgate.shell.git import config_change, parse_argv, program_script
 
     argv = [w.text for w in words]
@@ -1348,10 +1348,7 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     if sub == "config":
         change = config_change(texts)
         if change is not None and change[0] != "unset":
-            _op, key, value, _scope = change
-            script = program_script(key, value)
-            if key.startswith("alias.") and script is None:
-                script = "git " + value
+            script = program_script(change[1], change[2])
             if script:
                 return ("printed", script), len(words)
     return None, len(words)
