@@ -11,7 +11,10 @@ force_options := {"--force", "--force-with-lease", "--force-if-includes"}
 
 reason := "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote history and lose commits; a normal push is safer."
 
-pushes := [x.git | some x in data.hookgate.lib.git_commands; x.git.subcommand == "push"]
+# git push and its plumbing, git send-pack (same options, same refspecs after the remote).
+push_subcommands := {"push", "send-pack"}
+
+pushes := [x.git | some x in data.hookgate.lib.git_commands; x.git.subcommand in push_subcommands]
 
 # The refspecs of a push: every operand after the remote.
 refspecs(g) := array.slice(g.operands, 1, count(g.operands))
@@ -48,6 +51,24 @@ forced_outside_the_text if {
 	x.cmd.span == null
 	x.git.subcommand == "push"
 	forced(x.git)
+}
+
+# A push forced by configuration (remote.<r>.push = +refs/…, an alias defined as push --force)
+# or through send-pack, which the rewrite does not edit, has no flag in the text to remove.
+forced_outside_the_text if {
+	some g in pushes
+	forced(g)
+	not_in_text(g)
+}
+
+not_in_text(g) if is_string(g.alias)
+
+not_in_text(g) if g.subcommand != "push"
+
+not_in_text(g) if {
+	some o in g.options
+	o.name in force_options
+	is_string(o.config)
 }
 
 still_forced(cmd) if {
@@ -87,8 +108,31 @@ ask contains x.r if {
 unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
 	some g in pushes
 	shell.has_flag(g, "--mirror")
-	msg := "git push --mirror makes the remote an exact copy of this repository, deleting and overwriting remote branches. Push the branches you mean explicitly (git push origin <branch>)."
+	msg := sprintf("git push --mirror%s makes the remote an exact copy of this repository, deleting and overwriting remote branches. Push the branches you mean explicitly (git push origin <branch>).", [configured(g, "--mirror")])
 }
+
+# Words the line does not show ($OPTS, "$BRANCH", $(cmd)) may hold --force, a +refspec or :main
+# wherever they stand (git reads options after operands too), so the push cannot be checked.
+unsafe contains {"reason": msg, "pattern": "push-unknown-word"} if {
+	some g in pushes
+	count(g.unknown) > 0
+	msg := sprintf("git %s with %s cannot be checked: its value is not in the command, and it may be --force, a +refspec or :<protected branch>. Write the options and refspecs out (a branch from $(git branch --show-current) is fine).", [g.subcommand, concat(" ", g.unknown)])
+}
+
+unsafe contains {"reason": msg, "pattern": "push-forced-by-config"} if {
+	some g in pushes
+	some o in g.options
+	o.name in force_options
+	is_string(o.config)
+	msg := sprintf("This git %s is a force push: the configuration %s forces it (a + refspec), which can overwrite remote history and lose commits. Push an explicit refspec without + (git push origin <branch>), and leave the remote's push configuration alone.", [g.subcommand, o.config])
+}
+
+# " (set by remote.origin.mirror)" when configuration implies the flag, else "".
+configured(g, flag) := sprintf(" (set by %s)", [o.config]) if {
+	some o in g.options
+	o.name == flag
+	is_string(o.config)
+} else := ""
 
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes

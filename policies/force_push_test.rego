@@ -168,3 +168,52 @@ test_a_brace_made_command_word_keeps_its_rewrite if {
 	some r in data.hookgate.force_push.rewrite with input as shell_input("{git,push} -f origin main")
 	r.tool_input.command == "{git,push} origin main"
 }
+
+# -- git's own channels: configuration, aliases, plumbing, words the line does not show --------
+
+fp_denied(cmd) if count(data.hookgate.force_push.deny) > 0 with input as shell_input(cmd)
+
+test_configuration_that_forces_a_plain_push_is_denied if {
+	fp_denied("git config remote.origin.push '+refs/heads/*:refs/heads/*' && git push")
+	fp_denied("git config --add remote.origin.push +feature:feature; git push origin")
+	fp_denied("git -c remote.origin.push=+feature:feature push origin")
+	fp_denied("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+a:a git push")
+	fp_denied("GIT_CONFIG_PARAMETERS=\"'remote.origin.push'='+a:a'\" git push origin")
+	fp_denied("git config remote.origin.mirror true && git push origin")
+	not fp_denied("git -c remote.origin.push=+a:a push origin main")
+	not fp_denied("git config push.default current && git push origin feature")
+}
+
+test_a_push_forced_by_configuration_is_not_rewritten if {
+	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input("git -c remote.origin.push=+a:a push origin")
+	some r in data.hookgate.force_push.deny with input as shell_input("git -c remote.origin.push=+a:a push origin")
+	r.pattern == "push-forced-by-config"
+	contains(r.reason, "remote.origin.push")
+}
+
+test_aliases_are_what_they_run if {
+	fp_denied("git config alias.pf 'push --force' && git pf origin feature")
+	fp_denied("git config alias.a pf && git config alias.pf 'push -f' && git a origin feature")
+	fp_denied("A='push --force' git --config-env=alias.p=A p origin feature")
+	fp_denied("git config -f /tmp/g alias.pf 'push -f' && GIT_CONFIG_GLOBAL=/tmp/g git pf origin x")
+	not fp_denied("git config alias.pu 'push -u' && git pu origin feature")
+}
+
+test_send_pack_is_a_push if {
+	fp_denied("git send-pack --force ../remote.git feature")
+	fp_denied("git send-pack ../remote.git +feature")
+	fp_denied("git send-pack --mirror ../remote.git")
+	not fp_denied("git send-pack ../remote.git feature")
+}
+
+test_words_the_line_does_not_show_may_be_force if {
+	fp_denied("git push $OPTS origin feature")
+	fp_denied("git push origin \"$BRANCH\"")
+	fp_denied("git push origin -- \"$REF\"")
+	some r in data.hookgate.force_push.deny with input as shell_input("git push $OPTS origin feature")
+	r.pattern == "push-unknown-word"
+	contains(r.reason, "$OPTS")
+	not fp_denied("git push origin \"$(git branch --show-current)\"")
+	not fp_denied("git push -u origin \"$(git rev-parse --abbrev-ref HEAD)\"")
+	not fp_denied("BRANCH=$(git branch --show-current); git push -u origin \"$BRANCH\"")
+}

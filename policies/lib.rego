@@ -80,13 +80,50 @@ code_stdin := [{"cmd": c, "code": c.stdin} |
 ]
 
 # Every git command of the call with its parse, except those that only print help. An array:
-# as a set, each command and parse (large objects) would be hashed on every call.
-git_commands := [{"cmd": c, "git": g} |
+# as a set, each command and parse (large objects) would be hashed on every call. The parse
+# reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
+git_commands := array.concat(array.concat(line_git_commands, alias_git_commands), defined_alias_commands)
+
+line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands
 	c.name == "git"
+	first := git.parse(c)
+	not first.help
+	g := configured(c, first)
+	not g.help
+]
+
+# What git config alias.p 'push -f' defines, as if run ("defined": true): a later command this
+# line may not show runs it (a script, a call whose configuration is not sent to the server).
+# Where it would run, and on which branch, is not known.
+defined_alias_commands := [{"cmd": c, "git": g, "defined": true} |
+	some x in line_git_commands
+	argv := x.git.config_change.alias_argv
+	c := object.union(x.cmd, {"argv": argv, "span": null, "kinds": [], "git_config": []})
 	g := git.parse(c)
 	not g.help
 ]
+
+# The git commands a shell alias of the repository's configuration runs (alias.ship = !git push
+# -f origin HEAD, then git ship): not in the line's text (span null: nothing to edit in place),
+# run where the alias runs.
+alias_git_commands := [{"cmd": c, "git": g} |
+	some x in line_git_commands
+	is_string(x.git.script)
+	some inner in shell.commands(x.git.script)
+	inner.name == "git"
+	c := object.union(inner, {"span": null, "cwd": x.cmd.cwd, "env": x.cmd.env})
+	first := git.parse(c)
+	not first.help
+	g := configured(c, first)
+	not g.help
+]
+
+# Only a command whose meaning configuration may change (a name that may be an alias, push,
+# pull, merge, clean) reads the repository's configuration.
+configured(c, first) := git.parse_in(c, git.config(git_target(first))) if first.reads_config
+
+configured(_, first) := first if not first.reads_config
 
 # NAME=value assignments the line makes for later commands (FOO=1; export FOO=1; declare …).
 assignments contains concat("=", [name, value]) if {

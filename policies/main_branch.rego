@@ -19,10 +19,77 @@ ask contains r if {
 
 violations contains {"reason": message(branch), "pattern": "commit-on-protected-branch"} if {
 	some x in data.hookgate.lib.git_commands
+	not x.defined # an alias defined here commits where it is run, not here
 	makes_commit(x.git)
 	branch := branch_of(x)
 	data.hookgate.lib.protected_branch(branch)
 }
+
+# A commit in a repository the line does not show (git -C "$DIR" commit, --git-dir=$X): its
+# branch cannot be read, and it may be a protected one.
+violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
+	some x in data.hookgate.lib.git_commands
+	not x.defined # an alias defined here commits where it is run, not here
+	makes_commit(x.git)
+	not is_string(x.cmd.branch)
+	x.git.target_known == false
+	msg := sprintf("git %s runs in a repository named by a value the command does not show, so hookgate cannot tell whether it commits to a protected branch (%s). Write the directory out, or cd into the repository first; commit on a feature branch (git switch -c <feature-name>).", [x.git.subcommand, concat(", ", data.hookgate.config.protected_branches)])
+}
+
+# Plumbing that moves a protected branch to a commit it names (git update-ref refs/heads/main
+# "$(git commit-tree …)"), or HEAD while HEAD is a protected branch; git branch -f/-M/-C onto it.
+violations contains {"reason": msg, "pattern": "move-protected-branch"} if {
+	some x in data.hookgate.lib.git_commands
+	branch := moved_branch(x)
+	data.hookgate.lib.protected_branch(branch)
+	msg := sprintf("git %s moves the protected branch %q directly, making commits on it without review. Use the feature-branch workflow: create a branch (git switch -c <feature-name>), commit there, push it and open a pull request to merge into %q.", [x.git.subcommand, branch, branch])
+}
+
+moved_branch(x) := trim_prefix(x.git.operands[0], "refs/heads/") if {
+	x.git.subcommand == "update-ref"
+	count(x.git.operands) >= 2
+	not update_ref_deletes(x.git)
+	startswith(x.git.operands[0], "refs/heads/")
+}
+
+moved_branch(x) := branch_of(x) if {
+	x.git.subcommand == "update-ref"
+	count(x.git.operands) >= 2
+	not update_ref_deletes(x.git)
+	x.git.operands[0] == "HEAD"
+	not "--no-deref" in x.git.args
+}
+
+# git branch -f main <rev> resets main; git branch -M/-C other main overwrites it (with one
+# operand, -M renames the current branch: git branch -M main after git init is everyday work).
+moved_branch(x) := x.git.operands[0] if {
+	x.git.subcommand == "branch"
+	shell.has_flag(x.git, "--force")
+	not branch_renames(x.git)
+	not shell.has_flag(x.git, "--delete")
+	not shell.has_flag(x.git, "-D")
+	count(x.git.operands) >= 1
+}
+
+moved_branch(x) := x.git.operands[1] if {
+	x.git.subcommand == "branch"
+	branch_renames(x.git)
+	count(x.git.operands) == 2
+}
+
+branch_renames(g) if shell.has_flag(g, "-M")
+
+branch_renames(g) if shell.has_flag(g, "-C")
+
+branch_renames(g) if {
+	shell.has_flag(g, "--force")
+	some f in ["--move", "--copy"]
+	shell.has_flag(g, f)
+}
+
+update_ref_deletes(g) if "-d" in g.args
+
+update_ref_deletes(g) if "--stdin" in g.args
 
 # A subcommand that makes commits (config main_branch.commit_subcommands: the options that
 # stop it from committing, "unless", and those it needs to commit at all, "only_with": a plain

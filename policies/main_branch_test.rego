@@ -121,3 +121,47 @@ test_commit_subcommands_come_from_data if {
 	not denied("git merge feature") with data.hookgate.config.main_branch.commit_subcommands as {"commit": {}}
 	denied("git commit --dry-run") with data.hookgate.config.main_branch.commit_subcommands as {"commit": {}}
 }
+
+# -- the branch a command really runs on, and plumbing that moves a protected branch ------------
+
+test_plumbing_that_moves_main_is_denied if {
+	denied("git update-ref refs/heads/main \"$(git commit-tree 'HEAD^{tree}' -p HEAD -m wip)\"")
+	denied("git update-ref HEAD abc123")
+	denied("git switch -c f && git branch -f main f")
+	denied("git switch -c f && git branch -M f main")
+	not denied("git update-ref refs/heads/feature abc123")
+	not denied("git update-ref --no-deref HEAD abc123")
+	not denied("git branch -M main")
+	not denied("git switch -c f && git branch -f other f")
+	not denied("git update-ref -d refs/heads/main")
+}
+
+test_update_ref_of_head_reads_the_branch_head_is_on if {
+	not denied("git switch -c f && git update-ref HEAD abc123")
+}
+
+test_configuration_that_makes_pull_merge if {
+	denied("git config pull.ff false && git pull origin feature")
+	denied("git -c pull.rebase=false pull origin feature")
+	not denied("git -c pull.rebase=false pull --rebase origin feature")
+	not denied("git -c merge.ff=only merge feature")
+}
+
+test_aliases_to_commit_are_commits if {
+	denied("git config alias.ci commit && git ci -m x")
+	denied("git -c alias.ci='!git commit' ci -m x")
+	not denied("git switch -c f && git config alias.ci commit && git ci -m x")
+	not denied("git config --global alias.ci commit")
+	not denied("git config alias.amend 'commit --amend --no-edit'")
+}
+
+test_a_repository_the_line_does_not_show if {
+	some r in data.hookgate.main_branch.deny with input as shell_input("git -C \"$REPO\" commit -m x")
+	r.pattern == "commit-on-unknown-branch"
+	count(data.hookgate.main_branch.deny) == 0 with input as shell_input("git -C \"$REPO\" status")
+	count(data.hookgate.main_branch.deny) == 0 with input as shell_input("git -C \"$REPO\" switch -c f && git -C \"$REPO\" commit -m x")
+}
+
+test_show_toplevel_is_the_same_repository if {
+	denied("git -C \"$(git rev-parse --show-toplevel)\" commit -m x")
+}

@@ -29,16 +29,66 @@ violations contains {"reason": msg, "pattern": "git-no-verify"} if {
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	some x in data.hookgate.lib.git_commands
 	some key in cfg.bypass_config
-	key in object.keys(x.git.config)
+	value := x.git.config[key]
+	not hooks_dir_kept(key, value)
 	msg := sprintf("Overriding %s on the git command line replaces the repository's hooks. %s", [key, advice])
 }
 
+# git config in any spelling (set, --global, -f file, --add, --replace-all); unsetting it
+# restores .git/hooks.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
-	x.git.subcommand == "config"
-	count(x.git.operands) > 1
-	lower(x.git.operands[0]) in cfg.bypass_config
-	msg := sprintf("Setting %s with git config disables the repository's hooks. %s", [lower(x.git.operands[0]), advice])
+	change := x.git.config_change
+	change.op != "unset"
+	change.key in cfg.bypass_config
+	not hooks_dir_kept(change.key, change.value)
+	msg := sprintf("Setting %s with git config disables the repository's hooks. %s", [change.key, advice])
+}
+
+# Pointing core.hooksPath at the project's own hooks directory (git config core.hooksPath
+# .githooks, husky's .husky/_) moves the hooks rather than switching them off, as long as this
+# line does not write that directory itself: a relative path inside the repository named like
+# a hooks directory (config no_verify.hooks_dirs). /dev/null, an empty value, an absolute or
+# home path, a path out of the repository, or one the line fills (echo 'exit 0' > d/pre-commit)
+# turns them off.
+hooks_dir_kept(key, value) if {
+	key == "core.hookspath"
+	dir := trim_suffix(trim_prefix(value, "./"), "/")
+	dir != ""
+	not startswith(dir, "/")
+	not startswith(dir, "~")
+	not contains(dir, "$")
+	not ".." in split(dir, "/")
+	some pattern in cfg.hooks_dirs
+	glob.match(pattern, ["/"], dir)
+	not line_writes_under(dir)
+}
+
+line_writes_under(dir) if {
+	some c in data.hookgate.lib.commands
+	some t in array.concat(c.writes, c.appends)
+	under(t, dir)
+}
+
+line_writes_under(dir) if {
+	some c in data.hookgate.lib.commands
+	c.name in dir_writers
+	some t in shell.operands(c)
+	under(t, dir)
+}
+
+dir_writers := {"mkdir", "cp", "mv", "ln", "install", "tee", "touch", "rsync", "tar", "unzip"}
+
+under(t, dir) if trim_suffix(trim_prefix(t, "./"), "/") == dir
+
+under(t, dir) if startswith(trim_prefix(t, "./"), concat("", [dir, "/"]))
+
+# A word the line does not show ($FLAGS) among a commit's options may be --no-verify.
+violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand in cfg.unknown_subcommands
+	count(x.git.unknown) > 0
+	msg := sprintf("git %s with %s cannot be checked: its value is not in the command, and it may be --no-verify. Write the options out. %s", [x.git.subcommand, concat(" ", x.git.unknown), advice])
 }
 
 violations contains {"reason": msg, "pattern": "hook-bypass-env"} if {

@@ -160,3 +160,45 @@ test_ask_when_configured if {
 	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git commit -n")
 		with data.hookgate.config.no_verify.action as "ask"
 }
+
+# -- hook paths: moved into the project's hooks directory, or switched off ----------------------
+
+nv_denied(cmd) if count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd)
+
+test_hooks_path_to_the_projects_hooks_directory_is_allowed if {
+	not nv_denied("git config core.hooksPath .githooks")
+	not nv_denied("git config core.hooksPath .husky/_")
+	not nv_denied("git config core.hooksPath ./tools/git-hooks/")
+	not nv_denied("npx husky install && git config core.hooksPath .husky")
+	not nv_denied("git config --unset core.hooksPath")
+	not nv_denied("git -c core.hooksPath=.githooks status")
+}
+
+test_hooks_path_that_switches_hooks_off_is_denied if {
+	nv_denied("git config core.hooksPath /dev/null")
+	nv_denied("git config core.hooksPath ''")
+	nv_denied("git config core.hooksPath ../hooks")
+	nv_denied("git config core.hooksPath ~/nohooks")
+	nv_denied("git config core.hooksPath src")
+	nv_denied("git config --replace-all core.hooksPath /tmp")
+	nv_denied("git config set core.hooksPath /dev/null")
+	nv_denied("git config --global core.hooksPath /tmp/h")
+	nv_denied("mkdir -p .githooks && echo 'exit 0' > .githooks/pre-commit && git config core.hooksPath .githooks")
+	nv_denied("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='/dev/null'\" git commit -m x")
+}
+
+test_hooks_directories_come_from_data if {
+	nv_denied("git config core.hooksPath .githooks") with data.hookgate.config.no_verify.hooks_dirs as []
+}
+
+test_an_alias_that_skips_hooks if {
+	nv_denied("git config alias.c 'commit -n' && git c -m wip")
+	not nv_denied("git config alias.c 'commit -v' && git c -m wip")
+}
+
+test_unknown_commit_options_may_skip_hooks if {
+	nv_denied("git commit $FLAGS -m wip")
+	not nv_denied("git commit -m \"$MSG\"")
+	not nv_denied("git commit -F \"$FILE\"")
+	not nv_denied("git commit $FLAGS -m wip") with data.hookgate.config.no_verify.unknown_subcommands as []
+}

@@ -24,7 +24,7 @@ POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
 DOMAIN_FAMILIES = ("shell", "git", "xpia", "host", "hookgate", "powershell")
 # Every guard of the pack: each .rego file but the helpers, the tests and the rule files that
-# add to another guard's package (lib_effects.rego, <guard>_effects.rego).
+# add to another guard's package (lib_effects.rego, <guard>_effects.rego, git_plumbing.rego).
 PACKS = tuple(
     sorted(
         p.stem
@@ -33,6 +33,7 @@ PACKS = tuple(
         and "_test" not in p.stem
         and not p.stem.endswith("_effects")
         and not p.stem.startswith("lib_")
+        and f"\npackage hookgate.{p.stem}\n" in p.read_text()
     )
 )
 RULES = ("deny", "ask", "rewrite", "context")

@@ -163,18 +163,18 @@ SEEN = [
         "git",
         [["git", "push", "-f"]],
     ),
-    # An alias git config defines, as what it runs.
-    (
-        "git config alias.p 'push -f'",
-        "git",
-        [["git", "config", "alias.p", "push -f"], ["git", "push", "-f"]],
-    ),
+    # A shell alias git config defines, as what it runs (a plain alias is a git command line:
+    # git.parse gives its argv, config_change.alias_argv).
+    ("git config alias.p 'push -f'", "git", [["git", "config", "alias.p", "push -f"]]),
     ("git config --global alias.x '!rm -rf ~'", "rm", [["rm", "-rf", "~"]]),
     (
-        "git config set -f .gitconfig alias.p 'push -f'",
+        "git config set -f .gitconfig alias.x '!git push -f'",
         "git",
-        [["git", "config", "set", "-f", ".gitconfig", "alias.p", "push -f"], ["git", "push", "-f"]],
-    ),
+        [
+            ["git", "config", "set", "-f", ".gitconfig", "alias.x", "!git push -f"],
+            ["git", "push", "-f"],
+        ],
+    ),  # fmt: skip
     # Launchers that run a command (or a script) later, elsewhere or detached.
     ("setsid git push -f", "git", [["git", "push", "-f"]]),
     ("chrt -f 99 git push", "git", [["git", "push"]]),

@@ -15,7 +15,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["branch", "has_option", "parse", "parse_argv", "subcommand", "without_force"]
+__all__ = [
+    "branch",
+    "checkout_target",
+    "config",
+    "has_option",
+    "parse",
+    "parse_argv",
+    "parse_in",
+    "subcommand",
+    "without_force",
+]
 
 
 def _command_arg(cmd: Any, what: str) -> dict[str, Any]:
@@ -37,12 +47,47 @@ def parse(cmd: Any) -> dict[str, Any]:
     ``cwd`` with every ``-C`` applied, relative to the payload's cwd; ``"."`` if none),
     ``git_dir``/``work_tree`` (from options or ``GIT_DIR``/``GIT_WORK_TREE``), ``config``
     (``-c``, ``--config-env`` and ``GIT_CONFIG_*`` settings, keys lower-cased as git compares
-    them: ``core.hookspath``) and ``help`` (``--help``/``-h``/``git help``: nothing runs).
+    them: ``core.hookspath``), ``help`` (``--help``/``-h``/``git help``: nothing runs),
+    ``target_known`` (false when ``-C``/``--git-dir``/``--work-tree`` is a value the line does
+    not show; ``$(git rev-parse --show-toplevel)`` is the repository it runs in), ``unknown``
+    (words the line does not show, ``$OPTS``, where git may read them as options: before
+    ``--``, not an option's value; by the command's ``kinds`` from ``shell.commands_with``, a
+    known-safe substitution that yields a branch, revision, number or path, such as ``$(git
+    branch --show-current)``, is never an option), ``alias`` and ``script`` (see
+    ``git.parse_in``), ``reads_config`` (whether the repository's configuration can change what
+    the command does in ways ``git.parse_in`` reads: a name that is no git command, so may be
+    an alias, or push, send-pack, pull, merge, clean). Earlier ``git config`` commands of the
+    line (``cmd.git_config``) count.
     """
-    c = _command_arg(cmd, "git.parse")
+    return _parse(cmd, None, "git.parse")
+
+
+def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
+    c = _command_arg(cmd, what)
     env = c.get("env") if isinstance(c.get("env"), dict) else {}
     cwd = c.get("cwd") if isinstance(c.get("cwd"), str) else None
-    return parse_argv([str(a) for a in c["argv"]], env, cwd)
+    ops = c.get("git_config") if isinstance(c.get("git_config"), list) else ()
+    kinds = c.get("kinds") if isinstance(c.get("kinds"), list) else ()
+    repo = repo_config if isinstance(repo_config, dict) else None
+    return parse_argv([str(a) for a in c["argv"]], env, cwd, repo, ops, kinds)
+
+
+@builtin("git.parse_in", "git", 2)
+def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
+    """``git.parse`` of a command in a repository whose configuration is ``repo_config``.
+
+    ``repo_config`` is what ``git.config`` answers (``null``: none known). Besides what
+    ``git.parse`` gives, configuration is read the way git reads it: the repository's files,
+    then what earlier ``git config`` commands of the line wrote (``cmd.git_config``), then the
+    command line's settings. A configured alias is expanded into what it runs (``alias.p =
+    push --force``: ``subcommand`` ``push``, ``alias`` ``"p"``; a shell alias ``!…`` gives its
+    text as ``script``), and options that configuration makes the command behave as if given
+    are added to ``options`` with the key that implies them (``{"name": "--force", "config":
+    "remote.origin.push"}`` for a ``+`` push refspec; ``--mirror`` for ``remote.<r>.mirror``;
+    ``--no-rebase``/``--no-ff``/``--ff-only`` for ``pull.rebase``/``pull.ff``/``merge.ff``;
+    ``--force`` for ``git clean`` with ``clean.requireForce`` false).
+    """
+    return _parse(cmd, repo_config, "git.parse_in")
 
 
 @builtin("git.subcommand", "git", 1)
@@ -88,3 +133,42 @@ def branch(directory: Any) -> str | None:
     if not os.path.isabs(path):
         return None
     return model.current_branch(path)
+
+
+@builtin("git.config", "git", 1, reads_host=True)
+def config(directory: Any) -> dict[str, list[str]]:
+    """The configuration of the repository containing ``directory``, as git reads it from disk.
+
+    An object from canonical key (section and variable lower-case, subsection as written:
+    ``remote.origin.push``) to every value in git's order: the global files (``~/.gitconfig``,
+    ``$XDG_CONFIG_HOME/git/config``), the repository's ``config`` and ``config.worktree``,
+    ``include.path`` and ``includeIf``. ``directory`` must be absolute (``git.branch`` finds the
+    repository the same way); a relative path, no repository, or configuration git itself would
+    refuse gives ``{}``. Files are read without following symlinks, bounded in size and number;
+    parsed files are cached by path, mtime and size.
+    """
+    if not isinstance(directory, str):
+        raise BuiltinError("git.config: operand 1 must be a string")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return {}
+    return model.repository_config(path)
+
+
+@builtin("git.checkout_target", "git", 2, reads_host=True)
+def checkout_target(directory: Any, name: Any) -> str | None:
+    """How ``git checkout <name>`` (one operand, no ``--``) reads ``name`` in the repository
+    containing absolute ``directory``.
+
+    ``"revision"``: a branch, tag, remote branch ``checkout`` would track, an object id or a
+    revision expression (``HEAD~1``, ``-``); ``"path"``: no such revision, but a file or
+    directory of that name exists in ``directory``, which git restores from the index,
+    discarding its changes; ``null``: no repository, a relative directory, or neither. Reads
+    loose refs and ``packed-refs`` (bounded, no symlinks followed).
+    """
+    if not isinstance(directory, str) or not isinstance(name, str):
+        raise BuiltinError("git.checkout_target: operands must be strings")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return None
+    return model.checkout_target(path, name)

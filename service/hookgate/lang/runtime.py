@@ -407,7 +407,6 @@ class Group:
         "default_def",
         "memo_env",
         "memo",
-
         "nested",
     )
 

@@ -79,7 +79,7 @@ def read(
         xdg = xdg_config_home or os.path.join(home, ".config")
         files += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
     reader = _Reader(git_dir, home)
-    common = _common_dir(git_dir) if git_dir is not None else None
+    common = common_dir(git_dir) if git_dir is not None else None
     if common is not None:
         local = os.path.join(common, "config")
         files.append(local)
@@ -199,7 +199,9 @@ def _interpolate(path: str, home: str | None) -> str | None:
     return path
 
 
-def _common_dir(git_dir: str) -> str:
+def common_dir(git_dir: str) -> str:
+    """The directory a worktree shares with its main repository (config, refs): the one its
+    ``commondir`` file names, else ``git_dir`` itself."""
     text = _read_file(os.path.join(git_dir, "commondir"), [])
     if text is None:
         return git_dir

@@ -182,9 +182,11 @@ class _Parser:
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
-        # The branch each repository was switched to by the line so far (git switch -c x, …),
-        # keyed by shell.git.repository_key: repository state, so subshells share it too.
-        self.branches: dict[tuple, str] = {}
+        # What git commands of the line did so far (branches switched, configuration written):
+        # repository state, so subshells share it too.
+        from hookgate.shell.git import LineState  # git.py builds on this module
+
+        self.git = LineState()
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -674,7 +676,8 @@ class _Parser:
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
         if name == "git":
-            self.track_branch(cmd)
+            for script in self.git.see(cmd, self.scripts, self.vars, self.out):
+                self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
             saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
@@ -777,18 +780,6 @@ class _Parser:
             for w in words[1:]:
                 if w.text.isidentifier():
                     self.vars.pop(w.text, None)
-
-    def track_branch(self, cmd: Command) -> None:
-        """Set the branch ``cmd`` runs on when the line switched its repository earlier, and
-        remember the branch ``cmd`` switches to."""
-        from hookgate.shell.git import parse_argv, repository_key, switched_branch
-
-        parsed = parse_argv([w.text for w in cmd.words], cmd.env, cmd.cwd)
-        key = repository_key(parsed)
-        cmd.branch = self.branches.get(key)
-        switched = switched_branch(parsed)
-        if switched is not None:
-            self.branches[key] = switched
 
     def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
@@ -896,6 +887,7 @@ class _Parser:
             words = [Word(w.text, None, w.literal, [], kind=w.kind) for w in c.words]
             printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
             printed.writes = c.writes
+            printed.branch, printed.git_config = c.branch, c.git_config
             self.out.append(printed)
 
     def nested(
@@ -919,7 +911,7 @@ class _Parser:
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.aliases.update(self.aliases)
         sub.functions = dict(self.functions)
-        sub.branches = self.branches
+        sub.git = self.git
         sub.parse()
         if via[-1] in ("source", "."):  # run in this shell: what it defines stays
             self.functions.update(sub.functions)
@@ -958,7 +950,7 @@ class _Parser:
                 sub = _Parser(
                     body, body_offs, self.depth, self.out, self.cwd, self.via, self.budget
                 )
-                sub.branches = self.branches
+                sub.git = self.git
                 sub.scan_expansions()
 
     def scan_expansions(self) -> None:
@@ -1262,7 +1254,7 @@ class _Parser:
         self.i = min(self.i + 1, self.n)
         self.enter()
         sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via, self.budget)
-        sub.branches = self.branches
+        sub.git = self.git
         sub.nest = self.nest
         sub.parse()
         self.nest -= 1
@@ -1745,24 +1737,17 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
-    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run`` and
-    ``-c alias.x='!…'`` shell aliases; and an alias ``git config`` defines, as what it will run
-    (``git config alias.p 'push -f'`` is read as ``git push -f``: it is defined to be run, by a
-    later command this line may not show)."""
-    from hookgate.shell.git import parse_argv  # git.py builds on this module
+    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run``; and
+    the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
+    ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
+    Shell aliases and program settings given to a command itself are read by
+    ``shell.git.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
+    from hookgate.shell.git import config_change, parse_argv, program_script
 
     argv = [w.text for w in words]
     parsed = parse_argv(argv, {}, None)
     sub = parsed["subcommand"]
     rest = words[len(argv) - len(parsed["args"]) :]
-    alias = parsed["config"].get(f"alias.{sub}", "") if sub else ""
-    if alias.startswith("!"):
-        # the script is the tail of the -c word that defines it: keep its offsets
-        defining = [w for w in words if "alias." in w.text and w.text.endswith("=" + alias)]
-        w = defining[-1] if defining else Word(alias, None, True, [])
-        start = len(w.text) - len(alias) + 1
-        script = Word(w.text[start:], None, True, w.offs[start:])
-        return ("script", [script] + rest), len(words)
     if sub == "rebase":
         scripts = [_option_value(rest, k, ("-x", "--exec")) for k in range(len(rest))]
         found = [w for w in scripts if w is not None]
@@ -1776,33 +1761,12 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
         return ("argv", rest[1:], []), len(words)
     if sub == "config":
-        defined = _alias_definition(texts)
-        if defined is not None:
-            script = defined[1:] if defined.startswith("!") else "git " + defined
-            return ("printed", script), len(words)
+        change = config_change(texts)
+        if change is not None and change[0] != "unset":
+            script = program_script(change[1], change[2])
+            if script:
+                return ("printed", script), len(words)
     return None, len(words)
-
-
-_CONFIG_VALUES = frozenset(("-f", "--file", "--blob", "--type", "--default", "--comment"))
-
-
-def _alias_definition(args: list[str]) -> str | None:
-    """The value ``git config [options] [set] alias.NAME VALUE`` gives an alias, or None."""
-    operands: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        if a in _CONFIG_VALUES:
-            k += 2
-            continue
-        if not (a.startswith("-") and len(a) > 1):
-            operands.append(a)
-        k += 1
-    if operands[:1] == ["set"]:
-        operands = operands[1:]
-    if len(operands) >= 2 and operands[0].lower().startswith("alias."):
-        return operands[1]
-    return None
 
 
 def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:

@@ -55,6 +55,7 @@ class Command(Record):
         "appends",
         "branch",
         "piped",
+        "git_config",
     )
 
     def __init__(
@@ -83,6 +84,10 @@ class Command(Record):
         self.branch: str | None = None
         self.piped: Command | None = None  # the command whose output it reads (a | b)
 
+        # git: what earlier git config commands of the line wrote to the configuration this
+        # command reads ([op, key, value], op set/add/unset), in order
+        self.git_config: list[list[str]] = []
+
     def to_value(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -97,6 +102,7 @@ class Command(Record):
             "writes": list(self.writes),
             "appends": list(self.appends),
             "branch": self.branch,
+            "git_config": [list(op) for op in self.git_config],
         }
 
 

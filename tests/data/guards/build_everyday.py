@@ -61,6 +61,10 @@ EXCLUDE = [
     (r"^git restore (?!--staged \S+$)(?!-S )", "discards uncommitted changes (destructive guard)"),
     (r"^git checkout \S+ -- ", "overwrites uncommitted changes to the file (destructive guard)"),
     (
+        r"^git checkout-index (?!.*--prefix).*(?:-\w*f\b|--force)",
+        "overwrites uncommitted changes in the working tree (destructive guard)",
+    ),
+    (
         r"(?<!>)> ~/",
         "overwrites a file in the user's home, outside the project (destructive guard)",
     ),

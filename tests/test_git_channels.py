@@ -1,0 +1,556 @@
+"""git's own channels: configuration read the way git reads it (command line, environment,
+``git config`` earlier in the line, files the line writes, the repository's files through the
+``git.config`` host fact), aliases, options configuration implies, programs settings run, words
+the line does not show, and ``git checkout <name>`` read as git reads it. Where real git is
+installed, it is the oracle."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from hookgate.builtins import REGISTRY
+from hookgate.builtins.git import checkout_target, config, parse, parse_in
+from hookgate.builtins.shell import commands, commands_with, has_flag
+from hookgate.engine import Engine
+from hookgate.shell.git import (
+    config_bool,
+    config_change,
+    env_config,
+    program_script,
+    split_cmdline,
+)
+from hookgate.shell.parser import analyse
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git not installed")
+POLICIES = os.path.join(os.path.dirname(__file__), "..", "policies")
+
+
+with open(os.path.join(POLICIES, "data.json"), encoding="utf-8") as f:
+    SUBSTITUTIONS = json.load(f)["hookgate"]["config"]["shell"]["substitutions"]
+
+
+def gits(cmdline: str) -> list[dict]:
+    """The git commands of ``cmdline`` as the pack reads them (with its known-safe substitutions)."""
+    return [c for c in commands_with(cmdline, SUBSTITUTIONS) if c["name"] == "git"]
+
+
+def last_git(cmdline: str, repo_config: dict | None = None) -> dict:
+    return parse_in(gits(cmdline)[-1], repo_config)
+
+
+def git_env(home) -> dict:
+    return {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"]}
+
+
+def real_list(cwd, env: dict, *args: str) -> list[tuple[str, str]]:
+    """(key, value) of ``git config --list`` for the command-line scope, as git reads it."""
+    out = subprocess.run(
+        [GIT, *args, "config", "--list", "--show-scope", "-z"],
+        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    fields = out.split("\0")
+    pairs = []
+    for scope, entry in zip(fields[0::2], fields[1::2], strict=False):
+        if scope == "command":
+            key, newline, value = entry.partition("\n")
+            pairs.append((key, value if newline else "true"))  # valueless: git's true
+    return pairs
+
+
+# -- configuration from the command line and the environment -----------------------------------
+
+PARAMETERS = [
+    "'alias.p'='push --force'",
+    "'alias.p=push -f'",
+    "'core.hooksPath'='/dev/null' 'user.name'='x'",
+    "'Remote.Origin.Push'='+refs/heads/*:refs/heads/*'",
+    "'a.b'='it'\\''s'",
+    "'flag.on'",
+]
+
+
+@needs_git
+@pytest.mark.parametrize("params", PARAMETERS)
+def test_git_config_parameters_read_as_git_reads_them(params, tmp_path):
+    env = git_env(tmp_path) | {"GIT_CONFIG_PARAMETERS": params}
+    real = real_list(tmp_path, env)
+    ours = env_config({"GIT_CONFIG_PARAMETERS": params})
+    assert ours == real
+
+
+@needs_git
+@pytest.mark.parametrize("count", ["0", "1", "2"])
+def test_git_config_count_limits_the_pairs(count, tmp_path):
+    pairs = {
+        "GIT_CONFIG_COUNT": count,
+        "GIT_CONFIG_KEY_0": "alias.a",
+        "GIT_CONFIG_VALUE_0": "status",
+        "GIT_CONFIG_KEY_1": "alias.b",
+        "GIT_CONFIG_VALUE_1": "push -f",
+    }
+    real = real_list(tmp_path, git_env(tmp_path) | pairs)
+    assert env_config(pairs) == real
+
+
+def test_unknown_count_reads_every_pair():
+    pairs = {"GIT_CONFIG_COUNT": "$N", "GIT_CONFIG_KEY_3": "alias.p", "GIT_CONFIG_VALUE_3": "x"}
+    assert env_config(pairs) == [("alias.p", "x")]
+
+
+def test_config_env_takes_the_variable_value():
+    g = last_git("A='push --force' git --config-env=alias.p=A p origin")
+    assert (g["subcommand"], g["alias"]) == ("push", "p")
+    assert has_flag(g, "--force")
+    assert last_git("git --config-env=core.hooksPath=HP commit")["config"] == {
+        "core.hookspath": "$HP"
+    }
+
+
+def test_valueless_c_is_true():
+    assert last_git("git -c remote.origin.mirror push")["config"] == {
+        "remote.origin.mirror": "true"
+    }
+
+
+# -- git config in every spelling --------------------------------------------------------------
+
+CHANGES = [
+    (["alias.p", "push -f"], ("set", "alias.p", "push -f", "local")),
+    (["set", "alias.p", "push -f"], ("set", "alias.p", "push -f", "local")),
+    (["--global", "alias.p", "push -f"], ("set", "alias.p", "push -f", "global")),
+    (["-f", "/tmp/c", "alias.p", "x"], ("set", "alias.p", "x", "file:/tmp/c")),
+    (["--file=/tmp/c", "alias.p", "x"], ("set", "alias.p", "x", "file:/tmp/c")),
+    (["--add", "remote.origin.push", "+a:a"], ("add", "remote.origin.push", "+a:a", "local")),
+    (["set", "--append", "remote.o.push", "+a"], ("add", "remote.o.push", "+a", "local")),
+    (["--replace-all", "core.hooksPath", "/x"], ("set", "core.hookspath", "/x", "local")),
+    (["--unset", "core.hooksPath"], ("unset", "core.hookspath", "", "local")),
+    (["unset", "--global", "alias.p"], ("unset", "alias.p", "", "global")),
+    (["--bool", "remote.origin.mirror", "yes"], ("set", "remote.origin.mirror", "yes", "local")),
+    (["--type=bool", "pull.rebase", "false"], ("set", "pull.rebase", "false", "local")),
+    (["core.editor", "vim", "^v"], ("set", "core.editor", "vim", "local")),
+    (["--get", "alias.p"], None),
+    (["get", "alias.p"], None),
+    (["alias.p"], None),
+    (["--list"], None),
+    (["-l"], None),
+    (["--blob", "HEAD:.gitmodules", "x.y", "z"], None),
+]
+
+
+@pytest.mark.parametrize(("args", "change"), CHANGES)
+def test_config_change_spellings(args, change):
+    assert config_change(args) == change
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "args",
+    [a for a, c in CHANGES if c and c[3] == "local" and a[0] not in ("set", "unset")],
+)
+def test_config_change_is_what_git_writes(args, tmp_path):
+    from hookgate.shell.gitconfig import read_config
+
+    env = git_env(tmp_path)
+    subprocess.run([GIT, "init", "-q", "r"], cwd=tmp_path, env=env, check=True)
+    repo = tmp_path / "r"
+    subprocess.run([GIT, "config", "core.hooksPath", "old"], cwd=repo, env=env, check=True)
+    before = read_config(str(repo / ".git"), None)
+    subprocess.run([GIT, "config", *args], cwd=repo, env=env, check=True)
+    after = read_config(str(repo / ".git"), None)
+    op, key, value, _scope = config_change(args)
+    if "--bool" in args:
+        value = "true" if config_bool(value) else "false"  # git writes the canonical form
+    expected = dict(before)
+    if op == "set":
+        expected[key] = [value]
+    elif op == "add":
+        expected[key] = before.get(key, []) + [value]
+    else:
+        expected.pop(key, None)
+    assert after == expected
+
+
+# -- aliases -----------------------------------------------------------------------------------
+
+SPLITS = ["push --force", "commit -m 'two words'", 'log --format="%h %s"', r"a\ b c", "  x   y  "]
+
+
+@needs_git
+@pytest.mark.parametrize("alias", SPLITS)
+def test_alias_words_split_as_git_splits_them(alias, tmp_path):
+    env = git_env(tmp_path) | {"GIT_TRACE": "1"}
+    run = subprocess.run(
+        [GIT, "-c", f"alias.zz=rev-parse --sq-quote {alias}", "zz"],
+        cwd=tmp_path, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    import shlex
+
+    assert shlex.split(run.stdout) == split_cmdline("rev-parse --sq-quote " + alias)[2:]
+
+
+def test_alias_chains_and_the_line_config():
+    g = last_git("git config alias.a pf && git config alias.pf 'push -f' && git a origin x")
+    assert (g["subcommand"], g["alias"]) == ("push", "a")
+    assert has_flag(g, "--force")
+
+
+def test_alias_from_the_repository_configuration():
+    g = last_git("git p origin feature", {"alias.p": ["push --force"]})
+    assert g["subcommand"] == "push" and has_flag(g, "--force")
+    shell = last_git("git x", {"alias.x": ["!rm -rf ~"]})
+    assert (shell["subcommand"], shell["script"]) == ("x", "rm -rf ~")
+
+
+def test_the_line_overrides_the_repository_and_the_command_line_overrides_both():
+    disk = {"alias.p": ["push --force"]}
+    assert last_git("git config --unset alias.p && git p", disk)["subcommand"] == "p"
+    assert last_git("git -c alias.p=status p", disk)["subcommand"] == "status"
+
+
+def test_global_config_file_the_line_writes():
+    line = "printf '[alias]\\n\\tpf = push --force\\n' > /tmp/g; GIT_CONFIG_GLOBAL=/tmp/g git pf"
+    assert has_flag(last_git(line), "--force")
+    line = "cat > inc <<'X'\n[alias]\n\tpf = push -f\nX\ngit -c include.path=inc pf"
+    assert has_flag(last_git(line), "--force")
+    line = "git config -f /tmp/c alias.pf 'push -f' && git config include.path /tmp/c && git pf"
+    assert has_flag(last_git(line), "--force")
+
+
+def test_config_of_another_repository_does_not_count():
+    g = last_git("git -C ../other config alias.p 'push -f' && git p")
+    assert g["subcommand"] == "p"
+
+
+# -- options configuration implies -------------------------------------------------------------
+
+IMPLIED = [
+    ("git push", {"remote.origin.push": ["+refs/heads/*:refs/heads/*"]}, "--force"),
+    ("git push origin", {"remote.origin.push": ["refs/heads/a:refs/heads/a", "+b:b"]}, "--force"),
+    ("git push up", {"remote.up.mirror": ["true"]}, "--mirror"),
+    ("git push", {"remote.pushdefault": ["up"], "remote.up.push": ["+a:a"]}, "--force"),
+    ("git push", {"branch.x.pushremote": ["up"], "remote.up.mirror": ["yes"]}, "--mirror"),
+    ("git pull", {"pull.rebase": ["false"]}, "--no-rebase"),
+    ("git pull", {"pull.ff": ["false"]}, "--no-ff"),
+    ("git pull", {"pull.ff": ["only"]}, "--ff-only"),
+    ("git merge x", {"merge.ff": ["only"]}, "--ff-only"),
+    ("git clean -d", {"clean.requireforce": ["false"]}, "--force"),
+]
+
+
+@pytest.mark.parametrize(("cmdline", "disk", "flag"), IMPLIED)
+def test_configuration_implies_options(cmdline, disk, flag):
+    g = last_git(cmdline, disk)
+    assert has_flag(g, flag)
+    assert any(o["name"] == flag and o.get("config") for o in g["options"])
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "disk"),
+    [
+        ("git push origin main", {"remote.origin.push": ["+a:a"]}),  # refspec given
+        ("git push other", {"remote.origin.push": ["+a:a"]}),  # another remote
+        ("git pull --rebase", {"pull.rebase": ["false"]}),
+        ("git pull --ff-only", {"pull.ff": ["false"]}),
+        ("git clean -n", {"clean.requireforce": ["false"]}),
+        ("git push", {"remote.origin.mirror": ["false"]}),
+    ],
+)
+def test_the_command_line_wins_over_configuration(cmdline, disk):
+    g = last_git(cmdline, disk)
+    assert not any(o.get("config") for o in g["options"])
+
+
+# -- programs settings run ---------------------------------------------------------------------
+
+PROGRAMS = [
+    ("core.editor", "rm -rf ~", "rm -rf ~"),
+    ("core.pager", "less -R", "less -R"),
+    ("core.pager", "false", None),
+    ("pager.log", "rm -rf ~", "rm -rf ~"),
+    ("pager.log", "true", None),
+    ("core.fsmonitor", "true", None),
+    ("core.fsmonitor", "./watch.sh", "./watch.sh"),
+    ("diff.external", "x", "x"),
+    ("diff.pdf.textconv", "pdftotext", "pdftotext"),
+    ("filter.lfs.smudge", "git-lfs smudge -- %f", "git-lfs smudge -- %f"),
+    ("credential.helper", "store", None),
+    ("credential.helper", "!rm -rf ~", "rm -rf ~"),
+    ("credential.https://x.example.helper", "!f() { :; }; f", "f() { :; }; f"),
+    ("alias.x", "!sh -c 'rm -rf ~'", "sh -c 'rm -rf ~'"),
+    ("alias.x", "status", None),
+    ("user.name", "rm -rf ~", None),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "script"), PROGRAMS)
+def test_program_settings(key, value, script):
+    assert program_script(key, value) == script
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        "git -c core.editor='rm -rf ~' commit",
+        "GIT_EDITOR='rm -rf ~' git commit",
+        "git -c core.sshCommand='rm -rf ~' fetch",
+        "GIT_SSH_COMMAND='rm -rf ~' git fetch",
+        "GIT_EXTERNAL_DIFF='rm -rf ~' git diff",
+        "git -c diff.external='rm -rf ~' diff",
+        "git config core.editor 'rm -rf ~'",
+        "git config --global sequence.editor 'rm -rf ~'",
+        "git -c alias.x='!rm -rf ~' x",
+        "A='!rm -rf ~' git --config-env=alias.x=A x",
+        "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+        "git config alias.x '!rm -rf ~' && git x",
+        "git -c credential.helper='!rm -rf ~' fetch",
+    ],
+)
+def test_programs_are_analysed_as_scripts(cmdline):
+    ran = [(c.name, [w.text for w in c.words]) for c in analyse(cmdline)]
+    assert ("rm", ["rm", "-rf", "~"]) in ran
+
+
+def test_ordinary_program_settings_are_ordinary_commands():
+    ran = [c.name for c in analyse('git config --global core.editor "code --wait"')]
+    assert ran == ["git", "code"]
+
+
+# -- words the line does not show --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "unknown"),
+    [
+        ("git push $OPTS origin feature", ["$OPTS"]),
+        ('git push origin "$BRANCH"', ["$BRANCH"]),
+        ('git push origin -- "$REF"', ["$REF"]),
+        ('git push origin "$(git branch --show-current)"', []),
+        ('git push -u origin "$(git rev-parse --abbrev-ref HEAD)"', []),
+        ("git push origin `git branch --show-current`", []),
+        ('git commit -m "$MSG"', []),
+        ("git commit $FLAGS -m wip", ["$FLAGS"]),
+        ('git commit -m wip -- "$FILE"', []),
+    ],
+)
+def test_unknown_words_where_git_may_read_options(cmdline, unknown):
+    assert last_git(cmdline)["unknown"] == unknown
+
+
+def test_only_substitutions_that_cannot_be_options_are_not_unknown():
+    # the kind comes from the pack's table: without it, the current branch is a command's output
+    plain = [
+        c for c in commands("git push origin $(git branch --show-current)") if c["name"] == "git"
+    ]
+    assert parse(plain[-1])["unknown"] == ["$(git branch --show-current)"]
+    assert last_git("git push origin $(git rev-parse HEAD):refs/heads/x")["unknown"] == []
+    # date prints what its format says: +--force is --force
+    assert last_git("git push $(date +--force) origin x")["unknown"] == ["$(date +--force)"]
+    assert last_git("git push origin $(whoami)")["unknown"] == ["$(whoami)"]
+
+
+def test_repository_targets():
+    assert last_git('git -C "$(git rev-parse --show-toplevel)" commit')["target_known"] is True
+    assert last_git('git -C "$(git rev-parse --show-toplevel)" commit')["dir"] == "."
+    assert last_git('git -C "$DIR" commit')["target_known"] is False
+    assert last_git('git --git-dir="$G" commit')["target_known"] is False
+    assert last_git("git -C sub commit")["target_known"] is True
+
+
+# -- the repository's configuration and checkout targets on disk -------------------------------
+
+
+@needs_git
+def test_git_config_fact_reads_the_repository(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    env = git_env(tmp_path / "home")
+    subprocess.run([GIT, "init", "-q", "r"], cwd=tmp_path, env=env, check=True)
+    repo = tmp_path / "r"
+    (tmp_path / "inc").write_text("[alias]\n\tp = push --force\n")
+    subprocess.run([GIT, "config", "include.path", str(tmp_path / "inc")], cwd=repo, env=env)
+    subprocess.run([GIT, "config", "--add", "remote.o.push", "+a:a"], cwd=repo, env=env)
+    (repo / "sub").mkdir()
+    got = config(str(repo / "sub"))
+    assert got["alias.p"] == ["push --force"]
+    assert got["remote.o.push"] == ["+a:a"]
+    assert config("relative/dir") == {}
+    assert config(str(tmp_path / "home")) == {}
+    assert REGISTRY["git.config"].reads_host
+
+
+@needs_git
+def test_checkout_target_is_what_git_does(tmp_path):
+    env = git_env(tmp_path) | {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+                               "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}  # fmt: skip
+
+    def git(*args, cwd=None):
+        return subprocess.run([GIT, *args], cwd=cwd or repo, env=env, capture_output=True)
+
+    subprocess.run([GIT, "init", "-q", "-b", "main", "r"], cwd=tmp_path, env=env, check=True)
+    repo = tmp_path / "r"
+    (repo / "src").mkdir()
+    (repo / "src" / "a.py").write_text("1\n")
+    git("add", ".")
+    git("commit", "-qm", "i")
+    git("branch", "feat")
+    git("tag", "v1")
+    git("update-ref", "refs/remotes/origin/rb", "HEAD")
+    git("pack-refs", "--all")
+    git("branch", "loose")
+    for name, kind in [
+        ("src", "path"),
+        ("src/a.py", "path"),
+        ("feat", "revision"),
+        ("loose", "revision"),
+        ("v1", "revision"),
+        ("rb", "revision"),
+        ("HEAD~0", "revision"),
+        ("nothing", None),
+    ]:
+        assert checkout_target(str(repo), name) == kind, name
+        (repo / "src" / "a.py").write_text("changed\n")
+        git("checkout", name)
+        restored = (repo / "src" / "a.py").read_text() == "1\n"
+        git("checkout", "-q", "-f", "main")
+        assert restored is (kind == "path"), name
+
+
+# -- through the default pack ------------------------------------------------------------------
+
+
+def test_server_facts_answer_git_config():
+    eng = Engine.from_paths([POLICIES])
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push"},
+        "cwd": "/srv/none/proj",
+    }
+    assert eng.evaluate(payload, host="claude", facts={}).outcome == "allow"
+    facts = {"git.config": {"/srv/none/proj": {"remote.origin.push": ["+a:a"]}}}
+    decision = eng.evaluate(payload, host="claude", facts=facts)
+    assert decision.outcome == "deny"
+    assert any("remote.origin.push" in r for r in decision.reasons)
+
+
+def test_parse_reads_the_line_config_of_the_command():
+    [_, push] = gits("git config remote.origin.push +a:a && git push")
+    assert push["git_config"] == [["set", "remote.origin.push", "+a:a"]]
+    assert has_flag(parse(push), "--force")
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        "git push --receive-pack='rm -rf ~' ../r.git main",
+        "git push --exec='rm -rf ~' ../r.git main",
+        "git clone -u 'rm -rf ~' ../r.git x",
+        "git clone --upload-pack='rm -rf ~' ../r.git x",
+        "git fetch --upload-pack 'rm -rf ~' ../r.git",
+        "git ls-remote --upload-pack='rm -rf ~' ../r.git",
+        "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% ~'",
+        "git -c protocol.ext.allow=always clone 'ext::rm -rf ~' x",
+    ],
+)
+def test_transport_programs_are_scripts(cmdline):
+    ran = [[w.text for w in c.words] for c in analyse(cmdline)]
+    assert ["rm", "-rf", "~"] in ran
+
+
+def test_ext_command_escapes():
+    from hookgate.shell.git import ext_command
+
+    assert ext_command("sh -c touch% a%%b") == "'sh' '-c' 'touch a%b'"
+    assert ext_command("ssh host %S 'x'") == "'ssh' 'host' 'git-upload-pack' ''\\''x'\\'''"
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "git_dir"),
+    [
+        ("export GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("declare -x GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("set -a; GIT_DIR=/r/.git; git commit", "/r/.git"),
+        ("GIT_DIR=/r/.git; git commit", None),  # not exported: git never sees it
+        ("cd sub && GIT_DIR=../o/.git git commit", "o/.git"),
+        ("export GIT_DIR=/r/.git; GIT_DIR=/s/.git git commit", "/s/.git"),
+    ],
+)
+def test_the_git_dir_git_really_gets(cmdline, git_dir):
+    assert last_git(cmdline)["git_dir"] == git_dir
+
+
+def test_an_unknown_config_setting_is_an_unknown_word():
+    assert last_git('git -c "$CFG" push origin x')["unknown"] == ["$CFG"]
+    assert last_git("git -c user.name=x push origin x")["unknown"] == []
+
+
+def test_shell_aliases_of_the_repository_are_judged_by_what_they_run():
+    eng = Engine.from_paths([POLICIES])
+    aliases = {
+        "alias.ship": ["!git push --force origin HEAD"],
+        "alias.wipe": ["!git reset --hard"],
+        "alias.st": ["!git status --short"],
+    }
+    facts = {"git.config": {"/srv/p": aliases}}
+
+    def decide(cmd: str):
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": cmd},
+            "cwd": "/srv/p",
+        }
+        return eng.evaluate(payload, host="claude", facts=facts)
+
+    ship = decide("git ship")
+    assert ship.outcome == "deny" and ship.updated_input is None  # nothing to edit in place
+    assert decide("git wipe").outcome == "deny"
+    assert decide("git st").outcome == "allow"
+    assert decide("git -c alias.ship='!git status' ship").outcome == "allow"
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "sub"),
+    [
+        ("git config alias.p 'push -f' && cd src && git p", "push"),
+        ("cd src && git config alias.p 'push -f' && cd .. && git p", "push"),
+        ("git config --file .git/config alias.p 'push -f' && git p", "push"),
+        ("git -C ../other config alias.p 'push -f' && git p", "p"),
+        ("git config alias.p 'push -f' && cd /elsewhere && git p", "p"),
+        ("git config --global alias.p 'push -f' && cd /elsewhere && git p", "push"),
+    ],
+)
+def test_the_line_config_of_the_same_repository(cmdline, sub):
+    assert last_git(cmdline)["subcommand"] == sub
+
+
+def test_a_branch_switched_applies_in_subdirectories_not_other_repositories():
+    assert gits("git switch -c x && cd src && git commit")[-1]["branch"] == "x"
+    assert gits("git -C ../other switch -c x && git commit")[-1]["branch"] is None
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "branch"),
+    [
+        ("git worktree add -f ../wt main && cd ../wt && git commit", "main"),
+        ("git worktree add ../wt -b wt && git -C ../wt commit", "wt"),
+        ("git worktree add ../hotfix && cd ../hotfix && git commit", "hotfix"),
+        ("git worktree add --detach ../d && cd ../d && git commit", ""),
+        ("git worktree add -f ../wt main && git commit", None),  # here, not in the worktree
+    ],
+)
+def test_the_branch_of_a_worktree_the_line_adds(cmdline, branch):
+    assert gits(cmdline)[-1]["branch"] == branch
+
+
+def test_an_alias_definition_gives_what_it_runs():
+    change = last_git("git config --global alias.pf 'push --force origin'")["config_change"]
+    assert change["alias_argv"] == ["git", "push", "--force", "origin"]
+    assert "alias_argv" not in last_git("git config alias.x '!rm -rf ~'")["config_change"]
+    assert "alias_argv" not in last_git("git config --unset alias.pf")["config_change"]
