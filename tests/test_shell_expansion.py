@@ -384,7 +384,8 @@ def test_a_rewrite_only_removes_force_flags_written_in_the_line(engine, literal,
     words = literal + expanded
     line = SETUP + "git push " + " ".join(words)
     decision = decide(engine, line)
-    if expanded:
+    if expanded or "$HOME" in literal:
+        # a word the line does not show may be --force, +main or :main: nothing to rewrite
         assert decision.outcome == "deny", (line, decision.outcome)
         return
     if decision.outcome != "rewrite":

@@ -1015,19 +1015,23 @@ class LineState:
         self._exports: set[str] = set()
 
     def see(
-        self, cmd: Any, written: dict[str, list[str]], variables: dict[str, str], before: list
+        self, cmd: Any, written: dict[str, list[str]], variables: dict[str, Any], before: list
     ) -> list[str]:
         """Read git command ``cmd`` (a ``words.Command``): set its ``branch`` and ``git_config``
         from what the line did before, remember what it does, and return the scripts its own
         settings make git run. ``written``: files the line wrote (path → parts);
-        ``variables``: variables the line set; ``before``: the commands before ``cmd``.
+        ``variables``: variables the line set (``expansion.Value``); ``before``: the commands before ``cmd``.
         Configuration and program variables count whether exported or not (reading more is
         safe); ``GIT_DIR``/``GIT_WORK_TREE`` only when exported (``export``, ``set -a``), as
         otherwise git never sees them and reads the repository of its directory. Exported ones
         become part of ``cmd.env``, the environment git gets."""
-        env = {k: v for k, v in variables.items() if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV}
+        env = {
+            k: v.text
+            for k, v in variables.items()
+            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV
+        }
         exported = {
-            k: v
+            k: v.text
             for k, v in variables.items()
             if (k in env or k in ("GIT_DIR", "GIT_WORK_TREE"))
             and k not in cmd.env
