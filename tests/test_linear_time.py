@@ -65,8 +65,10 @@ def test_steps_grow_linearly(engine, construct):
     large, outcome = steps(engine, build(4096))
     assert outcome != "allow"
     if outcome.startswith("limit") and small < base:
-        # deep nesting stops the analysis within the first KiB: the steps stay where they were
-        assert large <= 1.25 * small, (construct, small, large)
+        # the analysis stops at a bound (read once per decision, not once per pack): the steps
+        # are at most those of lexing the line, linear in its length (deep nesting stops within
+        # the first KiB, a wrapper chain is one simple command lexed in full)
+        assert large <= 4 * 1.25 * small, (construct, small, large)
     else:
         assert large - base <= 4 * 1.25 * (small - base), (construct, base, small, large)
 

@@ -51,6 +51,11 @@ MAX_ANALYSED_CHARS = 4 * MAX_COMMAND_CHARS
 MAX_COMMANDS = 512
 
 
+# Leading components of a path looked up among the paths the line moved or linked (mv .git x;
+# rm -rf x/…): deeper prefixes are not followed, so a word costs time linear in its length.
+MAX_LINK_DEPTH = 64
+
+
 SHELLS = frozenset(TABLES["shells"])
 
 
@@ -140,7 +145,6 @@ class _Parser:
         # (mv .git x, ln -s ~ h) by their new name: (the original, whether it is a symlink).
         # File system state, so shared with nested scripts, like scripts and branches.
         self.links: dict[str, tuple[str, bool]] = {}
-        self.link_lengths: set[int] = set()
         # Inside a container (docker run -v SRC:DST): (DST, SRC) pairs, longest DST first; None
         # on the host (also in a container whose mounts the line does not show: docker exec).
         self.mounts: list[tuple[str, str]] | None = None
@@ -619,19 +623,24 @@ class _Parser:
         if not self.links or not text or text.startswith("-"):
             return text
         path = join_path(self.cwd, text)
-        # the longest moved or linked path the word is under, looked up by length only
-        for n in sorted(self.link_lengths, reverse=True):
-            if n > len(path) or (n < len(path) and path[n] != "/"):
-                continue
-            hit = self.links.get(path[:n])
-            if hit is None:
-                continue
-            original, symlink = hit
-            rest = path[n:].lstrip("/")
-            if symlink and not rest and not text.endswith(("/", "/.")):
-                return text  # rm -rf h removes the link, not what it points to
-            return join_path(original, rest) if rest else original
-        return text
+        # The longest moved or linked path the word is under: one lookup per leading component
+        # (at most MAX_LINK_DEPTH of them, each a slice: linear in the word).
+        found = None
+        end = path.find("/", 1)
+        for _ in range(MAX_LINK_DEPTH):
+            n = len(path) if end < 0 else end
+            if path[:n] in self.links:
+                found = n
+            if end < 0:
+                break
+            end = path.find("/", end + 1)
+        if found is None:
+            return text
+        original, symlink = self.links[path[:found]]
+        rest = path[found:].lstrip("/")
+        if symlink and not rest and not text.endswith(("/", "/.")):
+            return text  # rm -rf h removes the link, not what it points to
+        return join_path(original, rest) if rest else original
 
     def moved(self, cmd: Command) -> None:
         """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
@@ -674,14 +683,12 @@ class _Parser:
             names.append(join_path(dest, base))
             for name in names:
                 self.links[name] = (original, symlink)
-                self.link_lengths.add(len(name))
 
     def share_state(self, parent: _Parser) -> None:
         """A nested script (bash -c, a substitution, a here-document) runs on the same file
         system, repositories and container as ``parent``."""
         self.branches = parent.branches
         self.links = parent.links
-        self.link_lengths = parent.link_lengths
         self.mounts = parent.mounts
 
     def track_branch(self, cmd: Command) -> None:
@@ -1255,6 +1262,15 @@ def _reads_script_from_stdin(cmd: Command) -> bool:
         return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
     if cmd.name in TABLES["makes"]:
         return _makefile(cmd.words) == "-"  # make -f -: the makefile is on stdin
+    if cmd.name in ("sudo", "doas"):  # sudo -s / -i with no command starts a shell (on stdin)
+        opts = [w.text for w in cmd.words[1:] if w.text.startswith("-")]
+        return any(
+            o in ("--shell", "--login")
+            or (o[1:2] != "-" and o[1:].isalpha() and ("s" in o or "i" in o))
+            for o in opts
+        )
+    if cmd.name == "su":  # su [user] with no -c starts the user's shell (on stdin)
+        return _script_option("su", cmd.words) is None
     if cmd.name not in SHELLS:
         return False
     for w in cmd.words[1:]:
@@ -1899,7 +1915,22 @@ def analyse(cmdline: str) -> tuple[Command, ...]:
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
-    return _analyse(cmdline, _Budget())
+    failed = _FAILED.get(cmdline)
+    if failed is not None:
+        raise LimitError(failed.limit, str(failed))
+    try:
+        return _analyse(cmdline, _Budget())
+    except LimitError as e:
+        # Every pack evaluated alone asks again: a line past the bounds is read once, not once
+        # per pack (a nested script's failure depends on what is left of its line's budget, so
+        # only whole lines are kept).
+        if len(_FAILED) >= MAX_ANALYSED:
+            _FAILED.clear()
+        _FAILED[cmdline] = e
+        raise
+
+
+_FAILED: dict[str, LimitError] = {}
 
 
 def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
