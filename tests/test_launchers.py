@@ -39,7 +39,8 @@ def _wrapped(name: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(TABLES["wrappers"]))
 def test_every_wrapper_runs_its_command(name):
-    assert runs(_wrapped(name)) == [["rm", "-rf", "/x"]]
+    target = "x/x" if name == "chroot" else "/x"  # chroot x: its / is x
+    assert runs(_wrapped(name)) == [["rm", "-rf", target]]
     assert any(name in c.via for c in analyse(_wrapped(name)) if c.name == "rm")
 
 
@@ -78,6 +79,13 @@ def test_every_container_tool_maps_its_bind_mounts(name):
     # the container's own files are no host path; exec's mounts are not on the line
     assert runs(f"{name} run img rm -rf /var/cache") == [["rm", "-rf", "container:/var/cache"]]
     assert runs(f"{name} exec -it c rm -rf /var/cache") == [["rm", "-rf", "/var/cache"]]
+
+
+def test_chroot_is_a_new_root():
+    assert runs("chroot /mnt rm -rf /etc") == [["rm", "-rf", "/mnt/etc"]]
+    line = "docker run -v /:/host alpine chroot /host sh -c 'rm -rf /etc'"
+    assert runs(line) == [["rm", "-rf", "/etc"]]
+    assert runs("docker run -v/:/h a rm -rf /h/etc") == [["rm", "-rf", "/etc"]]
 
 
 def test_a_project_mount_stays_in_the_project():

@@ -539,8 +539,6 @@ class _Parser:
         # A wrapper's words were expanded with it; only the new command word is read anew
         # (sudo "$(which git)" push: the command word is split, an argument is not).
         words = self.expand_words(words[:1]) + words[1:] if expanded else self.expand_words(words)
-        if self.links or self.mounts is not None:
-            words = words[:1] + [self.host_word(w) for w in words[1:]]
         name = command_name(words[0].text)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             self.vars.update(a for w in words[1:] if (a := _assignment(w)) is not None)
@@ -548,6 +546,9 @@ class _Parser:
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
         own_words = words[:own] if isinstance(own, int) else own
+        if self.links or self.mounts is not None:
+            # the command's own paths as the host's (a wrapped command's, where it runs)
+            own_words = own_words[:1] + [self.host_word(w) for w in own_words[1:]]
         cmd_span = span if not via else (_span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
@@ -596,7 +597,13 @@ class _Parser:
         saved = self.mounts, self.cwd
         if mounts is not None:
             here = "." if self.cwd is None else self.cwd
-            table = [(normalize_path(dst), _host_source(src, here)) for dst, src in mounts]
+            table = [
+                (
+                    normalize_path(dst),
+                    self.host_path(src) if src[:1] == "/" else _host_source(src, here),
+                )
+                for dst, src in mounts
+            ]
             self.mounts = sorted(table, key=lambda m: -len(m[0]))
             self.cwd = self.host_path(normalize_path("/" + (workdir or "/")))
         try:
@@ -1358,6 +1365,8 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
             k += 1  # the duration / lock file / new root / mask / priority
         if name == "cross-env-shell":  # its command is a shell script
             return (("script", words[k:]), k) if k < n else (None, n)
+        if name == "chroot" and k < n:  # the new root is its command's /, and its directory
+            return ("container", words[k:], [("/", words[k - 1].text)], "/"), k
         return (("argv", words[k:], []), k) if k < n else (None, n)
     if name in SHELLS:
         k = 1
@@ -1508,7 +1517,9 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
             j += a == "--"
             break
         option, eq, value = a.partition("=")
-        if not eq and option in values and j + 1 < n:
+        if not eq and a[:2] in ("-v", "-w") and len(a) > 2:  # -v/:/host, attached
+            option, value = a[:2], a[2:]
+        elif not eq and option in values and j + 1 < n:
             value = words[j + 1].text
             j += 1
         if option in ("-v", "--volume"):
