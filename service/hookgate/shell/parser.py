@@ -1471,16 +1471,13 @@ def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
 def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     """``npx rimraf ~``, ``npm exec -- del-cli x``, ``pnpm dlx pkg@1 …``, ``uv run cmd``: the
     program a package runner runs (launchers.txt, [package-runners]), its version dropped."""
-    key = name if name in TABLES["package-runners"] else None
-    start = 1
-    if key is None and len(words) > 1:
-        key = f"{name} {words[1].text}"
-        start = 2
-        if key not in TABLES["package-runners"]:
+    runners = TABLES["package-runners"]
+    key, start = (f"{name} {words[1].text}", 2) if len(words) > 1 else (name, 1)
+    if key not in runners:  # the longer name first: yarn dlx x is not yarn's program dlx
+        key, start = name, 1
+        if key not in runners:
             return None
-    if key is None:
-        return None
-    values = TABLES["package-runners"][key]
+    values = runners[key]
     k = _options_end(words, start, values)
     if k >= len(words):
         return None, len(words)
