@@ -204,7 +204,7 @@ denied := [
 	"parallel rm -rf ::: /etc",
 	# effects across the line
 	"ln -s ~ h && rm -rf h/",
-	"mv .git old && rm -rf old",
+	"mv ~/Documents d && rm -rf d",
 	"cd / && cd /tmp && cd - && rm -rf etc",
 	"pushd ~ && pushd /tmp && popd && rm -rf ./*",
 	# interpreter one-liners, by what they compute
