@@ -81,8 +81,9 @@ code_stdin := [{"cmd": c, "code": normalized_code(c.stdin)} |
 # value computed when the code runs ends in an unknown ${computed} ("rm -rf " + sys.argv[1]).
 normalized_code(code) := regex.replace(joined, computed_join, "$${computed}$1") if {
 	homes := regex.replace(code, concat("|", config.interpreters.home_expressions), `"~"`)
-	# interpolated in a string ("rm -rf $ENV{HOME}/x", "#{Dir.home}"): part of that string
-	interpolated := regex.replace(homes, `#\{"~"\}|"~"([^\s),;\]}+.])`, "~$1")
+	# interpolated in a string ("rm -rf $ENV{HOME}/x", "#{Dir.home}", `${os.homedir()}`,
+	# f"{Path.home()}"): part of that string
+	interpolated := regex.replace(homes, `[#$]?\{"~"\}|"~"([^\s),;\]}+.])`, "~$1")
 	joined := regex.replace(interpolated, `["']\s*[+.]\s*["']`, "")
 }
 
