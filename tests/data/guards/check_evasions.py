@@ -14,6 +14,11 @@ the other stand-ins), ``["hook", name]`` per git hook that ran, and ``["gone", p
 sandbox paths (home, the project, its ``.git``) that no longer exist afterwards. Sandbox paths
 are shown as ``/home/u/…``.
 
+Only the stand-ins are harmless: the sandbox is a private mount namespace over the real file
+system. A row whose deleting code is not a stand-in (``python3 -c "shutil.rmtree('/etc')"``,
+``perl -e 'rmtree …'``) may only target the sandbox's own paths (its home, ``/tmp``); any other
+must say ``not_run`` — running one deleted this machine's real ``/etc`` once.
+
     python tests/data/guards/check_evasions.py           # compare with each row's "runs"
     python tests/data/guards/check_evasions.py --write   # record what runs into the rows
 """
