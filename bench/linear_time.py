@@ -96,6 +96,14 @@ CONSTRUCTS = {
     "git-globals": lambda n: repeated("git -C . -c alias.p='push -f' p; ", n),
     "no-verify": lambda n: repeated("git commit --no-verify -m x; HUSKY=0 git push; ", n),
     "destructive": lambda n: repeated("rm -rf build/ /tmp/x; git reset --hard; ", n),
+    "launchers": lambda n: repeated(
+        "docker run -v /:/h -w /h a sh -c 'rm -rf x'; npx rimraf b; awk 'BEGIN{system(\"ls\")}'; "
+        "parallel rm ::: a b; ",
+        n,
+    ),
+    "moves-links": lambda n: repeated(
+        "mv .git g; ln -s ~ h; rm -rf h/a/b g/c; pushd /tmp; popd; cd -; ", n
+    ),
 }
 
 
@@ -117,10 +125,21 @@ def decide(engine: Engine, command: str) -> str:
         return f"limit ({exc.limit})"
 
 
+def cold() -> None:
+    """Forget the lines shell analysis read: each run decides as a fresh hook process does."""
+    from hookgate.builtins import shell as shell_builtins
+    from hookgate.shell import parser
+
+    parser._ANALYSED.clear()
+    parser._FAILED.clear()
+    shell_builtins._VALUES.clear()
+
+
 def measure(engine: Engine, command: str, runs: int) -> tuple[float, str]:
     times = []
     result = ""
     for _ in range(runs):
+        cold()
         started = time.perf_counter()
         result = decide(engine, command)
         times.append(time.perf_counter() - started)

@@ -214,12 +214,19 @@ find_roots(c) := {a |
 
 advice := "Delete only what you created inside the project (for example rm -rf ./build) or under /tmp; if it really has to go, ask the user to run it themselves."
 
-# Found once for the rules below, which each look at every one.
+# Found once for the rules below, which each look at every one: rm -r, and programs that only
+# delete recursively (npx rimraf ~, del-cli; destructive.deleting_programs).
 recursive_rms := [c |
 	some c in data.hookgate.lib.commands
+	deletes_recursively(c)
+]
+
+deletes_recursively(c) if {
 	c.name == "rm"
 	recursive(c)
-]
+}
+
+deletes_recursively(c) if c.name in cfg.deleting_programs
 
 # -f or not: an agent's shell has no terminal, so rm -r deletes without asking either way.
 violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
@@ -242,7 +249,9 @@ rm_pattern(c) := "rm-recursive-force" if {
 	forced(c)
 } else := "rm-recursive"
 
-rm_words(c) := "rm -rf" if {
+rm_words(c) := c.name if {
+	c.name != "rm"
+} else := "rm -rf" if {
 	forced(c)
 } else := "rm -r"
 
@@ -288,6 +297,50 @@ violations contains {"reason": msg, "pattern": "find-delete"} if {
 	msg := sprintf("find %s -delete would delete files under %s (%s). %s", [t, root, place(root, project(c)), advice])
 }
 
+# tar --remove-files deletes what it archives, directories and all: judged as rm -rf of its
+# inputs (the operands other than the archive and option values; -C moves the later ones).
+violations contains {"reason": msg, "pattern": "tar-remove-files"} if {
+	some c in data.hookgate.lib.commands
+	c.name in {"tar", "gtar", "bsdtar"}
+	some a in c.argv
+	startswith(a, "--rem")
+	some t in tar_inputs(c)
+	path := unsafe_target(c, t)
+	msg := sprintf("tar --remove-files deletes %s after archiving it (%s). Archive without --remove-files, then delete only what is inside the project. %s", [path, place(path, project(c)), advice])
+}
+
+tar_inputs(c) := {tar_input(c, i, a) |
+	some i, a in c.argv
+	i > 0
+	not startswith(a, "-")
+	not tar_value(c, i)
+	not old_style_bundle(c, i)
+}
+
+# A word that is an option's value: after -f/--file, -C, -T, … or a short bundle ending in f.
+tar_value(c, i) if c.argv[i - 1] in {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-g", "--listed-incremental", "-N", "--newer", "--exclude", "-b", "-H", "--format", "-I", "--use-compress-program", "--transform", "--xform", "-V", "--label", "--owner", "--group", "--mode", "--mtime", "-K", "--starting-file"}
+
+tar_value(c, i) if {
+	prev := c.argv[i - 1]
+	regex.match(`^-[A-Za-z]*f$`, prev)
+}
+
+# tar cf x.tar dir: the first word is a bundle without a dash; its f takes the next word.
+old_style_bundle(c, 1) if regex.match(`^[A-Za-z]+$`, c.argv[1])
+
+tar_value(c, 2) if {
+	old_style_bundle(c, 1)
+	contains(c.argv[1], "f")
+}
+
+# An input under the directory the last -C before it names.
+tar_input(c, i, a) := concat("/", [c.argv[j + 1], a]) if {
+	not substring(a, 0, 1) in {"/", "~", "$"}
+	js := [j | some j, o in c.argv; o in {"-C", "--directory"}; j < i - 1]
+	count(js) > 0
+	j := max(js)
+} else := a
+
 violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 	some c in data.hookgate.lib.commands
 	c.name in {"chmod", "chown", "chgrp"}
@@ -299,12 +352,30 @@ violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [c.name, path, place(path, project(c))])
 }
 
-violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
+# Code that deletes recursively (shutil.rmtree, fs.rmSync(…, {recursive}), FileUtils.rm_rf,
+# remove_tree): judged by its target where the code shows it (a literal, or the home directory as
+# lib.normalized_code reads it), else as an unknown target, which may be anything.
+code_deletes contains [x.cmd, trim_space(m[1])] if {
 	some x in data.hookgate.lib.interpreter_code
 	some pattern in cfg.code_delete_patterns
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-	path := unsafe_target(x.cmd, m[1])
-	msg := sprintf("This %s code deletes %s recursively (%s). %s", [x.cmd.name, path, place(path, project(x.cmd)), advice])
+}
+
+violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
+	some [c, arg] in code_deletes
+	path := unsafe_target(c, code_literal(arg))
+	msg := sprintf("This %s code deletes %s recursively (%s). %s", [c.name, path, place(path, project(c)), advice])
+}
+
+violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
+	some [c, arg] in code_deletes
+	not code_literal(arg)
+	msg := sprintf("This %s code deletes %s recursively, a path computed when it runs, which hookgate cannot check. %s", [c.name, arg, advice])
+}
+
+# The text of a string literal ("build", r'/tmp/x', `dist`), undefined for any other expression.
+code_literal(arg) := m[1] if {
+	some m in regex.find_all_string_submatch_n(`^[rbfuRBFU]?["'\x60]([^"'\x60]*)["'\x60]$`, arg, 1)
 }
 
 # shred, truncate and tee (without -a) destroy a file's contents in place: judged by where the

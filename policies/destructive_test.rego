@@ -187,6 +187,35 @@ denied := [
 	"echo 'rm -rf ~' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh",
 	"git config alias.nuke '!rm -rf ~'",
 	"git config alias.wipe 'reset --hard'",
+	# launchers, containers and programs that run other programs
+	"docker run --rm -v /:/host alpine rm -rf /host/etc",
+	"podman run -v \"$HOME\":/root fedora sh -c 'rm -rf /root/*'",
+	"docker run --mount type=bind,source=/,target=/mnt -w /mnt alpine rm -rf usr",
+	"npx rimraf ~",
+	"pnpm dlx del-cli /etc",
+	"npm exec -c 'rm -rf ~'",
+	"toybox rm -rf /",
+	"awk 'BEGIN { system(\"rm -rf \" ENVIRON[\"HOME\"]) }'",
+	"gawk 'BEGIN { print \"rm -rf /\" | \"sh\" }'",
+	"printf 'x:\\n\\trm -rf ~\\n' | make -f -",
+	"nix-shell --run 'rm -rf ~'",
+	"tar --remove-files -cf /tmp/h.tar ~",
+	"tar cf /tmp/x.tar --remove-files -C / etc",
+	"parallel rm -rf ::: /etc",
+	# effects across the line
+	"ln -s ~ h && rm -rf h/",
+	"mv ~/Documents d && rm -rf d",
+	"cd / && cd /tmp && cd - && rm -rf etc",
+	"pushd ~ && pushd /tmp && popd && rm -rf ./*",
+	# interpreter one-liners, by what they compute
+	"python3 -c 'import shutil, pathlib; shutil.rmtree(pathlib.Path.home())'",
+	"python3 -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~'))\"",
+	"perl -MFile::Path=remove_tree -e 'remove_tree($ENV{HOME})'",
+	"node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true})\"",
+	"ruby -e 'require \"fileutils\"; FileUtils.rm_rf Dir.home'",
+	"python3 -c \"import os; os.system('rm -rf ' + os.path.expanduser('~'))\"",
+	"php -r 'system(\"rm -rf \" . getenv(\"HOME\"));'",
+	"python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])' x",
 ]
 
 allowed := [
@@ -297,6 +326,21 @@ allowed := [
 	"echo x > $TMPDIR/out",
 	"ls >&2",
 	"cd /tmp && echo x > y",
+	"docker run --rm -v \"$PWD\":/app -w /app node:20 sh -c 'rm -rf node_modules && npm ci'",
+	"docker run --rm alpine rm -rf /var/cache/apk",
+	"npx rimraf dist coverage",
+	"npx prettier --write .",
+	"find . -name '*.pyc' -delete",
+	"tar --remove-files -czf logs.tgz logs/",
+	"make -f - <<'EOF'\nclean:\n\trm -rf build\nEOF",
+	"awk -F: '{ print $1 | \"sort\" }' /etc/passwd",
+	"ln -s ~ h && rm -f h",
+	"cp -r .git /tmp/g && rm -rf /tmp/g",
+	"pushd /tmp && popd && rm -rf build",
+	"python -c 'import shutil; shutil.rmtree(\"build\")'",
+	"python -c 'print(1)'",
+	"python3 -c \"import os; print(os.path.expanduser('~'))\"",
+	"node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"",
 ]
 
 test_denied if {
@@ -328,6 +372,14 @@ test_each_deletion_names_its_pattern if {
 	pattern_for("rm -rf .git") == "git-history-destroy"
 	pattern_for("rsync -a --delete empty/ ~/") == "rsync-delete"
 	pattern_for("cp /dev/null ~/.bashrc") == "overwrite-file"
+	pattern_for("tar --remove-files -cf /tmp/h.tar ~") == "tar-remove-files"
+	pattern_for("python3 -c 'import shutil; shutil.rmtree(x)'") == "interpreter-delete"
+}
+
+test_reasons_for_launched_deleters if {
+	contains(reason_for("npx rimraf ~"), "rimraf ~ would delete /home/u")
+	contains(reason_for("python3 -c 'import shutil; shutil.rmtree(x)'"), "deletes x recursively, a path computed when it runs")
+	contains(reason_for("docker run -v /:/h a rm -rf /h/etc"), "rm -rf /etc would delete /etc")
 }
 
 test_reason_names_the_flags_and_what_is_unknown if {

@@ -64,7 +64,7 @@ interpreter_code := array.concat(code_arguments, code_stdin)
 
 # Code given to an interpreter on its command line: python -c, node -e, perl -e, ruby -e, php -r
 # (the words after the flag, joined: broken quoting splits the code into several words).
-code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, count(c.argv)))} |
+code_arguments := [{"cmd": c, "code": normalized_code(concat(" ", array.slice(c.argv, i + 1, count(c.argv))))} |
 	some c in interpreter_commands
 	some i, a in c.argv
 	i > 0
@@ -73,11 +73,25 @@ code_arguments := [{"cmd": c, "code": concat(" ", array.slice(c.argv, i + 1, cou
 ]
 
 # Code fed to an interpreter's stdin by a here-document or here-string (python3 <<EOF … EOF).
-code_stdin := [{"cmd": c, "code": c.stdin} |
+code_stdin := [{"cmd": c, "code": normalized_code(c.stdin)} |
 	some c in interpreter_commands
 	is_string(c.stdin)
 	count([a | some a in shell.operands(c); a != "-"]) == 0
 ]
+
+# Code as the guards read it, where what it computes is evident: an expression that computes the
+# home directory (Path.home(), $ENV{HOME}, os.homedir(), Dir.home; interpreters.home_expressions)
+# is the literal "~", adjacent literals are joined ("rm -rf " + "~"), and a literal joined with a
+# value computed when the code runs ends in an unknown ${computed} ("rm -rf " + sys.argv[1]).
+normalized_code(code) := regex.replace(joined, computed_join, "$${computed}$1") if {
+	homes := regex.replace(code, concat("|", config.interpreters.home_expressions), `"~"`)
+	# interpolated in a string ("rm -rf $ENV{HOME}/x", "#{Dir.home}", `${os.homedir()}`,
+	# f"{Path.home()}"): part of that string
+	interpolated := regex.replace(homes, `[#$]?\{"~"\}|"~"([^\s),;\]}+.])`, "~$1")
+	joined := regex.replace(interpolated, `["']\s*[+.]\s*["']`, "")
+}
+
+computed_join := `(["'])\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^()]*\)|\[[^\]]*\])*`
 
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse

@@ -109,7 +109,7 @@ SEEN = [
     ("ssh host git push", "git", [["git", "push"]]),
     ("ssh -p 22 -i key host 'cd r && git push'", "git", [["git", "push"]]),
     ("watch -n 5 git status", "git", [["git", "status"]]),
-    ("parallel git push ::: a b", "git", [["git", "push"]]),
+    ("parallel git push ::: a b", "git", [["git", "push", "a"], ["git", "push", "b"]]),
     ("su -c 'git push' me", "git", [["git", "push"]]),
     ("busybox rm -rf x", "rm", [["rm", "-rf", "x"]]),
     ("echo hi # comment\ngit push", "git", [["git", "push"]]),

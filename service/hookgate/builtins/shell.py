@@ -66,7 +66,13 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
     ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
-    ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run) and leading ``VAR=value`` assignments. Quoting and escapes are removed
+    ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run), the
+    programs that run other programs of ``shell/launchers.txt`` (package runners such as ``npx``,
+    ``busybox`` applets, ``awk`` programs' ``system()``, makefile recipes, ``parallel`` jobs,
+    ``docker run`` commands: under a bind mount a path is the host's, any other absolute path the
+    container's own, written ``container:/path``; ``chroot`` likewise), paths an earlier ``mv`` or
+    ``ln -s`` of the line moved (``rm -rf h/`` after ``ln -s ~ h`` is ``rm -rf ~``) and leading
+    ``VAR=value`` assignments. Quoting and escapes are removed
     (``g'i't`` and ``\\git`` are ``git``); brace expansion is made in any word (``{git,push}``,
     ``-{f,}``, ``{1..3}``); what bash expands from the line's own text is expanded and split as
     bash splits it: variables and arrays set earlier in the line (``G=git; $G push``,
@@ -81,7 +87,7 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     Each command is an object: ``name`` (the command word's basename, lower-cased, without
     ``.exe``), ``argv`` (unquoted words; a wrapper's argv stops where its inner command starts,
     and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments),
-    ``span`` (``[start, end)`` character offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&`` or ``env -C``,
+    ``span`` (``[start, end)`` character offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&``, ``cd -``, ``pushd``/``popd`` or ``env -C``,
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
     ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``), ``writes``
     (the files its redirections empty: ``> f``, ``>| f``, ``&> f``, ``>& f``, not ``>> f`` nor

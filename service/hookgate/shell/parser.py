@@ -25,6 +25,7 @@ from hookgate.shell.expansion import (
     pathname_matches,
     printf_output,
 )
+from hookgate.shell.launchers import TABLES
 from hookgate.shell.words import (
     Command,
     Word,
@@ -33,6 +34,7 @@ from hookgate.shell.words import (
     command_name,
     join_path,
     normalize_option,
+    normalize_path,
 )
 
 TYPE_CHECKING = False
@@ -68,7 +70,12 @@ MAX_GLOB_ENTRIES = 4096
 MAX_COMMANDS = 512
 
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh"})
+# Leading components of a path looked up among the paths the line moved or linked (mv .git x;
+# rm -rf x/…): deeper prefixes are not followed, so a word costs time linear in its length.
+MAX_LINK_DEPTH = 64
+
+
+SHELLS = frozenset(TABLES["shells"])
 
 
 RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while"})
@@ -187,6 +194,18 @@ class _Parser:
         from hookgate.shell.git import LineState  # git.py builds on this module
 
         self.git = LineState()
+        # Effects of earlier commands on the paths of later ones. Paths the line moved or linked
+        # (mv .git x, ln -s ~ h) by their new name: (the original, whether it is a symlink).
+        # File system state, so shared with nested scripts, like scripts and branches.
+        self.links: dict[str, tuple[str, bool]] = {}
+        # Inside a container (docker run -v SRC:DST): (DST, SRC) pairs, longest DST first; None
+        # on the host (also in a container whose mounts the line does not show: docker exec).
+        self.mounts: list[tuple[str, str]] | None = None
+        self.dirs: list[str | None] = []  # pushd's directory stack
+        self.oldpwd: str | None | bool = False  # cd -; False: not set yet
+        # The command a wrapper finally runs (sudo bash: bash), by the wrapper's id: a shell
+        # reading its script on stdin may be wrapped (echo 'rm -rf ~' | sudo bash).
+        self.runs: dict[int, Command] = {}
 
     # -- offsets -----------------------------------------------------------------------------
 
@@ -301,17 +320,53 @@ class _Parser:
         for prev, cmd in zip(cmds, cmds[1:], strict=False):
             if cmd is not None and prev is not None:
                 cmd.piped = prev
-                if _reads_script_from_stdin(cmd):
-                    self.feed_shell(prev, cmd)
+                reader = self.runs.get(id(cmd), cmd)
+                if _reads_script_from_stdin(reader):
+                    self.feed_shell(prev, reader)
         last = cmds[-1]
-        if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd"):
-            self.cwd = _cd_target(last, self.cwd)
+        if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd", "popd"):
+            self.change_dir(last)
+
+    def change_dir(self, cmd: Command) -> None:
+        """The directory ``cd``, ``cd -``, ``pushd`` and ``popd`` move later commands to (and
+        ``$OLDPWD``); a ``cd`` bash would refuse (``popd`` of an empty stack) changes nothing."""
+        args = [w.text for w in cmd.words[1:] if not (w.text[:1] == "-" and len(w.text) > 1)]
+        old = self.cwd
+        if cmd.name == "popd":
+            if not self.dirs:
+                return
+            if args and args[0][:1] in "+-":  # popd +N drops an entry, the directory stays
+                self.dirs.pop(0 if args[0][:1] == "+" else -1)
+                return
+            self.cwd = self.dirs.pop()
+        elif cmd.name == "pushd":
+            if not args or args[0][:1] in "+-":  # swap or rotate the stack
+                if not self.dirs:
+                    return
+                self.cwd, self.dirs[-1] = self.dirs[-1], self.cwd
+            else:
+                self.dirs.append(old)
+                self.cwd = join_path(old, args[0])
+        elif args[:1] == ["-"]:
+            if self.oldpwd is False:
+                return  # OLDPWD not set: cd - fails
+            self.cwd = self.oldpwd  # type: ignore[assignment]
+        else:
+            self.cwd = _cd_target(cmd, old)
+        self.oldpwd = old
+        if old is None:
+            self.vars.pop("OLDPWD", None)  # the payload's directory: not known in the line
+        else:
+            self.vars["OLDPWD"] = Value([old])
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
         what a pipeline the line shows prints (``echo … | base64 -d | sh``, ``printf '%s' …``)."""
         printed = _printed_words(producer)
-        if printed and (producer.name == "echo" or _plain_format(printed)):
+        if printed and shell.name in TABLES["makes"]:
+            makefile = " ".join(_unescape(w).text for w in printed)
+            self.nested_printed(_make_recipes(makefile), shell, shell.name)
+        elif printed and (producer.name == "echo" or _plain_format(printed)):
             # printed as written: its words keep their offsets (a rewrite can edit them)
             self.nested_words([_unescape(w) for w in printed], shell, shell.name)
         else:
@@ -354,9 +409,9 @@ class _Parser:
 
     def subshell(self, close: str) -> None:
         self.enter()
-        saved = self.cwd
+        saved = self.cwd, list(self.dirs), self.oldpwd
         self.parse_list(close)
-        self.cwd = saved
+        self.cwd, self.dirs, self.oldpwd = saved
         if self.i < self.n and self.t[self.i] == close:
             self.i += 1
         else:
@@ -440,6 +495,9 @@ class _Parser:
                 self.define(words[0].text, self.i)
                 words, starts = [], []
                 start = self.i
+        if self.links or self.mounts is not None:
+            writes = [self.host_path(p) for p in writes]
+            appends = [self.host_path(p) for p in appends]
         if writes and (only_redirects or not words):
             # "> f" alone, or "(…) > f": no command word, the file is truncated all the same. (A
             # function definition after the redirection, "> f g()", moved start past its end.)
@@ -463,7 +521,8 @@ class _Parser:
             if printed is not None:
                 self.wrote(cmd, " ".join(_unescape(w).text for w in printed))
         for delim, strip, quoted in heredocs:
-            feeds = [cmd] if cmd is not None and _reads_script_from_stdin(cmd) else []
+            reader = None if cmd is None else self.runs.get(id(cmd), cmd)
+            feeds = [reader] if reader is not None and _reads_script_from_stdin(reader) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
         if cmd is not None and herestrings:
             cmd.stdin = herestrings[-1].text
@@ -672,12 +731,17 @@ class _Parser:
         if inner is None and self.scripts and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
         own_words = words[:own] if isinstance(own, int) else own
+        if self.links or self.mounts is not None:
+            # the command's own paths as the host's (a wrapped command's, where it runs)
+            own_words = own_words[:1] + [self.host_word(w) for w in own_words[1:]]
         cmd_span = span if not via else (_span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
         if name == "git":
             for script in self.git.see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
+        elif name in ("mv", "ln"):
+            self.moved(cmd)
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
             saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
@@ -688,7 +752,8 @@ class _Parser:
                     if sub:
                         self.budget.command()  # a wrapped command: another one to judge
                         sub_span = _span_of(sub) or cmd_span
-                        self.analyse(sub, {}, via + [name], sub_span, expanded=True)
+                        ran = self.analyse(sub, {}, via + [name], sub_span, expanded=True)
+                        self.runs[id(cmd)] = self.runs.get(id(ran), ran)
                 fed = self.xargs_fed(name, own_words, inner[1])
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
@@ -696,6 +761,13 @@ class _Parser:
                 self.nested_printed(inner[1], cmd, name)
             elif inner[0] == "file":
                 self.run_written(inner[1], cmd, name)
+            elif inner[0] == "makefile":
+                self.run_written(inner[1], cmd, name, _make_recipes)
+            elif inner[0] == "scripts":
+                for w in inner[1]:
+                    self.nested_words([w], cmd, name)
+            elif inner[0] == "container":
+                self.in_container(inner, cmd, via + [name])
             else:
                 script = inner[1][0] if inner[1] else None
                 at = next((j for j, w in enumerate(words) if w is script), None)
@@ -710,6 +782,115 @@ class _Parser:
         """Remember function ``name``'s body, which starts at ``start`` of the text."""
         if name:
             self.functions[name] = self.t[start : _body_end(self.t, start)]
+
+    def in_container(self, inner: tuple, cmd: Command, via: list[str]) -> None:
+        """Analyse the argv a container runs: its paths under a bind mount are the host's
+        (``-v /:/host`` … ``rm -rf /host/etc`` deletes ``/etc``), its other absolute paths are
+        the container's own (``container:/etc``: no host path); ``-w`` is its directory."""
+        _, argv, mounts, workdir = inner
+        saved = self.mounts, self.cwd
+        if mounts is not None:
+            here = "." if self.cwd is None else self.cwd
+            table = [
+                (
+                    normalize_path(dst),
+                    self.host_path(src) if src[:1] == "/" else _host_source(src, here),
+                )
+                for dst, src in mounts
+            ]
+            self.mounts = sorted(table, key=lambda m: -len(m[0]))
+            self.cwd = self.host_path(normalize_path("/" + (workdir or "/")))
+        try:
+            self.budget.command()
+            self.analyse(argv, {}, via, _span_of(argv) or cmd.span, expanded=True)
+        finally:
+            self.mounts, self.cwd = saved
+
+    def host_word(self, w: Word) -> Word:
+        """``w`` as the host path it names (through a mount or a link), else ``w``."""
+        text = self.host_path(w.text)
+        return w if text == w.text else Word(text, None, w.literal, [], kind=w.kind)
+
+    def host_path(self, text: str) -> str:
+        if self.mounts is not None and text.startswith("/"):
+            path = normalize_path(text)
+            for dst, src in self.mounts:
+                if path == dst or dst == "/" or path.startswith(dst + "/"):
+                    rest = path[len(dst) :].lstrip("/")
+                    text = join_path(src, rest) if rest else src
+                    break
+            else:
+                return "container:" + path
+        if not self.links or not text or text.startswith("-"):
+            return text
+        path = join_path(self.cwd, text)
+        # The longest moved or linked path the word is under: one lookup per leading component
+        # (at most MAX_LINK_DEPTH of them, each a slice: linear in the word).
+        found = None
+        end = path.find("/", 1)
+        for _ in range(MAX_LINK_DEPTH):
+            n = len(path) if end < 0 else end
+            if path[:n] in self.links:
+                found = n
+            if end < 0:
+                break
+            end = path.find("/", end + 1)
+        if found is None:
+            return text
+        original, symlink = self.links[path[:found]]
+        rest = path[found:].lstrip("/")
+        if symlink and not rest and not text.endswith(("/", "/.")):
+            return text  # rm -rf h removes the link, not what it points to
+        return join_path(original, rest) if rest else original
+
+    def moved(self, cmd: Command) -> None:
+        """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
+        reaches): a later ``rm -rf B`` deletes ``A`` (``cp -r A B`` leaves ``A`` alone)."""
+        argv = [w.text for w in cmd.words]
+        symlink = cmd.name == "ln"
+        if symlink and not (argv_has_option(argv, "-s") or argv_has_option(argv, "--symbolic")):
+            return  # a hard link: deleting it leaves the file
+        into = None
+        ops: list[str] = []
+        k = 1
+        while k < len(argv):
+            a = argv[k]
+            if a in ("-t", "--target-directory") and k + 1 < len(argv):
+                into, k = argv[k + 1], k + 1
+            elif a.startswith("--target-directory="):
+                into = a.split("=", 1)[1]
+            elif a == "--":
+                ops += argv[k + 1 :]
+                break
+            elif not (a.startswith("-") and len(a) > 1):
+                ops.append(a)
+            k += 1
+        if into is None and symlink and len(ops) == 1:
+            into = "."
+        elif into is None and len(ops) >= 2:
+            into, ops = ops[-1], ops[:-1]
+        if into is None:
+            return
+        dest = join_path(self.cwd, into)
+        for src in ops:
+            base = src.rstrip("/").rsplit("/", 1)[-1]
+            if symlink:  # a link's target is relative to the link's directory
+                parent = dest if len(ops) > 1 or into == "." else dest.rsplit("/", 1)[0]
+                original = join_path(parent if "/" in dest else self.cwd, src)
+            else:
+                original = self.host_path(src) if src.startswith("/") else src
+                original = join_path(self.cwd, original)
+            names = [dest] if len(ops) == 1 and into != "." else []
+            names.append(join_path(dest, base))
+            for name in names:
+                self.links[name] = (original, symlink)
+
+    def share_state(self, parent: _Parser) -> None:
+        """A nested script (bash -c, a substitution, a here-document) runs on the same file
+        system, repositories and container as ``parent``."""
+        self.git = parent.git
+        self.links = parent.links
+        self.mounts = parent.mounts
 
     def call_function(
         self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
@@ -842,11 +1023,13 @@ class _Parser:
             offs.extend(_word_offsets(w))
         self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
 
-    def run_written(self, path: str, owner: Command, via: str) -> None:
-        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``."""
+    def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
+        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
+        makes the script of the file's text (a makefile's recipes)."""
         script = self.scripts.get(join_path(self.cwd, path))
         if script is not None:
-            self.nested_printed("\n".join(script), owner, via)
+            text = "\n".join(script)
+            self.nested_printed(read(text) if read else text, owner, via)
 
     def wrote(self, cmd: Command, script: str, tee: bool = False) -> None:
         """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
@@ -911,7 +1094,7 @@ class _Parser:
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.aliases.update(self.aliases)
         sub.functions = dict(self.functions)
-        sub.git = self.git
+        sub.share_state(self)
         sub.parse()
         if via[-1] in ("source", "."):  # run in this shell: what it defines stays
             self.functions.update(sub.functions)
@@ -944,13 +1127,16 @@ class _Parser:
                 self.wrote_stdin(cmd)
             if feeds:
                 for shell in feeds:
-                    self.nested(body, body_offs, shell.via + [shell.name])
+                    if shell.name in TABLES["makes"]:
+                        self.nested_printed(_make_recipes(body), shell, shell.name)
+                    else:
+                        self.nested(body, body_offs, shell.via + [shell.name])
             elif not quoted:
                 # an unquoted here-document expands $( ) and `…` in its body
                 sub = _Parser(
                     body, body_offs, self.depth, self.out, self.cwd, self.via, self.budget
                 )
-                sub.git = self.git
+                sub.share_state(self)
                 sub.scan_expansions()
 
     def scan_expansions(self) -> None:
@@ -1254,7 +1440,7 @@ class _Parser:
         self.i = min(self.i + 1, self.n)
         self.enter()
         sub = _Parser("".join(body), offs, self.depth, self.out, self.cwd, self.via, self.budget)
-        sub.git = self.git
+        sub.share_state(self)
         sub.nest = self.nest
         sub.parse()
         self.nest -= 1
@@ -1487,6 +1673,17 @@ def _reads_script_from_stdin(cmd: Command) -> bool:
     """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
     if cmd.name in ("at", "batch"):
         return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
+    if cmd.name in TABLES["makes"]:
+        return _makefile(cmd.words) == "-"  # make -f -: the makefile is on stdin
+    if cmd.name in ("sudo", "doas"):  # sudo -s / -i with no command starts a shell (on stdin)
+        opts = [w.text for w in cmd.words[1:] if w.text.startswith("-")]
+        return any(
+            o in ("--shell", "--login")
+            or (o[1:2] != "-" and o[1:].isalpha() and ("s" in o or "i" in o))
+            for o in opts
+        )
+    if cmd.name == "su":  # su [user] with no -c starts the user's shell (on stdin)
+        return _script_option("su", cmd.words) is None
     if cmd.name not in SHELLS:
         return False
     for w in cmd.words[1:]:
@@ -1530,85 +1727,30 @@ def _options_end(
     return k
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# Options that take a value, per wrapper: the wrapped command starts after them.
-_WRAPPER_VALUES: dict[str, frozenset[str]] = {
-    "sudo": _words(
-        "-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --close-from --chdir "
-        "--role --type --other-user --command-timeout --chroot"
-    ),
-    "doas": _words("-u -C"),
-    "pkexec": _words("--user"),
-    "env": _words("-u -C -S -P --unset --chdir --split-string"),
-    "nice": _words("-n --adjustment"),
-    "ionice": _words("-c -n -p -P -u --class --classdata"),
-    "timeout": _words("-s -k --signal --kill-after"),
-    "time": _words("-f -o --format --output"),
-    "stdbuf": _words("-i -o -e --input --output --error"),
-    "exec": _words("-a"),
-    "command": _words(""),
-    "nohup": _words(""),
-    "builtin": _words(""),
-    "caffeinate": _words("-t -w"),
-    "unbuffer": _words(""),
-    "chronic": _words(""),
-    "flock": _words("-w -E --timeout --conflict-exit-code"),
-    "xargs": _words(
-        "-a -d -E -e -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines "
-        "--max-args --max-procs --max-chars --process-slot-var"
-    ),
-    "strace": _words("-e -o -p -s -u -E -I -a -b -O -P -S -X"),
-    "chroot": _words("--userspec --groups"),
-    "taskset": _words(""),
-    "runuser": _words("-c --command -s -u -g -G -w --user --group"),
-    "watch": _words("-n -d --interval --differences"),
-    "ssh": _words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B"),
-    "parallel": _words(
-        "-j -S --jobs --sshlogin -a --arg-file -d --delimiter --tmpdir --workdir -I --colsep"
-    ),
-    "setsid": _words(""),
-    "unshare": _words("-S -G -R -w --setuid --setgid --root --wd"),
-    "torsocks": _words("-u -p -a -P --user --pass --address --port"),
-    "proxychains": _words("-f"),
-    "proxychains4": _words("-f"),
-    "chrt": _words("-T -P -D --sched-runtime --sched-period --sched-deadline"),
-    "systemd-run": _words(
-        "-u -p -E -M -H -d --unit --property --description --slice --uid --gid --nice "
-        "--working-directory --setenv --machine --host --on-active --on-calendar"
-    ),
-    "screen": _words("-S -c -e -h -L -Logfile -p -T -t -X"),
-    "tmux": _words("-c -e -F -n -s -t -x -y -L -S -f"),
-}
-
-
-_SHELL_VALUES = _words("-o +o -O +O --rcfile --init-file")
-
-
-# Wrappers that run the rest of their argv as a command (after their own options).
-_TRANSPARENT = _words(
-    "sudo doas pkexec env nice ionice timeout time stdbuf exec command nohup builtin caffeinate "
-    "unbuffer chronic flock xargs strace chroot taskset setsid unshare torsocks proxychains "
-    "proxychains4 chrt systemd-run screen"
-)
-
-
-# tmux's commands that run their last operands: a shell command, or keys typed into a pane's
-# shell (send-keys 'git push' Enter; the key names become harmless extra arguments).
-_TMUX_STARTS = _words(
-    "new-session new new-window neww split-window splitw respawn-pane respawnp send-keys send"
-)
+# The launcher tables (launchers.txt): which programs run other programs, and how.
+_WRAPPER_VALUES = TABLES["wrappers"]
+_TRANSPARENT = frozenset(_WRAPPER_VALUES)
+_OPERAND_FIRST = frozenset(TABLES["operand-first"])
+_SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
+_SHELL_VALUES = frozenset().union(*TABLES["shells"].values())
+_TMUX_STARTS = frozenset(TABLES["tmux-starts"])
+_TMUX_VALUES = TABLES["option-values"]["tmux"]
+_SSH_VALUES = TABLES["option-values"]["ssh"]
+_PARALLEL_VALUES = TABLES["option-values"]["parallel"]
 
 
 def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | list[Word]]:
-    """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``
-    or ``("printed", text)`` (a script that is not in the original text).
+    """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``,
+    ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
+    that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
+    path)`` or ``("container", inner, mounts, workdir)`` (argv run in a container).
 
     The second value is how many words belong to the wrapper itself (or those words).
     """
     n = len(words)
+    script = _script_option(name, words)
+    if script is not None:
+        return script
     if name in _TRANSPARENT:
         if name == "command" and any(w.text in ("-v", "-V") for w in words[1:2]):
             return None, n  # command -v git: a lookup, nothing runs
@@ -1620,20 +1762,18 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
                 if a.startswith("--split-string="):
                     head = Word(a.split("=", 1)[1], None, w.literal)
                     return ("script", [head] + words[k + 1 :]), k + 1
-        k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=name == "env")
-        if name == "timeout" and k < n:
-            k += 1  # the duration
-        if name in ("flock", "chroot", "taskset", "chrt") and k < n:
-            k += 1  # the lock file / new root / mask / priority
+                if a.startswith("-S") and len(a) > 2:  # -S'rm -rf ~'
+                    head = Word(a[2:], None, w.literal)
+                    return ("script", [head] + words[k + 1 :]), k + 1
+        env_like = name in ("env", "cross-env", "cross-env-shell")
+        k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=env_like)
+        if name in _OPERAND_FIRST and k < n:
+            k += 1  # the duration / lock file / new root / mask / priority
+        if name == "cross-env-shell":  # its command is a shell script
+            return (("script", words[k:]), k) if k < n else (None, n)
+        if name == "chroot" and k < n:  # the new root is its command's /, and its directory
+            return ("container", words[k:], [("/", words[k - 1].text)], "/"), k
         return (("argv", words[k:], []), k) if k < n else (None, n)
-    if name in ("su", "runuser"):  # su -c 'script' user; runuser -u user cmd
-        for k, w in enumerate(words[1:], 1):
-            if w.text in ("-c", "--command") and k + 1 < n:
-                return ("script", [words[k + 1]]), n
-        if name == "runuser":
-            k = _options_end(words, 1, _WRAPPER_VALUES["runuser"])
-            return (("argv", words[k:], []), k) if k < n else (None, n)
-        return None, n
     if name in SHELLS:
         k = 1
         script = False
@@ -1656,18 +1796,27 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
         return _sourced(words[k : k + 1], budget), n
     if name in ("source", "."):
         return _sourced(words[1:2], budget), n
-    if name == "script":  # script -c 'cmd' [file]: a shell runs cmd
-        for k, w in enumerate(words[1:], 1):
-            a = w.text
-            if a in ("-c", "--command") or (a[:1] == "-" and a[1:2] != "-" and a.endswith("c")):
-                return (("script", [words[k + 1]]), n) if k + 1 < n else (None, n)
-            if a.startswith("--command="):
-                return ("script", [Word(a.split("=", 1)[1], None, w.literal)]), n
-        return None, n
+    if name in TABLES["operands-are-a-script"]:  # watch -n 1 'cmd': a shell runs the operands
+        k = _options_end(words, 1, TABLES["operands-are-a-script"][name])
+        return (("script", words[k:]), k) if k < n else (None, n)
+    if name in TABLES["operands-are-scripts"]:
+        k = _options_end(words, 1, TABLES["operands-are-scripts"][name])
+        return (("scripts", words[k:]), k) if k < n else (None, n)
+    if name in TABLES["multiplexers"] and n > 1:  # busybox rm -rf ~: the applet is the command
+        return ("argv", words[1:], []), 1
+    if name in TABLES["awks"]:
+        return _awk_runs(words)
+    if name in TABLES["makes"]:
+        return ("makefile", _makefile(words)), n
+    runner = _package_runner(name, words)
+    if runner is not None:
+        return runner
+    if name in TABLES["containers"]:
+        return _container_runs(name, words)
     if name == "tmux":
-        k = _options_end(words, 1, _WRAPPER_VALUES["tmux"])
+        k = _options_end(words, 1, _TMUX_VALUES)
         if k < n and words[k].text in _TMUX_STARTS:
-            start = _options_end(words, k + 1, _WRAPPER_VALUES["tmux"])
+            start = _options_end(words, k + 1, _TMUX_VALUES)
             return (("script", words[start:]), n) if start < n else (None, n)
         return None, n
     if name == "kubectl":  # kubectl exec POD -- cmd …: like ssh, on another machine
@@ -1682,25 +1831,316 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
             return ("printed", printed), n
         return (("script", words[1:]), n) if n > 1 else (None, n)
     if name == "ssh":
-        k = _options_end(words, 1, _WRAPPER_VALUES["ssh"])
+        k = _options_end(words, 1, _SSH_VALUES)
         if k + 1 < n:
             return ("script", words[k + 1 :]), k + 1
         return None, n
-    if name == "watch":
-        k = _options_end(words, 1, _WRAPPER_VALUES["watch"])
-        return (("script", words[k:]), k) if k < n else (None, n)
     if name == "parallel":
-        k = _options_end(words, 1, _WRAPPER_VALUES["parallel"])
-        end = next((j for j in range(k, n) if words[j].text in (":::", "::::", ":::+")), n)
-        # the ":::" arguments stay with parallel: they are what the script operates on
-        return (("script", words[k:end]), words[:k] + words[end:]) if k < end else (None, n)
+        return _parallel_runs(words)
     if name == "find":
         return _find_exec(words)
     if name == "git":
         return _git_runs(words)
-    if name == "busybox" and n > 1:
-        return ("argv", words[1:], []), 1
     return None, n
+
+
+def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
+    """``su -c 'cmd'``, ``nix-shell --run 'cmd'``, ``flock f -c 'cmd'``, ``npx -c 'cmd'``: the
+    value of an option that is a shell script (launchers.txt, [wrapper-scripts]). A wrapper's
+    own options end where its command starts (``flock f git commit -c x`` runs git)."""
+    key = name
+    if name not in _SCRIPT_OPTIONS:
+        key = f"{name} {words[1].text}" if len(words) > 1 else name
+        if key not in _SCRIPT_OPTIONS:
+            return None
+    options = _SCRIPT_OPTIONS[key]
+    n = len(words)
+    end = n
+    if name in _TRANSPARENT:
+        end = _options_end(words, 1, _WRAPPER_VALUES[name] - options)
+        end += 1 if name in _OPERAND_FIRST else 0
+    for k in range(1, min(end + 1, n)):
+        a = normalize_option(words[k].text)
+        for option in options:
+            if a == option and k + 1 < n:
+                return ("script", [words[k + 1]]), n
+            if option.startswith("--") and a.startswith(option + "="):
+                w = words[k]
+                value = Word(w.text[len(option) + 1 :], None, True, w.offs[len(option) + 1 :])
+                return ("script", [value]), n
+            short = len(option) == 2 and not a.startswith("--") and a.startswith("-")
+            if short and a.endswith(option[1]) and a[1:].isalpha() and k + 1 < n:
+                return ("script", [words[k + 1]]), n  # a bundle ending in it: su -lc 'cmd'
+    return None
+
+
+def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
+    """``npx rimraf ~``, ``npm exec -- del-cli x``, ``pnpm dlx pkg@1 …``, ``uv run cmd``: the
+    program a package runner runs (launchers.txt, [package-runners]), its version dropped."""
+    runners = TABLES["package-runners"]
+    key, start = (f"{name} {words[1].text}", 2) if len(words) > 1 else (name, 1)
+    if key not in runners:  # the longer name first: yarn dlx x is not yarn's program dlx
+        key, start = name, 1
+        if key not in runners:
+            return None
+    values = runners[key]
+    k = _options_end(words, start, values)
+    if k >= len(words):
+        return None, len(words)
+    program = words[k]
+    at = program.text.find("@", 1)  # rimraf@5, @scope/pkg@1 (a leading @ is the scope)
+    if at > 0:
+        program = Word(program.text[:at], None, program.literal, program.offs[:at])
+    return ("argv", [program, *words[k + 1 :]], []), k
+
+
+def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
+    """``docker run [options] IMAGE cmd…`` and ``docker exec [options] CONTAINER cmd…`` (also
+    ``container run``, ``compose run|exec SERVICE cmd…``): the command, the bind mounts (the
+    host path each container path is) and the working directory in the container."""
+    n = len(words)
+    subs = TABLES["container-subcommands"]
+    k = _options_end(words, 1, subs["globals"])
+    if k < n and words[k].text == "container":
+        k += 1
+    compose = k < n and words[k].text == "compose"
+    if compose:
+        k = _options_end(words, k + 1, subs["compose"])
+    if k >= n or words[k].text not in ("run", "exec"):
+        return None, n
+    sub = words[k].text
+    values = TABLES["containers"][name]
+    mounts: list[tuple[str, str]] = []
+    workdir: str | None = None
+    entrypoint: Word | None = None
+    j = k + 1
+    while j < n:
+        a = normalize_option(words[j].text)
+        if a == "--" or not a.startswith("-") or a == "-":
+            j += a == "--"
+            break
+        option, eq, value = a.partition("=")
+        if not eq and a[:2] in ("-v", "-w") and len(a) > 2:  # -v/:/host, attached
+            option, value = a[:2], a[2:]
+        elif not eq and option in values and j + 1 < n:
+            value = words[j + 1].text
+            j += 1
+        if option in ("-v", "--volume"):
+            mounts += _volume(value)
+        elif option == "--mount":
+            mounts += _bind_mount(value)
+        elif option in ("-w", "--workdir"):
+            workdir = value
+        elif option == "--entrypoint":
+            entrypoint = Word(value, None, True, [])
+        j += 1
+    if j >= n:
+        return None, n
+    inner = words[j + 1 :]
+    if entrypoint is not None and entrypoint.text:
+        inner = [entrypoint, *inner]
+    if not inner:
+        return None, n
+    # docker exec and compose: the container's mounts are not on the line
+    known = sub == "run" and not compose
+    return ("container", inner, mounts if known else None, workdir), j + 1
+
+
+def _host_source(src: str, here: str) -> str:
+    """A bind mount's host path, ``$PWD``/``$(pwd)``/``.`` being ``here``."""
+    for pwd in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "."):
+        if src == pwd or src.startswith(pwd + "/"):
+            return join_path(here, src[len(pwd) + 1 :] or ".")
+    return join_path(here if here != "." else None, src)
+
+
+def _volume(spec: str) -> list[tuple[str, str]]:
+    """``-v SRC:DST[:opts]`` as ``[(DST, SRC)]``; a named volume (no path) mounts no host path."""
+    parts = spec.split(":")
+    if len(parts) < 2 or not parts[0].startswith(("/", "~", ".", "$", "`")):
+        return []
+    return [(parts[1], parts[0])]
+
+
+def _bind_mount(spec: str) -> list[tuple[str, str]]:
+    """``--mount type=bind,source=SRC,target=DST`` as ``[(DST, SRC)]``."""
+    fields = dict(f.partition("=")[::2] for f in spec.split(","))
+    source = fields.get("source", fields.get("src"))
+    target = fields.get("target", fields.get("destination", fields.get("dst")))
+    if fields.get("type") != "bind" or not source or not target:
+        return []
+    return [(target, source)]
+
+
+def _makefile(words: list[Word]) -> str:
+    """The makefile ``make`` reads: ``-f FILE`` (``-`` is stdin), else ``Makefile`` in its
+    directory (``-C dir``)."""
+    path = "Makefile"
+    chdir = ""
+    k = 1
+    while k < len(words):
+        a = words[k].text
+        value = words[k + 1].text if k + 1 < len(words) else ""
+        if a in ("-f", "--file", "--makefile"):
+            path, k = value, k + 1
+        elif a.startswith(("--file=", "--makefile=")):
+            path = a.split("=", 1)[1]
+        elif a.startswith("-f") and len(a) > 2:
+            path = a[2:]
+        elif a in ("-C", "--directory"):
+            chdir, k = value, k + 1
+        elif a.startswith("--directory="):
+            chdir = a.split("=", 1)[1]
+        k += 1
+    if path == "-" or not chdir or path.startswith("/"):
+        return path
+    return chdir.rstrip("/") + "/" + path
+
+
+def _make_recipes(makefile: str) -> str:
+    """The shell lines of a makefile's recipes: lines that start with a tab, and what follows
+    ``;`` on a rule line (``x: ; cmd``), with make's ``@``/``-``/``+`` prefixes dropped and
+    ``$$`` made ``$``. Make variables stay as written (``$(RM)``: a command word the shell
+    would substitute)."""
+    out: list[str] = []
+    for line in makefile.split("\n"):
+        if line.startswith("\t"):
+            out.append(line[1:].lstrip("@-+ \t").replace("$$", "$"))
+            continue
+        head, semi, recipe = line.partition(";")
+        if semi and ":" in head and "=" not in head:
+            out.append(recipe.lstrip("@-+ \t").replace("$$", "$"))
+    return "\n".join(out)
+
+
+def _parallel_runs(words: list[Word]) -> tuple[Any, int | list[Word]]:
+    """``parallel cmd ::: a b``: one job per argument, ``{}`` replaced by it or it appended
+    (``parallel rm -rf ::: ~ /``; with no command, each argument is a command). The jobs are
+    made by parallel, not in the text: they are printed scripts."""
+    n = len(words)
+    k = _options_end(words, 1, _PARALLEL_VALUES)
+    end = next((j for j in range(k, n) if words[j].text in (":::", "::::", ":::+")), n)
+    command = [w.text for w in words[k:end]]
+    args = [w.text for w in words[end:] if w.text not in (":::", "::::", ":::+", "::::+")]
+    if end == n or not args or any(w.text.startswith("::::") for w in words[end:]):
+        # no arguments on the line (or read from files): the command as written
+        return (("script", words[k:end]), words[:k] + words[end:]) if k < end else (None, n)
+    jobs = []
+    for a in args:
+        if not command:
+            jobs.append(a)
+        elif any("{}" in c for c in command):
+            jobs.append(" ".join(c.replace("{}", _single_quoted(a)) for c in command))
+        else:
+            jobs.append(" ".join(command) + " " + _single_quoted(a))
+    return ("printed", "\n".join(jobs)), words[:k] + words[end:]
+
+
+def _awk_runs(words: list[Word]) -> tuple[Any, int]:
+    """The shell commands an awk program runs: ``system(…)``, ``print … | "cmd"`` (the printed
+    text is a script when cmd is a shell) and ``"cmd" | getline``."""
+    n = len(words)
+    k = 1
+    while k < n:
+        a = words[k].text
+        if a in ("-f", "--file", "-E", "--exec"):
+            return None, n  # the program is in a file
+        if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
+            k += 2
+            continue
+        if not a.startswith("-") or a == "-":
+            break
+        k += 1 + (a == "--")
+    if k >= n:
+        return None, n
+    script = _awk_commands(words[k].text)
+    return (("printed", script), n) if script else (None, n)
+
+
+def _awk_commands(program: str) -> str:
+    """The scripts ``program`` hands to a shell, one per line (see ``_awk_runs``). String
+    literals are decoded and joined as awk concatenates them; ``ENVIRON["X"]`` is ``$X`` and
+    any other value an unknown ``$v``, so that a computed target stays unknown."""
+    tokens = _awk_tokens(program)
+    scripts: list[str] = []
+    for i, (kind, text) in enumerate(tokens):
+        if kind == "name" and text == "system" and tokens[i + 1 : i + 2] == [("op", "(")]:
+            scripts.append(_awk_value(tokens, i + 2, ")"))
+        elif kind == "op" and text == "|":
+            right = _awk_value(tokens, i + 1, ";}\n")
+            if right.split()[:1] == ["getline"]:
+                start = max(
+                    (j for j in range(i) if tokens[j][1] in (";", "{", "}", "(")), default=-1
+                )
+                scripts.append(_awk_value(tokens, start + 1, "|"))
+            elif right.split()[:1] and right.split()[0] in SHELLS:
+                start = max((j for j in range(i) if tokens[j][1] in ("print", "printf")), default=i)
+                scripts.append(_awk_value(tokens, start + 1, "|"))
+            else:
+                scripts.append(right)
+    return "\n".join(s for s in scripts if s.strip())
+
+
+def _awk_tokens(program: str) -> list[tuple[str, str]]:
+    """``program`` as (kind, text): ``str`` (decoded), ``name``, ``op``; one pass."""
+    out: list[tuple[str, str]] = []
+    i, n = 0, len(program)
+    while i < n:
+        c = program[i]
+        if c == '"':
+            j = i + 1
+            text: list[str] = []
+            while j < n and program[j] != '"':
+                if program[j] == "\\" and j + 1 < n:
+                    ch, j = _ansi_escape(program, j + 1)
+                    text.append(ch)
+                    continue
+                text.append(program[j])
+                j += 1
+            out.append(("str", "".join(text)))
+            i = j + 1
+        elif c.isalnum() or c == "_":
+            j = i
+            while j < n and (program[j].isalnum() or program[j] == "_"):
+                j += 1
+            out.append(("name", program[i:j]))
+            i = j
+        elif c in " \t":
+            i += 1
+        elif c == "|" and program.startswith("||", i):
+            out.append(("op", "||"))
+            i += 2
+        else:
+            out.append(("op", c))
+            i += 1
+    return out
+
+
+def _awk_value(tokens: list[tuple[str, str]], i: int, stop: str) -> str:
+    """The text of the awk expression at ``tokens[i]`` up to an unnested ``stop`` token."""
+    out: list[str] = []
+    level = 0
+    while i < len(tokens):
+        kind, text = tokens[i]
+        if kind == "op" and text in stop and level == 0:
+            break
+        if text == "(":
+            level += 1
+        elif text == ")":
+            level -= 1
+        if kind == "str":
+            out.append(text)
+        elif kind == "name" and text == "ENVIRON" and tokens[i + 1 : i + 2] == [("op", "[")]:
+            key = tokens[i + 2][1] if i + 2 < len(tokens) else ""
+            out.append("${" + key + "}")
+            i += 4
+            continue
+        elif kind == "name" and text not in ("print", "printf", "getline"):
+            out.append("${awk_" + text + "}")  # a value computed at run time: unknown
+        elif kind == "name":
+            out.append(text + " ")
+        i += 1
+    return "".join(out)
 
 
 def _sourced(operand: list[Word], budget: _Budget) -> tuple[str, str] | None:

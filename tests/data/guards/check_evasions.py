@@ -14,6 +14,11 @@ the other stand-ins), ``["hook", name]`` per git hook that ran, and ``["gone", p
 sandbox paths (home, the project, its ``.git``) that no longer exist afterwards. Sandbox paths
 are shown as ``/home/u/…``.
 
+Only the stand-ins are harmless: the sandbox is a private mount namespace over the real file
+system. A row whose deleting code is not a stand-in (``python3 -c "shutil.rmtree('/etc')"``,
+``perl -e 'rmtree …'``) may only target the sandbox's own paths (its home, ``/tmp``); any other
+must say ``not_run`` — running one deleted this machine's real ``/etc`` once.
+
     python tests/data/guards/check_evasions.py           # compare with each row's "runs"
     python tests/data/guards/check_evasions.py --write   # record what runs into the rows
 """
@@ -32,6 +37,22 @@ from pathlib import Path
 
 DATA = Path(__file__).with_name("evasions.json")
 STAND_INS = ("rm", "rmdir", "unlink", "shred", "truncate", "find", "tar")
+# Launchers that would start a container, download a package or are not installed: stand-ins
+# first on PATH log the argv bash hands them (what they then run is their documented behaviour,
+# which shell analysis models: a bind mount, a package's program, parallel's jobs).
+LAUNCHERS = (
+    "docker",
+    "podman",
+    "npx",
+    "npm",
+    "pnpm",
+    "bunx",
+    "yarn",
+    "nix-shell",
+    "parallel",
+    "busybox",
+    "toybox",
+)
 REAL_GIT = "/usr/lib/git-core/git"
 SENTINELS = ("/home/u", "/home/u/proj", "/home/u/proj/.git", "/home/u/proj/.git/hooks")
 HOOK = "/home/u/proj/.git/hooks/pre-commit"
@@ -107,6 +128,11 @@ def _stand_ins(root: Path, log: Path) -> None:
     record = f'{{ printf \'{MARK}%s\' "$(basename "$0")"; for a; do printf \'{SEP}%s\' "$a"; done; echo; }} >> {shlex.quote(str(log))}'
     for name in STAND_INS:
         (fake / name).write_text(f"#!/bin/sh\n{record}\nexit 0\n")
+    launchers = root / "launchers"
+    launchers.mkdir()
+    for name in LAUNCHERS:
+        (launchers / name).write_text(f"#!/bin/sh\n{record}\nexit 0\n")
+        (launchers / name).chmod(0o755)
     # git's own trace names the built-in command an alias or -c setting finally ran; its first
     # "built-in:" line is this process's (git's internal children do not come through here).
     trace = shlex.quote(str(log) + ".git") + ".$$"
@@ -136,7 +162,7 @@ def run_row(template: Path, command: str) -> list[list[str]]:
         )
         env = {
             "HOME": str(home),
-            "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "PATH": f"{root}/launchers:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_EDITOR": "true",
             "LC_ALL": "C",

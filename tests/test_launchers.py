@@ -1,0 +1,199 @@
+"""Programs that run other programs (``shell/launchers.txt``) and effects across the line.
+
+Every entry of the launcher table is exercised: each must hand the command it runs to the
+analysis (a table entry the parser ignores fails here). The premises (what bash, make, awk and
+the launchers really run) are checked by the evasion corpus (``tests/data/guards``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hookgate.shell import launchers
+from hookgate.shell.launchers import TABLES
+from hookgate.shell.parser import _awk_commands, _make_recipes, analyse
+
+
+def runs(line: str, name: str = "rm") -> list[list[str]]:
+    return [[w.text for w in c.words] for c in analyse(line) if c.name == name]
+
+
+def test_the_table_parses_and_names_its_errors():
+    assert set(TABLES) == set(launchers.SECTIONS)
+    assert "sudo" in TABLES["wrappers"] and "-u" in TABLES["wrappers"]["sudo"]
+    assert TABLES["package-runners"]["npm exec"] >= {"-p", "--package"}
+    with pytest.raises(ValueError, match=r"x\.txt:2: unknown section '\[nope\]'"):
+        launchers.parse("# c\n[nope]\n", "x.txt")
+    with pytest.raises(ValueError, match=r"x\.txt:1: an entry before any \[section\]"):
+        launchers.parse("sudo: -u\n", "x.txt")
+    with pytest.raises(ValueError, match=r"x\.txt:2: an entry without a name"):
+        launchers.parse("[wrappers]\n: -u\n", "x.txt")
+
+
+def _wrapped(name: str) -> str:
+    operand = " x" if name in TABLES["operand-first"] else ""
+    if name == "cross-env-shell":
+        return f"{name} 'rm -rf /x'"
+    return f"{name}{operand} rm -rf /x"
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["wrappers"]))
+def test_every_wrapper_runs_its_command(name):
+    target = "x/x" if name == "chroot" else "/x"  # chroot x: its / is x
+    assert runs(_wrapped(name)) == [["rm", "-rf", target]]
+    assert any(name in c.via for c in analyse(_wrapped(name)) if c.name == "rm")
+
+
+@pytest.mark.parametrize("key", sorted(TABLES["wrapper-scripts"]))
+def test_every_script_option_is_a_script(key):
+    first = " x" if key.split()[0] in TABLES["operand-first"] else ""
+    for option in sorted(TABLES["wrapper-scripts"][key]):
+        assert runs(f"{key}{first} {option} 'rm -rf /x'") == [["rm", "-rf", "/x"]], option
+        if option.startswith("--"):
+            assert runs(f"{key}{first} {option}='rm -rf /x'") == [["rm", "-rf", "/x"]], option
+
+
+def test_a_script_option_of_the_wrapped_command_is_not_the_wrappers():
+    # flock's -c ends with its options: here -c belongs to git commit (a message file)
+    assert runs("flock f git commit -c HEAD", "git") == [["git", "commit", "-c", "HEAD"]]
+    assert runs("su -lc 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["multiplexers"]))
+def test_every_multiplexer_runs_its_applet(name):
+    assert runs(f"{name} rm -rf /x") == [["rm", "-rf", "/x"]]
+
+
+@pytest.mark.parametrize("key", sorted(TABLES["package-runners"]))
+def test_every_package_runner_runs_the_package_program(key):
+    assert runs(f"{key} rimraf@5 /x", "rimraf") == [["rimraf", "/x"]]
+    assert runs(f"{key} -- @scope/rimraf@1.2 /x", "rimraf") == [["@scope/rimraf", "/x"]]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["containers"]))
+def test_every_container_tool_maps_its_bind_mounts(name):
+    assert runs(f"{name} run --rm -v /:/host img rm -rf /host/etc") == [["rm", "-rf", "/etc"]]
+    line = f"{name} run --mount type=bind,source=/home,target=/h -w /h img sh -c 'rm -rf u'"
+    (rm,) = [c for c in analyse(line) if c.name == "rm"]
+    assert rm.cwd == "/home" and [w.text for w in rm.words] == ["rm", "-rf", "u"]
+    # the container's own files are no host path; exec's mounts are not on the line
+    assert runs(f"{name} run img rm -rf /var/cache") == [["rm", "-rf", "container:/var/cache"]]
+    assert runs(f"{name} exec -it c rm -rf /var/cache") == [["rm", "-rf", "/var/cache"]]
+
+
+def test_chroot_is_a_new_root():
+    assert runs("chroot /mnt rm -rf /etc") == [["rm", "-rf", "/mnt/etc"]]
+    line = "docker run -v /:/host alpine chroot /host sh -c 'rm -rf /etc'"
+    assert runs(line) == [["rm", "-rf", "/etc"]]
+    assert runs("docker run -v/:/h a rm -rf /h/etc") == [["rm", "-rf", "/etc"]]
+
+
+def test_a_project_mount_stays_in_the_project():
+    line = 'docker run --rm -v "$PWD":/w -w /w alpine sh -c "cd /w/sub && rm -rf build"'
+    (rm,) = [c for c in analyse(line) if c.name == "rm"]
+    assert rm.cwd == "sub"
+    assert runs('cd app && docker run -v "$(pwd)":/w a rm -rf /w/b') == [["rm", "-rf", "app/b"]]
+    assert runs("docker run -v data:/d a rm -rf /d") == [["rm", "-rf", "container:/d"]]
+    assert runs("docker compose run --rm web rm -rf /srv") == [["rm", "-rf", "/srv"]]
+    assert runs("docker run --entrypoint rm a -rf /x") == [["rm", "-rf", "container:/x"]]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["awks"]))
+def test_every_awk_runs_what_its_program_hands_a_shell(name):
+    assert runs(f"{name} 'BEGIN {{ system(\"rm -rf /x\") }}'") == [["rm", "-rf", "/x"]]
+    assert runs(f"{name} -F: '{{ print $1 | \"sort\" }}' f", "sort") == [["sort"]]
+    assert runs(f"{name} -f prog.awk data") == []
+
+
+def test_awk_programs():
+    assert _awk_commands('BEGIN { print "rm -rf ~" | "sh" }') == "rm -rf ~"
+    assert _awk_commands('{ "date +%s" | getline t }') == "date +%s"
+    assert _awk_commands('BEGIN { system("rm -rf " ENVIRON["HOME"] "/x") }') == "rm -rf ${HOME}/x"
+    assert _awk_commands('{ system("rm -rf " $1) }') == "rm -rf ${awk_1}"
+    assert _awk_commands('BEGIN { system("printf \\"a\\\\n\\"") }') == 'printf "a\\n"'
+    assert _awk_commands("{ print $1 }") == ""
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["makes"]))
+def test_every_make_runs_the_recipes_the_line_shows(name):
+    assert runs(f"printf 'a:\\n\\trm -rf /x\\n' | {name} -f -") == [["rm", "-rf", "/x"]]
+    assert runs(f"{name} -f - <<'EOF'\na:\n\t@rm -rf /x\nEOF") == [["rm", "-rf", "/x"]]
+    written = f"printf 'a: ; rm -rf /x\\n' > mk/Makefile; {name} -C mk"
+    assert runs(written) == [["rm", "-rf", "/x"]]
+    assert runs(f"{name} -C build test") == []
+
+
+def test_make_recipes():
+    makefile = "X := 1\nall: build ; echo $$HOME\n\t-@rm -rf out\nbuild:\n\tcc -o $@ x.c\n"
+    assert _make_recipes(makefile) == "echo $HOME\nrm -rf out\ncc -o $@ x.c"
+
+
+def test_operand_scripts():
+    assert runs("watch -n 1 rm -rf /x") == [["rm", "-rf", "/x"]]
+    assert runs("concurrently -n a,b 'npm:watch' 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+
+
+def test_parallel_jobs_are_its_arguments():
+    assert runs("parallel rm -rf ::: /a /b") == [["rm", "-rf", "/a"], ["rm", "-rf", "/b"]]
+    assert runs("parallel rm -rf {}/x ::: /a") == [["rm", "-rf", "/a/x"]]
+    assert runs("parallel ::: 'rm -rf /a' ls") == [["rm", "-rf", "/a"]]
+    assert runs("parallel rm -rf :::: list") == [["rm", "-rf"]]  # read from a file: unknown
+
+
+def test_a_wrapped_shell_reads_its_script_on_stdin():
+    assert runs("echo 'rm -rf /x' | sudo -u u bash") == [["rm", "-rf", "/x"]]
+    assert runs("sudo sh <<'EOF'\nrm -rf /x\nEOF") == [["rm", "-rf", "/x"]]
+    assert runs("echo 'rm -rf /x' | sudo -s") == [["rm", "-rf", "/x"]]
+    assert runs("sudo -i <<'EOF'\nrm -rf /x\nEOF") == [["rm", "-rf", "/x"]]
+    assert runs("echo 'rm -rf /x' | su - root") == [["rm", "-rf", "/x"]]
+    assert runs("echo 'rm -rf /x' | su -c cat") == []  # cat reads it: data
+    assert runs("echo 'rm -rf /x' | sudo -u u tee f") == []
+
+
+def cwds(line: str) -> list[str | None]:
+    return [c.cwd for c in analyse(line) if c.name == "rm"]
+
+
+def test_the_directory_stack():
+    assert cwds("cd /a && cd /b && cd - && rm x") == ["/a"]
+    assert cwds("cd - && rm x") == [None]  # OLDPWD not set: cd - fails
+    assert cwds("pushd /a && pushd /b && popd && rm x") == ["/a"]
+    assert cwds("pushd /a && pushd /b && pushd && rm x") == ["/a"]
+    assert cwds("pushd /a && popd && rm x") == [None]
+    assert cwds("popd; rm x") == [None]  # an empty stack: popd fails
+    assert cwds("(pushd /a) && popd && rm x") == [None]  # a subshell's stack is its own
+    assert runs('cd /etc; cd /tmp; rm -rf "$OLDPWD"') == [["rm", "-rf", "/etc"]]
+
+
+def test_moved_and_linked_paths():
+    assert runs("ln -s ~ h && rm -rf h/") == [["rm", "-rf", "~"]]
+    assert runs("ln -s ~ h && rm -rf h") == [["rm", "-rf", "h"]]  # the link alone
+    assert runs("ln -sfn / r && rm -rf r/etc") == [["rm", "-rf", "/etc"]]
+    assert runs("ln -s ../up /tmp/l && rm -r /tmp/l/x") == [["rm", "-r", "/up/x"]]
+    assert runs("mv .git g && mv g /tmp/h && rm -rf /tmp/h/hooks") == [["rm", "-rf", ".git/hooks"]]
+    assert runs("mv -t /tmp .git && rm -rf /tmp/.git") == [["rm", "-rf", ".git"]]
+    assert runs("mv a b c/ && rm -rf c/b") == [["rm", "-rf", "b"]]
+    assert runs("cp -r .git g && rm -rf g") == [["rm", "-rf", "g"]]  # a copy
+    assert runs("ln ~/f h && rm -f h") == [["rm", "-f", "h"]]  # a hard link
+    assert analyse("ln -s .git/hooks h && echo x > h/pre-commit")[-1].writes == [
+        ".git/hooks/pre-commit"
+    ]
+
+
+def test_a_deep_path_is_looked_up_to_a_bounded_depth():
+    deep = "/".join(["d"] * 5000)
+    assert runs(f"ln -s ~ d && rm -rf {deep}") == [["rm", "-rf", "~/" + "/".join(["d"] * 4999)]]
+
+
+def test_a_line_past_the_bounds_is_refused_again_without_reading_it_again():
+    from hookgate.lang.errors import LimitError
+    from hookgate.shell import parser
+
+    line = "true; " * (parser.MAX_COMMANDS + 1)
+    with pytest.raises(LimitError) as first:
+        analyse(line)
+    assert line in parser._FAILED
+    with pytest.raises(LimitError) as again:
+        analyse(line)
+    assert again.value is not first.value  # a fresh error: no traceback grows across packs
+    assert (again.value.limit, str(again.value)) == (first.value.limit, str(first.value))
