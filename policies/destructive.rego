@@ -179,7 +179,7 @@ fed_paths contains p if {
 
 fed_paths contains found_under(root) if {
 	some c in data.hookgate.lib.commands
-	some root in find_roots(c)
+	some root in data.hookgate.lib.find_roots(c)
 }
 
 # What find hands on: the entries under a starting point (the point itself may be the project).
@@ -192,24 +192,6 @@ fed_paths contains a if {
 	some j, sep in c.argv
 	sep in {":::", "::::"}
 	i > j
-}
-
-# find … -delete, where -delete is an action (not the value of -name, -path, …).
-find_deletes(c) if {
-	c.name == "find"
-	some i, a in c.argv
-	a == "-delete"
-	not c.argv[i - 1] in {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm", "-type", "-size"}
-}
-
-# The starting points of a find command: the words before its first expression.
-find_roots(c) := {a |
-	c.name == "find"
-	some i, a in c.argv
-	i > 0
-	every j in numbers.range(1, i) {
-		not substring(c.argv[j], 0, 1) in {"-", "(", "!"}
-	}
 }
 
 advice := "Delete only what you created inside the project (for example rm -rf ./build) or under /tmp; if it really has to go, ask the user to run it themselves."
@@ -266,6 +248,16 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	msg := sprintf("%s %s deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [rm_words(c), t])
 }
 
+# find .git -delete (or any find that deletes, rooted at the repository's .git) does the same.
+violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
+	some c in data.hookgate.lib.commands
+	data.hookgate.lib.find_deletes(c)
+	some t in data.hookgate.lib.find_roots(c)
+	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
+	not unsafe_target(c, found_under(t))
+	msg := sprintf("find %s -delete deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [t])
+}
+
 # rsync --delete (--del, --delete-after, …) deletes whatever in the destination the source lacks:
 # judged as rm -rf of the destination (into the project itself, it empties the project).
 violations contains {"reason": msg, "pattern": "rsync-delete"} if {
@@ -290,8 +282,8 @@ remote_path(t) if {
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
 	some c in data.hookgate.lib.commands
-	find_deletes(c)
-	some t in find_roots(c)
+	data.hookgate.lib.find_deletes(c)
+	some t in data.hookgate.lib.find_roots(c)
 	unsafe_target(c, found_under(t))
 	root := shell.resolve(base(c), expand_home(c, t))
 	msg := sprintf("find %s -delete would delete files under %s (%s). %s", [t, root, place(root, project(c)), advice])

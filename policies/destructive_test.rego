@@ -10,6 +10,8 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"find .git -delete",
+	"find ./.git -type f -delete",
 	"rm -rf /",
 	"rm -rf ~",
 	"rm -rf ~/",
@@ -219,6 +221,8 @@ denied := [
 ]
 
 allowed := [
+	"find . -name '*.pyc' -delete",
+	"find .git/hooks -type f",
 	"rm -rf build/",
 	"echo $(echo rm -rf /)",
 	"cat <(echo rm -rf /)",

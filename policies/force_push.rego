@@ -72,7 +72,7 @@ not_in_text(g) if {
 }
 
 still_forced(cmd) if {
-	some c in shell.commands(cmd)
+	some c in data.hookgate.lib.script_commands(cmd)
 	c.name == "git"
 	g := git.parse(c)
 	g.subcommand == "push"

@@ -17,10 +17,14 @@ cwd := object.get(input, "cwd", null)
 # the whole evaluation (and fail open).
 max_command_chars := 65536
 
-# The simple commands of the shell line itself (see shell.commands), with the known-safe command
-# substitutions of the pack's data ($(mktemp -d), $(git branch --show-current), …) and file name
-# patterns matched in the payload's directory.
-line_commands := shell.commands_with(input.tool_input.command, {"substitutions": substitutions, "cwd": cwd}) if {
+# The simple commands a shell script runs (see shell.commands), read as the pack reads every
+# script: with the known-safe command substitutions of its data ($(mktemp -d), $(git branch
+# --show-current), …) and file name patterns matched in the payload's directory. A check of a
+# rewritten line reads it the same way, so /usr/bin/g[i]t is git there too.
+script_commands(text) := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd})
+
+# The simple commands of the shell line itself.
+line_commands := script_commands(input.tool_input.command) if {
 	input.tool_kind == "shell"
 	is_string(input.tool_input.command)
 	count(input.tool_input.command) <= max_command_chars
@@ -36,7 +40,7 @@ commands := array.concat(array.concat(line_commands, spawned_commands), effect_c
 
 spawned_commands := [object.union(c, {"span": null, "via": array.concat([s.via], c.via)}) |
 	some s in interpreter_shell_lines
-	some c in shell.commands(s.line)
+	some c in script_commands(s.line)
 ]
 
 interpreter_shell_lines contains {"via": x.cmd.name, "line": m[1]} if {
@@ -124,7 +128,7 @@ defined_alias_commands := [{"cmd": c, "git": g, "defined": true} |
 alias_git_commands := [{"cmd": c, "git": g} |
 	some x in line_git_commands
 	is_string(x.git.script)
-	some inner in shell.commands(x.git.script)
+	some inner in script_commands(x.git.script)
 	inner.name == "git"
 	c := object.union(inner, {"span": null, "cwd": x.cmd.cwd, "env": x.cmd.env})
 	first := git.parse(c)
@@ -169,4 +173,22 @@ protected_branch(branch) if {
 ref_branch(ref) := trim_prefix(dst, "refs/heads/") if {
 	parts := split(trim_prefix(ref, "+"), ":")
 	dst := parts[count(parts) - 1]
+}
+
+# find … -delete, where -delete is an action (not the value of -name, -path, …).
+find_deletes(c) if {
+	c.name == "find"
+	some i, a in c.argv
+	a == "-delete"
+	not c.argv[i - 1] in {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm", "-type", "-size"}
+}
+
+# The starting points of a find command: the words before its first expression.
+find_roots(c) := {a |
+	c.name == "find"
+	some i, a in c.argv
+	i > 0
+	every j in numbers.range(1, i) {
+		not substring(c.argv[j], 0, 1) in {"-", "(", "!"}
+	}
 }

@@ -38,7 +38,7 @@ own_line(e) if {
 	e.command == input.tool_input.command
 }
 
-run_commands(e) := shell.commands(e.command) if {
+run_commands(e) := script_commands(e.command) if {
 	e.dialect == "sh"
 	count(e.command) <= max_command_chars
 }

@@ -117,6 +117,26 @@ violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
 	msg := sprintf("The redirection > %s replaces an installed git hook, which can switch its checks off. %s", [t, advice])
 }
 
+# find .git/hooks -delete, or find running a hook changer on what it finds (-exec rm {} +).
+violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
+	some c in data.hookgate.lib.commands
+	some t in data.hookgate.lib.find_roots(c)
+	in_hooks_dir(c, concat("/", [t, "x"]))
+	find_changes(c)
+	msg := sprintf("find %s changes the repository's installed git hooks, which can switch their checks off. %s", [t, advice])
+}
+
+find_changes(c) if data.hookgate.lib.find_deletes(c)
+
+# the command -exec runs is its own entry, run via find, with {} for what find found
+find_changes(_) if {
+	some d in data.hookgate.lib.commands
+	d.name in hook_changers
+	"find" in d.via
+	some a in d.argv
+	contains(a, "{}")
+}
+
 hook_changers := {"rm", "unlink", "mv", "cp", "ln", "install", "chmod", "truncate", "shred", "tee"}
 
 # t names .git/hooks or something in it, wherever the command runs (cd .git/hooks && rm x).

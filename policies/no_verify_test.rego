@@ -11,6 +11,9 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"find .git/hooks -type f -delete",
+	"find .git/hooks -name pre-commit -exec rm {} +",
+	"find .git/hooks -type f -execdir chmod -x {} \\;",
 	"git config --global alias.c 'commit --no-verify'",
 	"node -e \"require('child_process').execSync('git commit --no-verify -m x')\"",
 	"python3 -c \"import os; os.system('rm .git/hooks/pre-commit')\"",
@@ -82,6 +85,8 @@ denied := [
 ]
 
 allowed := [
+	"find .git/hooks -type f",
+	"find . -name pre-commit -print",
 	"git config alias.lg 'log --oneline --graph'",
 	"git config --get alias.c",
 	"MSG=\"docs: explain --no-verify\"; git commit -m \"$MSG\"",

@@ -1095,12 +1095,15 @@ def pathname_matches(pattern: str, base: str, files: list[int]) -> list[str] | N
     parts = [p for p in pattern.split("/") if p]
     paths = ["/" if absolute else ""]
     for k, part in enumerate(parts):
-        last = k == len(parts) - 1
+        # the last part may be a file unless the pattern ends in "/"
+        last = k == len(parts) - 1 and not pattern.endswith("/")
         found: list[str] = []
         for prefix in paths:
             if not _has_glob(part):
                 path = prefix + part
-                if last or os.path.isdir(_on_disk(path, base)):
+                # bash lists a path only when it exists: /usr/*/git is /usr/bin/git alone
+                on_disk = _on_disk(path, base)
+                if os.path.lexists(on_disk) if last else os.path.isdir(on_disk):
                     found.append(path)
                 continue
             try:
@@ -1120,8 +1123,6 @@ def pathname_matches(pattern: str, base: str, files: list[int]) -> list[str] | N
                         names.append(name)
             found += [prefix + name + ("" if last else "/") for name in sorted(names)]
         paths = [p if last else (p if p.endswith("/") else p + "/") for p in found]
-    if pattern.endswith("/"):
-        paths = [p + "/" for p in paths]
     return [
         p.rstrip("/") + ("/" if pattern.endswith("/") else "") if p != "/" else p for p in paths
     ]
