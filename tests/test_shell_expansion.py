@@ -436,6 +436,8 @@ def globbed(text: str, cwd) -> list[list[str]]:
         "echo .*",
         "echo */a.py */missing.py",  # a literal last part is listed only where it exists
         "echo */a.py/ src/*/x",
+        "x='src/*.py'; echo $x \"$x\" s$x",  # an unquoted expansion's pattern is matched too
+        "y='.g?t'; echo $y/ ${y}x",
     ],
 )
 def test_patterns_match_what_bash_matches(project, text):

@@ -647,7 +647,10 @@ class _Parser:
             if k == 0 and word.marks:
                 word.marks = [(a, b, False) for a, b, _ in word.marks]
             made = self.expander.word(word)
-            if word.glob and self.budget.files is not None:
+            # bash matches file names in the words an unquoted expansion makes too
+            # (x='/bin/r?'; $x -rf ~ runs /bin/rm)
+            unquoted = word.marks is not None and any(not q for _a, _b, q in word.marks)
+            if (word.glob or unquoted) and self.budget.files is not None:
                 made = [m for w in made for m in self.pathnames(w)]
             out += made
         return out
