@@ -110,3 +110,20 @@ def test_a_busy_port_is_a_clear_error_before_anything_else(tmp_path, env):
         assert not (tmp_path / "b.db").exists()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--dry-runs-per-token", "0", "0 is less than 1"),
+        ("--max-body-bytes", "0", "0 is less than 1"),
+        ("--max-body-bytes", "1k", "'1k' is not a whole number"),
+        ("--decision-quota", "-5", "-5 is less than 0"),
+        ("--retention-days", "-1", "-1 is less than 0"),
+    ],
+)
+def test_a_limit_out_of_range_is_refused_naming_the_flag(tmp_path, env, flag, value, says):
+    # 0 dry-runs or a 0-byte body limit once silently became the default
+    run = hookgate("serve", flag, value, "--db", f"sqlite:///{tmp_path / 'a.db'}", env=env)
+    assert run.returncode == 2 and f"argument {flag}: {says}" in run.stderr
+    assert not (tmp_path / "a.db").exists()

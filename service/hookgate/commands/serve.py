@@ -8,6 +8,22 @@ revision 1 and an admin token is created and printed, once, with the Swagger UI 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+
+
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type for a whole number of at least ``least`` (argparse names the flag)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is less than {least}")
+        return value
+
+    return parse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-body-bytes",
-        type=int,
+        type=_count(1),
         default=None,
         help="largest request body accepted; larger ones get 413 (default 1 MiB)",
     )
@@ -35,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--decision-quota",
-        type=int,
+        type=_count(0),
         default=None,
         metavar="N",
         help="decision records one token may upload per hour; past it 429 (default 200000; "
@@ -43,14 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--retention-days",
-        type=int,
+        type=_count(0),
         default=None,
         metavar="DAYS",
         help="delete decision records older than this, hourly (default 90; 0: keep all)",
     )
     parser.add_argument(
         "--dry-runs-per-token",
-        type=int,
+        type=_count(1),
         default=None,
         metavar="N",
         help="dry-runs one token may have running at once on this instance; past it 429 "
@@ -125,9 +141,13 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(
         store,
         masker=masker,
-        max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+        max_body_bytes=DEFAULT_MAX_BODY_BYTES
+        if args.max_body_bytes is None
+        else args.max_body_bytes,
         decision_quota=quota,
-        dry_runs_per_token=args.dry_runs_per_token or DEFAULT_DRY_RUNS_PER_TOKEN,
+        dry_runs_per_token=DEFAULT_DRY_RUNS_PER_TOKEN
+        if args.dry_runs_per_token is None
+        else args.dry_runs_per_token,
         access_log=not args.no_access_log,
         retention_days=DEFAULT_RETENTION_DAYS
         if args.retention_days is None
