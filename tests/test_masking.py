@@ -103,3 +103,14 @@ def test_prefilters_never_hide_a_default_rule_match():
                 ]
                 assert not hits, (name, text, hits)
     assert min(skipped.values()) > 300, skipped  # each check is exercised, not vacuous
+
+
+def test_uuids_are_identifiers_not_secrets():
+    # sessions, transcripts and temp directories are named by UUIDs: replay needs them
+    m = Masker()
+    path = "/home/u/.claude/projects/-home-u-proj/0b6f4d1e-3c2a-4d5e-9f8a-1b2c3d4e5f60.jsonl"
+    assert m.mask(path) == path
+    # a random run is still masked, UUID or not around it
+    secret = "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5z"
+    assert m.mask(f"echo 0b6f4d1e-3c2a-4d5e-9f8a-1b2c3d4e5f60{secret}") == "echo ***"
+    assert m.mask(f"echo {secret}") == "echo ***"

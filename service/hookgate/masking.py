@@ -146,10 +146,39 @@ class _Rule:
 
 def _looks_random(text: str, threshold: float = 4.0) -> bool:
     # Paths and identifiers are long too; a secret mixes letters and digits with high entropy.
+    # UUIDs name sessions, transcripts and temp directories (never a secret alone: gitleaks'
+    # UUID-shaped keys need their service's name nearby), so what is left must be long itself.
+    if "-" in text and len(text) >= 36:
+        text = _without_uuids(text)
+        if len(text.rstrip("=")) < _LONG_RUN:  # the padding is no part of a run
+            return False
     chars = set(text)
     if not any(c.isdigit() for c in chars) or not any(c.isalpha() for c in chars):
         return False
     return _entropy(text, chars) >= threshold
+
+
+_UUID_DASHES = (8, 13, 18, 23)
+
+
+def _without_uuids(text: str) -> str:
+    """``text`` without its canonical UUIDs (8-4-4-4-12 hex digits)."""
+    kept: list[str] = []
+    start = i = 0
+    while i + 36 <= len(text):
+        candidate = text[i : i + 36]
+        if all(candidate[k] == "-" for k in _UUID_DASHES) and all(
+            c in _HEX_DIGITS for c in candidate.replace("-", "")
+        ):
+            kept.append(text[start:i])
+            i = start = i + 36
+        else:
+            i += 1
+    kept.append(text[start:])
+    return "".join(kept)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def _entropy(text: str, chars: set[str] | None = None) -> float:
