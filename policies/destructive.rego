@@ -381,15 +381,24 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
 }
 
-# cp /dev/null f empties f, as > f does.
+# cp /dev/null f empties f, as > f does; so do install /dev/null f and ln -sf /dev/null f (f
+# becomes a link to nothing).
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	some c in data.hookgate.lib.commands
-	c.name == "cp"
+	empties_with_dev_null(c)
 	ops := shell.operands(c)
 	ops[0] == "/dev/null"
 	t := ops[count(ops) - 1]
 	path := unsafe_target(c, t)
-	msg := sprintf("cp /dev/null %s would empty %s (%s). %s", [t, path, place(path, project(c)), write_advice])
+	msg := sprintf("%s /dev/null %s would empty %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
+}
+
+empties_with_dev_null(c) if c.name in {"cp", "install"}
+
+empties_with_dev_null(c) if {
+	c.name == "ln" # without -f, ln refuses to replace a file
+	some f in {"-f", "--force"}
+	shell.has_flag(c, f)
 }
 
 appends(c) if {
