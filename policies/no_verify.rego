@@ -140,7 +140,8 @@ find_changes(_) if {
 hook_changers := {"rm", "unlink", "mv", "cp", "ln", "install", "chmod", "truncate", "shred", "tee"}
 
 # t names .git/hooks or something in it, wherever the command runs (cd .git/hooks && rm x).
-in_hooks_dir(c, t) if contains(concat("", ["/", shell.resolve(c.cwd, t), "/"]), "/.git/hooks/")
+# (lower-cased: on macOS and Windows .GIT/Hooks is the same directory)
+in_hooks_dir(c, t) if contains(lower(concat("", ["/", shell.resolve(c.cwd, t), "/"])), "/.git/hooks/")
 
 # The values a variable has for a command: its own prefix and the line's assignments.
 env_values(c, name) := vs if {

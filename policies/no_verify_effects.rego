@@ -11,7 +11,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
 	e.kind in {"write", "edit", "delete", "move"}
 	some p in [e.path, object.get(e, "to", null)]
 	is_string(p)
-	contains(concat("", ["/", p, "/"]), "/.git/hooks/")
+	contains(lower(concat("", ["/", p, "/"])), "/.git/hooks/") # .GIT/Hooks on macOS too
 	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.tool, p, advice])
 }
 
@@ -26,7 +26,7 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	msg := sprintf("%s would set %s in %s, which replaces the repository's hooks. %s", [e.tool, key, e.path, advice])
 }
 
-git_config_file(p) if endswith(p, "/.git/config")
+git_config_file(p) if endswith(lower(p), "/.git/config")
 
 git_config_file(p) if endswith(p, "/.gitconfig")
 

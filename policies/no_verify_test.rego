@@ -11,6 +11,7 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"rm .GIT/Hooks/pre-commit",
 	"find .git/hooks -type f -delete",
 	"find .git/hooks -name pre-commit -exec rm {} +",
 	"find .git/hooks -type f -execdir chmod -x {} \\;",

@@ -109,15 +109,16 @@ home_prefixed(p, prefix) if startswith(p, concat("", [prefix, "/"]))
 
 # Absolute protected paths on this machine: {"path", "prefix" (path/ for a directory, else
 # null), "what"}.
-protected contains {"path": machine[d], "prefix": concat("", [machine[d], "/"]), "what": "hookgate's own configuration, state and cache"} if {
+protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "hookgate's own configuration, state and cache"} if {
 	some d in ["config", "state", "cache"]
 	is_string(machine[d])
+	path := lower(machine[d])
 }
 
 protected contains {"path": path, "prefix": dir_prefix(path, spec.dir), "what": spec.what} if {
 	some spec in host_file_specs
 	dir := machine.hosts[spec.host]
-	path := concat("/", [dir, spec.file])
+	path := lower(concat("/", [dir, spec.file]))
 }
 
 protected contains {"path": spec.file, "prefix": dir_prefix(spec.file, spec.dir), "what": "the hosts' managed settings"} if {
@@ -125,19 +126,25 @@ protected contains {"path": spec.file, "prefix": dir_prefix(spec.file, spec.dir)
 }
 
 # The data's file lists in the form matching needs (no input: computed once per policy set).
-host_file_specs := [{"host": host, "file": trim_suffix(f, "/"), "dir": endswith(f, "/"), "what": sprintf("%s's hook settings", [spec.name])} |
+host_file_specs := [{"host": host, "file": lower(trim_suffix(f, "/")), "dir": endswith(f, "/"), "what": sprintf("%s's hook settings", [spec.name])} |
 	some host, spec in cfg.host_files
 	some f in spec.files
 ]
 
-system_file_specs := [{"file": trim_suffix(f, "/"), "dir": endswith(f, "/")} | some f in cfg.system_files]
+system_file_specs := [{"file": lower(trim_suffix(f, "/")), "dir": endswith(f, "/")} | some f in cfg.system_files]
 
 dir_prefix(path, true) := concat("", [path, "/"])
 
 dir_prefix(_, false) := null
 
-hits contains {"path": x.path, "how": x.how, "what": p.what} if {
+# Paths are compared lower-cased (protected ones are stored so): the file systems of macOS and
+# Windows ignore case by default, so .Claude/Settings.json is the hook settings file there.
+folded contains {"path": x.path, "key": lower(x.path), "how": x.how, "tree": x.tree} if {
 	some x in changed
+}
+
+hits contains {"path": x.path, "how": x.how, "what": p.what} if {
+	some x in folded
 	near_protected(x)
 	some p in protected
 	covers(x, p)
@@ -146,13 +153,13 @@ hits contains {"path": x.path, "how": x.how, "what": p.what} if {
 # Whether covers(x, p) can hold for some p, in three lookups, so that a call changing no
 # protected path (most calls) never walks the protected list. The sets below do not depend on
 # the call: they are computed once per policy set and environment, like `protected`.
-near_protected(x) if x.path in protected_paths
+near_protected(x) if x.key in protected_paths
 
-near_protected(x) if strings.any_prefix_match(x.path, protected_prefixes)
+near_protected(x) if strings.any_prefix_match(x.key, protected_prefixes)
 
 near_protected(x) if {
 	x.tree
-	strings.any_prefix_match(protected_parents, slash(x.path))
+	strings.any_prefix_match(protected_parents, slash(x.key))
 }
 
 protected_paths := {p.path | some p in protected}
@@ -164,45 +171,45 @@ protected_parents := {concat("", [p.path, "/"]) | some p in protected}
 # A path as a directory: with one trailing slash.
 slash(path) := concat("", [trim_suffix(path, "/"), "/"])
 
-covers(x, p) if x.path == p.path
+covers(x, p) if x.key == p.path
 
 covers(x, p) if {
 	is_string(p.prefix)
-	startswith(x.path, p.prefix)
+	startswith(x.key, p.prefix)
 }
 
 # Deleting or moving a parent takes the protected path with it.
 covers(x, p) if {
 	x.tree
-	startswith(concat("", [p.path, "/"]), slash(x.path))
+	startswith(concat("", [p.path, "/"]), slash(x.key))
 }
 
 # The same files in any directory: another repository's .git/hooks, a project's host settings.
 # Every such pattern starts with a dot directory: other paths skip the matching altogether.
 anywhere_patterns := [{"bare": bare, "tail": concat("", ["/", bare]), "middle": middle, "heads": heads, "what": what} |
 	some pattern, what in cfg.anywhere
-	bare := trim_suffix(pattern, "/")
+	bare := lower(trim_suffix(pattern, "/"))
 	middle := {true: concat("", ["/", bare, "/"]), false: null}[endswith(pattern, "/")]
 	parts := split(bare, "/")
 	heads := [concat("/", array.slice(parts, 0, n)) | some n in numbers.range(1, count(parts) - 1); n < count(parts)]
 ]
 
 hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in changed
+	some x in folded
 	dotted(x)
-	wrapped := concat("", ["/", x.path, "/"])
+	wrapped := concat("", ["/", x.key, "/"])
 	some a in anywhere_patterns
 	anywhere(x, wrapped, a)
 }
 
-dotted(x) if contains(x.path, "/.")
+dotted(x) if contains(x.key, "/.")
 
-dotted(x) if startswith(x.path, ".")
+dotted(x) if startswith(x.key, ".")
 
 # wrapped: the path between slashes, /path/.
-anywhere(x, _, a) if x.path == a.bare
+anywhere(x, _, a) if x.key == a.bare
 
-anywhere(x, _, a) if endswith(x.path, a.tail)
+anywhere(x, _, a) if endswith(x.key, a.tail)
 
 anywhere(_, wrapped, a) if {
 	is_string(a.middle)
@@ -213,7 +220,7 @@ anywhere(_, wrapped, a) if {
 anywhere(x, _, a) if {
 	x.tree
 	some head in a.heads
-	ends_with_part(trim_suffix(x.path, "/"), head)
+	ends_with_part(trim_suffix(x.key, "/"), head)
 }
 
 ends_with_part(path, tail) if path == tail

@@ -29,6 +29,10 @@ effect_input(effect) := {
 }
 
 denied_commands := [
+	"echo '{}' > ~/.Claude/Settings.json",
+	"rm -rf /SRV/moved/State",
+	"rm .GIT/hooks/pre-commit",
+	"echo '{}' > .CLAUDE/settings.local.JSON",
 	"echo '{}' > ~/.claude/settings.json",
 	"rm -rf /srv/moved/state",
 	"rm -rf /srv/moved",
