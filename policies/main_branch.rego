@@ -40,16 +40,35 @@ violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
 # "$(git commit-tree …)"), or HEAD while HEAD is a protected branch; git branch -f/-M/-C onto it.
 violations contains {"reason": msg, "pattern": "move-protected-branch"} if {
 	some x in data.hookgate.lib.git_commands
-	branch := moved_branch(x)
+	some branch in moved_branches(x)
 	data.hookgate.lib.protected_branch(branch)
 	msg := sprintf("git %s moves the protected branch %q directly, making commits on it without review. Use the feature-branch workflow: create a branch (git switch -c <feature-name>), commit there, push it and open a pull request to merge into %q.", [x.git.subcommand, branch, branch])
 }
 
 moved_branch(x) := trim_prefix(x.git.operands[0], "refs/heads/") if {
 	x.git.subcommand == "update-ref"
-	count(x.git.operands) >= 2
+	new_value_given(x)
 	not update_ref_deletes(x.git)
 	startswith(x.git.operands[0], "refs/heads/")
+}
+
+new_value_given(x) if count(x.git.operands) >= 2
+
+# xargs adds the words it reads (… | xargs git update-ref refs/heads/main)
+new_value_given(x) if "xargs" in x.cmd.via
+
+moved_branches(x) := {b | b := moved_branch(x)} | stdin_moved_branches(x)
+
+# git update-ref --stdin reads "update|create <ref> <new> [<old>]" lines (a here-document or
+# here-string the line shows).
+stdin_moved_branches(x) := {trim_prefix(words[1], "refs/heads/") |
+	x.git.subcommand == "update-ref"
+	"--stdin" in x.git.args
+	is_string(x.cmd.stdin)
+	some line in split(x.cmd.stdin, "\n")
+	words := [w | some w in split(trim_space(line), " "); w != ""]
+	words[0] in {"update", "create"}
+	startswith(words[1], "refs/heads/")
 }
 
 moved_branch(x) := branch_of(x) if {
@@ -88,8 +107,6 @@ branch_renames(g) if {
 }
 
 update_ref_deletes(g) if "-d" in g.args
-
-update_ref_deletes(g) if "--stdin" in g.args
 
 # A subcommand that makes commits (config main_branch.commit_subcommands: the options that
 # stop it from committing, "unless", and those it needs to commit at all, "only_with": a plain

@@ -134,6 +134,11 @@ test_plumbing_that_moves_main_is_denied if {
 	not denied("git branch -M main")
 	not denied("git switch -c f && git branch -f other f")
 	not denied("git update-ref -d refs/heads/main")
+	denied("git commit-tree 'HEAD^{tree}' -p HEAD -m x | xargs git update-ref refs/heads/main")
+	not denied("git rev-parse HEAD | xargs git update-ref refs/heads/feature")
+	denied("git update-ref --stdin <<< 'update refs/heads/main abc123'")
+	denied("git update-ref --stdin <<EOF\nstart\ncreate refs/heads/x abc\nupdate  refs/heads/main  abc123\ncommit\nEOF")
+	not denied("git update-ref --stdin <<< 'update refs/heads/feature abc123'")
 }
 
 test_update_ref_of_head_reads_the_branch_head_is_on if {
