@@ -41,6 +41,7 @@ safe_command := cmd if {
 	forced_push
 	not forced_outside_the_text
 	cmd := git.without_force(input.tool_input.command)
+	cmd != input.tool_input.command # a rewrite that removes nothing grants the force push
 	not still_forced(cmd)
 }
 

@@ -217,3 +217,13 @@ test_words_the_line_does_not_show_may_be_force if {
 	not fp_denied("git push -u origin \"$(git rev-parse --abbrev-ref HEAD)\"")
 	not fp_denied("BRANCH=$(git branch --show-current); git push -u origin \"$BRANCH\"")
 }
+
+# A subcommand the line does not show may be push: git $SUB -f is never rewritten to itself.
+test_an_unknown_subcommand_may_be_a_push if {
+	fp_denied("git $SUB -f origin main")
+	fp_denied("G=$(cat f); git $G --force")
+	fp_denied("git \"$(cat f)\" origin main")
+	not fp_denied("git status")
+	not fp_denied("git $SUB -f origin main") with data.hookgate.config.git.unknown_subcommand_as as ["commit"]
+	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input("git $SUB -f origin main")
+}

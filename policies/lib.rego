@@ -100,7 +100,7 @@ computed_join := `(["'])\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^()]*\)|\[[^\]]*\])*`
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse
 # reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
-git_commands := array.concat(array.concat(line_git_commands, alias_git_commands), defined_alias_commands)
+git_commands := array.concat(array.concat(line_git_commands, alias_git_commands), array.concat(defined_alias_commands, unknown_subcommand_commands))
 
 line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands
@@ -108,6 +108,23 @@ line_git_commands := [{"cmd": c, "git": g} |
 	first := git.parse(c)
 	not first.help
 	g := configured(c, first)
+	not g.help
+]
+
+# A git command whose subcommand the line does not show (git $SUB -f origin main, a loop's
+# variable) may be any: every git guard also reads it as each subcommand of
+# config.git.unknown_subcommand_as (push, commit), the unknown word kept after it as a word the
+# line does not show (unquoted, it may be several words, or none). Not in the line's text as
+# such, so nothing rewrites it (span null).
+unknown_subcommand_commands := [{"cmd": c, "git": g, "guessed": true} |
+	some x in line_git_commands
+	is_string(x.git.subcommand_kind)
+	at := count(x.cmd.argv) - count(x.git.args) - 1
+	some sub in config.git.unknown_subcommand_as
+	argv := array.concat(array.concat(array.slice(x.cmd.argv, 0, at), [sub]), array.slice(x.cmd.argv, at, count(x.cmd.argv)))
+	kinds := array.concat(array.concat(array.slice(x.cmd.kinds, 0, at), [null]), array.slice(x.cmd.kinds, at, count(x.cmd.kinds)))
+	c := object.union(x.cmd, {"argv": argv, "kinds": kinds, "span": null})
+	g := git.parse(c)
 	not g.help
 ]
 

@@ -208,3 +208,9 @@ test_unknown_commit_options_may_skip_hooks if {
 	not nv_denied("git commit -F \"$FILE\"")
 	not nv_denied("git commit $FLAGS -m wip") with data.hookgate.config.no_verify.unknown_subcommands as []
 }
+
+test_an_unknown_subcommand_may_be_a_commit if {
+	nv_denied("git $X commit --no-verify")
+	nv_denied("for s in commit; do git $s -n -m x; done")
+	not nv_denied("git $X commit --no-verify") with data.hookgate.config.git.unknown_subcommand_as as []
+}

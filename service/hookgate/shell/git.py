@@ -389,6 +389,8 @@ def parse_argv(
     implied = _implied(subcommand, options, operands, settings)
     return {
         "subcommand": subcommand,
+        # what the subcommand word may be when the line does not show it (git $SUB -f)
+        "subcommand_kind": kinds[k] if k < len(kinds) else None,
         "args": rest,
         "options": [{"name": n, "value": v} for n, v, _k in options] + implied,
         "operands": [x for x, _k in operands],
