@@ -37,6 +37,34 @@ def brief(line: str) -> list[tuple]:
         ),
         ("git status # rm -rf ~", [("git", ["git", "status"], {}, [], [])]),
         ("echo 'it''s'", [("echo", ["echo", "it's"], {}, [], [])]),
+        ("$p='push'; git $p -f", [("git", ["git", "push", "-f"], {}, [], [])]),
+        ('$m = "a b"; git commit -m $m', [("git", ["git", "commit", "-m", "a b"], {}, [], [])]),
+        # what a pipeline feeds Remove-Item is what it deletes
+        (
+            "Get-ChildItem ~ -Recurse | Remove-Item -Force",
+            [
+                ("get-childitem", ["get-childitem", "~", "-Recurse"], {}, [], []),
+                ("rm", ["rm", "-f", "-r", "~/*"], {}, [], []),
+            ],
+        ),
+        (
+            "gci build | ri -Recurse -Force",
+            [
+                ("gci", ["gci", "build"], {}, [], []),
+                ("rm", ["rm", "-r", "-f", "build/*"], {}, [], []),
+            ],
+        ),
+        (
+            "Get-Content list.txt | Remove-Item",
+            [
+                ("get-content", ["get-content", "list.txt"], {}, [], []),
+                ("rm", ["rm", "$input"], {}, [], []),
+            ],
+        ),
+        (
+            "ls ~ ; Remove-Item x",
+            [("ls", ["ls", "~"], {}, [], []), ("rm", ["rm", "x"], {}, [], [])],
+        ),
     ],
 )
 def test_cmdlets_read_as_the_posix_command_they_act_as(line, expected):
@@ -78,3 +106,8 @@ def test_hostile_input_is_bounded():
     assert isinstance(commands(deep), list)
     assert isinstance(commands("{" * 5000), list)
     assert isinstance(commands("'" + "x" * 10000), list)
+
+
+def test_words_the_line_does_not_show_have_kinds():
+    [git] = commands("git $sub -f $(Get-Date) $true")
+    assert git["kinds"] == [None, "unknown-variable", None, "unknown-output", None]

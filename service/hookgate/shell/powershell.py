@@ -69,21 +69,28 @@ def commands(line: str) -> list[dict]:
 def _statements(
     text: str, offset: int, via: list[str], variables: dict, out: list[dict], depth: int
 ) -> None:
-    for statement in _split(text):
-        _statement(statement, offset, via, variables, out, depth)
+    producer = None
+    for statement, piped in _split(text):
+        before = len(out)
+        _statement(statement, offset, via, variables, out, depth, producer if piped else None)
+        producer = out[-1] if len(out) > before else None
 
 
-def _split(text: str) -> list[list[_Token]]:
-    """Tokens of each pipeline element: split on ``;``, newlines, ``|``, ``&&``, ``||``."""
+def _split(text: str) -> list[tuple[list[_Token], bool]]:
+    """Tokens of each pipeline element: split on ``;``, newlines, ``|``, ``&&``, ``||``; each
+    with whether a ``|`` feeds it the output of the one before."""
     groups: list[list[_Token]] = [[]]
+    piped = [False]
     i, n = 0, len(text)
     while i < n:
         c = text[i]
         if c in " \t\r":
             i += 1
         elif c in ";\n|" or text.startswith("&&", i):
+            pipe = c == "|" and not text.startswith("||", i)
             if groups[-1]:
                 groups.append([])
+                piped.append(pipe)
             i += 2 if text.startswith(("&&", "||"), i) else 1
         elif c == "#":
             while i < n and text[i] != "\n":
@@ -100,7 +107,7 @@ def _split(text: str) -> list[list[_Token]]:
             i = j
         else:
             i = _word(text, i, groups[-1])
-    return [g for g in groups if g]
+    return [(g, p) for g, p in zip(groups, piped, strict=True) if g]
 
 
 def _matching(text: str, i: int, open_: str, close: str) -> int:
@@ -185,7 +192,13 @@ def _unescape(body: str) -> str:
 
 
 def _statement(
-    tokens: list[_Token], offset: int, via: list[str], variables: dict, out: list[dict], depth: int
+    tokens: list[_Token],
+    offset: int,
+    via: list[str],
+    variables: dict,
+    out: list[dict],
+    depth: int,
+    producer: dict | None = None,
 ) -> None:
     if depth > MAX_DEPTH:
         return
@@ -249,7 +262,9 @@ def _statement(
         rest = [a for a in args if a.lower() not in ("-command", "-c", "-noprofile", "-nop")]
         _statements(" ".join(rest), 0, [*via, name], variables, out, depth + 1)
         return
-    if role in ("rm", "mv", "cp"):
+    if role == "rm" and producer is not None and not _paths(args):
+        argv = [role, *_translate(args), *_piped_items(producer)]
+    elif role in ("rm", "mv", "cp"):
         argv = [role, *_translate(args)]
     elif role == "write":
         paths = _paths(args)
@@ -269,14 +284,29 @@ def _statement(
 
 
 def _assignment(words: list[_Token]) -> tuple[str | None, str]:
+    # quotes are already removed from each word: $p='push' is the word $p=push
     joined = " ".join(w.text for w in words)
     name, eq, value = joined.partition("=")
     name = name.strip()[1:]
     if not eq or not name or " " in name:
         return None, ""
-    value = value.strip()
-    quoted = [w for w in words if w.quoted]
-    return name, quoted[-1].text if quoted else value
+    return name, value.strip()
+
+
+# Cmdlets whose output piped to Remove-Item is the items of a directory.
+_LISTINGS = frozenset(("get-childitem", "gci", "ls", "dir"))
+
+
+def _piped_items(producer: dict) -> list[str]:
+    """What Remove-Item deletes when a pipeline feeds it: the items under the directory
+    ``Get-ChildItem DIR`` lists (``DIR/*``; with ``-Recurse``, the whole tree: ``-r``), else
+    objects the line does not show (``$input``)."""
+    if producer["name"] not in _LISTINGS:
+        return ["$input"]
+    listed = _translate(producer["argv"][1:])
+    paths = [p for p in listed if not p.startswith("-")]
+    tree = ["-r"] if "-r" in listed else []
+    return [*tree, (paths[0] if paths else ".").rstrip("/") + "/*"]
 
 
 def _name(word: str) -> str:
@@ -429,6 +459,7 @@ def _command(
     return {
         "name": name,
         "argv": argv,
+        "kinds": [_kind(a) for a in argv],
         "env": env,
         "span": span,
         "cwd": None,
@@ -438,3 +469,13 @@ def _command(
         "writes": writes,
         "appends": appends,
     }
+
+
+def _kind(word: str) -> str | None:
+    """What a word may be when the line does not show it (see ``shell.commands``' kinds): a
+    variable the line did not set (the known ones are replaced already), a command's output."""
+    if word.startswith("$("):
+        return "unknown-output"
+    if word.startswith("$") and len(word) > 1 and word.lower() not in ("$true", "$false", "$null"):
+        return "unknown-variable"
+    return None
