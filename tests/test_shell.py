@@ -78,7 +78,14 @@ SEEN = [
     ("! git push", "git", [["git", "push"]]),
     ("if git push; then git pull; fi", "git", [["git", "push"], ["git", "pull"]]),
     ("while true; do git push; done", "git", [["git", "push"]]),
-    ("for b in a b; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
+    # a loop's body is read once per value the line shows
+    (
+        "for b in a b; do git push origin $b; done",
+        "git",
+        [["git", "push", "origin", "b"], ["git", "push", "origin", "a"]],
+    ),
+    ("for b in $L; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
+    ("for b; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
     ("case $x in a) git push;; esac", "git", [["git", "push"]]),
     ("f() { git push; }; f", "git", [["git", "push"]]),
     ("function f { git push; }", "git", [["git", "push"]]),

@@ -316,7 +316,7 @@ def test_each_construct_is_expanded(text, name, argv):
         ("git push -j$((1+2))", "git", "-j$((1+2))", "unknown-number"),
         ("read F; git push $F", "git", "$F", "unknown-variable"),
         ("F=-f; read F; git push $F", "git", "$F", "unknown-variable"),
-        ("for F in a; do git push $F; done", "git", "$F", "unknown-variable"),
+        ("for F in $(ls); do git push $F; done", "git", "$F", "unknown-variable"),
     ],
 )
 def test_what_the_line_does_not_show_stays_unknown(text, name, word, kind):
@@ -482,3 +482,18 @@ def test_deleting_dot_files_by_pattern_is_deleting_git(project):
     assert engine.evaluate(payload, host="claude").outcome == "deny"
     payload["tool_input"]["command"] = "rm -rf src/*.py"
     assert engine.evaluate(payload, host="claude").outcome == "allow"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "for x in a 'b c' d; do printf '%s\\n' @@ $x; done",
+        "for x in {1..3}; do printf '%s\\n' @@ \"$x\" -$x; done",
+        "v='p q'; for x in $v; do printf '%s\\n' @@ $x; done",
+        "for x in a b; do for y in 1 2; do printf '%s\\n' @@ $x$y; done; done",
+        "for x in a b\ndo\n  printf '%s\\n' @@ \"$x\" done\ndone",
+    ],
+)
+def test_a_loop_body_is_read_once_per_value_as_bash_runs_it(text):
+    # the model reads every iteration (in its own order); bash runs them in turn
+    assert sorted(model_probes(text)) == sorted(bash_probes(text))

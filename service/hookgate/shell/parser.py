@@ -75,6 +75,11 @@ MAX_COMMANDS = 512
 MAX_LINK_DEPTH = 64
 
 
+# Values of a for loop the body is read with, one reading each (for d in build dist; do rm -rf
+# $d; done); a loop over more, or over values the line does not show, leaves its variable unknown.
+MAX_LOOP_VALUES = 16
+
+
 SHELLS = frozenset(TABLES["shells"])
 
 
@@ -481,7 +486,9 @@ class _Parser:
                 start = self.i
                 continue
             if not words and w.text in ("case", "for", "select", "function") and self._is_plain(s):
-                self.skip_header(w.text, stop)
+                header = self.skip_header(w.text, stop)
+                if w.text == "for":
+                    self.loop(header)
                 start = self.i
                 continue
             if self.i < self.n and t[self.i] == "(" and w.text.endswith("=") and _assignment(w):
@@ -558,19 +565,22 @@ class _Parser:
         """The word at ``s`` was written without quotes or escapes (so it can be a keyword)."""
         return self.t[s] not in "'\"\\$"
 
-    def skip_header(self, keyword: str, stop: str) -> None:
-        """``for x in …;``/``case w in``/``function f``: header words are data, not a command."""
+    def skip_header(self, keyword: str, stop: str) -> list[Word]:
+        """``for x in …;``/``case w in``/``function f``: header words are data, not a command
+        (returned, for a loop to read)."""
         if keyword == "case":
             self.case_depth += 1
         name = None
+        header: list[Word] = []
         while True:
             self.skip_blanks()
             if self.i >= self.n or self.t[self.i] in ";&|()\n" or (stop and self.t[self.i] in stop):
-                return
+                return header
             s = self.i
             w = self.lex_word(stop)
             if w is None:
-                return
+                return header
+            header.append(w)
             if keyword in ("for", "select"):
                 self.vars.pop(w.text, None)  # the loop variable: each value in turn
             if keyword == "function" and name is None:
@@ -578,11 +588,35 @@ class _Parser:
             elif keyword == "function" and w.text == "{":
                 self.define(name, s)
             if keyword in ("case", "function") and w.text in ("in", "{"):
-                return
+                return header
             if keyword == "function" and self.t.startswith("()", self.i):
                 self.i += 2
                 self.define(name, self.i)
-                return
+                return header
+
+    def loop(self, header: list[Word]) -> None:
+        """``for v in a b c; do BODY; done``: BODY is read here with ``v`` the first value, and
+        once more for each other value (with the same spans: it is the same text), when the
+        line shows every value and the body's end is found; else ``v`` stays unknown."""
+        if len(header) < 3 or header[1].text != "in" or not header[0].text.isidentifier():
+            return
+        values = self.expand_words(header[2:])
+        body = _loop_body(self.t, self.i)
+        if body is None or not 0 < len(values) <= MAX_LOOP_VALUES:
+            return
+        if any(v.kind is not None for v in values):
+            return
+        name = header[0].text
+        start, end = body
+        for value in values[1:]:
+            self.enter()
+            try:
+                self.nested(
+                    self.t[start:end], self.roots(start, end), self.via, bound={name: value.text}
+                )
+            finally:
+                self.nest -= 1
+        self.vars[name] = Value([values[0].text])
 
     # -- emitting and unwrapping -----------------------------------------------------------------
 
@@ -1083,6 +1117,7 @@ class _Parser:
         via: list[str],
         remote: bool = False,
         args: list[Word] | None = None,
+        bound: dict[str, str] | None = None,
     ) -> None:
         if self.depth + 1 > MAX_DEPTH:
             raise _too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
@@ -1094,12 +1129,14 @@ class _Parser:
             kind = kinds[0] if kinds else None
             sub.vars["0"] = Value([args[0].text if args else via[-1]], kind)
             sub.vars["@"] = Value([w.text for w in args[1:]], kind)
+        for var, value in (bound or {}).items():  # a loop's variable, for one of its values
+            sub.vars[var] = Value([value])
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.aliases.update(self.aliases)
         sub.functions = dict(self.functions)
         sub.share_state(self)
         sub.parse()
-        if via[-1] in ("source", "."):  # run in this shell: what it defines stays
+        if via[-1:] in (["source"], ["."]):  # run in this shell: what it defines stays
             self.functions.update(sub.functions)
             self.vars.update(sub.vars)
 
@@ -1540,6 +1577,55 @@ def _printed_words(cmd: Command) -> list[Word] | None:
         return words[k:]
     if cmd.name == "printf":
         return words[1:] if words[:1] and words[0].text == "--" else words
+    return None
+
+
+def _loop_body(t: str, i: int) -> tuple[int, int] | None:
+    """The ``[start, end)`` of a loop body in ``t``: after the ``do`` that follows ``i`` (the
+    end of the loop's header), up to its ``done`` (nested loops counted; a keyword only where a
+    command starts, quotes and comments skipped); None when it is not there."""
+    n = len(t)
+    depth = 0
+    start = None
+    command_start = True
+    while i < n:
+        c = t[i]
+        if c in " \t":
+            i += 1
+            continue
+        if c in ";\n&|(){}":
+            command_start = True
+            i += 1
+            continue
+        if c == "#" and command_start:
+            while i < n and t[i] != "\n":
+                i += 1
+            continue
+        j = i
+        while j < n and t[j] not in " \t;\n&|(){}":
+            if t[j] == "\\":
+                j += 2
+            elif t[j] in "'\"":
+                end = t.find(t[j], j + 1)
+                j = n if end < 0 else end + 1
+            else:
+                j += 1
+        word = t[i:j]
+        if command_start and word in ("do", "done"):
+            if word == "do":
+                depth += 1
+                if start is None:
+                    start = j
+            else:
+                depth -= 1
+                if depth == 0 and start is not None:
+                    return start, i
+            command_start = True  # what follows do is a command
+        else:
+            command_start = word in ("then", "else", "elif", "if", "while", "until", "!", "time")
+        if start is None and depth == 0 and word not in ("do",):
+            return None  # the header is followed by something other than do
+        i = j
     return None
 
 
