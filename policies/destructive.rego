@@ -370,6 +370,25 @@ code_literal(arg) := m[1] if {
 	some m in regex.find_all_string_submatch_n(`^[rbfuRBFU]?["'\x60]([^"'\x60]*)["'\x60]$`, arg, 1)
 }
 
+# A file of the user's home outside the project removed on its own (rm ~/.ssh/id_rsa, unlink
+# ~/.bashrc): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a target the
+# line does not show (rm "$OUT", everyday work) only recursive deletes are judged.
+violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
+	some c in data.hookgate.lib.commands
+	c.name in {"rm", "unlink"}
+	not deletes_recursively(c)
+	some t in shell.operands(c)
+	not unknown_variable(t)
+	path := unsafe_target(c, t)
+	under_home(path)
+	not startswith(path, concat("", [project(c), "/"])) # a session started in the home: its own files
+	msg := sprintf("%s %s would delete %s (%s). %s", [c.name, t, path, place(path, project(c)), advice])
+}
+
+under_home(path) if startswith(path, "~/")
+
+under_home(path) if startswith(path, concat("", [home, "/"]))
+
 # shred, truncate and tee (without -a) destroy a file's contents in place: judged by where the
 # file is, as rm.
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {

@@ -10,6 +10,10 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"rm ~/.ssh/id_rsa",
+	"unlink ~/.bashrc",
+	"rm -f $HOME/.gitconfig",
+	"cd .. && rm other/notes.txt",
 	"ln -sf /dev/null ~/.bashrc",
 	"install /dev/null ~/.ssh/config",
 	"find .git -delete",
@@ -223,6 +227,10 @@ denied := [
 ]
 
 allowed := [
+	"rm -f .git/index.lock",
+	"rm /tmp/build.log",
+	"rm -f \"$OUT\"",
+	"rm src/old.py tests/test_old.py",
 	"ln -s /dev/null ~/.bashrc",
 	"ln -sf /dev/null build/cache.log",
 	"ln -sf \"$PWD/bin/tool\" ~/.local/bin/tool",
@@ -356,6 +364,11 @@ test_denied if {
 	every cmd in denied {
 		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
 	}
+}
+
+test_a_file_of_a_session_started_in_the_home_is_its_own if {
+	count(data.hookgate.destructive.deny) == 0 with input as object.union(shell_input("rm notes.txt"), {"cwd": "/home/u"})
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm .ssh/id_rsa ~/.bashrc"), {"cwd": "/home/u/proj"})
 }
 
 test_allowed if {
