@@ -382,7 +382,15 @@ violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
 	path := unsafe_target(c, t)
 	under_home(path)
 	not startswith(path, concat("", [project(c), "/"])) # a session started in the home: its own files
+	not disposable(path)
 	msg := sprintf("%s %s would delete %s (%s). %s", [c.name, t, path, place(path, project(c)), advice])
+}
+
+# Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files.
+disposable(path) if {
+	some dir in array.concat(cfg.disposable_home_dirs, cfg.agent_data_dirs)
+	some prefix in {concat("/", ["~", dir]), concat("/", [home, dir])}
+	startswith(path, prefix)
 }
 
 under_home(path) if startswith(path, "~/")

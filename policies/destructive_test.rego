@@ -227,6 +227,8 @@ denied := [
 ]
 
 allowed := [
+	"rm -f ~/.cache/pip/selfcheck.json",
+	"rm ~/.claude/todos/t.json",
 	"rm -f .git/index.lock",
 	"rm /tmp/build.log",
 	"rm -f \"$OUT\"",
