@@ -108,11 +108,12 @@ class Engine:
         *,
         cache_dir: str | Path | None = None,
         origin: str = "sources",
+        timeout: float = TIMEOUT,
     ) -> Engine:
         """Compile ``sources`` (file name → policy text) with ``data``; raises ``PolicyError``
         with every diagnostic when they do not compile."""
         policy_set = load(dict(sources), data=dict(data or {}), cache_dir=cache_dir)
-        return cls(policy_set, origin=origin)
+        return cls(policy_set, origin=origin, timeout=timeout)
 
     @classmethod
     def local(cls, policies: list[str] | None = None) -> tuple[Engine, int | None]:

@@ -7,6 +7,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from hookgate import packcheck
 from hookgate.lang.errors import PolicyError
 
 CACHED_SETS = 4  # compiled sets a worker keeps: the active one and a few drafts being edited
@@ -24,7 +25,9 @@ def _engine(key: str, policies: dict[str, str], data: dict) -> Any:
         return engine
     from hookgate.engine import Engine
 
-    engine = Engine.from_sources(policies, data, origin="server")
+    # The pack check's wall time, not the hook's: a dry-run on a busy server must give the
+    # hook's answer, and the worker's CPU limit stops runaway work.
+    engine = Engine.from_sources(policies, data, origin="server", timeout=packcheck.TIMEOUT)
     _ENGINES[key] = engine
     if len(_ENGINES) > CACHED_SETS:
         _ENGINES.popitem(last=False)
