@@ -115,8 +115,9 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
 
 
 # What the fast launcher runs (``python -I -S -c <code> eval …``): see ``launcher_argv``.
-LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import main;sys.exit(main())"
-_LAUNCH_MARK = "from hookgate.cli import main"
+LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import launch;launch()"
+# Also recognises the launcher of earlier versions (``…import main;sys.exit(main())``).
+_LAUNCH_MARK = "from hookgate.cli import "
 
 
 def launcher_argv(python: str, import_dirs: list[str]) -> list[str]:
