@@ -90,29 +90,3 @@ def test_policy_files_are_named_as_pathlib_spells_them(tmp_path, monkeypatch):
     assert list(sources) == ["pol/a.rego", "pol/a_test.rego"]
     assert data == {"pol": {"team": {"x": 1}}}
     assert load_paths(["./pol/team/data.json"]) == ({}, {"x": 1})
-
-
-def test_the_launchers_entry_answers_and_logs_before_it_ends_the_process(tmp_path):
-    # `cli.launch` (what the launcher `hookgate install` wires runs) ends the process with
-    # os._exit, skipping the interpreter's teardown: the answer must still reach the host and
-    # the decision the log. (The launcher's `-I -S` needs a regular install: bench/run.py
-    # --installed runs it from a wheel; this venv's editable install needs `site`.)
-    env = dict(os.environ, HOOKGATE_HOME=str(tmp_path / "home"))
-    env.pop("HOOKGATE_FAILURE_POLICY", None)
-    launch = "from hookgate.cli import launch; launch()"
-    for _ in range(2):  # cold (compiles the default pack), then warm
-        done = subprocess.run(
-            [sys.executable, "-c", launch, "eval", "--host", "claude"],
-            input=json.dumps(PAYLOAD),
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    log = tmp_path / "home" / "state" / "decisions" / "current.jsonl"
-    assert len(log.read_text().splitlines()) == 2
-    unknown = subprocess.run(
-        [sys.executable, "-c", launch, "no-such-command"], env=env, capture_output=True
-    )
-    assert unknown.returncode == 2

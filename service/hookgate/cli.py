@@ -68,21 +68,5 @@ def main(argv: list[str] | None = None) -> int:
     return int(module.run(args) or 0)
 
 
-def launch() -> None:
-    """The fast launcher's entry (``hostconfig.LAUNCH_CODE``, what ``hookgate install`` wires):
-    ``main``, then the process ends without the interpreter's teardown, which would free every
-    module and compiled policy one by one (a twentieth of a hook's instructions) for nothing.
-    Every file the hook writes is closed by then; only stdout and stderr are flushed here."""
-    import os
-
-    code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        os._exit(120)  # what Python itself answers when it cannot flush at exit
-    os._exit(code)
-
-
 if __name__ == "__main__":
     sys.exit(main())

@@ -115,9 +115,9 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
 
 
 # What the fast launcher runs (``python -I -S -c <code> eval …``): see ``launcher_argv``.
-LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import launch;launch()"
-# Also recognises the launcher of earlier versions (``…import main;sys.exit(main())``).
-_LAUNCH_MARK = "from hookgate.cli import "
+LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.launcher import launch;launch()"
+# This version's launcher and the one before it (``…cli import main;sys.exit(main())``).
+_LAUNCH_MARKS = ("from hookgate.launcher import launch", "from hookgate.cli import main")
 
 
 def launcher_argv(python: str, import_dirs: list[str]) -> list[str]:
@@ -149,7 +149,7 @@ def is_hookgate_command(command: object) -> bool:
         len(words) >= 6
         and os.path.basename(words[0]).startswith("python")
         and words[1:4] == ["-I", "-S", "-c"]
-        and _LAUNCH_MARK in words[4]
+        and any(mark in words[4] for mark in _LAUNCH_MARKS)
         and words[5] == "eval"
     )
 
