@@ -154,6 +154,22 @@ def is_hookgate_command(command: object) -> bool:
     )
 
 
+def launcher_dirs(command: object) -> list[str] | None:
+    """The import directories of a launcher command (``launcher_argv``), None for any other
+    command: where ``doctor`` checks that hookgate is still installed."""
+    import json
+
+    words = command_words(command)
+    if not is_hookgate_command(command) or len(words) < 5 or words[1:4] != ["-I", "-S", "-c"]:
+        return None
+    head, _, rest = words[4].partition("sys.path[3:3]=")
+    try:
+        dirs = json.loads(rest.partition(";")[0])
+    except ValueError:
+        return None
+    return dirs if isinstance(dirs, list) and all(isinstance(d, str) for d in dirs) else None
+
+
 def command_words(command: object) -> list[str]:
     """A hook command's words after its leading ``NAME=value`` assignments ([] if unreadable)."""
     if not isinstance(command, str):
