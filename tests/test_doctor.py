@@ -71,6 +71,27 @@ def test_a_host_wired_to_a_missing_binary_is_a_problem(home):
     assert "missing or not executable" in result.stdout
 
 
+def test_a_launcher_whose_directories_lost_hookgate_is_a_problem(home, tmp_path):
+    site = tmp_path / "site"
+    (site / "hookgate").mkdir(parents=True)
+    (site / "hookgate" / "launcher.py").write_text("")
+    argv = hostconfig.launcher_argv(sys.executable, [str(site)])
+    path = hostconfig.config_path("gemini", "project", home)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        hostconfig.install_text(None, "gemini", hostconfig.hook_command(argv, "gemini"))
+    )
+    assert hostconfig.launcher_dirs(hostconfig.hook_command(argv, "gemini")) == [str(site)]
+    out = doctor(home).stdout
+    assert f"gemini (project): {path} runs {sys.executable}" in out
+    assert "no longer installed" not in out
+
+    (site / "hookgate" / "launcher.py").unlink()  # hookgate uninstalled from that venv
+    out = doctor(home).stdout
+    assert f"with hookgate from {site}, where it is no longer installed" in out
+    assert "run hookgate install gemini again" in out
+
+
 def test_a_corrupt_bundle_cache_is_a_problem_and_its_error_is_listed(home):
     cache = home / "cache"
     cache.mkdir(mode=0o700)

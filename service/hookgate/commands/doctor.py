@@ -76,14 +76,26 @@ def _hosts(report: _Report, project_dir: Path) -> None:
                 wired += 1
                 binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
-                if os.path.isfile(binary) and os.access(binary, os.X_OK):
-                    report.line(where)
-                else:
+                dirs = hostconfig.launcher_dirs(command)
+                if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
                     report.problem(f"{where}, which is missing or not executable")
+                elif dirs is not None and not _launches_hookgate(dirs, command):
+                    report.problem(
+                        f"{where} with hookgate from {', '.join(dirs)}, where it is no longer "
+                        f"installed; run hookgate install {host} again"
+                    )
+                else:
+                    report.line(where)
             if commands:
                 _host_runs_hooks(report, host, scope, path, project_dir)
     if not wired:
         report.warning("no host is wired; run hookgate install claude|codex|copilot|cursor|gemini")
+
+
+def _launches_hookgate(dirs: list[str], command: str) -> bool:
+    """Whether the launcher's directories hold the hookgate module its code imports."""
+    module = "launcher.py" if "hookgate.launcher" in command else "cli.py"
+    return any(os.path.isfile(os.path.join(d, "hookgate", module)) for d in dirs)
 
 
 def _host_runs_hooks(report: _Report, host: str, scope: str, path: Path, project: Path) -> None:

@@ -115,8 +115,9 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
 
 
 # What the fast launcher runs (``python -I -S -c <code> eval …``): see ``launcher_argv``.
-LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.cli import main;sys.exit(main())"
-_LAUNCH_MARK = "from hookgate.cli import main"
+LAUNCH_CODE = "import sys;sys.path[3:3]={dirs};from hookgate.launcher import launch;launch()"
+# This version's launcher and the one before it (``…cli import main;sys.exit(main())``).
+_LAUNCH_MARKS = ("from hookgate.launcher import launch", "from hookgate.cli import main")
 
 
 def launcher_argv(python: str, import_dirs: list[str]) -> list[str]:
@@ -148,9 +149,25 @@ def is_hookgate_command(command: object) -> bool:
         len(words) >= 6
         and os.path.basename(words[0]).startswith("python")
         and words[1:4] == ["-I", "-S", "-c"]
-        and _LAUNCH_MARK in words[4]
+        and any(mark in words[4] for mark in _LAUNCH_MARKS)
         and words[5] == "eval"
     )
+
+
+def launcher_dirs(command: object) -> list[str] | None:
+    """The import directories of a launcher command (``launcher_argv``), None for any other
+    command: where ``doctor`` checks that hookgate is still installed."""
+    import json
+
+    words = command_words(command)
+    if not is_hookgate_command(command) or len(words) < 5 or words[1:4] != ["-I", "-S", "-c"]:
+        return None
+    head, _, rest = words[4].partition("sys.path[3:3]=")
+    try:
+        dirs = json.loads(rest.partition(";")[0])
+    except ValueError:
+        return None
+    return dirs if isinstance(dirs, list) and all(isinstance(d, str) for d in dirs) else None
 
 
 def command_words(command: object) -> list[str]:

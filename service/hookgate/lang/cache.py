@@ -178,7 +178,7 @@ def store_stamped(directory: str, stamps: tuple, key: str, data: Any) -> None:
         body = marshal.dumps((stamps, _shaped_by(), key, data))
     except ValueError:  # data marshal cannot write: read the files each time
         return
-    _write(directory, _stamp_file(directory, stamps), body)
+    write_file(directory, _stamp_file(directory, stamps), body)
 
 
 def _stamp_file(directory: str, stamps: tuple) -> str:
@@ -213,10 +213,10 @@ def store(directory: str, key: str, code: Any, infos: list, index: dict[str, str
     except ValueError:
         return
     header = _MAGIC + key.encode() + b"\n" + b"%08x\n" % crc32(body)
-    _write(directory, _entry(directory, key), header + body)
+    write_file(directory, _entry(directory, key), header + body)
 
 
-def _write(directory: str, path: str, content: bytes) -> None:
+def write_file(directory: str, path: str, content: bytes) -> None:
     """Write ``path`` through a temporary file renamed into place; failures are ignored."""
     import tempfile
 

@@ -1,0 +1,176 @@
+"""What the hook command ``hookgate install`` wires runs (``hostconfig.LAUNCH_CODE``): ``hookgate``
+started as fast as this Python allows.
+
+Two costs of a hook's process are Python's, not hookgate's, and this module removes them:
+
+- Importing a module: for each of the ~60 modules a hook imports, ``importlib`` searches its
+  directory, checks the source's stat against the ``.pyc`` and opens and reads the ``.pyc``.
+  Here the hook's modules come from one file in the compile cache (``modules-<python>.code``),
+  read at once, each module's code unmarshaled when it is imported and only while its source
+  file has the size and modification time it had when the file was written (Python checks a
+  ``.pyc`` the same way). A module that is missing or stale is imported as usual, and the file
+  is written again, after the answer, with the modules this run imported. Like a ``.pyc`` (and
+  unlike a compiled policy, whose damage could weaken a guard without failing), the file has no
+  checksum: it must be the user's own and writable by no one else, and its header must name
+  this Python's bytecode and this hookgate's version.
+- The interpreter's teardown, which frees every module and compiled policy one by one: the
+  process ends with ``os._exit`` once stdout and stderr are flushed (every file the hook writes is
+  closed by then).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from hookgate import __version__, paths
+
+_MAGIC = b"hookgate-modules/1\n"
+# The bytecode's version (importlib's magic number), from the import system already loaded.
+_PYC_MAGIC = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
+_ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
+
+
+def launch() -> None:
+    """Run ``hookgate`` (``sys.argv[1:]``) with its modules from the module file, then end the
+    process without the interpreter's teardown."""
+    path = _modules_path()
+    finder = _Finder(_read(path))
+    sys.meta_path.insert(0, finder)
+    from hookgate import cli
+
+    code = cli.main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        os._exit(120)  # what Python itself answers when it cannot flush at exit
+    # Not after a run that compiled policies: the compiler's modules, which no warm hook needs,
+    # would be read by every hook after it.
+    try:
+        if finder.missed() and "hookgate.lang.compile" not in sys.modules:
+            _write(path, finder)
+    except Exception:  # the file only saves time; the hook has answered
+        pass
+    os._exit(code)
+
+
+def _modules_path() -> str:
+    tag = sys.implementation.cache_tag or "python"
+    return os.path.join(paths.compiled_dir(), f"modules-{tag}.code")
+
+
+def _read(path: str) -> tuple[dict, dict]:
+    """``(entries, codes)`` of the module file: ``entries[name] = (source, mtime_ns, size,
+    is_package, pyc)``, ``codes[name]`` its marshaled code; empty when the file is missing,
+    unsafe, or written by another Python or hookgate."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return {}, {}
+            if f.read(len(_MAGIC)) != _MAGIC or f.readline() != _header():
+                return {}, {}
+            entries, codes = marshal.loads(f.read())
+    except Exception:  # missing or damaged: import as usual, and write it again
+        return {}, {}
+    if type(entries) is not dict or type(codes) is not dict:
+        return {}, {}
+    return entries, codes
+
+
+def _header() -> bytes:
+    return b"%s %s\n" % (_PYC_MAGIC.hex().encode(), __version__.encode())
+
+
+class _Finder:
+    """Finds the module file's modules whose source is unchanged (``sys.meta_path``)."""
+
+    def __init__(self, found: tuple[dict, dict]) -> None:
+        self.entries, self.codes = found
+        self.before = set(sys.modules)  # imported before the finder: not its business
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
+        entry = self.entries.get(name)
+        if entry is None or name not in self.codes:
+            return None
+        source, mtime_ns, size, package, pyc = entry
+        try:
+            st = os.stat(source)
+        except OSError:
+            return None
+        if st.st_mtime_ns != mtime_ns or st.st_size != size:
+            return None
+        spec = _ModuleSpec(name, self, origin=source, is_package=package)
+        spec.has_location = True
+        spec.cached = pyc
+        if package:
+            spec.submodule_search_locations = [os.path.dirname(source)]
+        return spec
+
+    def create_module(self, spec: object) -> None:
+        return None  # the default module object
+
+    def exec_module(self, module: object) -> None:
+        exec(marshal.loads(self.codes[module.__name__]), module.__dict__)
+
+    def missed(self) -> bool:
+        """Whether this run imported, as usual, a hookgate module that has a ``.pyc`` (one
+        without is left out of the file, and does not make every run write it again)."""
+        for name, module in list(sys.modules.items()):
+            spec = getattr(module, "__spec__", None)
+            if name.startswith("hookgate.") and name not in self.before and spec is not None:
+                if spec.loader is not self and spec.cached and os.path.exists(spec.cached):
+                    return True
+        return False
+
+
+def _write(path: str, finder: _Finder) -> None:
+    """Write the module file again: its modules whose source is unchanged, plus the hookgate
+    modules this run imported as usual, taken from their ``.pyc`` when it matches their source.
+    Failures are ignored (the file only saves time)."""
+    from hookgate.lang import cache
+
+    entries: dict = {}
+    codes: dict = {}
+    for name, entry in finder.entries.items():
+        if name in finder.codes and finder.find_spec(name) is not None:
+            entries[name], codes[name] = entry, finder.codes[name]
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        if not name.startswith("hookgate.") or name in entries or spec is None:
+            continue
+        if spec.loader is finder or not spec.origin or not spec.cached:
+            continue
+        try:
+            st = os.stat(spec.origin)
+            code = _pyc_code(spec.cached, st)
+        except OSError:
+            continue
+        if code is not None:
+            package = spec.submodule_search_locations is not None
+            entries[name] = (spec.origin, st.st_mtime_ns, st.st_size, package, spec.cached)
+            codes[name] = code
+    if entries == finder.entries:
+        return  # only modules whose .pyc does not match their source: nothing to add
+    try:
+        directory = cache.safe_dir(os.path.dirname(path))
+    except cache.UnsafeCacheDir:
+        return
+    cache.write_file(directory, path, _MAGIC + _header() + marshal.dumps((entries, codes)))
+
+
+def _pyc_code(pyc: str, source: os.stat_result) -> bytes | None:
+    """The marshaled code of ``pyc`` when it is this Python's and matches the source whose stat
+    is ``source`` (the checks importlib makes of a timestamp-based ``.pyc``), else None."""
+    with open(pyc, "rb") as f:
+        data = f.read()
+    if (
+        data[:4] != _PYC_MAGIC
+        or int.from_bytes(data[4:8], "little") != 0  # hash-based .pyc files: not handled here
+        or int.from_bytes(data[8:12], "little") != int(source.st_mtime) & 0xFFFFFFFF
+        or int.from_bytes(data[12:16], "little") != source.st_size & 0xFFFFFFFF
+    ):
+        return None
+    return data[16:]
