@@ -115,6 +115,12 @@ protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "ho
 	path := lower(machine[d])
 }
 
+# The installed hookgate package every hook runs (not a source checkout: see hookgate.paths).
+protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "hookgate's own program"} if {
+	is_string(machine.program)
+	path := lower(machine.program)
+}
+
 protected contains {"path": path, "prefix": dir_prefix(path, spec.dir), "what": spec.what} if {
 	some spec in host_file_specs
 	dir := machine.hosts[spec.host]

@@ -127,3 +127,20 @@ test_two_ways_of_changing_one_file_are_both_denied if {
 	reasons := data.hookgate.self_protect.deny with input as shell_input("chmod 600 ~/.claude/settings.json; cp /tmp/x ~/.claude/settings.json") with data.hookgate.self_protect.machine as machine
 	count(reasons) == 2
 }
+
+installed := object.union(machine, {"program": "/home/u/.local/pipx/venvs/hookgate/lib/python3.12/site-packages/hookgate"})
+
+test_the_installed_program_is_protected if {
+	every cmd in [
+		"sed -i s/deny/allow/ ~/.local/pipx/venvs/hookgate/lib/python3.12/site-packages/hookgate/engine.py",
+		"rm -rf ~/.local/pipx/venvs/hookgate/lib/python3.12/site-packages",
+		"cp /dev/null /home/u/.local/pipx/venvs/hookgate/lib/python3.12/site-packages/hookgate/cli.py",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as installed
+	}
+}
+
+test_reading_or_a_source_checkout_is_not_protected if {
+	count(data.hookgate.self_protect.deny) == 0 with input as shell_input("cat ~/.local/pipx/venvs/hookgate/lib/python3.12/site-packages/hookgate/cli.py") with data.hookgate.self_protect.machine as installed
+	count(data.hookgate.self_protect.deny) == 0 with input as shell_input("sed -i s/a/b/ service/hookgate/engine.py") with data.hookgate.self_protect.machine as machine
+}

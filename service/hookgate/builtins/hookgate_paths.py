@@ -46,9 +46,10 @@ _last: list = [None, None]  # [environment key, answer]: one answer object per e
 def hookgate_paths() -> dict:
     """hookgate's own directories and the hosts' settings homes on this machine.
 
-    Returns ``{"config", "state", "cache", "home", "hosts": {host: directory}}``: hookgate's
-    configuration, state and cache directories as ``hookgate`` itself resolves them
-    (``HOOKGATE_HOME``, ``XDG_*``), the user's home, and each host's user settings directory
+    Returns ``{"config", "state", "cache", "home", "hosts": {host: directory}, "program"}``:
+    hookgate's configuration, state and cache directories as ``hookgate`` itself resolves them
+    (``HOOKGATE_HOME``, ``XDG_*``), the user's home, the installed ``hookgate`` package's
+    directory (``null`` for a source checkout), and each host's user settings directory
     (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``~/.codex`` or ``$CODEX_HOME``, ``~/.copilot``
     or ``$COPILOT_HOME``, ``~/.gemini``, ``~/.cursor``, ``~/.amplifier``). All absolute,
     without a trailing ``/``. Reads the environment only.
@@ -77,4 +78,17 @@ def _paths() -> dict:
         "cache": os.path.abspath(paths.cache_dir()),
         "home": home,
         "hosts": hosts,
+        "program": _PROGRAM,
     }
+
+
+def _installed_program() -> str | None:
+    """The directory of the installed ``hookgate`` package, which every hook runs; None for a
+    source checkout (an editable install: the project being developed, whose files an agent
+    edits as any project's)."""
+    package = os.path.dirname(os.path.abspath(paths.__file__))
+    parent = os.path.basename(os.path.dirname(package))
+    return package if parent in ("site-packages", "dist-packages") else None
+
+
+_PROGRAM = _installed_program()
