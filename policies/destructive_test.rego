@@ -10,6 +10,8 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"sudo A=1 rm -rf ~",
+	"sudo -E PATH=/x rm -rf /",
 	"rm ~/.ssh/id_rsa",
 	"unlink ~/.bashrc",
 	"rm -f $HOME/.gitconfig",

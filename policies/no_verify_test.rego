@@ -11,6 +11,9 @@ shell_input(cmd) := {
 }
 
 denied := [
+	"env HUSKY=0 git commit -m x",
+	"sudo HUSKY=0 git commit -m x",
+	"HUSKY=0 nice git commit -m x",
 	"rm .GIT/Hooks/pre-commit",
 	"find .git/hooks -type f -delete",
 	"find .git/hooks -name pre-commit -exec rm {} +",

@@ -728,3 +728,19 @@ def test_braces_that_bash_leaves_alone(line):
 def test_a_brace_bomb_is_a_limit():
     with pytest.raises(LimitError, match="brace"):
         commands("echo " + "{a,b}" * 12)
+
+
+@pytest.mark.parametrize(
+    ("line", "env"),
+    [
+        ("env HUSKY=0 git commit", {"HUSKY": "0"}),
+        ("HUSKY=0 nice git commit", {"HUSKY": "0"}),
+        ("sudo -u bob HUSKY=0 git commit", {"HUSKY": "0"}),
+        ("A=1 env B=2 git commit", {"A": "1", "B": "2"}),
+        ("timeout 5 git commit", {}),
+    ],
+)
+def test_a_wrapped_command_gets_the_environment_its_wrapper_gives(line, env):
+    [git] = [c for c in commands(line) if c["name"] == "git"]
+    assert git["env"] == env
+

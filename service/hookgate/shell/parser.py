@@ -785,11 +785,14 @@ class _Parser:
         if inner is not None:
             self.enter()  # wrappers of wrappers (sudo sudo … git) nest like subshells
             if inner[0] == "argv":
+                # what the wrapped command's environment gets: the wrapper's own (HUSKY=0 nice
+                # git commit) and what env sets (env HUSKY=0 git commit)
+                inner_env = {**env, **_wrapper_env(name, own_words)}
                 for sub in [inner[1], *inner[2]]:
                     if sub:
                         self.budget.command()  # a wrapped command: another one to judge
                         sub_span = _span_of(sub) or cmd_span
-                        ran = self.analyse(sub, {}, via + [name], sub_span, expanded=True)
+                        ran = self.analyse(sub, inner_env, via + [name], sub_span, expanded=True)
                         self.runs[id(cmd)] = self.runs.get(id(ran), ran)
                 fed = self.xargs_fed(name, own_words, inner[1])
                 if fed is not None:
@@ -1790,15 +1793,16 @@ def _options_end(
     words: list[Word],
     start: int,
     with_value: frozenset[str],
-    stop_at_assignment: bool = False,
+    skip_assignments: bool = False,
 ) -> int:
-    """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd)."""
+    """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd);
+    with ``skip_assignments``, ``NAME=value`` words are the wrapper's too (``env A=1 cmd``)."""
     k = start
     while k < len(words):
         a = normalize_option(words[k].text)
         if a == "--":
             return k + 1
-        if stop_at_assignment and "=" in a and not a.startswith("-"):
+        if skip_assignments and "=" in a and not a.startswith("-"):
             k += 1
             continue
         if not a.startswith("-") or a == "-":
@@ -1828,6 +1832,19 @@ _SSH_VALUES = TABLES["option-values"]["ssh"]
 _PARALLEL_VALUES = TABLES["option-values"]["parallel"]
 
 
+def _wrapper_env(name: str, own: list[Word]) -> dict[str, str]:
+    """The variables ``env``-like wrappers set for the command they run (``env A=1 cmd``,
+    ``cross-env A=1 cmd``, ``sudo A=1 cmd``)."""
+    if name not in ("env", "cross-env", "sudo"):
+        return {}
+    found = {}
+    for w in own[1:]:
+        var, eq, value = w.text.partition("=")
+        if eq and var.isidentifier():
+            found[var] = value
+    return found
+
+
 def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | list[Word]]:
     """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``,
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
@@ -1854,8 +1871,9 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
                 if a.startswith("-S") and len(a) > 2:  # -S'rm -rf ~'
                     head = Word(a[2:], None, w.literal)
                     return ("script", [head] + words[k + 1 :]), k + 1
-        env_like = name in ("env", "cross-env", "cross-env-shell")
-        k = _options_end(words, 1, _WRAPPER_VALUES[name], stop_at_assignment=env_like)
+        # sudo takes VAR=value before its command too (sudo A=1 rm -rf ~)
+        env_like = name in ("env", "cross-env", "cross-env-shell", "sudo")
+        k = _options_end(words, 1, _WRAPPER_VALUES[name], skip_assignments=env_like)
         if name in _OPERAND_FIRST and k < n:
             k += 1  # the duration / lock file / new root / mask / priority
         if name == "cross-env-shell":  # its command is a shell script
