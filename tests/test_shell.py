@@ -743,4 +743,3 @@ def test_a_brace_bomb_is_a_limit():
 def test_a_wrapped_command_gets_the_environment_its_wrapper_gives(line, env):
     [git] = [c for c in commands(line) if c["name"] == "git"]
     assert git["env"] == env
-
