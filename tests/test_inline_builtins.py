@@ -6,12 +6,27 @@ from __future__ import annotations
 import pytest
 
 from hookgate.builtins import full_registry
-from hookgate.lang import UNDEFINED, EvalError, load
+from hookgate.lang import UNDEFINED, EvalError, LimitError, load, runtime
 from hookgate.lang.compile import _INLINE
-from hookgate.lang.runtime import COUNTED
 from hookgate.lang.values import RegoSet
 
-OPERANDS = ["", "a", "ab", "/tmp/x", "é/ß", 0, 1.5, True, None, [], ["a"], {}, {"a": 1}]
+OPERANDS = [
+    "",
+    "a",
+    "ab",
+    "AbC/",
+    "/tmp/x/",
+    "é/ß",
+    "İ",
+    0,
+    1.5,
+    True,
+    None,
+    [],
+    ["a"],
+    {},
+    {"a": 1},
+]
 OPERANDS.append(RegoSet._from_dict({"a": "a"}))
 
 
@@ -28,7 +43,8 @@ def test_inline_expression_is_the_builtin(name):
     checked = 0
     pairs = [(a,) for a in OPERANDS] if arity == 1 else [(a, b) for a in OPERANDS for b in OPERANDS]
     for values in pairs:
-        scope = {"ctx": _Ctx(), "COUNTED": COUNTED, **dict(zip(names, values, strict=True))}
+        scope = {name: getattr(runtime, name) for name in runtime.GENERATED_CODE_NAMES}
+        scope.update(ctx=_Ctx(), **dict(zip(names, values, strict=True)))
         if not eval("ctx.mocks is None" + guard.format(*names), scope):
             continue
         assert eval(fast.format(*names), scope) == builtin.func(*values), (name, values)
@@ -42,7 +58,9 @@ package p
 import rego.v1
 
 r := [startswith(input.a, input.b), endswith(input.a, input.b), contains(input.a, input.b),
-	is_string(input.a), count(input.a)]
+	is_string(input.a), count(input.a), trim_suffix(input.a, input.b), lower(input.a)]
+
+joined := array.concat(input.x, input.y)
 
 mocked if {
 	startswith("abc", "x") with startswith as fake
@@ -56,8 +74,27 @@ literal := endswith(1, "")
 
 def test_policies_get_the_same_answers_and_errors():
     ps = load({"p.rego": SOURCE})
-    assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == [True, False, True, True, 3]
+    assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == [
+        True,
+        False,
+        True,
+        True,
+        3,
+        "abc",
+        "abc",
+    ]
     assert ps.query("data.p.literal", input={}) is UNDEFINED  # compiles: (1).endswith
     assert ps.query("data.p.mocked", input={}) is True  # a mock still replaces the builtin
     with pytest.raises(EvalError, match="startswith: operand 1 must be string"):
         ps.query("data.p.r", input={"a": 1, "b": "x"}, strict_builtin_errors=True)
+
+
+def test_a_result_over_the_output_limit_still_reaches_the_limit():
+    ps = load({"p.rego": SOURCE})
+    half = [0] * (runtime.MAX_OUTPUT // 2)
+    assert len(ps.query("data.p.joined", input={"x": half, "y": half})) == runtime.MAX_OUTPUT
+    with pytest.raises(LimitError, match="result over"):
+        ps.query("data.p.joined", input={"x": half, "y": [*half, 1]})
+    big = "x" * (runtime.MAX_OUTPUT + 1)
+    with pytest.raises(LimitError, match="trim_suffix: result over"):
+        ps.query("data.p.r", input={"a": big, "b": "/"})

@@ -589,17 +589,26 @@ class _Fn:
 # Builtins whose value is fixed for one evaluation (OPA reads the clock once per query).
 _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
 
-# Builtins computed in the generated code itself, without a call, where the operands' types
-# leave no room for an error and the result is a bool or a size (so no output limit applies):
-# name → (guard on the operands, expression). Any other operand (or a mocked builtin) takes the
-# call, which reports the error as the builtin does. Each expression is what the builtin
-# computes for those types (tests/test_inline_builtins.py compares them).
+# Builtins computed in the generated code itself, without a call, where the operands leave no
+# room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
+# (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
+# which reports the error or the limit as the builtin does. Each expression is what the builtin
+# computes for those operands (tests/test_inline_builtins.py compares them).
 _INLINE = {
     "startswith": (" and type({0}) is str and type({1}) is str", "{0}.startswith({1})"),
     "endswith": (" and type({0}) is str and type({1}) is str", "{0}.endswith({1})"),
     "contains": (" and type({0}) is str and type({1}) is str", "({1} in {0})"),
     "is_string": ("", "(type({0}) is str)"),
     "count": (" and type({0}) in COUNTED", "len({0})"),
+    "trim_suffix": (
+        " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
+        "{0}.removesuffix({1})",
+    ),
+    "lower": (" and type({0}) is str and {0}.isascii() and len({0}) <= MAX_OUTPUT", "{0}.lower()"),
+    "array.concat": (
+        " and type({0}) is list and type({1}) is list and len({0}) + len({1}) <= MAX_OUTPUT",
+        "{0} + {1}",
+    ),
 }
 # Builtins whose answer is not a function of their arguments alone (besides those that read
 # the machine, ``reads_host``): a rule calling one is evaluated for every decision.

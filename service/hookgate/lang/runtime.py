@@ -1022,6 +1022,7 @@ GENERATED_CODE_NAMES = (
     "call_builtin",
     "call_once",
     "COUNTED",
+    "MAX_OUTPUT",
     "builtin_mock",
     "binop",
     "obj_add",
