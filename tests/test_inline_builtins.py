@@ -58,7 +58,8 @@ package p
 import rego.v1
 
 r := [startswith(input.a, input.b), endswith(input.a, input.b), contains(input.a, input.b),
-	is_string(input.a), count(input.a), trim_suffix(input.a, input.b), lower(input.a)]
+	is_string(input.a), count(input.a), trim_suffix(input.a, input.b), lower(input.a),
+	split(input.a, input.b)]
 
 joined := array.concat(input.x, input.y)
 
@@ -74,15 +75,8 @@ literal := endswith(1, "")
 
 def test_policies_get_the_same_answers_and_errors():
     ps = load({"p.rego": SOURCE})
-    assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == [
-        True,
-        False,
-        True,
-        True,
-        3,
-        "abc",
-        "abc",
-    ]
+    answers = [True, False, True, True, 3, "abc", "abc", ["", "c"]]
+    assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == answers
     assert ps.query("data.p.literal", input={}) is UNDEFINED  # compiles: (1).endswith
     assert ps.query("data.p.mocked", input={}) is True  # a mock still replaces the builtin
     with pytest.raises(EvalError, match="startswith: operand 1 must be string"):
@@ -95,6 +89,9 @@ def test_a_result_over_the_output_limit_still_reaches_the_limit():
     assert len(ps.query("data.p.joined", input={"x": half, "y": half})) == runtime.MAX_OUTPUT
     with pytest.raises(LimitError, match="result over"):
         ps.query("data.p.joined", input={"x": half, "y": [*half, 1]})
+    slashes = "/" * runtime.MAX_OUTPUT  # splits into one part more than the limit
+    with pytest.raises(LimitError, match="split: result over"):
+        ps.query("data.p.r", input={"a": slashes, "b": "/"})
     big = "x" * (runtime.MAX_OUTPUT + 1)
     with pytest.raises(LimitError, match="trim_suffix: result over"):
         ps.query("data.p.r", input={"a": big, "b": "/"})

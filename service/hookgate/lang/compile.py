@@ -604,6 +604,10 @@ _INLINE = {
         " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
         "{0}.removesuffix({1})",
     ),
+    "split": (
+        " and type({0}) is str and type({1}) is str and {1} and len({0}) < MAX_OUTPUT",
+        "{0}.split({1})",
+    ),
     "lower": (" and type({0}) is str and {0}.isascii() and len({0}) <= MAX_OUTPUT", "{0}.lower()"),
     "array.concat": (
         " and type({0}) is list and type({1}) is list and len({0}) + len({1}) <= MAX_OUTPUT",
