@@ -69,7 +69,9 @@ mocked if {
 
 fake(_, _) := true
 
-literal := endswith(1, "")
+literal := [x | x := endswith(1, "")]
+
+literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, [])]
 """
 
 
@@ -77,7 +79,8 @@ def test_policies_get_the_same_answers_and_errors():
     ps = load({"p.rego": SOURCE})
     answers = [True, False, True, True, 3, "abc", "abc", ["", "c"]]
     assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == answers
-    assert ps.query("data.p.literal", input={}) is UNDEFINED  # compiles: (1).endswith
+    assert ps.query("data.p.literal", input={}) == []  # compiles: (1).endswith
+    assert ps.query("data.p.literals", input={}) is UNDEFINED
     assert ps.query("data.p.mocked", input={}) is True  # a mock still replaces the builtin
     with pytest.raises(EvalError, match="startswith: operand 1 must be string"):
         ps.query("data.p.r", input={"a": 1, "b": "x"}, strict_builtin_errors=True)

@@ -1695,8 +1695,9 @@ class RuleCompiler:
             if inline is None:
                 return call
             guard, fast = inline
-            fast = fast.format(*(f"({v})" for v in vs))  # (1).endswith: a literal operand
-            return f"({fast} if {fn.ctx}.mocks is None{guard.format(*vs)} else {call})"
+            operands = [f"({v})" for v in vs]  # (1).isascii(): a literal operand
+            test = f"{fn.ctx}.mocks is None{guard.format(*operands)}"
+            return f"({fast.format(*operands)} if {test} else {call})"
 
         return _all_defined(fn, t.args, args, build)
 
