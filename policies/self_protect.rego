@@ -16,16 +16,17 @@ machine := hookgate.paths()
 
 # ---- what the call changes: {"path", "how", "tree"} ------------------------------------------
 # tree: the change reaches everything under the path (deleting or moving a directory), so a
-# parent of a protected file counts too.
+# parent of a protected file counts too. (An effect's tool and kind are strings: concat, the
+# cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
 
-changed contains {"path": e.path, "how": sprintf("%s would %s", [e.tool, e.kind]), "tree": e.kind in {"delete", "move"}} if {
+changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}} if {
 	pre
 	some e in input.effects
 	e.kind in {"write", "edit", "delete", "move"}
 	is_string(e.path)
 }
 
-changed contains {"path": e.to, "how": sprintf("%s would move a file onto", [e.tool]), "tree": false} if {
+changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false} if {
 	pre
 	some e in input.effects
 	e.kind == "move"

@@ -53,3 +53,49 @@ def test_the_prechecks_pass_the_spellings_they_exist_for():
         assert not xpia._may_have_split_letters(text)
     assert xpia.deobfuscate("1gn0r3 all") == "ignore all"
     assert xpia.deobfuscate("i g n o r e all") == "ignore all"
+
+
+def fold_leet_every_word(text: str) -> str:
+    """_fold_leet without its skip of words that hold no leet character."""
+    words = text.split(" ")
+    for i, w in enumerate(words):
+        core = w.strip(".,;:!?\"'()[]")
+        if core and not core.isalpha() and any(c.isalpha() for c in core):
+            folded = core.translate(xpia._LEET)
+            if folded.isalpha():
+                words[i] = w.replace(core, folded)
+    return " ".join(words)
+
+
+def split_letters_by_loop(text: str) -> bool:
+    """_may_have_split_letters without its first test in C."""
+    lone = False
+    for token in text.translate(xpia._SEPARATORS_TO_SPACE).split(" "):
+        single = len(token) == 1 and token.isalpha()
+        if single and lone:
+            return True
+        lone = single
+    return False
+
+
+@settings(max_examples=1500, deadline=None)
+@given(texts)
+def test_the_word_skips_and_the_c_test_change_no_reading(text):
+    assert xpia._fold_leet(text) == fold_leet_every_word(text)
+    assert xpia._may_have_split_letters(text) == split_letters_by_loop(text)
+
+
+LIBRARY = [
+    {"id": "a", "severity": "high", "pattern": "(?i)ignore previous", "any": ["ignore", "IGNORED"]},
+    {"id": "b", "severity": "medium", "pattern": "(?i)x[0-9]", "any": ["x1", "x2", "x"]},
+    {"id": "c", "severity": "medium", "pattern": "#!", "any": ["#"]},
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(pieces, st.sampled_from(["Ignore previous", "X1", "#!", "igno"]))))
+def test_the_library_words_test_skips_only_texts_no_pattern_is_tried_on(parts):
+    text = "".join(parts)
+    patterns, words = xpia._patterns(LIBRARY)
+    assert words == ("#", "x", "ignore")  # x1, x2 and ignored hold a shorter word
+    assert xpia._match(text, (patterns, words), []) == xpia._match(text, (patterns, None), [])

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    # A prepared pattern library: each pattern with its ``any`` words lower-cased (``None``: no
+    # filter), and the words of which a text must hold one for any pattern to be tried
+    # (``None`` when a pattern has no filter).
+    Library = tuple[list[tuple[dict[str, Any], tuple[str, ...] | None]], tuple[str, ...] | None]
+
 MAX_TEXT = 1 << 20  # characters scanned per string
 MAX_STRINGS = 2000  # strings scanned inside one structured value
 MAX_BLOBS = 16  # base64 blobs decoded per string
@@ -117,6 +122,8 @@ def _fold_leet(text: str) -> str:
     words = text.split(" ")
     changed = False
     for i, w in enumerate(words):
+        if _LEET_CHARS.isdisjoint(w):  # translating changes nothing: the word stays
+            continue
         core = w.strip(".,;:!?\"'()[]")
         if core and not core.isalpha() and any(c.isalpha() for c in core):
             folded = core.translate(_LEET)
@@ -166,6 +173,8 @@ def _may_have_split_letters(text: str) -> bool:
     both sides). With each separator made a space (the same length), such a letter is a
     one-letter token, and adjacent tokens are one separator apart."""
     tokens = text.translate(_SEPARATORS_TO_SPACE).split(" ")
+    if b"\x01\x01" not in bytes(map((1).__eq__, map(len, tokens))):
+        return False  # no two one-character tokens in a row (a test in C, for most text)
     lone = False
     for token in tokens:
         single = len(token) == 1 and token.isalpha()
@@ -185,11 +194,11 @@ def negated(text: str, start: int) -> bool:
 # Pattern libraries already checked, by identity: the library is policy data, the same object
 # for every call of an evaluation and of the next ones. Each entry keeps its library alive, so
 # an id cannot be reused for another object while its entry exists.
-_prepared: dict[int, tuple[Any, list[tuple[dict[str, Any], tuple[str, ...] | None]]]] = {}
+_prepared: dict[int, tuple[Any, Library]] = {}
 
 
-def _patterns(value: Any) -> list[tuple[dict[str, Any], tuple[str, ...] | None]]:
-    """The library's patterns, each with its ``any`` words lower-cased (``None``: no filter)."""
+def _patterns(value: Any) -> Library:
+    """The library prepared for matching (``Library``), once per library object."""
     hit = _prepared.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
@@ -207,10 +216,23 @@ def _patterns(value: Any) -> list[tuple[dict[str, Any], tuple[str, ...] | None]]
             else None
         )
         out.append((p, words))
+    library = (out, _fewest_words([w for _, words in out for w in words or ()]))
+    if any(words is None for _, words in out):
+        library = (out, None)
     if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
         _prepared.clear()
-    _prepared[id(value)] = (value, out)
-    return out
+    _prepared[id(value)] = (value, library)
+    return library
+
+
+def _fewest_words(words: list[str]) -> tuple[str, ...]:
+    """``words`` without those that contain another (a text holding ``instructions`` holds
+    ``instruction``): a text holds one of the result exactly when it holds one of ``words``."""
+    kept: list[str] = []
+    for w in sorted(set(words), key=lambda w: (len(w), w)):
+        if not any(k in w for k in kept):
+            kept.append(w)
+    return tuple(kept)
 
 
 def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:
@@ -277,9 +299,7 @@ def _is_hex(pair: str) -> bool:
     return len(pair) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in pair)
 
 
-def _scan_text(
-    text: str, patterns: list[tuple[dict[str, Any], tuple[str, ...] | None]], path: list[Any]
-) -> list[dict]:
+def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
     text = normalize_text(text)
     findings = _match(text, patterns, path)
     seen = {f["id"] for f in findings}
@@ -320,11 +340,12 @@ def _scan_text(
     return findings
 
 
-def _match(
-    text: str, patterns: list[tuple[dict[str, Any], tuple[str, ...] | None]], path: list[Any]
-) -> list[dict]:
+def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
     findings = []
     lowered = text.lower()
+    patterns, words = library
+    if words is not None and not any(map(lowered.__contains__, words)):
+        return findings  # no pattern's words: no pattern is tried (one pass for most text)
     for p, needles in patterns:
         if needles is not None and not any(map(lowered.__contains__, needles)):
             continue  # none of the words the pattern needs: no RE2 work (nor import) at all

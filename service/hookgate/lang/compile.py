@@ -588,6 +588,32 @@ class _Fn:
 
 # Builtins whose value is fixed for one evaluation (OPA reads the clock once per query).
 _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
+
+# Builtins computed in the generated code itself, without a call, where the operands leave no
+# room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
+# (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
+# which reports the error or the limit as the builtin does. Each expression is what the builtin
+# computes for those operands (tests/test_inline_builtins.py compares them).
+_INLINE = {
+    "startswith": (" and type({0}) is str and type({1}) is str", "{0}.startswith({1})"),
+    "endswith": (" and type({0}) is str and type({1}) is str", "{0}.endswith({1})"),
+    "contains": (" and type({0}) is str and type({1}) is str", "({1} in {0})"),
+    "is_string": ("", "(type({0}) is str)"),
+    "count": (" and type({0}) in COUNTED", "len({0})"),
+    "trim_suffix": (
+        " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
+        "{0}.removesuffix({1})",
+    ),
+    "split": (
+        " and type({0}) is str and type({1}) is str and {1} and len({0}) < MAX_OUTPUT",
+        "{0}.split({1})",
+    ),
+    "lower": (" and type({0}) is str and {0}.isascii() and len({0}) <= MAX_OUTPUT", "{0}.lower()"),
+    "array.concat": (
+        " and type({0}) is list and type({1}) is list and len({0}) + len({1}) <= MAX_OUTPUT",
+        "{0} + {1}",
+    ),
+}
 # Builtins whose answer is not a function of their arguments alone (besides those that read
 # the machine, ``reads_host``): a rule calling one is evaluated for every decision.
 _UNSTABLE = frozenset({"time.now_ns", "uuid.rfc4122"})
@@ -1662,14 +1688,18 @@ class RuleCompiler:
         where = f"{self.file}, {t.loc.line}, {t.loc.col}"
         if name in _ONCE_PER_EVALUATION:
             return f"call_once({name!r}, BF[{name!r}], {fn.ctx}, {where})"
-        return _all_defined(
-            fn,
-            t.args,
-            args,
-            lambda vs: (
-                f"call_builtin({name!r}, BF[{name!r}], [{', '.join(vs)}], {fn.ctx}, {where})"
-            ),
-        )
+
+        def build(vs: list[str]) -> str:
+            call = f"call_builtin({name!r}, BF[{name!r}], [{', '.join(vs)}], {fn.ctx}, {where})"
+            inline = _INLINE.get(name)
+            if inline is None:
+                return call
+            guard, fast = inline
+            operands = [f"({v})" for v in vs]  # (1).isascii(): a literal operand
+            test = f"{fn.ctx}.mocks is None{guard.format(*operands)}"
+            return f"({fast.format(*operands)} if {test} else {call})"
+
+        return _all_defined(fn, t.args, args, build)
 
     def _print(self, t: ast.Call, scope: Scope, bound: set, fn: _Fn) -> str:
         self._reads("print")

@@ -710,6 +710,10 @@ MAX_OUTPUT = 1 << 20
 _SIZED = frozenset({str, list, tuple, dict, set, frozenset})
 
 
+# The operand types whose ``count`` is their ``len`` (the generated code counts them inline).
+COUNTED = frozenset({str, list, dict, RegoSet})
+
+
 # Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
 # would reject the response that carried it), so it fails like any builtin error.
 _INFINITY = float("inf")
@@ -1017,6 +1021,8 @@ GENERATED_CODE_NAMES = (
     "check_budget",
     "call_builtin",
     "call_once",
+    "COUNTED",
+    "MAX_OUTPUT",
     "builtin_mock",
     "binop",
     "obj_add",

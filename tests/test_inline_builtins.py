@@ -1,0 +1,100 @@
+"""The builtins the compiler computes inline (``compile._INLINE``) give what the builtin gives,
+for every operand their guard admits; any other operand still takes the call and its error."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookgate.builtins import full_registry
+from hookgate.lang import UNDEFINED, EvalError, LimitError, load, runtime
+from hookgate.lang.compile import _INLINE
+from hookgate.lang.values import RegoSet
+
+OPERANDS = [
+    "",
+    "a",
+    "ab",
+    "AbC/",
+    "/tmp/x/",
+    "é/ß",
+    "İ",
+    0,
+    1.5,
+    True,
+    None,
+    [],
+    ["a"],
+    {},
+    {"a": 1},
+]
+OPERANDS.append(RegoSet._from_dict({"a": "a"}))
+
+
+class _Ctx:
+    mocks = None
+
+
+@pytest.mark.parametrize("name", sorted(_INLINE))
+def test_inline_expression_is_the_builtin(name):
+    guard, fast = _INLINE[name]
+    builtin = full_registry()[name]
+    arity = builtin.arity
+    names = [f"v{i}" for i in range(arity)]
+    checked = 0
+    pairs = [(a,) for a in OPERANDS] if arity == 1 else [(a, b) for a in OPERANDS for b in OPERANDS]
+    for values in pairs:
+        scope = {name: getattr(runtime, name) for name in runtime.GENERATED_CODE_NAMES}
+        scope.update(ctx=_Ctx(), **dict(zip(names, values, strict=True)))
+        if not eval("ctx.mocks is None" + guard.format(*names), scope):
+            continue
+        assert eval(fast.format(*names), scope) == builtin.func(*values), (name, values)
+        checked += 1
+    assert checked >= 3  # the guard admits the usual operands
+
+
+SOURCE = """
+package p
+
+import rego.v1
+
+r := [startswith(input.a, input.b), endswith(input.a, input.b), contains(input.a, input.b),
+	is_string(input.a), count(input.a), trim_suffix(input.a, input.b), lower(input.a),
+	split(input.a, input.b)]
+
+joined := array.concat(input.x, input.y)
+
+mocked if {
+	startswith("abc", "x") with startswith as fake
+}
+
+fake(_, _) := true
+
+literal := [x | x := endswith(1, "")]
+
+literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, [])]
+"""
+
+
+def test_policies_get_the_same_answers_and_errors():
+    ps = load({"p.rego": SOURCE})
+    answers = [True, False, True, True, 3, "abc", "abc", ["", "c"]]
+    assert ps.query("data.p.r", input={"a": "abc", "b": "ab"}) == answers
+    assert ps.query("data.p.literal", input={}) == []  # compiles: (1).endswith
+    assert ps.query("data.p.literals", input={}) is UNDEFINED
+    assert ps.query("data.p.mocked", input={}) is True  # a mock still replaces the builtin
+    with pytest.raises(EvalError, match="startswith: operand 1 must be string"):
+        ps.query("data.p.r", input={"a": 1, "b": "x"}, strict_builtin_errors=True)
+
+
+def test_a_result_over_the_output_limit_still_reaches_the_limit():
+    ps = load({"p.rego": SOURCE})
+    half = [0] * (runtime.MAX_OUTPUT // 2)
+    assert len(ps.query("data.p.joined", input={"x": half, "y": half})) == runtime.MAX_OUTPUT
+    with pytest.raises(LimitError, match="result over"):
+        ps.query("data.p.joined", input={"x": half, "y": [*half, 1]})
+    slashes = "/" * runtime.MAX_OUTPUT  # splits into one part more than the limit
+    with pytest.raises(LimitError, match="split: result over"):
+        ps.query("data.p.r", input={"a": slashes, "b": "/"})
+    big = "x" * (runtime.MAX_OUTPUT + 1)
+    with pytest.raises(LimitError, match="trim_suffix: result over"):
+        ps.query("data.p.r", input={"a": big, "b": "/"})
