@@ -155,9 +155,11 @@ def test_no_character_makes_the_guards_fail(engine, command, noise, host, as_tex
     check_answer(engine, payload, host)
     if decision.updated_input is not None:  # what runs: valid UTF-8, lone surrogates as U+FFFD
         rewritten = decision.updated_input["command"]
-        # Noise starting with "+" (after blanks) is a forcing refspec itself ("+" alone: force
-        # the matching branches): the rewrite unforces it too, and a bare "+" goes with the
-        # blanks before it.
-        unforced = "git push origin main" + ("" if noise.lstrip(" \t").startswith("+") else " ")
-        assert rewritten.startswith(unforced)
+        # The noise may force the push itself ("-f", "--force", a "+refspec"): the rewrite
+        # removes it too (a removed last word takes the blanks before it), so what is left is
+        # the unforced push.
+        assert rewritten.startswith("git push origin main")
+        for c in shell.commands(rewritten):
+            options = git.parse(c)["options"] if c["name"] == "git" else []
+            assert not {o["name"] for o in options} & {"--force", "--force-with-lease"}
         rewritten.encode("utf-8")
