@@ -335,6 +335,10 @@ def test_ordinary_program_settings_are_ordinary_commands():
         ("git push origin `git branch --show-current`", []),
         ('git commit -m "$MSG"', []),
         ("git commit $FLAGS -m wip", ["$FLAGS"]),
+        # a word read as an option but partly unknown: -${X} may be -f, --${X} --force
+        ("git push -${X} origin feature", ["-${X}"]),
+        ("git push --${X} origin feature", ["--${X}"]),
+        ('git push -o "$OPT" origin feature', []),
         ('git commit -m wip -- "$FILE"', []),
     ],
 )

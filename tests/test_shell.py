@@ -85,6 +85,9 @@ SEEN = [
         [["git", "push", "origin", "b"], ["git", "push", "origin", "a"]],
     ),
     ("for b in $L; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
+    # the script file is stdin
+    ("source /dev/stdin <<< 'git push -f'", "git", [["git", "push", "-f"]]),
+    ("echo 'git push -f' | bash /dev/fd/0", "git", [["git", "push", "-f"]]),
     ("for b; do git push origin $b; done", "git", [["git", "push", "origin", "$b"]]),
     ("case $x in a) git push;; esac", "git", [["git", "push"]]),
     ("f() { git push; }; f", "git", [["git", "push"]]),

@@ -317,6 +317,9 @@ def test_each_construct_is_expanded(text, name, argv):
         ("read F; git push $F", "git", "$F", "unknown-variable"),
         ("F=-f; read F; git push $F", "git", "$F", "unknown-variable"),
         ("for F in $(ls); do git push $F; done", "git", "$F", "unknown-variable"),
+        # a nameref reads and writes the variable it names: not followed, so unknown
+        ("declare -n F=x; x=-f; git push $F", "git", "$F", "unknown-variable"),
+        ("x=a; declare -n r=x; x=b; r=-f; git push $x", "git", "$x", "unknown-variable"),
     ],
 )
 def test_what_the_line_does_not_show_stays_unknown(text, name, word, kind):

@@ -405,9 +405,22 @@ def parse_argv(
         "config_change": _change(subcommand, rest),
         "reads_config": subcommand is not None
         and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
-        "unknown": hidden_globals + [x for x, j in operands if j in hidden_rest and j < end],
+        # words the line does not show where git reads options: an operand, or a word read as
+        # an option whose text is partly unknown (-${X} may be -f, --${X} --force)
+        "unknown": hidden_globals
+        + [
+            rest[j]
+            for j in sorted(hidden_rest)
+            if j < end and j < len(rest) and _is_read(j, options, operands)
+        ],
         "help": help_,
     }
+
+
+def _is_read(j: int, options: list, operands: list) -> bool:
+    """Whether argv word ``j`` of the subcommand is an option or an operand (not an option's
+    value, which git reads as that value)."""
+    return any(k == j for _n, _v, k in options) or any(k == j for _x, k in operands)
 
 
 def _change(subcommand: str | None, args: list[str]) -> dict[str, Any] | None:

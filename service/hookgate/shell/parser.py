@@ -191,6 +191,7 @@ class _Parser:
         self.aliases: dict[str, str] = {}
         # functions the line defined so far (sourced files included): name → body text
         self.functions: dict[str, str] = {}
+        self.namerefs: dict[str, str] = {}  # declare -n r=x: r → x
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
@@ -631,6 +632,7 @@ class _Parser:
             k += 1
         if k == len(words):
             self.vars.update(values)
+            self.forget_namerefs(values)
             cmd = Command("", [], env, span, self.cwd, list(self.via), self.incomplete)
             self.out.append(cmd)
             return cmd
@@ -969,14 +971,27 @@ class _Parser:
         self.nest -= 1
         return cmd
 
+    def forget_namerefs(self, assigned: dict) -> None:
+        """Assigned variables that are namerefs (and what they name) become unknown."""
+        for var in assigned:
+            if var in self.namerefs:
+                self.vars.pop(var, None)
+                self.vars.pop(self.namerefs[var], None)
+
     def builtin_state(self, name: str, written: list[Word], words: list[Word]) -> None:
         """What ``export x=…``, ``set -- a b``, ``shift``, ``unset x`` and ``read x`` do to the
         variables and positional parameters later words see."""
         if name in ("export", "declare", "typeset", "readonly", "local"):
+            # declare -n r=x: r names x (reads and writes go to x), which this model does not
+            # follow: both become unknown, and so does x whenever r is assigned later
+            nameref = any(w.text[:1] == "-" and "n" in w.text[1:] for w in words[1:])
             for w in written[1:]:
                 if _assignment(w) is not None:
                     var, value = self.assigned(w)
                     self.vars[var] = value
+                    if nameref:
+                        self.namerefs[var] = value.text
+                    self.forget_namerefs({var: value})
         elif name == "set":
             args = words[1:]
             texts = [w.text for w in args]
@@ -1761,6 +1776,9 @@ def _cd_target(cmd: Command, cwd: str | None) -> str | None:
     return join_path(cwd, args[0])
 
 
+_STDIN_FILES = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"))
+
+
 def _reads_script_from_stdin(cmd: Command) -> bool:
     """A shell with no ``-c`` and no script operand (or ``-s``) runs what it reads on stdin."""
     if cmd.name in ("at", "batch"):
@@ -1776,6 +1794,11 @@ def _reads_script_from_stdin(cmd: Command) -> bool:
         )
     if cmd.name == "su":  # su [user] with no -c starts the user's shell (on stdin)
         return _script_option("su", cmd.words) is None
+    if cmd.name in SHELLS or cmd.name in ("source", "."):
+        # source /dev/stdin <<< '…', bash /dev/fd/0: the script file is stdin
+        operands = [w.text for w in cmd.words[1:] if not w.text.startswith(("-", "+"))]
+        if operands[:1] and operands[0] in _STDIN_FILES:
+            return True
     if cmd.name not in SHELLS:
         return False
     for w in cmd.words[1:]:
