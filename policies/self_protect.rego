@@ -55,6 +55,48 @@ changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change
 	some t in targets(c, which)
 }
 
+# curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
+# option's value is written (a directory: anything under it may be).
+changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree} if {
+	pre
+	some c in data.hookgate.lib.commands
+	spec := cfg.writing_options[c.name]
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, spec.options)
+}
+
+option_values(argv, i, a, options) := array.concat(next_word(argv, i, a, options), [v |
+	some o in options
+	some v in attached(a, o)
+])
+
+# --output=FILE, -oFILE
+attached(a, o) := [substring(a, count(o) + 1, -1)] if startswith(a, concat("", [o, "="]))
+
+attached(a, o) := [substring(a, 2, -1)] if {
+	count(o) == 2
+	startswith(a, o)
+	count(a) > 2
+	not startswith(a, "--")
+	not contains(a, "=")
+}
+
+next_word(argv, i, a, options) := [argv[i + 1]] if {
+	takes_next(a, options)
+	i + 1 < count(argv)
+} else := []
+
+takes_next(a, options) if a in options
+
+# a bundle of short options ending with one that takes a value (curl -sSLo FILE)
+takes_next(a, options) if {
+	not startswith(a, "--")
+	some o in options
+	count(o) == 2
+	regex.match(`^-[A-Za-z]+$`, a)
+	endswith(a, substring(o, 1, 1))
+}
+
 targets(c, which) := [{"path": p, "tree": true} | some p in shell.operands(c)] if which == "all"
 
 targets(c, which) := [{"path": p, "tree": false} | some p in shell.operands(c)] if which == "links"

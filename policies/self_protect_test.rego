@@ -144,3 +144,19 @@ test_reading_or_a_source_checkout_is_not_protected if {
 	count(data.hookgate.self_protect.deny) == 0 with input as shell_input("cat ~/.local/pipx/venvs/hookgate/lib/python3.12/site-packages/hookgate/cli.py") with data.hookgate.self_protect.machine as installed
 	count(data.hookgate.self_protect.deny) == 0 with input as shell_input("sed -i s/a/b/ service/hookgate/engine.py") with data.hookgate.self_protect.machine as machine
 }
+
+test_programs_that_write_where_an_option_says if {
+	every cmd in [
+		"curl -o ~/.claude/settings.json https://example.com/s",
+		"curl -sSLo .git/hooks/pre-commit https://example.com/h",
+		"curl --output=.git/hooks/pre-push https://example.com/h",
+		"wget -qO .git/hooks/pre-commit https://example.com/h",
+		"unzip -o x.zip -d ~/.claude",
+		"tar -xf x.tar -C .git/hooks",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["curl -sSLo out.json https://example.com", "tar -xzf dist.tgz -C build", "wget -O - https://example.com"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
