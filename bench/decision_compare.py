@@ -7,10 +7,14 @@ process, warm: one process per tree (``PYTHONPATH=<tree>/service``, the tree's o
 a shared machine weighs on both alike. Each figure is the minimum over the rounds of the mean
 CPU time (the timing process's own, which other jobs' load disturbs less than wall time) of
 ``--loops`` decisions.
+With ``--same-pack``, both trees decide with the baseline tree's ``policies/``: the ratio is
+then the engine's alone (language, compiler, builtins, shell model), without what the pack
+itself grew since.
 The Python function calls of one decision (``sys.setprofile``: calls into Python and C
 functions) are a second measure of the work, which load does not disturb at all.
 
     .venv/bin/python bench/decision_compare.py --baseline-tree /work/wt/base [--rounds 8]
+        [--same-pack]
 
 A baseline tree is a checkout (``git worktree add /tmp/base <commit>``, or ``git archive <commit>
 | tar -x -C /tmp/base``); it is only read.
@@ -105,12 +109,13 @@ def payload(call: dict) -> dict:
     }
 
 
-def child(tree: str, loops: int) -> None:
+def child(policies: str, loops: int) -> None:
     """Serve timings: for each payload name read from stdin, the mean CPU µs of ``loops``
-    decisions and the Python calls of one (the tree's hookgate on sys.path), as a JSON line."""
+    decisions with ``policies`` and the Python calls of one (the tree's hookgate on sys.path),
+    as a JSON line."""
     from hookgate.engine import Engine
 
-    engine = Engine.from_paths([os.path.join(tree, "policies")])
+    engine = Engine.from_paths([policies])
     docs = {name: payload(call) for name, (_, call) in PAYLOADS.items()}
     for doc in docs.values():
         engine.evaluate(doc)  # warm: builtin families imported, caches filled
@@ -132,9 +137,9 @@ def child(tree: str, loops: int) -> None:
         print(json.dumps([us, calls[0]]), flush=True)
 
 
-def start_child(tree: str, loops: int) -> subprocess.Popen:
+def start_child(tree: str, policies: str, loops: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.path.join(tree, "service"), PYTHONHASHSEED="0")
-    cmd = [sys.executable, __file__, "--child", tree, "--loops", str(loops)]
+    cmd = [sys.executable, __file__, "--child", policies, "--loops", str(loops)]
     return subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -154,6 +159,11 @@ def main() -> None:
     parser.add_argument("--tree", default=HERE, help="checkout measured (default: this one)")
     parser.add_argument("--rounds", type=int, default=8, help="turns each tree takes")
     parser.add_argument("--loops", type=int, default=200, help="decisions timed per turn")
+    parser.add_argument(
+        "--same-pack",
+        action="store_true",
+        help="both trees decide with the baseline's policies/ (the engine's speed alone)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("payloads", nargs="*", help=f"a subset of: {', '.join(PAYLOADS)}")
     args = parser.parse_args()
@@ -167,7 +177,11 @@ def main() -> None:
     if not args.baseline_tree:
         parser.error("--baseline-tree is required")
     trees = {"baseline": os.path.abspath(args.baseline_tree), "this": os.path.abspath(args.tree)}
-    procs = {key: start_child(tree, args.loops) for key, tree in trees.items()}
+
+    def policies(tree: str) -> str:
+        return os.path.join(trees["baseline"] if args.same_pack else tree, "policies")
+
+    procs = {key: start_child(tree, policies(tree), args.loops) for key, tree in trees.items()}
     best: dict[str, dict[str, float]] = {k: {} for k in trees}
     calls: dict[str, dict[str, int]] = {k: {} for k in trees}
     load = [os.getloadavg()[0]]
@@ -182,6 +196,7 @@ def main() -> None:
         proc.stdin.close()
         proc.wait()
     print(f"baseline {trees['baseline']}\nthis     {trees['this']}")
+    print(f"policies: {'the baseline' if args.same_pack else 'each tree'}'s own")
     print(f"{args.rounds} rounds x {args.loops} decisions, min per payload; load average (1 min)")
     print(f"during the run: {min(load):.1f}-{max(load):.1f}\n")
     print("| payload | baseline µs | this µs | ratio | Python calls: baseline | this | ratio |")

@@ -500,3 +500,24 @@ def test_deleting_dot_files_by_pattern_is_deleting_git(project):
 def test_a_loop_body_is_read_once_per_value_as_bash_runs_it(text):
     # the model reads every iteration (in its own order); bash runs them in turn
     assert sorted(model_probes(text)) == sorted(bash_probes(text))
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        '${u:-$(echo "(")-f}',
+        '${u:-$(echo ")")x}',
+        '${u:-"}"-f}',
+        "${u:-'}'-f}",
+        "\"${u:-'}'}\"",
+        "${u:-\\}-f}",
+        '"$(echo "(" ")")"',
+        '${u:-"${u:-"}"}"}',
+        '"${u:-"$(echo ")")"}"',
+        '${u:-"$(echo "}")"x}',
+    ],
+)
+def test_a_quoted_bracket_does_not_close_a_group(word):
+    # bash skips quoted and escaped brackets when it looks for the end of ${…} and $(…)
+    text = f"u=; printf '%s\\n' @@ {word}"
+    assert model_probes(text) == bash_probes(text)

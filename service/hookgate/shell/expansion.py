@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.words import Word
+from hookgate.shell.words import Word, matching_close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -617,26 +617,7 @@ def expansion_end(text: str, i: int) -> int:
         return i + 1
     c = text[i + 1]
     if c in "({":
-        close = ")" if c == "(" else "}"
-        depth = 0
-        j = i + 1
-        while j < n:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if ch == "'" and close == ")":
-                end = text.find("'", j + 1)
-                j = n if end < 0 else end + 1
-                continue
-            if ch == c:
-                depth += 1
-            elif ch == close:
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-            j += 1
-        return n
+        return matching_close(text, i + 1)
     if c.isalpha() or c == "_":
         j = i + 1
         while j < n and (text[j].isalnum() or text[j] == "_"):

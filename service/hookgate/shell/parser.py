@@ -33,6 +33,7 @@ from hookgate.shell.words import (
     argv_operands,
     command_name,
     join_path,
+    matching_close,
     normalize_option,
     normalize_path,
 )
@@ -1655,31 +1656,7 @@ def _body_end(t: str, start: int) -> int:
         i += 1
     if i >= n or t[i] not in "{(":
         return n
-    opener, closer = t[i], "}" if t[i] == "{" else ")"
-    depth = 0
-    while i < n:
-        c = t[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            end = t.find("'", i + 1)
-            i = n if end < 0 else end + 1
-            continue
-        if c == '"':
-            j = i + 1
-            while j < n and t[j] != '"':
-                j += 2 if t[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == opener:
-            depth += 1
-        elif c == closer:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
+    return matching_close(t, i)
 
 
 def _plain_format(printed: list[Word]) -> bool:

@@ -205,3 +205,47 @@ def argv_operands(argv: list[str]) -> list[str]:
 def argv_has_option(argv: list[str], flag: str) -> bool:
     """Whether ``argv`` carries option ``flag`` (normalized), bundles and ``--x=v`` included."""
     return any(option_matches(w, flag) for w in option_words(argv))
+
+
+def matching_close(text: str, i: int) -> int:
+    """The end (one past it) of the group that ``text[i]`` (``(`` or ``{``) opens, at the same
+    level, as bash finds it: quoted and backslash-escaped brackets do not count, inside a
+    ``${…}`` and inside double quotes alike (``"${x:-'}'}"``); ``len(text)`` if it never
+    closes."""
+    opener = text[i]
+    closer = ")" if opener == "(" else "}"
+    depth, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = text.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            i = _double_quote_end(text, i)
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _double_quote_end(text: str, i: int) -> int:
+    """One past the ``"`` that closes the double quote at ``text[i]``: a ``$(…)`` or ``${…}``
+    in it is a group of its own, whose quotes start afresh (``"$(echo ")")"``)."""
+    j, n = i + 1, len(text)
+    while j < n and text[j] != '"':
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == "$" and text[j + 1 : j + 2] in ("(", "{"):
+            j = matching_close(text, j + 1)
+        else:
+            j += 1
+    return j + 1
