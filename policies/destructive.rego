@@ -245,7 +245,7 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	endswith(trim_suffix(t, "/"), ".git") # cheap test first: this looks at every rm -r
 	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
 	not unsafe_target(c, t)
-	msg := sprintf("%s %s deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [rm_words(c), t])
+	msg := sprintf("%s %s deletes the repository's history: %s", [rm_words(c), t, history_advice])
 }
 
 # find .git -delete (or any find that deletes, rooted at the repository's .git) does the same.
@@ -255,8 +255,19 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	some t in data.hookgate.lib.find_roots(c)
 	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
 	not unsafe_target(c, found_under(t))
-	msg := sprintf("find %s -delete deletes the repository's history: commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user.", [t])
+	msg := sprintf("find %s -delete deletes the repository's history: %s", [t, history_advice])
 }
+
+# shutil.rmtree(".git") and the like (code_deletes) do the same.
+violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
+	some [c, arg] in code_deletes
+	t := code_literal(arg)
+	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
+	not unsafe_target(c, t)
+	msg := sprintf("This %s code deletes %s, the repository's history: %s", [c.name, t, history_advice])
+}
+
+history_advice := "commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user."
 
 # rsync --delete (--del, --delete-after, …) deletes whatever in the destination the source lacks:
 # judged as rm -rf of the destination (into the project itself, it empties the project).

@@ -87,15 +87,22 @@ code_stdin := [{"cmd": c, "code": normalized_code(c.stdin)} |
 # home directory (Path.home(), $ENV{HOME}, os.homedir(), Dir.home; interpreters.home_expressions)
 # is the literal "~", adjacent literals are joined ("rm -rf " + "~"), and a literal joined with a
 # value computed when the code runs ends in an unknown ${computed} ("rm -rf " + sys.argv[1]).
-normalized_code(code) := regex.replace(joined, computed_join, "$${computed}$1") if {
+normalized_code(code) := replace(computed, "\u001f", "") if {
 	homes := regex.replace(code, concat("|", config.interpreters.home_expressions), `"~"`)
 	# interpolated in a string ("rm -rf $ENV{HOME}/x", "#{Dir.home}", `${os.homedir()}`,
 	# f"{Path.home()}"): part of that string
 	interpolated := regex.replace(homes, `[#$]?\{"~"\}|"~"([^\s),;\]}+.])`, "~$1")
-	joined := regex.replace(interpolated, `["']\s*[+.]\s*["']`, "")
+	# Each literal is marked (\x1f) where it opens: the patterns below start at a mark, so none
+	# takes a closing quote for an opening one (in '/dev/null', '.git' the ', ' is no literal).
+	marked := regex.replace(interpolated, `"[^"]*"|'[^']*'`, "\u001f$0")
+	# twice: a chain of up to four literals ("a" + "b" + "c")
+	joined := regex.replace(regex.replace(marked, literal_join, "\u001f\"$1$2$3$4\""), literal_join, "\u001f\"$1$2$3$4\"")
+	computed := regex.replace(joined, computed_join, "\u001f\"$1$2$${computed}\"")
 }
 
-computed_join := `(["'])\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^()]*\)|\[[^\]]*\])*`
+literal_join := `\x1f(?:"([^"]*)"|'([^']*)')\s*[+.]\s*\x1f(?:"([^"]*)"|'([^']*)')`
+
+computed_join := `\x1f(?:"([^"]*)"|'([^']*)')\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^()]*\)|\[[^\]]*\])*`
 
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse

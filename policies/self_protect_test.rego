@@ -162,3 +162,36 @@ test_programs_that_write_where_an_option_says if {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
 }
+
+test_interpreter_code_that_writes_a_protected_file if {
+	every cmd in [
+		`python3 -c "open('.claude/settings.json','w').write('{}')"`,
+		`python3 -c "import os; os.remove(os.path.join('.git','hooks','pre-commit'))"`,
+		`python3 -c "import shutil; shutil.copy('/dev/null', '.git/hooks/pre-commit')"`,
+		`python3 -c "import os; os.chmod('.git/hooks/pre-commit', 0o644)"`,
+		`python3 -c "from pathlib import Path; (Path.home() / '.claude' / 'settings.json').write_text('{}')"`,
+		"python3 - <<'EOF'\nimport json\np = '.claude/settings.json'\nd = json.load(open(p))\nd['hooks'] = {}\njson.dump(d, open(p, 'w'))\nEOF",
+		`node -e "require('fs').unlinkSync('.git/hooks/pre-commit')"`,
+		`node -e "const fs=require('fs'),os=require('os'),path=require('path'); fs.writeFileSync(path.join(os.homedir(),'.codex','hooks.json'),'{}')"`,
+		`perl -e 'unlink ".claude/settings.json"'`,
+		`perl -e 'open(my $f, ">", ".git/hooks/pre-commit"); print $f "exit 0"'`,
+		`ruby -e 'File.write(File.expand_path("~/.codex/hooks.json"), "{}")'`,
+		`php -r "file_put_contents('.git/config', '');"`,
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
+
+test_interpreter_code_that_only_reads_or_writes_elsewhere if {
+	every cmd in [
+		`python3 -c "import json; print(json.load(open('.claude/settings.json')))"`,
+		`node -e "console.log(require('fs').readFileSync('.git/config','utf8'))"`,
+		`python3 -c "open('out.txt','w').write('/'.join(['a','b']))"`,
+		`python3 -c "import os; print(os.path.exists('.git'))"`,
+		`python3 -c "import os; d = os.listdir('.'); d.remove('.git'); print(d)"`,
+		`ruby -e 'puts File.read(".git/HEAD")'`,
+		`python3 -c "import json; json.dump({'a': 1}, open('build/out.json', 'w'))"`,
+	] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
