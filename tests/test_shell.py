@@ -728,6 +728,15 @@ def test_braces_that_bash_leaves_alone(line):
     assert any(a in ("{}", "@{u}", "ls") for c in commands(line) for a in c["argv"])
 
 
+@pytest.mark.parametrize("word", ["{},}", "{},a}", "x{},}", "{{},a}", "{}{a,b}"])
+def test_a_word_starting_with_an_empty_brace_pair(word):
+    # bash ignores a "{" at the start of a word that "}" closes at once, and no other
+    shown = subprocess.run(
+        ["bash", "-c", 'printf "%s\\n" _ ' + word], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[1:-1]
+    assert [w for w in brace_expand(word) if w] == shown
+
+
 def test_a_brace_bomb_is_a_limit():
     with pytest.raises(LimitError, match="brace"):
         commands("echo " + "{a,b}" * 12)

@@ -216,8 +216,9 @@ def bash_probes(text: str) -> list[list[str]]:
 
 
 def model_probes(text: str) -> list[list[str]]:
+    # as printf '%s\n' prints them: a word holding a newline is two lines
     return [
-        c["argv"][3:]
+        [line for word in c["argv"][3:] for line in word.split("\n")]
         for c in commands(text)
         if c["name"] == "printf" and c["argv"][1:3] == ["%s\\n", "@@"]
     ]

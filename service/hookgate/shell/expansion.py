@@ -22,58 +22,83 @@ def brace_expand(text: str) -> list[str]:
     if found is None:
         return [text]
     start, end, parts = found
+    ends = brace_expand(text[end + 1 :])
     out: list[str] = []
     for part in parts:
-        for word in brace_expand(text[:start] + part + text[end + 1 :]):
-            out.append(word)
-            if len(out) > MAX_BRACE_WORDS:
-                raise LimitError(
-                    "analysis-size",
-                    f"shell analysis stopped: a brace expansion makes more than "
-                    f"{MAX_BRACE_WORDS} words",
-                )
+        for middle in brace_expand(part):
+            for tail in ends:
+                out.append(text[:start] + middle + tail)
+                if len(out) > MAX_BRACE_WORDS:
+                    raise LimitError(
+                        "analysis-size",
+                        f"shell analysis stopped: a brace expansion makes more than "
+                        f"{MAX_BRACE_WORDS} words",
+                    )
     return out
 
 
 def _first_brace(text: str) -> tuple[int, int, list[str]] | None:
-    """The first ``{…}`` that bash expands: its start, end and alternatives."""
-    start = text.find("{")
-    while start >= 0:
-        depth = 0
-        commas: list[int] = []
-        dots = False  # ".." at this brace's own level
-        skip_to = start
-        for j in range(start, len(text)):
-            c = text[j]
-            if c == "{":
-                depth += 1
-            elif c == "}" and j == start + 1:
-                continue  # "{}" never closes: bash reads that "}" as text (x{},} is x} x)
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    inner = text[start + 1 : j]
-                    if commas:
-                        bounds = [start, *commas, j]
-                        parts = [text[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
-                        return start, j, parts
-                    sequence = _sequence(inner)
-                    if sequence is not None:
-                        return start, j, sequence
-                    if dots and "," in inner:
-                        # bash drops these braces and expands what is inside ({x..{a,b}})
-                        return start, j, [inner]
-                    if dots:
-                        skip_to = j  # an invalid sequence: bash leaves all of it as it is
-                    break
-            elif c == "," and depth == 1:
-                commas.append(j)
-            elif (
-                c == "." and depth == 1 and text.startswith("..", j) and text[j + 2 : j + 3] != "}"
-            ):
-                dots = True  # bash does not count a ".." that closes the brace ({{a,b}..})
-        start = text.find("{", skip_to + 1)
+    """The first ``{…}`` that bash expands: its start, the index of its ``}``, and its
+    alternatives (a sequence's items, or the comma-separated parts, each expanded in turn)."""
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("${", i):  # a parameter expansion, never a brace expression
+            i = matching_close(text, i + 1)
+            continue
+        if text[i] != "{" or (i == 0 and text[1:2] in ("}", "")):
+            # bash ignores a "{" that starts a word and is closed at once ({},} is itself)
+            i += 1
+            continue
+        end = _closing_brace(text, i + 1)
+        if end is None:
+            i += 1
+            continue
+        inner = text[i + 1 : end]
+        if "," in inner:
+            return i, end, _comma_parts(inner)
+        sequence = _sequence(inner)
+        if sequence is not None:
+            return i, end, sequence
+        i = end + 1  # {x} and {1..x}: bash leaves them as they are and goes on after them
     return None
+
+
+def _closing_brace(text: str, i: int) -> int | None:
+    """The ``}`` closing a brace expression whose body starts at ``i``, as bash finds it: at
+    the brace's own level, and only once a ``,`` or ``..`` was seen there (in ``{a},b}`` the
+    first ``}`` is text); None if there is none."""
+    level = separators = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("${", i):
+            i = matching_close(text, i + 1)
+            continue
+        if c == "}" and level == 0 and separators:
+            return i
+        if c == "{":
+            level += 1
+        elif c == "}" and level:
+            level -= 1
+        elif level == 0 and (c == "," or (text.startswith("..", i) and text[i + 2 : i + 3] != "}")):
+            separators += 1
+        i += 1
+    return None
+
+
+def _comma_parts(inner: str) -> list[str]:
+    """``inner`` split at the commas outside nested braces."""
+    parts, level, last = [], 0, 0
+    for j, c in enumerate(inner):
+        if c == "{":
+            level += 1
+        elif c == "}" and level:
+            level -= 1
+        elif c == "," and level == 0:
+            parts.append(inner[last:j])
+            last = j + 1
+    parts.append(inner[last:])
+    return parts
 
 
 def _sequence(inner: str) -> list[str] | None:

@@ -327,6 +327,7 @@ class _Parser:
         for prev, cmd in zip(cmds, cmds[1:], strict=False):
             if cmd is not None and prev is not None:
                 cmd.piped = prev
+                self.wrote_output(cmd, prev)
                 reader = self.runs.get(id(cmd), cmd)
                 if _reads_script_from_stdin(reader):
                     self.feed_shell(prev, reader)
@@ -385,8 +386,8 @@ class _Parser:
                 p[4].append(shell)
 
     def output(self, cmd: Command) -> str | None:
-        """What ``cmd`` prints when the line shows it: ``echo``, ``printf``, and ``cat``,
-        ``base64 -d``, ``xxd -r -p`` or ``rev`` of what it reads (a pipeline, a here-document or
+        """What ``cmd`` prints when the line shows it: ``echo``, ``printf``, ``cat`` of files the
+        line wrote, and ``cat``, ``tee``, ``base64 -d``, ``xxd -r -p`` or ``rev`` of what it reads (a pipeline, a here-document or
         here-string); None otherwise."""
         chain = [cmd]
         while chain[-1].piped is not None and len(chain) <= MAX_NEST:
@@ -394,8 +395,20 @@ class _Parser:
         text: str | None = None
         for c in reversed(chain):
             stdin = text if c.piped is not None else c.stdin
-            text = _command_output(c, stdin, self.budget.expand)
+            text = self.catted(c)
+            if text is None:
+                text = _command_output(c, stdin, self.budget.expand)
         return text
+
+    def catted(self, cmd: Command) -> str | None:
+        """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
+        if cmd.name != "cat" or any(w.kind is not None for w in cmd.words):
+            return None
+        files = argv_operands([w.text for w in cmd.words])
+        scripts = [self.scripts.get(join_path(cmd.cwd, f)) for f in files]
+        if not scripts or None in scripts or "-" in files:
+            return None
+        return "\n".join("\n".join(script) for script in scripts)  # type: ignore[union-attr]
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -526,16 +539,15 @@ class _Parser:
         if cmd is not None:
             cmd.writes = writes
             cmd.appends = appends
-            printed = _printed_words(cmd) if writes or appends else None
-            if printed is not None:
-                self.wrote(cmd, " ".join(_unescape(w).text for w in printed))
         for delim, strip, quoted in heredocs:
             reader = None if cmd is None else self.runs.get(id(cmd), cmd)
             feeds = [reader] if reader is not None and _reads_script_from_stdin(reader) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
         if cmd is not None and herestrings:
             cmd.stdin = herestrings[-1].text
-            self.wrote_stdin(cmd)
+        if cmd is not None:
+            self.wrote_output(cmd)
+        if cmd is not None and herestrings:
             if _reads_script_from_stdin(cmd):
                 self.nested_words(herestrings[-1:], cmd, cmd.name)
         return cmd
@@ -780,7 +792,7 @@ class _Parser:
         if name == "git":
             for script in self.git.see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
-        elif name in ("mv", "ln"):
+        elif name in ("mv", "ln", "cp", "install"):
             self.moved(cmd)
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
@@ -888,11 +900,15 @@ class _Parser:
 
     def moved(self, cmd: Command) -> None:
         """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
-        reaches): a later ``rm -rf B`` deletes ``A`` (``cp -r A B`` leaves ``A`` alone)."""
+        reaches): a later ``rm -rf B`` deletes ``A`` (``cp -r A B`` leaves ``A`` alone). A
+        script the line wrote at ``A`` is ``B``'s too, copied (``cp``, ``install``) or linked."""
         argv = [w.text for w in cmd.words]
-        symlink = cmd.name == "ln"
-        if symlink and not (argv_has_option(argv, "-s") or argv_has_option(argv, "--symbolic")):
-            return  # a hard link: deleting it leaves the file
+        symlink = cmd.name == "ln" and (
+            argv_has_option(argv, "-s") or argv_has_option(argv, "--symbolic")
+        )
+        # a hard link or a copy: deleting it leaves the file
+        aliases = cmd.name == "mv" or symlink
+        values = _COPY_VALUES.get(cmd.name, ())
         into = None
         ops: list[str] = []
         k = 1
@@ -902,6 +918,8 @@ class _Parser:
                 into, k = argv[k + 1], k + 1
             elif a.startswith("--target-directory="):
                 into = a.split("=", 1)[1]
+            elif a in values:
+                k += 1
             elif a == "--":
                 ops += argv[k + 1 :]
                 break
@@ -925,8 +943,12 @@ class _Parser:
                 original = join_path(self.cwd, original)
             names = [dest] if len(ops) == 1 and into != "." else []
             names.append(join_path(dest, base))
+            script = self.scripts.get(original)
             for name in names:
-                self.links[name] = (original, symlink)
+                if aliases:
+                    self.links[name] = (original, symlink)
+                if script is not None:
+                    self.scripts[name] = script
 
     def share_state(self, parent: _Parser) -> None:
         """A nested script (bash -c, a substitution, a here-document) runs on the same file
@@ -1087,23 +1109,31 @@ class _Parser:
             text = "\n".join(script)
             self.nested_printed(read(text) if read else text, owner, via)
 
-    def wrote(self, cmd: Command, script: str, tee: bool = False) -> None:
+    def wrote(
+        self, cmd: Command, script: str, into: tuple[list[str], list[str]] | None = None
+    ) -> None:
         """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
-        it appends to)."""
-        writes, appends = cmd.writes, cmd.appends
-        if tee:
-            argv = [w.text for w in cmd.words]
-            files = argv_operands(argv)
-            writes, appends = ([], files) if argv_has_option(argv, "-a") else (files, [])
+        it appends to): those its output is redirected to, or ``into`` (written, appended)."""
+        writes, appends = into if into is not None else (cmd.writes, cmd.appends)
         for path in writes:
             self.scripts[join_path(cmd.cwd, path)] = [script]
         for path in appends:
             self.scripts.setdefault(join_path(cmd.cwd, path), [""]).append(script)
 
-    def wrote_stdin(self, cmd: Command) -> None:
-        """``cat > f`` and ``tee f`` write what a here-document or here-string gives them."""
-        if cmd.name in ("cat", "tee"):
-            self.wrote(cmd, cmd.stdin or "", tee=cmd.name == "tee")
+    def wrote_output(self, cmd: Command, producer: Command | None = None) -> None:
+        """What ``cmd`` writes when the line shows it: its output redirected (``echo … > f``,
+        ``base64 -d > f`` of a pipeline or here-document) and what ``tee f``, ``dd of=f`` and
+        ``sponge f`` read (what ``producer`` prints into them, else their here-document or
+        here-string)."""
+        if cmd.writes or cmd.appends:
+            output = self.output(cmd)
+            if output is not None:
+                self.wrote(cmd, output)
+        into = _input_files(cmd)
+        if into is not None:
+            fed = cmd.stdin if producer is None else self.output(producer)
+            if fed is not None:
+                self.wrote(cmd, fed, into)
 
     def nested_printed(
         self,
@@ -1183,7 +1213,7 @@ class _Parser:
             body_offs = self.roots(body_start, body_end)
             if cmd is not None:
                 cmd.stdin = body
-                self.wrote_stdin(cmd)
+                self.wrote_output(cmd)
             if feeds:
                 for shell in feeds:
                     if shell.name in TABLES["makes"]:
@@ -1685,6 +1715,8 @@ def _command_output(cmd: Command, stdin: str | None, charge: Any) -> str | None:
     operands = argv_operands(argv)
     if name == "cat" and operands in ([], ["-"]) and len(argv) == 1 + len(operands):
         return stdin
+    if name == "tee":  # what it reads, to its files and its output alike
+        return stdin
     if name == "base64" and any(argv_has_option(argv, f) for f in ("-d", "--decode", "-D")):
         return base64_decode(stdin) if not operands else None
     if (
@@ -1819,6 +1851,28 @@ def _options_end(
             k += 1
     return k
 
+
+def _input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
+    """The files ``tee``, ``sponge`` and ``dd`` write what they read to (written, appended);
+    None for other commands."""
+    argv = [w.text for w in cmd.words]
+    if cmd.name == "tee":
+        files = argv_operands(argv)
+        return ([], files) if argv_has_option(argv, "-a") else (files, [])
+    if cmd.name == "sponge":
+        files = argv_operands(argv)[:1]
+        return ([], files) if argv_has_option(argv, "-a") else (files, [])
+    if cmd.name == "dd":
+        files = [a[3:] for a in argv[1:] if a.startswith("of=")][-1:]
+        return ([], files) if "oflag=append" in argv else (files, [])
+    return None
+
+
+# Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
+_COPY_VALUES = {
+    "cp": ("-S", "--suffix"),
+    "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+}
 
 # The launcher tables (launchers.txt): which programs run other programs, and how.
 _WRAPPER_VALUES = TABLES["wrappers"]

@@ -14,10 +14,11 @@ the other stand-ins), ``["hook", name]`` per git hook that ran, and ``["gone", p
 sandbox paths (home, the project, its ``.git``) that no longer exist afterwards. Sandbox paths
 are shown as ``/home/u/…``.
 
-Only the stand-ins are harmless: the sandbox is a private mount namespace over the real file
-system. A row whose deleting code is not a stand-in (``python3 -c "shutil.rmtree('/etc')"``,
-``perl -e 'rmtree …'``) may only target the sandbox's own paths (its home, ``/tmp``); any other
-must say ``not_run`` — running one deleted this machine's real ``/etc`` once.
+The sandbox is a private mount namespace over the real file system, which it sees read-only: only
+the sandbox itself and its private ``/tmp`` can be written. A row whose deleting code is not a
+stand-in (``python3 -c "shutil.rmtree('/etc')"``, ``perl -e 'rmtree …'``) fails on anything else,
+and still says ``not_run`` when what it would do is not what the row shows. Before the file
+system was read-only, running such rows deleted this machine's real ``/etc`` twice.
 
     python tests/data/guards/check_evasions.py           # compare with each row's "runs"
     python tests/data/guards/check_evasions.py --write   # record what runs into the rows
@@ -156,8 +157,13 @@ def run_row(template: Path, command: str) -> list[list[str]]:
         mounts = "".join(
             f"mount --bind {root}/fake/{n} /usr/bin/{n} && " for n in (*STAND_INS, "git")
         )
+        # Everything but the sandbox (its own mount) and a fresh /tmp is read-only in the
+        # namespace: a row that deletes for real (python3 -c "shutil.rmtree('/etc')") fails
+        # there instead of deleting this machine's files. Without that, nothing runs.
         driver = (
-            f"{mounts}mount -t tmpfs tmpfs /tmp && cd {home}/proj && "
+            f"{mounts}mount --bind {root} {root} && mount -o remount,bind,ro / && "
+            "mount -o remount,bind,ro /dev && "
+            f"mount -t tmpfs tmpfs /tmp && cd {home}/proj && "
             'exec timeout 10 bash --norc --noprofile -c "$0" </dev/null'
         )
         env = {
