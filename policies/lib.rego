@@ -56,6 +56,42 @@ interpreter_shell_lines contains {"via": x.cmd.name, "line": regex.replace(m[1],
 	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
 }
 
+# A script that interpreter code writes and the line then runs (python3 -c "open('x.sh',
+# 'w').write('rm -rf ~')"; bash x.sh): each other string literal of the code may be a line of
+# it, its \n escapes as new lines.
+interpreter_shell_lines contains {"via": x.cmd.name, "line": replace(text, `\n`, "\n")} if {
+	some x in interpreter_code
+	code_writes(x.code)
+	literals := code_literals(x.code)
+	some file in literals
+	runs_file(file)
+	some text in literals
+	text != file
+}
+
+# Code that writes, deletes or moves files (config.interpreters.write_patterns).
+code_writes(code) if {
+	some pattern in config.interpreters.write_patterns
+	regex.match(pattern, code)
+}
+
+# The texts of the code's string literals, in order.
+code_literals(code) := [concat("", array.slice(m, 1, 4)) | some m in regex.find_all_string_submatch_n(`"([^"]*)"|'([^']*)'|\x60([^\x60]*)\x60`, code, -1)]
+
+# A file the line runs as a script: bash x.sh, sh -e x.sh, ./x.sh, source x.sh, . x.sh.
+runs_file(file) if {
+	some c in line_commands
+	c.name in {"bash", "sh", "dash", "zsh", "ksh", "source", "."}
+	some a in shell.operands(c)
+	trim_prefix(a, "./") == trim_prefix(file, "./")
+}
+
+runs_file(file) if {
+	some c in line_commands
+	trim_prefix(c.argv[0], "./") == trim_prefix(file, "./")
+	contains(c.argv[0], "/")
+}
+
 # The commands that run an interpreter: python3.12 is python, the version suffix is trimmed
 # (no regex: this runs for every command).
 interpreter_commands := [c |

@@ -64,20 +64,14 @@ changed contains {"path": absolute(x.cmd, p), "how": "`git rm` would delete", "t
 	some p in x.git.operands
 }
 
-# Interpreter code that writes, deletes or moves files (self_protect.code_write_patterns): every
-# path its string literals name may be what it changes, with what is under it (os.path.join(
-# ".claude", "settings.json") names .claude). Code that only reads names paths freely.
+# Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
+# literals name may be what it changes, with what is under it (os.path.join(".claude",
+# "settings.json") names .claude). Code that only reads names paths freely.
 changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true} if {
 	some x in data.hookgate.lib.interpreter_code
-	code_writes(x.code)
-	some m in regex.find_all_string_submatch_n(`["'\x60]([^"'\x60\s]+)["'\x60]`, x.code, -1)
-	p := m[1]
+	data.hookgate.lib.code_writes(x.code)
+	some p in data.hookgate.lib.code_literals(x.code)
 	not regex.match(`^[~/.]*$`, p) # "/".join(…), "~", ".": no file of their own
-}
-
-code_writes(code) if {
-	some pattern in cfg.code_write_patterns
-	regex.match(pattern, code)
 }
 
 # curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
