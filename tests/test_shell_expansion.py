@@ -32,7 +32,6 @@ VARS = ("v1", "v2", "v3")
 # Constructs the model does not expand yet (issue 16 part 1): generated lines avoid them.
 GAPS: dict[str, str] = {
     "arithmetic": "$((…)) is an unknown number (each guard judges it as anything), not computed",
-    "filters": "what tr or sed do to text in a pipeline is a command's unknown output",
 }
 SUPPORTED = (
     "positional_parameters",
@@ -52,6 +51,19 @@ SUPPORTED = (
     "variable",
     "command_substitution",
     "brace_expansion",
+    "filters",
+)
+FILTERS = (
+    "tr a-z A-Z",
+    "tr -d ab",
+    "sed s/a/X/g",
+    "sed -E 's/(.)$/<&>/'",
+    "rev",
+    "head -n 1",
+    "tail -1",
+    "cut -c2-",
+    "awk '{print $1}'",
+    "sort -r",
 )
 
 OPERATORS = (
@@ -143,6 +155,10 @@ def word(draw, construct: str, assigned: list[str]) -> str:
             )
         )
         return draw(st.sampled_from(["$({})", '"$({})"'])).format(encoded)
+    if construct == "filters":
+        chain = " | ".join(draw(st.lists(st.sampled_from(FILTERS), min_size=1, max_size=2)))
+        form = draw(st.sampled_from(["$(printf '%s\\n' {} {} | {})", '"$(echo {} {} | {})"']))
+        return form.format(draw(TEXT), draw(TEXT), chain)
     if construct == "arrays":
         return draw(
             st.sampled_from(
@@ -233,7 +249,6 @@ def test_expansion_agrees_with_bash(data):
 
 GAP_SAMPLES: dict[str, str] = {
     "arithmetic": "printf '%s\\n' @@ $((1+2))",
-    "filters": "printf '%s\\n' @@ $(echo a | tr a-z n-za-m)",
 }
 
 

@@ -25,6 +25,7 @@ from hookgate.shell.expansion import (
     pathname_matches,
     printf_output,
 )
+from hookgate.shell.filters import filter_output
 from hookgate.shell.launchers import TABLES
 from hookgate.shell.words import (
     Command,
@@ -387,7 +388,8 @@ class _Parser:
 
     def output(self, cmd: Command) -> str | None:
         """What ``cmd`` prints when the line shows it: ``echo``, ``printf``, ``cat`` of files the
-        line wrote, and ``cat``, ``tee``, ``base64 -d``, ``xxd -r -p`` or ``rev`` of what it reads (a pipeline, a here-document or
+        line wrote, and ``cat``, ``tee``, ``base64 -d``, ``xxd -r -p``, ``rev`` or a text filter
+        (``filters``: ``tr``, ``sed s///``, ``grep``, ``head``, …) of what it reads (a pipeline, a here-document or
         here-string); None otherwise."""
         chain = [cmd]
         while chain[-1].piped is not None and len(chain) <= MAX_NEST:
@@ -1727,7 +1729,7 @@ def _command_output(cmd: Command, stdin: str | None, charge: Any) -> str | None:
         return hex_decode(stdin) if not operands else None
     if name == "rev" and not operands:
         return "\n".join(line[::-1] for line in stdin.split("\n"))
-    return None
+    return filter_output(argv, stdin)
 
 
 def _xargs_value(argv: list[str], names: tuple[str, ...]) -> str | None:
