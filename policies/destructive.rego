@@ -255,7 +255,7 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	some t in data.hookgate.lib.find_roots(c)
 	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
 	not unsafe_target(c, found_under(t))
-	msg := sprintf("find %s -delete deletes the repository's history: %s", [t, history_advice])
+	msg := sprintf("find %s %s deletes the repository's history: %s", [t, find_action(c), history_advice])
 }
 
 # shutil.rmtree(".git") and the like (code_deletes) do the same.
@@ -266,6 +266,11 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	not unsafe_target(c, t)
 	msg := sprintf("This %s code deletes %s, the repository's history: %s", [c.name, t, history_advice])
 }
+
+# How a find deletes: -delete, or the program its -exec runs.
+find_action(c) := "-delete" if "-delete" in c.argv
+
+else := "-exec rm"
 
 history_advice := "commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user."
 
@@ -297,7 +302,7 @@ violations contains {"reason": msg, "pattern": "find-delete"} if {
 	some t in data.hookgate.lib.find_roots(c)
 	unsafe_target(c, found_under(t))
 	root := shell.resolve(base(c), expand_home(c, t))
-	msg := sprintf("find %s -delete would delete files under %s (%s). %s", [t, root, place(root, project(c)), advice])
+	msg := sprintf("find %s %s would delete files under %s (%s). %s", [t, find_action(c), root, place(root, project(c)), advice])
 }
 
 # tar --remove-files deletes what it archives, directories and all: judged as rm -rf of its
@@ -400,8 +405,13 @@ violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
 # Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files.
 disposable(path) if {
 	some dir in array.concat(cfg.disposable_home_dirs, cfg.agent_data_dirs)
-	some prefix in {concat("/", ["~", dir]), concat("/", [home, dir])}
-	startswith(path, prefix)
+	startswith(path, concat("/", ["~", dir]))
+}
+
+# (apart: a payload whose cwd does not show the home leaves home undefined)
+disposable(path) if {
+	some dir in array.concat(cfg.disposable_home_dirs, cfg.agent_data_dirs)
+	startswith(path, concat("/", [home, dir]))
 }
 
 under_home(path) if startswith(path, "~/")

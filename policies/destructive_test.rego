@@ -469,3 +469,18 @@ test_reason_for_a_broad_project if {
 	some r in data.hookgate.destructive.deny with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u"})
 	contains(r.reason, "too broad to be a project")
 }
+
+# A cwd that does not show the home (/srv/app) leaves the home unknown: ~/.cache is still ~/.cache.
+test_disposable_home_files_whatever_the_cwd if {
+	count(data.hookgate.destructive.deny) == 0 with input as object.union(shell_input("rm -f ~/.cache/pip/selfcheck.json"), {"cwd": "/srv/app"})
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -f ~/.ssh/id_rsa"), {"cwd": "/srv/app"})
+}
+
+test_find_exec_deletes_as_find_delete if {
+	every cmd in ["find ~ -type f -exec rm {} \\;", "find / -name '*.log' -execdir /bin/rm -f {} +", "find .. -ok rm {} \\;"] {
+		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in ["find . -name '*.pyc' -exec rm {} +", "find build -type f -exec rm -f {} +", "find ~ -name '*.txt' -exec grep -l x {} +"] {
+		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
+	}
+}

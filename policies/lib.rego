@@ -243,6 +243,24 @@ find_deletes(c) if {
 	not c.argv[i - 1] in {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm", "-type", "-size"}
 }
 
+# find … -exec rm {} ; (also -execdir, -ok, -okdir) deletes what it finds, as -delete does.
+find_deletes(c) if {
+	c.name == "find"
+	some a in c.argv
+	a in {"-exec", "-execdir", "-ok", "-okdir"}
+	find_runs({"rm", "unlink", "shred", "rmdir"})
+}
+
+# Some command that find -exec runs on what it found is one of names: the command -exec runs
+# is its own entry, run via find, with {} for what find found.
+find_runs(names) if {
+	some d in commands
+	d.name in names
+	"find" in d.via
+	some a in d.argv
+	contains(a, "{}")
+}
+
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |
 	c.name == "find"

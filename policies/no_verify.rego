@@ -128,14 +128,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
 
 find_changes(c) if data.hookgate.lib.find_deletes(c)
 
-# the command -exec runs is its own entry, run via find, with {} for what find found
-find_changes(_) if {
-	some d in data.hookgate.lib.commands
-	d.name in hook_changers
-	"find" in d.via
-	some a in d.argv
-	contains(a, "{}")
-}
+find_changes(_) if data.hookgate.lib.find_runs(hook_changers)
 
 hook_changers := {"rm", "unlink", "mv", "cp", "ln", "install", "chmod", "truncate", "shred", "tee"}
 
