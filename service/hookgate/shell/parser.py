@@ -1857,17 +1857,14 @@ def _options_end(
 def _input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
     """The files ``tee``, ``sponge`` and ``dd`` write what they read to (written, appended);
     None for other commands."""
+    if cmd.name not in ("tee", "sponge", "dd"):
+        return None
     argv = [w.text for w in cmd.words]
-    if cmd.name == "tee":
-        files = argv_operands(argv)
-        return ([], files) if argv_has_option(argv, "-a") else (files, [])
-    if cmd.name == "sponge":
-        files = argv_operands(argv)[:1]
-        return ([], files) if argv_has_option(argv, "-a") else (files, [])
     if cmd.name == "dd":
         files = [a[3:] for a in argv[1:] if a.startswith("of=")][-1:]
         return ([], files) if "oflag=append" in argv else (files, [])
-    return None
+    files = argv_operands(argv)[: 1 if cmd.name == "sponge" else None]
+    return ([], files) if argv_has_option(argv, "-a") else (files, [])
 
 
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
