@@ -30,9 +30,7 @@ SAFE = "abcxyz019._-"
 VARS = ("v1", "v2", "v3")
 
 # Constructs the model does not expand yet (issue 16 part 1): generated lines avoid them.
-GAPS: dict[str, str] = {
-    "arithmetic": "$((…)) is an unknown number (each guard judges it as anything), not computed",
-}
+GAPS: dict[str, str] = {}
 SUPPORTED = (
     "positional_parameters",
     "arrays",
@@ -52,6 +50,7 @@ SUPPORTED = (
     "command_substitution",
     "brace_expansion",
     "filters",
+    "arithmetic",
 )
 FILTERS = (
     "tr a-z A-Z",
@@ -155,6 +154,13 @@ def word(draw, construct: str, assigned: list[str]) -> str:
             )
         )
         return draw(st.sampled_from(["$({})", '"$({})"'])).format(encoded)
+    if construct == "arithmetic":
+        op = draw(st.sampled_from(["+", "-", "*", "/", "%", "<<", ">>", "**", "==", "<", "&", "|"]))
+        a = draw(st.integers(-99, 99))
+        b = draw(st.integers(0, 5) if op in ("<<", ">>", "**") else st.integers(-9, 9))
+        b = b or 1  # no division by zero
+        form = draw(st.sampled_from(["$(({} {} {}))", '"$(( ({}){}({}) ))"', "x$(({}{}{}))"]))
+        return form.format(a, op, b)
     if construct == "filters":
         chain = " | ".join(draw(st.lists(st.sampled_from(FILTERS), min_size=1, max_size=2)))
         form = draw(st.sampled_from(["$(printf '%s\\n' {} {} | {})", '"$(echo {} {} | {})"']))
@@ -247,9 +253,7 @@ def test_expansion_agrees_with_bash(data):
     assert model_probes(text) == bash_probes(text)
 
 
-GAP_SAMPLES: dict[str, str] = {
-    "arithmetic": "printf '%s\\n' @@ $((1+2))",
-}
+GAP_SAMPLES: dict[str, str] = {}
 
 
 def test_gaps_and_samples_match():
@@ -290,6 +294,7 @@ def argvs(text: str, name: str) -> list[list[str]]:
         ("v=--farce; git push ${v/a/o} ${v//[a]/o}", "git", ["git", "push", "--force", "--force"]),
         ("x=ce; git push --for${x}", "git", ["git", "push", "--force"]),
         ("x=r; ${x}m -rf /", "rm", ["rm", "-rf", "/"]),
+        ("n=2; git push -j$((n*3)) origin", "git", ["git", "push", "-j6", "origin"]),
         ("git push $(printf -- '-%s' f)", "git", ["git", "push", "-f"]),
         ("git push \"$(printf '%s%s' -- -force)\"", "git", ["git", "push", "---force"]),
         ("$(printf '\\x72\\x6d') -rf /", "rm", ["rm", "-rf", "/"]),
@@ -329,7 +334,9 @@ def test_each_construct_is_expanded(text, name, argv):
         ('git push "$1" origin', "git", "$1", "unknown-variable"),  # the agent shell's own
         ("git push $(cat opts) origin", "git", "$(cat opts)", "unknown-file"),
         ("git push $(curl -s x) origin", "git", "$(curl -s x)", "unknown-output"),
-        ("git push -j$((1+2))", "git", "-j$((1+2))", "unknown-number"),
+        ("git push -j$((N+2))", "git", "-j$((N+2))", "unknown-number"),
+        ("git push -j$((1/0))", "git", "-j$((1/0))", "unknown-number"),
+        ("i=1; git push -j$((i++))", "git", "-j$((i++))", "unknown-number"),
         ("read F; git push $F", "git", "$F", "unknown-variable"),
         ("F=-f; read F; git push $F", "git", "$F", "unknown-variable"),
         ("for F in $(ls); do git push $F; done", "git", "$F", "unknown-variable"),

@@ -100,7 +100,7 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
     ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``
-    (``$((…))``, ``$?``), ``unknown-glob`` (a file name pattern not matched in full), each kept
+    (``$?``, ``$((…))`` of a variable the line does not set), ``unknown-glob`` (a file name pattern not matched in full), each kept
     as written, or what a known-safe substitution yields, see ``shell.commands_with``) and
     ``incomplete`` (the line had unbalanced quotes
     or was nested too deep; the text after an unterminated quote is analysed as commands too).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
+from hookgate.shell.arithmetic import evaluate
 from hookgate.shell.words import Word, matching_close
 
 TYPE_CHECKING = False
@@ -365,6 +366,9 @@ class Expander:
     def expansion(self, raw: str, quoted: bool) -> tuple[list[str], str | None, bool]:
         """``raw`` (``$x``, ``${…}``, ``$(…)``, ``` `…` ```, ``$((…))``) as items, kind and whether
         its items are separate words in quotes (``"$@"``, ``"${a[@]}"``)."""
+        if raw.startswith("$((") and raw.endswith("))"):
+            value = self.arithmetic(raw[3:-2])
+            return ([raw], UNKNOWN_NUMBER, False) if value is None else ([str(value)], None, False)
         if raw.startswith("$((") or raw[:2] in ("<(", ">("):
             kind = UNKNOWN_NUMBER if raw.startswith("$((") else UNKNOWN_OUTPUT
             return [raw], kind, False
@@ -378,6 +382,36 @@ class Expander:
         if raw.startswith("${"):
             return self._parameter(raw, raw[2:-1] if raw.endswith("}") else raw[2:], quoted)
         return self._lookup_whole(raw, raw[1:])
+
+    def arithmetic(self, expression: str) -> int | None:
+        """``$((expression))`` as bash computes it, its ``$x`` and ``${x}`` expanded first;
+        None when the line does not show what it needs (see ``arithmetic.evaluate``)."""
+        parts: list[str] = []
+        i, n = 0, len(expression)
+        while i < n:
+            if expression[i] in "`\\'\"":
+                return None
+            if expression[i] != "$":
+                parts.append(expression[i])
+                i += 1
+                continue
+            end = expansion_end(expression, i)
+            raw = expression[i:end]
+            if raw.startswith(("$(", "$((")) or end == i + 1:
+                return None
+            items, kind, _ = self.expansion(raw, True)
+            if is_unknown(kind):
+                return None
+            parts.append(" ".join(items))
+            i = end
+        return evaluate("".join(parts), self.variable_text)
+
+    def variable_text(self, name: str) -> str | None:
+        """A variable's text as the line sets it, for arithmetic (None: not shown)."""
+        value = self.lookup(name)
+        if value is None or is_unknown(value.kind):
+            return None
+        return value.items[0] if value.items else ""
 
     def _lookup_whole(self, raw: str, name: str) -> tuple[list[str], str | None, bool]:
         value = self.lookup(name)
