@@ -142,17 +142,18 @@ def _uniq(args: list[str], text: str) -> str:
 def _regex(pattern: str, extended: bool, ignore_case: bool, fixed: bool) -> Callable:
     """A search function for a grep/sed pattern: fixed strings, and POSIX basic or extended
     expressions without bracket classes or back-references (those are ``_Unknown``)."""
-    import re  # only for a line that pipes text through grep or sed
+    # RE2: the pattern comes from the line, so matching must take linear time (no ReDoS).
+    import re2  # only for a line that pipes text through grep or sed
 
     if fixed:
-        source = re.escape(pattern)
+        source = re2.escape(pattern)
     else:
         if "[[:" in pattern or any(f"\\{d}" in pattern for d in "123456789"):
             raise _Unknown
         source = pattern if extended else _basic_to_extended(pattern)
     try:
-        return re.compile(source, re.IGNORECASE if ignore_case else 0).search
-    except re.error as e:
+        return re2.compile(("(?i)" if ignore_case else "") + source).search
+    except re2.error as e:
         raise _Unknown from e
 
 
