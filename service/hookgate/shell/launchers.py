@@ -13,6 +13,7 @@ SECTIONS = (
     "wrappers",
     "operand-first",
     "wrapper-scripts",
+    "script-files",
     "operands-are-a-script",
     "operands-are-scripts",
     "multiplexers",

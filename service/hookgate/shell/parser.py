@@ -21,6 +21,7 @@ from hookgate.shell.expansion import (
     backslash_escapes,
     base64_decode,
     hex_decode,
+    is_unknown,
     known_substitution,
     pathname_matches,
     printf_output,
@@ -407,10 +408,10 @@ class _Parser:
         if cmd.name != "cat" or any(w.kind is not None for w in cmd.words):
             return None
         files = argv_operands([w.text for w in cmd.words])
-        scripts = [self.scripts.get(join_path(cmd.cwd, f)) for f in files]
-        if not scripts or None in scripts or "-" in files:
+        texts = [self.written(f, cmd.cwd) for f in files]
+        if not texts or None in texts or "-" in files:
             return None
-        return "\n".join("\n".join(script) for script in scripts)  # type: ignore[union-attr]
+        return "\n".join(texts)  # type: ignore[arg-type]
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -449,6 +450,7 @@ class _Parser:
         herestrings: list[Word] = []
         writes: list[str] = []
         appends: list[str] = []
+        reads: list[str] = []  # < f
         start = self.i
         end = self.i
         while True:
@@ -480,6 +482,8 @@ class _Parser:
                     heredocs.append((target.text, redir == "<<-", quoted))
                 elif redir == "<<<":
                     herestrings.append(target)
+                elif redir in ("<", "<>"):
+                    reads.append(target.text)
                 elif _truncates(redir, target.text):
                     writes.append(target.text)
                 elif redir in (">>", "&>>"):
@@ -535,7 +539,11 @@ class _Parser:
         if words:
             start = starts[0]
         span = (self.root(start), self.root(end)) if words else (self.root(start), self.root(start))
-        self.stdin_next = herestrings[-1].text if herestrings else None  # for xargs <<< "…"
+        # what the command reads on stdin when the line shows it: a here-string, or a file the
+        # line wrote (bash < x.sh); also xargs's input (xargs <<< "…")
+        fed = self.written(reads[-1], self.cwd) if reads and not heredocs else None
+        stdin = herestrings[-1].text if herestrings else fed
+        self.stdin_next = stdin
         cmd = self.emit(words, span)
         self.stdin_next = None
         if cmd is not None:
@@ -545,13 +553,17 @@ class _Parser:
             reader = None if cmd is None else self.runs.get(id(cmd), cmd)
             feeds = [reader] if reader is not None and _reads_script_from_stdin(reader) else []
             self.pending.append((cmd, delim, strip, quoted, feeds))
-        if cmd is not None and herestrings:
-            cmd.stdin = herestrings[-1].text
+        if cmd is not None and stdin is not None:
+            cmd.stdin = stdin
         if cmd is not None:
             self.wrote_output(cmd)
         if cmd is not None and herestrings:
             if _reads_script_from_stdin(cmd):
                 self.nested_words(herestrings[-1:], cmd, cmd.name)
+        elif cmd is not None and fed is not None:
+            reader = self.runs.get(id(cmd), cmd)
+            if _reads_script_from_stdin(reader):
+                self.nested_printed(fed, reader, reader.name)
         return cmd
 
     def lex_array(self) -> list[Word]:
@@ -733,8 +745,10 @@ class _Parser:
         found = _lookup_command(inner)
         if found is not None:
             return found, None
-        if inner.lstrip().startswith("<"):
-            return None, UNKNOWN_FILE  # $(< f)
+        if inner.lstrip().startswith("<"):  # $(< f): the file's text, if the line wrote it
+            path = inner.lstrip()[1:].strip()
+            text = self.written(path, self.cwd) if path and " " not in path else None
+            return (None, UNKNOWN_FILE) if text is None else (text, None)
         cmds = [c for c in self.subs.get(raw, ()) if c.name]
         if cmds and all(b.piped is a for a, b in zip(cmds, cmds[1:], strict=False)):
             kinds = [w.kind for c in cmds for w in c.words if w.kind is not None]
@@ -796,6 +810,9 @@ class _Parser:
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         elif name in ("mv", "ln", "cp", "install"):
             self.moved(cmd)
+        if name in _SCRIPT_FILES:
+            for path in _script_files(_SCRIPT_FILES[name], own_words, env, self.vars):
+                self.run_written(path, cmd, name)
         chdir = _wrapper_chdir(name, own_words)
         if chdir is not None:
             saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
@@ -1044,11 +1061,15 @@ class _Parser:
 
     def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
-        the pipeline prints: in place of the replace string (``echo 'git push -f' | xargs
-        -I{} sh -c '{}'``), else as more arguments (``echo -f | xargs git push``)."""
+        the pipeline prints (or a file the line wrote, ``-a f``): in place of the replace string
+        (``echo 'git push -f' | xargs -I{} sh -c '{}'``), else as more arguments (``echo -f |
+        xargs git push``)."""
         if name != "xargs" or not command:
             return None
-        if self.piped_from is not None:
+        arg_file = _xargs_value([w.text for w in own], ("-a", "--arg-file"))
+        if arg_file is not None:  # its input is that file (written by the line, if known)
+            line = self.written(arg_file, self.cwd)
+        elif self.piped_from is not None:
             line = self.output(self.piped_from)
             if line is None:
                 printed = _printed_words(self.piped_from)
@@ -1103,12 +1124,16 @@ class _Parser:
             offs.extend(_word_offsets(w))
         self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
 
+    def written(self, path: str, cwd: str | None) -> str | None:
+        """The text the line wrote at ``path`` (relative to ``cwd``), or None."""
+        script = self.scripts.get(join_path(cwd, path))
+        return None if script is None else "\n".join(script)
+
     def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
         """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
         makes the script of the file's text (a makefile's recipes)."""
-        script = self.scripts.get(join_path(self.cwd, path))
-        if script is not None:
-            text = "\n".join(script)
+        text = self.written(path, self.cwd)
+        if text is not None:
             self.nested_printed(read(text) if read else text, owner, via)
 
     def wrote(
@@ -1878,6 +1903,7 @@ _WRAPPER_VALUES = TABLES["wrappers"]
 _TRANSPARENT = frozenset(_WRAPPER_VALUES)
 _OPERAND_FIRST = frozenset(TABLES["operand-first"])
 _SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
+_SCRIPT_FILES = TABLES["script-files"]
 _SHELL_VALUES = frozenset().union(*TABLES["shells"].values())
 _TMUX_STARTS = frozenset(TABLES["tmux-starts"])
 _TMUX_VALUES = TABLES["option-values"]["tmux"]
@@ -2002,6 +2028,31 @@ def _unwrap(name: str, words: list[Word], budget: _Budget) -> tuple[Any, int | l
     if name == "git":
         return _git_runs(words)
     return None, n
+
+
+def _script_files(
+    spec: frozenset[str], words: list[Word], env: dict[str, str], variables: dict[str, Value]
+) -> list[str]:
+    """The script files a program runs by an option or an environment variable of ``spec``
+    (the [script-files] table): ``at -f job.sh``, ``bash --rcfile x``, ``BASH_ENV=x bash``."""
+    found = []
+    argv = [w.text for w in words]
+    for k, a in enumerate(argv[1:], 1):
+        for option in spec:
+            if a == option and k + 1 < len(argv):
+                found.append(argv[k + 1])
+            elif option.startswith("--") and a.startswith(option + "="):
+                found.append(a[len(option) + 1 :])
+            elif len(option) == 2 and a.startswith(option) and len(a) > 2 and a[1] != "-":
+                found.append(a[2:])
+    for name in spec:
+        if not name.startswith("-"):
+            value = env.get(name)
+            if value is None and name in variables and not is_unknown(variables[name].kind):
+                value = variables[name].text
+            if value:
+                found.append(value)
+    return found
 
 
 def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
