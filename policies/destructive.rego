@@ -268,9 +268,9 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 }
 
 # How a find deletes: -delete, or the program its -exec runs.
-find_action(c) := "-delete" if "-delete" in c.argv
-
-else := "-exec rm"
+find_action(c) := "-delete" if {
+	"-delete" in c.argv
+} else := "-exec rm"
 
 history_advice := "commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user."
 

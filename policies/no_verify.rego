@@ -35,7 +35,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 }
 
 # git config in any spelling (set, --global, -f file, --add, --replace-all); unsetting it
-# restores .git/hooks.
+# restores .git/hooks (see below for a repository whose hooks live elsewhere).
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
 	change := x.git.config_change
@@ -43,6 +43,19 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	change.key in cfg.bypass_config
 	not hooks_dir_kept(change.key, change.value)
 	msg := sprintf("Setting %s with git config disables the repository's hooks. %s", [change.key, advice])
+}
+
+# Unsetting core.hooksPath where the repository's configuration sets it (husky's .husky/_, a
+# .githooks directory) switches those hooks off: git falls back to .git/hooks, which such a
+# repository leaves empty.
+violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
+	some x in data.hookgate.lib.git_commands
+	change := x.git.config_change
+	change.op == "unset"
+	change.key == "core.hookspath"
+	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
+	current != ""
+	msg := sprintf("Unsetting core.hooksPath switches off the hooks it points to (%s): git would run .git/hooks instead. %s", [current, advice])
 }
 
 # Pointing core.hooksPath at the project's own hooks directory (git config core.hooksPath

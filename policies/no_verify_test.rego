@@ -217,3 +217,12 @@ test_an_unknown_subcommand_may_be_a_commit if {
 	nv_denied("for s in commit; do git $s -n -m x; done")
 	not nv_denied("git $X commit --no-verify") with data.hookgate.config.git.unknown_subcommand_as as []
 }
+
+# husky's hooks live where core.hooksPath points: unsetting it leaves git with .git/hooks.
+test_unsetting_a_configured_hooks_path if {
+	every cmd in ["git config --unset core.hooksPath", "git config unset core.hooksPath", "git config --local --unset-all core.hooksPath"] {
+		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd) with git.config as {"core.hookspath": [".husky/_"]}
+	}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset core.hooksPath") with git.config as {}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset user.name") with git.config as {"core.hookspath": [".husky/_"]}
+}
