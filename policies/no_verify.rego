@@ -45,17 +45,24 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	msg := sprintf("Setting %s with git config disables the repository's hooks. %s", [change.key, advice])
 }
 
-# Unsetting core.hooksPath where the repository's configuration sets it (husky's .husky/_, a
-# .githooks directory) switches those hooks off: git falls back to .git/hooks, which such a
-# repository leaves empty.
+# Unsetting or changing core.hooksPath where the repository's configuration sets it (husky's
+# .husky/_, a .githooks directory) switches those hooks off: git falls back to .git/hooks, which
+# such a repository leaves empty, or runs the other directory's.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
 	change := x.git.config_change
-	change.op == "unset"
 	change.key == "core.hookspath"
 	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
 	current != ""
-	msg := sprintf("Unsetting core.hooksPath switches off the hooks it points to (%s): git would run .git/hooks instead. %s", [current, advice])
+	moves_away(change, current)
+	msg := sprintf("Unsetting or changing core.hooksPath switches off the hooks it points to (%s). %s", [current, advice])
+}
+
+moves_away(change, _) if change.op == "unset"
+
+moves_away(change, current) if {
+	change.op != "unset"
+	trim_suffix(trim_prefix(change.value, "./"), "/") != trim_suffix(trim_prefix(current, "./"), "/")
 }
 
 # Pointing core.hooksPath at the project's own hooks directory (git config core.hooksPath

@@ -225,4 +225,6 @@ test_unsetting_a_configured_hooks_path if {
 	}
 	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset core.hooksPath") with git.config as {}
 	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset user.name") with git.config as {"core.hookspath": [".husky/_"]}
+	count(data.hookgate.no_verify.deny) > 0 with input as shell_input("git config core.hooksPath .git/hooks") with git.config as {"core.hookspath": [".husky/_"]}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config core.hooksPath ./.husky/_/") with git.config as {"core.hookspath": [".husky/_"]}
 }
