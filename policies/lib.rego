@@ -261,6 +261,14 @@ find_runs(names) if {
 	contains(a, "{}")
 }
 
+# The paths git rm deletes from the work tree (not with --cached), each with its command.
+git_removed := [{"cmd": x.cmd, "path": p} |
+	some x in git_commands
+	x.git.subcommand == "rm"
+	not "--cached" in x.git.args
+	some p in x.git.operands
+]
+
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |
 	c.name == "find"

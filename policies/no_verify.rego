@@ -170,3 +170,69 @@ env_values(c, name) := vs if {
 bypasses(value, values) if value in values
 
 bypasses(_, values) if "*" in values
+
+# ---- the hook frameworks' own files in the work tree ------------------------------------------
+# husky's .husky/pre-commit, .githooks/*, pre-commit's and lefthook's configuration
+# (no_verify.hook_files): deleting, moving, emptying or un-executing one, or making it do nothing
+# (exit 0), switches the checks off for every later commit, as --no-verify does for one. Writing
+# real content into them (echo "npm test" > .husky/pre-commit) is everyday setup.
+hook_file(path) if {
+	some pattern in cfg.hook_files
+	glob.match(concat("", ["**/", pattern]), ["/"], trim_prefix(path, "./"))
+}
+
+hook_file(path) if {
+	some pattern in cfg.hook_files
+	glob.match(pattern, ["/"], trim_prefix(path, "./"))
+}
+
+violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
+	some c in data.hookgate.lib.commands
+	c.name in {"rm", "unlink", "shred", "truncate", "mv", "chmod"}
+	some t in shell.operands(c)
+	hook_file(t)
+	not chmod_keeps_running(c)
+	msg := sprintf("%s %s switches the git hook it defines off for every later commit. %s", [c.name, t, advice])
+}
+
+violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
+	some r in data.hookgate.lib.git_removed
+	hook_file(r.path)
+	msg := sprintf("git rm %s switches the git hook it defines off for every later commit. %s", [r.path, advice])
+}
+
+# chmod +x or u+x keeps a hook running; -x, a-x, 644 stop it.
+chmod_keeps_running(c) if {
+	c.name == "chmod"
+	some a in shell.operands(c)
+	regex.match(`^[ugoa]*\+[rwxXst]*x`, a)
+}
+
+# > f with nothing printed, or echo/printf of a line that does nothing (exit 0, true, :).
+violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
+	some c in data.hookgate.lib.commands
+	some t in c.writes
+	hook_file(t)
+	idle_output(c)
+	msg := sprintf("Writing %s with nothing to run switches the git hook it defines off for every later commit. %s", [t, advice])
+}
+
+idle_output(c) if c.name in {"", ":", "true"}
+
+idle_output(c) if {
+	c.name in {"echo", "printf"}
+	idle_text(concat(" ", shell.operands(c)))
+}
+
+# Text that runs no check: blank, comments and a shebang, and lines of no_verify.idle_lines.
+idle_text(text) if {
+	every line in split(replace(text, "\\n", "\n"), "\n") {
+		idle_line(trim_space(line))
+	}
+}
+
+idle_line(line) if line == ""
+
+idle_line(line) if startswith(line, "#")
+
+idle_line(line) if line in cfg.idle_lines

@@ -228,3 +228,48 @@ test_unsetting_a_configured_hooks_path if {
 	count(data.hookgate.no_verify.deny) > 0 with input as shell_input("git config core.hooksPath .git/hooks") with git.config as {"core.hookspath": [".husky/_"]}
 	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config core.hooksPath ./.husky/_/") with git.config as {"core.hookspath": [".husky/_"]}
 }
+
+test_hook_framework_files_switched_off if {
+	every cmd in [
+		"rm .husky/pre-commit",
+		"echo 'exit 0' > .husky/pre-commit",
+		": > .husky/pre-push",
+		"printf '#!/bin/sh\\nexit 0\\n' > .githooks/pre-commit",
+		"echo 'repos: []' > .pre-commit-config.yaml",
+		"mv lefthook.yml lefthook.yml.bak",
+		"chmod -x .husky/pre-commit",
+		"git rm .husky/pre-commit",
+		"rm web/.husky/pre-commit",
+	] {
+		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"echo 'npm test' > .husky/pre-commit",
+		"echo 'npx lint-staged' >> .husky/pre-commit",
+		"chmod +x .husky/pre-commit",
+		"cat .pre-commit-config.yaml",
+		"git rm --cached .husky/pre-commit",
+		"rm src/hooks/useAuth.ts",
+	] {
+		count(data.hookgate.no_verify.deny) == 0 with input as shell_input(cmd)
+	}
+}
+
+file_input(effect) := {"hook_event_name": "PreToolUse", "tool_kind": "edit", "cwd": "/home/u/proj", "effects": [effect]}
+
+test_hook_framework_files_through_file_tools if {
+	every e in [
+		{"kind": "write", "tool": "Write", "path": "/home/u/proj/.husky/pre-commit", "content": "#!/bin/sh\n# skip\nexit 0\n"},
+		{"kind": "write", "tool": "Write", "path": "/home/u/proj/.pre-commit-config.yaml", "content": "repos: []\n"},
+		{"kind": "edit", "tool": "Edit", "path": "/home/u/proj/.husky/pre-commit", "old_text": "npm test", "new_text": "exit 0\nnpm test"},
+		{"kind": "delete", "tool": "apply_patch", "path": "/home/u/proj/lefthook.yml"},
+	] {
+		count(data.hookgate.no_verify.deny) > 0 with input as file_input(e)
+	}
+	every e in [
+		{"kind": "write", "tool": "Write", "path": "/home/u/proj/.husky/pre-commit", "content": "npx lint-staged\n"},
+		{"kind": "edit", "tool": "Edit", "path": "/home/u/proj/.pre-commit-config.yaml", "old_text": "rev: v1", "new_text": "rev: v2"},
+	] {
+		count(data.hookgate.no_verify.deny) == 0 with input as file_input(e)
+	}
+}

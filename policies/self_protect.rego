@@ -56,12 +56,9 @@ changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change
 }
 
 # git rm deletes its paths from the work tree too (not with --cached).
-changed contains {"path": absolute(x.cmd, p), "how": "`git rm` would delete", "tree": true} if {
+changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true} if {
 	pre
-	some x in data.hookgate.lib.git_commands
-	x.git.subcommand == "rm"
-	not "--cached" in x.git.args
-	some p in x.git.operands
+	some r in data.hookgate.lib.git_removed
 }
 
 # Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
