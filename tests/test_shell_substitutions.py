@@ -67,7 +67,8 @@ def test_a_malformed_table_is_an_error_naming_the_entry(entries, message):
         ('rm -rf "$(curl -s x)"', "rm", ("$(curl -s x)", "unknown-output")),
         ('rm -rf "$HOME"', "rm", ("$HOME", "unknown-variable")),
         ('rm -rf "$UNKNOWN"/', "rm", ("$UNKNOWN/", "unknown-variable")),
-        ("rm -rf $((1+1))", "rm", ("$((1+1))", "unknown-number")),
+        ("rm -rf $((1+1))", "rm", ("2", None)),  # computed from the line
+        ("rm -rf $((N+1))", "rm", ("$((N+1))", "unknown-number")),
         # a known command with an unknown word is not the known command
         ('rm -rf "$(mktemp -d "$X")"', "rm", ('$(mktemp -d "$X")', "unknown-output")),
         # what the line shows is text
