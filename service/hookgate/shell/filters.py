@@ -86,13 +86,19 @@ def _count(value: str) -> int:
     return int(value)
 
 
-def _head(args: list[str], text: str) -> str:
+def _line_count(args: list[str]) -> str:
+    """The line count of ``head``/``tail`` (``-N``, ``-n N``, ``-nN``; 10 by default), which
+    read no file here."""
     if args and args[0][1:].isdigit() and args[0].startswith("-"):
         args = ["-n", args[0][1:], *args[1:]]
     opts, operands = _options(args, "n", "q")
     if operands:
         raise _Unknown
-    n = opts.get("n", "10")
+    return opts.get("n", "10")
+
+
+def _head(args: list[str], text: str) -> str:
+    n = _line_count(args)
     lines = _lines(text)
     if n.startswith("-"):
         return "".join(lines[: max(0, len(lines) - _count(n[1:]))])
@@ -100,17 +106,11 @@ def _head(args: list[str], text: str) -> str:
 
 
 def _tail(args: list[str], text: str) -> str:
-    if args and args[0][1:].isdigit() and args[0].startswith("-"):
-        args = ["-n", args[0][1:], *args[1:]]
-    opts, operands = _options(args, "n", "q")
-    if operands:
-        raise _Unknown
-    n = opts.get("n", "10")
+    n = _line_count(args)
     lines = _lines(text)
     if n.startswith("+"):
         return "".join(lines[max(0, _count(n[1:]) - 1) :])
-    n = n[1:] if n.startswith("-") else n
-    count = _count(n)
+    count = _count(n[1:] if n.startswith("-") else n)
     return "".join(lines[len(lines) - count :] if count else [])
 
 
