@@ -151,8 +151,10 @@ def _regex(pattern: str, extended: bool, ignore_case: bool, fixed: bool) -> Call
         if "[[:" in pattern or any(f"\\{d}" in pattern for d in "123456789"):
             raise _Unknown
         source = pattern if extended else _basic_to_extended(pattern)
+    options = re2.Options()
+    options.log_errors = False  # a bad pattern is the line's, not hookgate's: nothing on stderr
     try:
-        return re2.compile(("(?i)" if ignore_case else "") + source).search
+        return re2.compile(("(?i)" if ignore_case else "") + source, options).search
     except re2.error as e:
         raise _Unknown from e
 
