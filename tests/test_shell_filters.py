@@ -87,3 +87,10 @@ def test_bytes_are_no_characters():
 )
 def test_a_filtered_script_is_what_the_shell_runs(line, argv):
     assert argv in [c["argv"] for c in commands(line)]
+
+
+def test_a_bad_pattern_has_no_answer_and_prints_nothing(capfd):
+    # the pattern is the agent's: RE2 must not log its error on the hook's stderr
+    assert filter_output(["grep", "-E", "a[bc"], "abc\n") is None
+    assert filter_output(["sed", "s/\\(/x/"], "(\n") is None
+    assert capfd.readouterr().err == ""
