@@ -19,9 +19,16 @@ max_command_chars := 65536
 
 # The simple commands a shell script runs (see shell.commands), read as the pack reads every
 # script: with the known-safe command substitutions of its data ($(mktemp -d), $(git branch
-# --show-current), …) and file name patterns matched in the payload's directory. A check of a
+# --show-current), …), file name patterns matched in the payload's directory, and the files the
+# session's file tools wrote. A check of a
 # rewritten line reads it the same way, so /usr/bin/g[i]t is git there too.
-script_commands(text) := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd})
+script_commands(text) := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd, "files": session_files})
+
+# Files the session's earlier calls wrote with a file tool (Write x.sh, then bash x.sh): a line
+# that runs one runs what it holds.
+session_files := host.session_files(input.session_id) if {
+	is_string(input.session_id)
+} else := []
 
 # The simple commands of the shell line itself.
 line_commands := script_commands(input.tool_input.command) if {

@@ -115,12 +115,18 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
 _VALUES: dict[object, list[dict[str, Any]] | LimitError] = {}
 
 
-def _analysed(text: str, table: Any = None, root_dir: str | None = None) -> list[dict[str, Any]]:
-    key = text if table is None and root_dir is None else (text, id(table), root_dir)
+def _analysed(
+    text: str, table: Any = None, root_dir: str | None = None, earlier: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    key = (
+        text
+        if table is None and root_dir is None and not earlier
+        else (text, id(table), root_dir, earlier)
+    )
     values = _VALUES.get(key)
     if values is None:
         try:
-            values = [c.to_value() for c in analyse(text, table, root_dir)]
+            values = [c.to_value() for c in analyse(text, table, root_dir, earlier)]
         except LimitError as exc:
             # The same line reaches the same bound: when the engine then evaluates each pack
             # alone, none of them reads the line up to the bound again.
@@ -152,18 +158,29 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
     relative ones in the directory each command runs in; a pattern matching nothing stays as
     written, and one whose matching would read more than 4,096 directory entries is an unknown
     word of kind ``unknown-glob``.
+
+    ``files`` are absolute paths of files the session's earlier calls wrote
+    (``host.session_files``): a line that runs one (``bash x.sh``, ``./x.sh``, ``source x.sh``,
+    ``bash < x.sh``) runs the text it holds on disk now (a regular file of at most 64 KiB), as
+    if the line had written it.
     """
     text = _text_arg(cmdline, "shell.commands_with: operand 1")
+    earlier: tuple[str, ...] = ()
     if isinstance(context, dict):
         entries = context.get("substitutions")
         cwd = context.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise BuiltinError("shell.commands_with: operand 2: cwd must be a string")
+        files = context.get("files")
+        if files is not None:
+            if not isinstance(files, (list, tuple)) or not all(isinstance(f, str) for f in files):
+                raise BuiltinError("shell.commands_with: operand 2: files must be strings")
+            earlier = tuple(f for f in files if f.startswith("/"))
     else:
         entries, cwd = context, None
     table = None if entries is None else _table(entries)
     root_dir = cwd if cwd is not None and cwd.startswith("/") else None
-    return _analysed(text, table, root_dir)
+    return _analysed(text, table, root_dir, earlier)
 
 
 def _table(entries: Any) -> Any:

@@ -200,9 +200,10 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
 
         sys.stderr.write(json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
-    from hookgate import decisionlog
+    from hookgate import decisionlog, session
 
     decisionlog.append(decision, decision.input_document, revision)
+    session.remember(decision.input_document, decision.outcome)
     return response.exit_code
 
 

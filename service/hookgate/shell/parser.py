@@ -9,6 +9,9 @@ unquoted word with the same offsets, to a bounded depth. Nothing is ever execute
 
 from __future__ import annotations
 
+import os
+import stat
+
 from hookgate.lang.errors import LimitError
 from hookgate.shell.expansion import (
     UNKNOWN_FILE,
@@ -104,10 +107,13 @@ class _Budget:
     """What is left of one analysis's bounds, shared by the parsers of its nested scripts, and
     the known-safe command substitutions it reads with (``known_substitutions``)."""
 
-    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files")
+    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files", "earlier")
 
     def __init__(
-        self, substitutions: Substitutions | None = None, root_dir: str | None = None
+        self,
+        substitutions: Substitutions | None = None,
+        root_dir: str | None = None,
+        earlier: tuple[str, ...] = (),
     ) -> None:
         self.chars = MAX_ANALYSED_CHARS
         self.commands = MAX_COMMANDS
@@ -117,6 +123,8 @@ class _Budget:
         # directory entries that may still read (None: patterns are not matched)
         self.root_dir = root_dir
         self.files: list[int] | None = None if root_dir is None else [MAX_GLOB_ENTRIES]
+        # absolute paths of files earlier calls of the session wrote: run, they run their text
+        self.earlier = earlier
 
     def expand(self, n: int) -> None:
         """Count ``n`` characters made by expansions (a variable used many times is copied
@@ -796,7 +804,7 @@ class _Parser:
         elif self.functions and words[0].text in self.functions and written[0].marks is None:
             return self.call_function(words, env, via, span)
         inner, own = _unwrap(name, words, self.budget)
-        if inner is None and self.scripts and "/" in words[0].text:
+        if inner is None and (self.scripts or self.budget.earlier) and "/" in words[0].text:
             inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
         own_words = words[:own] if isinstance(own, int) else own
         if self.links or self.mounts is not None:
@@ -1125,8 +1133,17 @@ class _Parser:
         self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
 
     def written(self, path: str, cwd: str | None) -> str | None:
-        """The text the line wrote at ``path`` (relative to ``cwd``), or None."""
-        script = self.scripts.get(join_path(cwd, path))
+        """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
+        of the session wrote there (read from the disk now); None otherwise."""
+        key = join_path(cwd, path)
+        script = self.scripts.get(key)
+        if script is None and self.budget.earlier:
+            root = self.budget.root_dir
+            full = key if key.startswith("/") or root is None else join_path(root, key)
+            if full in self.budget.earlier:
+                text = _file_text(full)
+                if text is not None:
+                    script = self.scripts[key] = [text]
         return None if script is None else "\n".join(script)
 
     def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
@@ -1892,6 +1909,29 @@ def _input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
     return ([], files) if argv_has_option(argv, "-a") else (files, [])
 
 
+# The largest file an earlier call wrote that a line's run of it is read from (a script).
+MAX_EARLIER_BYTES = 64 * 1024
+
+
+def _file_text(path: str) -> str | None:
+    """The text of the regular file ``path`` (at most ``MAX_EARLIER_BYTES``; a symlink is not
+    followed), or None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EARLIER_BYTES:
+            return None
+        return os.read(fd, MAX_EARLIER_BYTES + 1).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
 _COPY_VALUES = {
     "cp": ("-S", "--suffix"),
@@ -2505,19 +2545,23 @@ MAX_ANALYSED = 256
 
 
 def analyse(
-    cmdline: str, substitutions: Substitutions | None = None, root_dir: str | None = None
+    cmdline: str,
+    substitutions: Substitutions | None = None,
+    root_dir: str | None = None,
+    earlier: tuple[str, ...] = (),
 ) -> tuple[Command, ...]:
     """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
     ``substitutions`` (``expansion.compile_substitutions``) as what they yield, and matching
     file name patterns against the disk when ``root_dir`` (the directory the line runs in,
-    absolute) is given; a ``LimitError`` past the bounds above."""
+    absolute) is given; ``earlier`` are files the session's earlier calls wrote (absolute):
+    a line that runs one runs its text. A ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
-    return _analyse(cmdline, _Budget(substitutions, root_dir))
+    return _analyse(cmdline, _Budget(substitutions, root_dir, earlier))
 
 
 def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
@@ -2526,8 +2570,8 @@ def _analyse(cmdline: str, budget: _Budget) -> tuple[Command, ...]:
     table = budget.substitutions
     key: object = (
         cmdline
-        if table is None and budget.root_dir is None
-        else (cmdline, id(table), budget.root_dir)
+        if table is None and budget.root_dir is None and not budget.earlier
+        else (cmdline, id(table), budget.root_dir, budget.earlier)
     )
     cached = _ANALYSED.get(key)
     if cached is not None and cached[0] is table:
