@@ -26,7 +26,7 @@ LAUNCH = "from hookgate.launcher import launch; launch()"
 PROBE = (
     "import sys; from hookgate import launcher;"
     "f = launcher._Finder(launcher._read(launcher._modules_path())); sys.meta_path.insert(0, f);"
-    "import hookgate.engine as e; print(e.__spec__.loader is f, e.__file__)"
+    "import hookgate.engine as e; print(type(e.__spec__.loader) is launcher._Loader, e.__file__)"
 )
 
 
@@ -86,6 +86,26 @@ def test_a_module_whose_source_changed_is_imported_as_usual(env) -> None:
     with open(path, "wb") as f:
         f.write(head + marshal.dumps((entries, codes)))
     assert probe(env)[0] is False
+
+
+def test_policies_compile_with_the_modules_of_the_module_file(env, tmp_path) -> None:
+    """Policies the compile cache has not seen (edited, pulled, ``--policies``) are parsed with
+    the grammar read through the loader of ``hookgate.grammar``, which the module file serves
+    once a warm hook has imported it."""
+    import shutil
+
+    from hookgate.sources import default_pack_path
+
+    hook(env, "eval", "--host", "claude")
+    hook(env, "eval", "--host", "claude")
+    with open(module_file(env), "rb") as f:
+        f.read(len(launcher._MAGIC))
+        f.readline()
+        assert "hookgate.grammar" in marshal.loads(f.read())[0]
+    pack = shutil.copytree(default_pack_path(), tmp_path / "pack")
+    done = hook(env, "eval", "--host", "claude", "--policies", str(pack))
+    assert done.stderr == ""
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 @pytest.mark.parametrize("damage", ["writable by others", "truncated", "another python"])

@@ -30,6 +30,7 @@ _MAGIC = b"hookgate-modules/1\n"
 # The bytecode's version (importlib's magic number), from the import system already loaded.
 _PYC_MAGIC = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER
 _ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
+_SourceFileLoader = sys.modules["_frozen_importlib_external"].SourceFileLoader
 
 
 def launch() -> None:
@@ -102,18 +103,13 @@ class _Finder:
             return None
         if st.st_mtime_ns != mtime_ns or st.st_size != size:
             return None
-        spec = _ModuleSpec(name, self, origin=source, is_package=package)
+        loader = _Loader(name, source, self.codes[name])
+        spec = _ModuleSpec(name, loader, origin=source, is_package=package)
         spec.has_location = True
         spec.cached = pyc
         if package:
             spec.submodule_search_locations = [os.path.dirname(source)]
         return spec
-
-    def create_module(self, spec: object) -> None:
-        return None  # the default module object
-
-    def exec_module(self, module: object) -> None:
-        exec(marshal.loads(self.codes[module.__name__]), module.__dict__)
 
     def missed(self) -> bool:
         """Whether this run imported, as usual, a hookgate module that has a ``.pyc`` (one
@@ -121,9 +117,22 @@ class _Finder:
         for name, module in list(sys.modules.items()):
             spec = getattr(module, "__spec__", None)
             if name.startswith("hookgate.") and name not in self.before and spec is not None:
-                if spec.loader is not self and spec.cached and os.path.exists(spec.cached):
+                if type(spec.loader) is not _Loader and spec.cached and os.path.exists(spec.cached):
                     return True
         return False
+
+
+class _Loader(_SourceFileLoader):
+    """importlib's loader of a source file (so that the module's files and resources are found
+    as usual: ``importlib.resources`` reads the policy grammar through it when policies are
+    compiled), its code taken from the module file instead of the ``.pyc``."""
+
+    def __init__(self, name: str, path: str, code: bytes) -> None:
+        super().__init__(name, path)
+        self.code = code
+
+    def get_code(self, fullname: str) -> object:
+        return marshal.loads(self.code)
 
 
 def _write(path: str, finder: _Finder) -> None:
@@ -141,7 +150,7 @@ def _write(path: str, finder: _Finder) -> None:
         spec = getattr(module, "__spec__", None)
         if not name.startswith("hookgate.") or name in entries or spec is None:
             continue
-        if spec.loader is finder or not spec.origin or not spec.cached:
+        if type(spec.loader) is _Loader or not spec.origin or not spec.cached:
             continue
         try:
             st = os.stat(spec.origin)

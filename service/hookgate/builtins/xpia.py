@@ -216,23 +216,16 @@ def _patterns(value: Any) -> Library:
             else None
         )
         out.append((p, words))
-    library = (out, _fewest_words([w for _, words in out for w in words or ()]))
+    # Each word once. Not fewer (dropping the words that hold a shorter one would leave a
+    # dozen tests less per text): that cost a hook, which prepares the library for one call,
+    # a twentieth of its run.
+    library = (out, tuple(dict.fromkeys(w for _, words in out for w in words or ())))
     if any(words is None for _, words in out):
         library = (out, None)
     if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
         _prepared.clear()
     _prepared[id(value)] = (value, library)
     return library
-
-
-def _fewest_words(words: list[str]) -> tuple[str, ...]:
-    """``words`` without those that contain another (a text holding ``instructions`` holds
-    ``instruction``): a text holds one of the result exactly when it holds one of ``words``."""
-    kept: list[str] = []
-    for w in sorted(set(words), key=lambda w: (len(w), w)):
-        if not any(k in w for k in kept):
-            kept.append(w)
-    return tuple(kept)
 
 
 def _base64_blobs(text: str) -> Iterator[tuple[int, int, str]]:

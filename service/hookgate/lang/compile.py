@@ -234,7 +234,8 @@ class Program:
             )
         group = node.group
         if group is None:
-            group = self.tree.group(kind, path, -1, env.file, rule.loc.line, rule.loc.col)
+            loc = rule.loc
+            group = self.tree.group(kind, path, path_text(path), -1, env.file, loc.line, loc.col)
             self.rules[group] = []
             self.deps[group] = set()
             self.out.tree_ops.append(group)
@@ -266,7 +267,8 @@ class Program:
         # its value joins the root's object at its place.
         inner = self.inner.get(path)
         if inner is None:
-            sub = Group(rule.kind, path, -1, env.file, rule.loc.line, rule.loc.col)
+            loc = rule.loc
+            sub = Group(rule.kind, path, path_text(path), -1, env.file, loc.line, loc.col)
             inner = self.inner[path] = (sub, group)
             self.rules[sub] = []
             self.deps[sub] = set()
@@ -494,8 +496,9 @@ class _Module:
         for op in self.tree_ops:
             if isinstance(op, Group):
                 lines.append(
-                    f"{self.group(op)} = T.group({op.kind!r}, {op.path!r}, {op.arity!r}, "
-                    f"{op.file!r}, {op.line!r}, {op.col!r}, {op not in self.detached})"
+                    f"{self.group(op)} = T.group({op.kind!r}, {op.path!r}, {op.name!r}, "
+                    f"{op.arity!r}, {op.file!r}, {op.line!r}, {op.col!r}, "
+                    f"{op not in self.detached})"
                 )
             else:
                 lines.append(op)

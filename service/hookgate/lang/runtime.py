@@ -410,10 +410,14 @@ class Group:
         "nested",
     )
 
-    def __init__(self, kind: str, path: tuple, arity: int, file: str, line: int, col: int) -> None:
+    def __init__(
+        self, kind: str, path: tuple, name: str, arity: int, file: str, line: int, col: int
+    ) -> None:
+        """``name``: ``path_text(path)``, which the generated code gives as a constant: a hook
+        that computed it for each group would spend more on it than on building the tree."""
         self.kind = kind
         self.path = path
-        self.name = path_text(path)
+        self.name = name
         self.arity = arity
         self.file = file
         self.line = line
@@ -541,6 +545,7 @@ class Tree:
         self,
         kind: str,
         path: tuple,
+        name: str,
         arity: int,
         file: str,
         line: int,
@@ -549,7 +554,7 @@ class Tree:
     ) -> Group:
         """A new rule group; ``placed``: at its node (else it lives inside a partial object
         rooted above it, whose value includes its own)."""
-        group = Group(kind, path, arity, file, line, col)
+        group = Group(kind, path, name, arity, file, line, col)
         if placed:
             self.node(path).group = group
         self.groups.append(group)

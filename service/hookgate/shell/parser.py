@@ -207,10 +207,11 @@ class _Parser:
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
         # What git commands of the line did so far (branches switched, configuration written):
-        # repository state, so subshells share it too.
-        from hookgate.shell.git import LineState  # git.py builds on this module
-
-        self.git = LineState()
+        # repository state, so subshells share it too. A ``shell.git.LineState`` made at the
+        # line's first git command (``line_git``): most lines run none, and importing git.py
+        # would cost their hook more than their analysis.
+        self.git: Any = None
+        self.git_owner = self  # the parser of the whole line, which holds it
         # Effects of earlier commands on the paths of later ones. Paths the line moved or linked
         # (mv .git x, ln -s ~ h) by their new name: (the original, whether it is a symlink).
         # File system state, so shared with nested scripts, like scripts and branches.
@@ -814,7 +815,7 @@ class _Parser:
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
         if name == "git":
-            for script in self.git.see(cmd, self.scripts, self.vars, self.out):
+            for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         elif name in ("mv", "ln", "cp", "install"):
             self.moved(cmd)
@@ -980,9 +981,18 @@ class _Parser:
     def share_state(self, parent: _Parser) -> None:
         """A nested script (bash -c, a substitution, a here-document) runs on the same file
         system, repositories and container as ``parent``."""
-        self.git = parent.git
+        self.git_owner = parent.git_owner
         self.links = parent.links
         self.mounts = parent.mounts
+
+    def line_git(self) -> Any:
+        """The line's ``shell.git.LineState``, shared by its nested scripts."""
+        owner = self.git_owner
+        if owner.git is None:
+            from hookgate.shell.git import LineState  # git.py builds on this module
+
+            owner.git = LineState()
+        return owner.git
 
     def call_function(
         self, words: list[Word], env: dict[str, str], via: list[str], span: tuple[int, int]
