@@ -26,7 +26,7 @@ script_commands(text) := shell.commands_with(text, {"substitutions": substitutio
 
 # Files the session's earlier calls wrote with a file tool (Write x.sh, then bash x.sh): a line
 # that runs one runs what it holds.
-session_files := host.session_files(input.session_id) if {
+session_files := hookgate.session_files(input.session_id) if {
 	is_string(input.session_id)
 } else := []
 

@@ -2,7 +2,7 @@
 
 A ``Write`` of ``x.sh`` in one call and ``bash x.sh`` in the next are judged as if the line had
 written the script itself: a line that runs one of these files runs what it holds (the
-``host.session_files`` builtin gives the paths to the shell model, which reads a file when a
+``hookgate.session_files`` builtin gives the paths to the shell model, which reads a file when a
 line runs it). Only paths are kept, one file a session in the state directory (which
 self-protect covers), the last ``MAX_FILES`` of them.
 """

@@ -13,6 +13,10 @@ import os
 from hookgate import paths
 from hookgate.builtins.registry import builtin
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # Each host's home directory for its user-scope settings, and the variable that moves it
 # (integrations/hostconfig.py's config_path).
 _HOST_HOMES: tuple[tuple[str, str | None, str], ...] = (
@@ -92,3 +96,18 @@ def _installed_program() -> str | None:
 
 
 _PROGRAM = _installed_program()
+
+
+@builtin("hookgate.session_files", "hookgate", 1, reads_host=True)
+def session_files(session_id: Any) -> list[str]:
+    """The absolute paths the file tools of session ``session_id`` wrote in its earlier calls,
+    oldest first: hookgate records each path when it lets a write through
+    (``hookgate/session.py``). ``[]`` for a session that wrote none or an id that is not a
+    string. ``shell.commands_with``'s ``files`` takes them: a later ``bash x.sh`` runs what
+    x.sh holds.
+    """
+    if not isinstance(session_id, str):
+        return []
+    from hookgate import session
+
+    return session.written(session_id)

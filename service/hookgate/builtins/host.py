@@ -146,17 +146,3 @@ def skills(directory: Any) -> list[str]:
     no symlinks followed, bounded, cached per process. Sorted array of strings.
     """
     return list(_skills(_directory(directory, "host.skills"), os.path.expanduser("~")))
-
-
-@builtin("host.session_files", "host", 1, reads_host=True)
-def session_files(session_id: Any) -> list[str]:
-    """The absolute paths the file tools of session ``session_id`` wrote in its earlier calls,
-    oldest first: hookgate records each path when it lets a write through
-    (``session.record``). ``[]`` for a session that wrote none or an id that is not a string.
-    ``shell.commands_with``'s ``files`` takes them: a later ``bash x.sh`` runs what x.sh holds.
-    """
-    if not isinstance(session_id, str):
-        return []
-    from hookgate import session
-
-    return session.written(session_id)

@@ -160,7 +160,7 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
     word of kind ``unknown-glob``.
 
     ``files`` are absolute paths of files the session's earlier calls wrote
-    (``host.session_files``): a line that runs one (``bash x.sh``, ``./x.sh``, ``source x.sh``,
+    (``hookgate.session_files``): a line that runs one (``bash x.sh``, ``./x.sh``, ``source x.sh``,
     ``bash < x.sh``) runs the text it holds on disk now (a regular file of at most 64 KiB), as
     if the line had written it.
     """
