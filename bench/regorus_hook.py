@@ -1,7 +1,7 @@
 """Baseline (b): a Python hook evaluating hookgate's default pack on regorus (Rust).
 
 The pack's modules and data are loaded into regorus, hookgate's domain builtins (shell, git,
-xpia, host) are registered as regorus extensions, and each guard package's decision rules are
+xpia, host, hookgate) are registered as regorus extensions, and each guard package's decision rules are
 queried. The input document is built the least way that lets the pack work (tool_kind for the
 shell tool), since regorus does not normalize host payloads.
 """
@@ -26,7 +26,7 @@ def regorus_engine():
     sources, data = default_pack_sources()
     engine = regorus.Engine()
     for name, builtin in REGISTRY.items():
-        if builtin.family in ("shell", "git", "xpia", "host"):
+        if builtin.family in ("shell", "git", "xpia", "host", "hookgate"):
             engine.add_extension(name, builtin.arity, builtin.func)
     for filename, text in sources.items():
         engine.add_policy(filename, text)
