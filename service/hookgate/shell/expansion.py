@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.arithmetic import evaluate
 from hookgate.shell.words import Word, matching_close
 
 TYPE_CHECKING = False
@@ -404,6 +403,8 @@ class Expander:
                 return None
             parts.append(" ".join(items))
             i = end
+        from hookgate.shell.arithmetic import evaluate  # only for a line with $((…))
+
         return evaluate("".join(parts), self.variable_text)
 
     def variable_text(self, name: str) -> str | None:

@@ -29,7 +29,6 @@ from hookgate.shell.expansion import (
     pathname_matches,
     printf_output,
 )
-from hookgate.shell.filters import filter_output
 from hookgate.shell.launchers import TABLES
 from hookgate.shell.words import (
     Command,
@@ -1781,6 +1780,8 @@ def _command_output(cmd: Command, stdin: str | None, charge: Any) -> str | None:
         return hex_decode(stdin) if not operands else None
     if name == "rev" and not operands:
         return "\n".join(line[::-1] for line in stdin.split("\n"))
+    from hookgate.shell.filters import filter_output  # only for text the line pipes on
+
     return filter_output(argv, stdin)
 
 
