@@ -52,10 +52,17 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
 	change := x.git.config_change
 	change.key == "core.hookspath"
-	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
+	some current in repo_hooks_paths[data.hookgate.lib.git_target(x.git)]
 	current != ""
 	moves_away(change, current)
 	msg := sprintf("Unsetting or changing core.hooksPath switches off the hooks it points to (%s). %s", [current, advice])
+}
+
+# The core.hooksPath values each repository a git config command of the line targets has now.
+repo_hooks_paths[dir] := object.get(git.config(dir), "core.hookspath", []) if {
+	some x in data.hookgate.lib.git_commands
+	x.git.config_change.key == "core.hookspath"
+	dir := data.hookgate.lib.git_target(x.git)
 }
 
 moves_away(change, _) if change.op == "unset"

@@ -221,12 +221,12 @@ test_an_unknown_subcommand_may_be_a_commit if {
 # husky's hooks live where core.hooksPath points: unsetting it leaves git with .git/hooks.
 test_unsetting_a_configured_hooks_path if {
 	every cmd in ["git config --unset core.hooksPath", "git config unset core.hooksPath", "git config --local --unset-all core.hooksPath"] {
-		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd) with git.config as {"core.hookspath": [".husky/_"]}
+		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd) with data.hookgate.no_verify.repo_hooks_paths as {"/home/u/proj": [".husky/_"]}
 	}
-	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset core.hooksPath") with git.config as {}
-	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset user.name") with git.config as {"core.hookspath": [".husky/_"]}
-	count(data.hookgate.no_verify.deny) > 0 with input as shell_input("git config core.hooksPath .git/hooks") with git.config as {"core.hookspath": [".husky/_"]}
-	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config core.hooksPath ./.husky/_/") with git.config as {"core.hookspath": [".husky/_"]}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset core.hooksPath") with data.hookgate.no_verify.repo_hooks_paths as {}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config --unset user.name") with data.hookgate.no_verify.repo_hooks_paths as {"/home/u/proj": [".husky/_"]}
+	count(data.hookgate.no_verify.deny) > 0 with input as shell_input("git config core.hooksPath .git/hooks") with data.hookgate.no_verify.repo_hooks_paths as {"/home/u/proj": [".husky/_"]}
+	count(data.hookgate.no_verify.deny) == 0 with input as shell_input("git config core.hooksPath ./.husky/_/") with data.hookgate.no_verify.repo_hooks_paths as {"/home/u/proj": [".husky/_"]}
 }
 
 test_hook_framework_files_switched_off if {
