@@ -215,20 +215,23 @@ def _apply(op: str, a: int, b: int) -> int:
         if not 0 <= b < 64:
             b %= 64
         return _wrap(a << b) if op == "<<" else a >> b
-    table: dict[str, Callable[[int, int], int]] = {
-        "||": lambda x, y: int(bool(x) or bool(y)),
-        "&&": lambda x, y: int(bool(x) and bool(y)),
-        "|": lambda x, y: x | y,
-        "^": lambda x, y: x ^ y,
-        "&": lambda x, y: x & y,
-        "==": lambda x, y: int(x == y),
-        "!=": lambda x, y: int(x != y),
-        "<=": lambda x, y: int(x <= y),
-        ">=": lambda x, y: int(x >= y),
-        "<": lambda x, y: int(x < y),
-        ">": lambda x, y: int(x > y),
-        "+": lambda x, y: x + y,
-        "-": lambda x, y: x - y,
-        "*": lambda x, y: x * y,
-    }
-    return _wrap(table[op](a, b))
+    return _wrap(_OPERATORS[op](a, b))
+
+
+# The operators whose result is a plain function of both operands (the rest are in _apply).
+_OPERATORS: dict[str, Callable[[int, int], int]] = {
+    "||": lambda x, y: int(bool(x) or bool(y)),
+    "&&": lambda x, y: int(bool(x) and bool(y)),
+    "|": lambda x, y: x | y,
+    "^": lambda x, y: x ^ y,
+    "&": lambda x, y: x & y,
+    "==": lambda x, y: int(x == y),
+    "!=": lambda x, y: int(x != y),
+    "<=": lambda x, y: int(x <= y),
+    ">=": lambda x, y: int(x >= y),
+    "<": lambda x, y: int(x < y),
+    ">": lambda x, y: int(x > y),
+    "+": lambda x, y: x + y,
+    "-": lambda x, y: x - y,
+    "*": lambda x, y: x * y,
+}
