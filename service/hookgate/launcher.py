@@ -20,11 +20,16 @@ Two costs of a hook's process are Python's, not hookgate's, and this module remo
 
 from __future__ import annotations
 
+import io
 import marshal
 import os
 import sys
 
 from hookgate import __version__, paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _MAGIC = b"hookgate-modules/1\n"
 # The bytecode's version (importlib's magic number), from the import system already loaded.
@@ -34,11 +39,24 @@ _SourceFileLoader = sys.modules["_frozen_importlib_external"].SourceFileLoader
 
 
 def launch() -> None:
-    """Run ``hookgate`` (``sys.argv[1:]``) with its modules from the module file, then end the
-    process without the interpreter's teardown."""
+    """Run ``hookgate`` (``sys.argv[1:]``): a hook asks the warm process first
+    (``hookgate.warm``); otherwise its modules come from the module file. Then end the process
+    without the interpreter's teardown."""
+    from hookgate import warm
+
     path = _modules_path()
+    call = warm.Call.current()
+    if call is not None and not call.serving:
+        payload = warm.read_payload()
+        answer = call.ask(payload)
+        if answer is not None:
+            _end(*answer)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding=sys.stdin.encoding)
     finder = _Finder(_read(path))
     sys.meta_path.insert(0, finder)
+    if call is not None and call.serving:
+        call.serve(_module_names(path, finder), lambda: _save(path, finder))
+        os._exit(0)
     from hookgate import cli
 
     code = cli.main()
@@ -47,14 +65,57 @@ def launch() -> None:
         sys.stderr.flush()
     except BaseException:
         os._exit(120)  # what Python itself answers when it cannot flush at exit
-    # Not after a run that compiled policies: the compiler's modules, which no warm hook needs,
-    # would be read by every hook after it.
+    _save(path, finder)
+    if call is not None and call.start_after:
+        try:
+            call.start()
+        except Exception:  # the next hook evaluates in its own process too
+            pass
+    os._exit(code)
+
+
+def _end(code: int, stdout: bytes, stderr: bytes) -> None:
+    """End the process as the warm process's child answered."""
+    for fd, data in ((1, stdout), (2, stderr)):
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        except OSError:
+            os._exit(120)
+    os._exit(code)
+
+
+def _save(path: str, finder: _Finder) -> None:
+    """Write the module file again when this run imported hookgate modules it lacks; not after a
+    run that compiled policies: the compiler's modules, which no warm hook needs, would be read
+    by every hook after it."""
     try:
         if finder.missed() and "hookgate.lang.compile" not in sys.modules:
             _write(path, finder)
     except Exception:  # the file only saves time; the hook has answered
         pass
-    os._exit(code)
+
+
+def _module_names(path: str, finder: _Finder) -> Callable[[], list[str]]:
+    """For the warm process: the modules of the module file, read again whenever a child wrote
+    it (the warm process imports the new ones between calls)."""
+
+    def mtime() -> int | None:
+        try:
+            return os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+
+    seen = [mtime()]
+
+    def names() -> list[str]:
+        now = mtime()
+        if now != seen[0]:
+            seen[0] = now
+            finder.entries, finder.codes = _read(path)
+        return list(finder.entries)
+
+    return names
 
 
 def _modules_path() -> str:

@@ -12,6 +12,7 @@ import gc
 import sys
 
 from hookgate import jsonio
+from hookgate.warm import MAX_PAYLOAD_BYTES, read_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from hookgate.engine import Engine
 
 HOSTS = ("auto", "claude", "codex", "copilot", "gemini", "cursor", "amplifier")
-MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 
 # The options, declared once: ``add_arguments`` builds the argparse parser from them (help,
@@ -133,7 +133,7 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
     from hookgate.decision import Decision
     from hookgate.engine import Engine
 
-    payload = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    payload = read_payload()
     try:
         closed = failure_policy(None, args.failure_policy) == "closed"
     except ConfigError as exc:

@@ -247,6 +247,7 @@ def load(
     evaluation reaches in ``PolicySet.coverage`` (never cached). Raises ``PolicyError`` with every
     diagnostic, source lines filled in.
     """
+    global _built
     key = directory = None
     if cache_dir is not None and not coverage:
         from hookgate.lang import cache
@@ -277,6 +278,9 @@ def load(
 
         infos = [ModuleInfo.of(m) for m in modules]
         cache.store(directory, key, code, [i.encode() for i in infos], builtins.index())
+        if _kept is not None:
+            _kept[directory, key] = ps, builtins.index()
+    _built += 1
     return ps
 
 
@@ -306,6 +310,25 @@ def load_files(paths: list, *, cache_dir: str | os.PathLike) -> PolicySet:
     return ps
 
 
+# A warm process (hookgate.warm) keeps the policy sets it loads, by compile cache entry, and each
+# hook call it forks finds them here. Nothing else keeps them: a caller may change the set it got.
+_kept: dict[tuple[str, str], tuple[PolicySet, dict[str, str]]] | None = None
+_built = 0
+
+
+def keep_loaded() -> None:
+    """Keep every policy set loaded through the compile cache from now on (a warm process)."""
+    global _kept
+    _kept = {}
+
+
+def sets_built() -> int:
+    """How many policy sets this process built (read from the compile cache or compiled), not
+    counting those it kept: a warm process's child that built one ran policies the warm
+    process did not hold."""
+    return _built
+
+
 def _load_cached(
     directory: str,
     key: str,
@@ -313,6 +336,13 @@ def _load_cached(
     sources: dict[str, str] | Callable[[], dict[str, str]],
 ) -> PolicySet | None:
     """The policy set of a compile cache entry, or None (no entry, or a damaged one)."""
+    global _built
+    from hookgate import builtins
+
+    kept = _kept.get((directory, key)) if _kept is not None else None
+    if kept is not None:
+        builtins.use_index(kept[1])
+        return kept[0]
     from hookgate.lang import cache
     from hookgate.lang.runtime import ModuleInfo, run
 
@@ -325,10 +355,12 @@ def _load_cached(
         modules = [ModuleInfo(*info) for info in infos]
     except Exception:
         return None
-    from hookgate import builtins
-
     builtins.use_index(index)
-    return PolicySet(tree, modules, data, sources)
+    ps = PolicySet(tree, modules, data, sources)
+    _built += 1
+    if _kept is not None:
+        _kept[directory, key] = ps, index
+    return ps
 
 
 def _shown(diag: Diagnostic, sources: dict[str, str]) -> Diagnostic:

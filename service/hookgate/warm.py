@@ -1,0 +1,372 @@
+"""The warm process: a resident ``hookgate`` that forks a ready evaluator for each hook call.
+
+A hook's process pays Python's start-up, then hookgate's imports and its compiled pack: more
+than the decision itself. So the hook command ``hookgate install`` wires (``hookgate.launcher``)
+first asks a warm process. The hook reads its payload, connects to
+``<state>/warm/<key>.sock``, checks that the process listening there is hookgate's own
+(:meth:`Call._genuine`), and sends the payload with its working directory and umask. The warm
+process, whose modules and compiled pack are loaded, forks a child that runs ``hookgate eval``
+as the hook would have, and the child sends back the exit code, stdout and stderr. The hook
+then only writes them.
+
+Anything else and the hook evaluates in its own process as before, with the payload it read:
+no warm process, a stale one, one that does not answer, an impostor, a child that dies before
+answering. After answering, a hook that found no warm process starts one for the next call. A
+warm process ends after ``HOOKGATE_WARM`` seconds without a call (default 600; ``0`` or
+``off``: never start one), when hookgate's code files change, and when a child had to load
+policies it had not loaded (an edited policy, a newly pulled bundle): the next call starts one
+with them.
+
+Why a warm process serves only one command line and one environment: its children inherit its
+environment, which decides where hookgate's files are, which policies run and what git reads.
+The key is a CRC of both, and because a CRC can be forged, the hook compares the listener's
+real command line and environment (``/proc``) with its own before it sends anything. Linux only
+(``SO_PEERCRED``, ``/proc``); elsewhere every hook evaluates in its own process.
+
+The hook's side imports nothing but ``_socket`` (and ``zlib`` for the key); the warm process's
+side imports what it needs when it starts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import _socket
+    import socket
+    from collections.abc import Callable
+
+MAX_PAYLOAD_BYTES = 4 * 1024 * 1024  # the most a hook reads from stdin (the limit + 1 byte)
+SERVE = "--serve-warm"  # the warm process's argument, after the launcher's code
+IDLE_SECONDS = 600
+MAX_PROCESSES = 8  # warm processes of one user at once (one per hook command and environment)
+ANSWER_SECONDS = 3.0  # a warm process acknowledges a call at once; one that does not is stuck
+# Variables a shell sets for each command it starts (the working directory among them): not part
+# of the key, but sent with each call and set in the child.
+VOLATILE = (b"PWD", b"OLDPWD", b"SHLVL", b"_")
+
+
+def idle_seconds() -> int:
+    """``HOOKGATE_WARM``: seconds a warm process waits for its next call; 0 when off (``0``,
+    ``off`` or anything that is not a whole number)."""
+    value = os.environ.get("HOOKGATE_WARM", "on")
+    if value == "on":
+        return IDLE_SECONDS
+    return int(value) if value.isdigit() else 0
+
+
+def directory() -> str:
+    from hookgate import paths
+
+    return os.path.join(paths.state_dir(), "warm")
+
+
+def read_payload() -> bytes:
+    """What ``hookgate eval`` reads of stdin: up to one byte over the limit."""
+    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+
+
+class Call:
+    """One wired hook command (``python -I -S -c <launcher> eval …``) in one environment."""
+
+    def __init__(self, cmdline: list[bytes], idle: int) -> None:
+        self.hook_cmdline = cmdline
+        self.serving = SERVE.encode() in cmdline[5:6]
+        if self.serving:
+            cmdline = cmdline[:5] + cmdline[6:]
+        self.cmdline = cmdline  # the hook's
+        self.serve_cmdline = [*cmdline[:5], SERVE.encode(), *cmdline[5:]]
+        env = [(name, b"%s=%s" % (name, value)) for name, value in os.environb.items()]
+        self.env = sorted(entry for name, entry in env if name not in VOLATILE)
+        self.volatile = b"\0".join(entry for name, entry in env if name in VOLATILE)
+        self.idle = idle
+        from zlib import crc32
+
+        key = crc32(b"\0".join(self.cmdline) + b"\0\0" + b"\0".join(self.env))
+        self.path = os.path.join(directory(), f"{key:08x}.sock")
+        self.start_after = False  # no warm process answered: start one once the hook is done
+
+    @classmethod
+    def current(cls) -> Call | None:
+        """This process's call, when it is a wired hook command (or its warm process) that may
+        use a warm process; else None."""
+        idle = idle_seconds()
+        if not idle or sys.platform != "linux" or sys.argv[1:2] not in (["eval"], [SERVE]):
+            return None
+        try:
+            with open("/proc/self/cmdline", "rb") as f:
+                words = f.read().split(b"\0")[:-1]
+        except OSError:
+            return None
+        if len(words) < 6 or words[1:4] != [b"-I", b"-S", b"-c"] or words[0][:1] != b"/":
+            return None
+        call = cls(words, idle)
+        # A socket's path is at most 107 bytes.
+        return call if len(os.fsencode(call.path)) < 100 else None
+
+    # -- the hook's side -------------------------------------------------------------------
+
+    def ask(self, payload: bytes) -> tuple[int, bytes, bytes] | None:
+        """``(exit code, stdout, stderr)`` of ``hookgate eval`` run on ``payload`` by the warm
+        process, or None: evaluate in this process."""
+        import _socket
+
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(ANSWER_SECONDS)
+            try:
+                sock.connect(self.path)
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.start_after = True
+                return None
+            if not self._genuine(sock):
+                return None
+            cwd = os.fsencode(os.getcwd())
+            umask = os.umask(0o022)
+            os.umask(umask)
+            sizes = b"%d %d %d %d\n" % (len(cwd), umask, len(self.volatile), len(payload))
+            sock.sendall(sizes + cwd + self.volatile + payload)
+            ack = sock.recv(1)
+            if ack != b"+":
+                self.start_after = ack == b"-"  # it is retiring: its code changed
+                return None
+            sock.settimeout(None)  # the child is a hook like any other from here on
+            reply = _receive(sock)
+        except OSError:  # a timeout among them
+            return None
+        finally:
+            sock.close()
+        return _answer(reply)
+
+    def _genuine(self, sock: _socket.socket) -> bool:
+        """Whether the process listening on the socket is this user's warm process for this
+        command line and environment: the same executable, running exactly the command line
+        this hook would start it with, in exactly this environment."""
+        import _socket
+
+        cred = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+        pid = int.from_bytes(cred[:4], sys.byteorder)
+        if int.from_bytes(cred[4:8], sys.byteorder) != os.getuid():
+            return False
+        try:
+            if os.readlink(f"/proc/{pid}/exe") != os.readlink("/proc/self/exe"):
+                return False
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[:-1] != self.serve_cmdline:
+                    return False
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")[:-1]
+            return sorted(e for e in env if e.partition(b"=")[0] not in VOLATILE) == self.env
+        except OSError:
+            return False
+
+    def start(self) -> None:
+        """Start the warm process for this call, detached, unless one is starting or too many
+        run already."""
+        import fcntl
+
+        try:
+            names = os.listdir(directory())
+        except FileNotFoundError:
+            names = []
+        live = 0
+        for name in names:
+            if name.endswith(".lock"):
+                try:
+                    fd = os.open(os.path.join(directory(), name), os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except OSError:  # held: a warm process runs
+                    if name == os.path.basename(self.path)[:-5] + ".lock":
+                        return
+                    live += 1
+                finally:
+                    os.close(fd)
+        if live >= MAX_PROCESSES:
+            return
+        null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+        os.posix_spawn(
+            self.hook_cmdline[0], self.serve_cmdline, os.environ, file_actions=null, setsid=True
+        )
+
+    # -- the warm process's side ----------------------------------------------------------
+
+    def serve(self, imports: Callable[[], list[str]], after_call: Callable[[], None]) -> None:
+        """Be the warm process: import the modules ``imports()`` names (what hooks import) and
+        load the hook's policies, then fork a child for each call until idle, stale or retired.
+        Each child calls ``after_call`` once it has answered; the names ``imports()`` gives
+        later are imported between calls."""
+        import fcntl
+        import gc
+        import signal
+        import socket
+
+        from hookgate import paths
+
+        os.closerange(3, 1 << 16)  # nothing the host handed the hook stays open
+        paths.private_dir(directory())
+        lock = os.open(self.path[:-5] + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # another one for this call runs or starts
+        hook_argv = [os.fsdecode(word) for word in self.cmdline[5:]]
+        _import(imports())
+        from hookgate import lang
+
+        lang.keep_loaded()
+        _load_policies(hook_argv)
+        stamps = _code_stamps()
+
+        class Retire(Exception):
+            pass
+
+        def retire(signum: int, frame: object) -> None:
+            raise Retire
+
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            os.unlink(self.path)  # left by a warm process that was killed: the lock is ours
+        except FileNotFoundError:
+            pass
+        signal.signal(signal.SIGUSR1, retire)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the children
+        try:
+            listener.bind(self.path)
+            listener.listen(64)
+            listener.settimeout(self.idle)
+            gc.freeze()
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    return
+                with conn:
+                    if _code_stamps() != stamps:
+                        conn.sendall(b"-")  # the hook evaluates itself and starts a new one
+                        return
+                    try:
+                        conn.sendall(b"+")
+                    except OSError:
+                        continue
+                    if os.fork() == 0:
+                        _child(conn, [listener.fileno(), lock], hook_argv, after_call)
+                _import(imports())
+        except Retire:
+            return
+        finally:
+            signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+
+def _receive(sock: _socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _answer(reply: bytes) -> tuple[int, bytes, bytes] | None:
+    """The child's ``=<code> <len stdout> <len stderr>\\n<stdout><stderr>``, or None when it
+    ended before it had sent all of it."""
+    head, newline, body = reply.partition(b"\n")
+    fields = head[1:].split(b" ")
+    if head[:1] != b"=" or not newline or len(fields) != 3:
+        return None
+    code, out, err = (int(field) for field in fields)
+    if len(body) != out + err:
+        return None
+    return code, body[:out], body[out:]
+
+
+def _import(names: list[str]) -> None:
+    for name in names:
+        if name not in sys.modules:
+            try:
+                __import__(name)
+            except Exception:  # no longer imports: a child that needs it reports it
+                pass
+
+
+def _load_policies(hook_argv: list[str]) -> None:
+    """Load the policies the hook runs, so that no child loads them."""
+    from hookgate.commands import eval as eval_command
+    from hookgate.engine import Engine
+
+    args = eval_command.parse(hook_argv[1:])
+    try:
+        Engine.local(args.policies if args is not None else None)
+    except Exception:  # a child answers the failure, as the hook would
+        pass
+
+
+def _code_stamps() -> list[tuple[str, int, int]]:
+    """Size and modification time of each of hookgate's loaded modules' files."""
+    stamps = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if name.startswith("hookgate") and file:
+            try:
+                st = os.stat(file)
+            except OSError:
+                stamps.append((file, -1, -1))
+                continue
+            stamps.append((file, st.st_size, st.st_mtime_ns))
+    return stamps
+
+
+def _child(
+    conn: socket.socket, inherited: list[int], hook_argv: list[str], after_call: Callable
+) -> None:
+    """A forked child: read the call, run ``hookgate eval`` as the hook would, send back what it
+    answered, and end. It ends without answering when anything goes wrong, and the hook then
+    evaluates itself."""
+    import io
+    import signal
+
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        for fd in inherited:
+            os.close(fd)
+        conn.settimeout(10.0)
+        request = conn.makefile("rb")
+        sizes = [int(field) for field in request.readline().split()]
+        cwd, volatile, payload = (request.read(sizes[i]) for i in (0, 2, 3))
+        if [len(cwd), len(volatile), len(payload)] != [sizes[0], sizes[2], sizes[3]]:
+            os._exit(1)
+        conn.settimeout(None)
+        os.chdir(cwd)
+        os.umask(sizes[1])
+        for name in VOLATILE:
+            os.environb.pop(name, None)
+        for entry in filter(None, volatile.split(b"\0")):
+            name, _, value = entry.partition(b"=")
+            os.environb[name] = value
+        from hookgate import cli, lang
+
+        built = lang.sets_built()
+        out, err = io.BytesIO(), io.BytesIO()
+        stdout, stderr = sys.__stdout__, sys.__stderr__
+        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding=sys.__stdin__.encoding)
+        sys.stdout = io.TextIOWrapper(out, encoding=stdout.encoding, errors=stdout.errors)
+        sys.stderr = io.TextIOWrapper(err, encoding=stderr.encoding, errors=stderr.errors)
+        sys.argv = ["-c", *hook_argv]
+        code = cli.main(hook_argv)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        reply = b"=%d %d %d\n" % (code, out.tell(), err.tell())
+        conn.sendall(reply + out.getvalue() + err.getvalue())
+        if lang.sets_built() != built:  # the warm process's policies are not the hook's
+            os.kill(os.getppid(), signal.SIGUSR1)
+        after_call()
+    except BaseException:
+        os._exit(1)
+    os._exit(0)
