@@ -246,7 +246,7 @@ class Call:
                 except TimeoutError:
                     return
                 with conn:
-                    if _code_stamps() != stamps:
+                    if _code_changed(stamps):
                         conn.sendall(b"-")  # the hook evaluates itself and starts a new one
                         return
                     try:
@@ -256,6 +256,7 @@ class Call:
                     if os.fork() == 0:
                         _child(conn, [listener.fileno(), lock], hook_argv, after_call)
                 _import(imports())
+                stamps = _code_stamps(stamps)
         except Retire:
             return
         finally:
@@ -307,19 +308,27 @@ def _load_policies(hook_argv: list[str]) -> None:
         pass
 
 
-def _code_stamps() -> list[tuple[str, int, int]]:
-    """Size and modification time of each of hookgate's loaded modules' files."""
-    stamps = []
+def _code_stamps(known: dict[str, tuple[int, int]] | None = None) -> dict[str, tuple[int, int]]:
+    """Size and modification time of the files of hookgate's loaded modules, as ``known`` holds
+    them for the files it names (a module imported since is stamped now)."""
+    stamps = dict(known or {})
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if name.startswith("hookgate") and file:
-            try:
-                st = os.stat(file)
-            except OSError:
-                stamps.append((file, -1, -1))
-                continue
-            stamps.append((file, st.st_size, st.st_mtime_ns))
+        if name.startswith("hookgate") and file and file not in stamps:
+            stamps[file] = _stamp(file)
     return stamps
+
+
+def _stamp(file: str) -> tuple[int, int]:
+    try:
+        st = os.stat(file)
+    except OSError:
+        return (-1, -1)
+    return (st.st_size, st.st_mtime_ns)
+
+
+def _code_changed(stamps: dict[str, tuple[int, int]]) -> bool:
+    return any(_stamp(file) != stamp for file, stamp in stamps.items())
 
 
 def _child(

@@ -1,0 +1,205 @@
+"""The warm process (hookgate/warm.py): the wired hook command asks a resident hookgate, which
+forks a ready evaluator per call; every other case evaluates in the hook's own process."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from hookgate.integrations import hostconfig
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the warm process is Linux-only")
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> str:
+    """hookgate laid out as a wheel installs it (the package, its grammar and its policies in
+    one directory), made of links to this checkout: under -S the editable install's mapping of
+    hookgate.grammar and hookgate.policies does not exist."""
+    site = tmp_path_factory.mktemp("site")
+    package = site / "hookgate"
+    package.mkdir()
+    for entry in (ROOT / "service" / "hookgate").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    for name in ("grammar", "policies"):
+        (package / name).symlink_to(ROOT / name)
+    return str(site)
+
+
+@pytest.fixture
+def wired(site) -> list[str]:
+    """The wired command as `install` writes it."""
+    dirs = [site, sysconfig.get_paths()["purelib"]]
+    return [*hostconfig.launcher_argv(sys.executable, dirs), "eval", "--host", "claude"]
+
+
+def payload(command: str) -> bytes:
+    body = {
+        "session_id": "s",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    return json.dumps(body).encode()
+
+
+@pytest.fixture
+def env(tmp_path, wired):
+    env = dict(os.environ, HOOKGATE_HOME=str(tmp_path / "home"), HOOKGATE_WARM="30")
+    env["_argv"] = wired
+    env.pop("HOOKGATE_FAILURE_POLICY", None)
+    yield env
+    for pid in warm_pids(env):
+        os.kill(pid, signal.SIGKILL)
+
+
+def hook(env: dict, body: bytes, argv: list[str] | None = None) -> subprocess.CompletedProcess:
+    argv = argv or env["_argv"]
+    vars_ = {k: v for k, v in env.items() if k != "_argv"}
+    return subprocess.run(argv, input=body, env=vars_, capture_output=True, timeout=60)
+
+
+def sockets(env: dict) -> list[str]:
+    return glob.glob(os.path.join(env["HOOKGATE_HOME"], "state", "warm", "*.sock"))
+
+
+def warm_pids(env: dict) -> list[int]:
+    pids = []
+    for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            words = Path(cmdline).read_bytes().split(b"\0")
+            environ = Path(cmdline).with_name("environ").read_bytes()
+        except OSError:
+            continue
+        home = b"HOOKGATE_HOME=" + env["HOOKGATE_HOME"].encode()
+        if b"--serve-warm" in words and home in environ.split(b"\0"):
+            pids.append(int(cmdline.split("/")[2]))
+    return pids
+
+
+def wait_for_warm(env: dict) -> None:
+    for _ in range(200):
+        if sockets(env):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no warm process started")
+
+
+def decisions(env: dict) -> int:
+    log = os.path.join(env["HOOKGATE_HOME"], "state", "decisions", "current.jsonl")
+    with open(log) as f:
+        return len(f.readlines())
+
+
+CASES = [
+    "git push --force origin main",
+    "git commit --no-verify -m wip",
+    "ls -la",
+    "rm -rf ~",
+]
+
+
+def test_a_warm_process_answers_as_the_hook_itself_would(env) -> None:
+    off = dict(env, HOOKGATE_WARM="0")
+    first = hook(env, payload("ls"))
+    assert (first.returncode, first.stdout, first.stderr) == (0, b"{}\n", b""), first
+    assert first.returncode == 0, first.stderr
+    wait_for_warm(env)
+    [pid] = warm_pids(env)
+    for command in CASES:
+        served, alone = hook(env, payload(command)), hook(off, payload(command))
+        assert b"hookgate:" not in served.stderr, served.stderr
+        assert (served.returncode, served.stdout, served.stderr) == (
+            alone.returncode,
+            alone.stdout,
+            alone.stderr,
+        )
+    assert warm_pids(env) == [pid]  # one warm process served them all
+    assert decisions(env) == 1 + 2 * len(CASES)  # each call logged once
+
+
+def test_an_impostor_on_the_socket_is_not_believed(env) -> None:
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [path] = sockets(env)
+    for pid in warm_pids(env):
+        os.kill(pid, signal.SIGKILL)
+    os.unlink(path)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(4)
+    asked = []
+
+    def impostor() -> None:
+        conn, _ = server.accept()
+        with conn:
+            asked.append(conn.recv(1 << 16))
+            try:
+                conn.sendall(b"+=0 2 0\n{}")
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=impostor, daemon=True)
+    thread.start()
+    done = hook(env, payload("git push --force origin main"))
+    server.close()
+    assert done.returncode == 0, done.stderr
+    assert b"hookSpecificOutput" in done.stdout, (done.stdout, done.stderr, asked)
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["updatedInput"] == {"command": "git push origin main"}
+    assert asked in ([], [b""])  # it was sent nothing, the payload least of all
+
+
+def test_a_stopped_warm_process_delays_but_does_not_change_the_answer(env) -> None:
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [pid] = warm_pids(env)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        done = hook(env, payload("git commit --no-verify -m wip"))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_changed_code_or_policies_retire_the_warm_process(env, tmp_path) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    for file in (ROOT / "policies").iterdir():
+        if file.is_file():
+            (policies / file.name).write_bytes(file.read_bytes())
+    argv = [*env["_argv"], "--policies", str(policies)]
+
+    def run(command: str) -> dict:
+        return json.loads(hook(env, payload(command), argv).stdout)["hookSpecificOutput"]
+
+    no_verify = "git commit --no-verify -m wip"
+    assert run(no_verify)["permissionDecision"] == "deny"
+    wait_for_warm(env)
+    [first] = warm_pids(env)
+    data = json.loads((policies / "data.json").read_text())
+    data["hookgate"]["config"]["no_verify"]["action"] = "ask"
+    (policies / "data.json").write_text(json.dumps(data))
+    # The child that built the edited policies answers with them and retires its warm process.
+    assert run(no_verify)["permissionDecision"] == "ask"
+    for _ in range(100):
+        if first not in warm_pids(env):
+            break
+        time.sleep(0.05)
+    assert first not in warm_pids(env)
+    assert run(no_verify)["permissionDecision"] == "ask"
