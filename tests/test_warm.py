@@ -203,3 +203,39 @@ def test_changed_code_or_policies_retire_the_warm_process(env, tmp_path) -> None
         time.sleep(0.05)
     assert first not in warm_pids(env)
     assert run(no_verify)["permissionDecision"] == "ask"
+
+
+def test_working_directories_share_one_warm_process(env, tmp_path) -> None:
+    # A shell sets PWD (and OLDPWD, SHLVL, _) for each command: not part of the key.
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [pid] = warm_pids(env)
+    for name in ("a", "b"):
+        directory = tmp_path / name
+        directory.mkdir()
+        moved = dict(env, PWD=str(directory), SHLVL=name)
+        done = hook(moved, payload("git push --force origin main"))
+        assert json.loads(done.stdout)["hookSpecificOutput"]["updatedInput"] == {
+            "command": "git push origin main"
+        }
+    assert warm_pids(env) == [pid]
+
+
+def test_changed_code_retires_the_warm_process(env, site) -> None:
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [first] = warm_pids(env)
+    source = os.path.join(site, "hookgate", "decision.py")
+    before = os.stat(source)
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    try:
+        done = hook(env, payload("git commit --no-verify -m wip"))  # evaluated in-process
+        assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+        for _ in range(200):
+            pids = warm_pids(env)
+            if pids and first not in pids and sockets(env):
+                break
+            time.sleep(0.05)
+        assert first not in warm_pids(env) and len(warm_pids(env)) == 1  # a new one started
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))

@@ -87,6 +87,7 @@ class Call:
         key = crc32(b"\0".join(self.cmdline) + b"\0\0" + b"\0".join(self.env))
         self.path = os.path.join(directory(), f"{key:08x}.sock")
         self.start_after = False  # no warm process answered: start one once the hook is done
+        self.retiring = False  # the one that answered ends: its lock is not a new one's
 
     @classmethod
     def current(cls) -> Call | None:
@@ -130,7 +131,7 @@ class Call:
             sock.sendall(sizes + cwd + self.volatile + payload)
             ack = sock.recv(1)
             if ack != b"+":
-                self.start_after = ack == b"-"  # it is retiring: its code changed
+                self.retiring = self.start_after = ack == b"-"  # its code changed
                 return None
             sock.settimeout(None)  # the child is a hook like any other from here on
             reply = _receive(sock)
@@ -181,7 +182,7 @@ class Call:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
                 except OSError:  # held: a warm process runs
-                    if name == os.path.basename(self.path)[:-5] + ".lock":
+                    if name == os.path.basename(self.path)[:-5] + ".lock" and not self.retiring:
                         return
                     live += 1
                 finally:
@@ -204,15 +205,20 @@ class Call:
         import gc
         import signal
         import socket
+        import time
 
         from hookgate import paths
 
         os.closerange(3, 1 << 16)  # nothing the host handed the hook stays open
         paths.private_dir(directory())
         lock = os.open(self.path[:-5] + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(40):  # a warm process that retires holds it for a moment more
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
             return  # another one for this call runs or starts
         hook_argv = [os.fsdecode(word) for word in self.cmdline[5:]]
         _import(imports())
