@@ -93,6 +93,21 @@ def warm_pids(env: dict) -> list[int]:
     return pids
 
 
+def calls_served(env: dict) -> int:
+    """Calls the warm processes of ``env`` served (each keeps the count in its lock file)."""
+    locks = glob.glob(os.path.join(env["HOOKGATE_HOME"], "state", "warm", "*.lock"))
+    return sum(int(Path(lock).read_text().split()[1]) for lock in locks)
+
+
+def ended(pid: int) -> bool:
+    """Whether ``pid`` ended (a zombie waits for whoever adopted it: not always reaped here)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
 def wait_for_warm(env: dict) -> None:
     for _ in range(200):
         if sockets(env):
@@ -137,15 +152,16 @@ CASES = [
 def test_a_warm_process_answers_as_the_hook_itself_would(env) -> None:
     off = dict(env, HOOKGATE_WARM="0")
     served_by: set[int] = set()
+    command_lines: set[tuple[str, ...]] = set()
     for extra, body in CASES:
         argv = [*env["_argv"], *extra]
-        before = set(warm_pids(env))
-        hook(env, payload("ls"), argv)  # starts the warm process of this command line
-        for _ in range(200):
-            started = set(warm_pids(env)) - before
-            if started or not extra and before:
-                break
-            time.sleep(0.05)
+        if extra not in command_lines:  # start the warm process of this command line
+            command_lines.add(extra)
+            hook(env, payload("ls"), argv)
+            for _ in range(200):
+                if len(sockets(env)) == len(command_lines):
+                    break
+                time.sleep(0.05)
         served, alone = hook(env, body, argv), hook(off, body, argv)
         assert (served.returncode, served.stdout, served.stderr) == (
             alone.returncode,
@@ -157,6 +173,7 @@ def test_a_warm_process_answers_as_the_hook_itself_would(env) -> None:
     # command line with extra arguments.
     assert len(served_by) == 1 + len({extra for extra, _ in CASES if extra})
     assert served_by == set(warm_pids(env))
+    assert calls_served(env) == len(CASES)
 
 
 def test_each_call_is_logged_once(env) -> None:
@@ -165,6 +182,33 @@ def test_each_call_is_logged_once(env) -> None:
     for _ in range(3):
         hook(env, payload("git push --force origin main"))
     assert decisions(env) == 4
+
+
+def test_doctor_lists_the_warm_processes(env) -> None:
+    doctor = [*env["_argv"][:5], "doctor", "--timeout", "0.1"]
+    assert "warm processes: none running" in hook(env, b"", doctor).stdout.decode()
+    for _ in range(3):
+        hook(env, payload("ls"))
+        wait_for_warm(env)
+    [pid] = warm_pids(env)
+    report = hook(env, b"", doctor).stdout.decode()
+    assert f"warm process {pid}: eval --host claude (2 calls served)" in report, report
+    off = hook(dict(env, HOOKGATE_WARM="off"), b"", doctor).stdout.decode()
+    assert "warm processes: off (HOOKGATE_WARM)" in off
+
+
+def test_a_long_state_path_has_a_warm_process_too(env, tmp_path) -> None:
+    # A socket's address is at most 107 bytes; the state directory of a user may be longer.
+    env["HOOKGATE_HOME"] = str(tmp_path / ("long-" * 20) / "home")
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [pid] = warm_pids(env)
+    done = hook(env, payload("git push --force origin main"))
+    assert json.loads(done.stdout)["hookSpecificOutput"]["updatedInput"] == {
+        "command": "git push origin main"
+    }
+    assert warm_pids(env) == [pid]
+    assert calls_served(env) == 1
 
 
 def test_an_idle_warm_process_ends(env) -> None:
@@ -177,11 +221,11 @@ def test_an_idle_warm_process_ends(env) -> None:
             break
         time.sleep(0.05)
     assert not warm_pids(env) and not sockets(env)
-    assert not Path(f"/proc/{pid}").exists()
+    assert ended(pid)
 
 
 def test_at_most_eight_warm_processes_run(env) -> None:
-    hosts = ("claude", "codex", "gemini", "copilot", "cursor")
+    hosts = ("codex", "gemini", "copilot", "cursor", "claude")
     argvs = [
         [*env["_argv"][:-2], "--host", host, "--failure-policy", policy]
         for host in hosts

@@ -103,9 +103,16 @@ class Call:
             return None
         if len(words) < 6 or words[1:4] != [b"-I", b"-S", b"-c"] or words[0][:1] != b"/":
             return None
-        call = cls(words, idle)
-        # A socket's path is at most 107 bytes.
-        return call if len(os.fsencode(call.path)) < 100 else None
+        return cls(words, idle)
+
+    def address(self) -> str:
+        """The socket's address: its path, or, when the path is longer than a socket's address
+        may be (107 bytes), the same file through a descriptor of its directory (left open:
+        the address needs it for as long as the process uses it)."""
+        if len(os.fsencode(self.path)) < 100:
+            return self.path
+        fd = os.open(os.path.dirname(self.path), os.O_RDONLY | os.O_DIRECTORY)
+        return f"/proc/self/fd/{fd}/{os.path.basename(self.path)}"
 
     # -- the hook's side -------------------------------------------------------------------
 
@@ -118,7 +125,7 @@ class Call:
         try:
             sock.settimeout(ANSWER_SECONDS)
             try:
-                sock.connect(self.path)
+                sock.connect(self.address())
             except (FileNotFoundError, ConnectionRefusedError):
                 self.start_after = True
                 return None
@@ -166,28 +173,10 @@ class Call:
     def start(self) -> None:
         """Start the warm process for this call, detached, unless one is starting or too many
         run already."""
-        import fcntl
-
-        try:
-            names = os.listdir(directory())
-        except FileNotFoundError:
-            names = []
-        live = 0
-        for name in names:
-            if name.endswith(".lock"):
-                try:
-                    fd = os.open(os.path.join(directory(), name), os.O_RDONLY)
-                except OSError:
-                    continue
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                except OSError:  # held: a warm process runs
-                    if name == os.path.basename(self.path)[:-5] + ".lock" and not self.retiring:
-                        return
-                    live += 1
-                finally:
-                    os.close(fd)
-        if live >= MAX_PROCESSES:
+        live = _live_locks()
+        if os.path.basename(self.path)[:-5] + ".lock" in live and not self.retiring:
+            return
+        if len(live) >= MAX_PROCESSES:
             return
         null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
         os.posix_spawn(
@@ -220,6 +209,9 @@ class Call:
                 time.sleep(0.05)
         else:
             return  # another one for this call runs or starts
+        calls = 0
+        os.ftruncate(lock, 0)
+        os.pwrite(lock, _lock_record(calls), 0)
         hook_argv = [os.fsdecode(word) for word in self.cmdline[5:]]
         _import(imports())
         from hookgate import lang
@@ -242,7 +234,7 @@ class Call:
         signal.signal(signal.SIGUSR1, retire)
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the children
         try:
-            listener.bind(self.path)
+            listener.bind(self.address())
             listener.listen(64)
             listener.settimeout(self.idle)
             gc.freeze()
@@ -261,6 +253,8 @@ class Call:
                         continue
                     if os.fork() == 0:
                         _child(conn, [listener.fileno(), lock], hook_argv, after_call)
+                calls += 1
+                os.pwrite(lock, _lock_record(calls), 0)
                 _import(imports())
                 stamps = _code_stamps(stamps)
         except Retire:
@@ -271,6 +265,52 @@ class Call:
                 os.unlink(self.path)
             except OSError:
                 pass
+
+
+def _lock_record(calls: int) -> bytes:
+    # Fixed width: rewritten in place after each call, for `hookgate doctor`.
+    return b"%10d %10d\n" % (os.getpid(), calls)
+
+
+def _live_locks() -> list[str]:
+    """The lock files of the warm processes that run (they hold their lock)."""
+    import fcntl
+
+    try:
+        names = os.listdir(directory())
+    except FileNotFoundError:
+        return []
+    live = []
+    for name in names:
+        if name.endswith(".lock"):
+            try:
+                fd = os.open(os.path.join(directory(), name), os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:  # held
+                live.append(name)
+            finally:
+                os.close(fd)
+    return live
+
+
+def processes() -> list[tuple[int, int, list[str]]]:
+    """The warm processes of this user's state directory that run: ``(pid, calls served, the
+    hook's arguments)`` each."""
+    found = []
+    for name in _live_locks():
+        try:
+            with open(os.path.join(directory(), name), "rb") as f:
+                pid, calls = (int(field) for field in f.read().split())
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = [os.fsdecode(word) for word in f.read().split(b"\0")[:-1]]
+        except (OSError, ValueError):
+            continue  # starting, or ended since
+        if SERVE in words:
+            found.append((pid, calls, words[words.index(SERVE) + 1 :]))
+    return sorted(found)
 
 
 def _receive(sock: _socket.socket) -> bytes:

@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -200,7 +201,27 @@ def warm_compile_cache(world: World) -> None:
 
 
 def hookgate_env(world: World) -> dict[str, str]:
-    return {**world.env, "HOOKGATE_FAILURE_POLICY": "open"}
+    # HOOKGATE_WARM: warm processes as users get them, but none idles long after its test
+    # (stop_warm ends them at once).
+    return {**world.env, "HOOKGATE_FAILURE_POLICY": "open", "HOOKGATE_WARM": "60"}
+
+
+def warm_processes(world: World) -> list[str]:
+    """``hookgate doctor``'s lines on the world's warm processes that run."""
+    return [line.strip() for line in doctor(world).stdout.splitlines() if "warm process " in line]
+
+
+def stop_warm(world: World) -> None:
+    """End the warm processes that hooks of ``world`` started."""
+    home = b"HOME=" + bytes(world.home)
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"--serve-warm" not in cmdline.read_bytes().split(b"\0"):
+                continue
+            if home in cmdline.with_name("environ").read_bytes().split(b"\0"):
+                os.kill(int(cmdline.parent.name), signal.SIGKILL)
+        except OSError:
+            continue
 
 
 def install_hookgate(world: World, host: str, extra: tuple[str, ...] = ()) -> str:

@@ -48,8 +48,10 @@ class Agent:
 
 
 @pytest.fixture
-def agent(host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Path) -> Agent:
-    return Agent(host, host_binaries[host], model, tmp_path)
+def agent(host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Path):
+    agent = Agent(host, host_binaries[host], model, tmp_path)
+    yield agent
+    realhosts.stop_warm(agent.world)
 
 
 def diverge(world: World) -> None:
@@ -86,6 +88,17 @@ def test_an_ordinary_command_runs(agent: Agent) -> None:
     assert (agent.world.work / "out.txt").read_text() == "ordinary-42\n"
     assert "ordinary-42" in seen
     assert "pack=" not in seen
+
+
+def test_sessions_share_one_warm_process(agent: Agent) -> None:
+    # The first hook call starts the warm process; the calls after it, in this session and the
+    # next, are served by it (the host's hook environment is the same for each).
+    for n in (1, 2):
+        seen = agent.run(f"printf 'session-%s\\n' {n}")
+        assert f"session-{n}" in seen
+    [warm] = realhosts.warm_processes(agent.world)
+    served = int(warm.rpartition("(")[2].split()[0])
+    assert served >= 1, warm
 
 
 def test_context_after_a_command_that_succeeds(agent: Agent) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -196,6 +197,22 @@ def _files(report: _Report) -> None:
     if os.path.exists(login_file) and os.stat(login_file).st_mode & 0o077:
         report.problem(f"{login_file} holds a token but is readable by others; chmod 600 it")
     report.line(f"decision log: {decisionlog.pending_count()} decisions waiting for upload")
+    _warm(report)
+
+
+def _warm(report: _Report) -> None:
+    from hookgate import warm
+
+    if sys.platform != "linux":
+        return  # hooks start from scratch there: nothing to report
+    if not warm.idle_seconds():
+        report.line("warm processes: off (HOOKGATE_WARM); every hook starts from scratch")
+        return
+    running = warm.processes()
+    if not running:
+        report.line("warm processes: none running (the next wired hook call starts one)")
+    for pid, calls, argv in running:
+        report.line(f"warm process {pid}: {' '.join(argv)} ({calls} calls served)")
 
 
 def _errors(report: _Report) -> None:
