@@ -6,9 +6,10 @@
    `hookgate eval` against (a) the least a Python hook can do (`minimal_hook.py`: read stdin
    with json, one re.search, print) and (b) a Python hook evaluating the same guards on regorus
    (`regorus_hook.py`). With ``--installed``, the same figures again with hookgate installed
-   from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it, and, where
-   valgrind is installed, the instructions each process executes (a ratio a busy machine does
-   not blur). The editable install's import hook (run by every process of this venv, the
+   from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it (the hook
+   command ``hookgate install`` wires, served by its warm process as users run it, and with
+   ``HOOKGATE_WARM=0``), and, where valgrind is installed, the instructions each process
+   executes without a warm process (a ratio a busy machine does not blur). The editable install's import hook (run by every process of this venv, the
    baselines' included) imports pathlib, re, enum and more at start-up, which makes them free
    for hookgate here but not there. Building the wheel needs setuptools from the configured package index.
 2. In process, time per decision: `Engine.evaluate` on the default pack against regorus
@@ -60,49 +61,24 @@ def payload(command: str) -> dict:
     }
 
 
-def median_process_ms(argvs: list[list[str]], stdin: bytes, runs: int, env: dict) -> list[float]:
+def median_process_ms(
+    argvs: list[list[str]], stdin: bytes, runs: int, env: dict, envs: dict[int, dict] | None = None
+) -> list[float]:
     """The median wall time of each command over ``runs`` rounds. The commands take turns, so
     that a change in the machine's load weighs on every figure of a ratio alike, and each timed
     run follows an untimed run of the same command: it finds the caches (the compile cache, the
-    CPU's) as that command leaves them, not as the heavier regorus hook run just before did."""
+    CPU's) as that command leaves them, not as the heavier regorus hook run just before did.
+    ``envs``: the environment of the commands at those indexes, when not ``env``."""
     times: list[list[float]] = [[] for _ in argvs]
     for _ in range(runs):
-        for argv, spent in zip(argvs, times, strict=True):
+        for index, (argv, spent) in enumerate(zip(argvs, times, strict=True)):
+            run_env = (envs or {}).get(index, env)
             for timed in (False, True):
                 start = time.perf_counter()
-                subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+                subprocess.run(argv, input=stdin, capture_output=True, env=run_env, check=True)
                 if timed:
                     spent.append(time.perf_counter() - start)
     return [statistics.median(spent) * 1000 for spent in times]
-
-
-def installed_python(workdir: str, env: dict) -> str:
-    """The python of a fresh venv where hookgate is installed as users install it: the venv's
-    stock pip (what ``python -m venv`` bundles), a wheel built from this checkout, not editable,
-    its dependencies from the package index."""
-    root = HERE.parent
-    source = os.path.join(workdir, "src")  # a copy, so the build leaves nothing in the checkout
-    os.makedirs(source)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(root / name, source)
-    for name in ("service", "grammar", "policies"):
-        shutil.copytree(
-            root / name,
-            os.path.join(source, name),
-            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
-        )
-    wheels, venv = os.path.join(workdir, "wheels"), os.path.join(workdir, "venv")
-    quiet = {"check": True, "capture_output": True}
-    subprocess.run([PYTHON, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source], **quiet)
-    subprocess.run([PYTHON, "-m", "venv", venv], **quiet)
-    python = os.path.join(venv, "bin", "python")
-    wheel = os.path.join(wheels, os.listdir(wheels)[0])
-    subprocess.run([python, "-m", "pip", "install", "-q", wheel], **quiet)
-    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    purelib = subprocess.run([python, "-c", where], text=True, **quiet).stdout.strip()
-    compileall = [python, "-m", "compileall", "-q", os.path.join(purelib, "hookgate")]
-    subprocess.run(compileall, env=env, **quiet)
-    return python
 
 
 def installed_hook_argv(python: str, env: dict) -> list[str]:
@@ -121,11 +97,16 @@ def installed_hook_argv(python: str, env: dict) -> list[str]:
 
 def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = None) -> None:
     """Section 1's table for hookgate and the baselines run by ``python``; ``hook``: the
-    command ``hookgate install`` wires, measured beside the ``hookgate`` console script."""
+    command ``hookgate install`` wires, measured as users run it (served by its warm process)
+    and with the warm process off (``HOOKGATE_WARM=0``), beside the ``hookgate`` console
+    script."""
     hookgate = [str(Path(python).parent / "hookgate"), "eval"]
     commands = {"hookgate eval": hookgate}
+    envs = {}
     if hook is not None:
-        commands = {"installed hook": hook, "console script": hookgate}
+        commands = {"installed hook": hook, "no warm proc.": hook, "console script": hookgate}
+        # The warm process ends 30 s after the run; no other process uses it.
+        envs = {0: {**env, "HOOKGATE_WARM": "30"}, 1: {**env, "HOOKGATE_WARM": "0"}}
     heads = "".join(f" {name:>15}" for name in commands)
     print(f"   {'payload':24}{heads} {'(a) min':>8} {'(b) regorus':>12}   ÷(a)")
     for name, command in PAYLOADS.items():
@@ -140,6 +121,7 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
             stdin,
             runs,
             env,
+            envs,
         )
         figures = "".join(f" {ms:15.1f}" for ms in ours)
         ratios = " ".join(f"{ms / minimal:.2f}" for ms in ours)
@@ -162,8 +144,12 @@ def instructions(argv: list[str], stdin: bytes, env: dict) -> int:
 
 
 def instruction_counts(python: str, hook: list[str], env: dict) -> None:
-    """Section 1's ratios in instructions: the wired hook and the minimal hook, and the Python
-    start-up both share (``python -I -S -c pass``), each run once after a warm-up run."""
+    """Section 1's ratios in instructions: the wired hook with no warm process (valgrind's
+    processes cannot use one: it removes its LD_PRELOAD from the environment of the processes it
+    does not trace, and the executable of one it traces is valgrind's) and the minimal hook, and
+    the Python start-up both share (``python -I -S -c pass``), each run once after a warm-up
+    run."""
+    env = {**env, "HOOKGATE_WARM": "0"}
     print(f"   {'payload':24} {'hook':>12} {'(a) min':>12} {'bare python':>12}   ÷(a)")
     for name, command in PAYLOADS.items():
         stdin = json.dumps(payload(command)).encode()
@@ -208,6 +194,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    from installed import installed_python
     from regorus_hook import regorus_decide, regorus_engine
 
     from hookgate.engine import Engine
@@ -232,7 +219,8 @@ def main() -> None:
         print(f"   hookgate install wires it: {' '.join(hook[:4])} … {' '.join(hook[5:])}")
         whole_process(python, env, args.runs, hook)
         if shutil.which("valgrind"):
-            print("   the same, in instructions executed (valgrind callgrind; load-independent)")
+            print("   with no warm process, in instructions executed (valgrind callgrind;")
+            print("   load-independent)")
             instruction_counts(python, hook, env)
 
     print("\n2. in process, µs per decision on the default pack")

@@ -317,20 +317,22 @@ def test_changed_code_or_policies_retire_the_warm_process(env, tmp_path) -> None
     assert run(no_verify)["permissionDecision"] == "ask"
 
 
-def test_working_directories_share_one_warm_process(env, tmp_path) -> None:
-    # A shell sets PWD (and OLDPWD, SHLVL, _) for each command: not part of the key.
+def test_working_directories_and_sessions_share_one_warm_process(env, tmp_path) -> None:
+    # A shell sets PWD (and OLDPWD, SHLVL, _) for each command, a host its session's variables
+    # for each session: not part of the key.
     hook(env, payload("ls"))
     wait_for_warm(env)
     [pid] = warm_pids(env)
     for name in ("a", "b"):
         directory = tmp_path / name
         directory.mkdir()
-        moved = dict(env, PWD=str(directory), SHLVL=name)
+        moved = dict(env, PWD=str(directory), SHLVL=name, GEMINI_SESSION_ID=name)
         done = hook(moved, payload("git push --force origin main"))
         assert json.loads(done.stdout)["hookSpecificOutput"]["updatedInput"] == {
             "command": "git push origin main"
         }
     assert warm_pids(env) == [pid]
+    assert calls_served(env) == 2
 
 
 def test_changed_code_retires_the_warm_process(env, site) -> None:

@@ -43,9 +43,18 @@ SERVE = "--serve-warm"  # the warm process's argument, after the launcher's code
 IDLE_SECONDS = 600
 MAX_PROCESSES = 8  # warm processes of one user at once (one per hook command and environment)
 ANSWER_SECONDS = 3.0  # a warm process acknowledges a call at once; one that does not is stuck
-# Variables a shell sets for each command it starts (the working directory among them): not part
-# of the key, but sent with each call and set in the child.
+# Variables that change from call to call or from session to session: not part of the key, but
+# sent with each call and set in the child. A shell sets the first four for each command it
+# starts (the working directory among them); the hosts set theirs for each session
+# (CLAUDE_CODE_SESSION_ID, CLAUDE_PID, GEMINI_SESSION_ID, …: seen in the real hosts). Nothing
+# that decides what the warm process loads (where hookgate's files are, which policies run) is
+# among them, nor anything Python or the C library read when a process starts.
 VOLATILE = (b"PWD", b"OLDPWD", b"SHLVL", b"_")
+VOLATILE_PREFIXES = (b"CLAUDE_", b"CODEX_", b"COPILOT_", b"CURSOR_", b"GEMINI_")
+
+
+def _volatile(name: bytes) -> bool:
+    return name in VOLATILE or name.startswith(VOLATILE_PREFIXES)
 
 
 def idle_seconds() -> int:
@@ -79,8 +88,8 @@ class Call:
         self.cmdline = cmdline  # the hook's
         self.serve_cmdline = [*cmdline[:5], SERVE.encode(), *cmdline[5:]]
         env = [(name, b"%s=%s" % (name, value)) for name, value in os.environb.items()]
-        self.env = sorted(entry for name, entry in env if name not in VOLATILE)
-        self.volatile = b"\0".join(entry for name, entry in env if name in VOLATILE)
+        self.env = sorted(entry for name, entry in env if not _volatile(name))
+        self.volatile = b"\0".join(entry for name, entry in env if _volatile(name))
         self.idle = idle
         from zlib import crc32
 
@@ -166,7 +175,7 @@ class Call:
                     return False
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = f.read().split(b"\0")[:-1]
-            return sorted(e for e in env if e.partition(b"=")[0] not in VOLATILE) == self.env
+            return sorted(e for e in env if not _volatile(e.partition(b"=")[0])) == self.env
         except OSError:
             return False
 
@@ -400,8 +409,8 @@ def _child(
         conn.settimeout(None)
         os.chdir(cwd)
         os.umask(sizes[1])
-        for name in VOLATILE:
-            os.environb.pop(name, None)
+        for name in [name for name in os.environb if _volatile(name)]:
+            del os.environb[name]
         for entry in filter(None, volatile.split(b"\0")):
             name, _, value = entry.partition(b"=")
             os.environb[name] = value

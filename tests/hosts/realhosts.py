@@ -50,7 +50,22 @@ NODE_PIN = Pin(
     "node_modules/{pkg}/bin",
 )
 DUMMY_KEY = "sk-hookgate-scripted-model"
-HOOKGATE = Path(sys.executable).parent / "hookgate"
+_INSTALLED: list[Path] = []
+
+
+def hookgate() -> Path:
+    """The ``hookgate`` of a fresh venv where this checkout is installed as users install it
+    (built once per run): ``install`` then wires the hook command users get, the fast launcher
+    with its warm process, which the checkout's editable install cannot use."""
+    if not _INSTALLED:
+        sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
+        from installed import installed_python
+
+        workdir = tempfile.mkdtemp(prefix="hookgate-installed-")
+        atexit.register(shutil.rmtree, workdir, True)
+        python = installed_python(workdir, dict(os.environ))
+        _INSTALLED.append(Path(python).parent / "hookgate")
+    return _INSTALLED[0]
 
 
 class HostUnavailable(RuntimeError):
@@ -227,7 +242,7 @@ def stop_warm(world: World) -> None:
 def install_hookgate(world: World, host: str, extra: tuple[str, ...] = ()) -> str:
     """``hookgate install <host>`` in the world's HOME; its output (what it told the user)."""
     done = subprocess.run(
-        [str(HOOKGATE), "install", host, "--project-dir", str(world.work), *extra],
+        [str(hookgate()), "install", host, "--project-dir", str(world.work), *extra],
         cwd=world.work,
         env={**hookgate_env(world), "CODEX_HOME": str(world.home / ".codex")},
         capture_output=True,
@@ -240,7 +255,7 @@ def install_hookgate(world: World, host: str, extra: tuple[str, ...] = ()) -> st
 
 def doctor(world: World) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(HOOKGATE), "doctor", "--project-dir", str(world.work), "--timeout", "0.2"],
+        [str(hookgate()), "doctor", "--project-dir", str(world.work), "--timeout", "0.2"],
         cwd=world.work,
         env={**hookgate_env(world), "CODEX_HOME": str(world.home / ".codex")},
         capture_output=True,
