@@ -80,23 +80,37 @@ def sockets(env: dict) -> list[str]:
 
 
 def warm_pids(env: dict) -> list[int]:
-    pids = []
+    """The warm processes of ``env`` (not the child each keeps ready for the next call)."""
+    found = {}
     for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
         try:
             words = Path(cmdline).read_bytes().split(b"\0")
             environ = Path(cmdline).with_name("environ").read_bytes()
+            status = Path(cmdline).with_name("status").read_text()
         except OSError:
             continue
         home = b"HOOKGATE_HOME=" + env["HOOKGATE_HOME"].encode()
         if b"--serve-warm" in words and home in environ.split(b"\0"):
-            pids.append(int(cmdline.split("/")[2]))
-    return pids
+            ppid = int(status.split("\nPPid:\t")[1].split()[0])
+            found[int(cmdline.split("/")[2])] = ppid
+    return sorted(pid for pid, ppid in found.items() if ppid not in found)
 
 
 def calls_served(env: dict) -> int:
     """Calls the warm processes of ``env`` served (each keeps the count in its lock file)."""
     locks = glob.glob(os.path.join(env["HOOKGATE_HOME"], "state", "warm", "*.lock"))
     return sum(int(Path(lock).read_text().split()[1]) for lock in locks)
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for status in glob.glob("/proc/[0-9]*/status"):
+        try:
+            if f"\nPPid:\t{pid}\n" in Path(status).read_text():
+                found.append(int(status.split("/")[2]))
+        except OSError:
+            continue
+    return found
 
 
 def ended(pid: int) -> bool:
@@ -211,17 +225,40 @@ def test_a_long_state_path_has_a_warm_process_too(env, tmp_path) -> None:
     assert calls_served(env) == 1
 
 
+def test_a_killed_warm_process_leaves_nothing_that_answers(env) -> None:
+    hook(env, payload("ls"))
+    wait_for_warm(env)
+    [pid] = warm_pids(env)
+    spares = children(pid)
+    assert len(spares) == 1  # the child that waits for the next call
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(100):
+        if all(ended(spare) for spare in spares):
+            break
+        time.sleep(0.05)
+    assert all(ended(spare) for spare in spares)  # it does not answer for a dead warm process
+    # The next call answers in its own process and starts a new warm process.
+    done = hook(env, payload("git commit --no-verify -m wip"))
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    for _ in range(100):
+        if warm_pids(env):
+            break
+        time.sleep(0.05)
+    assert warm_pids(env) and pid not in warm_pids(env)
+
+
 def test_an_idle_warm_process_ends(env) -> None:
     env["HOOKGATE_WARM"] = "1"
     hook(env, payload("ls"))
     wait_for_warm(env)
     [pid] = warm_pids(env)
+    spares = children(pid)
     for _ in range(100):
         if not warm_pids(env):
             break
         time.sleep(0.05)
     assert not warm_pids(env) and not sockets(env)
-    assert ended(pid)
+    assert ended(pid) and spares and all(ended(spare) for spare in spares)
 
 
 def test_at_most_eight_warm_processes_run(env) -> None:
