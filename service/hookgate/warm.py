@@ -228,7 +228,7 @@ class Call:
         from hookgate import lang
 
         lang.keep_loaded()
-        _load_policies(hook_argv)
+        _prepare(hook_argv)
         stamps = _code_stamps()
 
         class Retire(Exception):
@@ -373,10 +373,12 @@ def _import(names: list[str]) -> None:
                 pass
 
 
-def _load_policies(hook_argv: list[str]) -> None:
-    """Load the policies the hook runs and make a first decision with them, so that no child
-    does either: a process's first decision imports and prepares what later ones reuse (the git
-    model, the prompt-injection library)."""
+def _prepare(hook_argv: list[str]) -> None:
+    """Load the policies the hook runs and make first decisions with them. In the warm process,
+    so that no child does either: a process's first decision imports and prepares what later
+    ones reuse (the git model, the prompt-injection library). In a child waiting for its call,
+    so that the memory a decision writes, which a forked child shares with the warm process
+    until it writes to it, is copied before the call comes rather than while it waits."""
     from hookgate.commands import eval as eval_command
     from hookgate.engine import Engine
 
@@ -444,6 +446,10 @@ def _child(
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         for fd in inherited:
             os.close(fd)
+        from hookgate import cli, lang
+
+        built = lang.sets_built()
+        _prepare(hook_argv)
         if alive in select.select([listener, alive], [], [])[0]:
             os._exit(0)  # a killed warm process's socket answers no call
         conn, _ = listener.accept()
@@ -469,9 +475,6 @@ def _child(
         for entry in filter(None, volatile.split(b"\0")):
             name, _, value = entry.partition(b"=")
             os.environb[name] = value
-        from hookgate import cli, lang
-
-        built = lang.sets_built()
         out, err = io.BytesIO(), io.BytesIO()
         stdout, stderr = sys.__stdout__, sys.__stderr__
         sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding=sys.__stdin__.encoding)
