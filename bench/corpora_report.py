@@ -61,9 +61,17 @@ def flagged_everyday(eng) -> list[tuple[str, str]]:
     out = []
     for case in everyday_cases():
         decision = decide(eng, case["command"], EVERYDAY_CWD)
-        if decision.outcome in ("deny", "ask"):
+        if faults(decision):  # a guard that failed: never a recorded false positive
+            out.append((f"fault: {faults(decision)[0]}", case["command"]))
+        elif decision.outcome in ("deny", "ask"):
             out.append((decision.outcome, case["command"]))
     return out
+
+
+def faults(decision) -> list[str]:
+    """The messages of the policy faults a decision met. A fault fails open by default, so an
+    outcome alone can hide a guard that broke (a function with two values for one input)."""
+    return [e.get("message", "") for e in decision.errors if e.get("kind") == "fault"]
 
 
 def known_flagged() -> list[tuple[str, str]]:
@@ -87,7 +95,9 @@ def judge(eng, row: dict, cwd: str) -> tuple[bool, str]:
     decision = decide(eng, row["command"], cwd)
     expect = row["expect"] if isinstance(row["expect"], list) else [row["expect"]]
     did = decision.outcome
-    ok = did in expect
+    ok = did in expect and not faults(decision)
+    if faults(decision):
+        did += f" after a fault: {faults(decision)[0]}"
     if did == "rewrite":
         rewritten = (decision.updated_input or {}).get("command")
         did += f" to {rewritten!r}"

@@ -1,10 +1,11 @@
 """The false-positive and evasion corpora through the default pack, in process.
 
 - every everyday command (tldr-pages examples of developer tools, and commands as agents write
-  them) is neither denied nor asked about, except the false positives recorded in the data;
-- every evasion row gives exactly the outcome its ``caught`` flag records: a caught row that
-  regresses fails, and so does an uncaught row that starts passing (update the flags with
-  ``python bench/corpora_report.py --caught``);
+  them) is neither denied nor asked about, except the false positives recorded in the data, and
+  meets no policy fault (which fails open, so the outcome alone would hide a broken guard);
+- every evasion row gives exactly the outcome its ``caught`` flag records, with no policy fault:
+  a caught row that regresses fails, and so does an uncaught row that starts passing (update the
+  flags with ``python bench/corpora_report.py --caught``);
 - the README's counts are the ones ``bench/corpora_report.py`` computes;
 - what each evasion line really runs (bash, git, stand-in ``rm``) is what the row says, when this
   machine can run the checker (root, ``unshare -m``).
