@@ -40,6 +40,12 @@ def model() -> Model:
     server.stop()
 
 
+@pytest.fixture(autouse=True)
+def _no_warm_process_outlives_its_test(tmp_path: Path):
+    yield
+    realhosts.stop_warm(tmp_path)
+
+
 @pytest.fixture(scope="session")
 def host_binaries() -> dict[str, Path]:
     """Every pinned host, installed once per session; a host that cannot be installed fails

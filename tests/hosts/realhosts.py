@@ -226,14 +226,16 @@ def warm_processes(world: World) -> list[str]:
     return [line.strip() for line in doctor(world).stdout.splitlines() if "warm process " in line]
 
 
-def stop_warm(world: World) -> None:
-    """End the warm processes that hooks of ``world`` started."""
-    home = b"HOME=" + bytes(world.home)
+def stop_warm(root: Path) -> None:
+    """End the warm processes that hooks of the worlds under ``root`` started (their HOME is
+    there)."""
+    prefix = b"HOME=" + bytes(root) + b"/"
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             if b"--serve-warm" not in cmdline.read_bytes().split(b"\0"):
                 continue
-            if home in cmdline.with_name("environ").read_bytes().split(b"\0"):
+            environ = cmdline.with_name("environ").read_bytes().split(b"\0")
+            if any(entry.startswith(prefix) for entry in environ):
                 os.kill(int(cmdline.parent.name), signal.SIGKILL)
         except OSError:
             continue

@@ -48,10 +48,8 @@ class Agent:
 
 
 @pytest.fixture
-def agent(host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Path):
-    agent = Agent(host, host_binaries[host], model, tmp_path)
-    yield agent
-    realhosts.stop_warm(agent.world)
+def agent(host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Path) -> Agent:
+    return Agent(host, host_binaries[host], model, tmp_path)
 
 
 def diverge(world: World) -> None:
