@@ -225,6 +225,36 @@ def test_a_long_state_path_has_a_warm_process_too(env, tmp_path) -> None:
     assert calls_served(env) == 1
 
 
+@pytest.mark.parametrize("reply", [b"", b"=0 2 0\n{"], ids=["nothing", "incomplete"])
+def test_a_child_that_does_not_answer_does_not_hold_the_hook(tmp_path, monkeypatch, reply):
+    # A child stopped, slowed or killed by the agent after it took the call: the hook evaluates
+    # itself after REPLY_SECONDS rather than wait for the host's timeout (30 s as installed),
+    # past which a host goes on without the hook's answer.
+    monkeypatch.setattr(warm, "REPLY_SECONDS", 0.5)
+    monkeypatch.setattr(warm.Call, "_genuine", lambda self, sock: True)
+    call = warm.Call([b"/bin/python", b"-I", b"-S", b"-c", b"pass", b"eval"], 30)
+    call.path = str(tmp_path / "w.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(call.path)
+    server.listen(1)
+    held = []
+
+    def child() -> None:
+        conn, _ = server.accept()
+        held.append(conn)  # kept open: no end of file tells the hook
+        conn.sendall(b"+" + reply)
+
+    threading.Thread(target=child, daemon=True).start()
+    answers = []
+    asking = threading.Thread(target=lambda: answers.append(call.ask(payload("ls"))), daemon=True)
+    start = time.monotonic()
+    asking.start()
+    asking.join(5)
+    assert answers == [None]  # given up on in time: the hook evaluates itself
+    assert time.monotonic() - start >= 0.5
+    server.close()
+
+
 def test_a_killed_warm_process_leaves_nothing_that_answers(env) -> None:
     hook(env, payload("ls"))
     wait_for_warm(env)

@@ -43,6 +43,10 @@ SERVE = "--serve-warm"  # the warm process's argument, after the launcher's code
 IDLE_SECONDS = 600
 MAX_PROCESSES = 8  # warm processes of one user at once (one per hook command and environment)
 ANSWER_SECONDS = 3.0  # a warm process acknowledges a call at once; one that does not is stuck
+# How long a child may take to answer before the hook evaluates itself: a child stopped or slowed
+# by the agent must not hold the hook until the host's timeout (30 s as installed), past which
+# hosts go on without the hook's answer.
+REPLY_SECONDS = 10.0
 # Variables that change from call to call or from session to session: not part of the key, but
 # sent with each call and set in the child. A shell sets the first four for each command it
 # starts (the working directory among them); the hosts set theirs for each session
@@ -150,7 +154,7 @@ class Call:
             if ack != b"+":
                 self.retiring = self.start_after = ack == b"-"  # its code changed
                 return None
-            sock.settimeout(None)  # the child is a hook like any other from here on
+            sock.settimeout(REPLY_SECONDS)
             reply = _receive(sock)
         except OSError:  # a timeout among them
             return None
