@@ -313,7 +313,7 @@ def _live_locks() -> list[str]:
 
     try:
         names = os.listdir(directory())
-    except FileNotFoundError:
+    except OSError:  # none yet, or the state directory is damaged (doctor reports that)
         return []
     live = []
     for name in names:
