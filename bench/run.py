@@ -9,9 +9,10 @@
    from a wheel in a throw-away venv, as a user's ``pip install hookgate`` leaves it (the hook
    command ``hookgate install`` wires, served by its warm process as users run it, and with
    ``HOOKGATE_WARM=0``), and, where valgrind is installed, the instructions each process
-   executes without a warm process (a ratio a busy machine does not blur). The editable install's import hook (run by every process of this venv, the
-   baselines' included) imports pathlib, re, enum and more at start-up, which makes them free
-   for hookgate here but not there. Building the wheel needs setuptools from the configured package index.
+   executes without a warm process (a ratio a busy machine does not blur). The editable
+   install's import hook (run by every process of this venv, the baselines' included) imports
+   pathlib, re, enum and more at start-up, which makes them free for hookgate here but not
+   there. Building the wheel needs setuptools from the configured package index.
 2. In process, time per decision: `Engine.evaluate` on the default pack against regorus
    evaluating the same modules, data and input (hookgate's domain builtins registered as
    regorus extensions).
@@ -62,20 +63,19 @@ def payload(command: str) -> dict:
 
 
 def median_process_ms(
-    argvs: list[list[str]], stdin: bytes, runs: int, env: dict, envs: dict[int, dict] | None = None
+    commands: list[tuple[list[str], dict]], stdin: bytes, runs: int
 ) -> list[float]:
-    """The median wall time of each command over ``runs`` rounds. The commands take turns, so
-    that a change in the machine's load weighs on every figure of a ratio alike, and each timed
-    run follows an untimed run of the same command: it finds the caches (the compile cache, the
-    CPU's) as that command leaves them, not as the heavier regorus hook run just before did.
-    ``envs``: the environment of the commands at those indexes, when not ``env``."""
-    times: list[list[float]] = [[] for _ in argvs]
+    """The median wall time of each ``(argv, environment)`` over ``runs`` rounds. The commands
+    take turns, so that a change in the machine's load weighs on every figure of a ratio alike,
+    and each timed run follows an untimed run of the same command: it finds the caches (the
+    compile cache, the CPU's) as that command leaves them, not as the heavier regorus hook run
+    just before did."""
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        for index, (argv, spent) in enumerate(zip(argvs, times, strict=True)):
-            run_env = (envs or {}).get(index, env)
+        for (argv, env), spent in zip(commands, times, strict=True):
             for timed in (False, True):
                 start = time.perf_counter()
-                subprocess.run(argv, input=stdin, capture_output=True, env=run_env, check=True)
+                subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
                 if timed:
                     spent.append(time.perf_counter() - start)
     return [statistics.median(spent) * 1000 for spent in times]
@@ -101,12 +101,14 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
     and with the warm process off (``HOOKGATE_WARM=0``), beside the ``hookgate`` console
     script."""
     hookgate = [str(Path(python).parent / "hookgate"), "eval"]
-    commands = {"hookgate eval": hookgate}
-    envs = {}
+    commands = {"hookgate eval": (hookgate, env)}
     if hook is not None:
-        commands = {"installed hook": hook, "no warm proc.": hook, "console script": hookgate}
-        # The warm process ends 30 s after the run; no other process uses it.
-        envs = {0: {**env, "HOOKGATE_WARM": "30"}, 1: {**env, "HOOKGATE_WARM": "0"}}
+        commands = {
+            # The warm process ends 30 s after the run; no other process uses it.
+            "installed hook": (hook, {**env, "HOOKGATE_WARM": "30"}),
+            "no warm proc.": (hook, {**env, "HOOKGATE_WARM": "0"}),
+            "console script": (hookgate, env),
+        }
     heads = "".join(f" {name:>15}" for name in commands)
     print(f"   {'payload':24}{heads} {'(a) min':>8} {'(b) regorus':>12}   ÷(a)")
     for name, command in PAYLOADS.items():
@@ -114,14 +116,12 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
         *ours, minimal, rego = median_process_ms(
             [
                 *commands.values(),
-                [python, str(HERE / "minimal_hook.py")],
+                ([python, str(HERE / "minimal_hook.py")], env),
                 # regorus and the pack's builtins live in this checkout's venv, not the fresh one.
-                [PYTHON, str(HERE / "regorus_hook.py")],
+                ([PYTHON, str(HERE / "regorus_hook.py")], env),
             ],
             stdin,
             runs,
-            env,
-            envs,
         )
         figures = "".join(f" {ms:15.1f}" for ms in ours)
         ratios = " ".join(f"{ms / minimal:.2f}" for ms in ours)

@@ -63,7 +63,9 @@ def _volatile(name: bytes) -> bool:
 
 def idle_seconds() -> int:
     """``HOOKGATE_WARM``: seconds a warm process waits for its next call; 0 when off (``0``,
-    ``off`` or anything that is not a whole number)."""
+    ``off`` or anything that is not a whole number, and anywhere but Linux)."""
+    if sys.platform != "linux":
+        return 0
     value = os.environ.get("HOOKGATE_WARM", "on")
     if value == "on":
         return IDLE_SECONDS
@@ -74,6 +76,12 @@ def directory() -> str:
     from hookgate import paths
 
     return os.path.join(paths.state_dir(), "warm")
+
+
+def _nul_separated(path: str) -> list[bytes]:
+    """The entries of a ``/proc`` file such as ``cmdline`` or ``environ``."""
+    with open(path, "rb") as f:
+        return f.read().split(b"\0")[:-1]
 
 
 def read_payload() -> bytes:
@@ -99,6 +107,7 @@ class Call:
 
         key = crc32(b"\0".join(self.cmdline) + b"\0\0" + b"\0".join(self.env))
         self.path = os.path.join(directory(), f"{key:08x}.sock")
+        self.lock_path = self.path[: -len(".sock")] + ".lock"
         self.start_after = False  # no warm process answered: start one once the hook is done
         self.retiring = False  # the one that answered ends: its lock is not a new one's
 
@@ -107,11 +116,10 @@ class Call:
         """This process's call, when it is a wired hook command (or its warm process) that may
         use a warm process; else None."""
         idle = idle_seconds()
-        if not idle or sys.platform != "linux" or sys.argv[1:2] not in (["eval"], [SERVE]):
+        if not idle or sys.argv[1:2] not in (["eval"], [SERVE]):
             return None
         try:
-            with open("/proc/self/cmdline", "rb") as f:
-                words = f.read().split(b"\0")[:-1]
+            words = _nul_separated("/proc/self/cmdline")
         except OSError:
             return None
         if len(words) < 6 or words[1:4] != [b"-I", b"-S", b"-c"] or words[0][:1] != b"/":
@@ -175,11 +183,9 @@ class Call:
         try:
             if os.readlink(f"/proc/{pid}/exe") != os.readlink("/proc/self/exe"):
                 return False
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if f.read().split(b"\0")[:-1] != self.serve_cmdline:
-                    return False
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")[:-1]
+            if _nul_separated(f"/proc/{pid}/cmdline") != self.serve_cmdline:
+                return False
+            env = _nul_separated(f"/proc/{pid}/environ")
             return sorted(e for e in env if not _volatile(e.partition(b"=")[0])) == self.env
         except OSError:
             return False
@@ -188,7 +194,7 @@ class Call:
         """Start the warm process for this call, detached, unless one is starting or too many
         run already."""
         live = _live_locks()
-        if os.path.basename(self.path)[:-5] + ".lock" in live and not self.retiring:
+        if self.lock_path in live and not self.retiring:
             return
         if len(live) >= MAX_PROCESSES:
             return
@@ -215,7 +221,7 @@ class Call:
 
         os.closerange(3, 1 << 16)  # nothing the host handed the hook stays open
         paths.private_dir(directory())
-        lock = os.open(self.path[:-5] + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        lock = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         for _ in range(40):  # a warm process that retires holds it for a moment more
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -308,7 +314,7 @@ def _lock_record(calls: int) -> bytes:
 
 
 def _live_locks() -> list[str]:
-    """The lock files of the warm processes that run (they hold their lock)."""
+    """The lock files (paths) of the warm processes that run (they hold their lock)."""
     import fcntl
 
     try:
@@ -316,18 +322,17 @@ def _live_locks() -> list[str]:
     except OSError:  # none yet, or the state directory is damaged (doctor reports that)
         return []
     live = []
-    for name in names:
-        if name.endswith(".lock"):
-            try:
-                fd = os.open(os.path.join(directory(), name), os.O_RDONLY)
-            except OSError:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError:  # held
-                live.append(name)
-            finally:
-                os.close(fd)
+    for path in (os.path.join(directory(), name) for name in names if name.endswith(".lock")):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # held
+            live.append(path)
+        finally:
+            os.close(fd)
     return live
 
 
@@ -335,12 +340,11 @@ def processes() -> list[tuple[int, int, list[str]]]:
     """The warm processes of this user's state directory that run: ``(pid, calls served, the
     hook's arguments)`` each."""
     found = []
-    for name in _live_locks():
+    for path in _live_locks():
         try:
-            with open(os.path.join(directory(), name), "rb") as f:
+            with open(path, "rb") as f:
                 pid, calls = (int(field) for field in f.read().split())
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                words = [os.fsdecode(word) for word in f.read().split(b"\0")[:-1]]
+            words = [os.fsdecode(word) for word in _nul_separated(f"/proc/{pid}/cmdline")]
         except (OSError, ValueError):
             continue  # starting, or ended since
         if SERVE in words:

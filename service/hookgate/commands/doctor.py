@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
 import time
 from pathlib import Path
 
@@ -203,10 +202,10 @@ def _files(report: _Report) -> None:
 def _warm(report: _Report) -> None:
     from hookgate import warm
 
-    if sys.platform != "linux":
-        return  # hooks start from scratch there: nothing to report
     if not warm.idle_seconds():
-        report.line("warm processes: off (HOOKGATE_WARM); every hook starts from scratch")
+        report.line(
+            "warm processes: off (HOOKGATE_WARM), or not on Linux: every hook starts from scratch"
+        )
         return
     running = warm.processes()
     if not running:
