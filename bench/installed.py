@@ -12,11 +12,21 @@ import sys
 from pathlib import Path
 
 
-def installed_python(workdir: str, env: dict) -> str:
+def installed_python(workdir: str, env: dict, revision: str | None = None) -> str:
     """The python of a fresh venv where hookgate is installed as users install it: the venv's
-    stock pip (what ``python -m venv`` bundles), a wheel built from this checkout, not editable,
-    its dependencies from the package index."""
+    stock pip (what ``python -m venv`` bundles), a wheel built from this checkout (or from the
+    git ``revision`` of it, for a before/after run), not editable, its dependencies from the
+    package index."""
     root = Path(__file__).resolve().parents[1]
+    if revision is not None:
+        checkout, root = root, Path(workdir, "revision")
+        root.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(checkout), "archive", revision],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
     source = os.path.join(workdir, "src")  # a copy, so the build leaves nothing in the checkout
     os.makedirs(source)
     for name in ("pyproject.toml", "README.md"):

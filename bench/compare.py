@@ -1,0 +1,204 @@
+"""Before and after in one run: this checkout against an earlier revision of it, both installed
+from wheels as users install them, measured turn about on the same machine.
+
+    .venv/bin/python bench/compare.py REVISION [--runs 20] [--iterations 1000] [--no-linear]
+
+1. Whole process, median ms per hook call: the hook command ``hookgate install`` wires, served
+   by its warm process and with ``HOOKGATE_WARM=0``, for each revision, beside the minimal hook
+   (``minimal_hook.py``) as the machine's yardstick.
+2. In process, µs per decision on the default pack (``Engine.evaluate``), for the everyday mix:
+   the three shell payloads of ``run.py`` and a Read, an Edit and a Write. Each revision's
+   figure is the median of three alternating rounds.
+3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
+   ratio of their times per KiB at the largest size, construct by construct.
+
+Ratios are after ÷ before: 1.00 is unchanged, below is faster. Nothing here asserts; the figures
+go to the docs' evidence pages (``docs/evidence/performance.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+FILE_CALLS = {
+    "Read": {"file_path": "/tmp/project/src/app.py"},
+    "Edit": {"file_path": "/tmp/project/src/app.py", "old_string": "a = 1", "new_string": "a = 2"},
+    "Write": {"file_path": "/tmp/project/src/new.py", "content": "print('hello')\n"},
+}
+
+# Run by each revision's python: µs per decision for each payload, as JSON on stdout.
+PROBE = """
+import json, sys, time
+from hookgate.engine import Engine
+from hookgate.sources import default_pack_path
+docs, iterations = json.loads(sys.stdin.read())
+engine = Engine.from_paths([default_pack_path()])
+out = {}
+for name, doc in docs.items():
+    engine.evaluate(doc)
+    start = time.perf_counter()
+    for _ in range(iterations):
+        engine.evaluate(doc)
+    out[name] = (time.perf_counter() - start) / iterations * 1e6
+print(json.dumps(out))
+"""
+
+
+def everyday_docs() -> dict[str, dict]:
+    from run import PAYLOADS, payload
+
+    docs = {name: payload(command) for name, command in PAYLOADS.items()}
+    for tool, tool_input in FILE_CALLS.items():
+        doc = payload("")
+        doc.update(tool_name=tool, tool_input=tool_input, cwd="/tmp/project")
+        docs[tool] = doc
+    return docs
+
+
+def in_process(pythons: dict[str, str], envs: dict[str, dict], iterations: int) -> None:
+    docs = everyday_docs()
+    stdin = json.dumps([docs, iterations])
+    rounds: dict[str, list[dict]] = {label: [] for label in pythons}
+    for _ in range(3):
+        for label, python in pythons.items():
+            done = subprocess.run(
+                [python, "-c", PROBE], input=stdin, text=True, capture_output=True, env=envs[label]
+            )
+            if done.returncode:
+                raise SystemExit(f"{label}: {done.stderr}")
+            rounds[label].append(json.loads(done.stdout))
+    before, after = (
+        {name: statistics.median(r[name] for r in rounds[label]) for name in docs}
+        for label in pythons
+    )
+    print(f"   {'payload':24} {'before':>9} {'after':>9} {'after÷before':>13}")
+    for name in docs:
+        print(
+            f"   {name:24} {before[name]:9.1f} {after[name]:9.1f} {after[name] / before[name]:13.2f}"
+        )
+
+
+def whole_process(
+    hooks: dict[str, list[str]], envs: dict[str, dict], python: str, runs: int
+) -> None:
+    from run import PAYLOADS, median_process_ms, payload
+
+    commands = []
+    for label, hook in hooks.items():
+        commands.append((hook, {**envs[label], "HOOKGATE_WARM": "30"}))
+        commands.append((hook, {**envs[label], "HOOKGATE_WARM": "0"}))
+    commands.append(([python, str(HERE / "minimal_hook.py")], envs["after"]))
+    print(
+        f"   {'payload':24} {'before':>8} {'after':>8} {'÷':>5}"
+        f"   {'no warm: before':>15} {'after':>8} {'÷':>5}   {'minimal':>8}"
+    )
+    for name, command in PAYLOADS.items():
+        stdin = json.dumps(payload(command)).encode()
+        warm_b, cold_b, warm_a, cold_a, minimal = median_process_ms(commands, stdin, runs)
+        print(
+            f"   {name:24} {warm_b:8.1f} {warm_a:8.1f} {warm_a / warm_b:5.2f}"
+            f"   {cold_b:15.1f} {cold_a:8.1f} {cold_a / cold_b:5.2f}   {minimal:8.1f}"
+        )
+
+
+def linear_time(scripts: dict[str, tuple[str, Path]], envs: dict[str, dict]) -> None:
+    """Each revision's own linear_time.py, construct by construct and revision after revision
+    (so that a change in the machine's load weighs on both alike), then the ratio of their times
+    per KiB at the largest size."""
+    python, script = scripts["after"]
+    listing = [python, str(script), "--help"]
+    wide = {**envs["after"], "COLUMNS": "100000"}  # argparse would wrap the choices
+    help_text = subprocess.run(listing, text=True, capture_output=True, env=wide).stdout
+    names = help_text.split("--construct {")[1].split("}")[0].split(",")
+    rows: dict[str, dict[str, list[str]]] = {label: {} for label in scripts}
+    for name in names:
+        for label, (python, script) in scripts.items():
+            argv = [python, str(script), "--runs", "3", "--construct", name]
+            done = subprocess.run(argv, text=True, capture_output=True, env=envs[label])
+            if done.returncode not in (0, 1):  # 1: a target missed, still measured
+                rows[label][name] = []
+                continue
+            rows[label][name] = done.stdout.splitlines()[1].split()
+    print(
+        f"   {'construct':<24} {'64 KiB ms/KiB: before':>22} {'after':>8} {'÷':>5}"
+        f"   {'outcome: before':>15} {'after':>8}"
+    )
+    ratios = []
+    for name in names:
+        before, after = rows["before"][name], rows["after"][name]
+        if not before or not after:
+            print(f"   {name:<24} (not in both revisions)")
+            continue
+        ratio = float(after[3]) / max(float(before[3]), 0.01)
+        ratios.append(ratio)
+        print(
+            f"   {name:<24} {before[3]:>22} {after[3]:>8} {ratio:5.2f}"
+            f"   {' '.join(before[6:]):>15} {' '.join(after[6:]):>8}"
+        )
+    print(f"   median ratio {statistics.median(ratios):.2f}, largest {max(ratios):.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("revision", help="the git revision to compare this checkout against")
+    parser.add_argument("--runs", type=int, default=20, help="processes per whole-process figure")
+    parser.add_argument("--iterations", type=int, default=1000, help="decisions per round")
+    parser.add_argument("--no-linear", action="store_true", help="skip section 3")
+    args = parser.parse_args()
+
+    from installed import installed_python
+    from run import installed_hook_argv
+
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    revisions = {"before": args.revision, "after": None}
+    pythons, envs, workdirs = {}, {}, {}
+    for label, revision in revisions.items():
+        # Each revision its own HOOKGATE_HOME: a warm process retires when it meets other code.
+        workdirs[label] = tempfile.mkdtemp(prefix=f"hookgate-compare-{label}-")
+        atexit.register(shutil.rmtree, workdirs[label], ignore_errors=True)
+        pythons[label] = installed_python(workdirs[label], env, revision)
+        envs[label] = {**env, "HOOKGATE_HOME": os.path.join(workdirs[label], "home")}
+    commit = subprocess.run(
+        ["git", "-C", str(HERE), "rev-parse", "--short", args.revision],
+        text=True,
+        capture_output=True,
+    ).stdout.strip()
+    print(
+        f"hookgate before/after — before: {args.revision} ({commit}), after: this checkout;"
+        f" Python {sys.version.split()[0]}, {os.cpu_count()} cpus\n"
+    )
+
+    print("1. whole process, median ms per hook call (the wired hook; warm cache)")
+    hooks = {label: installed_hook_argv(pythons[label], envs[label]) for label in revisions}
+    whole_process(hooks, envs, pythons["after"], args.runs)
+
+    print("\n2. in process, µs per decision on the default pack (median of 3 rounds)")
+    in_process(pythons, envs, args.iterations)
+
+    if not args.no_linear:
+        print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")
+        scripts = {
+            "before": (
+                pythons["before"],
+                Path(workdirs["before"], "revision", "bench/linear_time.py"),
+            ),
+            "after": (pythons["after"], HERE / "linear_time.py"),
+        }
+        linear_time(scripts, envs)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()
