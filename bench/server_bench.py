@@ -229,7 +229,7 @@ def pack(policies: str | None) -> tuple[dict[str, str], dict]:
 
 def prepare_db(db: str, policies: str | None) -> str:
     """Seed the database and return a viewer token."""
-    from hookgate.server.app import compile_set
+    from hookgate.server.compilation import compile_set
     from hookgate.server.store import Store, make_engine, migrate
 
     engine = make_engine(db)
@@ -244,7 +244,7 @@ def prepare_db(db: str, policies: str | None) -> str:
 def engine_alone(seconds: float, traffic: str, policies: str | None) -> float:
     """Mean seconds per evaluation of the same bodies by the engine in this process, one
     thread: what the evaluate endpoint cannot do without."""
-    from hookgate.server.app import compile_set
+    from hookgate.server.compilation import compile_set
 
     engine = compile_set(*pack(policies))
     return per_evaluation(
@@ -271,7 +271,7 @@ def against_regorus(seconds: float) -> tuple[float, float]:
     any Rego engine spends on this pack, HTTP aside."""
     from regorus_hook import regorus_decide, regorus_engine
 
-    from hookgate.server.app import compile_set
+    from hookgate.server.compilation import compile_set
     from hookgate.server.store import seed_policies
 
     engine = compile_set(*seed_policies())

@@ -10,7 +10,8 @@ import pytest
 import sqlalchemy as sa
 
 from hookgate.server import tables
-from hookgate.server.app import compile_set, create_app
+from hookgate.server.app import create_app
+from hookgate.server.compilation import compile_set
 from hookgate.server.store import ROLES, Store, make_engine, migrate
 
 PG_ENV = "HOOKGATE_TEST_PG_URL"

@@ -46,7 +46,8 @@ class LiveServer:
         import uvicorn
 
         from hookgate.commands.serve import open_store
-        from hookgate.server.app import compile_set, create_app
+        from hookgate.server.app import create_app
+        from hookgate.server.compilation import compile_set
         from hookgate.server.store import seed_policies
 
         self.store = open_store(f"sqlite:///{db_path}")

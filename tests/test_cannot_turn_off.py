@@ -143,7 +143,7 @@ def server(tmp_path):
     pytest.importorskip("fastapi")
     from server_support import auth, client_for, fresh_store
 
-    from hookgate.server.app import compile_set
+    from hookgate.server.compilation import compile_set
     from hookgate.server.store import seed_policies
 
     store = fresh_store("sqlite", tmp_path)

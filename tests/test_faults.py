@@ -36,9 +36,9 @@ from sync_helpers import (
 
 from hookgate import telemetry as telemetry_module
 from hookgate.bundle_format import verify
-from hookgate.server import app as app_module
 from hookgate.server import store as store_module
 from hookgate.server import tables
+from hookgate.server.routes import documents as document_routes
 
 HOOK_TIMEOUT = 20  # seconds; a hook that hangs on a damaged file fails the test instead
 NO_VERIFY_PATTERN = "[pack=no-verify, pattern=git-no-verify]"  # the default pack's answer
@@ -572,7 +572,7 @@ def test_database_unreachable_not_ready_503_with_a_reason_and_nothing_half_writt
 
 @pytest.mark.parametrize("param", PG_ONLY)
 def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_path, monkeypatch):
-    real_compile = app_module.compile_in_workers
+    real_compile = document_routes.compile_in_workers
 
     def cut_then_compile(workers, policies, data):
         # Called inside the change's transaction: the bundle revision is already bumped and
@@ -590,11 +590,11 @@ def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_p
                 "content": GUARD.replace("skip", "bypass"),
                 "headers": {**editor, "If-Match": etag},
             }
-            monkeypatch.setattr(app_module, "compile_in_workers", cut_then_compile)
+            monkeypatch.setattr(document_routes, "compile_in_workers", cut_then_compile)
             try:
                 assert_503(client.put("/v1/policies/git_hooks.rego", **change))
             finally:
-                monkeypatch.setattr(app_module, "compile_in_workers", real_compile)
+                monkeypatch.setattr(document_routes, "compile_in_workers", real_compile)
                 outage.restore()
             assert history(store) == before
             assert client.put("/v1/policies/git_hooks.rego", **change).status_code == 200

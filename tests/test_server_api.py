@@ -21,7 +21,7 @@ from server_support import (
 )
 
 from hookgate.bundle_format import BundleError, verify
-from hookgate.server.app import compile_set
+from hookgate.server.compilation import compile_set
 from hookgate.server.store import Store, make_engine, seed_policies
 
 store = store_fixture()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
-from hookgate.server.app import compile_set
+from hookgate.server.compilation import compile_set
 from hookgate.server.store import merge_documents, seed_policies
 
 README = Path(__file__).resolve().parent.parent / "README.md"

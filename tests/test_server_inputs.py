@@ -187,7 +187,7 @@ def test_the_body_is_read_only_after_authentication():
     import asyncio
 
     from hookgate.masking import Masker
-    from hookgate.server.app import _Gate
+    from hookgate.server.gate import Gate
     from hookgate.server.metrics import Metrics
 
     store = _NoTokens()
@@ -205,7 +205,7 @@ def test_the_body_is_read_only_after_authentication():
     async def app(scope, receive, send):
         raise AssertionError("no route is reached")
 
-    gate = _Gate(app, store, 1024, Metrics(), Masker(), False)
+    gate = Gate(app, store, 1024, Metrics(), Masker(), False)
     for headers in ([], [(b"authorization", b"Bearer hg_nope")]):
         scope = {"type": "http", "method": "POST", "path": "/v1/decisions", "headers": headers,
                  "query_string": b""}  # fmt: skip

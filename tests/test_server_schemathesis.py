@@ -17,7 +17,8 @@ from schemathesis.specs.openapi.checks import (
 )
 from server_support import auth, fresh_store
 
-from hookgate.server.app import compile_set, create_app
+from hookgate.server.app import create_app
+from hookgate.server.compilation import compile_set
 from hookgate.server.store import seed_policies
 
 # Built at import: schemathesis generates one test per operation when the module is collected

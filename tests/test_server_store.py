@@ -23,7 +23,7 @@ from server_support import (
 
 from hookgate.lang.errors import PolicyError
 from hookgate.server import tables
-from hookgate.server.app import compile_set
+from hookgate.server.compilation import compile_set
 from hookgate.server.store import (
     REVISION_CACHE_SECONDS,
     TOKEN_CACHE_SECONDS,

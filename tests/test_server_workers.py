@@ -10,7 +10,7 @@ import time
 import pytest
 from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
-from hookgate.server.app import DryRunSlots, TooManyDryRuns
+from hookgate.server.compilation import DryRunSlots, TooManyDryRuns
 from hookgate.server.metrics import LATENCY_BUCKETS, Metrics
 from hookgate.server.store import Principal
 from hookgate.server.workers import Limits, WorkerError, WorkerLimitError, WorkerPool

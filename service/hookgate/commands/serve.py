@@ -102,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
         DEFAULT_DRY_RUNS_PER_TOKEN,
         DEFAULT_MAX_BODY_BYTES,
         DEFAULT_RETENTION_DAYS,
-        compile_set,
         create_app,
     )
+    from hookgate.server.compilation import compile_set
     from hookgate.server.store import default_db_url, seed_policies
 
     url = args.db or default_db_url()

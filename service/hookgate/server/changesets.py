@@ -1,7 +1,7 @@
 """Change sets: make the active set equal to a given set of policies and data documents
 (additions, changes and deletions) as one new bundle revision, all or nothing.
 
-``POST /v1/changesets`` (editor) backs ``hookgate publish``. The set is checked as a whole
+``POST /v1/changesets`` (editor, ``routes/changesets.py``) backs ``hookgate publish``. The set is checked as a whole
 before anything is written, as a change through the per-document API is (``packcheck``): it
 must compile, every ``test_*`` rule in it must pass (a failing test is a diagnostic at its
 rule's line), and no pack may fail on a smoke payload. ``expect_revision`` is optimistic
@@ -15,25 +15,21 @@ from __future__ import annotations
 import difflib
 import json
 from functools import partial
-from typing import Annotated, Any
+from typing import Any
 
 import anyio.from_thread
 import sqlalchemy as sa
-from fastapi import APIRouter, Body, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import models as api
 from hookgate.server import tables as m
-from hookgate.server.auth import Editor
 from hookgate.server.store import (
     ActiveSet,
     PreconditionFailed,
     Store,
     _now,
     canonical_json,
-    merge_documents,
 )
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
@@ -211,79 +207,3 @@ def apply(
             change["revision"] = written.number
     store._revision = None  # this process sees its own change at once
     return base, revision, changes
-
-
-def _check_keys(body: ChangeSetIn) -> None:
-    from hookgate.server.app import _check_key
-
-    for key in body.policies:
-        _check_key("policy", key, f"body.policies.{key}")
-    for path in body.data:
-        _check_key("data", path, f"body.data.{path}")
-
-
-router = APIRouter(tags=["change sets"])
-
-
-@router.post(
-    "/v1/changesets",
-    summary="Make the active set equal to these policies and data, as one bundle revision",
-    response_model=ChangeSetOut,
-    responses={
-        412: {"model": api.ErrorOut, "description": "expect_revision is not the revision now."},
-        422: {"model": api.ErrorOut, "description": "The set does not compile or a test fails."},
-    },
-)
-def post_changeset(
-    principal: Editor, request: Request, body: Annotated[ChangeSetIn, Body()]
-) -> Any:
-    store: Store = request.app.state.store
-    _check_keys(body)
-    try:
-        merged = merge_documents(body.data.items())
-    except PolicyError as exc:
-        diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
-    else:
-        diagnostics, tests = check_set(request.app.state.workers, body.policies, merged)
-    ok = not diagnostics
-    if body.dry_run or not ok:
-        active = store.active_set()
-        if body.expect_revision is not None and body.expect_revision != active.revision:
-            raise PreconditionFailed(
-                f"the bundle revision is {active.revision}, not {body.expect_revision}: "
-                "the server moved; read it again"
-            )
-        answer = {
-            "applied": False,
-            "base_revision": active.revision,
-            "revision": active.revision,
-            "changes": [{**c, "revision": None} for c in plan(active, body.policies, body.data)],
-            "ok": ok,
-            "diagnostics": [_diagnostic_out(d) for d in diagnostics],
-            "tests": tests,
-        }
-        if ok or body.dry_run:
-            return answer
-        detail = "the change set was refused; nothing was changed"
-        return JSONResponse({"detail": detail, **answer}, 422)
-    base, revision, changes = apply(
-        store,
-        body.policies,
-        body.data,
-        expect_revision=body.expect_revision,
-        author=principal.name,
-        message=body.message or "change set",
-    )
-    return {
-        "applied": revision != base,
-        "base_revision": base,
-        "revision": revision,
-        "changes": changes,
-        "ok": True,
-        "diagnostics": [],
-        "tests": tests,
-    }
-
-
-def _diagnostic_out(d: Diagnostic) -> dict:
-    return {**d.to_dict(), "text": d.headline()}

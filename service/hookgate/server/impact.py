@@ -1,4 +1,5 @@
-"""``POST /v1/impact`` (viewer): a draft set replayed against recorded decisions.
+"""A draft set replayed against recorded decisions, for ``POST /v1/impact``
+(``routes/impact.py``) and the console.
 
 The records are the newest ``limit`` decisions matching the filters (time window, host, pack,
 outcome, session); each keeps the masked input document its policies saw. The replay itself is
@@ -9,17 +10,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-import anyio.to_thread
 import sqlalchemy as sa
-from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from hookgate.impact import replay
 from hookgate.server import models as api
 from hookgate.server import tables as m
-from hookgate.server.auth import Viewer
+from hookgate.server.compilation import check_in_workers
+from hookgate.server.deps import check_key
 from hookgate.server.store import Store, decision_filters, merge_documents
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
@@ -145,18 +145,16 @@ def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
 def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
     """The draft's policies and merged data: the body alone when ``complete``, else laid over
     the active set (as dry-runs with drafts are)."""
-    from hookgate.server.app import _check_key
-
     policies = {} if body.complete else dict(active.policies)
     documents = {} if body.complete else dict(active.documents)
     for key, text in body.policies.items():
-        _check_key("policy", key, f"body.policies.{key}")
+        check_key("policy", key, f"body.policies.{key}")
         if text is None:
             policies.pop(key, None)
         else:
             policies[key] = text
     for path, value in body.data.items():
-        documents[_check_key("data", path, f"body.data.{path}")] = value
+        documents[check_key("data", path, f"body.data.{path}")] = value
     return policies, merge_documents(documents.items())
 
 
@@ -170,26 +168,5 @@ async def run_replay(
     """``replay`` in the worker pool: the draft is user-supplied code, run under the limits the
     operating system enforces there. The draft is compiled first, so one that does not compile
     is a ``PolicyError`` with its diagnostics."""
-    from hookgate.server.app import check_in_workers
-
     await check_in_workers(workers, sources, data)
     return await workers.run(replay, sources, data, records, baseline, limits=SET_LIMITS)
-
-
-router = APIRouter(tags=["impact"])
-
-
-@router.post(
-    "/v1/impact",
-    summary="Replay recorded decisions against a draft set: every outcome it would change",
-    response_model=ImpactOut,
-    responses={422: {"model": api.ErrorOut, "description": "The draft does not compile."}},
-)
-async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Body()]) -> dict:
-    store: Store = request.app.state.store
-    active = await anyio.to_thread.run_sync(store.active_set)
-    sources, data = draft_set(active, body)
-    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
-    baseline = (active.policies, active.data, active.revision)
-    report = await run_replay(request.app.state.workers, sources, data, records, baseline)
-    return {"bundle_revision": active.revision, "size_capped": capped, **report}

@@ -1,0 +1,586 @@
+"""The console's pages at ``/console``: policies and data with their revisions (diff, rollback), an
+editor (diagnostics as you type, the pack's tests, a dry-run, the impact of the draft, then
+publish), a decision-log explorer, and token management for admins.
+
+Server-rendered Jinja2 templates with vendored htmx (``static/``; nothing from a CDN, so it works
+offline). Signing in takes the same API tokens and roles: the token is entered once and kept in
+an HttpOnly, ``SameSite=Strict`` cookie scoped to ``/console``. Every state-changing request
+must also carry the CSRF token (a hidden form field, or the ``X-CSRF-Token`` header htmx sends),
+an HMAC of the session token that a page from another site cannot read or compute; SameSite
+already keeps the cookie off cross-site requests, the CSRF token covers browsers that ignore it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import hmac
+import json
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+import anyio.to_thread
+import sqlalchemy as sa
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from hookgate.hostio.hosts import HOSTS
+from hookgate.lang.errors import Diagnostic, PolicyError
+from hookgate.server import tables as m
+from hookgate.server.changesets import check_set
+from hookgate.server.compilation import compile_set
+from hookgate.server.deps import check_key
+from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.store import (
+    NotFound,
+    Principal,
+    Store,
+    StoreError,
+    canonical_json,
+    decision_filters,
+)
+
+HERE = Path(__file__).parent
+COOKIE = "hookgate_console"
+STATIC = {
+    "htmx.min.js": "text/javascript",
+    "console.js": "text/javascript",
+    "console.css": "text/css",
+}
+OUTCOME_COLOURS = {"deny": "#b3261e", "ask": "#b26a00", "rewrite": "#3456a8", "allow": "#2e7d32"}
+CHART_HOURS = 48
+PAGE = 100
+
+templates = Environment(
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+
+def csrf_token(token: str) -> str:
+    return hmac.new(b"hookgate-console-csrf", token.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+class Session:
+    """The signed-in user of one request: principal, token (for the CSRF token), form."""
+
+    def __init__(self, principal: Principal, token: str, form: dict[str, str]) -> None:
+        self.principal = principal
+        self.csrf = csrf_token(token)
+        self.form = form
+
+
+async def session(request: Request, role: str = "viewer") -> Session:
+    """The request's session with at least ``role``; a redirect to sign-in without one, 403
+    with a lower role, 403 for a state-changing request without the CSRF token."""
+    store: Store = request.app.state.store
+    token = request.cookies.get(COOKIE)
+    principal = None
+    if token:
+        principal = store.cached_principal(token) or await anyio.to_thread.run_sync(
+            store.authenticate, token
+        )
+    if principal is None or not principal.has("viewer"):
+        raise HTTPException(303, "sign in", {"Location": "/console/login"})
+    form: dict[str, str] = {}
+    if request.method == "POST":
+        body = (await request.body()).decode("utf-8", "replace")
+        form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        sent = request.headers.get("X-CSRF-Token") or form.get("csrf", "")
+        if not hmac.compare_digest(sent, csrf_token(token)):
+            raise HTTPException(403, "missing or wrong CSRF token: reload the page")
+    if not principal.has(role):
+        raise HTTPException(403, f"this needs the {role} role; yours is {principal.role}")
+    return Session(principal, token, form)
+
+
+def page(name: str, user: Session | None, status: int = 200, **values: Any) -> HTMLResponse:
+    html = templates.get_template(name).render(user=user, **values)
+    return HTMLResponse(html, status)
+
+
+# -- sign-in ---------------------------------------------------------------------------------
+
+
+@router.get("/login")
+def login_form() -> HTMLResponse:
+    return page("login.html", None)
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    store: Store = request.app.state.store
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    token = (form.get("token") or [""])[-1].strip()
+    principal = await anyio.to_thread.run_sync(store.authenticate, token) if token else None
+    if principal is None or not principal.has("viewer"):
+        error = "Unknown or revoked token." if principal is None else "Agent tokens cannot sign in."
+        return page("login.html", None, 401, error=error)
+    response = RedirectResponse("/console/policies", 303)
+    response.set_cookie(
+        COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/console",
+        max_age=12 * 3600,
+    )
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    await session(request)
+    response = RedirectResponse("/console/login", 303)
+    response.delete_cookie(COOKIE, path="/console")
+    return response
+
+
+@router.get("")
+@router.get("/")
+def home() -> Response:
+    return RedirectResponse("/console/policies", 303)
+
+
+@router.get("/static/{name}")
+def static(name: str) -> Response:
+    if name not in STATIC:
+        raise HTTPException(404, "no such asset")
+    headers = {"Cache-Control": "public, max-age=3600"}
+    return FileResponse(HERE / "static" / name, media_type=STATIC[name], headers=headers)
+
+
+# -- policies and data -----------------------------------------------------------------------
+
+
+def _kind(value: str | None) -> str:
+    if value not in ("policy", "data"):
+        raise HTTPException(404, "kind: policy or data")
+    return value
+
+
+def _text(kind: str, value: object) -> str:
+    if kind == "policy":
+        return value or ""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@router.get("/policies")
+async def documents(request: Request) -> HTMLResponse:
+    user = await session(request)
+    store: Store = request.app.state.store
+    policies = await anyio.to_thread.run_sync(store.list, "policy")
+    data = await anyio.to_thread.run_sync(store.list, "data")
+    revision = await anyio.to_thread.run_sync(store.current_revision)
+    return page("documents.html", user, policies=policies, data=data, revision=revision)
+
+
+@router.get("/edit")
+async def edit(request: Request, kind: str, id: str = "") -> HTMLResponse:
+    user = await session(request)
+    kind = _kind(kind)
+    store: Store = request.app.state.store
+    head = None
+    if id:
+        head = await anyio.to_thread.run_sync(store.get, kind, id)
+    content = _text(kind, head.value()) if head else ""
+    return page(
+        "edit.html",
+        user,
+        kind=kind,
+        id=id,
+        head=head,
+        content=content,
+        example=EXAMPLE_PAYLOAD,
+        hosts=HOSTS,
+    )
+
+
+def _draft(request: Request, user: Session) -> tuple[dict[str, str], dict]:
+    """The active set with the editor's draft laid over it; ``PolicyError`` for a draft data
+    document that is not JSON."""
+    store: Store = request.app.state.store
+    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
+    content = user.form.get("content", "")
+    if not key:
+        raise PolicyError([Diagnostic("draft", 1, 1, "give the document an id (file name)")])
+    body = ImpactIn()
+    if kind == "policy":
+        body.policies = {key: content}
+    else:
+        try:
+            body.data = {key: json.loads(content)}
+        except json.JSONDecodeError as exc:
+            raise PolicyError([Diagnostic(f"data/{key}", exc.lineno, exc.colno, exc.msg)]) from None
+    from fastapi.exceptions import RequestValidationError
+
+    try:
+        return draft_set(store.active_set(), body)
+    except RequestValidationError as exc:
+        message = exc.errors()[0]["msg"]
+        raise PolicyError([Diagnostic(key, 1, 1, message)]) from None
+
+
+@router.post("/check")
+async def check(request: Request) -> HTMLResponse:
+    """The editor's diagnostics, debounced as the user types (the same compilation as
+    ``POST /v1/check``)."""
+    user = await session(request)
+
+    def diagnose() -> list[Diagnostic]:
+        try:
+            compile_set(*_draft(request, user))
+        except PolicyError as exc:
+            return list(exc.diagnostics)
+        return []
+
+    diagnostics = await anyio.to_thread.run_sync(diagnose)
+    return page("diagnostics.html", user, diagnostics=diagnostics)
+
+
+@router.post("/tests")
+async def tests(request: Request) -> HTMLResponse:
+    user = await session(request)
+
+    def run() -> tuple[list[Diagnostic], dict]:
+        try:
+            return check_set(request.app.state.workers, *_draft(request, user))
+        except PolicyError as exc:
+            return list(exc.diagnostics), {"passed": 0, "failed": []}
+
+    diagnostics, results = await anyio.to_thread.run_sync(run)
+    return page("tests.html", user, diagnostics=diagnostics, results=results)
+
+
+@router.post("/dryrun")
+async def dryrun(request: Request) -> HTMLResponse:
+    """A payload in any host's shape through the draft: the decision, the host's exact
+    response and the explain trace."""
+    user = await session(request)
+    host = user.form.get("host") or None
+
+    def run() -> dict:
+        try:
+            payload = json.loads(user.form.get("payload", ""))
+        except json.JSONDecodeError as exc:
+            return {"error": f"payload: invalid JSON at line {exc.lineno} column {exc.colno}"}
+        try:
+            engine = compile_set(*_draft(request, user))
+        except PolicyError as exc:
+            return {"error": "the draft does not compile: " + exc.diagnostics[0].headline()}
+        decision = engine.evaluate(payload, host, facts={}, explain=True)
+        response = decision.response(host)
+        return {
+            "decision": decision,
+            "response": json.dumps(response.stdout, indent=2, ensure_ascii=False),
+            "exit_code": response.exit_code,
+            "stderr": response.stderr,
+            "trace": (decision.explain or {}).get("rules") or [],
+        }
+
+    return page("dryrun.html", user, **await anyio.to_thread.run_sync(run))
+
+
+@router.post("/impact")
+async def impact(request: Request) -> HTMLResponse:
+    user = await session(request)
+    store: Store = request.app.state.store
+    limit = int(user.form.get("limit") or 1000)
+    try:
+        sources, data = await anyio.to_thread.run_sync(_draft, request, user)
+        query = ImpactIn(limit=max(1, min(limit, 10_000)))
+        records, _capped = await anyio.to_thread.run_sync(load_records, store, query)
+        active = await anyio.to_thread.run_sync(store.active_set)
+        baseline = (active.policies, active.data, active.revision)
+        report = await run_replay(request.app.state.workers, sources, data, records, baseline)
+    except PolicyError as exc:
+        return page("impact.html", user, error=exc.diagnostics[0].headline())
+    return page("impact.html", user, report=report)
+
+
+@router.post("/publish")
+async def publish(request: Request) -> Response:
+    user = await session(request, "editor")
+    store: Store = request.app.state.store
+    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
+    content = user.form.get("content", "")
+    if kind == "data":
+        try:
+            content = canonical_json(json.loads(content))
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise HTTPException(422, f"data/{key}: not JSON ({exc})") from None
+
+    def validate(policies: dict[str, str], data: dict) -> None:
+        diagnostics, _ = check_set(request.app.state.workers, policies, data)
+        if diagnostics:
+            raise PolicyError(diagnostics)
+
+    def write() -> Any:
+        check_key(kind, key, "id")
+        return store.change(
+            kind,
+            key,
+            content,
+            if_match=user.form.get("etag") or None,
+            author=user.principal.name,
+            message=user.form.get("message", "")[:2000],
+            validate=validate,
+        )
+
+    try:
+        revision = await anyio.to_thread.run_sync(write)
+    except PolicyError as exc:
+        return page(
+            "edit.html",
+            user,
+            422,
+            kind=kind,
+            id=key,
+            head=None if not user.form.get("etag") else store.head(kind, key),
+            content=user.form.get("content", ""),
+            example=user.form.get("payload") or EXAMPLE_PAYLOAD,
+            hosts=HOSTS,
+            refused=list(exc.diagnostics),
+        )
+    except StoreError as exc:
+        raise HTTPException(exc.status, exc.message) from None
+    query = urlencode({"kind": kind, "id": key, "published": revision.number})
+    return RedirectResponse(f"/console/revisions?{query}", 303)
+
+
+@router.get("/revisions")
+async def revisions(request: Request, kind: str, id: str, published: int | None = None) -> Any:
+    user = await session(request)
+    store: Store = request.app.state.store
+    found = await anyio.to_thread.run_sync(store.revisions, _kind(kind), id)
+    found.reverse()  # newest first
+    return page("revisions.html", user, kind=kind, id=id, revisions=found, published=published)
+
+
+@router.get("/diff")
+async def diff(request: Request, kind: str, id: str, a: int, b: int) -> HTMLResponse:
+    user = await session(request)
+    store: Store = request.app.state.store
+    kind = _kind(kind)
+    old = await anyio.to_thread.run_sync(store.revision, kind, id, a)
+    new = await anyio.to_thread.run_sync(store.revision, kind, id, b)
+    lines = list(
+        difflib.unified_diff(
+            _text(kind, old.value()).splitlines(),
+            _text(kind, new.value()).splitlines(),
+            f"{id} revision {a}",
+            f"{id} revision {b}",
+            lineterm="",
+        )
+    )
+    return page("diff.html", user, kind=kind, id=id, a=a, b=b, lines=lines)
+
+
+@router.post("/rollback")
+async def rollback(request: Request) -> Response:
+    user = await session(request, "editor")
+    store: Store = request.app.state.store
+    kind, key = _kind(user.form.get("kind")), user.form.get("id", "")
+    target = int(user.form.get("revision") or 0)
+
+    def write() -> Any:
+        return store.change(
+            kind,
+            key,
+            None,
+            if_match="*",
+            author=user.principal.name,
+            message=f"rollback to revision {target} (console)",
+            validate=lambda policies, data: compile_set(policies, data),
+            rollback_to=target,
+        )
+
+    try:
+        revision = await anyio.to_thread.run_sync(write)
+    except PolicyError as exc:
+        raise HTTPException(422, exc.diagnostics[0].headline()) from None
+    except StoreError as exc:
+        raise HTTPException(exc.status, exc.message) from None
+    query = urlencode({"kind": kind, "id": key, "published": revision.number})
+    return RedirectResponse(f"/console/revisions?{query}", 303)
+
+
+# -- decisions -------------------------------------------------------------------------------
+
+FILTERS = ("outcome", "pack", "host", "session_id", "since", "until")
+
+
+def _filters(request: Request) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in FILTERS:
+        value = request.query_params.get(name, "").strip()
+        if not value:
+            continue
+        if name in ("since", "until"):
+            try:
+                value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                raise HTTPException(422, f"{name}: not a date and time (ISO 8601)") from None
+        values[name] = value
+    return values
+
+
+def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[tuple], datetime]:
+    """The ``PAGE`` newest records by decision time (with matches and masked input), the
+    matching records of the ``CHART_HOURS`` hours before ``until`` (or now) counted by hour and
+    outcome, for the chart (``(hour, outcome, count)``), and that end time."""
+    d = m.decisions.c
+    rows_query = (
+        decision_filters(sa.select(m.decisions), **filters)
+        .order_by(d.time.desc(), d.seq.desc())
+        .limit(PAGE)
+    )
+    newest = filters.get("until") or datetime.now(UTC)
+    since = max(
+        filters.get("since") or datetime.min.replace(tzinfo=UTC),
+        newest - timedelta(hours=CHART_HOURS),
+    )
+    with store.engine.connect() as conn:
+        # Counted by the database: millions of decisions a day must not travel to draw 48 bars.
+        if conn.dialect.name == "postgresql":
+            hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", d.time))
+        else:  # SQLite stores UTC text
+            hour = sa.func.strftime("%Y-%m-%d %H:00:00", d.time)
+        chart_query = decision_filters(
+            sa.select(hour.label("hour"), d.outcome, sa.func.count().label("n")),
+            **{**filters, "since": since, "until": newest},
+        ).group_by(hour, d.outcome)
+        rows = conn.execute(rows_query).all()
+        chart = conn.execute(chart_query).all()
+        matches: dict[int, list[dict]] = {r.seq: [] for r in rows}
+        if rows:
+            for r in conn.execute(
+                sa.select(m.decision_matches)
+                .where(m.decision_matches.c.decision_seq.in_(list(matches)))
+                .order_by(m.decision_matches.c.position)
+            ):
+                matches[r.decision_seq].append({"pack": r.pack, "pattern": r.pattern})
+    records = [
+        {
+            **r._asdict(),
+            "matches": matches[r.seq],
+            "input": None
+            if r.input is None
+            else json.dumps(json.loads(r.input), indent=2, ensure_ascii=False),
+        }
+        for r in rows
+    ]
+    points = [(_hour(r.hour), r.outcome, r.n) for r in chart]
+    return records, points, newest
+
+
+def _hour(value: datetime | str) -> datetime:
+    hour = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return hour.replace(tzinfo=UTC) if hour.tzinfo is None else hour.astimezone(UTC)
+
+
+def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict:
+    """Stacked bars of decisions per hour by outcome over the last ``CHART_HOURS`` hours, as
+    SVG geometry for the template (and the same counts as a table for screen readers)."""
+    end = newest.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    hours = [end - timedelta(hours=CHART_HOURS - i) for i in range(CHART_HOURS)]
+    counts: dict[datetime, Counter] = {hour: Counter() for hour in hours}
+    for hour, outcome, n in points:
+        if hour in counts:
+            counts[hour][outcome] += n
+    peak = max([sum(c.values()) for c in counts.values()] + [1])
+    width, height, bar = 720, 160, 720 / CHART_HOURS
+    bars = []
+    for i, hour in enumerate(hours):
+        y = height
+        for outcome, colour in OUTCOME_COLOURS.items():
+            n = counts[hour][outcome]
+            if n:
+                h = n / peak * (height - 10)
+                y -= h
+                label = f"{hour:%Y-%m-%d %H}:00 UTC: {n} {outcome}"
+                bars.append(
+                    {"x": i * bar + 1, "y": y, "w": bar - 2, "h": h, "fill": colour, "label": label}
+                )
+    table = [
+        {"hour": f"{hour:%m-%d %H}:00", **{o: counts[hour][o] for o in OUTCOME_COLOURS}}
+        for hour in hours
+        if counts[hour]
+    ]
+    return {"width": width, "height": height, "bars": bars, "peak": peak, "table": table,
+            "total": sum(n for _, _, n in points), "colours": OUTCOME_COLOURS}  # fmt: skip
+
+
+@router.get("/decisions")
+async def decisions(request: Request) -> HTMLResponse:
+    user = await session(request)
+    store: Store = request.app.state.store
+    filters = _filters(request)
+    records, points, newest = await anyio.to_thread.run_sync(_decisions, store, filters)
+    return page(
+        "decisions.html",
+        user,
+        records=records,
+        chart=chart_svg(points, newest),
+        filters={name: request.query_params.get(name, "") for name in FILTERS},
+        outcomes=list(OUTCOME_COLOURS),
+    )
+
+
+# -- tokens ----------------------------------------------------------------------------------
+
+
+@router.get("/tokens")
+async def tokens(request: Request) -> HTMLResponse:
+    user = await session(request, "admin")
+    store: Store = request.app.state.store
+    found = await anyio.to_thread.run_sync(store.list_tokens)
+    return page("tokens.html", user, tokens=found, roles=("agent", "viewer", "editor", "admin"))
+
+
+@router.post("/tokens")
+async def create_token(request: Request) -> HTMLResponse:
+    user = await session(request, "admin")
+    store: Store = request.app.state.store
+    role, name = user.form.get("role", ""), user.form.get("name", "").strip()[:255]
+    if not name:
+        raise HTTPException(422, "name: required")
+    try:
+        token = await anyio.to_thread.run_sync(store.create_token, role, name)
+    except StoreError as exc:
+        raise HTTPException(422, exc.message) from None
+    found = await anyio.to_thread.run_sync(store.list_tokens)
+    roles = ("agent", "viewer", "editor", "admin")
+    created = {"name": name, "role": role, "token": token}
+    return page("tokens.html", user, tokens=found, roles=roles, created=created)
+
+
+@router.post("/tokens/revoke")
+async def revoke_token(request: Request) -> Response:
+    user = await session(request, "admin")
+    store: Store = request.app.state.store
+    try:
+        await anyio.to_thread.run_sync(store.revoke_token, int(user.form.get("token_id") or 0))
+    except NotFound as exc:
+        raise HTTPException(404, exc.message) from None
+    return RedirectResponse("/console/tokens", 303)
+
+
+EXAMPLE_PAYLOAD = json.dumps(
+    {
+        "session_id": "console",
+        "cwd": "/home/u/proj",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit --no-verify -m wip"},
+    },
+    indent=2,
+)

@@ -1,0 +1,96 @@
+"""``/v1/decisions``: agents upload decision records (masked again here); viewers page
+through them, filtered."""
+
+from typing import Annotated
+
+from fastapi import FastAPI, Query
+
+from hookgate import recorded
+from hookgate.masking import Masker
+from hookgate.server import models as api
+from hookgate.server.auth import Agent, Viewer
+from hookgate.server.deps import invalid
+from hookgate.server.metrics import Metrics
+from hookgate.server.store import CURSOR_PATTERN, Store, parse_cursor
+
+RECORD_FIELDS = tuple(api.DecisionRecordIn.model_fields)
+
+
+def add_routes(app: FastAPI) -> None:
+    store: Store = app.state.store
+    masker: Masker = app.state.masker
+    metrics: Metrics = app.state.metrics
+
+    @app.post(
+        "/v1/decisions",
+        tags=["decisions"],
+        summary="Upload a batch of decision records (idempotent on decision_id)",
+        response_model=api.DecisionBatchOut,
+    )
+    def upload(principal: Agent, body: api.DecisionBatchIn) -> dict:
+        rows = []
+        current = None
+        for i, record in enumerate(body.decisions):
+            if record.bundle_revision is not None:
+                current = current or store.current_revision(cached_ok=True)
+                if record.bundle_revision > current:
+                    field = f"body.decisions.{i}.bundle_revision"
+                    raise invalid(field, f"no such bundle revision yet (the latest is {current})")
+            # A plain dict of the fields (model_dump would copy the input document too).
+            row = {name: getattr(record, name) for name in RECORD_FIELDS}
+            row["decision_id"] = str(record.decision_id)
+            row["matches"] = [dict(match) for match in record.matches]
+            row["command"] = masker.mask(record.command)  # masked again: never trust the client
+            row["input"], truncated = recorded.keep_json(record.input, masker.mask)
+            row["input_truncated"] = record.input_truncated or truncated
+            rows.append(row)
+        accepted, duplicates = store.add_decisions(
+            rows,
+            principal.name,
+            token_id=principal.token_id,
+            hourly_quota=app.state.decision_quota,
+        )
+        for row in rows:
+            metrics.decision(row["outcome"], "upload")
+        return {"accepted": accepted, "duplicates": duplicates}
+
+    @app.get(
+        "/v1/decisions",
+        tags=["decisions"],
+        summary="Decision records, newest first, filtered and paginated",
+        response_model=api.DecisionPage,
+    )
+    def list_decisions(
+        _: Viewer,
+        since: Annotated[api.UTCDateTime | None, Query(description="Decision time ≥ this")] = None,
+        until: Annotated[api.UTCDateTime | None, Query(description="Decision time < this")] = None,
+        outcome: api.Outcome | None = None,
+        pack: Annotated[str | None, Query(max_length=255)] = None,
+        host: Annotated[str | None, Query(max_length=64)] = None,
+        session_id: Annotated[str | None, Query(max_length=255)] = None,
+        token_id: Annotated[
+            int | None, Query(ge=1, le=api.MAX_INT, description="The uploading token's id")
+        ] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        cursor: Annotated[
+            str | None,
+            Query(pattern=f"^{CURSOR_PATTERN}$", description="next_cursor of the last page"),
+        ] = None,
+    ) -> dict:
+        if cursor is not None:
+            try:
+                parse_cursor(cursor)
+            except ValueError as exc:
+                raise invalid("query.cursor", str(exc)) from None
+        items, next_cursor = store.query_decisions(
+            since=since,
+            until=until,
+            outcome=outcome,
+            pack=pack,
+            host=host,
+            session_id=session_id,
+            token_id=token_id,
+            limit=limit,
+            cursor=cursor,
+        )
+        return {"decisions": items, "next_cursor": next_cursor}

@@ -1,0 +1,164 @@
+"""``/v1/policies`` and ``/v1/data``: documents as immutable revisions, with ETags, history
+and rollback. Both kinds share every route; only the body's media type differs, so
+``add_routes`` is called once per kind."""
+
+from functools import partial
+from typing import Annotated, Any
+
+import anyio.from_thread
+from fastapi import Depends, FastAPI, Header, Path, Query, Response
+
+from hookgate import packcheck
+from hookgate.server import models as api
+from hookgate.server.auth import Editor, Viewer
+from hookgate.server.compilation import compile_in_workers
+from hookgate.server.deps import data_path, policy_id
+from hookgate.server.responses import revision_out
+from hookgate.server.store import Principal, Revision, Store
+from hookgate.server.workers import SET_LIMITS, WorkerPool
+
+IfMatch = Annotated[
+    str | None,
+    Header(description="The ETag you read (or *); required to change an existing document"),
+]
+Message = Annotated[str, Query(max_length=2000, description="Why; kept with the revision")]
+_CHANGE_ERRORS: dict = {
+    412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
+    428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
+}
+
+
+def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> None:
+    """GET/PUT/DELETE, list, revisions and rollback of one kind of document; policies and data
+    share everything but the body's media type."""
+    store: Store = app.state.store
+    item = f"{base}/{param}"
+    tags = ["policies" if kind == "policy" else "data"]
+    Key = Annotated[str, Depends(policy_id if kind == "policy" else data_path)]
+    if kind == "policy":
+        media = {"text/plain": {"schema": {"type": "string"}, "example": api.POLICY_EXAMPLE}}
+    else:
+        media = {
+            "application/json": {
+                "schema": {},
+                "example": {"protected_branches": ["main", "release/*"]},
+            }
+        }
+    body_doc = {"requestBody": {"required": True, "content": media}}
+
+    workers: WorkerPool = app.state.workers
+
+    def validate(policies: dict[str, str], data: dict) -> None:
+        # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
+        # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
+        # worker pool: a change's policies are user-supplied code.
+        compile_in_workers(workers, policies, data)
+        found = anyio.from_thread.run(
+            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
+        )
+        if found:
+            raise packcheck.PackCheckError(found)
+
+    def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
+        return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
+
+    def etag_response(revision: Revision, response: Response) -> dict:
+        response.headers["ETag"] = revision.etag
+        return revision_out(revision)
+
+    @app.get(
+        base,
+        tags=tags,
+        summary=f"List the current {kind} documents (without content)",
+        response_model=api.RevisionList,
+    )
+    def list_documents(_: Viewer) -> dict:
+        return {"revisions": [revision_out(r, False) for r in store.list(kind)]}
+
+    @app.get(
+        f"{item}/revisions",
+        tags=tags,
+        summary="Every revision, oldest first",
+        response_model=api.RevisionList,
+    )
+    def list_revisions(_: Viewer, key: Key) -> dict:
+        found = store.revisions(kind, key)
+        return {"revisions": [revision_out(r) for r in found]}
+
+    @app.get(
+        f"{item}/revisions/{{number}}",
+        tags=tags,
+        summary="One revision",
+        response_model=api.RevisionOut,
+    )
+    def get_revision(
+        _: Viewer, key: Key, number: Annotated[int, Path(ge=1, le=api.MAX_INT)]
+    ) -> dict:
+        return revision_out(store.revision(kind, key, number))
+
+    @app.post(
+        f"{item}/rollback",
+        tags=tags,
+        summary="Make an earlier revision's content current again (a new revision)",
+        response_model=api.RevisionOut,
+        responses=_CHANGE_ERRORS,
+    )
+    def rollback(
+        principal: Editor,
+        response: Response,
+        body: api.RollbackIn,
+        key: Key,
+        if_match: IfMatch = None,
+    ) -> dict:
+        message = body.message or f"rollback to revision {body.revision}"
+        revision = change(
+            key,
+            principal,
+            content=None,
+            if_match=if_match,
+            message=message,
+            rollback_to=body.revision,
+        )
+        return etag_response(revision, response)
+
+    @app.get(
+        item,
+        tags=tags,
+        summary="The current content, with its ETag",
+        response_model=api.RevisionOut,
+    )
+    def get_document(_: Viewer, response: Response, key: Key) -> dict:
+        return etag_response(store.get(kind, key), response)
+
+    @app.put(
+        item,
+        tags=tags,
+        summary="Create, or change with If-Match",
+        response_model=api.RevisionOut,
+        openapi_extra=body_doc,
+        responses={201: {"model": api.RevisionOut}, **_CHANGE_ERRORS},
+    )
+    def put_document(
+        principal: Editor,
+        response: Response,
+        key: Key,
+        text: Annotated[str, Depends(content)],
+        message: Message = "",
+        if_match: IfMatch = None,
+    ) -> dict:
+        revision = change(key, principal, content=text, if_match=if_match, message=message)
+        response.status_code = 201 if revision.number == 1 else 200
+        return etag_response(revision, response)
+
+    @app.delete(
+        item,
+        tags=tags,
+        summary="Delete with If-Match (a new revision; the history stays)",
+        response_model=api.RevisionOut,
+        responses=_CHANGE_ERRORS,
+    )
+    def delete_document(
+        principal: Editor, key: Key, message: Message = "", if_match: IfMatch = None
+    ) -> dict:
+        revision = change(key, principal, content=None, if_match=if_match, message=message)
+        return revision_out(revision)

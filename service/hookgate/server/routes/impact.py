@@ -1,0 +1,30 @@
+"""``POST /v1/impact`` (viewer): a draft set replayed against recorded decisions (see
+``hookgate.server.impact``)."""
+
+from typing import Annotated
+
+import anyio.to_thread
+from fastapi import APIRouter, Body, Request
+
+from hookgate.server import models as api
+from hookgate.server.auth import Viewer
+from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, load_records, run_replay
+from hookgate.server.store import Store
+
+router = APIRouter(tags=["impact"])
+
+
+@router.post(
+    "/v1/impact",
+    summary="Replay recorded decisions against a draft set: every outcome it would change",
+    response_model=ImpactOut,
+    responses={422: {"model": api.ErrorOut, "description": "The draft does not compile."}},
+)
+async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Body()]) -> dict:
+    store: Store = request.app.state.store
+    active = await anyio.to_thread.run_sync(store.active_set)
+    sources, data = draft_set(active, body)
+    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
+    baseline = (active.policies, active.data, active.revision)
+    report = await run_replay(request.app.state.workers, sources, data, records, baseline)
+    return {"bundle_revision": active.revision, "size_capped": capped, **report}
