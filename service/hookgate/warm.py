@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     import socket
     from collections.abc import Callable
 
-MAX_PAYLOAD_BYTES = 4 * 1024 * 1024  # the most a hook reads from stdin (the limit + 1 byte)
 SERVE = "--serve-warm"  # the warm process's argument, after the launcher's code
 IDLE_SECONDS = 600
 MAX_PROCESSES = 8  # warm processes of one user at once (one per hook command and environment)
@@ -82,11 +81,6 @@ def _nul_separated(path: str) -> list[bytes]:
     """The entries of a ``/proc`` file such as ``cmdline`` or ``environ``."""
     with open(path, "rb") as f:
         return f.read().split(b"\0")[:-1]
-
-
-def read_payload() -> bytes:
-    """What ``hookgate eval`` reads of stdin: up to one byte over the limit."""
-    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
 
 
 class Call:

@@ -12,7 +12,7 @@ import gc
 import sys
 
 from hookgate import jsonio
-from hookgate.warm import MAX_PAYLOAD_BYTES, read_payload
+from hookgate.hostio.payload import MAX_PAYLOAD_BYTES, read_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
