@@ -31,8 +31,8 @@ from hookgate.builtins import BuiltinError
 from hookgate.builtins.git import without_force
 from hookgate.builtins.numbers import to_number
 from hookgate.builtins.shell import MAX_COMMAND_CHARS, commands, without_flags
-from hookgate.hostio.payload import MAX_PAYLOAD_BYTES
 from hookgate.hostio.normalize import MAX_JSON_DEPTH, PayloadError, normalize
+from hookgate.hostio.payload import MAX_PAYLOAD_BYTES
 from hookgate.lang import load
 from hookgate.lang.errors import LimitError
 from hookgate.sources import default_pack_path

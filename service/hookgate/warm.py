@@ -382,11 +382,11 @@ def _prepare(hook_argv: list[str]) -> None:
     so that the memory a decision writes, which a forked child shares with the warm process
     until it writes to it, is copied before the call comes rather than while it waits."""
     from hookgate.commands import eval as eval_command
-    from hookgate.engine import Engine
+    from hookgate.selection import local_engine
 
     args = eval_command.parse(hook_argv[1:])
     try:
-        engine, _ = Engine.local(args.policies if args is not None else None)
+        engine, _ = local_engine(args.policies if args is not None else None)
         for payload in WARM_UP:
             engine.evaluate(payload, "claude")
     except Exception:  # a child answers the failure, as the hook would
