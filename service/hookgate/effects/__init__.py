@@ -15,12 +15,12 @@ file. Each effect is a JSON object with a ``kind``:
 This runs on every hook call (the input document's ``effects``), so it imports only ``os`` and
 does work proportional to the tool input. The modules: ``tools`` (the hosts' known tools, and
 ``effects``), ``mcp`` (MCP tools read by their arguments), ``patch`` (Codex patches),
-``model`` (the effect objects) and ``paths`` (paths made absolute).
+``model`` (the effect objects, and ``resolve`` for their paths).
 """
 
 from __future__ import annotations
 
-from hookgate.effects.paths import resolve
+from hookgate.effects.model import resolve
 from hookgate.effects.tools import effects
 
 __all__ = ["effects", "resolve"]

@@ -12,9 +12,10 @@ from hookgate.effects.model import (
     PATH_KEYS,
     add,
     first,
+    is_windows,
+    resolve,
     write_effect,
 )
-from hookgate.effects.paths import is_windows, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from hookgate.effects.model import (
     add,
     first,
     path_effect,
+    resolve,
     write_effect,
 )
-from hookgate.effects.paths import resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
