@@ -4,7 +4,6 @@ the hosts' tools, HOSTS.md section 8, not policy), and ``effects``: any tool cal
 
 from __future__ import annotations
 
-from hookgate.effects import patch
 from hookgate.effects.mcp import mcp
 from hookgate.effects.model import (
     CONTENT_KEYS,
@@ -17,6 +16,8 @@ from hookgate.effects.model import (
     resolve,
     write_effect,
 )
+from hookgate.effects.patch import contains_patch
+from hookgate.effects.patch import parse as parse_patch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def _run(out: list[dict], tool_input: dict, cwd: str | None, dialect: str) -> No
     if not isinstance(command, str):
         return
     add(out, {"kind": "run", "dialect": dialect, "command": command})
-    if patch.contains_patch(command):  # Codex runs `apply_patch <<'EOF' … EOF` as a command
+    if contains_patch(command):  # Codex runs `apply_patch <<'EOF' … EOF` as a command
         _patch_effects(out, command, cwd)
 
 
@@ -187,7 +188,7 @@ def _apply_patch(out: list[dict], tool_input: dict, cwd: str | None) -> None:
 
 
 def _patch_effects(out: list[dict], text: str, cwd: str | None) -> None:
-    for op in patch.parse(text):
+    for op in parse_patch(text):
         path = resolve(cwd, op["path"])
         new_text = "\n".join(op["lines"])
         if op["op"] == "add":
