@@ -7,7 +7,7 @@ a limit: it asks, under either failure policy. A command line longer than shell 
 is a decision of the default pack (its oversize guard asks); a policy that analyses it anyway
 fails by the failure policy.
 
-The limits: ``commands.eval.MAX_PAYLOAD_BYTES``, ``hostio.normalize.MAX_JSON_DEPTH``,
+The limits: ``hostio.payload.MAX_PAYLOAD_BYTES``, ``hostio.normalize.MAX_JSON_DEPTH``,
 ``builtins.shell.MAX_COMMAND_CHARS``, ``lang.runtime.DEFAULT_BUDGET`` and ``engine.TIMEOUT``,
 ``server.app.DEFAULT_MAX_BODY_BYTES``, and RE2 for every regular expression that reads
 untrusted text.
@@ -31,8 +31,8 @@ from hookgate.builtins import BuiltinError
 from hookgate.builtins.git import without_force
 from hookgate.builtins.numbers import to_number
 from hookgate.builtins.shell import MAX_COMMAND_CHARS, commands, without_flags
-from hookgate.commands.eval import MAX_PAYLOAD_BYTES
 from hookgate.hostio.normalize import MAX_JSON_DEPTH, PayloadError, normalize
+from hookgate.hostio.payload import MAX_PAYLOAD_BYTES
 from hookgate.lang import load
 from hookgate.lang.errors import LimitError
 from hookgate.sources import default_pack_path
@@ -114,7 +114,7 @@ def failure_args(closed: bool) -> tuple[str, ...]:
     return ("--failure-policy", "closed") if closed else ()
 
 
-# -- payload size: commands/eval.py MAX_PAYLOAD_BYTES ---------------------------------------
+# -- payload size: hostio/payload.py MAX_PAYLOAD_BYTES --------------------------------------
 
 
 def padded(payload: dict, size: int) -> bytes:

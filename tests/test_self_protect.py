@@ -138,10 +138,10 @@ def test_the_protected_paths_follow_the_environment_between_calls(engine, tmp_pa
 
 def test_the_program_is_the_installed_package_not_a_source_checkout(monkeypatch):
     from hookgate import paths
-    from hookgate.builtins import hookgate_paths
+    from hookgate.builtins import hookgate as hookgate_builtins
 
     installed = "/opt/venv/lib/python3.11/site-packages/hookgate"
     monkeypatch.setattr(paths, "__file__", installed + "/paths.py")
-    assert hookgate_paths._installed_program() == installed
+    assert hookgate_builtins._installed_program() == installed
     monkeypatch.setattr(paths, "__file__", "/home/u/src/hookgate/service/hookgate/paths.py")
-    assert hookgate_paths._installed_program() is None
+    assert hookgate_builtins._installed_program() is None

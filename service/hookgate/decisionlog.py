@@ -24,7 +24,7 @@ import os
 import time
 
 from hookgate import jsonio, paths, telemetry
-from hookgate.sync import FileLock, RecordsRefused, atomic_write
+from hookgate.files import FileLock, atomic_write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,6 +44,11 @@ PENDING = ".jsonl"
 SENT = ".jsonl.sent"
 
 _masker = None
+
+
+class RecordsRefused(Exception):
+    """What an upload's ``post`` raises when the server refuses a batch of records as invalid
+    (422): some record in it is malformed, and the batch is sent again one record at a time."""
 
 
 def log_dir() -> str:

@@ -115,29 +115,6 @@ class Engine:
         policy_set = load(dict(sources), data=dict(data or {}), cache_dir=cache_dir)
         return cls(policy_set, origin=origin, timeout=timeout)
 
-    @classmethod
-    def local(cls, policies: list[str] | None = None) -> tuple[Engine, int | None]:
-        """The engine this machine's hooks use: ``policies`` if given, else the last good
-        pulled bundle (starting a background refresh when it is stale), else the built-in
-        default pack. Returns the engine and the bundle revision it came from (None if none)."""
-        from hookgate import sync
-        from hookgate.paths import compiled_dir
-        from hookgate.sources import default_pack_path
-
-        compiled = compiled_dir()
-        if policies:
-            return cls.from_paths(policies, cache_dir=compiled), None
-        bundle = sync.active_bundle()
-        sync.refresh_if_stale(bundle)
-        if bundle is not None:
-            origin = f"bundle revision {bundle.revision}"
-            engine = cls.from_sources(
-                bundle.policies, bundle.data, cache_dir=compiled, origin=origin
-            )
-            return engine, bundle.revision
-        pack = [default_pack_path()]
-        return cls.from_paths(pack, cache_dir=compiled, origin="default pack"), None
-
     def evaluate(
         self,
         payload: Mapping | str | bytes,

@@ -47,7 +47,9 @@ def launch() -> None:
     path = _modules_path()
     call = warm.Call.current()
     if call is not None and not call.serving:
-        payload = warm.read_payload()
+        from hookgate.hostio.payload import read_payload
+
+        payload = read_payload()
         answer = call.ask(payload)
         if answer is not None:
             _end(*answer)

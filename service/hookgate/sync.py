@@ -22,6 +22,7 @@ import os
 import time
 
 from hookgate import jsonio, paths
+from hookgate.files import FileLock, atomic_write, open_private, try_flock
 from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
@@ -39,11 +40,6 @@ class SyncError(Exception):
 
 class ServerUnreachable(SyncError):
     """The server did not answer at all (down, offline, DNS, timeout)."""
-
-
-class RecordsRefused(SyncError):
-    """The server refused a batch of decision records as invalid (422): some record in it is
-    malformed, and the batch is sent again one record at a time."""
 
 
 class LocalBundle(Frozen):
@@ -220,9 +216,9 @@ def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> No
 
 
 def _start_refresh(now: float) -> None:
-    fd = _open_private(lock_path())
+    fd = open_private(lock_path())
     try:
-        if not _try_flock(fd):
+        if not try_flock(fd):
             return  # a refresh is running, or another hook is starting one right now
         last = _parse_time(os.pread(fd, 64, 0))
         if last is not None and 0 <= now - last < RETRY_AFTER:
@@ -253,15 +249,6 @@ def _spawn_refresh() -> None:
     from hookgate import telemetry
 
     telemetry.record("refresh", action="started")
-
-
-def _open_private(path: str) -> int:
-    """``path`` opened for reading and writing, created 0600 (and its directory 0700)."""
-    try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except FileNotFoundError:  # the first time only: create the directory
-        paths.private_dir(os.path.dirname(path))
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
 def _parse_time(raw: bytes) -> float | None:
@@ -311,55 +298,6 @@ def _local_bundle(document: dict) -> LocalBundle:
     return bundle
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data``: write a temporary file beside it, fsync, rename, fsync
-    the directory. Readers see the old or the new content, never a mix."""
-    directory, name = os.path.split(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    _remove_orphaned_temporaries(directory, name)
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.fchmod(fd, mode)  # O_CREAT's mode is masked by the umask
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    os.close(fd)
-    os.replace(tmp, path)
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def _remove_orphaned_temporaries(directory: str, name: str) -> None:
-    """Delete the temporary files of writers of ``name`` that were killed before their rename
-    (their process no longer exists), so that killed pulls do not pile up files."""
-    prefix, suffix = f".{name}.", ".tmp"
-    for entry in os.listdir(directory):
-        pid = entry[len(prefix) : -len(suffix)]
-        if not (entry.startswith(prefix) and entry.endswith(suffix) and pid.isdigit()):
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            try:
-                os.unlink(os.path.join(directory, entry))
-            except FileNotFoundError:
-                pass
-        except (OSError, OverflowError):  # alive, owned by someone else, or out of range
-            pass
-
-
 def load_login() -> Login | None:
     """The stored login, or None when not logged in; a damaged file raises ``SyncError``."""
     path = login_path()
@@ -386,48 +324,7 @@ def _save_login(login: Login) -> None:
 def refresh_lock(wait: float = LOCK_WAIT) -> FileLock:
     """The refresh lock, for ``with``: waits up to ``wait`` seconds (hooks hold it only for
     microseconds; a running pull holds it for its whole run)."""
-    return FileLock(lock_path(), wait, busy="another hookgate pull is running")
-
-
-class FileLock:
-    """An exclusive ``flock`` on ``path`` (created 0600, with its directory) for the length of a
-    ``with``, waiting up to ``wait`` seconds (None: as long as it takes) before raising
-    ``SyncError(busy)``. A class, not ``@contextmanager``: contextlib and what it imports would
-    cost every hook a millisecond."""
-
-    def __init__(self, path: str, wait: float | None = None, busy: str = "locked") -> None:
-        self.path, self.wait, self.busy, self.fd = path, wait, busy, -1
-
-    def __enter__(self) -> None:
-        import fcntl
-
-        fd = _open_private(self.path)
-        try:
-            if self.wait is None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            else:
-                deadline = time.monotonic() + self.wait
-                while not _try_flock(fd):
-                    if time.monotonic() >= deadline:
-                        raise SyncError(self.busy)
-                    time.sleep(0.05)
-        except BaseException:
-            os.close(fd)
-            raise
-        self.fd = fd
-
-    def __exit__(self, *exc_info: object) -> None:
-        os.close(self.fd)
-
-
-def _try_flock(fd: int) -> bool:
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
+    return FileLock(lock_path(), wait, busy=SyncError("another hookgate pull is running"))
 
 
 # --- the network side: login, pull, upload ----------------------------------------------------
@@ -462,6 +359,8 @@ def http_json(
             status, raw, got = response.status, response.read(), dict(response.headers)
     except urllib.error.HTTPError as exc:
         if exc.code == 422 and url.endswith("/v1/decisions"):
+            from hookgate.decisionlog import RecordsRefused
+
             raise RecordsRefused(f"{method} {url}: HTTP 422 (invalid decision records)") from None
         if exc.code != 304:
             raise SyncError(f"{method} {url}: HTTP {exc.code}{_error_detail(exc)}") from None

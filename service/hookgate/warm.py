@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     import socket
     from collections.abc import Callable
 
-MAX_PAYLOAD_BYTES = 4 * 1024 * 1024  # the most a hook reads from stdin (the limit + 1 byte)
 SERVE = "--serve-warm"  # the warm process's argument, after the launcher's code
 IDLE_SECONDS = 600
 MAX_PROCESSES = 8  # warm processes of one user at once (one per hook command and environment)
@@ -82,11 +81,6 @@ def _nul_separated(path: str) -> list[bytes]:
     """The entries of a ``/proc`` file such as ``cmdline`` or ``environ``."""
     with open(path, "rb") as f:
         return f.read().split(b"\0")[:-1]
-
-
-def read_payload() -> bytes:
-    """What ``hookgate eval`` reads of stdin: up to one byte over the limit."""
-    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
 
 
 class Call:
@@ -388,11 +382,11 @@ def _prepare(hook_argv: list[str]) -> None:
     so that the memory a decision writes, which a forked child shares with the warm process
     until it writes to it, is copied before the call comes rather than while it waits."""
     from hookgate.commands import eval as eval_command
-    from hookgate.engine import Engine
+    from hookgate.selection import local_engine
 
     args = eval_command.parse(hook_argv[1:])
     try:
-        engine, _ = Engine.local(args.policies if args is not None else None)
+        engine, _ = local_engine(args.policies if args is not None else None)
         for payload in WARM_UP:
             engine.evaluate(payload, "claude")
     except Exception:  # a child answers the failure, as the hook would

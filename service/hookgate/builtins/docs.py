@@ -9,7 +9,7 @@ import inspect
 import sys
 from itertools import groupby
 
-from hookgate.builtins import REGISTRY, opa_builtins
+from hookgate.builtins.lookup import full_registry, opa_builtins
 
 
 def render() -> str:
@@ -20,7 +20,7 @@ def render() -> str:
         "Generated from the builtins registry by `python -m hookgate.builtins.docs`; do not edit.",
         "",
     ]
-    by_family = sorted(REGISTRY.values(), key=lambda b: (b.family, b.name))
+    by_family = sorted(full_registry().values(), key=lambda b: (b.family, b.name))
     for family, builtins in groupby(by_family, key=lambda b: b.family):
         lines += [f"## {family}", ""]
         for b in builtins:
@@ -35,7 +35,8 @@ def render() -> str:
 def _missing() -> list[str]:
     """OPA's builtins hookgate does not have: a call is ``unsupported: builtin <name>`` at
     line:col, never an unknown function; some are left out on purpose, with the reason."""
-    missing = {n: why for n, why in opa_builtins().items() if n not in REGISTRY}
+    registry = full_registry()
+    missing = {n: why for n, why in opa_builtins().items() if n not in registry}
     lines = [
         "## OPA builtins hookgate refuses",
         "",

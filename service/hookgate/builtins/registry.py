@@ -55,7 +55,7 @@ class Builtin:
         return f"Builtin({self.name!r}, family={self.family!r}, arity={self.arity})"
 
 
-# Filled as family modules are imported: ``hookgate.builtins.registry()`` imports them all.
+# Filled as family modules are imported: ``lookup.full_registry()`` imports them all.
 REGISTRY: dict[str, Builtin] = {}
 
 

@@ -12,7 +12,7 @@ import gc
 import sys
 
 from hookgate import jsonio
-from hookgate.warm import MAX_PAYLOAD_BYTES, read_payload
+from hookgate.hostio.payload import MAX_PAYLOAD_BYTES, read_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
     """The decision, and the revision of the pulled bundle that made it (None: not a bundle)."""
     from hookgate.config import ConfigError, failure_policy
     from hookgate.decision import Decision
-    from hookgate.engine import Engine
+    from hookgate.selection import local_engine
 
     payload = read_payload()
     try:
@@ -142,7 +142,7 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
         message = f"payload larger than {MAX_PAYLOAD_BYTES} bytes"
         return Decision.failure("payload", message, closed, host=host), None
     try:
-        engine, revision = Engine.local(args.policies)
+        engine, revision = local_engine(args.policies)
     except Exception as exc:
         from hookgate.lang.errors import PolicyError
 

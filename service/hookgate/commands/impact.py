@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hookgate.commands.publish import (
+from hookgate.commands.client import (
     DENIED,
     OK,
     REFUSED,
     SERVER,
     CommandError,
-    _detail,
     add_server_arguments,
+    detail,
     read_directory,
     request,
 )
@@ -72,7 +72,7 @@ def _impact(args: argparse.Namespace) -> int:
         return REFUSED
     if status != 200 or not isinstance(report, dict):
         code = DENIED if status in (401, 403) else SERVER
-        raise CommandError(code, f"HTTP {status}: {_detail(report)}")
+        raise CommandError(code, f"HTTP {status}: {detail(report)}")
     if args.json:
         import json
 

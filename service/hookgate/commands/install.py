@@ -156,7 +156,7 @@ def _write(path: Path, old: str | None, new: str | None) -> Path | None:
     import shutil
     import time
 
-    from hookgate.sync import atomic_write
+    from hookgate.files import atomic_write
 
     backup = None
     mode = 0o644

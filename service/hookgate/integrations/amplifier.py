@@ -74,9 +74,9 @@ def evaluate_event(
 
 def _evaluate(event: str, data: dict, policies: list[str] | None, failure: str | None) -> Any:
     from hookgate import decisionlog, telemetry
-    from hookgate.engine import Engine
+    from hookgate.selection import local_engine
 
-    engine, revision = Engine.local(policies)
+    engine, revision = local_engine(policies)
     decision = engine.evaluate({"event": event, "data": data}, "amplifier", failure=failure)
     for error in decision.errors:
         telemetry.record("error", host="amplifier", hook_event=decision.event, **error)

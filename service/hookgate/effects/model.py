@@ -1,0 +1,77 @@
+"""The effect objects every tool's reading builds: the tool-input fields they are read from,
+the bound on how many one call has, and the paths they carry, made absolute and normal (``~``
+and home variables, Windows drives and separators, the call's working directory).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_EFFECTS = 256  # effects per call: an MCP call with thousands of arguments is cut here
+
+PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "file", "filename")
+CONTENT_KEYS = ("content", "contents", "file_text", "text", "new_source")
+NEW_KEYS = ("new_string", "new_str", "newString", "new_source", "insert_text")
+
+
+def first(tool_input: dict, keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` whose value in ``tool_input`` is a string, else None."""
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def path_effect(kind: str, tool_input: dict, cwd: str | None, **fields: Any) -> dict | None:
+    """A ``kind`` effect on the tool input's path (None when it names none), with ``fields``."""
+    path = first(tool_input, PATH_KEYS)
+    if path is None:
+        return None
+    return {"kind": kind, "path": resolve(cwd, path), **fields}
+
+
+def add(out: list[dict], effect: dict | None) -> None:
+    """Append ``effect`` to ``out`` unless it is None or ``out`` is full."""
+    if effect is not None and len(out) < MAX_EFFECTS:
+        out.append(effect)
+
+
+def write_effect(path: str, content: str) -> dict:
+    """A ``write`` of ``content`` to ``path``."""
+    return {"kind": "write", "path": path, "content": content, "empty": not content.strip()}
+
+
+def resolve(cwd: str | None, path: str) -> str:
+    """``path`` made absolute against ``cwd`` and normalised lexically (``..`` is not
+    followed on disk). ``~``, ``$HOME`` and Windows home spellings (``$env:USERPROFILE``,
+    ``%USERPROFILE%``) become the home directory; a Windows path (``C:\\Users\\x``) keeps its
+    drive and gets ``/`` separators, so the same path rules match it."""
+    p = path.strip()
+    if is_windows(p) or (cwd is not None and is_windows(cwd) and "\\" in p):
+        p = p.replace("\\", "/")
+        if cwd is not None and not is_windows(p) and not p.startswith("/"):
+            p = cwd.replace("\\", "/").rstrip("/") + "/" + p
+        drive, rest = p[:2], p[2:]
+        return drive.upper() + os.path.normpath(rest or "/") if drive[1:] == ":" else p
+    for prefix in ("$HOME", "${HOME}", "$env:USERPROFILE", "$env:HOME", "%USERPROFILE%", "~"):
+        if p == prefix or p.startswith(prefix + "/") or p.startswith(prefix + "\\"):
+            p = os.path.expanduser("~") + p[len(prefix) :].replace("\\", "/")
+            break
+    if not p.startswith("/"):
+        if cwd is None or not cwd.startswith("/"):
+            return os.path.normpath(p) if p else p
+        p = cwd + "/" + p
+    resolved = os.path.normpath(p)
+    return "/" + resolved.lstrip("/")  # normpath keeps a leading "//"
+
+
+def is_windows(p: str) -> bool:
+    """Whether ``p`` is a Windows path: a drive (``C:\\``, ``C:/``) or a share (``\\\\host``)."""
+    return (len(p) >= 3 and p[1] == ":" and p[0].isalpha() and p[2] in "\\/") or p.startswith(
+        "\\\\"
+    )
