@@ -20,8 +20,10 @@ def regorus_engine():
     query of an undefined rule path raises)."""
     import regorus
 
-    from hookgate.builtins import REGISTRY
+    from hookgate.builtins import full_registry
     from hookgate.sources import default_pack_sources
+
+    REGISTRY = full_registry()
 
     sources, data = default_pack_sources()
     engine = regorus.Engine()

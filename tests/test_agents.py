@@ -6,9 +6,11 @@ import os
 
 import pytest
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins import BuiltinError, full_registry
 from hookgate.builtins import host as host_builtins
 from hookgate.builtins.host import agents, frontmatter_name, skills
+
+REGISTRY = full_registry()
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 from pathlib import Path
 
-from hookgate.builtins import REGISTRY
+from hookgate.builtins import full_registry
 from hookgate.builtins.docs import render
+
+REGISTRY = full_registry()
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "builtins.md"
 

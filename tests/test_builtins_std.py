@@ -2,9 +2,11 @@
 
 import pytest
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins import BuiltinError, full_registry
 from hookgate.lang import UNDEFINED, EvalError, PolicyError, load
 from hookgate.lang.values import ObjKey, RegoSet
+
+REGISTRY = full_registry()
 
 
 def call(name, *args):

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.builtins import REGISTRY
+from hookgate.builtins import full_registry
 from hookgate.lang import UNDEFINED, load
 from hookgate.lang.values import RegoSet, to_json
+
+REGISTRY = full_registry()
 
 regorus = pytest.importorskip("regorus")
 

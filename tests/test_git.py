@@ -8,9 +8,11 @@ import subprocess
 
 import pytest
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins import BuiltinError, full_registry
 from hookgate.builtins.git import branch, parse, subcommand, without_force
 from hookgate.builtins.shell import commands, has_flag
+
+REGISTRY = full_registry()
 
 
 def git_of(cmdline: str) -> dict:

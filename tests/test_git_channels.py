@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from hookgate.builtins import REGISTRY
+from hookgate.builtins import full_registry
 from hookgate.builtins.git import checkout_target, config, parse, parse_in
 from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
@@ -25,6 +25,8 @@ from hookgate.shell.git import (
     split_cmdline,
 )
 from hookgate.shell.parser import analyse
+
+REGISTRY = full_registry()
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git not installed")

@@ -17,8 +17,10 @@ import pytest
 
 regorus = pytest.importorskip("regorus")
 
-from hookgate.builtins import REGISTRY  # noqa: E402
+from hookgate.builtins import full_registry  # noqa: E402
 from hookgate.builtins import host as host_builtins  # noqa: E402
+
+REGISTRY = full_registry()
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())

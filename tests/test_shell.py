@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins import BuiltinError, full_registry
 from hookgate.builtins.git import without_force
 from hookgate.builtins.shell import (
     MAX_DEPTH,
@@ -25,6 +25,8 @@ from hookgate.builtins.shell import (
 from hookgate.lang.errors import LimitError
 from hookgate.shell import expansion
 from hookgate.shell.expansion import brace_expand
+
+REGISTRY = full_registry()
 
 
 def argvs(cmdline: str, name: str) -> list[list[str]]:

@@ -10,8 +10,10 @@ from importlib import resources
 
 import pytest
 
-from hookgate.builtins import REGISTRY, BuiltinError
+from hookgate.builtins import BuiltinError, full_registry
 from hookgate.builtins.xpia import negated, scan
+
+REGISTRY = full_registry()
 
 PATTERNS = json.loads(resources.files("hookgate.policies").joinpath("data.json").read_text())[
     "hookgate"

@@ -2,8 +2,8 @@
 with ``@builtin``), ``lookup`` (builtins by name, each family module imported when one of its
 builtins is first asked for) and one module per family.
 
-Importing this package imports no family. ``hookgate.builtins.REGISTRY`` is the full registry:
-reading it imports every family (``full_registry()``).
+Importing this package imports no family; ``full_registry()`` imports every family and returns
+the full registry (for the checker, the docs and the server).
 """
 
 from __future__ import annotations
@@ -19,20 +19,7 @@ from hookgate.builtins.lookup import (
 )
 from hookgate.builtins.registry import Builtin, BuiltinError, builtin
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-
-def __getattr__(name: str) -> Any:
-    # ``from hookgate.builtins import REGISTRY`` keeps meaning the full registry.
-    if name == "REGISTRY":
-        return full_registry()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
-    "REGISTRY",
     "Builtin",
     "BuiltinError",
     "builtin",

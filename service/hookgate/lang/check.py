@@ -61,12 +61,13 @@ class _Index:
 
 def check_modules(modules: list[ast.Module], *, strict: bool = False) -> list[Diagnostic]:
     """Static problems of ``modules`` taken together, sorted by file, line and column."""
-    from hookgate.builtins import REGISTRY
+    from hookgate.builtins import full_registry
 
     index = _Index.build(modules)
+    registry = full_registry()
     diags: list[Diagnostic] = []
     for module in modules:
-        checker = _ModuleChecker(module, index, REGISTRY)
+        checker = _ModuleChecker(module, index, registry)
         checker.run()
         diags.extend(checker.diags)
     diags.extend(_rule_conflicts(index))
