@@ -14,10 +14,10 @@ Terms that yield one value compile to Python *expressions* evaluating to the val
 ``UNDEFINED`` (assignment expressions keep the evaluation order and short-circuits of Rego).
 
 The whole policy set becomes one module (``Program.source``), compiled with ``compile()``; its
-code object is what the compile cache keeps, and ``hookgate.lang.runtime.run`` executes it: the
+code object is what the compile cache keeps, and ``hookgate.lang.execute.run`` executes it: the
 module's last statements build the ``data`` tree of rule groups (``T``). The run-time pieces
-(``Ctx``, operators, the tree, the helpers the generated code calls) are in
-``hookgate.lang.runtime``.
+are ``hookgate.lang.runtime`` (``Ctx``, operators), ``documents`` (the tree) and ``execute``
+(the helpers the generated code calls).
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from typing import Any
 
 from hookgate import builtins
 from hookgate.lang import ast
+from hookgate.lang.documents import Group, Node, Tree, path_text
 from hookgate.lang.errors import Diagnostic
-from hookgate.lang.runtime import BINOPS, Group, Node, Tree, path_text
+from hookgate.lang.runtime import BINOPS
 from hookgate.lang.values import is_decimal
 
 # Python refuses more statically nested blocks than this in one function (CO_MAXBLOCKS is 20);
@@ -133,7 +134,7 @@ class Program:
 
     def __init__(self, modules: list[ast.Module], *, coverage: bool = False) -> None:
         """``coverage``: the code adds ``(filename, line)`` of every rule head entered and body
-        literal evaluated to the set ``COV`` (``runtime.run``'s ``coverage``)."""
+        literal evaluated to the set ``COV`` (``execute.run``'s ``coverage``)."""
         self.modules = modules
         self.coverage = coverage
         self.tree = Tree()
@@ -160,7 +161,7 @@ class Program:
         self.source = self.out.source() if not self.diagnostics else ""
 
     def code(self) -> Any:
-        """The code object of ``source`` (for ``runtime.run`` and the compile cache)."""
+        """The code object of ``source`` (for ``execute.run`` and the compile cache)."""
         return compile(self.source, "<hookgate policies>", "exec")
 
     def find(self, path: tuple) -> tuple[Node, int]:
@@ -593,7 +594,7 @@ class _Fn:
 _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
 
 # Builtins computed in the generated code itself, without a call, where the operands leave no
-# room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
+# room for an error nor for a result over the output limit (``execute.MAX_OUTPUT``): name →
 # (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
 # which reports the error or the limit as the builtin does. Each expression is what the builtin
 # computes for those operands (tests/test_inline_builtins.py compares them).

@@ -35,8 +35,8 @@ class PolicySet:
         *,
         coverage: set[tuple[str, int]] | None = None,
     ) -> None:
-        """``tree``: the data tree the compiled code built (``runtime.run``). ``modules``: the
-        checked ``ast.Module`` list, or, from the compile cache, ``runtime.ModuleInfo``
+        """``tree``: the data tree the compiled code built (``execute.run``). ``modules``: the
+        checked ``ast.Module`` list, or, from the compile cache, ``cache.ModuleInfo``
         summaries (file name, package, metadata, rules' kind and ref). ``coverage``: the set
         the code compiled with coverage adds ``(filename, line)`` pairs to (for ``hookgate
         test --coverage``; off on the hook's path). ``sources``: a function returning them
@@ -205,8 +205,8 @@ def _expression_query(ps: PolicySet, text: str) -> Callable:
     """A query that is an expression: compiled as a rule of a scratch package."""
     from hookgate.lang import ast
     from hookgate.lang.compile import Program
+    from hookgate.lang.execute import run
     from hookgate.lang.parser import parse_module
-    from hookgate.lang.runtime import run
 
     source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
     source = source.replace("__expr__", text.strip())
@@ -253,7 +253,7 @@ def load(
             if ps is not None:
                 return ps
     from hookgate.lang.compile import Program
-    from hookgate.lang.runtime import ModuleInfo, run
+    from hookgate.lang.execute import run
 
     modules = parse_and_check(sources, strict=strict)
     program = Program(modules, coverage=coverage)
@@ -267,7 +267,7 @@ def load(
         from hookgate import builtins
         from hookgate.lang import cache
 
-        infos = [ModuleInfo.of(m) for m in modules]
+        infos = [cache.ModuleInfo.of(m) for m in modules]
         cache.store(directory, key, code, [i.encode() for i in infos], builtins.index())
         if _kept is not None:
             _kept[directory, key] = ps, builtins.index()
@@ -335,7 +335,7 @@ def _load_cached(
         builtins.use_index(kept[1])
         return kept[0]
     from hookgate.lang import cache
-    from hookgate.lang.runtime import ModuleInfo, run
+    from hookgate.lang.execute import run
 
     entry = cache.load(directory, key)
     if entry is None:
@@ -343,7 +343,7 @@ def _load_cached(
     code, infos, index = entry
     try:  # the entry decoded, yet anything wrong in it still means "rebuild", never a crash
         tree = run(code)
-        modules = [ModuleInfo(*info) for info in infos]
+        modules = [cache.ModuleInfo(*info) for info in infos]
     except Exception:
         return None
     builtins.use_index(index)
