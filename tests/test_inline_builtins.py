@@ -1,4 +1,4 @@
-"""The builtins the compiler computes inline (``compile._INLINE``) give what the builtin gives,
+"""The builtins the compiler computes inline (``terms._INLINE``) give what the builtin gives,
 for every operand their guard admits; any other operand still takes the call and its error."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 
 from hookgate.builtins import full_registry
 from hookgate.lang import UNDEFINED, EvalError, LimitError, load
-from hookgate.lang.compile import _INLINE
 from hookgate.lang.execute import GENERATED_CODE_NAMESPACE, MAX_OUTPUT
+from hookgate.lang.terms import _INLINE
 from hookgate.lang.values import RegoSet
 
 OPERANDS = [
