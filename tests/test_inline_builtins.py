@@ -7,7 +7,8 @@ import pytest
 
 from hookgate.builtins import full_registry
 from hookgate.lang import UNDEFINED, EvalError, LimitError, load
-from hookgate.lang.execute import GENERATED_CODE_NAMESPACE, MAX_OUTPUT
+from hookgate.lang.documents import GENERATED_CODE_NAMESPACE
+from hookgate.lang.runtime import MAX_OUTPUT
 from hookgate.lang.terms import _INLINE
 from hookgate.lang.values import RegoSet
 

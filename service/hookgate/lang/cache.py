@@ -1,7 +1,7 @@
 """The on-disk compile cache: a policy set's compiled code, keyed by everything that shapes it.
 
 An entry holds the marshaled code object of the module that ``hookgate.lang.compile`` generated
-for the policy set (``hookgate.lang.execute.run`` executes it: no parsing, no AST, no compiling),
+for the policy set (``hookgate.lang.documents.run`` executes it: no parsing, no AST, no compiling),
 a summary of each module (file name, package, metadata, rules: ``ModuleInfo``) and the
 builtins index (name → family module, see ``hookgate.builtins.use_index``), so that a warm start
 imports only the builtin families that the rules it evaluates call. The key is a BLAKE2b-256 over

@@ -14,10 +14,12 @@ Terms that yield one value compile to Python *expressions* evaluating to the val
 ``UNDEFINED`` (assignment expressions keep the evaluation order and short-circuits of Rego).
 
 The whole policy set becomes one module (``Program.source``), compiled with ``compile()``; its
-code object is what the compile cache keeps, and ``hookgate.lang.execute.run`` executes it: the
+code object is what the compile cache keeps, and ``hookgate.lang.documents.run`` executes it: the
 module's last statements build the ``data`` tree of rule groups (``T``). The run-time pieces
-are ``hookgate.lang.runtime`` (``Ctx``, operators), ``documents`` (the tree) and ``execute``
-(the helpers the generated code calls).
+are ``hookgate.lang.runtime`` (``Ctx``, operators, the helpers the generated code calls) and
+``documents`` (the tree). The compiler's stages: ``codegen`` (the generated module),
+``safety`` (variables, safety reordering), ``terms``, ``literals``, and here the rules
+(``RuleCompiler``) and the whole set (``Program``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class Program:
 
     def __init__(self, modules: list[ast.Module], *, coverage: bool = False) -> None:
         """``coverage``: the code adds ``(filename, line)`` of every rule head entered and body
-        literal evaluated to the set ``COV`` (``execute.run``'s ``coverage``)."""
+        literal evaluated to the set ``COV`` (``documents.run``'s ``coverage``)."""
         self.modules = modules
         self.coverage = coverage
         self.tree = Tree()
@@ -65,7 +67,7 @@ class Program:
         self.source = self.out.source() if not self.diagnostics else ""
 
     def code(self) -> Any:
-        """The code object of ``source`` (for ``execute.run`` and the compile cache)."""
+        """The code object of ``source`` (for ``documents.run`` and the compile cache)."""
         return compile(self.source, "<hookgate policies>", "exec")
 
     def find(self, path: tuple) -> tuple[Node, int]:

@@ -1,13 +1,45 @@
 """The ``data`` tree of a compiled policy set, OPA's virtual documents: base documents merged
 with rule groups, whose values are computed on demand and cached per evaluation (a rule that
 does not depend on the call, once per policy set and environment), and the partial objects and
-sets that rules build key by key.
+sets that rules build key by key. ``run`` executes a compiled policy set's code, which builds
+this tree, in an environment of exactly the names that code may use.
 """
 
 from __future__ import annotations
 
 from hookgate.lang.errors import Diagnostic, EvalError
-from hookgate.lang.runtime import EMPTY_SET, IN_PROGRESS, MISSING, check_budget, index_path
+from hookgate.lang.runtime import (
+    BINOPS,
+    COUNTED,
+    EMPTY_SET,
+    IN_PROGRESS,
+    MAX_OUTPUT,
+    MISSING,
+    BuiltinFuncs,
+    binop,
+    builtin_mock,
+    call_builtin,
+    call_once,
+    check_budget,
+    decimal_value,
+    every,
+    function_mock,
+    index,
+    index_path,
+    iter_items,
+    iter_items_unordered,
+    iter_values,
+    iter_values_unordered,
+    membership,
+    membership_kv,
+    obj_add,
+    patch_path,
+    rego_print,
+    value_mock,
+    with_data,
+    with_input,
+    with_mock,
+)
 from hookgate.lang.values import UNDEFINED, RegoSet, dict_key, equal, freeze, obj_get
 
 TYPE_CHECKING = False
@@ -303,17 +335,6 @@ class Tree:
         return run
 
 
-def patch_path(doc: Any, path: tuple, value: Any) -> Any:
-    """A copy of ``doc`` with ``value`` at ``path`` (objects created along the way)."""
-    if not path:
-        return value
-    if type(doc) is not dict:
-        doc = {}
-    out = dict(doc)
-    out[dict_key(path[0])] = patch_path(obj_get(doc, path[0], {}), path[1:], value)
-    return out
-
-
 def _same(a: tuple, b: tuple) -> bool:
     """The same objects, one by one (answers of environment builtins)."""
     return all(x is y for x, y in zip(a, b, strict=True))
@@ -418,3 +439,55 @@ def _finish_tree(obj: dict) -> dict:
         elif t is _Members:
             obj[k] = RegoSet._from_dict(dict(v))
     return obj
+
+
+# The names the generated code may use (its whole environment: no builtins beyond Python's).
+GENERATED_CODE_NAMESPACE = {
+    "UNDEFINED": UNDEFINED,
+    "MISSING": MISSING,
+    "IN_PROGRESS": IN_PROGRESS,
+    "EvalError": EvalError,
+    "RegoSet": RegoSet,
+    "Tree": Tree,
+    "equal": equal,
+    "index": index,
+    "index_path": index_path,
+    "iter_items": iter_items,
+    "iter_items_unordered": iter_items_unordered,
+    "iter_values": iter_values,
+    "iter_values_unordered": iter_values_unordered,
+    "membership": membership,
+    "membership_kv": membership_kv,
+    "obj_get": obj_get,
+    "check_budget": check_budget,
+    "call_builtin": call_builtin,
+    "call_once": call_once,
+    "COUNTED": COUNTED,
+    "MAX_OUTPUT": MAX_OUTPUT,
+    "builtin_mock": builtin_mock,
+    "binop": binop,
+    "obj_add": obj_add,
+    "set_add": set_add,
+    "object_put": object_put,
+    "tree_put": tree_put,
+    "tree_inner": tree_inner,
+    "every": every,
+    "rego_print": rego_print,
+    "with_input": with_input,
+    "with_data": with_data,
+    "with_mock": with_mock,
+    "value_mock": value_mock,
+    "function_mock": function_mock,
+    "decimal_value": decimal_value,
+    **{f.__name__: f for f in BINOPS.values()},
+}
+
+
+def run(code: Any, coverage: set | None = None) -> Tree:
+    """Execute a compiled policy set's code object → its data tree. ``coverage`` receives the
+    ``(filename, line)`` pairs that code compiled with coverage records."""
+    namespace = dict(GENERATED_CODE_NAMESPACE)
+    namespace["BF"] = BuiltinFuncs()
+    namespace["COV"] = coverage
+    exec(code, namespace)
+    return namespace["T"]

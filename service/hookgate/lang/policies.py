@@ -35,7 +35,7 @@ class PolicySet:
         *,
         coverage: set[tuple[str, int]] | None = None,
     ) -> None:
-        """``tree``: the data tree the compiled code built (``execute.run``). ``modules``: the
+        """``tree``: the data tree the compiled code built (``documents.run``). ``modules``: the
         checked ``ast.Module`` list, or, from the compile cache, ``cache.ModuleInfo``
         summaries (file name, package, metadata, rules' kind and ref). ``coverage``: the set
         the code compiled with coverage adds ``(filename, line)`` pairs to (for ``hookgate
@@ -205,7 +205,7 @@ def _expression_query(ps: PolicySet, text: str) -> Callable:
     """A query that is an expression: compiled as a rule of a scratch package."""
     from hookgate.lang import ast
     from hookgate.lang.compile import Program
-    from hookgate.lang.execute import run
+    from hookgate.lang.documents import run
     from hookgate.lang.parser import parse_module
 
     source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
@@ -253,7 +253,7 @@ def load(
             if ps is not None:
                 return ps
     from hookgate.lang.compile import Program
-    from hookgate.lang.execute import run
+    from hookgate.lang.documents import run
 
     modules = parse_and_check(sources, strict=strict)
     program = Program(modules, coverage=coverage)
@@ -335,7 +335,7 @@ def _load_cached(
         builtins.use_index(kept[1])
         return kept[0]
     from hookgate.lang import cache
-    from hookgate.lang.execute import run
+    from hookgate.lang.documents import run
 
     entry = cache.load(directory, key)
     if entry is None:

@@ -1,9 +1,11 @@
-"""The evaluator's run-time core: the state of one evaluation (``Ctx``) and its step budget,
-iterating and indexing values, and Rego's operators (arithmetic, comparison, membership).
+"""The evaluator's run-time: the state of one evaluation (``Ctx``) and its step budget,
+iterating and indexing values, Rego's operators (arithmetic, comparison, membership), and the
+functions the generated code calls for builtins (errors, output limits, values fixed for one
+evaluation), ``every``, ``print`` and the replacements ``with`` installs.
 
 ``hookgate.lang.compile`` turns a policy set into the source of one Python module; its code
-object (compiled once, then kept marshaled in the compile cache) runs with ``execute.run``,
-building the ``data`` tree (``documents``). These three modules must not import the parser, the
+object (compiled once, then kept marshaled in the compile cache) runs with ``documents.run``,
+which builds the ``data`` tree. This module and ``documents`` must not import the parser, the
 AST or the compiler: a warm hook imports only them.
 """
 
@@ -12,10 +14,11 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
-from hookgate.lang.errors import LimitError
+from hookgate.lang.errors import EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
     RegoSet,
+    dict_key,
     equal,
     is_number,
     obj_get,
@@ -353,3 +356,204 @@ def membership(value: Any, coll: Any) -> bool:
 def membership_kv(key: Any, value: Any, coll: Any) -> bool:
     v = index(coll, key)
     return v is not UNDEFINED and equal(v, value)
+
+
+def patch_path(doc: Any, path: tuple, value: Any) -> Any:
+    """A copy of ``doc`` with ``value`` at ``path`` (objects created along the way)."""
+    if not path:
+        return value
+    if type(doc) is not dict:
+        doc = {}
+    out = dict(doc)
+    out[dict_key(path[0])] = patch_path(obj_get(doc, path[0], {}), path[1:], value)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls out of the generated code: builtins, operators, ``every``, ``print`` and ``with``
+# ---------------------------------------------------------------------------------------------
+
+
+def builtin_failed(ctx: Ctx, name: str, exc: BuiltinError, file: str, line: int, col: int) -> Any:
+    """A builtin's error: the call is undefined (OPA's default), or an ``EvalError`` with strict
+    builtin errors. An unsupported feature is always an error, never a silent undefined."""
+    msg = str(exc)
+    unsupported = msg.startswith("unsupported:")
+    if not ctx.strict and not unsupported:
+        return UNDEFINED
+    if not unsupported and not msg.startswith(name):
+        msg = f"{name}: {msg}"
+    raise EvalError(msg, file, line, col)
+
+
+def call_builtin(
+    name: str, fn: Callable, vals: list, ctx: Ctx, file: str, line: int, col: int
+) -> Any:
+    if ctx.mocks is not None and name in ctx.mocks:
+        return ctx.mocks[name](ctx, vals)
+    try:
+        value = fn(*vals)
+    except BuiltinError as exc:
+        return builtin_failed(ctx, name, exc, file, line, col)
+    except OverflowError:
+        value = _INFINITY
+    except RecursionError:
+        # Builtins recurse over the structure of what they read (commands, documents): content
+        # nested past Python's stack is a limit of that content, not a bug.
+        raise LimitError("nesting", f"{name}: input nested too deeply") from None
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
+    if type(value) in _SIZED and len(value) > MAX_OUTPUT:
+        raise LimitError("output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}")
+    return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
+
+
+def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
+    """A builtin without arguments whose value is fixed for one evaluation (``time.now_ns``:
+    OPA reads the clock once per query)."""
+    if ctx.mocks is not None and name in ctx.mocks:
+        return ctx.mocks[name](ctx, [])
+    value = ctx.shared.get(name, UNDEFINED)
+    if value is UNDEFINED:
+        value = ctx.shared[name] = call_builtin(name, fn, [], ctx, file, line, col)
+    return value
+
+
+# The most characters (or items) one builtin call may return: concat, replace, sprintf, …
+# would otherwise let a policy build values that exhaust memory by doubling.
+MAX_OUTPUT = 1 << 20
+_SIZED = frozenset({str, list, tuple, dict, set, frozenset})
+
+
+# The operand types whose ``count`` is their ``len`` (the generated code counts them inline).
+COUNTED = frozenset({str, list, dict, RegoSet})
+
+
+# Rego's numbers are arbitrary-precision; a float that overflows here has no JSON form (a host
+# would reject the response that carried it), so it fails like any builtin error.
+_INFINITY = float("inf")
+
+
+def _finite(value: Any, ctx: Ctx, name: str, file: str, line: int, col: int) -> Any:
+    """``value``, unless it is an infinite float: then the failure of builtin ``name``."""
+    if type(value) is float and (value == _INFINITY or value == -_INFINITY):
+        return builtin_failed(
+            ctx, name, BuiltinError(f"{name}: number out of range"), file, line, col
+        )
+    return value
+
+
+class BuiltinFuncs(dict):
+    """Builtin name → function, filled on first use: a family is imported only when the code
+    calls one of its builtins (see ``hookgate.builtins.use_index``)."""
+
+    def __missing__(self, name: str) -> Callable:
+        from hookgate import builtins
+
+        found = builtins.get(name)
+        if found is None:
+            raise EvalError(f"unknown builtin {name}: the compiled policies do not match the code")
+        self[name] = found.func
+        return found.func
+
+
+def binop(op: Callable, a: Any, b: Any, ctx: Ctx, file: str, line: int, col: int) -> Any:
+    try:
+        value = op(a, b)
+    except BuiltinError as exc:
+        return builtin_failed(ctx, "", exc, file, line, col)
+    except OverflowError:  # an integer too large to meet a float
+        value = _INFINITY
+    return _finite(value, ctx, op.__name__.removeprefix("op_"), file, line, col)
+
+
+def obj_add(out: dict, k: Any, v: Any) -> bool:
+    """Put one pair of an object term into ``out``; True when the pair is undefined."""
+    if k is UNDEFINED or v is UNDEFINED:
+        return True
+    dk = dict_key(k)
+    if dk in out and not equal(out[dk], v):
+        raise EvalError("object keys must be unique")
+    out[dk] = v
+    return False
+
+
+def every(ctx: Ctx, fr: list, domain: Any, key_slot: int, val_slot: int, body: Callable) -> bool:
+    """Whether ``body`` holds for every item of ``domain``."""
+    for k, v in iter_items_unordered(domain):
+        tick(ctx)
+        fr[key_slot] = k
+        fr[val_slot] = v
+        if not body(ctx, fr):
+            return False
+    return True
+
+
+def rego_print(ctx: Ctx, values: list) -> bool:
+    from hookgate.builtins.strings import rego_text
+
+    parts = [
+        "<undefined>" if v is UNDEFINED else v if type(v) is str else rego_text(v) for v in values
+    ]
+    ctx.prints.append(" ".join(parts))
+    return True
+
+
+def with_input(c2: Ctx, path: tuple, v: Any) -> None:
+    c2.input = patch_path(c2.input, path, v) if path else v
+    if c2.input_log is not None:
+        c2.input_log.append(c2.input)
+
+
+def with_data(c2: Ctx, path: tuple, v: Any) -> None:
+    c2.data_over = [*(c2.data_over or ()), (path, v)]
+
+
+def with_mock(c2: Ctx, key: str, fn: Callable) -> None:
+    mocks = dict(c2.mocks or {})
+    mocks[key] = fn
+    c2.mocks = mocks
+
+
+def decimal_value(text: str) -> Any:
+    """A number literal kept exact (``hookgate.lang.numbers``); imports ``decimal`` on use."""
+    from decimal import Decimal
+
+    return Decimal(text)
+
+
+def function_mock(fn: Callable) -> Callable:
+    """A replacement (``with f as g``) calling the function ``g``: as in OPA, no replacement is in
+    force inside it, so ``g`` may call the very function it replaces."""
+
+    def replacement(ctx: Ctx, args: list) -> Any:
+        return fn(_unmocked(ctx), args)
+
+    return replacement
+
+
+def _unmocked(ctx: Ctx) -> Ctx:
+    """``ctx`` with no replacement in force (a copy, when it has any)."""
+    if ctx.mocks is None:
+        return ctx
+    inner = ctx.derive()
+    inner.mocks = None
+    return inner
+
+
+def value_mock(v: Any) -> Callable:
+    """A replacement (``with f as 1``) answering every call with ``v``."""
+
+    def fn(ctx: Ctx, args: list) -> Any:
+        return v
+
+    return fn
+
+
+def builtin_mock(funcs: BuiltinFuncs, name: str, file: str, line: int, col: int) -> Callable:
+    """A replacement (``with f as upper``) calling the builtin ``name``."""
+
+    def replacement(ctx: Ctx, args: list) -> Any:
+        return call_builtin(name, funcs[name], args, _unmocked(ctx), file, line, col)
+
+    return replacement

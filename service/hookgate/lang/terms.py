@@ -22,7 +22,7 @@ _MAX_NESTING = 60
 _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
 
 # Builtins computed in the generated code itself, without a call, where the operands leave no
-# room for an error nor for a result over the output limit (``execute.MAX_OUTPUT``): name →
+# room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
 # (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
 # which reports the error or the limit as the builtin does. Each expression is what the builtin
 # computes for those operands (tests/test_inline_builtins.py compares them).
