@@ -8,9 +8,10 @@ ps.query("data.p.q", input=doc, overrides={"git.branch": fn}, prints=out)
 ```
 
 Values are the interpreter's (``hookgate.lang.values``): None, bool, int/float, str, list, dict
-and ``RegoSet``; ``values.to_json`` turns one into plain JSON. Loading and querying policy sets
-is ``hookgate.lang.policies``; the stages are ``parser`` → ``scopes``/``check`` → ``compile`` →
-the run-time (``runtime``).
+and ``RegoSet``; ``values.to_json`` turns one into plain JSON. The stages: ``parser`` →
+``scopes``/``check`` → ``compile`` (with ``codegen``, ``safety``, ``terms``, ``literals``) →
+the run-time (``runtime``, ``documents``); ``policies`` loads and queries policy sets (through
+the compile cache, ``cache``), ``testing`` runs their ``test_*`` rules.
 """
 
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
