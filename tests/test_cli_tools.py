@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from hookgate.cli import main
-from hookgate.commands.test import _report_coverage, coverable_lines
+from hookgate.commands.test import _report_coverage
 from hookgate.lang.parser import parse_module
+from hookgate.lang.testing import coverable_lines
 
 POLICIES = Path(__file__).parent.parent / "policies"
 

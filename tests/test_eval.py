@@ -324,7 +324,8 @@ def test_cache_hit_imports_neither_lark_nor_parser(tmp_path):
         ps = load({SRC!r}, cache_dir={str(cache)!r})
         assert ps.query("data.c.allow", input={{"x": 1}}) is True
         assert "lark" not in sys.modules, "lark imported"
-        for name in ("hookgate.lang.parser", "hookgate.lang.ast", "hookgate.lang.compile"):
+        compiler = ("parser", "ast", "compile", "codegen", "safety", "terms", "literals")
+        for name in ["hookgate.lang." + stage for stage in compiler]:
             assert name not in sys.modules, f"{{name}} imported"
         """
     )

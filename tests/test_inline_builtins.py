@@ -1,4 +1,4 @@
-"""The builtins the compiler computes inline (``compile._INLINE``) give what the builtin gives,
+"""The builtins the compiler computes inline (``terms._INLINE``) give what the builtin gives,
 for every operand their guard admits; any other operand still takes the call and its error."""
 
 from __future__ import annotations
@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from hookgate.builtins import full_registry
-from hookgate.lang import UNDEFINED, EvalError, LimitError, load, runtime
-from hookgate.lang.compile import _INLINE
+from hookgate.lang import UNDEFINED, EvalError, LimitError, load
+from hookgate.lang.documents import GENERATED_CODE_NAMESPACE
+from hookgate.lang.runtime import MAX_OUTPUT
+from hookgate.lang.terms import _INLINE
 from hookgate.lang.values import RegoSet
 
 OPERANDS = [
@@ -43,7 +45,7 @@ def test_inline_expression_is_the_builtin(name):
     checked = 0
     pairs = [(a,) for a in OPERANDS] if arity == 1 else [(a, b) for a in OPERANDS for b in OPERANDS]
     for values in pairs:
-        scope = {name: getattr(runtime, name) for name in runtime.GENERATED_CODE_NAMES}
+        scope = dict(GENERATED_CODE_NAMESPACE)
         scope.update(ctx=_Ctx(), **dict(zip(names, values, strict=True)))
         if not eval("ctx.mocks is None" + guard.format(*names), scope):
             continue
@@ -88,13 +90,13 @@ def test_policies_get_the_same_answers_and_errors():
 
 def test_a_result_over_the_output_limit_still_reaches_the_limit():
     ps = load({"p.rego": SOURCE})
-    half = [0] * (runtime.MAX_OUTPUT // 2)
-    assert len(ps.query("data.p.joined", input={"x": half, "y": half})) == runtime.MAX_OUTPUT
+    half = [0] * (MAX_OUTPUT // 2)
+    assert len(ps.query("data.p.joined", input={"x": half, "y": half})) == MAX_OUTPUT
     with pytest.raises(LimitError, match="result over"):
         ps.query("data.p.joined", input={"x": half, "y": [*half, 1]})
-    slashes = "/" * runtime.MAX_OUTPUT  # splits into one part more than the limit
+    slashes = "/" * MAX_OUTPUT  # splits into one part more than the limit
     with pytest.raises(LimitError, match="split: result over"):
         ps.query("data.p.r", input={"a": slashes, "b": "/"})
-    big = "x" * (runtime.MAX_OUTPUT + 1)
+    big = "x" * (MAX_OUTPUT + 1)
     with pytest.raises(LimitError, match="trim_suffix: result over"):
         ps.query("data.p.r", input={"a": big, "b": "/"})

@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from hookgate.lang import PolicySet
+
 SMOKE_PATH = ("hookgate", "smoke")
 # Per test and per smoke payload, in wall time. Not the hook's 2 s: on a busy server (workers
 # run at nice 10) a pack that decides in milliseconds can take seconds, and a pack must not be
@@ -82,9 +84,9 @@ def _config_problems(data: Mapping) -> list[dict]:
 
 
 def _test_problems(
-    policy_set: object, pack_names: Mapping[tuple[str, ...], str]
+    policy_set: PolicySet, pack_names: Mapping[tuple[str, ...], str]
 ) -> tuple[list[dict], int]:
-    from hookgate.commands.test import discover, run_test
+    from hookgate.lang.testing import discover, run_test
 
     found, passed = [], 0
     for test in discover(policy_set.modules):

@@ -12,14 +12,11 @@ follow ``opa test``: one line per test with its time, the ``print()`` output of 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-import time
-from dataclasses import dataclass
-from typing import Any
 
 from hookgate.lang import ast
+from hookgate.lang.testing import Result, coverage, discover, run_test
 from hookgate.sources import load_paths
 
 
@@ -39,54 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --coverage: fail if less than N%% of the policy lines ran",
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Test:
-    name: str  # data.pkg.test_x
-    file: str
-    line: int
-
-
-@dataclass
-class Result:
-    test: Test
-    outcome: str  # PASS, FAIL or ERROR
-    seconds: float
-    prints: list[str]
-    error: str | None = None
-
-
-def discover(modules: list[ast.Module]) -> list[Test]:
-    """Every ``test_*`` rule (one per name), in file and line order."""
-    tests: dict[str, Test] = {}
-    for module in modules:
-        for rule in module.rules:
-            if rule.kind == "complete" and rule.ref[-1].startswith("test_"):
-                name = _ref_text((*module.package, *rule.ref))
-                tests.setdefault(name, Test(name, module.filename, rule.loc.line))
-    return sorted(tests.values(), key=lambda t: (t.file, t.line))
-
-
-def _ref_text(path: tuple[str, ...]) -> str:
-    """``data.a.b``, with ``["…"]`` for keys that are not names (``data.a["b-c"]``)."""
-    out = "data"
-    for key in path:
-        out += f".{key}" if key.isidentifier() else "[" + json.dumps(key) + "]"
-    return out
-
-
-def run_test(ps: Any, test: Test, timeout: float | None = None) -> Result:
-    from hookgate.lang import EvalError, PolicyError
-
-    prints: list[str] = []
-    start = time.perf_counter()
-    try:
-        value = ps.query(test.name, prints=prints, timeout=timeout)
-    except (EvalError, PolicyError) as exc:
-        return Result(test, "ERROR", time.perf_counter() - start, prints, str(exc))
-    outcome = "PASS" if value is True else "FAIL"
-    return Result(test, outcome, time.perf_counter() - start, prints)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,34 +99,18 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.2f}s"
 
 
-def coverable_lines(module: ast.Module) -> set[int]:
-    """The lines of a module that evaluation can reach: rule heads and body literals."""
-    from hookgate.lang.check import walk
-
-    lines: set[int] = set()
-    for rule in module.rules:
-        for node in walk(rule):
-            if isinstance(node, ast.Rule | ast.Else | ast.Expr | ast.SomeIn | ast.Every):
-                lines.add(node.loc.line)
-    return lines
-
-
 def _report_coverage(modules: list[ast.Module], covered: set) -> float:
     """Print per-file line coverage of the non-test modules; return the total percentage.
     ``covered`` holds ``(filename, line)`` pairs reported by the evaluator."""
     total = hit = 0
     print("coverage:")
-    for module in sorted(modules, key=lambda m: m.filename):
-        if module.filename.endswith("_test.rego"):
-            continue
-        lines = coverable_lines(module)
-        ran = {line for line in lines if (module.filename, line) in covered}
-        total += len(lines)
-        hit += len(ran)
-        percent = 100.0 * len(ran) / len(lines) if lines else 100.0
-        missed = _ranges(sorted(lines - ran))
+    for file in coverage(modules, covered):
+        total += len(file.lines)
+        hit += len(file.ran)
+        percent = 100.0 * len(file.ran) / len(file.lines) if file.lines else 100.0
+        missed = _ranges(sorted(file.lines - file.ran))
         tail = f", not covered: {missed}" if missed else ""
-        print(f"  {module.filename}: {percent:.1f}% ({len(ran)}/{len(lines)} lines){tail}")
+        print(f"  {file.filename}: {percent:.1f}% ({len(file.ran)}/{len(file.lines)} lines){tail}")
     percent = 100.0 * hit / total if total else 100.0
     print(f"  total: {percent:.1f}% ({hit}/{total} lines)")
     return percent

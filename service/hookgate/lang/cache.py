@@ -1,8 +1,8 @@
 """The on-disk compile cache: a policy set's compiled code, keyed by everything that shapes it.
 
 An entry holds the marshaled code object of the module that ``hookgate.lang.compile`` generated
-for the policy set (``hookgate.lang.runtime.run`` executes it: no parsing, no AST, no compiling),
-a summary of each module (file name, package, metadata, rules: ``runtime.ModuleInfo``) and the
+for the policy set (``hookgate.lang.documents.run`` executes it: no parsing, no AST, no compiling),
+a summary of each module (file name, package, metadata, rules: ``ModuleInfo``) and the
 builtins index (name → family module, see ``hookgate.builtins.use_index``), so that a warm start
 imports only the builtin families that the rules it evaluates call. The key is a BLAKE2b-256 over
 the sources (sorted by file name), the base data and strict flag, the files of the code that
@@ -233,3 +233,33 @@ def write_file(directory: str, path: str, content: bytes) -> None:
             os.unlink(tmp)
         except OSError:
             pass
+
+
+class ModuleInfo:
+    """What a compiled policy set keeps of a module (for provenance and tools): its file name,
+    package, ``# METADATA`` pairs and rules (each with ``kind`` and ``ref``)."""
+
+    __slots__ = ("filename", "package", "metadata", "rules")
+
+    def __init__(self, filename: str, package: tuple, metadata: tuple, rules: tuple) -> None:
+        self.filename = filename
+        self.package = package
+        self.metadata = metadata
+        self.rules = tuple(RuleInfo(kind, ref) for kind, ref in rules)
+
+    @classmethod
+    def of(cls, module: Any) -> ModuleInfo:
+        """The summary of an ``ast.Module``."""
+        rules = [(r.kind, r.ref) for r in module.rules]
+        return cls(module.filename, module.package, module.metadata, rules)
+
+    def encode(self) -> tuple:
+        return (self.filename, self.package, self.metadata, [(r.kind, r.ref) for r in self.rules])
+
+
+class RuleInfo:
+    __slots__ = ("kind", "ref")
+
+    def __init__(self, kind: str, ref: tuple) -> None:
+        self.kind = kind
+        self.ref = ref

@@ -1,11 +1,12 @@
-"""The evaluator's run-time: the state of one evaluation (``Ctx``), Rego's operators, the
-``data`` tree of rule groups whose values are computed (and cached per evaluation) on demand,
-and the helpers the generated code calls.
+"""The evaluator's run-time: the state of one evaluation (``Ctx``) and its step budget,
+iterating and indexing values, Rego's operators (arithmetic, comparison, membership), and the
+functions the generated code calls for builtins (errors, output limits, values fixed for one
+evaluation), ``every``, ``print`` and the replacements ``with`` installs.
 
 ``hookgate.lang.compile`` turns a policy set into the source of one Python module; its code
-object (compiled once, then kept marshaled in the compile cache) runs here (``run``) against the
-names in ``_namespace``. This module must not import the parser, the AST or the compiler: a warm
-hook imports only this.
+object (compiled once, then kept marshaled in the compile cache) runs with ``documents.run``,
+which builds the ``data`` tree. This module and ``documents`` must not import the parser, the
+AST or the compiler: a warm hook imports only them.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
-from hookgate.lang.errors import Diagnostic, EvalError, LimitError
+from hookgate.lang.errors import EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
     RegoSet,
     dict_key,
     equal,
-    freeze,
     is_number,
     obj_get,
     obj_items,
@@ -358,296 +358,6 @@ def membership_kv(key: Any, value: Any, coll: Any) -> bool:
     return v is not UNDEFINED and equal(v, value)
 
 
-# ---------------------------------------------------------------------------------------------
-# The data tree: base documents merged with rules
-# ---------------------------------------------------------------------------------------------
-
-
-class Node:
-    """A node of ``data``: either a rule group (a leaf) or an object of children."""
-
-    __slots__ = ("path", "children", "group", "package")
-
-    def __init__(self, path: tuple) -> None:
-        self.path = path
-        self.children: dict[str, Node] = {}
-        self.group: Group | None = None
-        self.package = False  # a package's node is an object even when it has no rules
-
-    def child(self, key: str) -> Node:
-        node = self.children.get(key)
-        if node is None:
-            node = self.children[key] = Node((*self.path, key))
-        return node
-
-    def has_rules(self) -> bool:
-        return self.group is not None or bool(self.children) or self.package
-
-
-def path_text(path: tuple) -> str:
-    out = "data"
-    for p in path:
-        out += f".{p}" if type(p) is str and p.isidentifier() else f"[{p!r}]"
-    return out
-
-
-class Group:
-    """All definitions of one rule path (a complete rule, a partial set or object, a function):
-    the generated functions of its definitions, and where its first definition is (for errors)."""
-
-    __slots__ = (
-        "kind",
-        "path",
-        "name",
-        "arity",
-        "file",
-        "line",
-        "col",
-        "defs",
-        "default_def",
-        "memo_env",
-        "memo",
-        "nested",
-    )
-
-    def __init__(
-        self, kind: str, path: tuple, name: str, arity: int, file: str, line: int, col: int
-    ) -> None:
-        """``name``: ``path_text(path)``, which the generated code gives as a constant: a hook
-        that computed it for each group would spend more on it than on building the tree."""
-        self.kind = kind
-        self.path = path
-        self.name = name
-        self.arity = arity
-        self.file = file
-        self.line = line
-        self.col = col
-        self.defs: tuple[Callable, ...] = ()
-        self.default_def: Callable | None = None
-        # A rule whose value does not depend on the call (compile.Program._memoized): the
-        # environment builtins it reads (often none), and its value with their answers.
-        self.memo_env: tuple[str, ...] | None = None
-        self.memo: tuple[tuple, Any] | None = None
-
-        self.nested = False  # a partial object built along key paths (tree_put)
-
-    def value(self, ctx: Ctx) -> Any:
-        """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
-        not depend on the call, once per policy set and environment: ``memo_env``)."""
-        if self.kind == "function":
-            return self.call(ctx, [])  # a function referred to without arguments (arity 0)
-        cache = ctx.cache
-        v = cache.get(self, MISSING)
-        if v is not MISSING:
-            if v is IN_PROGRESS:
-                raise EvalError(f"recursion: {self.name} depends on itself")
-            return v
-        key = None
-        if self.memo_env is not None and not (ctx.mocks or ctx.data_over or ctx.strict):
-            key = self._memo_key(ctx)
-            memo = self.memo
-            if key is not None and memo is not None and _same(memo[0], key):
-                cache[self] = v = memo[1]
-                return v
-        cache[self] = IN_PROGRESS
-        try:
-            if self.kind == "set":  # the usual group: inline, one call less
-                acc: dict = {}
-                for d in self.defs:
-                    d(ctx, acc)
-                v = RegoSet._from_dict(acc) if acc else EMPTY_SET
-            else:
-                v = self._evaluate(ctx)
-        except BaseException:
-            cache.pop(self, None)
-            raise
-        cache[self] = v
-        if key is not None:
-            self.memo = (key, v)  # the key's objects stay alive: no id is reused
-        return v
-
-    def _memo_key(self, ctx: Ctx) -> tuple | None:
-        """The answers of the environment builtins the rule reads (read once per evaluation),
-        or None when one fails (the evaluation reports it where the rule calls it)."""
-        shared = ctx.shared
-        key = []
-        for name in self.memo_env:
-            answer = shared.get(("environment", name), MISSING)
-            if answer is MISSING:
-                try:
-                    answer = shared[("environment", name)] = _builtin_func(name)()
-                except Exception:
-                    return None
-            key.append(answer)
-        return tuple(key)
-
-    def _evaluate(self, ctx: Ctx) -> Any:
-        """The value of an object or complete rule."""
-        if self.kind == "object":
-            obj: dict = {}
-            for d in self.defs:
-                d(ctx, obj)
-            return _finish_tree(obj) if self.nested else obj
-        if ctx.mocks is not None and self.name in ctx.mocks:
-            return ctx.mocks[self.name](ctx, ())
-        result = UNDEFINED
-        for d in self.defs:
-            v = d(ctx)
-            if v is not UNDEFINED:
-                if result is UNDEFINED:
-                    result = v
-                elif not equal(result, v):
-                    raise EvalError(f"conflicting values for {self.name}")
-        if result is UNDEFINED and self.default_def is not None:
-            return self.default_def(ctx)
-        return result
-
-    def call(self, ctx: Ctx, args: list) -> Any:
-        if ctx.mocks is not None and self.name in ctx.mocks:
-            return ctx.mocks[self.name](ctx, args)
-        budget = ctx.budget  # tick(), inline: a function call costs one step
-        budget[0] -= 1
-        if not budget[0] & 1023:
-            check_budget(ctx)
-        result = UNDEFINED
-        for d in self.defs:
-            v = d(ctx, args)
-            if v is not UNDEFINED:
-                if result is UNDEFINED:
-                    result = v
-                elif not equal(result, v):
-                    raise EvalError(
-                        f"functions must not produce multiple outputs for same inputs ({self.name})"
-                    )
-        if result is UNDEFINED and self.default_def is not None:
-            return self.default_def(ctx, args)
-        return result
-
-
-class Tree:
-    """``data``: the rule groups of a compiled policy set, placed at their paths."""
-
-    def __init__(self) -> None:
-        self.root = Node(())
-        self.groups: list[Group] = []
-        self.constants: tuple[Group, ...] = ()  # groups fixed by the base data (compile.py)
-
-    def node(self, path: tuple) -> Node:
-        node = self.root
-        for key in path:
-            node = node.child(key)
-        return node
-
-    def package(self, path: tuple) -> None:
-        self.node(path).package = True
-
-    def group(
-        self,
-        kind: str,
-        path: tuple,
-        name: str,
-        arity: int,
-        file: str,
-        line: int,
-        col: int,
-        placed: bool = True,
-    ) -> Group:
-        """A new rule group; ``placed``: at its node (else it lives inside a partial object
-        rooted above it, whose value includes its own)."""
-        group = Group(kind, path, name, arity, file, line, col)
-        if placed:
-            self.node(path).group = group
-        self.groups.append(group)
-        return group
-
-    def find(self, path: tuple) -> tuple[Node, int]:
-        """The deepest node along ``path`` (data-relative) and how many keys it consumed."""
-        node = self.root
-        i = 0
-        while i < len(path) and node.group is None:
-            child = node.children.get(path[i])
-            if child is None:
-                break
-            node = child
-            i += 1
-        return node, i
-
-    def check_base_data(self, data: Any) -> list[Diagnostic]:
-        """Rules whose path also holds base data: refused (OPA reports a conflict too)."""
-        out = []
-        for group in self.groups:
-            if index_path(data, group.path) is not UNDEFINED:
-                out.append(
-                    Diagnostic(
-                        group.file,
-                        group.line,
-                        group.col,
-                        f"unsupported: rule {group.name} and base data at the same path",
-                    )
-                )
-        return out
-
-    def node_value(self, ctx: Ctx, node: Node) -> Any:
-        """The value of a data node: base data at its path merged with its rules' values."""
-        if node.group is not None:
-            return node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
-        base = index_path(ctx.data, node.path)
-        out: dict = dict(base) if type(base) is dict else {}
-        for key, child in node.children.items():
-            if child.group is not None and child.group.kind == "function":
-                continue
-            v = self.node_value(ctx, child)
-            if v is not UNDEFINED:
-                old = out.get(key, UNDEFINED)
-                if type(old) is dict and type(v) is dict:
-                    v = {**old, **v}
-                out[key] = v
-        return out
-
-    def data_value(self, ctx: Ctx, path: tuple) -> Any:
-        """``data`` at ``path`` (keys), honouring ``with data…`` overrides."""
-        if ctx.data_over:
-            for opath, oval in reversed(ctx.data_over):
-                if path[: len(opath)] == opath:
-                    return index_path(oval, path[len(opath) :])
-        node, i = self.find(path)
-        if node.group is not None:
-            v = node.group.value(ctx) if node.group.kind != "function" else UNDEFINED
-            v = index_path(v, path[i:])
-        elif i == len(path):
-            v = self.node_value(ctx, node) if node.has_rules() else index_path(ctx.data, path)
-        else:
-            v = index_path(ctx.data, path)
-        if ctx.data_over:
-            for opath, oval in ctx.data_over:
-                if len(opath) > len(path) and opath[: len(path)] == path:
-                    v = patch_path(v if v is not UNDEFINED else {}, opath[len(path) :], oval)
-        return v
-
-    def ref_query(self, path: tuple) -> Callable[[Ctx], Any]:
-        node, i = self.find(path)
-        group = node.group
-        if group is not None and group.kind == "function" and i == len(path):
-            raise EvalError(
-                f"unsupported: querying the function {group.name} as a value",
-                group.file,
-                group.line,
-                group.col,
-            )
-
-        if group is not None and group.kind != "function" and i == len(path):
-            # A rule's own path, the usual query: straight to its value.
-            def rule_value(ctx: Ctx) -> Any:
-                return self.data_value(ctx, path) if ctx.data_over else group.value(ctx)
-
-            return rule_value
-
-        def run(ctx: Ctx) -> Any:
-            return self.data_value(ctx, path)
-
-        return run
-
-
 def patch_path(doc: Any, path: tuple, value: Any) -> Any:
     """A copy of ``doc`` with ``value`` at ``path`` (objects created along the way)."""
     if not path:
@@ -660,7 +370,7 @@ def patch_path(doc: Any, path: tuple, value: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# Builtin calls
+# Calls out of the generated code: builtins, operators, ``every``, ``print`` and ``with``
 # ---------------------------------------------------------------------------------------------
 
 
@@ -733,17 +443,6 @@ def _finite(value: Any, ctx: Ctx, name: str, file: str, line: int, col: int) -> 
     return value
 
 
-def _same(a: tuple, b: tuple) -> bool:
-    """The same objects, one by one (answers of environment builtins)."""
-    return all(x is y for x, y in zip(a, b, strict=True))
-
-
-def _builtin_func(name: str) -> Callable:
-    from hookgate import builtins
-
-    return builtins.get(name).func
-
-
 class BuiltinFuncs(dict):
     """Builtin name → function, filled on first use: a family is imported only when the code
     calls one of its builtins (see ``hookgate.builtins.use_index``)."""
@@ -756,11 +455,6 @@ class BuiltinFuncs(dict):
             raise EvalError(f"unknown builtin {name}: the compiled policies do not match the code")
         self[name] = found.func
         return found.func
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers of the generated code (each keeps one piece of the evaluator's semantics in one place)
-# ---------------------------------------------------------------------------------------------
 
 
 def binop(op: Callable, a: Any, b: Any, ctx: Ctx, file: str, line: int, col: int) -> Any:
@@ -782,101 +476,6 @@ def obj_add(out: dict, k: Any, v: Any) -> bool:
         raise EvalError("object keys must be unique")
     out[dk] = v
     return False
-
-
-def set_add(acc: dict, v: Any) -> None:
-    t = type(v)
-    acc[v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
-
-
-def object_put(obj: dict, k: Any, v: Any, name: str | None) -> None:
-    """One key of a partial object rule (``name``) or of an object comprehension (None)."""
-    k = dict_key(k)
-    old = obj.get(k, MISSING)
-    if old is MISSING:
-        obj[k] = v
-    elif not equal(old, v):
-        if name is None:
-            raise EvalError("object comprehension: a key with two different values")
-        raise EvalError(f"conflicting values for {name}[{k!r}]: object keys must be unique")
-
-
-class _Branch(dict):
-    """An object a partial object's key paths build (others may still add keys to it)."""
-
-    __slots__ = ()
-
-
-class _Members(dict):
-    """The members of a set at the end of a multi-value rule's key path (``set_add`` keys)."""
-
-    __slots__ = ()
-
-
-def tree_put(obj: dict, keys: tuple, v: Any, multi: bool, name: str) -> None:
-    """Add ``v`` at key path ``keys`` of a partial object (``name``): the value there, or with
-    ``multi`` a member of the set there. Two values at one place, or a value where another
-    rule puts keys, conflict (OPA: object keys must be unique)."""
-    last = len(keys) - 1
-    for i, k in enumerate(keys):
-        k = dict_key(k)
-        old = obj.get(k, MISSING)
-        if i < last:
-            if old is MISSING:
-                obj[k] = old = _Branch()
-            elif type(old) is not _Branch:
-                break
-            obj = old
-        elif multi:
-            if old is MISSING:
-                obj[k] = old = _Members()
-            elif type(old) is not _Members:
-                break
-            set_add(old, v)
-            return
-        elif old is MISSING:
-            obj[k] = v
-            return
-        elif type(old) is _Branch or type(old) is _Members or not equal(old, v):
-            break
-        else:
-            return
-    raise EvalError(f"conflicting values for {name}{list(keys)!r}: object keys must be unique")
-
-
-def tree_inner(obj: dict, keys: tuple, v: Any, is_set: bool, name: str) -> None:
-    """Add the value of the rule ``name`` inside a partial object, at ``keys``."""
-    if v is UNDEFINED:
-        return
-    if is_set:
-        tree_put_empty(obj, keys, name)
-        for member in v:
-            tree_put(obj, keys, member, True, name)
-    else:
-        tree_put(obj, keys, v, False, name)
-
-
-def tree_put_empty(obj: dict, keys: tuple, name: str) -> None:
-    """An empty set at ``keys`` (a multi-value rule with no members is still defined)."""
-    *path, k = keys
-    for p in path:
-        obj = obj.setdefault(dict_key(p), _Branch())
-        if type(obj) is not _Branch:
-            raise EvalError(f"conflicting values for {name}: object keys must be unique")
-    old = obj.setdefault(dict_key(k), _Members())
-    if type(old) is not _Members:
-        raise EvalError(f"conflicting values for {name}: object keys must be unique")
-
-
-def _finish_tree(obj: dict) -> dict:
-    """Plain objects and sets in place of the builders."""
-    for k, v in obj.items():
-        t = type(v)
-        if t is _Branch:
-            obj[k] = _finish_tree(dict(v))
-        elif t is _Members:
-            obj[k] = RegoSet._from_dict(dict(v))
-    return obj
 
 
 def every(ctx: Ctx, fr: list, domain: Any, key_slot: int, val_slot: int, body: Callable) -> bool:
@@ -958,90 +557,3 @@ def builtin_mock(funcs: BuiltinFuncs, name: str, file: str, line: int, col: int)
         return call_builtin(name, funcs[name], args, _unmocked(ctx), file, line, col)
 
     return replacement
-
-
-# ---------------------------------------------------------------------------------------------
-# Running generated code
-# ---------------------------------------------------------------------------------------------
-
-
-class ModuleInfo:
-    """What a compiled policy set keeps of a module (for provenance and tools): its file name,
-    package, ``# METADATA`` pairs and rules (each with ``kind`` and ``ref``)."""
-
-    __slots__ = ("filename", "package", "metadata", "rules")
-
-    def __init__(self, filename: str, package: tuple, metadata: tuple, rules: tuple) -> None:
-        self.filename = filename
-        self.package = package
-        self.metadata = metadata
-        self.rules = tuple(RuleInfo(kind, ref) for kind, ref in rules)
-
-    @classmethod
-    def of(cls, module: Any) -> ModuleInfo:
-        """The summary of an ``ast.Module``."""
-        rules = [(r.kind, r.ref) for r in module.rules]
-        return cls(module.filename, module.package, module.metadata, rules)
-
-    def encode(self) -> tuple:
-        return (self.filename, self.package, self.metadata, [(r.kind, r.ref) for r in self.rules])
-
-
-class RuleInfo:
-    __slots__ = ("kind", "ref")
-
-    def __init__(self, kind: str, ref: tuple) -> None:
-        self.kind = kind
-        self.ref = ref
-
-
-def run(code: Any, coverage: set | None = None) -> Tree:
-    """Execute a compiled policy set's code object → its data tree. ``coverage`` receives the
-    ``(filename, line)`` pairs that code compiled with coverage records."""
-    namespace = {name: globals()[name] for name in GENERATED_CODE_NAMES}
-    namespace["BF"] = BuiltinFuncs()
-    namespace["COV"] = coverage
-    exec(code, namespace)
-    return namespace["T"]
-
-
-# The names the generated code may use (its whole environment: no builtins beyond Python's).
-GENERATED_CODE_NAMES = (
-    "UNDEFINED",
-    "MISSING",
-    "IN_PROGRESS",
-    "EvalError",
-    "RegoSet",
-    "Tree",
-    "equal",
-    "index",
-    "index_path",
-    "iter_items",
-    "iter_items_unordered",
-    "iter_values",
-    "iter_values_unordered",
-    "membership",
-    "membership_kv",
-    "obj_get",
-    "check_budget",
-    "call_builtin",
-    "call_once",
-    "COUNTED",
-    "MAX_OUTPUT",
-    "builtin_mock",
-    "binop",
-    "obj_add",
-    "set_add",
-    "object_put",
-    "tree_put",
-    "tree_inner",
-    "every",
-    "rego_print",
-    "with_input",
-    "with_data",
-    "with_mock",
-    "value_mock",
-    "function_mock",
-    "decimal_value",
-    *(f.__name__ for f in BINOPS.values()),
-)

@@ -1,0 +1,387 @@
+"""Policy sets: load Rego sources (parse, check, compile, or read the compile cache) into a
+``PolicySet`` that answers queries, each with its own evaluation state.
+
+A warm compile cache (``cache_dir``) loads the compiled code without importing the parser, the
+AST or Lark. A warm process (``hookgate.warm``) keeps the sets it loads (``keep_loaded``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hookgate.lang.errors import Diagnostic, EvalError, LimitError, PolicyError, with_source
+from hookgate.lang.values import UNDEFINED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from hookgate.lang import ast
+
+_ABSENT: Any = UNDEFINED
+
+
+class PolicySet:
+    """Compiled modules plus base data, ready to answer queries (thread-safe: each query has
+    its own evaluation state)."""
+
+    def __init__(
+        self,
+        tree: Any,
+        modules: list,
+        data: dict | None,
+        sources: dict[str, str] | Callable[[], dict[str, str]] | None,
+        *,
+        coverage: set[tuple[str, int]] | None = None,
+    ) -> None:
+        """``tree``: the data tree the compiled code built (``documents.run``). ``modules``: the
+        checked ``ast.Module`` list, or, from the compile cache, ``cache.ModuleInfo``
+        summaries (file name, package, metadata, rules' kind and ref). ``coverage``: the set
+        the code compiled with coverage adds ``(filename, line)`` pairs to (for ``hookgate
+        test --coverage``; off on the hook's path). ``sources``: a function returning them
+        when they are read only if needed (``load_files``)."""
+        self.modules = modules
+        self.data = data if data is not None else {}
+        self._sources = sources or {}
+        self.coverage = coverage
+        self._tree = tree
+        self._queries: dict[str, Callable] = {}
+        self._constants: dict | None = None
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """File name → policy text of the modules."""
+        if callable(self._sources):
+            self._sources = self._sources()
+        return self._sources
+
+    def query(
+        self,
+        ref: str,
+        input: Any = _ABSENT,
+        data_overrides: dict | None = None,
+        overrides: dict[str, Callable[..., Any]] | None = None,
+        *,
+        prints: list[str] | None = None,
+        budget: int | None = None,
+        timeout: float | None = None,
+        input_log: list | None = None,
+        strict_builtin_errors: bool = False,
+    ) -> Any:
+        """Evaluate ``ref`` (``data.a.b`` or a Rego expression) → a value or ``UNDEFINED``.
+
+        - ``input``: the input document (absent: ``input`` is undefined); used as is, never copied.
+        - ``data_overrides``: ``{"data.a.b": value}``, as ``with data.a.b as value`` (a key
+          without the ``data.`` prefix replaces that top-level document: ``{"a": {...}}``).
+        - ``overrides``: ``{"git.branch": fn}`` replaces builtins (or ``data.pkg.f`` functions)
+          for this query; ``fn`` takes and returns interpreter values.
+        - ``prints``: a list that receives each ``print(...)`` line.
+        - ``budget``: the most iteration steps (default 5 000 000); ``timeout``: seconds. Either
+          exceeded raises ``LimitError`` (``limit``: ``steps`` or ``time``).
+        - ``input_log``: a list that receives every document ``with input as …`` installs
+          (to replay a policy's tests on another engine).
+        - ``strict_builtin_errors``: a builtin's error (``upper(1)``, ``1 / 0``) raises
+          ``EvalError``; by default it makes that expression undefined, as OPA does. Errors of
+          unsupported features always raise.
+
+        Raises ``EvalError`` on run-time errors (conflicting values, builtin errors, budget).
+        """
+        return self.query_many(
+            [ref],
+            input,
+            data_overrides,
+            overrides,
+            prints=prints,
+            budget=budget,
+            timeout=timeout,
+            input_log=input_log,
+            strict_builtin_errors=strict_builtin_errors,
+        )[0]
+
+    def query_many(
+        self,
+        refs: list[str],
+        input: Any = _ABSENT,
+        data_overrides: dict | None = None,
+        overrides: dict[str, Callable[..., Any]] | None = None,
+        *,
+        prints: list[str] | None = None,
+        budget: int | None = None,
+        timeout: float | None = None,
+        input_log: list | None = None,
+        strict_builtin_errors: bool = False,
+    ) -> list[Any]:
+        """Evaluate several queries in one evaluation (rules they share are evaluated once);
+        same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
+        import time
+
+        from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
+
+        runs = []
+        for ref in refs:
+            run = self._queries.get(ref)
+            if run is None:
+                run = self._queries[ref] = self._compile_query(ref)
+            runs.append(run)
+        mocks = None
+        if overrides:
+            mocks = {name: _python_fn(fn) for name, fn in overrides.items()}
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        ctx = Ctx(
+            input,
+            self.data,
+            mocks,
+            prints,
+            budget or DEFAULT_BUDGET,
+            deadline,
+            strict_builtin_errors,
+        )
+        ctx.input_log = input_log
+        if data_overrides:
+            ctx.data_over = [(_data_path(k), v) for k, v in data_overrides.items()]
+        else:
+            constants = self._constant_values()
+            if mocks:  # a mock may replace a rule's value too
+                constants = {g: v for g, v in constants.items() if g.name not in mocks}
+            ctx.cache.update(constants)
+        try:
+            return [run(ctx) for run in runs]
+        except RecursionError:
+            raise LimitError("nesting", "evaluation too deeply nested") from None
+
+    def _constant_values(self) -> dict:
+        """The values of the rules fixed by the base data (``Tree.constants``), computed on
+        first use and then given to every query that keeps the base data."""
+        values = self._constants
+        if values is None:
+            from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
+
+            values = {}
+            if self.coverage is None:  # with coverage, each test must reach the rules itself
+                ctx = Ctx(_ABSENT, self.data, None, None, DEFAULT_BUDGET, None)
+                for group in self._tree.constants:
+                    try:
+                        values[group] = group.value(ctx)
+                    except EvalError:
+                        continue  # conflicting values: the query that reaches it reports it
+            self._constants = values
+        return values
+
+    def _compile_query(self, ref: str) -> Callable:
+        path = _simple_ref(ref)
+        if path is not None:
+            return self._tree.ref_query(path)
+        return _expression_query(self, ref)
+
+
+def _python_fn(fn: Callable[..., Any]) -> Callable:
+    def call(ctx: Any, args: list) -> Any:
+        return fn(*args)
+
+    return call
+
+
+def _data_path(key: str | tuple) -> tuple:
+    """``"data.a.b"`` → ``("a", "b")``; any other key names a top-level document of ``data``."""
+    if isinstance(key, tuple):
+        return key
+    path = _simple_ref(key)
+    return path if path is not None else (key,)
+
+
+def _simple_ref(ref: str) -> tuple | None:
+    """``data.a.b`` → ``("a", "b")``; None for anything else."""
+    parts = ref.strip().split(".")
+    if parts[0] != "data" or not all(p.isidentifier() for p in parts[1:]):
+        return None
+    return tuple(parts[1:])
+
+
+_QUERY_PACKAGE = "hookgate_query__"
+
+
+def _expression_query(ps: PolicySet, text: str) -> Callable:
+    """A query that is an expression: compiled as a rule of a scratch package."""
+    from hookgate.lang import ast
+    from hookgate.lang.compile import Program
+    from hookgate.lang.documents import run
+    from hookgate.lang.parser import parse_module
+
+    source = f"package {_QUERY_PACKAGE}\n\nq__ := __expr__\n"
+    source = source.replace("__expr__", text.strip())
+    from hookgate.lang.scopes import scope_module
+
+    module = scope_module(parse_module(source, "<query>"))
+    modules = ps.modules
+    if not all(isinstance(m, ast.Module) for m in modules):  # summaries from the compile cache
+        modules = [scope_module(parse_module(ps.sources[m.filename], m.filename)) for m in modules]
+    program = Program([*modules, module])
+    if program.diagnostics:
+        raise PolicyError([_shown(d, ps.sources) for d in program.diagnostics])
+    return run(program.code()).ref_query((_QUERY_PACKAGE, "q__"))
+
+
+def load(
+    sources: dict[str, str],
+    data: dict | None = None,
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    strict: bool = False,
+    coverage: bool = False,
+) -> PolicySet:
+    """Parse, check and compile ``{filename: source}`` with base ``data``.
+
+    ``cache_dir``: the compile cache (see ``hookgate.lang.cache``); a directory that is not
+    safe (another owner, writable by others) is not used. ``strict``: checker warnings (unused
+    imports, …) are errors, like ``opa check --strict``. ``coverage``: record which lines
+    evaluation reaches in ``PolicySet.coverage`` (never cached). Raises ``PolicyError`` with every
+    diagnostic, source lines filled in.
+    """
+    global _built
+    key = directory = None
+    if cache_dir is not None and not coverage:
+        from hookgate.lang import cache
+
+        try:
+            directory = cache.safe_dir(cache_dir)
+        except cache.UnsafeCacheDir:
+            directory = None
+        if directory is not None:
+            key = cache.cache_key(sources, data, strict)
+            ps = _load_cached(directory, key, data, sources)
+            if ps is not None:
+                return ps
+    from hookgate.lang.compile import Program
+    from hookgate.lang.documents import run
+
+    modules = parse_and_check(sources, strict=strict)
+    program = Program(modules, coverage=coverage)
+    diags = program.diagnostics + program.tree.check_base_data(data if data is not None else {})
+    if diags:
+        raise PolicyError([_shown(d, sources) for d in diags])
+    code = program.code()
+    covered: set[tuple[str, int]] | None = set() if coverage else None
+    ps = PolicySet(run(code, covered), modules, data, sources, coverage=covered)
+    if directory is not None and key is not None:
+        from hookgate import builtins
+        from hookgate.lang import cache
+
+        infos = [cache.ModuleInfo.of(m) for m in modules]
+        cache.store(directory, key, code, [i.encode() for i in infos], builtins.index())
+        if _kept is not None:
+            _kept[directory, key] = ps, builtins.index()
+    _built += 1
+    return ps
+
+
+def load_files(paths: list, *, cache_dir: str | os.PathLike) -> PolicySet:
+    """``load`` of the modules and data under ``paths`` (``sources.load_paths``) through the
+    compile cache, where files whose stat stamps are unchanged are neither read nor hashed."""
+    from hookgate.lang import cache
+    from hookgate.sources import file_stamps, load_paths
+
+    try:
+        directory = cache.safe_dir(cache_dir)
+    except cache.UnsafeCacheDir:
+        directory = None
+    stamps = file_stamps(paths) if directory is not None else None
+    if directory is not None and stamps is not None:
+        found = cache.load_stamped(directory, stamps)
+        if found is not None:
+            key, data = found
+            ps = _load_cached(directory, key, data, lambda: load_paths(paths)[0])
+            if ps is not None:
+                return ps
+    sources, data = load_paths(paths)
+    key = cache.cache_key(sources, data, False) if stamps is not None else None
+    ps = load(sources, data, cache_dir=directory)
+    if directory is not None and stamps is not None and key is not None:
+        cache.store_stamped(directory, stamps, key, data)
+    return ps
+
+
+# A warm process (hookgate.warm) keeps the policy sets it loads, by compile cache entry, and each
+# hook call it forks finds them here. Nothing else keeps them: a caller may change the set it got.
+_kept: dict[tuple[str, str], tuple[PolicySet, dict[str, str]]] | None = None
+_built = 0
+
+
+def keep_loaded() -> None:
+    """Keep every policy set loaded through the compile cache from now on (a warm process)."""
+    global _kept
+    _kept = {}
+
+
+def sets_built() -> int:
+    """How many policy sets this process built (read from the compile cache or compiled), not
+    counting those it kept: a warm process's child that built one ran policies the warm
+    process did not hold."""
+    return _built
+
+
+def _load_cached(
+    directory: str,
+    key: str,
+    data: dict | None,
+    sources: dict[str, str] | Callable[[], dict[str, str]],
+) -> PolicySet | None:
+    """The policy set of a compile cache entry, or None (no entry, or a damaged one)."""
+    global _built
+    from hookgate import builtins
+
+    kept = _kept.get((directory, key)) if _kept is not None else None
+    if kept is not None:
+        builtins.use_index(kept[1])
+        return kept[0]
+    from hookgate.lang import cache
+    from hookgate.lang.documents import run
+
+    entry = cache.load(directory, key)
+    if entry is None:
+        return None
+    code, infos, index = entry
+    try:  # the entry decoded, yet anything wrong in it still means "rebuild", never a crash
+        tree = run(code)
+        modules = [cache.ModuleInfo(*info) for info in infos]
+    except Exception:
+        return None
+    builtins.use_index(index)
+    ps = PolicySet(tree, modules, data, sources)
+    _built += 1
+    if _kept is not None:
+        _kept[directory, key] = ps, index
+    return ps
+
+
+def _shown(diag: Diagnostic, sources: dict[str, str]) -> Diagnostic:
+    """A diagnostic as the author reads it: the source line, variables named as written."""
+    from hookgate.lang.scopes import source_names
+
+    return with_source(source_names(diag), sources.get(diag.file, ""))
+
+
+def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[ast.Module]:
+    """Parse every source and run the static checks; ``PolicyError`` with all diagnostics."""
+    from hookgate.lang.parser import parse_module
+
+    modules: list[ast.Module] = []
+    diags: list[Diagnostic] = []
+    from hookgate.lang.scopes import scope_module
+
+    for name in sorted(sources):
+        try:
+            modules.append(scope_module(parse_module(sources[name], name)))
+        except PolicyError as exc:
+            diags.extend(exc.diagnostics)
+    if not diags:
+        try:
+            from hookgate.lang.check import check_modules
+        except ImportError:  # the checker is optional: the compiler reports what it must
+            check_modules = None
+        if check_modules is not None:
+            found = check_modules(modules, strict=strict)
+            diags.extend(d for d in found if d.severity == "error")
+    if diags:
+        raise PolicyError([_shown(d, sources) for d in diags])
+    return modules
