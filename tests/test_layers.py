@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1] / "service"
 # Lowest first. A module belongs to the layer of the most specific pattern matching it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
-        "foundation: files, JSON, paths, records and the value model every stage shares",
+        "foundation: files, JSON, paths, records, the value model and the builtins' contract",
         (
             "hookgate",
             "hookgate.jsonio",
@@ -43,7 +43,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "hookgate.lang.errors",
             "hookgate.lang.values",
             "hookgate.lang.numbers",
-            "hookgate.lang.arith",
+            "hookgate.lang.operators",
+            "hookgate.builtins.registry",
         ),
     ),
     ("shell model: lexer, parser, analysis, git, PowerShell", ("hookgate.shell*",)),
@@ -60,7 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     (
         "machine: which policies this machine runs, the bundle client, the decision log",
-        ("hookgate.policyset", "hookgate.selection", "hookgate.sync", "hookgate.decisionlog"),
+        ("hookgate.selection", "hookgate.sync", "hookgate.decisionlog"),
     ),
     (
         "server: the central policy server and its console (`hookgate serve` starts it)",
@@ -69,7 +70,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "entry points: the hook's process, the CLI and its commands, host integrations",
         (
-            "hookgate.hookrun",
             "hookgate.warm",
             "hookgate.launcher",
             "hookgate.cli",
@@ -210,8 +210,10 @@ MODULES = module_files()
 EDGES = import_edges(MODULES)
 
 
-def test_every_module_has_a_layer():
+def test_every_module_has_a_layer_and_every_pattern_a_module():
     assert [m for m in MODULES if layer_of(m) is None] == []
+    patterns = [pattern for _, patterns in LAYERS for pattern in patterns]
+    assert [p for p in patterns if not any(fnmatch.fnmatchcase(m, p) for m in MODULES)] == []
 
 
 def test_no_import_circles_but_the_named_exception():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_collection
-from hookgate.lang.runtime import op_mul, op_plus
+from hookgate.lang.operators import op_mul, op_plus
 from hookgate.lang.values import UNDEFINED, RegoSet, is_number, sort_key, sorted_values, type_name
 
 TYPE_CHECKING = False

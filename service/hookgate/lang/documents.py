@@ -8,8 +8,8 @@ this tree, in an environment of exactly the names that code may use.
 from __future__ import annotations
 
 from hookgate.lang.errors import Diagnostic, EvalError
+from hookgate.lang.operators import BINOPS
 from hookgate.lang.runtime import (
-    BINOPS,
     COUNTED,
     EMPTY_SET,
     IN_PROGRESS,

@@ -1,5 +1,5 @@
 """The evaluator's run-time: the state of one evaluation (``Ctx``) and its step budget,
-iterating and indexing values, Rego's operators (arithmetic, comparison, membership), and the
+iterating and indexing values, membership (the other operators are in ``operators``), and the
 functions the generated code calls for builtins (errors, output limits, values fixed for one
 evaluation), ``every``, ``print`` and the replacements ``with`` installs.
 
@@ -20,10 +20,8 @@ from hookgate.lang.values import (
     RegoSet,
     dict_key,
     equal,
-    is_number,
     obj_get,
     obj_items,
-    sort_key,
     sorted_items,
 )
 
@@ -193,150 +191,6 @@ def index_path(v: Any, path: tuple) -> Any:
         else:
             v = index(v, k)
     return v
-
-
-# ---------------------------------------------------------------------------------------------
-# Arithmetic and comparison
-# ---------------------------------------------------------------------------------------------
-
-
-def _num_check(name: str, a: Any, b: Any) -> bool:
-    """True for two ints/floats (the fast path), False when one is an exact Decimal; raises
-    for anything that is not a number."""
-    ta = type(a)
-    tb = type(b)
-    if (ta is int or ta is float) and (tb is int or tb is float):
-        return True
-    if is_number(a) and is_number(b):
-        return False
-    raise BuiltinError(f"{name}: operand must be number (`{name}` expects numeric argument)")
-
-
-def _exact(op: str, a: Any, b: Any) -> Any:
-    from hookgate.lang.numbers import arith
-
-    return arith(op, a, b)
-
-
-def op_plus(a: Any, b: Any) -> Any:
-    if _num_check("plus", a, b):
-        return a + b
-    return _exact("+", a, b)
-
-
-def op_minus(a: Any, b: Any) -> Any:
-    if type(a) is RegoSet and type(b) is RegoSet:
-        return a.difference(b)
-    ta, tb = type(a), type(b)
-    if (ta is RegoSet) != (tb is RegoSet):
-        raise BuiltinError("minus: operands must be both numbers or both sets")
-    if _num_check("minus", a, b):
-        return a - b
-    return _exact("-", a, b)
-
-
-def op_mul(a: Any, b: Any) -> Any:
-    if _num_check("mul", a, b):
-        return a * b
-    return _exact("*", a, b)
-
-
-def op_div(a: Any, b: Any) -> Any:
-    fast = _num_check("div", a, b)
-    if b == 0:
-        raise BuiltinError("div: divide by zero")
-    if not fast:
-        return _exact("/", a, b)
-    if type(a) is int and type(b) is int:
-        q, r = divmod(a, b)
-        if r == 0:
-            return q
-    return a / b
-
-
-def op_rem(a: Any, b: Any) -> Any:
-    _num_check("rem", a, b)
-    # OPA takes the remainder of integers only, but an integral float is an integer (4.0 % 3).
-    a = _integral(a)
-    b = _integral(b)
-    if b == 0:
-        raise BuiltinError("rem: modulo by zero")
-    r = abs(a) % abs(b)
-    return -r if a < 0 else r
-
-
-def _integral(n: Any) -> int:
-    if type(n) is int:
-        return n
-    if n != int(n):
-        raise BuiltinError("rem: modulo on floating-point number")
-    return int(n)
-
-
-def op_and(a: Any, b: Any) -> Any:
-    if type(a) is not RegoSet or type(b) is not RegoSet:
-        raise BuiltinError("and: operands must be sets")
-    return a.intersection(b)
-
-
-def op_or(a: Any, b: Any) -> Any:
-    if type(a) is not RegoSet or type(b) is not RegoSet:
-        raise BuiltinError("or: operands must be sets")
-    return a.union(b)
-
-
-def op_eq(a: Any, b: Any) -> bool:
-    return equal(a, b)
-
-
-def op_ne(a: Any, b: Any) -> bool:
-    return not equal(a, b)
-
-
-def _cmp_fast(a: Any, b: Any) -> tuple:
-    ta, tb = type(a), type(b)
-    if (ta is tb and (ta is str or ta is int or ta is float)) or (
-        (ta is int or ta is float) and (tb is int or tb is float)
-    ):
-        return a, b
-    return sort_key(a), sort_key(b)
-
-
-def op_lt(a: Any, b: Any) -> bool:
-    x, y = _cmp_fast(a, b)
-    return x < y
-
-
-def op_le(a: Any, b: Any) -> bool:
-    x, y = _cmp_fast(a, b)
-    return x <= y
-
-
-def op_gt(a: Any, b: Any) -> bool:
-    x, y = _cmp_fast(a, b)
-    return x > y
-
-
-def op_ge(a: Any, b: Any) -> bool:
-    x, y = _cmp_fast(a, b)
-    return x >= y
-
-
-BINOPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": op_plus,
-    "-": op_minus,
-    "*": op_mul,
-    "/": op_div,
-    "%": op_rem,
-    "&": op_and,
-    "|": op_or,
-    "==": op_eq,
-    "!=": op_ne,
-    "<": op_lt,
-    "<=": op_le,
-    ">": op_gt,
-    ">=": op_ge,
-}
 
 
 def membership(value: Any, coll: Any) -> bool:

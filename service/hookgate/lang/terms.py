@@ -11,7 +11,7 @@ from typing import Any
 from hookgate.lang import ast
 from hookgate.lang.codegen import CompileError, GeneratedFunction, is_slot
 from hookgate.lang.documents import Group, Node
-from hookgate.lang.runtime import BINOPS
+from hookgate.lang.operators import BINOPS
 from hookgate.lang.safety import HeadLit, RuleAnalysis, Scope, SlotTerm, is_wild
 from hookgate.lang.values import is_decimal
 
