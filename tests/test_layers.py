@@ -61,7 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     (
         "machine: which policies this machine runs, the bundle client, the decision log",
-        ("hookgate.selection", "hookgate.sync", "hookgate.decisionlog"),
+        ("hookgate.active", "hookgate.sync", "hookgate.decisionlog"),
     ),
     (
         "server: the central policy server and its console (`hookgate serve` starts it)",

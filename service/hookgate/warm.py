@@ -381,8 +381,8 @@ def _prepare(hook_argv: list[str]) -> None:
     ones reuse (the git model, the prompt-injection library). In a child waiting for its call,
     so that the memory a decision writes, which a forked child shares with the warm process
     until it writes to it, is copied before the call comes rather than while it waits."""
+    from hookgate.active import local_engine
     from hookgate.commands import eval as eval_command
-    from hookgate.selection import local_engine
 
     args = eval_command.parse(hook_argv[1:])
     try:

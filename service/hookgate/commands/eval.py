@@ -129,9 +129,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int | None]:
     """The decision, and the revision of the pulled bundle that made it (None: not a bundle)."""
+    from hookgate.active import local_engine
     from hookgate.config import ConfigError, failure_policy
     from hookgate.decision import Decision
-    from hookgate.selection import local_engine
 
     payload = read_payload()
     try:

@@ -74,7 +74,7 @@ def evaluate_event(
 
 def _evaluate(event: str, data: dict, policies: list[str] | None, failure: str | None) -> Any:
     from hookgate import decisionlog, telemetry
-    from hookgate.selection import local_engine
+    from hookgate.active import local_engine
 
     engine, revision = local_engine(policies)
     decision = engine.evaluate({"event": event, "data": data}, "amplifier", failure=failure)

@@ -15,7 +15,7 @@ the compile cache, ``cache``), ``testing`` runs their ``test_*`` rules.
 """
 
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
-from hookgate.lang.policies import (
+from hookgate.lang.policyset import (
     PolicySet,
     keep_loaded,
     load,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hookgate.lang import ast
 from hookgate.lang.errors import EvalError, PolicyError
-from hookgate.lang.policies import PolicySet
+from hookgate.lang.policyset import PolicySet
 
 
 @dataclass(frozen=True, slots=True)
