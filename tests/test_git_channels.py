@@ -24,7 +24,7 @@ from hookgate.shell.git import (
     program_script,
     split_cmdline,
 )
-from hookgate.shell.parser import analyse
+from hookgate.shell.analysis import analyse
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git not installed")
