@@ -283,6 +283,8 @@ class Run(FileEffects, ShellState):
     # -- commands --------------------------------------------------------------------------------
 
     def emit(self, words: list[Word], span: tuple[int, int]) -> Command:
+        """A simple command's words: its leading assignments (alone, they set variables),
+        then the command they are the environment of."""
         env: dict[str, str] = {}
         values: dict[str, Value] = {}
         k = 0
@@ -381,6 +383,9 @@ class Run(FileEffects, ShellState):
         span: tuple[int, int],
         expanded: bool = False,
     ) -> Command:
+        """The command ``words`` (not expanded yet, or only ``expanded`` by the wrapper that
+        runs it) and what it does: builtins' state, aliases, functions, files moved and written,
+        and the commands and scripts it runs in turn (``launchers.unwrap``)."""
         # A wrapper's words were expanded with it; only the new command word is read anew
         # (sudo "$(which git)" push: the command word is split, an argument is not).
         written = words

@@ -14,6 +14,8 @@ from hookgate.shell.words import Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hookgate.shell.runner import Runner
 
 # Characters that end a run of plain characters in a word.
@@ -28,6 +30,9 @@ class Lexer:
     """Reads the text of one script (the root line or a nested one, with ``offs`` its
     characters' offsets in the root; None: the root itself) for ``run``, whose budget pays for
     the characters read."""
+
+    # the parser's (the subclass): reads the list of a $(…) or <(…) up to its ")"
+    subshell: Callable[[str], None]
 
     def __init__(self, text: str, offs: list[int] | None, run: Runner) -> None:
         run.budget.read(len(text))
