@@ -23,15 +23,14 @@ class Runner(Protocol):
     def enter(self) -> None:
         """One level deeper (``${…}``, a backtick): a ``LimitError`` past ``MAX_NEST``."""
 
-    def leave(self) -> None: ...
+    def leave(self) -> None:
+        """Back out of what ``enter`` entered."""
 
     def enter_subshell(self) -> tuple[str | None, list[str | None], str | None | bool]:
         """``(…)``, ``$(…)`` or ``<(…)`` starts: what ``leave_subshell`` restores."""
-        ...
 
-    def leave_subshell(
-        self, saved: tuple[str | None, list[str | None], str | None | bool]
-    ) -> None: ...
+    def leave_subshell(self, saved: tuple[str | None, list[str | None], str | None | bool]) -> None:
+        """The subshell ended: its directory changes end with it."""
 
     def substituted(self, raw: str, first: int) -> None:
         """The substitution ``raw`` ran ``out[first:]``."""
@@ -41,11 +40,9 @@ class Runner(Protocol):
 
     def reparse(self, text: str, offs: list[int]) -> list[Command]:
         """The commands of the rest of a line after a lone quote."""
-        ...
 
     def redirected(self, span: tuple[int, int], writes: list[str]) -> Command:
         """A command of redirections alone."""
-        ...
 
     def simple(
         self,
@@ -59,7 +56,6 @@ class Runner(Protocol):
         heredocs: bool,
     ) -> Command:
         """A simple command: its words (not expanded yet) and redirections."""
-        ...
 
     def pipeline(self, cmds: list[Command | None]) -> None:
         """The commands of a pipeline (None for a subshell or nothing)."""
