@@ -620,6 +620,7 @@ def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | N
 
 
 def wrapper_chdir(name: str, words: list[Word]) -> str | None:
+    """The directory ``env -C dir`` or ``sudo -D dir`` runs its command in, or None."""
     if name in ("env", "sudo"):
         for k, w in enumerate(words[1:], 1):
             if w.text in ("-C", "--chdir", "-D") and k + 1 < len(words):
