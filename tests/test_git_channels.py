@@ -17,6 +17,7 @@ from hookgate.builtins import REGISTRY
 from hookgate.builtins.git import checkout_target, config, parse, parse_in
 from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
+from hookgate.shell.analysis import analyse
 from hookgate.shell.git import (
     config_bool,
     config_change,
@@ -24,7 +25,6 @@ from hookgate.shell.git import (
     program_script,
     split_cmdline,
 )
-from hookgate.shell.analysis import analyse
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git not installed")
