@@ -6,8 +6,8 @@ one, and the hook's hot path would pay for building it. ``Parser`` (with its rea
 in the root line, so that callers get spans into the original (``shell.without_flags`` edits the
 text byte for byte). Lists, pipelines, subshells and groups, redirections, here-documents,
 ``case``/``for``/``function`` headers and function definitions are syntax here; what they do
-is the run's (``analysis.Run``), which the parser calls at each of them: THE SEAM, the
-``runner.Runner`` protocol. Nothing is ever executed.
+is the run's (``analysis.Run``), which the parser calls at each of them through one seam, the
+methods of ``runner.Runner``: the parser never imports the analysis. Nothing is executed.
 """
 
 from __future__ import annotations
