@@ -128,9 +128,9 @@ def decide(engine: Engine, command: str) -> str:
 def cold() -> None:
     """Forget the lines shell analysis read: each run decides as a fresh hook process does."""
     from hookgate.builtins import shell as shell_builtins
-    from hookgate.shell import parser
+    from hookgate.shell import analysis
 
-    parser._ANALYSED.clear()
+    analysis._ANALYSED.clear()
     shell_builtins._VALUES.clear()  # results and the limits reached, by line
 
 

@@ -12,7 +12,7 @@ substitutions := object.get(object.get(config, "shell", {}), "substitutions", []
 # The payload's working directory, or null when the host did not send one.
 cwd := object.get(input, "cwd", null)
 
-# The longest command line shell analysis reads (MAX_COMMAND_CHARS in shell/parser.py). A
+# The longest command line shell analysis reads (MAX_COMMAND_CHARS in shell/limits.py). A
 # longer line is not analysed: the oversize guard answers for it, where an analysis would fail
 # the whole evaluation (and fail open).
 max_command_chars := 65536

@@ -17,6 +17,7 @@ from hookgate.builtins import full_registry
 from hookgate.builtins.git import checkout_target, config, parse, parse_in
 from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
+from hookgate.shell.analysis import analyse
 from hookgate.shell.git import (
     config_bool,
     config_change,
@@ -24,7 +25,6 @@ from hookgate.shell.git import (
     program_script,
     split_cmdline,
 )
-from hookgate.shell.parser import analyse
 
 REGISTRY = full_registry()
 

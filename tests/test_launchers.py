@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from hookgate.shell import launchers
-from hookgate.shell.launchers import TABLES
-from hookgate.shell.parser import _awk_commands, _make_recipes, analyse
+from hookgate.shell.analysis import analyse
+from hookgate.shell.launchers import TABLES, awk_commands, make_recipes
 
 
 def runs(line: str, name: str = "rm") -> list[list[str]]:
@@ -106,12 +106,12 @@ def test_every_awk_runs_what_its_program_hands_a_shell(name):
 
 
 def test_awk_programs():
-    assert _awk_commands('BEGIN { print "rm -rf ~" | "sh" }') == "rm -rf ~"
-    assert _awk_commands('{ "date +%s" | getline t }') == "date +%s"
-    assert _awk_commands('BEGIN { system("rm -rf " ENVIRON["HOME"] "/x") }') == "rm -rf ${HOME}/x"
-    assert _awk_commands('{ system("rm -rf " $1) }') == "rm -rf ${awk_1}"
-    assert _awk_commands('BEGIN { system("printf \\"a\\\\n\\"") }') == 'printf "a\\n"'
-    assert _awk_commands("{ print $1 }") == ""
+    assert awk_commands('BEGIN { print "rm -rf ~" | "sh" }') == "rm -rf ~"
+    assert awk_commands('{ "date +%s" | getline t }') == "date +%s"
+    assert awk_commands('BEGIN { system("rm -rf " ENVIRON["HOME"] "/x") }') == "rm -rf ${HOME}/x"
+    assert awk_commands('{ system("rm -rf " $1) }') == "rm -rf ${awk_1}"
+    assert awk_commands('BEGIN { system("printf \\"a\\\\n\\"") }') == 'printf "a\\n"'
+    assert awk_commands("{ print $1 }") == ""
 
 
 @pytest.mark.parametrize("name", sorted(TABLES["makes"]))
@@ -123,9 +123,9 @@ def test_every_make_runs_the_recipes_the_line_shows(name):
     assert runs(f"{name} -C build test") == []
 
 
-def test_make_recipes():
+def testmake_recipes():
     makefile = "X := 1\nall: build ; echo $$HOME\n\t-@rm -rf out\nbuild:\n\tcc -o $@ x.c\n"
-    assert _make_recipes(makefile) == "echo $HOME\nrm -rf out\ncc -o $@ x.c"
+    assert make_recipes(makefile) == "echo $HOME\nrm -rf out\ncc -o $@ x.c"
 
 
 def test_operand_scripts():

@@ -230,7 +230,7 @@ def test_payload_objects_holding_nan_or_infinity_are_refused(number):
     assert normalize(bash("ls", timeout=1e308)).tool_input["timeout"] == 1e308
 
 
-# -- command length: shell/parser.py MAX_COMMAND_CHARS ---------------------------------------
+# -- command length: shell/limits.py MAX_COMMAND_CHARS ---------------------------------------
 
 
 def long_line(length: int, tail: str) -> str:

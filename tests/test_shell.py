@@ -23,8 +23,8 @@ from hookgate.builtins.shell import (
     without_flags,
 )
 from hookgate.lang.errors import LimitError
-from hookgate.shell import expansion
-from hookgate.shell.expansion import brace_expand
+from hookgate.shell import patterns
+from hookgate.shell.patterns import brace_expand
 
 REGISTRY = full_registry()
 
@@ -702,10 +702,10 @@ def test_brace_expansion_agrees_with_bash(pieces):
     shown = subprocess.run(
         ["bash", "-c", 'printf "%s\\n" _ ' + word], capture_output=True, text=True, check=True
     ).stdout.split("\n")[1:-1]  # "_" first: a word that expands to nothing still prints
-    with mock.patch.object(expansion, "MAX_BRACE_WORDS", 1 << 20):
+    with mock.patch.object(patterns, "MAX_BRACE_WORDS", 1 << 20):
         words = brace_expand(word)
     assert [w for w in words if w] == shown, word
-    if len(words) > expansion.MAX_BRACE_WORDS:  # past the bound, the analysis stops instead
+    if len(words) > patterns.MAX_BRACE_WORDS:  # past the bound, the analysis stops instead
         with pytest.raises(LimitError):
             brace_expand(word)
 

@@ -363,7 +363,7 @@ def test_unset_is_empty():
 )
 def test_expansions_are_bounded(text):
     from hookgate.lang.errors import LimitError
-    from hookgate.shell.parser import analyse
+    from hookgate.shell.analysis import analyse
 
     with pytest.raises(LimitError):
         analyse(text)

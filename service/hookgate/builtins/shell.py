@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.lang.errors import LimitError
+from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits, removals
 from hookgate.shell.expansion import compile_substitutions
-from hookgate.shell.parser import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST, analyse
+from hookgate.shell.limits import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST
 from hookgate.shell.words import (
     argv_has_option,
     argv_operands,

@@ -1,144 +1,21 @@
-"""Expansions bash makes from the text of the line alone, before it runs anything."""
+"""Expansions bash makes from the text of the line alone, before it runs anything: variables,
+arrays and positional parameters the line sets, parameter operators (``${v:-x}``, ``${v#p}``,
+``${v//p/r}``, ``${v:0:2}``, …), command substitutions whose output is known, arithmetic, and
+the splitting of unquoted expansions on ``$IFS``; and the known-safe command substitutions
+table (``compile_substitutions``). Brace expansion and patterns are in ``patterns``.
+"""
 
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.words import Word, matching_close
+from hookgate.shell.limits import MAX_PATTERN_VALUE
+from hookgate.shell.patterns import brace_expand, glob_match, has_glob
+from hookgate.shell.words import Word, is_int, matching_close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-# The most words one word's brace expansion may make: {a,b}{a,b}… doubles with every pair.
-MAX_BRACE_WORDS = 1024
-
-
-def brace_expand(text: str) -> list[str]:
-    """``text`` brace-expanded as bash does (``{a,b}``, ``{1..3}``, ``{a..e..2}``, nested, left
-    to right); ``[text]`` when it holds no brace expression. A ``LimitError`` past
-    ``MAX_BRACE_WORDS`` words."""
-    found = _first_brace(text)
-    if found is None:
-        return [text]
-    start, end, parts = found
-    ends = brace_expand(text[end + 1 :])
-    out: list[str] = []
-    for part in parts:
-        for middle in brace_expand(part):
-            for tail in ends:
-                out.append(text[:start] + middle + tail)
-                if len(out) > MAX_BRACE_WORDS:
-                    raise LimitError(
-                        "analysis-size",
-                        f"shell analysis stopped: a brace expansion makes more than "
-                        f"{MAX_BRACE_WORDS} words",
-                    )
-    return out
-
-
-def _first_brace(text: str) -> tuple[int, int, list[str]] | None:
-    """The first ``{…}`` that bash expands: its start, the index of its ``}``, and its
-    alternatives (a sequence's items, or the comma-separated parts, each expanded in turn)."""
-    i, n = 0, len(text)
-    while i < n:
-        if text.startswith("${", i):  # a parameter expansion, never a brace expression
-            i = matching_close(text, i + 1)
-            continue
-        if text[i] != "{" or (i == 0 and text[1:2] in ("}", "")):
-            # bash ignores a "{" that starts a word and is closed at once ({},} is itself)
-            i += 1
-            continue
-        end = _closing_brace(text, i + 1)
-        if end is None:
-            i += 1
-            continue
-        inner = text[i + 1 : end]
-        if "," in inner:
-            return i, end, _comma_parts(inner)
-        sequence = _sequence(inner)
-        if sequence is not None:
-            return i, end, sequence
-        i = end + 1  # {x} and {1..x}: bash leaves them as they are and goes on after them
-    return None
-
-
-def _closing_brace(text: str, i: int) -> int | None:
-    """The ``}`` closing a brace expression whose body starts at ``i``, as bash finds it: at
-    the brace's own level, and only once a ``,`` or ``..`` was seen there (in ``{a},b}`` the
-    first ``}`` is text); None if there is none."""
-    level = separators = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("${", i):
-            i = matching_close(text, i + 1)
-            continue
-        if c == "}" and level == 0 and separators:
-            return i
-        if c == "{":
-            level += 1
-        elif c == "}" and level:
-            level -= 1
-        elif level == 0 and (c == "," or (text.startswith("..", i) and text[i + 2 : i + 3] != "}")):
-            separators += 1
-        i += 1
-    return None
-
-
-def _comma_parts(inner: str) -> list[str]:
-    """``inner`` split at the commas outside nested braces."""
-    parts, level, last = [], 0, 0
-    for j, c in enumerate(inner):
-        if c == "{":
-            level += 1
-        elif c == "}" and level:
-            level -= 1
-        elif c == "," and level == 0:
-            parts.append(inner[last:j])
-            last = j + 1
-    parts.append(inner[last:])
-    return parts
-
-
-def _sequence(inner: str) -> list[str] | None:
-    """``1..5``, ``5..1``, ``1..10..3``, ``a..e``: the items; None for anything else."""
-    fields = inner.split("..")
-    if len(fields) not in (2, 3):
-        return None
-    step_text = fields[2] if len(fields) == 3 else "1"
-    if not _is_int(step_text):
-        return None
-    step = abs(int(step_text)) or 1
-    a, b = fields[0], fields[1]
-    if _is_int(a) and _is_int(b):
-        lo, hi = int(a), int(b)
-        if abs(hi - lo) // step >= MAX_BRACE_WORDS:
-            raise LimitError(
-                "analysis-size",
-                f"shell analysis stopped: a brace sequence makes more than {MAX_BRACE_WORDS} words",
-            )
-        width = (
-            max(len(a), len(b))
-            if a.lstrip("-").startswith("0") or b.lstrip("-").startswith("0")
-            else 0
-        )
-        values = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
-        return [str(v).zfill(width) if width else str(v) for v in values]
-    # Letters only, as bash: {A..c} runs through the ASCII table between them; {!..%} is text.
-    if len(a) == 1 and len(b) == 1 and a.isascii() and b.isascii() and a.isalpha() and b.isalpha():
-        lo, hi = ord(a), ord(b)
-        values = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
-        return [chr(v) for v in values]
-    return None
-
-
-def _is_int(text: str) -> bool:
-    digits = text[1:] if text[:1] in "+-" else text
-    return digits.isdigit() and digits.isascii()
-
-
-# -- words: variables, parameters, substitutions ---------------------------------------------
 
 # What an expansion the line does not show may be (Word.kind, shell.commands' "kinds").
 UNKNOWN_VARIABLE = "unknown-variable"  # a variable the line does not set (the environment's)
@@ -146,9 +23,8 @@ UNKNOWN_OUTPUT = "unknown-output"  # a command's output (not a known-safe comman
 UNKNOWN_FILE = "unknown-file"  # a file's content: $(cat f), $(< f)
 UNKNOWN_NUMBER = "unknown-number"  # $((…)), $?, $$, $!, ${#x} of an unknown x
 
-# The longest value a glob pattern operator (${v#*x}, ${v//?/y}) is matched against: each
-# match tries every prefix (or position), so the work grows with the square of the value.
-MAX_PATTERN_VALUE = 1024
+UNKNOWN_GLOB = "unknown-glob"  # a file name pattern whose matches were not all read
+
 
 _BLANKS = " \t\n"  # IFS's default value: what unquoted expansions are split on
 
@@ -524,7 +400,7 @@ class Expander:
             if name in ("@", "*"):  # ${@:k} counts from $0
                 zero = self.vars.get("0")
                 start = rest[1:].split(":")[0].strip()
-                if not _is_int(start):
+                if not is_int(start):
                     return unknown
                 off = int(start)
                 if zero is None or is_unknown(zero.kind):
@@ -716,7 +592,7 @@ def _parameter_name(inner: str) -> tuple[str | None, str | None, str]:
 
 def _element(items: list[str], index: str) -> list[str] | None:
     index = index.strip()
-    if not _is_int(index):
+    if not is_int(index):
         return None
     k = int(index)
     if k < 0:
@@ -728,7 +604,7 @@ def _substring(items: list[str], spec: str, array: bool) -> list[str] | None:
     """``${v:off[:len]}`` (of each item's text, or of an array's items); None when the offsets
     are not plain integers or the length runs backwards past the start."""
     fields = spec.split(":")
-    if len(fields) > 2 or not all(_is_int(f.strip()) for f in fields):
+    if len(fields) > 2 or not all(is_int(f.strip()) for f in fields):
         return None
     seq: Any = items if array else (items[0] if items else "")
     n = len(seq)
@@ -751,7 +627,7 @@ def _substring(items: list[str], spec: str, array: bool) -> list[str] | None:
 
 
 def _remove(value: str, pattern: str, op: str) -> str:
-    if not _has_glob(pattern):
+    if not has_glob(pattern):
         if op.startswith("#"):
             return value[len(pattern) :] if value.startswith(pattern) else value
         return value[: len(value) - len(pattern)] if pattern and value.endswith(pattern) else value
@@ -776,7 +652,7 @@ def _remove(value: str, pattern: str, op: str) -> str:
 def _replace(value: str, pattern: str, repl: str, mode: str) -> str:
     if not pattern:
         return value
-    if not _has_glob(pattern):
+    if not has_glob(pattern):
         if mode == "/":
             return value.replace(pattern, repl)
         if mode == "#":
@@ -836,76 +712,6 @@ def _unescaped_slash(text: str) -> int:
     return -1
 
 
-def _has_glob(pattern: str) -> bool:
-    return "*" in pattern or "?" in pattern or "[" in pattern
-
-
-def glob_match(pattern: str, text: str) -> bool:
-    """Whether ``text`` matches the shell pattern ``pattern`` whole (``*``, ``?``, ``[…]``,
-    ``[!…]``, backslash escapes); the usual backtracking over the last ``*``, linear per try."""
-    p = t = 0
-    star_p = star_t = -1
-    np, nt = len(pattern), len(text)
-    while t < nt:
-        if p < np:
-            c = pattern[p]
-            if c == "*":
-                star_p, star_t = p, t
-                p += 1
-                continue
-            if c == "?":
-                p += 1
-                t += 1
-                continue
-            if c == "[":
-                end, ok = _bracket(pattern, p, text[t])
-                if end > 0:
-                    if ok:
-                        p, t = end, t + 1
-                        continue
-                elif text[t] == "[":
-                    p, t = p + 1, t + 1
-                    continue
-            elif c == "\\" and p + 1 < np:
-                if pattern[p + 1] == text[t]:
-                    p, t = p + 2, t + 1
-                    continue
-            elif c == text[t]:
-                p += 1
-                t += 1
-                continue
-        if star_p < 0:
-            return False
-        star_t += 1
-        p, t = star_p + 1, star_t
-    while p < np and pattern[p] == "*":
-        p += 1
-    return p == np
-
-
-def _bracket(pattern: str, p: int, ch: str) -> tuple[int, bool]:
-    """A ``[…]`` at ``p``: (the index after it, whether ``ch`` is in it); (0, False) when the
-    bracket does not close (then ``[`` is an ordinary character)."""
-    j = p + 1
-    negate = j < len(pattern) and pattern[j] in "!^"
-    if negate:
-        j += 1
-    start = j
-    found = False
-    while j < len(pattern) and (pattern[j] != "]" or j == start):
-        if j + 2 < len(pattern) and pattern[j + 1] == "-" and pattern[j + 2] != "]":
-            if pattern[j] <= ch <= pattern[j + 2]:
-                found = True
-            j += 3
-        else:
-            if pattern[j] == ch:
-                found = True
-            j += 1
-    if j >= len(pattern):
-        return 0, False
-    return j + 1, found != negate
-
-
 def _split_blanks(text: str) -> list[str]:
     """``text`` split on IFS's default blanks (space, tab, newline), empty fields dropped."""
     if "\t" in text or "\n" in text:
@@ -952,222 +758,3 @@ def known_substitution(table: Substitutions, argv: list[str]) -> tuple[str, str 
         ):
             return yields, text
     return None
-
-
-# -- what printing and decoding commands print ---------------------------------------------------
-
-_SIMPLE_ESCAPES = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    '"': '"',
-    "'": "'",
-    "?": "?",
-}
-
-
-def backslash_escapes(text: str, octal_zero: bool = False) -> tuple[str, bool]:
-    """``text`` with printf's backslash escapes decoded (``\\n``, ``\\x2d``, ``\\055``, ``\\u2013``;
-    with ``octal_zero``, ``%b``'s ``\\0NNN``) and whether a ``\\c`` ended it early."""
-    if "\\" not in text:
-        return text, False
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = text[i + 1]
-        if e in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[e])
-            i += 2
-        elif e == "c" and octal_zero:
-            return "".join(out), True
-        elif e in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[e]
-            j = i + 2
-            while j < n and j - i - 2 < width and text[j] in "0123456789abcdefABCDEF":
-                j += 1
-            if j == i + 2:
-                out.append("\\" + e)
-            else:
-                code = int(text[i + 2 : j], 16)
-                out.append(chr(code) if code < 0x110000 else "\ufffd")
-            i = j
-        elif e in "01234567":
-            start = i + 2 if (octal_zero and e == "0") else i + 1
-            j = start
-            while j < n and j - start < 3 and text[j] in "01234567":
-                j += 1
-            out.append(chr(int(text[start:j] or "0", 8) & 0xFF))
-            i = j
-        else:
-            out.append("\\" + e)
-            i += 2
-    return "".join(out), False
-
-
-def printf_output(args: list[str], charge: Callable[[int], None]) -> str | None:
-    """What ``printf args…`` prints (``args`` after ``printf``; ``--`` first is skipped): the
-    format reused while arguments remain, ``%s %b %c %d %i %%`` with flags, width and
-    precision; None for a conversion it does not model (``%q``, ``%f``, ``-v var``)."""
-    if args[:1] == ["--"]:
-        args = args[1:]
-    elif args[:1] and args[0].startswith("-") and args[0] != "-":
-        return None  # an option (-v var): not printed
-    if not args:
-        return None
-    fmt, rest = args[0], args[1:]
-    out: list[str] = []
-    k = 0
-    while True:
-        used = 0
-        i, n = 0, len(fmt)
-        while i < n:
-            c = fmt[i]
-            if c == "\\":
-                j = i + 2
-                if i + 1 < n and fmt[i + 1] in "xuU01234567":
-                    j = i + 2
-                    while j < n and j - i < 10 and fmt[j] in "0123456789abcdefABCDEF":
-                        j += 1
-                text, _ = backslash_escapes(fmt[i:j])
-                out.append(text)
-                i = j
-                continue
-            if c != "%":
-                out.append(c)
-                i += 1
-                continue
-            j = i + 1
-            while j < n and fmt[j] in "-+ #0":
-                j += 1
-            while j < n and (fmt[j].isdigit() or fmt[j] == "."):
-                j += 1
-            if j >= n:
-                return None
-            conv, spec = fmt[j], fmt[i + 1 : j]
-            i = j + 1
-            if conv == "%":
-                out.append("%")
-                continue
-            if "*" in spec or conv not in "sbcdi":
-                return None
-            arg = rest[k] if k < len(rest) else ""
-            k += 1
-            used += 1
-            if conv == "b":
-                arg, stop = backslash_escapes(arg, octal_zero=True)
-                if stop:
-                    out.append(arg)
-                    return "".join(out)
-            elif conv == "c":
-                arg = arg[:1]
-            elif conv in "di":
-                value = arg.strip() or "0"
-                if not _is_int(value):
-                    return None
-                arg = str(int(value))
-            out.append(_pad(arg, spec, conv))
-            charge(len(out[-1]))
-        charge(len(fmt))
-        if not used or k >= len(rest):
-            return "".join(out)
-
-
-def _pad(text: str, spec: str, conv: str) -> str:
-    body = spec.lstrip("-+ #0")
-    flags = spec[: len(spec) - len(body)]
-    left = "-" in flags
-    width_text, _, precision = body.partition(".")
-    if precision and conv in "sb":
-        text = text[: int(precision)]
-    width = int(width_text) if width_text.isdigit() else 0
-    if len(text) >= width:
-        return text
-    if left:
-        return text + " " * (width - len(text))
-    fill = "0" if conv in "di" and "0" in flags and "." not in spec else " "
-    return fill * (width - len(text)) + text
-
-
-def base64_decode(text: str) -> str | None:
-    """``base64 -d`` of ``text`` (blanks ignored), as text; None if it is not base64."""
-    import binascii  # only for a line that decodes
-
-    data = "".join(text.split())
-    try:
-        raw = binascii.a2b_base64(data + "=" * (-len(data) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    return raw.decode("utf-8", "replace")
-
-
-def hex_decode(text: str) -> str | None:
-    """``xxd -r -p`` of ``text`` (a plain hex dump; blanks ignored), as text."""
-    data = "".join(text.split())
-    digits = "".join(c for c in data if c in "0123456789abcdefABCDEF")
-    if len(digits) != len(data):
-        return None
-    return bytes.fromhex(digits[: len(digits) // 2 * 2]).decode("utf-8", "replace")
-
-
-# -- file name patterns ---------------------------------------------------------------------------
-
-UNKNOWN_GLOB = "unknown-glob"  # a file name pattern whose matches were not all read
-
-
-def pathname_matches(pattern: str, base: str, files: list[int]) -> list[str] | None:
-    """The paths ``pattern`` matches, as bash lists them (sorted; a leading ``.`` only matched
-    by a ``.`` in the pattern), relative patterns against directory ``base``; ``files[0]`` is
-    how many directory entries may still be read (None once it runs out)."""
-    import os  # loaded by the interpreter already: no cost on the hook's path
-
-    absolute = pattern.startswith("/")
-    parts = [p for p in pattern.split("/") if p]
-    paths = ["/" if absolute else ""]
-    for k, part in enumerate(parts):
-        # the last part may be a file unless the pattern ends in "/"
-        last = k == len(parts) - 1 and not pattern.endswith("/")
-        found: list[str] = []
-        for prefix in paths:
-            if not _has_glob(part):
-                path = prefix + part
-                # bash lists a path only when it exists: /usr/*/git is /usr/bin/git alone
-                on_disk = _on_disk(path, base)
-                if os.path.lexists(on_disk) if last else os.path.isdir(on_disk):
-                    found.append(path)
-                continue
-            try:
-                entries = os.scandir(_on_disk(prefix, base) or ".")
-            except OSError:
-                continue
-            names: list[str] = []
-            with entries:
-                for entry in entries:
-                    files[0] -= 1
-                    if files[0] < 0:
-                        return None
-                    name = entry.name
-                    if name.startswith(".") and not part.startswith("."):
-                        continue
-                    if glob_match(part, name) and (last or entry.is_dir()):
-                        names.append(name)
-            found += [prefix + name + ("" if last else "/") for name in sorted(names)]
-        paths = [p if last else (p if p.endswith("/") else p + "/") for p in found]
-    return [
-        p.rstrip("/") + ("/" if pattern.endswith("/") else "") if p != "/" else p for p in paths
-    ]
-
-
-def _on_disk(path: str, base: str) -> str:
-    return path if path.startswith("/") else base.rstrip("/") + "/" + path

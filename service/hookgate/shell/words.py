@@ -106,6 +106,23 @@ class Command(Record):
         }
 
 
+def word_offsets(w: Word) -> list[int]:
+    """The root offset of each character of ``w`` (made up from its span when it has none)."""
+    if len(w.offs) == len(w.text):
+        return w.offs
+    base = w.span[0] if w.span else 0
+    return [base + k for k in range(len(w.text))]
+
+
+def span_of(words: list[Word]) -> tuple[int, int] | None:
+    """The root span from the first word's that has one to the last's; None if none has."""
+    first = next((w.span for w in words if w.span is not None), None)
+    if first is None:
+        return None
+    last = next(w.span for w in reversed(words) if w.span is not None)
+    return (first[0], last[1])
+
+
 def command_name(word: str) -> str:
     """The name a command word runs: basename, lower-cased, without ``.exe``."""
     name = word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
@@ -249,3 +266,14 @@ def _double_quote_end(text: str, i: int) -> int:
         else:
             j += 1
     return j + 1
+
+
+def is_int(text: str) -> bool:
+    """A decimal integer as bash reads one (a sign allowed, ASCII digits only)."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isdigit() and digits.isascii()
+
+
+def single_quoted(text: str) -> str:
+    """``text`` as one shell word (``shlex.quote`` would import ``re`` on the hook's path)."""
+    return "'" + text.replace("'", "'\\''") + "'"
