@@ -18,13 +18,9 @@ from hookgate.builtins.git import checkout_target, config, parse, parse_in
 from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
 from hookgate.shell.analysis import analyse
-from hookgate.shell.git import (
-    config_bool,
-    config_change,
-    env_config,
-    program_script,
-    split_cmdline,
-)
+from hookgate.shell.git.argv import split_cmdline
+from hookgate.shell.git.configchange import config_bool, config_change, env_config
+from hookgate.shell.git.programs import program_script
 
 REGISTRY = full_registry()
 
@@ -156,7 +152,7 @@ def test_config_change_spellings(args, change):
     [a for a, c in CHANGES if c and c[3] == "local" and a[0] not in ("set", "unset")],
 )
 def test_config_change_is_what_git_writes(args, tmp_path):
-    from hookgate.shell.gitconfig import read_config
+    from hookgate.shell.git.config import read_config
 
     env = git_env(tmp_path)
     subprocess.run([GIT, "init", "-q", "r"], cwd=tmp_path, env=env, check=True)
@@ -470,7 +466,7 @@ def test_transport_programs_are_scripts(cmdline):
 
 
 def test_ext_command_escapes():
-    from hookgate.shell.git import ext_command
+    from hookgate.shell.git.programs import ext_command
 
     assert ext_command("sh -c touch% a%%b") == "'sh' '-c' 'touch a%b'"
     assert ext_command("ssh host %S 'x'") == "'ssh' 'host' 'git-upload-pack' ''\\''x'\\'''"

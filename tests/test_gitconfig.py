@@ -1,4 +1,4 @@
-"""hookgate.shell.gitconfig against real git: the same files must give the same values.
+"""hookgate.shell.git.config against real git: the same files must give the same values.
 
 Every case writes configuration files into a temporary home and repository and compares
 ``read_config`` with ``git config --list -z`` run there (system file off, as hookgate never reads
@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookgate.shell import gitconfig
-from hookgate.shell.gitconfig import VALUELESS, ConfigError, parse, read, read_config, wildmatch
+from hookgate.shell.git import config as gitconfig
+from hookgate.shell.git.config import VALUELESS, ConfigError, parse, read, read_config
+from hookgate.shell.git.wildmatch import wildmatch
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")

@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 
 from hookgate.builtins.registry import BuiltinError, builtin
-from hookgate.shell import git as model
-from hookgate.shell.git import has_option, parse_argv
+from hookgate.shell.analysis import analyse
+from hookgate.shell.edits import apply_edits
+from hookgate.shell.git import repo
+from hookgate.shell.git.argv import has_option, parse_argv, push_force_edits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +70,8 @@ def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
     cwd = c.get("cwd") if isinstance(c.get("cwd"), str) else None
     ops = c.get("git_config") if isinstance(c.get("git_config"), list) else ()
     kinds = c.get("kinds") if isinstance(c.get("kinds"), list) else ()
-    repo = repo_config if isinstance(repo_config, dict) else None
-    return parse_argv([str(a) for a in c["argv"]], env, cwd, repo, ops, kinds)
+    on_disk = repo_config if isinstance(repo_config, dict) else None
+    return parse_argv([str(a) for a in c["argv"]], env, cwd, on_disk, ops, kinds)
 
 
 @builtin("git.parse_in", "git", 2)
@@ -114,7 +116,8 @@ def without_force(cmdline: Any) -> str:
     """
     if not isinstance(cmdline, str):
         raise BuiltinError("git.without_force: operand 1 must be a string")
-    return model.without_force(cmdline)
+    edits = [e for c in analyse(cmdline) if c.name == "git" for e in push_force_edits(c.words)]
+    return apply_edits(cmdline, edits)
 
 
 @builtin("git.branch", "git", 1, reads_host=True)
@@ -132,7 +135,7 @@ def branch(directory: Any) -> str | None:
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
         return None
-    return model.current_branch(path)
+    return repo.current_branch(path)
 
 
 @builtin("git.config", "git", 1, reads_host=True)
@@ -152,7 +155,10 @@ def config(directory: Any) -> dict[str, list[str]]:
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
         return {}
-    return model.repository_config(path)
+    # only a policy reading the configuration pays for the file reader
+    from hookgate.shell.git.config import repository_config
+
+    return repository_config(path)
 
 
 @builtin("git.checkout_target", "git", 2, reads_host=True)
@@ -171,4 +177,4 @@ def checkout_target(directory: Any, name: Any) -> str | None:
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
         return None
-    return model.checkout_target(path, name)
+    return repo.checkout_target(path, name)

@@ -232,7 +232,7 @@ def has_flag(cmd: Any, flag: Any) -> bool:
     """
     flag = normalize_option(_text_arg(flag, "shell.has_flag: operand 2"))
     if isinstance(cmd, dict) and "options" in cmd and "subcommand" in cmd:
-        from hookgate.shell.git import has_option
+        from hookgate.shell.git.argv import has_option
 
         return has_option(cmd, flag)
     if not isinstance(cmd, dict) or not isinstance(cmd.get("argv"), list):

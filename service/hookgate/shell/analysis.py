@@ -109,8 +109,8 @@ class Run(FileEffects, ShellState):
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
         self.scripts: dict[str, list[str]] = {}
         # What git commands of the line did so far (branches switched, configuration written):
-        # repository state, so subshells share it too. A ``shell.git.LineState`` made at the
-        # line's first git command (``line_git``): most lines run none, and importing git.py
+        # repository state, so subshells share it too. A ``shell.git.state.LineState`` made at the
+        # line's first git command (``line_git``): most lines run none, and importing the git model
         # would cost their hook more than their analysis.
         self.git: Any = None
         self.git_owner = self  # the run of the whole line, which holds it
@@ -498,10 +498,10 @@ class Run(FileEffects, ShellState):
         self.mounts = parent.mounts
 
     def line_git(self) -> Any:
-        """The line's ``shell.git.LineState``, shared by its nested scripts."""
+        """The line's ``shell.git.state.LineState``, shared by its nested scripts."""
         owner = self.git_owner
         if owner.git is None:
-            from hookgate.shell.git import LineState  # git.py builds on this module
+            from hookgate.shell.git.state import LineState  # only a line running git pays for it
 
             owner.git = LineState()
         return owner.git

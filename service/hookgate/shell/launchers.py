@@ -578,8 +578,10 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
     ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
     Shell aliases and program settings given to a command itself are read by
-    ``shell.git.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
-    from hookgate.shell.git import config_change, parse_argv, program_script
+    ``shell.git.state.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
+    from hookgate.shell.git.argv import parse_argv
+    from hookgate.shell.git.configchange import config_change
+    from hookgate.shell.git.programs import program_script
 
     argv = [w.text for w in words]
     parsed = parse_argv(argv, {}, None)

@@ -11,9 +11,9 @@ so it neither adds what the agent controls nor can it be trusted to be absent; c
 settings that only it could hold as unknown.
 
 Safety: nothing is executed; files are opened without following symlinks (a symlinked file or
-include is reported in ``Config.skipped``, not read), each file is read up to ``MAX_FILE_BYTES``,
-includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and at most
-``MAX_FILES`` files are read per call. Parsed files are cached by (path, mtime, size).
+include is reported in ``Config.skipped``, not read), each file is read up to
+``repo.MAX_FILE_BYTES``, includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and
+at most ``MAX_FILES`` files are read per call. Parsed files are cached by (path, mtime, size).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from __future__ import annotations
 import os
 import stat
 
-MAX_FILE_BYTES = 1 << 20
+from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_file
+from hookgate.shell.git.wildmatch import wildmatch
+
 MAX_INCLUDE_DEPTH = 10  # git's MAX_INCLUDE_DEPTH; deeper is a fatal error in git as here
 MAX_FILES = 64
 MAX_CACHED = 128
@@ -91,6 +93,18 @@ def read(
     return reader.out
 
 
+def repository_config(path: str) -> dict[str, list[str]]:
+    """The configuration of the repository containing absolute ``path`` (``git.config``):
+    ``read_config`` with the user's home, ``{}`` without a repository or where git would die."""
+    git_dir = find_git_dir(path)
+    if git_dir is None:
+        return {}
+    try:
+        return read_config(git_dir, os.path.expanduser("~") or None)
+    except ConfigError:
+        return {}
+
+
 class _Reader:
     def __init__(self, git_dir: str | None, home: str | None, collect_urls: bool = False) -> None:
         self.git_dir = git_dir
@@ -140,7 +154,7 @@ class _Reader:
             if cond.startswith(prefix):
                 return self._by_gitdir(cond[len(prefix) :], origin, fold)
         if cond.startswith("onbranch:"):
-            branch = _branch(self.git_dir) if self.git_dir is not None else None
+            branch = head_branch(self.git_dir) if self.git_dir is not None else None
             pattern = _starstar(cond[len("onbranch:") :])
             return branch is not None and wildmatch(pattern, branch, pathname=True)
         if cond.startswith("hasconfig:remote.*.url:"):
@@ -199,18 +213,8 @@ def _interpolate(path: str, home: str | None) -> str | None:
     return path
 
 
-def common_dir(git_dir: str) -> str:
-    """The directory a worktree shares with its main repository (config, refs): the one its
-    ``commondir`` file names, else ``git_dir`` itself."""
-    text = _read_file(os.path.join(git_dir, "commondir"), [])
-    if text is None:
-        return git_dir
-    target = text.decode("utf-8", "replace").strip()
-    return os.path.normpath(os.path.join(git_dir, target)) if target else git_dir
-
-
 def _worktree_config(reader: _Reader, local: str) -> bool:
-    entries = _parsed(local, reader.out.skipped, record=False) or []
+    entries = _parsed(local, None) or []
     on = False
     for key, value, _line in entries:
         if key == "extensions.worktreeconfig":
@@ -232,53 +236,14 @@ def _boolean(value: str | None) -> bool:
         return False
 
 
-def _branch(git_dir: str) -> str | None:
-    text = _read_file(os.path.join(git_dir, "HEAD"), [])
-    if text is None:
-        return None
-    head = text.decode("utf-8", "replace").strip()
-    if head.startswith("ref:") and head[4:].strip().startswith("refs/heads/"):
-        return head[4:].strip()[len("refs/heads/") :]
-    return None
-
-
-def _read_file(path: str, skipped: list[tuple[str, str]], record: bool = True) -> bytes | None:
-    """A regular file's bytes, opened without following symlinks; None if absent or refused."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    why = None
-    if stat.S_ISLNK(st.st_mode):
-        why = "symlink not followed"
-    elif not stat.S_ISREG(st.st_mode):
-        why = "not a regular file"
-    elif st.st_size > MAX_FILE_BYTES:
-        why = f"larger than {MAX_FILE_BYTES} bytes"
-    if why is not None:
-        if record:
-            skipped.append((path, why))
-        return None
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-        try:
-            return os.read(fd, MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
-        finally:
-            os.close(fd)
-    except OSError:
-        if record:
-            skipped.append((path, "unreadable"))
-        return None
-
-
 _CACHE: dict[str, tuple[tuple[int, int], list[tuple[str, str | None, int]]]] = {}
 
 
 def _parsed(
-    path: str, skipped: list[tuple[str, str]], record: bool = True
+    path: str, skipped: list[tuple[str, str]] | None
 ) -> list[tuple[str, str | None, int]] | None:
+    """A file's entries, from the cache while its mtime and size are unchanged; None when it is
+    absent or refused (why appended to ``skipped``, when given)."""
     try:
         st = os.lstat(path)
         stamp = (st.st_mtime_ns, st.st_size)
@@ -287,7 +252,7 @@ def _parsed(
     hit = _CACHE.get(path)
     if hit is not None and hit[0] == stamp and stat.S_ISREG(st.st_mode):
         return hit[1]
-    data = _read_file(path, skipped, record)
+    data = read_file(path, skipped)
     if data is None:
         return None
     entries = parse(data.decode("utf-8", "surrogateescape"), path)
@@ -439,159 +404,3 @@ def _value(src: str, i: int, line: int, name: str) -> tuple[str, int, int]:
             quote = not quote
             continue
         buf.append(c)
-
-
-def wildmatch(pattern: str, text: str, *, pathname: bool = False, casefold: bool = False) -> bool:
-    """git's wildmatch(): ``*``, ``?``, ``[...]`` (``!``/``^``, ranges, ``[:class:]``), ``\\``
-    escapes; with ``pathname``, ``*`` stops at ``/`` and ``**/`` spans directories."""
-    return _dowild(pattern, 0, text, 0, pathname, casefold) == _MATCH
-
-
-_MATCH, _NOMATCH, _ABORT_ALL, _ABORT_TO_STARSTAR = 0, 1, -1, -2
-_CLASSES = {
-    "alnum": str.isalnum,
-    "alpha": str.isalpha,
-    "blank": lambda c: c in " \t",
-    "cntrl": lambda c: ord(c) < 32 or ord(c) == 127,
-    "digit": str.isdigit,
-    "graph": lambda c: 32 < ord(c) < 127,
-    "lower": str.islower,
-    "print": lambda c: 32 <= ord(c) < 127,
-    "punct": lambda c: 32 < ord(c) < 127 and not c.isalnum(),
-    "space": lambda c: c in " \t\n\r\v\f",
-    "upper": str.isupper,
-    "xdigit": lambda c: c in "0123456789abcdefABCDEF",
-}
-
-
-def _dowild(p: str, pi: int, t: str, ti: int, pathname: bool, fold: bool) -> int:
-    np, nt = len(p), len(t)
-    while pi < np:
-        p_ch = p[pi]
-        t_ch = t[ti] if ti < nt else ""
-        if not t_ch and p_ch != "*":
-            return _ABORT_ALL
-        if fold:
-            t_ch, p_ch = (
-                t_ch.lower() if t_ch.isascii() else t_ch,
-                p_ch.lower() if p_ch.isascii() else p_ch,
-            )
-        if p_ch == "\\" or p_ch not in "?*[":
-            if p_ch == "\\":
-                pi += 1
-                p_ch = p[pi] if pi < np else ""  # git compares an escaped char unfolded
-            if t_ch != p_ch:
-                return _NOMATCH
-        elif p_ch == "?":
-            if pathname and t_ch == "/":
-                return _NOMATCH
-        elif p_ch == "*":
-            pi += 1
-            if pi < np and p[pi] == "*":
-                prev = pi - 2
-                while pi < np and p[pi] == "*":
-                    pi += 1
-                rest = p[pi : pi + 2]
-                if (prev < 0 or p[prev] == "/") and (pi == np or rest[:1] == "/" or rest == "\\/"):
-                    if rest[:1] == "/" and _dowild(p, pi + 1, t, ti, pathname, fold) == _MATCH:
-                        return _MATCH
-                    match_slash = True
-                else:
-                    match_slash = False
-            else:
-                match_slash = not pathname
-            if pi == np:
-                if not match_slash and "/" in t[ti:]:
-                    return _NOMATCH
-                return _MATCH
-            if not match_slash and p[pi] == "/":
-                slash = t.find("/", ti)
-                if slash < 0:
-                    return _NOMATCH
-                ti = slash + 1
-                pi += 1
-                continue
-            while True:
-                if ti >= nt:
-                    break
-                if p[pi] not in "*?[\\":
-                    want = p[pi].lower() if fold else p[pi]
-                    while ti < nt and (match_slash or t[ti] != "/"):
-                        have = t[ti].lower() if fold else t[ti]
-                        if have == want:
-                            break
-                        ti += 1
-                    have = (t[ti].lower() if fold else t[ti]) if ti < nt else ""
-                    if have != want:
-                        if match_slash:
-                            return _ABORT_ALL
-                        break
-                matched = _dowild(p, pi, t, ti, pathname, fold)
-                if matched != _NOMATCH:
-                    if not match_slash or matched != _ABORT_TO_STARSTAR:
-                        return matched
-                elif not match_slash and t[ti] == "/":
-                    return _ABORT_TO_STARSTAR
-                ti += 1
-            return _ABORT_ALL
-        else:  # "["
-            pi += 1
-            p_ch = p[pi] if pi < np else ""
-            negated = p_ch in "!^" and p_ch != ""
-            if negated:
-                pi += 1
-                p_ch = p[pi] if pi < np else ""
-            prev_ch = ""
-            matched = False
-            while True:
-                if not p_ch:
-                    return _ABORT_ALL
-                if p_ch == "\\":
-                    pi += 1
-                    p_ch = p[pi] if pi < np else ""
-                    if not p_ch:
-                        return _ABORT_ALL
-                    if t_ch == p_ch:
-                        matched = True
-                elif p_ch == "-" and prev_ch and pi + 1 < np and p[pi + 1] != "]":
-                    pi += 1
-                    p_ch = p[pi]
-                    if p_ch == "\\":
-                        pi += 1
-                        p_ch = p[pi] if pi < np else ""
-                        if not p_ch:
-                            return _ABORT_ALL
-                    if prev_ch <= t_ch <= p_ch:
-                        matched = True
-                    elif fold and t_ch.islower() and prev_ch <= t_ch.upper() <= p_ch:
-                        matched = True
-                    p_ch = ""
-                elif p_ch == "[" and pi + 1 < np and p[pi + 1] == ":":
-                    s = pi + 2
-                    end = p.find("]", s)
-                    if end < 0:
-                        return _ABORT_ALL
-                    if end - s - 1 < 0 or p[end - 1] != ":":
-                        if t_ch == "[":
-                            matched = True
-                        p_ch = "["
-                    else:
-                        test = _CLASSES.get(p[s : end - 1])
-                        if test is None:
-                            return _ABORT_ALL
-                        if test(t_ch) or (fold and p[s : end - 1] == "upper" and t_ch.islower()):
-                            matched = True
-                        pi = end
-                        p_ch = ""
-                elif t_ch == p_ch:
-                    matched = True
-                prev_ch = p_ch
-                pi += 1
-                p_ch = p[pi] if pi < np else ""
-                if p_ch == "]":
-                    break
-            if matched == negated or (pathname and t_ch == "/"):
-                return _NOMATCH
-        pi += 1
-        ti += 1
-    return _NOMATCH if ti < nt else _MATCH

@@ -1,0 +1,177 @@
+"""What a command line gives git as configuration, read as git reads it: the environment
+(``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``KEY``/``VALUE``), ``-c key=value``, what a
+``git config`` command writes, and the order in which they and the repository's files combine.
+"""
+
+from __future__ import annotations
+
+from hookgate.shell.words import normalize_option
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def config_key(key: str) -> str:
+    """A key in canonical form (``Remote.Origin.URL`` as ``remote.Origin.url``); git config keys: section and variable are case-insensitive, a subsection is not."""
+    first, _, rest = key.partition(".")
+    if "." in rest:
+        sub, _, var = rest.rpartition(".")
+        return f"{first.lower()}.{sub}.{var.lower()}"
+    return f"{first.lower()}.{rest.lower()}"
+
+
+def env_config(env: dict[str, Any]) -> list[tuple[str, str]]:
+    """The settings the environment gives every git command, in git's order:
+    ``GIT_CONFIG_PARAMETERS`` (``'key'='value'`` words, shell-quoted; the older ``'key=value'``
+    too), then ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` for n below ``GIT_CONFIG_COUNT`` (every
+    n when the count is not a number the line shows)."""
+    out: list[tuple[str, str]] = []
+    params = env.get("GIT_CONFIG_PARAMETERS")
+    if isinstance(params, str):
+        out.extend(_config_parameters(params))
+    count = env.get("GIT_CONFIG_COUNT")
+    if count is None:
+        return out
+    limit = int(count) if isinstance(count, str) and count.strip().isdigit() else None
+    pairs = []
+    for name, key in env.items():
+        n = name[len("GIT_CONFIG_KEY_") :]
+        if name.startswith("GIT_CONFIG_KEY_") and n.isdigit() and isinstance(key, str):
+            if limit is None or int(n) < limit:
+                pairs.append((int(n), config_key(key), str(env.get("GIT_CONFIG_VALUE_" + n, ""))))
+    out.extend((key, value) for _n, key, value in sorted(pairs))
+    return out
+
+
+def _config_parameters(text: str) -> list[tuple[str, str]]:
+    """``GIT_CONFIG_PARAMETERS`` read as git's ``sq_dequote_step`` reads it."""
+    words: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        word: list[str] = []
+        while i < n and not text[i].isspace():
+            if text[i] == "'":
+                j = text.find("'", i + 1)
+                j = n if j < 0 else j
+                word.append(text[i + 1 : j])
+                i = j + 1
+            elif text[i] == "\\" and i + 1 < n:
+                word.append(text[i + 1])
+                i += 2
+            else:
+                word.append(text[i])  # git refuses this; read it rather than drop it
+                i += 1
+        words.append("".join(word))
+    out = []
+    for w in words:
+        key, eq, value = w.partition("=")
+        out.append((config_key(key), value if eq else "true"))
+    return out
+
+
+def effective(
+    repo: dict[str, Any] | None, ops: Any, cmdline: list[tuple[str, str]]
+) -> dict[str, list[str]]:
+    """The configuration git sees: the repository's files, the line's ``git config`` changes to
+    them, then the command line's (``GIT_CONFIG_*``, ``-c``), which come last."""
+    out: dict[str, list[str]] = {}
+    if isinstance(repo, dict):
+        for key, values in repo.items():
+            if isinstance(values, (list, tuple)):
+                out[key] = [v for v in values if isinstance(v, str)]
+    for op in ops or ():
+        if not isinstance(op, (list, tuple)) or len(op) != 3:
+            continue
+        kind, key, value = op
+        if kind == "set":
+            out[key] = [value]
+        elif kind == "add":
+            out.setdefault(key, []).append(value)
+        elif kind == "unset":
+            out.pop(key, None)
+    for key, value in cmdline:
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def last_value(settings: dict[str, list[str]], key: str) -> str | None:
+    """The value of a single-valued setting: the last one given wins (None: not set)."""
+    values = settings.get(key)
+    return values[-1] if values else None
+
+
+def config_bool(value: str | None) -> bool | None:
+    """git's boolean reading of a value (None: not a boolean, or not set)."""
+    if value is None:
+        return None
+    v = value.strip().lower()
+    if v in ("true", "yes", "on"):
+        return True
+    if v in ("false", "no", "off", ""):
+        return False
+    if v.lstrip("-").isdigit():
+        return int(v) != 0
+    return None
+
+
+# git config's options that take a value, and those that only read.
+_CONFIG_VALUE_OPTIONS = frozenset(
+    ("-f", "--file", "--blob", "--type", "--default", "--comment", "--value", "--url")
+)
+_CONFIG_READS = frozenset(
+    (
+        "get", "list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
+        "--get-colorbool", "-l", "--list", "-e", "--edit", "edit",
+    )
+)  # fmt: skip
+
+
+def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
+    """What ``git config <args>`` writes: ``(op, key, value, scope)``, op ``set``/``add``/
+    ``unset``, scope ``local``/``global``/``system``/``worktree`` or ``file:<path>``; None when
+    it only reads or changes nothing this model follows. Every spelling: ``git config k v``,
+    ``set``, ``--add``, ``--append``, ``--replace-all``, ``--unset[-all]``, ``unset``, a value
+    pattern after the value, ``--global``/``--local``/``-f file``/``--file=file``."""
+    scope = "local"
+    op = "set"
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        a = normalize_option(args[k])
+        name, eq, value = a.partition("=")
+        if a in _CONFIG_READS or (not operands and a in ("get", "list", "edit")):
+            return None
+        if name in _CONFIG_VALUE_OPTIONS:
+            if not eq:
+                k += 1
+                value = args[k] if k < len(args) else ""
+            if name in ("-f", "--file"):
+                scope = "file:" + value
+            elif name == "--blob":
+                return None  # reads a blob, writes nothing
+        elif a in ("--global", "--system", "--local", "--worktree"):
+            scope = a[2:]
+        elif a in ("--add", "--append"):
+            op = "add"
+        elif a in ("--unset", "--unset-all") or (not operands and a == "unset"):
+            op = "unset"
+        elif a.startswith("-") and len(a) > 1:
+            pass  # --replace-all, --bool, --all, …: a set either way
+        elif not operands and a == "set":
+            pass
+        else:
+            operands.append(args[k])
+        k += 1
+    if not operands:
+        return None
+    key = config_key(operands[0])
+    if op == "unset":
+        return ("unset", key, "", scope)
+    if len(operands) < 2:
+        return None  # git config k: reads k
+    return (op, key, operands[1], scope)

@@ -1,0 +1,200 @@
+"""A repository's own files, read without a process and without following symlinks: where the
+git directory of a path is (``.git`` directories and files, bare repositories), the common
+directory a worktree shares, the branch HEAD is on and the refs a name may be.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+MAX_UP = 64  # directories walked upward looking for a repository
+MAX_READ = 4096  # bytes read from .git files, HEAD and refs
+MAX_FILE_BYTES = 1 << 20  # bytes of a whole file read (configuration, commondir)
+
+
+def _read_small(path: str) -> str | None:
+    """A small regular file's text; None for anything else (symlink, FIFO, too big, error)."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+        try:
+            data = os.read(fd, MAX_READ)
+        finally:
+            os.close(fd)
+        return data.decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_git_dir(d: str) -> bool:
+    """A repository directory itself: bare, a ``.git`` given with ``--git-dir``, or a worktree's
+    own git directory (``HEAD`` plus ``refs/`` or a ``commondir`` file)."""
+    if _read_small(os.path.join(d, "HEAD")) is None:
+        return False
+    return _is_dir(os.path.join(d, "refs")) or _read_small(os.path.join(d, "commondir")) is not None
+
+
+def find_git_dir(start: str) -> str | None:
+    """The git directory for ``start``: ``.git`` dirs, ``.git`` files (worktrees, submodules),
+    bare repositories; walking upward at most ``MAX_UP`` levels, following no symlinks."""
+    d = os.path.normpath(start)
+    for _ in range(MAX_UP):
+        dot = os.path.join(d, ".git")
+        try:
+            mode: int | None = os.lstat(dot).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
+            return None  # a symlinked .git is not followed (and not skipped past)
+        if mode is not None and stat.S_ISDIR(mode):
+            return dot
+        pointer = _read_small(dot) if mode is not None else None
+        if pointer is not None:
+            line = pointer.splitlines()[0] if pointer.strip() else ""
+            if line.startswith("gitdir:"):
+                target = line[len("gitdir:") :].strip()
+                return os.path.normpath(os.path.join(d, target))
+            return None
+        if _is_git_dir(d):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return None
+
+
+def current_branch(path: str) -> str | None:
+    """The current branch of the repository containing absolute ``path``, or None (detached
+    HEAD, no repository)."""
+    git_dir = find_git_dir(path)
+    if git_dir is None:
+        return None
+    head = _read_small(os.path.join(git_dir, "HEAD"))
+    if head is None:
+        return None
+    head = head.strip()
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
+    return None
+
+
+def head_branch(git_dir: str) -> str | None:
+    """The branch (under ``refs/heads/``) HEAD of ``git_dir`` is on, as ``includeIf
+    "onbranch:…"`` matches it; None otherwise (detached, another ref, no HEAD)."""
+    text = read_file(os.path.join(git_dir, "HEAD"))
+    if text is None:
+        return None
+    head = text.decode("utf-8", "replace").strip()
+    if head.startswith("ref:") and head[4:].strip().startswith("refs/heads/"):
+        return head[4:].strip()[len("refs/heads/") :]
+    return None
+
+
+def common_dir(git_dir: str) -> str:
+    """The directory a worktree shares with its main repository (config, refs): the one its
+    ``commondir`` file names, else ``git_dir`` itself."""
+    text = read_file(os.path.join(git_dir, "commondir"))
+    if text is None:
+        return git_dir
+    target = text.decode("utf-8", "replace").strip()
+    return os.path.normpath(os.path.join(git_dir, target)) if target else git_dir
+
+
+def read_file(path: str, skipped: list[tuple[str, str]] | None = None) -> bytes | None:
+    """A regular file's bytes, opened without following symlinks; None if absent or refused,
+    and then why it was refused appended to ``skipped`` (when given) if the file exists."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    why = None
+    if stat.S_ISLNK(st.st_mode):
+        why = "symlink not followed"
+    elif not stat.S_ISREG(st.st_mode):
+        why = "not a regular file"
+    elif st.st_size > MAX_FILE_BYTES:
+        why = f"larger than {MAX_FILE_BYTES} bytes"
+    if why is not None:
+        if skipped is not None:
+            skipped.append((path, why))
+        return None
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+        try:
+            return os.read(fd, MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
+        finally:
+            os.close(fd)
+    except OSError:
+        if skipped is not None:
+            skipped.append((path, "unreadable"))
+        return None
+
+
+MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read
+
+
+def _packed_refs(common: str) -> set[str]:
+    path = os.path.join(common, "packed-refs")
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return set()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            data = os.read(fd, MAX_PACKED_REFS).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
+    except OSError:
+        return set()
+    return {
+        line.split(" ", 1)[1] for line in data.splitlines() if line[:1] not in "#^" and " " in line
+    }
+
+
+def checkout_target(directory: str, name: str) -> str | None:
+    """How ``git checkout <name>`` (one operand, no ``--``) reads ``name`` in the repository
+    containing ``directory``: ``"revision"`` (a branch, tag, remote branch it would track, or a
+    revision expression), ``"path"`` (no such revision, but a file or directory of that name
+    exists: git restores it from the index, discarding changes), or None (no repository, or
+    neither: git fails)."""
+    git_dir = find_git_dir(directory)
+    if git_dir is None or not name:
+        return None
+    if name in ("-", "HEAD", "@") or any(c in name for c in "~^@:{"):
+        return "revision"
+    if len(name) >= 4 and all(c in "0123456789abcdef" for c in name.lower()):
+        return "revision"
+    common = common_dir(git_dir)
+    candidates = [name, f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}"]
+    candidates += [f"refs/remotes/{name}"]
+    for ref in candidates:
+        if _read_small(os.path.join(common, ref)) is not None:
+            return "revision"
+    packed = _packed_refs(common)
+    if packed.intersection(candidates) or any(
+        r.startswith("refs/remotes/") and r.endswith("/" + name) for r in packed
+    ):
+        return "revision"
+    remotes = os.path.join(common, "refs", "remotes")
+    try:
+        names = os.listdir(remotes) if _is_dir(remotes) else []
+    except OSError:
+        names = []
+    if any(_read_small(os.path.join(remotes, r, name)) is not None for r in names[:64]):
+        return "revision"  # git checkout x creates x tracking origin/x
+    return "path" if os.path.lexists(os.path.join(directory, name)) else None

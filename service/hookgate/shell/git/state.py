@@ -1,0 +1,206 @@
+"""A line's git state: what its earlier git commands change for later ones (the branch a
+repository was switched to, the configuration ``git config`` wrote), shared by every nested
+script of the line.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hookgate.shell.git.argv import parse_argv
+from hookgate.shell.git.configchange import config_change
+from hookgate.shell.git.programs import PROGRAM_ENV, program_scripts
+from hookgate.shell.words import join_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _same_repository(a: tuple, b: tuple) -> bool:
+    """Whether two repository keys (``repository_key``) name the same repository as far as the
+    line shows: the same git directory, or directories one of which is inside the other (``git
+    config …`` at the top, then ``cd src && git …``)."""
+    if a == b:
+        return True
+    dir_a = a[1] if a[0] is None else os.path.dirname(a[0])
+    dir_b = b[1] if b[0] is None else os.path.dirname(b[0])
+    if dir_a is None or dir_b is None:
+        return False
+    if dir_a == "." or dir_b == ".":
+        # relative to the payload's directory: inside it unless it climbs out
+        other = dir_b if dir_a == "." else dir_a
+        return not (other.startswith(("/", "~", "$")) or other == ".." or other.startswith("../"))
+    return dir_a.startswith(dir_b.rstrip("/") + "/") or dir_b.startswith(dir_a.rstrip("/") + "/")
+
+
+def _is_include(key: str) -> bool:
+    return key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
+
+
+class LineState:
+    """What the git commands of one line do to later ones: the branch each repository was
+    switched to (``git switch -c x``) and the configuration ``git config`` wrote (to a
+    repository, globally or to a file), shared by every nested script of the line."""
+
+    def __init__(self) -> None:
+        self.switches: list[tuple[tuple, str]] = []  # (repository key, branch) in line order
+        self.config: dict[Any, list[list[str]]] = {}  # scope → [op, key, value] in order
+        self._scan_of: list | None = None  # the command list read for exports, how far, what
+        self._scanned = 0
+        self._exports: set[str] = set()
+
+    def see(
+        self, cmd: Any, written: dict[str, list[str]], variables: dict[str, Any], before: list
+    ) -> list[str]:
+        """Read git command ``cmd`` (a ``words.Command``): set its ``branch`` and ``git_config``
+        from what the line did before, remember what it does, and return the scripts its own
+        settings make git run. ``written``: files the line wrote (path → parts);
+        ``variables``: variables the line set (``expansion.Value``); ``before``: the commands before ``cmd``.
+        Configuration and program variables count whether exported or not (reading more is
+        safe); ``GIT_DIR``/``GIT_WORK_TREE`` only when exported (``export``, ``set -a``), as
+        otherwise git never sees them and reads the repository of its directory. Exported ones
+        become part of ``cmd.env``, the environment git gets."""
+        env = {
+            k: v.text
+            for k, v in variables.items()
+            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV
+        }
+        exported = {
+            k: v.text
+            for k, v in variables.items()
+            if (k in env or k in ("GIT_DIR", "GIT_WORK_TREE"))
+            and k not in cmd.env
+            and self._exported(k, before)
+        }
+        if exported:
+            cmd.env = {**exported, **cmd.env}  # the environment git really gets
+        env.update(cmd.env)
+        argv = [w.text for w in cmd.words]
+        kinds = [w.kind for w in cmd.words]
+        first = parse_argv(argv, env, cmd.cwd, None, (), kinds)
+        key = repository_key(first)
+        ops = self._ops(key, env, cmd.cwd, written, first["config"])
+        parsed = parse_argv(argv, env, cmd.cwd, None, ops, kinds) if ops else first
+        cmd.git_config = ops
+        cmd.branch = next((b for k, b in reversed(self.switches) if _same_repository(k, key)), None)
+        switched = switched_branch(parsed)
+        if switched is not None:
+            self.switches.append((key, switched))
+        added = worktree_added(parsed)
+        if added is not None:
+            self.switches.append(((None, join_path(parsed["dir"], added[0])), added[1]))
+        if parsed["subcommand"] == "config" and not parsed["help"]:
+            change = config_change(parsed["args"])
+            if change is not None:
+                op, name, value, scope = change
+                where: Any = ("repo", key) if scope in ("local", "worktree") else scope
+                if scope.startswith("file:"):
+                    path = join_path(cmd.cwd, scope[5:])
+                    where = ("file", path)
+                    if path == ".git/config" or path.endswith("/.git/config"):
+                        # git config -f .git/config: the repository's own file
+                        where = ("repo", (None, path[: -len("/.git/config")] or "."))
+                self.config.setdefault(where, []).append([op, name, value])
+        return program_scripts(parsed, env)
+
+    def _exported(self, name: str, before: list) -> bool:
+        """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
+        ``set -a``); each list of commands is read once, however many git commands follow."""
+        if self._scan_of is not before:
+            self._scan_of, self._scanned, self._exports = before, 0, set()
+        for c in before[self._scanned :]:
+            args = [w.text for w in c.words[1:]]
+            if c.name == "set" and ("-a" in args or "allexport" in args):
+                self._exports.add("*")
+            if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
+                self._exports.update(a.partition("=")[0] for a in args)
+        self._scanned = len(before)
+        return name in self._exports or "*" in self._exports
+
+    def _ops(
+        self,
+        key: tuple,
+        env: dict[str, Any],
+        cwd: str | None,
+        written: dict[str, list[str]],
+        cmdline: dict[str, str],
+    ) -> list[list[str]]:
+        ops: list[list[str]] = []
+        for var in ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"):
+            path = env.get(var)
+            if isinstance(path, str) and path:
+                ops += self._file(join_path(cwd, path), written)
+        if not isinstance(env.get("GIT_CONFIG_GLOBAL"), str):
+            ops += self.config.get("global", [])
+        for (scope, *rest), changes in self.config.items():
+            if scope == "repo" and _same_repository(rest[0], key):
+                ops += changes
+        for name, value in cmdline.items():
+            if _is_include(name):
+                ops += self._file(join_path(cwd, value), written)
+        out: list[list[str]] = []
+        for op in ops:
+            out.append(op)
+            if op[0] != "unset" and _is_include(op[1]):
+                out += self._file(join_path(cwd, op[2]), written)
+        return out
+
+    def _file(self, path: str, written: dict[str, list[str]]) -> list[list[str]]:
+        """The settings a configuration file holds as far as the line shows: what the line
+        wrote into it, then what ``git config -f`` set there."""
+        ops: list[list[str]] = []
+        text = written.get(path)
+        if text is not None:
+            # only a line that writes a configuration file pays for the file reader
+            from hookgate.shell.git.config import VALUELESS, ConfigError, parse
+
+            try:
+                entries = parse("\n".join(text), path)
+            except ConfigError:
+                entries = []
+            ops += [["add", k, VALUELESS if v is None else v] for k, v, _l in entries]
+        return ops + self.config.get(("file", path), [])
+
+
+_CREATES = frozenset(("--create", "--force-create", "--orphan", "-b", "-B"))
+_DETACHES = frozenset(("--detach",))
+
+
+def switched_branch(parsed: dict[str, Any]) -> str | None:
+    """The branch a parsed ``git switch``/``git checkout`` leaves HEAD on: the one it creates
+    (``switch -c x``, ``checkout -b x``, ``--orphan x``), the one ``switch x`` names, ``""`` when
+    it detaches HEAD; None when it does not switch or it is unclear (``checkout x`` may restore
+    a file ``x``: git's own repository then decides, as if the line had not switched)."""
+    sub = parsed["subcommand"]
+    if sub not in ("switch", "checkout") or parsed["help"]:
+        return None
+    for option in parsed["options"]:
+        if option["name"] in _CREATES and option["value"]:
+            return option["value"]
+        if option["name"] in _DETACHES:
+            return ""
+    if sub == "switch" and len(parsed["operands"]) == 1 and parsed["operands"][0] != "-":
+        return parsed["operands"][0]
+    return None
+
+
+def worktree_added(parsed: dict[str, Any]) -> tuple[str, str] | None:
+    """``(path, branch)`` of the worktree ``git worktree add`` makes: the branch ``-b``/``-B``
+    creates, else the one it names (``--force`` lets it be one checked out elsewhere, even
+    main), else a new one named after the path; ``""`` for ``--detach``."""
+    ops = parsed["operands"]
+    if parsed["subcommand"] != "worktree" or parsed["help"] or ops[:1] != ["add"] or len(ops) < 2:
+        return None
+    branch = next((o["value"] for o in parsed["options"] if o["name"] in ("-b", "-B")), None)
+    if any(o["name"] == "--detach" for o in parsed["options"]):
+        branch = ""
+    if branch is None:
+        branch = ops[2] if len(ops) > 2 else ops[1].rstrip("/").rsplit("/", 1)[-1]
+    return ops[1], branch
+
+
+def repository_key(parsed: dict[str, Any]) -> tuple[Any, Any]:
+    """Which repository a parsed git command works on, as written in the line (relative to the
+    payload's cwd): its ``--git-dir``/``GIT_DIR``, else its directory."""
+    return (parsed["git_dir"], None if parsed["git_dir"] else parsed["dir"])
