@@ -21,7 +21,9 @@ __all__ = [
     "branch",
     "checkout_target",
     "config",
+    "config_read",
     "has_option",
+    "hooks_dir",
     "parse",
     "parse_argv",
     "parse_in",
@@ -159,6 +161,49 @@ def config(directory: Any) -> dict[str, list[str]]:
     from hookgate.shell.git.config import repository_config
 
     return repository_config(path)
+
+
+@builtin("git.config_read", "git", 1, reads_host=True)
+def config_read(directory: Any) -> dict[str, Any]:
+    """``git.config`` with what the reader could not read: ``{"values", "files", "unknown"}``.
+
+    ``values`` is what ``git.config`` answers (the system file too, ``GIT_CONFIG_SYSTEM`` or
+    ``/etc/gitconfig`` unless ``GIT_CONFIG_NOSYSTEM``; ``GIT_CONFIG_GLOBAL`` and
+    ``XDG_CONFIG_HOME`` as the hook's environment gives them), ``files`` every file read in
+    order, and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on: a symlink it
+    does not follow (a symlinked ``~/.gitconfig``, include or ``.git``), a FIFO or other
+    non-regular file, an unreadable or too large file, includes past the depth or count
+    bound, an include path it cannot expand, a file git itself would refuse. A non-empty
+    ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.
+    A relative ``directory`` or no repository: nothing read, nothing unknown.
+    """
+    if not isinstance(directory, str):
+        raise BuiltinError("git.config_read: operand 1 must be a string")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return {"values": {}, "files": [], "unknown": []}
+    from hookgate.shell.git.config import state
+
+    return state(path)
+
+
+@builtin("git.hooks_dir", "git", 2, reads_host=True)
+def hooks_dir(directory: Any, value: Any) -> dict[str, Any] | None:
+    """Where git looks for the hooks of the repository containing absolute ``directory`` when
+    the effective ``core.hooksPath`` is ``value`` (``null``: not set).
+
+    ``{"path", "own", "exists"}``: the absolute directory (``~/`` is the user's home; a
+    relative value is relative to the top of the work tree, where git runs hooks), whether it
+    is the repository's own ``hooks`` directory, and whether a directory is there (git runs no
+    hook from a path that is not one). ``null`` without a repository or for a relative
+    ``directory``.
+    """
+    if not isinstance(directory, str) or not (value is None or isinstance(value, str)):
+        raise BuiltinError("git.hooks_dir: operands must be a string and a string or null")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return None
+    return repo.hooks_dir(path, value, os.path.expanduser("~") or None)
 
 
 @builtin("git.checkout_target", "git", 2, reads_host=True)
