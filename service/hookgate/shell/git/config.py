@@ -66,10 +66,17 @@ def read_config(
     *,
     xdg_config_home: str | None = None,
     global_file: str | None = None,
+    system_file: str | None = None,
 ) -> dict[str, list[str]]:
     """Canonical key (section and variable lower-case, subsection as written) → its values in
     the order git sees them. See ``read`` for the arguments and ``Config.skipped``."""
-    return read(git_dir, home, xdg_config_home=xdg_config_home, global_file=global_file).values
+    return read(
+        git_dir,
+        home,
+        xdg_config_home=xdg_config_home,
+        global_file=global_file,
+        system_file=system_file,
+    ).values
 
 
 def read(

@@ -204,7 +204,13 @@ class LineState:
         if path in texts:
             return self._file(texts[path], written)
         if path in self._named:
-            return [["unknown", path, "changed by an earlier command of the line in a way it does not show"]]
+            return [
+                [
+                    "unknown",
+                    path,
+                    "changed by an earlier command of the line in a way it does not show",
+                ]
+            ]
         return []
 
     def _file(self, path: str, written: dict[str, list[str]]) -> list[list[str]]:
