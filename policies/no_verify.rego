@@ -307,3 +307,45 @@ idle_line(line) if line == ""
 idle_line(line) if startswith(line, "#")
 
 idle_line(line) if line in cfg.idle_lines
+
+# ---- a line that changes git's configuration files without a commit after it --------------
+# (echo '[core]hooksPath=/dev/null' >> ~/.gitconfig, cat x > .git/config.worktree, sed -i …):
+# judged by the configuration a commit of this repository would then run with, read as if one
+# followed the line (the line's writes are in what it sees; what the line does not show of
+# them is unknown). Only a line whose commands name such a file pays for the second reading.
+violations contains {"reason": msg, "pattern": "git-config-file-hooks-path"} if {
+	x := later_commit
+	value := x.git.hooks_path
+	is_string(value)
+	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
+	not hooks_run_from(dir, value)
+	msg := sprintf("This line writes git's configuration so that core.hooksPath is %s (%s): later commits would run no hooks. Leave core.hooksPath alone. %s", [value, hooks_dir_state(dir), advice])
+}
+
+unknown_config contains {"reason": msg, "pattern": "git-config-file-unknown"} if {
+	x := later_commit
+	count(x.git.config_unknown) > 0
+	msg := sprintf("This line changes git's configuration in a way hookgate cannot read (%s), and core.hooksPath there would switch the hooks off for later commits. Use git config with the setting written out. %s", [data.hookgate.lib.config_unknown_text(x.git), advice])
+}
+
+later_commit := {"cmd": c, "git": g} if {
+	names_git_config_file
+	probe := concat("\n", [input.tool_input.command, "git commit"])
+	cmds := data.hookgate.lib.script_commands(probe)
+	c := cmds[count(cmds) - 1]
+	c.argv == ["git", "commit"]
+	g := git.parse_in(c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(git.parse(c))))
+}
+
+names_git_config_file if {
+	some c in data.hookgate.lib.line_commands
+	not c.name in {"git", "cat", "less", "head", "tail", "grep", "rg", "ls", "stat", "diff"}
+	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
+	git_config_name(t)
+}
+
+git_config_name(t) if endswith(t, ".gitconfig")
+
+git_config_name(t) if endswith(t, "git/config")
+
+git_config_name(t) if endswith(t, ".git/config.worktree")

@@ -231,3 +231,33 @@ def test_everyday_git_with_a_plain_configuration_is_allowed(eng, sandbox):
     ):
         decision = sandbox["decide"](command)
         assert decision.outcome == "allow", (command, decision.reasons)
+
+
+@pytest.mark.parametrize(
+    ("command", "outcome"),
+    [
+        ("echo '[core]hooksPath=/dev/null' >> ~/.gitconfig", "deny"),
+        ("printf '[core]\\n\\thooksPath = /tmp\\n' >> \"$HOME/.gitconfig\"", "deny"),
+        (
+            "git config extensions.worktreeConfig true && echo '[core] hooksPath = /dev/null' >> .git/config.worktree",
+            "deny",
+        ),
+        ("sed -i 's/T/U/' ~/.gitconfig", "ask"),
+        ("printf '[user]\\n\\tname = A\\n' >> ~/.gitconfig", "allow"),
+        ("echo '[core]hooksPath=.git/hooks' >> ~/.gitconfig", "allow"),
+        ("cat ~/.gitconfig", "allow"),
+    ],
+)
+def test_a_line_that_only_writes_gits_files_is_judged_by_the_next_commit(
+    eng, sandbox, command, outcome
+):
+    """Without a commit in the line, what the line writes is judged as the configuration of
+    the next commit; and that commit, run by git, confirms it."""
+    sandbox["eng"].append(eng)
+    decision = sandbox["decide"](command)
+    assert decision.outcome == outcome, decision.reasons
+    if outcome != "ask":
+        ran = "pre-commit" in sandbox["hooks_run"](command + "\n" + COMMIT)
+        assert ran is (outcome == "allow")
+        after = sandbox["decide"](COMMIT)  # the next call reads the files from the disk
+        assert after.outcome == outcome, after.reasons
