@@ -60,8 +60,14 @@ def parse(cmd: Any) -> dict[str, Any]:
     branch --show-current)``, is never an option), ``alias`` and ``script`` (see
     ``git.parse_in``), ``reads_config`` (whether the repository's configuration can change what
     the command does in ways ``git.parse_in`` reads: a name that is no git command, so may be
-    an alias, or push, send-pack, pull, merge, clean). Earlier ``git config`` commands of the
-    line (``cmd.git_config``) count.
+    an alias, or push, send-pack, pull, merge, clean, and commit, rebase, am for their hooks),
+    ``hooks_path`` (the effective ``core.hooksPath``, ``null`` if not set), ``config_unknown``
+    (``[{"path", "why"}]``: configuration files that could not be read, from ``git.config_read``
+    and files the line changed in a way it does not show, such as ``cp x ~/.gitconfig``) and
+    ``may_be_alias`` (a name git would look up as an alias that no known setting defines).
+    Earlier ``git config`` commands of the line, and what the line wrote into git's files
+    (``~/.gitconfig``, the XDG file, ``.git/config``, ``.git/config.worktree``, included
+    files), count (``cmd.git_config``).
     """
     return _parse(cmd, None, "git.parse")
 
@@ -80,7 +86,8 @@ def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
 def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     """``git.parse`` of a command in a repository whose configuration is ``repo_config``.
 
-    ``repo_config`` is what ``git.config`` answers (``null``: none known). Besides what
+    ``repo_config`` is what ``git.config`` or ``git.config_read`` answers (``null``: none
+    known; the files ``git.config_read`` could not read are in ``config_unknown``). Besides what
     ``git.parse`` gives, configuration is read the way git reads it: the repository's files,
     then what earlier ``git config`` commands of the line wrote (``cmd.git_config``), then the
     command line's settings. A configured alias is expanded into what it runs (``alias.p =
@@ -145,12 +152,13 @@ def config(directory: Any) -> dict[str, list[str]]:
     """The configuration of the repository containing ``directory``, as git reads it from disk.
 
     An object from canonical key (section and variable lower-case, subsection as written:
-    ``remote.origin.push``) to every value in git's order: the global files (``~/.gitconfig``,
-    ``$XDG_CONFIG_HOME/git/config``), the repository's ``config`` and ``config.worktree``,
-    ``include.path`` and ``includeIf``. ``directory`` must be absolute (``git.branch`` finds the
-    repository the same way); a relative path, no repository, or configuration git itself would
-    refuse gives ``{}``. Files are read without following symlinks, bounded in size and number;
-    parsed files are cached by path, mtime and size.
+    ``remote.origin.push``) to every value in git's order: the system file, the global files
+    (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``, or ``GIT_CONFIG_GLOBAL``), the
+    repository's ``config`` and ``config.worktree``, ``include.path`` and ``includeIf``.
+    ``directory`` must be absolute (``git.branch`` finds the repository the same way); a
+    relative path or no repository gives ``{}``. Files are read without following symlinks,
+    bounded in size and number; parsed files are cached by path, mtime and size. What could not
+    be read is missing here: ``git.config_read`` says which files and why.
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.config: operand 1 must be a string")
