@@ -261,3 +261,15 @@ def test_a_line_that_only_writes_gits_files_is_judged_by_the_next_commit(
         assert ran is (outcome == "allow")
         after = sandbox["decide"](COMMIT)  # the next call reads the files from the disk
         assert after.outcome == outcome, after.reasons
+
+
+def test_a_configuration_file_the_command_names_on_the_disk_is_unknown(eng, sandbox):
+    """``GIT_CONFIG_GLOBAL=f`` or ``-c include.path=f`` with ``f`` from an earlier call: git
+    reads ``f`` from the disk, the line's model does not, so the commit asks."""
+    sandbox["eng"].append(eng)
+    sandbox["sh"]("printf '[core]\\n\\thooksPath = /dev/null\\n' > ../evil")
+    command = "GIT_CONFIG_GLOBAL=../evil " + COMMIT
+    assert "pre-commit" not in sandbox["hooks_run"](command)
+    decision = sandbox["decide"](command)
+    assert decision.outcome == "ask" and any("../evil" in r for r in decision.reasons)
+    assert sandbox["decide"]("GIT_CONFIG_GLOBAL=/dev/null " + COMMIT).outcome == "allow"

@@ -215,9 +215,14 @@ class LineState:
 
     def _file(self, path: str, written: dict[str, list[str]]) -> list[list[str]]:
         """The settings a configuration file holds as far as the line shows: what the line
-        wrote into it, then what ``git config -f`` set there."""
+        wrote into it, then what ``git config -f`` set there. A file the line neither wrote
+        nor set is on the disk, where git reads it and the line's model does not: unknown
+        (``/dev/null``, git's idiom for "no file", is empty)."""
         ops: list[list[str]] = []
         text = written.get(path)
+        if text is None and ("file", path) not in self.config and path != "/dev/null":
+            why = "a file the command names: git reads it from the disk, hookgate does not"
+            return [["unknown", path, why]]
         if text is not None:
             # only a line that writes a configuration file pays for the file reader
             from hookgate.shell.git.config import VALUELESS, ConfigError, parse
