@@ -273,3 +273,15 @@ def test_a_configuration_file_the_command_names_on_the_disk_is_unknown(eng, sand
     decision = sandbox["decide"](command)
     assert decision.outcome == "ask" and any("../evil" in r for r in decision.reasons)
     assert sandbox["decide"]("GIT_CONFIG_GLOBAL=/dev/null " + COMMIT).outcome == "allow"
+
+
+def test_git_clean_asks_where_clean_require_force_may_be_off(eng, sandbox):
+    sandbox["eng"].append(eng)
+    sandbox["sh"](
+        "mv ~/.gitconfig ~/real && printf '[clean]\\n\\trequireForce = false\\n' >> ~/real"
+        " && ln -s real ~/.gitconfig && touch untracked.txt"
+    )
+    assert sandbox["decide"]("git clean -d").outcome == "ask"
+    assert sandbox["decide"]("git clean -n").outcome == "allow"
+    sandbox["hooks_run"]("git clean -d")  # git follows the link: the file is gone
+    assert not (sandbox["home"] / "proj" / "untracked.txt").exists()
