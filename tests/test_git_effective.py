@@ -285,3 +285,14 @@ def test_git_clean_asks_where_clean_require_force_may_be_off(eng, sandbox):
     assert sandbox["decide"]("git clean -n").outcome == "allow"
     sandbox["hooks_run"]("git clean -d")  # git follows the link: the file is gone
     assert not (sandbox["home"] / "proj" / "untracked.txt").exists()
+
+
+def test_a_dormant_config_worktree_counts_once_the_line_turns_the_extension_on(eng, sandbox):
+    sandbox["eng"].append(eng)
+    sandbox["sh"]("printf '[core]\\n\\thooksPath = /dev/null\\n' > .git/config.worktree")
+    assert "pre-commit" in sandbox["hooks_run"](COMMIT)  # git ignores it without the extension
+    assert sandbox["decide"](COMMIT).outcome == "allow"
+    line = "git config extensions.worktreeConfig true && " + COMMIT
+    assert sandbox["decide"](line).outcome == "ask"
+    assert "pre-commit" not in sandbox["hooks_run"](line)
+    assert sandbox["decide"](COMMIT).outcome == "deny"  # now on the disk

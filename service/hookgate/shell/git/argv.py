@@ -371,6 +371,10 @@ def parse_argv(
         for op in line_config or ()
         if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
     ]
+    dormant = repo_config.get("dormant") if disk is not repo_config else None
+    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
+        why = "read by git once extensions.worktreeConfig is on, as this command has it"
+        line_unknown.append({"path": dormant, "why": why})
     subcommand = argv[k].lower() if k < len(argv) else None
     rest = list(argv[k + 1 :]) if k < len(argv) else []
     hidden_rest = {j - k - 1 for j in hidden if j > k}

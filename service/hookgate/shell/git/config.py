@@ -135,8 +135,10 @@ def environment_files(environ: Any = None) -> dict[str, str | None]:
 def state(path: str, environ: Any = None) -> dict[str, Any]:
     """What ``git.config_read`` answers for absolute ``path``: ``values`` (as ``read_config``),
     ``files`` (each file read, in order) and ``unknown`` (``[{"path", "why"}]``: every file
-    the reader gave up on; empty when the answer is complete). Without a repository: ``{}``
-    values and no unknown."""
+    the reader gave up on; empty when the answer is complete), and ``dormant``: a
+    ``config.worktree`` git does not read now (``extensions.worktreeConfig`` is off) but would
+    once a command turns the extension on. Without a repository: ``{}`` values and no
+    unknown."""
     refused: list[tuple[str, str]] = []
     git_dir = find_git_dir(path, refused)
     if git_dir is None:
@@ -148,7 +150,11 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
         where, _, why = str(e).partition(": ")
         return {"values": {}, "files": [], "unknown": [{"path": where, "why": why or str(e)}]}
     unknown = [{"path": p, "why": why} for p, why in config.skipped]
-    return {"values": config.values, "files": config.files, "unknown": unknown}
+    out: dict[str, Any] = {"values": config.values, "files": config.files, "unknown": unknown}
+    dormant = os.path.join(git_dir, "config.worktree")
+    if dormant not in config.files and os.path.lexists(dormant):
+        out["dormant"] = dormant  # git reads it once extensions.worktreeConfig is turned on
+    return out
 
 
 class _Reader:
