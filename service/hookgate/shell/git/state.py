@@ -110,7 +110,7 @@ class LineState:
         kinds = [w.kind for w in cmd.words]
         first = parse_argv(argv, env, cmd.cwd, None, (), kinds)
         key = repository_key(first)
-        self._exported("", before)  # reads the commands before: exports, files named
+        self._scan(before)
         ops = self._ops(key, env, cmd.cwd, written, first["config"])
         parsed = parse_argv(argv, env, cmd.cwd, None, ops, kinds) if ops else first
         cmd.git_config = ops
@@ -140,7 +140,14 @@ class LineState:
 
     def _exported(self, name: str, before: list) -> bool:
         """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
-        ``set -a``); each list of commands is read once, however many git commands follow."""
+        ``set -a``)."""
+        self._scan(before)
+        return name in self._exports or "*" in self._exports
+
+    def _scan(self, before: list) -> None:
+        """Read the commands before a git command for what they export and the files they
+        may write (``_named``, kept across nested scripts); each list of commands is read once,
+        however many git commands follow."""
         if self._scan_of is not before:
             self._scan_of, self._scanned, self._exports = before, 0, set()
         for c in before[self._scanned :]:
@@ -156,7 +163,6 @@ class LineState:
             if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
                 self._exports.update(a.partition("=")[0] for a in args)
         self._scanned = len(before)
-        return name in self._exports or "*" in self._exports
 
     def _ops(
         self,
