@@ -47,9 +47,11 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 
 hooks_run_from(dir, _) if dir.own
 
+# (what the line writes into that directory is judged as hook files are: echo 'npm test' >
+# .husky/pre-commit && git commit stays allowed where core.hooksPath is .husky)
 hooks_run_from(dir, value) if {
 	dir.exists
-	hooks_dir_kept("core.hookspath", value)
+	project_hooks_dir(value)
 }
 
 hooks_run_from(dir, value) if {
@@ -144,6 +146,11 @@ moves_away(change, current) if {
 # turns them off.
 hooks_dir_kept(key, value) if {
 	key == "core.hookspath"
+	project_hooks_dir(value)
+	not line_writes_under(trim_suffix(trim_prefix(value, "./"), "/"))
+}
+
+project_hooks_dir(value) if {
 	dir := trim_suffix(trim_prefix(value, "./"), "/")
 	dir != ""
 	not startswith(dir, "/")
@@ -152,7 +159,6 @@ hooks_dir_kept(key, value) if {
 	not ".." in split(dir, "/")
 	some pattern in cfg.hooks_dirs
 	glob.match(pattern, ["/"], dir)
-	not line_writes_under(dir)
 }
 
 line_writes_under(dir) if {

@@ -296,3 +296,15 @@ def test_a_dormant_config_worktree_counts_once_the_line_turns_the_extension_on(e
     assert sandbox["decide"](line).outcome == "ask"
     assert "pre-commit" not in sandbox["hooks_run"](line)
     assert sandbox["decide"](COMMIT).outcome == "deny"  # now on the disk
+
+
+def test_writing_a_hook_into_the_configured_hooks_directory_then_committing_is_allowed(
+    eng, sandbox
+):
+    """husky before v9 sets core.hooksPath to .husky: adding a hook there and committing is
+    everyday work; a hook that does nothing is still caught (hook_files)."""
+    sandbox["eng"].append(eng)
+    sandbox["sh"]("mkdir .husky && git config core.hooksPath .husky")
+    line = "printf 'npm test\\n' > .husky/pre-commit && " + COMMIT
+    assert sandbox["decide"](line).outcome == "allow"
+    assert sandbox["decide"]("echo 'exit 0' > .husky/pre-commit && " + COMMIT).outcome == "deny"
