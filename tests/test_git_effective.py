@@ -175,8 +175,8 @@ PUSH = "git pf origin feature"
         (
             "mkdir ~/dotfiles && printf '[alias]\\n\\tpf = push -f\\n' > ~/dotfiles/gitconfig"
             " && mv ~/.gitconfig ~/dotfiles/old && ln -s ~/dotfiles/gitconfig ~/.gitconfig",
-            "ask",
-            "symlink not followed",
+            "deny",  # a dotfile manager's link is followed, as git follows it
+            None,
         ),
         (
             "for n in $(seq 70); do echo '[k]' > ~/i$n; echo \"[include] path = i$n\" >> ~/.gitconfig;"
@@ -278,12 +278,13 @@ def test_a_configuration_file_the_command_names_on_the_disk_is_unknown(eng, sand
 def test_git_clean_asks_where_clean_require_force_may_be_off(eng, sandbox):
     sandbox["eng"].append(eng)
     sandbox["sh"](
-        "mv ~/.gitconfig ~/real && printf '[clean]\\n\\trequireForce = false\\n' >> ~/real"
-        " && ln -s real ~/.gitconfig && touch untracked.txt"
+        "head -c 1100000 /dev/zero | tr '\\0' '#' > ~/big"
+        " && printf '\\n[clean]\\n\\trequireForce = false\\n' >> ~/big"
+        " && printf '[include]\\n\\tpath = big\\n' >> ~/.gitconfig && touch untracked.txt"
     )
     assert sandbox["decide"]("git clean -d").outcome == "ask"
     assert sandbox["decide"]("git clean -n").outcome == "allow"
-    sandbox["hooks_run"]("git clean -d")  # git follows the link: the file is gone
+    sandbox["hooks_run"]("git clean -d")  # git reads the large file: the untracked file is gone
     assert not (sandbox["home"] / "proj" / "untracked.txt").exists()
 
 

@@ -308,14 +308,25 @@ def test_include_depth_is_bounded_like_git(world):
         read_config(str(repo / ".git"), str(home))
 
 
-def test_symlinked_include_is_reported_not_followed(world):
+def test_symlinked_include_is_followed_as_git_follows_it(world):
     home, repo = world
     (home / "real.inc").write_text("[alias]\n\tp = push -f\n")
     (home / "link.inc").symlink_to(home / "real.inc")
-    (home / ".gitconfig").write_text("[include]\n\tpath = link.inc\n")
-    config = read(str(repo / ".git"), str(home))
-    assert "alias.p" not in config.values  # git would follow it: the caller must treat as unknown
-    assert (str(home / "link.inc"), "symlink not followed") in config.skipped
+    (home / "dangling.inc").symlink_to(home / "nowhere")
+    (home / ".gitconfig").write_text("[include]\n\tpath = link.inc\n\tpath = dangling.inc\n")
+    assert agree(repo, home)["alias.p"] == ["push -f"]
+    assert read(str(repo / ".git"), str(home)).skipped == []
+
+
+def test_a_changed_link_target_is_read_again(world):
+    home, repo = world
+    (home / "a").write_text("[k]\n\tv = a\n")
+    (home / "b").write_text("[k]\n\tv = b\n")
+    (home / ".gitconfig").symlink_to(home / "a")
+    assert agree(repo, home)["k.v"] == ["a"]
+    (home / ".gitconfig").unlink()
+    (home / ".gitconfig").symlink_to(home / "b")
+    assert agree(repo, home)["k.v"] == ["b"]
 
 
 def test_global_file_replaces_both_global_files(world, tmp_path):
@@ -371,15 +382,25 @@ def unknown_paths(repo: Path, **environ: str) -> dict[str, str]:
     return {u["path"]: u["why"] for u in got["unknown"]}
 
 
-def test_a_symlinked_global_file_is_unknown_where_git_reads_it(world, monkeypatch):
+def test_a_symlinked_global_file_is_read_and_a_link_to_what_is_no_file_is_unknown(
+    world, monkeypatch
+):
     home, repo = world
     monkeypatch.setenv("HOME", str(home))
     (home / "dotfiles").mkdir()
     (home / "dotfiles" / "gitconfig").write_text("[alias]\n\tpf = push -f\n")
     (home / ".gitconfig").symlink_to(home / "dotfiles" / "gitconfig")
-    assert git_get(repo, home, "alias.pf") == "push -f"  # git follows the link
-    assert unknown_paths(repo) == {str(home / ".gitconfig"): "symlink not followed"}
-    assert "alias.pf" not in gitconfig.state(str(repo), {"GIT_CONFIG_NOSYSTEM": "1"})["values"]
+    assert git_get(repo, home, "alias.pf") == "push -f"  # git follows the link, and so do we
+    assert unknown_paths(repo) == {}
+    got = gitconfig.state(str(repo), {"GIT_CONFIG_NOSYSTEM": "1"})
+    assert got["values"]["alias.pf"] == ["push -f"]
+    os.mkfifo(home / "fifo")
+    (home / "to-fifo").symlink_to(home / "fifo")
+    (home / "loop").symlink_to(home / "loop")
+    (home / "dotfiles" / "gitconfig").write_text("[include]\n\tpath = ~/to-fifo\n\tpath = ~/loop\n")
+    got = unknown_paths(repo)
+    assert got[str(home / "to-fifo")] == "not a regular file"  # never opened: no hang
+    assert got[str(home / "loop")].startswith("unreadable")
 
 
 def test_a_large_file_is_unknown_where_git_reads_it(world, monkeypatch):

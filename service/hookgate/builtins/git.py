@@ -156,8 +156,8 @@ def config(directory: Any) -> dict[str, list[str]]:
     (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``, or ``GIT_CONFIG_GLOBAL``), the
     repository's ``config`` and ``config.worktree``, ``include.path`` and ``includeIf``.
     ``directory`` must be absolute (``git.branch`` finds the repository the same way); a
-    relative path or no repository gives ``{}``. Files are read without following symlinks,
-    bounded in size and number; parsed files are cached by path, mtime and size. What could not
+    relative path or no repository gives ``{}``. Symlinks are followed to regular files only,
+    files bounded in size and number; parsed files are cached by path, mtime and size. What could not
     be read is missing here: ``git.config_read`` says which files and why.
     """
     if not isinstance(directory, str):
@@ -178,9 +178,9 @@ def config_read(directory: Any) -> dict[str, Any]:
     ``values`` is what ``git.config`` answers (the system file too, ``GIT_CONFIG_SYSTEM`` or
     ``/etc/gitconfig`` unless ``GIT_CONFIG_NOSYSTEM``; ``GIT_CONFIG_GLOBAL`` and
     ``XDG_CONFIG_HOME`` as the hook's environment gives them), ``files`` every file read in
-    order, and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on: a symlink it
-    does not follow (a symlinked ``~/.gitconfig``, include or ``.git``), a FIFO or other
-    non-regular file, an unreadable or too large file, includes past the depth or count
+    order, and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on: a symlinked
+    ``.git`` (a symlinked file is followed as git follows it, to a regular file only), a FIFO
+    or other non-regular file, a link loop, an unreadable or too large file, includes past the depth or count
     bound, an include path it cannot expand, a file git itself would refuse. A non-empty
     ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.
     A relative ``directory`` or no repository: nothing read, nothing unknown.

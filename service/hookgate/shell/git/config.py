@@ -9,13 +9,13 @@ them. The system file comes first when the caller names it (``GIT_CONFIG_SYSTEM`
 ``/etc/gitconfig``, where git installed under ``/usr`` looks; a git built for another prefix
 looks elsewhere, which is not read).
 
-Safety: nothing is executed; files are opened without following symlinks (a symlinked file or
-include is reported in ``Config.skipped``, not read), each file is read up to
-``repo.MAX_FILE_BYTES``, includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and
+Safety: nothing is executed; a symlinked file or include is followed as git follows it, but
+only a regular file is opened (``repo.read_config_file``: checked before opening, never
+blocking on a FIFO), each file is read up to ``repo.MAX_FILE_BYTES``, includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and
 at most ``MAX_FILES`` files are read per call. Parsed files are cached by (path, mtime, size).
 
-A reader that gives up (``state``: a symlink it does not follow, a FIFO or other non-regular
-file, an unreadable or too large file, the include bounds, an include path it cannot expand,
+A reader that gives up (``state``: a symlinked ``.git`` it does not follow, a FIFO or other
+non-regular file, a link loop, an unreadable or too large file, the include bounds, an include path it cannot expand,
 a file git itself would refuse) says so: the answer is then *unknown*, never "not set", and the
 guards ask about what depends on it.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import stat
 
-from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_file
+from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_config_file
 from hookgate.shell.git.wildmatch import wildmatch
 
 TYPE_CHECKING = False
@@ -288,25 +288,27 @@ def _boolean(value: str | None) -> bool:
         return False
 
 
-_CACHE: dict[str, tuple[tuple[int, int], list[tuple[str, str | None, int]]]] = {}
+_CACHE: dict[str, tuple[tuple, list[tuple[str, str | None, int]]]] = {}
 
 
 def _parsed(
     path: str, skipped: list[tuple[str, str]] | None
 ) -> list[tuple[str, str | None, int]] | None:
-    """A file's entries, from the cache while its mtime and size are unchanged; None when it is
-    absent or refused (why appended to ``skipped``, when given)."""
+    """A file's entries, from the cache while the file it names (a symlink followed, as git
+    follows it) keeps its identity, mtime and size; None when it is absent or refused (why
+    appended to ``skipped``, when given)."""
     try:
-        st = os.lstat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
+        st = os.stat(path)
+        stamp: tuple = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
     except OSError:
-        return None
+        stamp = ()
     hit = _CACHE.get(path)
-    if hit is not None and hit[0] == stamp and stat.S_ISREG(st.st_mode):
+    if hit is not None and stamp and hit[0] == stamp and stat.S_ISREG(st.st_mode):
         return hit[1]
-    data = read_file(path, skipped)
-    if data is None:
+    got = read_config_file(path, skipped if skipped is not None else [])
+    if got is None:
         return None
+    data, stamp = got
     entries = parse(data.decode("utf-8", "surrogateescape"), path)
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()
