@@ -183,7 +183,10 @@ def config_read(directory: Any) -> dict[str, Any]:
     or other non-regular file, a link loop, an unreadable or too large file, includes past the depth or count
     bound, an include path it cannot expand, a file git itself would refuse. A non-empty
     ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.
-    A relative ``directory`` or no repository: nothing read, nothing unknown.
+    ``dormant`` (when present) is a ``config.worktree`` git does not read now but would once
+    ``extensions.worktreeConfig`` is on (``git.parse_in`` counts it as unknown for a command
+    that turns it on). A relative ``directory`` or no repository: nothing read, nothing
+    unknown (a symlinked ``.git`` on the way up is unknown).
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.config_read: operand 1 must be a string")
