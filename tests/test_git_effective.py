@@ -309,3 +309,20 @@ def test_writing_a_hook_into_the_configured_hooks_directory_then_committing_is_a
     line = "printf 'npm test\\n' > .husky/pre-commit && " + COMMIT
     assert sandbox["decide"](line).outcome == "allow"
     assert sandbox["decide"]("echo 'exit 0' > .husky/pre-commit && " + COMMIT).outcome == "deny"
+
+
+def test_a_hooks_directory_the_team_trusts_keeps_hooks_on(sandbox, tmp_path):
+    """``no_verify.trusted_hooks_paths``: a global hooks directory a team manages (by value
+    as written or by the absolute directory) is not "hooks off"; unlisted, it is."""
+    import json
+
+    policies = tmp_path / "policies"
+    shutil.copytree(ROOT / "policies", policies)
+    data = json.loads((policies / "data.json").read_text())
+    data["hookgate"]["config"]["no_verify"]["trusted_hooks_paths"] = ["~/.githooks"]
+    (policies / "data.json").write_text(json.dumps(data))
+    sandbox["sh"]("mkdir ~/.githooks && git config --global core.hooksPath '~/.githooks'")
+    sandbox["eng"].append(Engine.from_paths([str(policies)]))
+    assert sandbox["decide"](COMMIT).outcome == "allow"
+    sandbox["eng"][0] = Engine.from_paths([str(ROOT / "policies")])
+    assert sandbox["decide"](COMMIT).outcome == "deny"
