@@ -91,6 +91,21 @@ findings contains {"action": cfg.action, "r": r} if {
 	some r in unsafe
 }
 
+# A push, or a name git may read as an alias, whose configuration hookgate could not read in
+# full: an alias or a remote's push refspec there may force it.
+findings contains {"action": cfg.on_unknown_config, "r": r} if {
+	some x in data.hookgate.lib.git_commands
+	not x.defined
+	config_decides(x.git)
+	count(object.get(x.git, "config_unknown", [])) > 0
+	msg := sprintf("Whether this git %s force-pushes depends on git's configuration (aliases, remote.<name>.push, remote.<name>.mirror), and hookgate could not read all of it: %s. Make those files plain, readable files (or write the line's configuration out), then run it again.", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git)])
+	r := {"reason": msg, "pattern": "push-config-unknown"}
+}
+
+config_decides(g) if g.subcommand in push_subcommands
+
+config_decides(g) if g.may_be_alias
+
 findings contains {"action": cfg.on_force, "r": r} if {
 	forced_push
 	r := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}

@@ -76,3 +76,20 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	not shell.has_flag(g, "--dry-run")
 	msg := "git prune --expire=now removes unreachable commits that git could otherwise recover (the reflog and unreachable objects are what undo a mistake). Leave it to the user: ask them to run it."
 }
+
+# git clean without -f deletes untracked files when clean.requireForce is false: where git's
+# configuration could not be read in full (a symlinked ~/.gitconfig, a file past the reader's
+# bounds), it may be, so the clean asks whatever destructive.action says.
+ask contains {"reason": msg, "pattern": "git-clean-config-unknown"} if {
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand == "clean"
+	not cleans_nothing(x.git)
+	count(object.get(x.git, "config_unknown", [])) > 0
+	msg := sprintf("git clean deletes untracked files without -f when clean.requireForce is false, and hookgate could not read all of git's configuration: %s. Run git clean -n to see what would go, or make those files plain, readable files.", [data.hookgate.lib.config_unknown_text(x.git)])
+}
+
+cleans_nothing(g) if shell.has_flag(g, "--force") # git-clean-force judges it
+
+cleans_nothing(g) if shell.has_flag(g, "--dry-run")
+
+cleans_nothing(g) if shell.has_flag(g, "--interactive")

@@ -17,6 +17,64 @@ ask contains r if {
 	some r in violations
 }
 
+deny contains r if {
+	cfg.on_unknown_config == "deny"
+	some r in unknown_config
+}
+
+ask contains r if {
+	cfg.on_unknown_config == "ask"
+	some r in unknown_config
+}
+
+# ---- core.hooksPath as git's effective configuration has it ----------------------------------
+# The value a commit (push, merge, …) really runs with: the system, global (~/.gitconfig, the
+# XDG file, GIT_CONFIG_GLOBAL), repository and config.worktree files and their includes, what
+# the line wrote into them or set with git config, then -c and GIT_CONFIG_*. Pointing anywhere
+# but the repository's own hooks directory, a hooks directory of the project (hooks_dirs) or one
+# the team trusts (trusted_hooks_paths), or at a directory that is not there, means no hook runs.
+violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
+	some x in data.hookgate.lib.git_commands
+	not x.defined
+	x.git.subcommand in cfg.hook_subcommands
+	value := x.git.hooks_path
+	is_string(value)
+	not x.git.config["core.hookspath"] # on the command line: git-hooks-path-override says so
+	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
+	not hooks_run_from(dir, value)
+	msg := sprintf("git %s would run no hooks: git's configuration sets core.hooksPath to %s (%s), not the repository's hooks directory. Remove that setting (git config --show-origin core.hooksPath shows where it is). %s", [x.git.subcommand, value, hooks_dir_state(dir), advice])
+}
+
+hooks_run_from(dir, _) if dir.own
+
+# (what the line writes into that directory is judged as hook files are: echo 'npm test' >
+# .husky/pre-commit && git commit stays allowed where core.hooksPath is .husky)
+hooks_run_from(dir, value) if {
+	dir.exists
+	project_hooks_dir(value)
+}
+
+hooks_run_from(dir, value) if {
+	dir.exists
+	some trusted in cfg.trusted_hooks_paths
+	trusted in {value, dir.path}
+}
+
+hooks_dir_state(dir) := "no directory is there" if not dir.exists
+
+hooks_dir_state(dir) := sprintf("%s, outside the project's hooks directories", [dir.path]) if dir.exists
+
+# A hook-running command whose configuration hookgate could not read in full (a symlinked
+# ~/.gitconfig, a FIFO, a file past the size or include bounds, what the line wrote in a way it
+# does not show): core.hooksPath may be set there.
+unknown_config contains {"reason": msg, "pattern": "git-config-unknown"} if {
+	some x in data.hookgate.lib.git_commands
+	not x.defined
+	x.git.subcommand in cfg.hook_subcommands
+	count(object.get(x.git, "config_unknown", [])) > 0
+	msg := sprintf("git %s runs the hooks core.hooksPath names, and hookgate could not read all of git's configuration: %s. Make those files plain, readable files (or write the line's configuration out), then run it again. %s", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git), advice])
+}
+
 advice := "Hooks run the repository's checks (formatting, linting, tests, secret scanning); fix what the hook reports and run the command again without skipping them."
 
 violations contains {"reason": msg, "pattern": "git-no-verify"} if {
@@ -51,21 +109,29 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
 	change := x.git.config_change
-	change.key == "core.hookspath"
+	changes_hooks_path(change)
 	some current in repo_hooks_paths[data.hookgate.lib.git_target(x.git)]
 	current != ""
 	moves_away(change, current)
 	msg := sprintf("Unsetting or changing core.hooksPath switches off the hooks it points to (%s). %s", [current, advice])
 }
 
+changes_hooks_path(change) if change.key == "core.hookspath"
+
+# git config --remove-section core (or --rename-section core x) drops core.hooksPath with it.
+changes_hooks_path(change) if {
+	change.op == "remove-section"
+	change.key == "core"
+}
+
 # The core.hooksPath values each repository a git config command of the line targets has now.
 repo_hooks_paths[dir] := object.get(git.config(dir), "core.hookspath", []) if {
 	some x in data.hookgate.lib.git_commands
-	x.git.config_change.key == "core.hookspath"
+	changes_hooks_path(x.git.config_change)
 	dir := data.hookgate.lib.git_target(x.git)
 }
 
-moves_away(change, _) if change.op == "unset"
+moves_away(change, _) if change.op in {"unset", "remove-section"}
 
 moves_away(change, current) if {
 	change.op != "unset"
@@ -80,6 +146,11 @@ moves_away(change, current) if {
 # turns them off.
 hooks_dir_kept(key, value) if {
 	key == "core.hookspath"
+	project_hooks_dir(value)
+	not line_writes_under(trim_suffix(trim_prefix(value, "./"), "/"))
+}
+
+project_hooks_dir(value) if {
 	dir := trim_suffix(trim_prefix(value, "./"), "/")
 	dir != ""
 	not startswith(dir, "/")
@@ -88,7 +159,6 @@ hooks_dir_kept(key, value) if {
 	not ".." in split(dir, "/")
 	some pattern in cfg.hooks_dirs
 	glob.match(pattern, ["/"], dir)
-	not line_writes_under(dir)
 }
 
 line_writes_under(dir) if {
@@ -243,3 +313,45 @@ idle_line(line) if line == ""
 idle_line(line) if startswith(line, "#")
 
 idle_line(line) if line in cfg.idle_lines
+
+# ---- a line that changes git's configuration files without a commit after it --------------
+# (echo '[core]hooksPath=/dev/null' >> ~/.gitconfig, cat x > .git/config.worktree, sed -i …):
+# judged by the configuration a commit of this repository would then run with, read as if one
+# followed the line (the line's writes are in what it sees; what the line does not show of
+# them is unknown). Only a line whose commands name such a file pays for the second reading.
+violations contains {"reason": msg, "pattern": "git-config-file-hooks-path"} if {
+	x := later_commit
+	value := x.git.hooks_path
+	is_string(value)
+	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
+	not hooks_run_from(dir, value)
+	msg := sprintf("This line writes git's configuration so that core.hooksPath is %s (%s): later commits would run no hooks. Leave core.hooksPath alone. %s", [value, hooks_dir_state(dir), advice])
+}
+
+unknown_config contains {"reason": msg, "pattern": "git-config-file-unknown"} if {
+	x := later_commit
+	count(x.git.config_unknown) > 0
+	msg := sprintf("This line changes git's configuration in a way hookgate cannot read (%s), and core.hooksPath there would switch the hooks off for later commits. Use git config with the setting written out. %s", [data.hookgate.lib.config_unknown_text(x.git), advice])
+}
+
+later_commit := {"cmd": c, "git": g} if {
+	names_git_config_file
+	probe := concat("\n", [input.tool_input.command, "git commit"])
+	cmds := data.hookgate.lib.script_commands(probe)
+	c := cmds[count(cmds) - 1]
+	c.argv == ["git", "commit"]
+	g := git.parse_in(c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(git.parse(c))))
+}
+
+names_git_config_file if {
+	some c in data.hookgate.lib.line_commands
+	not c.name in {"git", "cat", "less", "head", "tail", "grep", "rg", "ls", "stat", "diff"}
+	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
+	git_config_name(t)
+}
+
+git_config_name(t) if endswith(t, ".gitconfig")
+
+git_config_name(t) if endswith(t, "git/config")
+
+git_config_name(t) if endswith(t, ".git/config.worktree")

@@ -28,6 +28,8 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 
 git_config_file(p) if endswith(lower(p), "/.git/config")
 
+git_config_file(p) if endswith(lower(p), "/.git/config.worktree")
+
 git_config_file(p) if endswith(p, "/.gitconfig")
 
 git_config_file(p) if endswith(p, "/git/config") # $XDG_CONFIG_HOME/git/config

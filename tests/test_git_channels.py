@@ -435,10 +435,16 @@ def test_server_facts_answer_git_config():
         "cwd": "/srv/none/proj",
     }
     assert eng.evaluate(payload, host="claude", facts={}).outcome == "allow"
-    facts = {"git.config": {"/srv/none/proj": {"remote.origin.push": ["+a:a"]}}}
+    read = {"values": {"remote.origin.push": ["+a:a"]}, "files": [], "unknown": []}
+    facts = {"git.config_read": {"/srv/none/proj": read}}
     decision = eng.evaluate(payload, host="claude", facts=facts)
     assert decision.outcome == "deny"
     assert any("remote.origin.push" in r for r in decision.reasons)
+    gave_up = {"values": {}, "files": [], "unknown": [{"path": "/h/.gitconfig", "why": "x"}]}
+    facts = {"git.config_read": {"/srv/none/proj": gave_up}}
+    decision = eng.evaluate(payload, host="claude", facts=facts)
+    assert decision.outcome == "ask"
+    assert any("/h/.gitconfig (x)" in r for r in decision.reasons)
 
 
 def test_parse_reads_the_line_config_of_the_command():

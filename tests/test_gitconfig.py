@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from hookgate.shell.git import config as gitconfig
 from hookgate.shell.git.config import VALUELESS, ConfigError, parse, read, read_config
+from hookgate.shell.git.repo import MAX_FILE_BYTES
 from hookgate.shell.git.wildmatch import wildmatch
 
 GIT = shutil.which("git")
@@ -307,14 +308,25 @@ def test_include_depth_is_bounded_like_git(world):
         read_config(str(repo / ".git"), str(home))
 
 
-def test_symlinked_include_is_reported_not_followed(world):
+def test_symlinked_include_is_followed_as_git_follows_it(world):
     home, repo = world
     (home / "real.inc").write_text("[alias]\n\tp = push -f\n")
     (home / "link.inc").symlink_to(home / "real.inc")
-    (home / ".gitconfig").write_text("[include]\n\tpath = link.inc\n")
-    config = read(str(repo / ".git"), str(home))
-    assert "alias.p" not in config.values  # git would follow it: the caller must treat as unknown
-    assert (str(home / "link.inc"), "symlink not followed") in config.skipped
+    (home / "dangling.inc").symlink_to(home / "nowhere")
+    (home / ".gitconfig").write_text("[include]\n\tpath = link.inc\n\tpath = dangling.inc\n")
+    assert agree(repo, home)["alias.p"] == ["push -f"]
+    assert read(str(repo / ".git"), str(home)).skipped == []
+
+
+def test_a_changed_link_target_is_read_again(world):
+    home, repo = world
+    (home / "a").write_text("[k]\n\tv = a\n")
+    (home / "b").write_text("[k]\n\tv = b\n")
+    (home / ".gitconfig").symlink_to(home / "a")
+    assert agree(repo, home)["k.v"] == ["a"]
+    (home / ".gitconfig").unlink()
+    (home / ".gitconfig").symlink_to(home / "b")
+    assert agree(repo, home)["k.v"] == ["b"]
 
 
 def test_global_file_replaces_both_global_files(world, tmp_path):
@@ -354,3 +366,145 @@ def test_parsed_files_are_cached_by_mtime_and_size(world):
 )
 def test_wildmatch(pattern, text, pathname, expected):
     assert wildmatch(pattern, text, pathname=pathname) is expected
+
+
+# -- where the reader gives up: "unknown", never "not set" -----------------------------------------
+
+
+def git_get(repo: Path, home: Path, key: str, **extra: str) -> str | None:
+    env = git_env(home) | extra
+    run = subprocess.run([GIT, "config", "--get", key], cwd=repo, env=env, capture_output=True)
+    return run.stdout.decode().strip() if run.returncode == 0 else None
+
+
+def unknown_paths(repo: Path, **environ: str) -> dict[str, str]:
+    got = gitconfig.state(str(repo), {"GIT_CONFIG_NOSYSTEM": "1", **environ})
+    return {u["path"]: u["why"] for u in got["unknown"]}
+
+
+def test_a_symlinked_global_file_is_read_and_a_link_to_what_is_no_file_is_unknown(
+    world, monkeypatch
+):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / "dotfiles").mkdir()
+    (home / "dotfiles" / "gitconfig").write_text("[alias]\n\tpf = push -f\n")
+    (home / ".gitconfig").symlink_to(home / "dotfiles" / "gitconfig")
+    assert git_get(repo, home, "alias.pf") == "push -f"  # git follows the link, and so do we
+    assert unknown_paths(repo) == {}
+    got = gitconfig.state(str(repo), {"GIT_CONFIG_NOSYSTEM": "1"})
+    assert got["values"]["alias.pf"] == ["push -f"]
+    os.mkfifo(home / "fifo")
+    (home / "to-fifo").symlink_to(home / "fifo")
+    (home / "loop").symlink_to(home / "loop")
+    (home / "dotfiles" / "gitconfig").write_text("[include]\n\tpath = ~/to-fifo\n\tpath = ~/loop\n")
+    got = unknown_paths(repo)
+    assert got[str(home / "to-fifo")] == "not a regular file"  # never opened: no hang
+    assert got[str(home / "loop")].startswith("unreadable")
+
+
+def test_a_large_file_is_unknown_where_git_reads_it(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    filler = "# " + "x" * 78 + "\n"
+    text = filler * (MAX_FILE_BYTES // len(filler) + 1) + "[alias]\n\tpf = push -f\n"
+    (home / ".gitconfig").write_text(text)
+    assert git_get(repo, home, "alias.pf") == "push -f"
+    assert "larger than" in unknown_paths(repo)[str(home / ".gitconfig")]
+
+
+def test_many_includes_are_unknown_where_git_reads_them(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    lines = ["[include]"]
+    for n in range(gitconfig.MAX_FILES + 2):
+        (home / f"i{n}").write_text(f"[k]\n\tv = {n}\n")
+        lines.append(f"\tpath = i{n}")
+    (home / "last").write_text("[alias]\n\tpf = push -f\n")
+    (home / ".gitconfig").write_text("\n".join([*lines, "\tpath = last", ""]))
+    assert git_get(repo, home, "alias.pf") == "push -f"  # git has no count bound
+    [(path, why)] = unknown_paths(repo).items()
+    assert f"more than {gitconfig.MAX_FILES}" in why
+
+
+def test_include_depth_past_gits_limit_is_unknown(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text("[include]\n\tpath = .gitconfig\n")
+    assert git_values(repo, home) is None  # git dies: nothing it does can be read either
+    [(path, why)] = unknown_paths(repo).items()
+    assert "nested more than 10" in why
+
+
+def test_fifo_and_directory_and_unexpandable_include_are_unknown(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    os.mkfifo(home / "fifo")  # git would block reading it: never given to git here
+    (home / "dir").mkdir()
+    (home / ".gitconfig").write_text(
+        "[include]\n\tpath = fifo\n\tpath = dir\n\tpath = ~nobody/x\n\tpath = %(prefix)/etc/x\n"
+    )
+    got = unknown_paths(repo)
+    assert got[str(home / "fifo")] == "not a regular file"
+    assert got[str(home / "dir")] == "not a regular file"
+    assert "not expanded" in got["~nobody/x"] and "not expanded" in got["%(prefix)/etc/x"]
+
+
+def test_a_symlinked_dot_git_is_unknown(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / "w").mkdir()
+    (home / "w" / ".git").symlink_to(repo / ".git")
+    subprocess.run([GIT, "config", "alias.pf", "push -f"], cwd=repo, env=git_env(home), check=True)
+    assert git_get(home / "w", home, "alias.pf") == "push -f"
+    assert unknown_paths(home / "w") == {str(home / "w" / ".git"): "symlink not followed"}
+
+
+def test_no_repository_and_complete_answers_have_no_unknown(world, monkeypatch):
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text("[user]\n\tname = n\n")
+    assert unknown_paths(repo) == {}
+    assert gitconfig.state(str(home), {}) == {"values": {}, "files": [], "unknown": []}
+
+
+# -- which files git reads, from the environment git gets ------------------------------------------
+
+
+def test_system_xdg_and_global_files_from_the_environment_in_gits_order(world, tmp_path):
+    home, repo = world
+    system, xdg = tmp_path / "system", tmp_path / "xdg"
+    (xdg / "git").mkdir(parents=True)
+    system.write_text("[k]\n\tv = system\n")
+    (xdg / "git" / "config").write_text("[k]\n\tv = xdg\n")
+    (home / ".gitconfig").write_text("[k]\n\tv = home\n")
+    with (repo / ".git" / "config").open("a") as f:
+        f.write("[k]\n\tv = local\n")
+    env = {"GIT_CONFIG_SYSTEM": str(system), "XDG_CONFIG_HOME": str(xdg)}
+    run = subprocess.run(
+        [GIT, "config", "--get-all", "k.v"],
+        cwd=repo,
+        env={k: v for k, v in git_env(home).items() if k != "GIT_CONFIG_NOSYSTEM"} | env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    expected = run.stdout.split()
+    assert expected == ["system", "xdg", "home", "local"]
+    files = gitconfig.environment_files(env)
+    assert read_config(str(repo / ".git"), str(home), **files)["k.v"] == expected
+    assert gitconfig.environment_files(env | {"GIT_CONFIG_NOSYSTEM": "1"})["system_file"] is None
+    assert gitconfig.environment_files({})["system_file"] == gitconfig.SYSTEM_FILE
+    glob = tmp_path / "g"
+    glob.write_text("[k]\n\tv = env-global\n")
+    env["GIT_CONFIG_GLOBAL"] = str(glob)
+    files = gitconfig.environment_files(env)
+    run = subprocess.run(
+        [GIT, "config", "--get-all", "k.v"],
+        cwd=repo,
+        env={k: v for k, v in git_env(home).items() if k != "GIT_CONFIG_NOSYSTEM"} | env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert read_config(str(repo / ".git"), str(home), **files)["k.v"] == run.stdout.split()

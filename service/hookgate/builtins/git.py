@@ -21,7 +21,9 @@ __all__ = [
     "branch",
     "checkout_target",
     "config",
+    "config_read",
     "has_option",
+    "hooks_dir",
     "parse",
     "parse_argv",
     "parse_in",
@@ -58,8 +60,14 @@ def parse(cmd: Any) -> dict[str, Any]:
     branch --show-current)``, is never an option), ``alias`` and ``script`` (see
     ``git.parse_in``), ``reads_config`` (whether the repository's configuration can change what
     the command does in ways ``git.parse_in`` reads: a name that is no git command, so may be
-    an alias, or push, send-pack, pull, merge, clean). Earlier ``git config`` commands of the
-    line (``cmd.git_config``) count.
+    an alias, or push, send-pack, pull, merge, clean, and commit, rebase, am for their hooks),
+    ``hooks_path`` (the effective ``core.hooksPath``, ``null`` if not set), ``config_unknown``
+    (``[{"path", "why"}]``: configuration files that could not be read, from ``git.config_read``
+    and files the line changed in a way it does not show, such as ``cp x ~/.gitconfig``) and
+    ``may_be_alias`` (a name git would look up as an alias that no known setting defines).
+    Earlier ``git config`` commands of the line, and what the line wrote into git's files
+    (``~/.gitconfig``, the XDG file, ``.git/config``, ``.git/config.worktree``, included
+    files), count (``cmd.git_config``).
     """
     return _parse(cmd, None, "git.parse")
 
@@ -78,7 +86,8 @@ def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
 def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     """``git.parse`` of a command in a repository whose configuration is ``repo_config``.
 
-    ``repo_config`` is what ``git.config`` answers (``null``: none known). Besides what
+    ``repo_config`` is what ``git.config`` or ``git.config_read`` answers (``null``: none
+    known; the files ``git.config_read`` could not read are in ``config_unknown``). Besides what
     ``git.parse`` gives, configuration is read the way git reads it: the repository's files,
     then what earlier ``git config`` commands of the line wrote (``cmd.git_config``), then the
     command line's settings. A configured alias is expanded into what it runs (``alias.p =
@@ -143,12 +152,13 @@ def config(directory: Any) -> dict[str, list[str]]:
     """The configuration of the repository containing ``directory``, as git reads it from disk.
 
     An object from canonical key (section and variable lower-case, subsection as written:
-    ``remote.origin.push``) to every value in git's order: the global files (``~/.gitconfig``,
-    ``$XDG_CONFIG_HOME/git/config``), the repository's ``config`` and ``config.worktree``,
-    ``include.path`` and ``includeIf``. ``directory`` must be absolute (``git.branch`` finds the
-    repository the same way); a relative path, no repository, or configuration git itself would
-    refuse gives ``{}``. Files are read without following symlinks, bounded in size and number;
-    parsed files are cached by path, mtime and size.
+    ``remote.origin.push``) to every value in git's order: the system file, the global files
+    (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``, or ``GIT_CONFIG_GLOBAL``), the
+    repository's ``config`` and ``config.worktree``, ``include.path`` and ``includeIf``.
+    ``directory`` must be absolute (``git.branch`` finds the repository the same way); a
+    relative path or no repository gives ``{}``. Symlinks are followed to regular files only,
+    files bounded in size and number; parsed files are cached by path, mtime and size. What could not
+    be read is missing here: ``git.config_read`` says which files and why.
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.config: operand 1 must be a string")
@@ -159,6 +169,52 @@ def config(directory: Any) -> dict[str, list[str]]:
     from hookgate.shell.git.config import repository_config
 
     return repository_config(path)
+
+
+@builtin("git.config_read", "git", 1, reads_host=True)
+def config_read(directory: Any) -> dict[str, Any]:
+    """``git.config`` with what the reader could not read: ``{"values", "files", "unknown"}``.
+
+    ``values`` is what ``git.config`` answers (the system file too, ``GIT_CONFIG_SYSTEM`` or
+    ``/etc/gitconfig`` unless ``GIT_CONFIG_NOSYSTEM``; ``GIT_CONFIG_GLOBAL`` and
+    ``XDG_CONFIG_HOME`` as the hook's environment gives them), ``files`` every file read in
+    order, and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on: a symlinked
+    ``.git`` (a symlinked file is followed as git follows it, to a regular file only), a FIFO
+    or other non-regular file, a link loop, an unreadable or too large file, includes past the depth or count
+    bound, an include path it cannot expand, a file git itself would refuse. A non-empty
+    ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.
+    ``dormant`` (when present) is a ``config.worktree`` git does not read now but would once
+    ``extensions.worktreeConfig`` is on (``git.parse_in`` counts it as unknown for a command
+    that turns it on). A relative ``directory`` or no repository: nothing read, nothing
+    unknown (a symlinked ``.git`` on the way up is unknown).
+    """
+    if not isinstance(directory, str):
+        raise BuiltinError("git.config_read: operand 1 must be a string")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return {"values": {}, "files": [], "unknown": []}
+    from hookgate.shell.git.config import state
+
+    return state(path)
+
+
+@builtin("git.hooks_dir", "git", 2, reads_host=True)
+def hooks_dir(directory: Any, value: Any) -> dict[str, Any] | None:
+    """Where git looks for the hooks of the repository containing absolute ``directory`` when
+    the effective ``core.hooksPath`` is ``value`` (``null``: not set).
+
+    ``{"path", "own", "exists"}``: the absolute directory (``~/`` is the user's home; a
+    relative value is relative to the top of the work tree, where git runs hooks), whether it
+    is the repository's own ``hooks`` directory, and whether a directory is there (git runs no
+    hook from a path that is not one). ``null`` without a repository or for a relative
+    ``directory``.
+    """
+    if not isinstance(directory, str) or not (value is None or isinstance(value, str)):
+        raise BuiltinError("git.hooks_dir: operands must be a string and a string or null")
+    path = os.path.expanduser(directory) if directory.startswith("~") else directory
+    if not os.path.isabs(path):
+        return None
+    return repo.hooks_dir(path, value, os.path.expanduser("~") or None)
 
 
 @builtin("git.checkout_target", "git", 2, reads_host=True)

@@ -287,7 +287,9 @@ GIT_COMMANDS = frozenset(
     upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree write-tree
     """.split()
 )
-_CONFIGURED = frozenset(("push", "send-pack", "pull", "merge", "clean"))
+# Subcommands whose meaning configuration changes in ways the guards read: the options it
+# implies (push, pull, merge, clean) and the hooks they run (core.hooksPath: commit, rebase, am).
+_CONFIGURED = frozenset(("push", "send-pack", "pull", "merge", "clean", "commit", "rebase", "am"))
 MAX_ALIAS_DEPTH = 16
 _PUSHES = frozenset(("push", "send-pack"))  # aliases of aliases followed (git stops at a loop)
 
@@ -357,7 +359,22 @@ def parse_argv(
                 work_tree = join_path(dirs, value or "")
         globals_.append({"name": name, "value": value})
         k += 1
-    settings = effective(repo_config, line_config, cmdline)
+    disk = repo_config
+    disk_unknown: list[Any] = []
+    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
+        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
+        disk = repo_config["values"]
+        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
+    settings = effective(disk, line_config, cmdline)
+    line_unknown = [
+        {"path": op[1], "why": op[2]}
+        for op in line_config or ()
+        if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
+    ]
+    dormant = repo_config.get("dormant") if disk is not repo_config else None
+    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
+        why = "read by git once extensions.worktreeConfig is on, as this command has it"
+        line_unknown.append({"path": dormant, "why": why})
     subcommand = argv[k].lower() if k < len(argv) else None
     rest = list(argv[k + 1 :]) if k < len(argv) else []
     hidden_rest = {j - k - 1 for j in hidden if j > k}
@@ -400,6 +417,16 @@ def parse_argv(
         "alias": alias,
         "script": script,
         "config_change": _change(subcommand, rest),
+        # configuration files git reads that could not be: the repository's files the reader
+        # gave up on, and files the line wrote with content it does not show
+        "config_unknown": disk_unknown + line_unknown,
+        # the effective core.hooksPath (files, the line's git config and writes, -c, env)
+        "hooks_path": last_value(settings, "core.hookspath"),
+        # a name git would look up as an alias that no known setting defines
+        "may_be_alias": subcommand is not None
+        and alias is None
+        and subcommand not in GIT_COMMANDS
+        and not subcommand.startswith("-"),
         "reads_config": subcommand is not None
         and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
         # words the line does not show where git reads options: an operand, or a word read as

@@ -5,15 +5,19 @@ config``) and ``~/.gitconfig`` (or the one file ``GIT_CONFIG_GLOBAL`` names), th
 ``config`` (in the common directory of a worktree) and its ``config.worktree`` when
 ``extensions.worktreeConfig`` is on; ``include.path`` and ``includeIf "gitdir:…"``,
 ``"gitdir/i:…"``, ``"onbranch:…"`` and ``"hasconfig:remote.*.url:…"`` are followed as git follows
-them. The system file (``/etc/gitconfig``, or wherever the installed git was built to look) is
-not read: its place depends on how git was built, and the agent cannot write it without root,
-so it neither adds what the agent controls nor can it be trusted to be absent; callers treat
-settings that only it could hold as unknown.
+them. The system file comes first when the caller names it (``GIT_CONFIG_SYSTEM``, else
+``/etc/gitconfig``, where git installed under ``/usr`` looks; a git built for another prefix
+looks elsewhere, which is not read).
 
-Safety: nothing is executed; files are opened without following symlinks (a symlinked file or
-include is reported in ``Config.skipped``, not read), each file is read up to
-``repo.MAX_FILE_BYTES``, includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and
+Safety: nothing is executed; a symlinked file or include is followed as git follows it, but
+only a regular file is opened (``repo.read_config_file``: checked before opening, never
+blocking on a FIFO), each file is read up to ``repo.MAX_FILE_BYTES``, includes nest at most ``MAX_INCLUDE_DEPTH`` deep (git's own limit) and
 at most ``MAX_FILES`` files are read per call. Parsed files are cached by (path, mtime, size).
+
+A reader that gives up (``state``: a symlinked ``.git`` it does not follow, a FIFO or other
+non-regular file, a link loop, an unreadable or too large file, the include bounds, an include path it cannot expand,
+a file git itself would refuse) says so: the answer is then *unknown*, never "not set", and the
+guards ask about what depends on it.
 """
 
 from __future__ import annotations
@@ -21,12 +25,17 @@ from __future__ import annotations
 import os
 import stat
 
-from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_file
+from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_config_file
 from hookgate.shell.git.wildmatch import wildmatch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INCLUDE_DEPTH = 10  # git's MAX_INCLUDE_DEPTH; deeper is a fatal error in git as here
 MAX_FILES = 64
 MAX_CACHED = 128
+SYSTEM_FILE = "/etc/gitconfig"  # git built with prefix /usr (distributions' git)
 
 BLANKS = " \t\r"  # git's isspace() (sane_ctype), without the newline that ends a line
 
@@ -57,10 +66,17 @@ def read_config(
     *,
     xdg_config_home: str | None = None,
     global_file: str | None = None,
+    system_file: str | None = None,
 ) -> dict[str, list[str]]:
     """Canonical key (section and variable lower-case, subsection as written) → its values in
     the order git sees them. See ``read`` for the arguments and ``Config.skipped``."""
-    return read(git_dir, home, xdg_config_home=xdg_config_home, global_file=global_file).values
+    return read(
+        git_dir,
+        home,
+        xdg_config_home=xdg_config_home,
+        global_file=global_file,
+        system_file=system_file,
+    ).values
 
 
 def read(
@@ -69,12 +85,14 @@ def read(
     *,
     xdg_config_home: str | None = None,
     global_file: str | None = None,
+    system_file: str | None = None,
 ) -> Config:
     """git's configuration for the repository whose git directory is ``git_dir`` (absolute;
     ``None``: no repository), with ``home`` as ``$HOME`` (``None``: no global files). ``xdg_config_home``
     defaults to ``home/.config``; ``global_file`` stands for ``GIT_CONFIG_GLOBAL`` and replaces
-    both global files. Raises ``ConfigError`` where git would die."""
-    files: list[str] = []
+    both global files; ``system_file`` is read first when given. Raises ``ConfigError`` where
+    git would die (or the reader's bounds are reached)."""
+    files: list[str] = [system_file] if system_file else []
     if global_file is not None:
         files.append(global_file)
     elif home is not None:
@@ -95,14 +113,48 @@ def read(
 
 def repository_config(path: str) -> dict[str, list[str]]:
     """The configuration of the repository containing absolute ``path`` (``git.config``):
-    ``read_config`` with the user's home, ``{}`` without a repository or where git would die."""
-    git_dir = find_git_dir(path)
+    ``state``'s values; ``{}`` without a repository, and only what was read where the reader
+    gave up (``state`` says where)."""
+    return state(path)["values"]
+
+
+def environment_files(environ: Any = None) -> dict[str, str | None]:
+    """Where git looks for its system and global files under ``environ`` (default: this
+    process's environment, which the agent's shells inherit from the same host): the keyword
+    arguments of ``read`` besides the repository and home."""
+    env = os.environ if environ is None else environ
+    nosystem = _boolean(env.get("GIT_CONFIG_NOSYSTEM")) if "GIT_CONFIG_NOSYSTEM" in env else False
+    system = None if nosystem else (env.get("GIT_CONFIG_SYSTEM") or SYSTEM_FILE)
+    return {
+        "xdg_config_home": env.get("XDG_CONFIG_HOME") or None,
+        "global_file": env.get("GIT_CONFIG_GLOBAL"),
+        "system_file": system,
+    }
+
+
+def state(path: str, environ: Any = None) -> dict[str, Any]:
+    """What ``git.config_read`` answers for absolute ``path``: ``values`` (as ``read_config``),
+    ``files`` (each file read, in order) and ``unknown`` (``[{"path", "why"}]``: every file
+    the reader gave up on; empty when the answer is complete), and ``dormant``: a
+    ``config.worktree`` git does not read now (``extensions.worktreeConfig`` is off) but would
+    once a command turns the extension on. Without a repository: ``{}`` values and no
+    unknown."""
+    refused: list[tuple[str, str]] = []
+    git_dir = find_git_dir(path, refused)
     if git_dir is None:
-        return {}
+        unknown = [{"path": p, "why": why} for p, why in refused]
+        return {"values": {}, "files": [], "unknown": unknown}
     try:
-        return read_config(git_dir, os.path.expanduser("~") or None)
-    except ConfigError:
-        return {}
+        config = read(git_dir, os.path.expanduser("~") or None, **environment_files(environ))
+    except ConfigError as e:
+        where, _, why = str(e).partition(": ")
+        return {"values": {}, "files": [], "unknown": [{"path": where, "why": why or str(e)}]}
+    unknown = [{"path": p, "why": why} for p, why in config.skipped]
+    out: dict[str, Any] = {"values": config.values, "files": config.files, "unknown": unknown}
+    dormant = os.path.join(git_dir, "config.worktree")
+    if dormant not in config.files and os.path.lexists(dormant):
+        out["dormant"] = dormant  # git reads it once extensions.worktreeConfig is turned on
+    return out
 
 
 class _Reader:
@@ -236,25 +288,27 @@ def _boolean(value: str | None) -> bool:
         return False
 
 
-_CACHE: dict[str, tuple[tuple[int, int], list[tuple[str, str | None, int]]]] = {}
+_CACHE: dict[str, tuple[tuple, list[tuple[str, str | None, int]]]] = {}
 
 
 def _parsed(
     path: str, skipped: list[tuple[str, str]] | None
 ) -> list[tuple[str, str | None, int]] | None:
-    """A file's entries, from the cache while its mtime and size are unchanged; None when it is
-    absent or refused (why appended to ``skipped``, when given)."""
+    """A file's entries, from the cache while the file it names (a symlink followed, as git
+    follows it) keeps its identity, mtime and size; None when it is absent or refused (why
+    appended to ``skipped``, when given)."""
     try:
-        st = os.lstat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
+        st = os.stat(path)
+        stamp: tuple = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
     except OSError:
-        return None
+        stamp = ()
     hit = _CACHE.get(path)
-    if hit is not None and hit[0] == stamp and stat.S_ISREG(st.st_mode):
+    if hit is not None and stamp and hit[0] == stamp and stat.S_ISREG(st.st_mode):
         return hit[1]
-    data = read_file(path, skipped)
-    if data is None:
+    got = read_config_file(path, skipped if skipped is not None else [])
+    if got is None:
         return None
+    data, stamp = got
     entries = parse(data.decode("utf-8", "surrogateescape"), path)
     if len(_CACHE) >= MAX_CACHED:
         _CACHE.clear()

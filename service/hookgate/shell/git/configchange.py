@@ -94,6 +94,9 @@ def effective(
             out.setdefault(key, []).append(value)
         elif kind == "unset":
             out.pop(key, None)
+        elif kind == "remove-section":
+            for name in [k for k in out if k.startswith(key + ".")]:
+                del out[name]
     for key, value in cmdline:
         out.setdefault(key, []).append(value)
     return out
@@ -133,7 +136,7 @@ _CONFIG_READS = frozenset(
 
 def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
     """What ``git config <args>`` writes: ``(op, key, value, scope)``, op ``set``/``add``/
-    ``unset``, scope ``local``/``global``/``system``/``worktree`` or ``file:<path>``; None when
+    ``unset``/``remove-section`` (key: the section, ``remote.origin``), scope ``local``/``global``/``system``/``worktree`` or ``file:<path>``; None when
     it only reads or changes nothing this model follows. Every spelling: ``git config k v``,
     ``set``, ``--add``, ``--append``, ``--replace-all``, ``--unset[-all]``, ``unset``, a value
     pattern after the value, ``--global``/``--local``/``-f file``/``--file=file``."""
@@ -160,6 +163,10 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
             op = "add"
         elif a in ("--unset", "--unset-all") or (not operands and a == "unset"):
             op = "unset"
+        elif a in ("--remove-section", "--rename-section") or (
+            not operands and a in ("remove-section", "rename-section")
+        ):
+            op = "remove-section"  # a renamed section is gone under its old name
         elif a.startswith("-") and len(a) > 1:
             pass  # --replace-all, --bool, --all, …: a set either way
         elif not operands and a == "set":
@@ -169,6 +176,9 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
         k += 1
     if not operands:
         return None
+    if op == "remove-section":
+        first, dot, sub = operands[0].partition(".")
+        return ("remove-section", first.lower() + dot + sub, "", scope)
     key = config_key(operands[0])
     if op == "unset":
         return ("unset", key, "", scope)

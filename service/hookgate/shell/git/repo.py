@@ -46,9 +46,10 @@ def _is_git_dir(d: str) -> bool:
     return _is_dir(os.path.join(d, "refs")) or _read_small(os.path.join(d, "commondir")) is not None
 
 
-def find_git_dir(start: str) -> str | None:
+def find_git_dir(start: str, refused: list[tuple[str, str]] | None = None) -> str | None:
     """The git directory for ``start``: ``.git`` dirs, ``.git`` files (worktrees, submodules),
-    bare repositories; walking upward at most ``MAX_UP`` levels, following no symlinks."""
+    bare repositories; walking upward at most ``MAX_UP`` levels, following no symlinks. Where
+    it stops at a ``.git`` it does not follow (git would), why is appended to ``refused``."""
     d = os.path.normpath(start)
     for _ in range(MAX_UP):
         dot = os.path.join(d, ".git")
@@ -57,6 +58,8 @@ def find_git_dir(start: str) -> str | None:
         except OSError:
             mode = None
         if mode is not None and stat.S_ISLNK(mode):
+            if refused is not None:
+                refused.append((dot, "symlink not followed"))
             return None  # a symlinked .git is not followed (and not skipped past)
         if mode is not None and stat.S_ISDIR(mode):
             return dot
@@ -67,6 +70,9 @@ def find_git_dir(start: str) -> str | None:
                 target = line[len("gitdir:") :].strip()
                 return os.path.normpath(os.path.join(d, target))
             return None
+        if mode is not None and not stat.S_ISREG(mode) and refused is not None:
+            refused.append((dot, "not a regular file or directory"))
+            return None
         if _is_git_dir(d):
             return d
         parent = os.path.dirname(d)
@@ -74,6 +80,40 @@ def find_git_dir(start: str) -> str | None:
             return None
         d = parent
     return None
+
+
+def work_top(path: str, git_dir: str) -> str:
+    """The top of the work tree whose git directory is ``git_dir`` (where git runs hooks): the
+    nearest directory at or above ``path`` holding a ``.git``; ``git_dir`` for a bare one."""
+    d = os.path.normpath(path)
+    for _ in range(MAX_UP):
+        if os.path.lexists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return git_dir
+
+
+def hooks_dir(path: str, value: str | None, home: str | None) -> dict[str, object] | None:
+    """Where git looks for the hooks of the repository containing absolute ``path`` when
+    ``core.hooksPath`` is ``value`` (None: not set): ``path`` (absolute; ``~/`` is ``home``,
+    a relative value is relative to the top of the work tree, where git runs hooks), ``own``
+    (the repository's own ``hooks`` directory, in its common directory), ``exists`` (a
+    directory is there: git runs no hooks from a path that is not). None without a
+    repository."""
+    git_dir = find_git_dir(path)
+    if git_dir is None:
+        return None
+    own = os.path.normpath(os.path.join(common_dir(git_dir), "hooks"))
+    if value is None:
+        where = own
+    elif value == "~" or value.startswith("~/"):
+        where = os.path.normpath((home or "~") + value[1:])
+    else:
+        where = os.path.normpath(os.path.join(work_top(path, git_dir), value))
+    return {"path": where, "own": where == own, "exists": os.path.isdir(where) and value != ""}
 
 
 def current_branch(path: str) -> str | None:
@@ -144,6 +184,60 @@ def read_file(path: str, skipped: list[tuple[str, str]] | None = None) -> bytes 
         if skipped is not None:
             skipped.append((path, "unreadable"))
         return None
+
+
+def read_config_file(path: str, skipped: list[tuple[str, str]]) -> tuple[bytes, tuple] | None:
+    """A configuration file's bytes and its identity stamp, following a symlink as git does
+    (a dotfile manager's ``~/.gitconfig`` → ``~/dotfiles/gitconfig``); None if absent (a
+    dangling link, as git ignores it) or refused, then why is appended to ``skipped``. Only a
+    regular file within ``MAX_FILE_BYTES`` is read: the target is checked before it is opened
+    (``O_PATH`` where there is one, so a device is never opened) and again on the descriptor,
+    opened without blocking (a FIFO never hangs the hook) or taking a terminal."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:  # a link loop, a directory not searchable
+        skipped.append((path, f"unreadable ({e.strerror or e})"))
+        return None
+    why = None
+    if not stat.S_ISREG(st.st_mode):
+        why = "not a regular file"
+    elif st.st_size > MAX_FILE_BYTES:
+        why = f"larger than {MAX_FILE_BYTES} bytes"
+    if why is not None:
+        skipped.append((path, why))
+        return None
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    o_path = getattr(os, "O_PATH", 0)
+    try:
+        if o_path:
+            # resolve the link once, without opening what it names; check that; open it
+            handle = os.open(path, o_path)
+            try:
+                if not stat.S_ISREG(os.fstat(handle).st_mode):
+                    skipped.append((path, "not a regular file"))
+                    return None
+                fd = os.open(f"/proc/self/fd/{handle}", flags)
+            finally:
+                os.close(handle)
+        else:
+            fd = os.open(path, flags)
+        try:
+            now = os.fstat(fd)
+            if not stat.S_ISREG(now.st_mode) or now.st_size > MAX_FILE_BYTES:
+                skipped.append((path, "changed while read"))
+                return None
+            data = os.read(fd, MAX_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        skipped.append((path, "unreadable"))
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        skipped.append((path, f"larger than {MAX_FILE_BYTES} bytes"))
+        return None
+    return data, (now.st_dev, now.st_ino, now.st_mtime_ns, now.st_size)
 
 
 MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read

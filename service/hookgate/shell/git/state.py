@@ -34,6 +34,35 @@ def _same_repository(a: tuple, b: tuple) -> bool:
     return dir_a.startswith(dir_b.rstrip("/") + "/") or dir_b.startswith(dir_a.rstrip("/") + "/")
 
 
+# Commands that name a file without changing it; any other command naming one of git's
+# configuration files is presumed to write it (cp x ~/.gitconfig, sed -i, truncate, chmod 000).
+READERS = frozenset(
+    (
+        "cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "ls",
+        "stat", "file", "diff", "cmp", "test", "[", "[[", "md5sum", "sha1sum", "sha256sum",
+        "echo", "printf", "realpath", "readlink", "dirname", "basename", "git", "bat", "nl",
+        "od", "xxd", "hexdump", "strings", "cd", "pushd", "source", ".",
+    )
+)  # fmt: skip
+
+
+def _home_key(path: str) -> str:
+    """A path key with ``$HOME``/``${HOME}`` written as ``~`` (bash's home in both)."""
+    for var in ("$HOME", "${HOME}"):
+        if path == var or path.startswith(var + "/"):
+            return "~" + path[len(var) :]
+    return path
+
+
+def _repo_file(path: str) -> str | None:
+    """The directory whose ``.git`` holds ``path`` when it is a repository's ``config`` or
+    ``config.worktree`` (``src/.git/config`` → ``src``); None otherwise."""
+    for name in ("/.git/config", "/.git/config.worktree"):
+        if ("/" + path).endswith(name):
+            return path[: len(path) - len(name)] or "."
+    return None
+
+
 def _is_include(key: str) -> bool:
     return key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
 
@@ -49,6 +78,7 @@ class LineState:
         self._scan_of: list | None = None  # the command list read for exports, how far, what
         self._scanned = 0
         self._exports: set[str] = set()
+        self._named: set[str] = set()  # paths earlier commands may have written (not git)
 
     def see(
         self, cmd: Any, written: dict[str, list[str]], variables: dict[str, Any], before: list
@@ -64,7 +94,7 @@ class LineState:
         env = {
             k: v.text
             for k, v in variables.items()
-            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV
+            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV or k == "XDG_CONFIG_HOME"
         }
         exported = {
             k: v.text
@@ -80,6 +110,7 @@ class LineState:
         kinds = [w.kind for w in cmd.words]
         first = parse_argv(argv, env, cmd.cwd, None, (), kinds)
         key = repository_key(first)
+        self._scan(before)
         ops = self._ops(key, env, cmd.cwd, written, first["config"])
         parsed = parse_argv(argv, env, cmd.cwd, None, ops, kinds) if ops else first
         cmd.git_config = ops
@@ -96,27 +127,42 @@ class LineState:
                 op, name, value, scope = change
                 where: Any = ("repo", key) if scope in ("local", "worktree") else scope
                 if scope.startswith("file:"):
-                    path = join_path(cmd.cwd, scope[5:])
+                    path = _home_key(join_path(cmd.cwd, scope[5:]))
                     where = ("file", path)
-                    if path == ".git/config" or path.endswith("/.git/config"):
+                    top = _repo_file(path)
+                    if top is not None:
                         # git config -f .git/config: the repository's own file
-                        where = ("repo", (None, path[: -len("/.git/config")] or "."))
+                        where = ("repo", (None, top))
+                    elif path in ("~/.gitconfig", "~/.config/git/config"):
+                        where = "global"
                 self.config.setdefault(where, []).append([op, name, value])
         return program_scripts(parsed, env)
 
     def _exported(self, name: str, before: list) -> bool:
         """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
-        ``set -a``); each list of commands is read once, however many git commands follow."""
+        ``set -a``)."""
+        self._scan(before)
+        return name in self._exports or "*" in self._exports
+
+    def _scan(self, before: list) -> None:
+        """Read the commands before a git command for what they export and the files they
+        may write (``_named``, kept across nested scripts); each list of commands is read once,
+        however many git commands follow."""
         if self._scan_of is not before:
             self._scan_of, self._scanned, self._exports = before, 0, set()
         for c in before[self._scanned :]:
             args = [w.text for w in c.words[1:]]
+            for path in (*c.writes, *c.appends):
+                self._named.add(_home_key(join_path(c.cwd, path)))
+            if c.name not in READERS and c.name:
+                self._named.update(
+                    _home_key(join_path(c.cwd, a)) for a in args if a and not a.startswith("-")
+                )
             if c.name == "set" and ("-a" in args or "allexport" in args):
                 self._exports.add("*")
             if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
                 self._exports.update(a.partition("=")[0] for a in args)
         self._scanned = len(before)
-        return name in self._exports or "*" in self._exports
 
     def _ops(
         self,
@@ -131,8 +177,17 @@ class LineState:
             path = env.get(var)
             if isinstance(path, str) and path:
                 ops += self._file(join_path(cwd, path), written)
+        texts = {_home_key(k): k for k in written}
         if not isinstance(env.get("GIT_CONFIG_GLOBAL"), str):
+            xdg = env.get("XDG_CONFIG_HOME")
+            xdg = _home_key(xdg) if isinstance(xdg, str) and xdg else "~/.config"
+            for path in (join_path(None, xdg + "/git/config"), "~/.gitconfig"):
+                ops += self._line_file(path, texts, written)
             ops += self.config.get("global", [])
+        for path in sorted(set(texts) | self._named):
+            top = _repo_file(path)
+            if top is not None and _same_repository((None, top), key):
+                ops += self._line_file(path, texts, written)
         for (scope, *rest), changes in self.config.items():
             if scope == "repo" and _same_repository(rest[0], key):
                 ops += changes
@@ -146,19 +201,47 @@ class LineState:
                 out += self._file(join_path(cwd, op[2]), written)
         return out
 
+    def _line_file(
+        self, path: str, texts: dict[str, str], written: dict[str, list[str]]
+    ) -> list[list[str]]:
+        """What the line put in configuration file ``path`` (a ``~``-form key): the settings
+        of the text it wrote, or an ``unknown`` op when a command of the line may have changed
+        it in a way the line does not show (``cp x ~/.gitconfig``, ``cat a >> .git/config``)."""
+        if path in texts:
+            return self._file(texts[path], written)
+        if path in self._named:
+            return [
+                [
+                    "unknown",
+                    path,
+                    "changed by an earlier command of the line in a way it does not show",
+                ]
+            ]
+        return []
+
     def _file(self, path: str, written: dict[str, list[str]]) -> list[list[str]]:
         """The settings a configuration file holds as far as the line shows: what the line
-        wrote into it, then what ``git config -f`` set there."""
+        wrote into it, then what ``git config -f`` set there. A file the line neither wrote
+        nor set is on the disk, where git reads it and the line's model does not: unknown
+        (``/dev/null``, git's idiom for "no file", is empty)."""
         ops: list[list[str]] = []
         text = written.get(path)
+        if text is None and ("file", path) not in self.config and path != "/dev/null":
+            why = "a file the command names: git reads it from the disk, hookgate does not"
+            return [["unknown", path, why]]
         if text is not None:
             # only a line that writes a configuration file pays for the file reader
             from hookgate.shell.git.config import VALUELESS, ConfigError, parse
 
             try:
                 entries = parse("\n".join(text), path)
-            except ConfigError:
-                entries = []
+            except ConfigError as e:
+                return [["unknown", path, str(e)]]
+            if any("." not in k for k, _v, _l in entries):
+                # appended without a [section] header: they join whatever section the file
+                # on disk ends with ([core] in a fresh .git/config)
+                why = "settings written before any [section] join the section the file ends with"
+                return [["unknown", path, why]]
             ops += [["add", k, VALUELESS if v is None else v] for k, v, _l in entries]
         return ops + self.config.get(("file", path), [])
 
