@@ -35,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
             notes: list[str] = []
         else:
             changes, code_steps, notes = _install(args, root, prefix, manifest)
-        changes.append(managed.manifest_change(manifest))
     except (managed.ManagedError, OSError) as exc:
         print(f"hookgate {args.command} --managed: {exc}", file=sys.stderr)
         return 1
     changes = [c for c in changes if _differs(c, root)]
     if args.dry_run:
+        changes += [c for c in [managed.manifest_change(manifest)] if _differs(c, root)]
         _print_plan(changes, code_steps, root)
         _print_notes(notes)
         return 0
@@ -49,6 +49,11 @@ def run(args: argparse.Namespace) -> int:
             print(step[0])
             step[1]()
         managed.apply(changes, root, manifest)
+        # Last, once the directories the files needed are recorded in it.
+        record = managed.manifest_change(manifest)
+        if _differs(record, root):
+            managed.apply([record], root, manifest)
+            changes.append(record)
     except (managed.ManagedError, OSError) as exc:
         print(f"hookgate {args.command} --managed: {exc}", file=sys.stderr)
         return 1
