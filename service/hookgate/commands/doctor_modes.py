@@ -82,7 +82,8 @@ def managed_hosts(report: _Report, root: str) -> list[Managed]:
             _check_command(report, host, command, root)
         files = [spec.hooks_file] + [f for f, _, _ in spec.pins if f != spec.hooks_file]
         if spec.only_file and spec.only_file not in files:
-            files.append(spec.only_file)
+            if os.path.lexists(managed.staged(root, spec.only_file)):
+                files.append(spec.only_file)
         for file in files:
             for problem in _mode_problems(root, file):
                 if spec.strict_modes:

@@ -49,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
             print(step[0])
             step[1]()
         managed.apply(changes, root, manifest)
-        # Last, once the directories the files needed are recorded in it.
+        # Last, once the directories the files needed (its own too) are recorded in it.
+        if manifest["hosts"]:
+            managed.make_dirs(managed.CONFIG_DIR, root, manifest)
         record = managed.manifest_change(manifest)
         if _differs(record, root):
             managed.apply([record], root, manifest)
@@ -92,6 +94,8 @@ def _install(
         )
         if installed is None and "prefix_created" not in manifest:
             manifest["prefix_created"] = prefix
+            if not args.dry_run:  # /opt itself may be missing in a staging root
+                managed.make_dirs(os.path.dirname(prefix), root, manifest, secure=False)
         manifest["prefix"] = prefix
     if args.dry_run and steps:
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
@@ -129,7 +133,12 @@ def _uninstall(
         manifest.pop("prefix", None)
         if created and os.path.isdir(managed.staged(root, created)):
             target = managed.staged(root, created)
-            steps.append((f"removing {target}", lambda: shutil.rmtree(target)))
+
+            def remove() -> None:
+                shutil.rmtree(target)
+                managed.remove_empty_dirs(os.path.dirname(created), root, manifest)
+
+            steps.append((f"removing {target}", remove))
     return changes, steps
 
 

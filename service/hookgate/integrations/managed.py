@@ -586,9 +586,9 @@ def apply(changes: list[Change], root: str, manifest: dict) -> None:
                 os.unlink(target)
             except FileNotFoundError:
                 pass
-            _remove_empty_dirs(os.path.dirname(change.path), root, manifest)
+            remove_empty_dirs(os.path.dirname(change.path), root, manifest)
             continue
-        _make_dirs(os.path.dirname(change.path), root, manifest)
+        make_dirs(os.path.dirname(change.path), root, manifest)
         atomic_write(target, change.content, change.mode)
         os.chown(target, 0, 0)
 
@@ -599,7 +599,7 @@ def _admin_top(path: str) -> str:
     return str(Path(*parts[:3])) if len(parts) > 3 else os.path.dirname(path)
 
 
-def _make_dirs(directory: str, root: str, manifest: dict) -> None:
+def make_dirs(directory: str, root: str, manifest: dict, secure: bool = True) -> None:
     created = manifest.setdefault("created_dirs", [])
     missing = []
     current = directory
@@ -610,6 +610,8 @@ def _make_dirs(directory: str, root: str, manifest: dict) -> None:
         os.mkdir(staged(root, path), 0o755)
         if path not in created:
             created.append(path)
+    if not secure:
+        return
     # A host that checks modes (Copilot) skips files under a writable tree; the others would let
     # its owner edit them: every directory of the host's own tree is root's, 0755 at most.
     current = directory
@@ -623,7 +625,7 @@ def _make_dirs(directory: str, root: str, manifest: dict) -> None:
         current = os.path.dirname(current)
 
 
-def _remove_empty_dirs(directory: str, root: str, manifest: dict) -> None:
+def remove_empty_dirs(directory: str, root: str, manifest: dict) -> None:
     created = manifest.setdefault("created_dirs", [])
     while directory in created:
         try:
