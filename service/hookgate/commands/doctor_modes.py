@@ -13,10 +13,15 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from hookgate.commands.doctor import _Report
+
+class _Report(Protocol):
+    """What ``hookgate.commands.doctor`` prints through."""
+
+    def line(self, text: str) -> None: ...
+    def problem(self, text: str) -> None: ...
+    def warning(self, text: str) -> None: ...
 
 
 @dataclass
