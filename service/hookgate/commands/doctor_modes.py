@@ -228,6 +228,9 @@ def changeable(report: _Report, user: AgentUser, personal: list, managed: list, 
     from hookgate.integrations import hostconfig
     from hookgate.integrations import managed as layout
 
+    if user.uid == 0:
+        report.line("judged for root, who can change everything: give --user (the agent's user)")
+        return
     depends: dict[str, str] = {}  # path -> what it is
     for host, settings, command in personal:
         depends.setdefault(str(settings), f"{host}'s settings")
