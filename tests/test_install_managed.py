@@ -434,3 +434,41 @@ def _end_processes_of(name: str) -> None:
                 os.kill(int(entry.name), signal.SIGKILL)
             except (OSError, ValueError):
                 pass
+
+
+def test_installing_again_without_managed_only_undoes_it(root):
+    hookgate("install", "--managed", "--managed-only", "--root", str(root), *HOSTS)
+    hookgate("install", "--managed", "--root", str(root), *HOSTS)
+    claude = load(root / "etc/claude-code/managed-settings.d/hookgate.json")
+    assert "allowManagedHooksOnly" not in claude and claude["hooks"]
+    codex = load(root / "etc/codex/requirements.toml")
+    assert "allow_managed_hooks_only" not in codex and codex["features"]["hooks"] is True
+    assert not (root / "etc/github-copilot/managed-settings.json").exists()
+    manifest = json.loads((root / "etc/hookgate/install.json").read_text())
+    assert [p["keys"] for p in manifest["pins"]] == [
+        ["features", "hooks"],
+        ["hooksConfig", "enabled"],
+    ]
+
+
+def test_a_user_who_is_not_root_gets_only_the_dry_run(open_root):
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    argv = [sys.executable, "-m", "hookgate.cli", "install", "--managed", "--root"]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(open_root)}
+    refused = subprocess.run(
+        [*as_nobody, *argv, str(open_root / "root"), "claude"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "run it as root" in refused.stderr
+    dry = subprocess.run(
+        [*as_nobody, *argv, str(open_root / "root"), "claude", "--dry-run"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert dry.returncode == 0 and "would write" in dry.stdout, dry.stderr
+    assert not (open_root / "root" / "etc").exists()

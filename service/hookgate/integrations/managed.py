@@ -483,6 +483,13 @@ def plan_install(
         path, cmd = spec.hooks_file, command[host]
         whats[path] = f"{host}: hookgate's managed hooks"
         try:
+            if not managed_only:  # an earlier --managed-only is undone, not kept by accident
+                for pin in [
+                    p
+                    for p in manifest["pins"]
+                    if p.get("host") == host and p["keys"] == [spec.only_key]
+                ]:
+                    _restore(files, manifest, pin)
             if host == "claude":
                 files.put(path, _claude_dropin(cmd, managed_only).decode("utf-8"))
             elif host == "copilot":
@@ -515,7 +522,34 @@ def plan_install(
     for path, before in files.before.items():
         if before is None and files.after[path] is not None and path not in manifest["created"]:
             manifest["created"].append(path)
+    _drop_emptied(files, manifest)
     return files.changes(whats), notes
+
+
+def _drop_emptied(files: _Files, manifest: dict) -> None:
+    """Delete the files hookgate created that hold nothing any more."""
+    for path, text in list(files.after.items()):
+        empty = text is not None and not (
+            tomllib.loads(text) if path.endswith(".toml") else jsonc.parse(text, path).root.value
+        )
+        if empty and path in manifest["created"]:
+            files.put(path, None)
+        if files.after[path] is None and path in manifest["created"]:
+            manifest["created"].remove(path)
+
+
+def _restore(files: _Files, manifest: dict, pin: dict) -> None:
+    """Put a pinned setting back as it was before hookgate pinned it, and forget the pin."""
+    current, keys = files.get(pin["file"]), tuple(pin["keys"])
+    if current is not None:
+        toml = pin["file"].endswith(".toml")
+        if pin.get("had"):
+            setter = _toml_set if toml else _set_json
+            current = setter(current, keys, pin["previous"], pin["file"])
+        else:
+            current = (_toml_unset if toml else _remove_json)(current, keys, pin["file"])
+        files.put(pin["file"], current)
+    manifest["pins"].remove(pin)
 
 
 def plan_uninstall(hosts: list[str], root: str, manifest: dict) -> list[Change]:
@@ -538,30 +572,12 @@ def plan_uninstall(hosts: list[str], root: str, manifest: dict) -> list[Change]:
             elif text is not None:
                 files.put(path, hostconfig.uninstall_text(text, host, path))
             for pin in [p for p in manifest["pins"] if p.get("host") == host]:
-                current, keys = files.get(pin["file"]), tuple(pin["keys"])
-                if current is not None:
-                    toml = pin["file"].endswith(".toml")
-                    if pin.get("had"):
-                        setter = _toml_set if toml else _set_json
-                        current = setter(current, keys, pin["previous"], pin["file"])
-                    else:
-                        current = (_toml_unset if toml else _remove_json)(
-                            current, keys, pin["file"]
-                        )
-                    files.put(pin["file"], current)
-                manifest["pins"].remove(pin)
+                _restore(files, manifest, pin)
         except (hostconfig.HostConfigError, jsonc.JsoncError) as exc:
             raise ManagedError(str(exc)) from None
         if host in manifest["hosts"]:
             manifest["hosts"].remove(host)
-    for path, text in files.after.items():
-        empty = text is not None and not (
-            tomllib.loads(text) if path.endswith(".toml") else jsonc.parse(text, path).root.value
-        )
-        if empty and path in manifest["created"]:
-            files.put(path, None)
-        if files.after[path] is None and path in manifest["created"]:
-            manifest["created"].remove(path)
+    _drop_emptied(files, manifest)
     return files.changes(whats)
 
 
