@@ -57,7 +57,7 @@ def code_tree(tmp_path_factory) -> Path:
     """One managed prefix, installed once (python -m venv + pip install of this source tree);
     each test copies it so that its own install finds the code in place."""
     root = tmp_path_factory.mktemp("code-root")
-    hookgate("install", "--managed", "--root", str(root), "cursor")
+    hookgate("install", "--managed", "--root", str(root), "claude")
     assert (root / "opt/hookgate/bin/python").exists()
     return root / "opt"
 
@@ -472,3 +472,13 @@ def test_a_user_who_is_not_root_gets_only_the_dry_run(open_root):
     )
     assert dry.returncode == 0 and "would write" in dry.stdout, dry.stderr
     assert not (open_root / "root" / "etc").exists()
+
+
+def test_hosts_without_an_administrator_channel_install_nothing(tmp_path):
+    done = hookgate(
+        "install", "--managed", "--root", str(tmp_path), "cursor", "amplifier", check=False
+    )
+    assert done.returncode == 1 and "nothing to install" in done.stderr
+    assert "NOT ENFORCEABLE: cursor: Cursor has no verified administrator channel" in done.stdout
+    assert "NOT ENFORCEABLE: amplifier: Amplifier has no administrator channel" in done.stdout
+    assert files_under(tmp_path) == []

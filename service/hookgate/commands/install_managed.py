@@ -28,6 +28,13 @@ def run(args: argparse.Namespace) -> int:
     if args.server and not args.bundle_key or args.bundle_key and not args.server:
         print(f"hookgate {args.command}: --server and --bundle-key go together", file=sys.stderr)
         return 2
+    from hookgate.integrations.hostconfig import MANAGED
+
+    if not removing and not any(MANAGED[host].hooks_file for host in args.hosts):
+        for host in args.hosts:
+            print(f"NOT ENFORCEABLE: {host}: {MANAGED[host].residual}")
+        print(f"hookgate {args.command} --managed: nothing to install", file=sys.stderr)
+        return 1
     try:
         manifest = managed.load_manifest(root)
         if removing:
@@ -41,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
     changes = [c for c in changes if _differs(c, root)]
     if args.dry_run:
         changes += [c for c in [managed.manifest_change(manifest)] if _differs(c, root)]
+        if not changes and not code_steps:
+            state = "not" if removing else "already"
+            print(f"hookgate is {state} installed (managed) for {', '.join(args.hosts)}")
         _print_plan(changes, code_steps, root)
         _print_notes(notes)
         return 0
