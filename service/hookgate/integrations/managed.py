@@ -146,7 +146,9 @@ def install_code(prefix: str, root: str, source: str, python: str) -> None:
     the prefix installs anything."""
     target = staged(root, prefix)
     venv_python = os.path.join(target, "bin", "python")
-    steps = [[python, "-m", "venv", "--clear", "--without-pip", target]]
+    # No --clear on an upgrade: pip replaces one package at a time, so the hooks that run
+    # meanwhile keep finding an interpreter and a hookgate.
+    steps = [[python, "-m", "venv", "--without-pip", target]]
     steps.append(
         [
             sys.executable,
