@@ -120,11 +120,8 @@ def test_install_writes_the_verified_shapes_root_owned(root):
             elif value == "<HOOK_CMD>":
                 words = hostconfig.command_words(ours[key])
                 assert words[:3] == ["/opt/hookgate/bin/python", "-I", "-S"], ours[key]
-                assert hostconfig.launcher_dirs(ours[key]) == [
-                    "/opt/hookgate/lib/python3.11/site-packages"
-                ] or all(
-                    d.startswith("/opt/hookgate/") for d in hostconfig.launcher_dirs(ours[key])
-                )
+                dirs = hostconfig.launcher_dirs(ours[key])
+                assert dirs and all(d.startswith("/opt/hookgate/lib/") for d in dirs), dirs
             else:
                 assert ours.get(key) == value, (relative, key)
     claude = load(root / written["claude-managed-settings.json"])
@@ -482,3 +479,19 @@ def test_hosts_without_an_administrator_channel_install_nothing(tmp_path):
     assert "NOT ENFORCEABLE: cursor: Cursor has no verified administrator channel" in done.stdout
     assert "NOT ENFORCEABLE: amplifier: Amplifier has no administrator channel" in done.stdout
     assert files_under(tmp_path) == []
+
+
+def test_trust_anchors_go_to_etc_hookgate_only_when_given(root):
+    lone = ("install", "--managed", "--root", str(root), "claude", "--server", "https://x")
+    refused = hookgate(*lone, check=False)
+    assert refused.returncode == 2 and "--server and --bundle-key go together" in refused.stderr
+    hookgate("install", "--managed", "--root", str(root), "claude")
+    config = root / "etc/hookgate/config.json"
+    assert not config.exists()
+    assert stat.S_IMODE((root / "etc/hookgate").stat().st_mode) == 0o755
+    hookgate(*lone, "--bundle-key", "ed25519:abc")
+    assert json.loads(config.read_text()) == {"server": "https://x", "bundle_key": "ed25519:abc"}
+    info = config.stat()
+    assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o644
+    hookgate("uninstall", "--managed", "--root", str(root), "claude")
+    assert not (root / "etc/hookgate").exists()
