@@ -495,3 +495,26 @@ def test_trust_anchors_go_to_etc_hookgate_only_when_given(root):
     assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o644
     hookgate("uninstall", "--managed", "--root", str(root), "claude")
     assert not (root / "etc/hookgate").exists()
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        'allowed_approval_policies = ["on-request"]\n',
+        '# fleet\n\n[hooks]\nmanaged_dir = "/srv/hooks"\n\n',
+        "allow_managed_hooks_only = false\n[features]\nhooks = false\n",
+    ],
+    ids=["no-tables", "hooks-table-blank-end", "pins-set-otherwise"],
+)
+def test_codex_requirements_come_back_byte_for_byte(root, original):
+    path = root / "etc/codex/requirements.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(original)
+    hookgate("install", "--managed", "--managed-only", "--root", str(root), "codex")
+    value = load(path)
+    assert value["features"]["hooks"] is True and value["allow_managed_hooks_only"] is True
+    assert [g["hooks"][0]["command"] for g in value["hooks"]["PreToolUse"]][0].startswith(
+        "/opt/hookgate/bin/python -I -S"
+    )
+    hookgate("uninstall", "--managed", "--root", str(root), "codex")
+    assert path.read_text() == original

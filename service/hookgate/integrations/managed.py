@@ -304,7 +304,7 @@ def _toml_without_block(text: str) -> str:
         elif not inside:
             out.append(line)
     result = "".join(out)
-    return result.rstrip("\n") + "\n" if result.strip() else ""
+    return result if result.strip() else ""
 
 
 def _toml_set(text: str, keys: tuple[str, ...], value: bool, name: str) -> str:
@@ -360,7 +360,11 @@ def _toml_unset(text: str, keys: tuple[str, ...], name: str) -> str:
         if not (header < i < end and line.partition("=")[0].strip().strip("\"'") == key)
     ]
     if table and all(not line.strip() for line in kept[header + 1 : end - 1]):
-        del kept[header]  # the table held only hookgate's pin
+        # The table held only hookgate's pin: the header goes, with the blank line _toml_set
+        # put before it.
+        del kept[header]
+        if header and not kept[header - 1].strip():
+            del kept[header - 1]
     return "".join(kept)
 
 
@@ -502,7 +506,10 @@ def plan_install(
                 if managed_only:
                     _pin(files, manifest, host, path, (spec.only_key,), True)
                 text = _toml_without_block(files.get(path) or "")
-                text = (text + "\n" if text else "") + _toml_block(cmd)
+                # Straight after the file's last line: uninstall takes out exactly the block.
+                text = (text if not text or text.endswith("\n") else text + "\n") + _toml_block(
+                    cmd
+                )
                 try:
                     tomllib.loads(text)
                 except tomllib.TOMLDecodeError as exc:
