@@ -287,7 +287,6 @@ def test_the_managed_hook_ignores_the_users_python_environment(open_root):
     for path in (fake, fake / "hookgate", *(fake / "hookgate").iterdir()):
         path.chmod(0o755)
     env = {
-        "HOOKGATE_WARM": "",  # as Claude Code's managed env pins it: no warm process left behind
         "HOME": str(tmp_path),
         "PATH": f"{fake}:/usr/bin:/bin",
         "PYTHONPATH": str(fake),
@@ -305,6 +304,14 @@ def test_the_managed_hook_ignores_the_users_python_environment(open_root):
     )
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["updatedInput"] == {"command": "git push origin main"}, done.stdout
+    # The command itself turns the warm process off: none of the user's was left behind.
+    assert command.startswith("HOOKGATE_WARM=0 ")
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        assert not (b"--serve-warm" in argv and str(root).encode() in b" ".join(argv)), argv
 
 
 NAMESPACE_SCRIPT = r"""
@@ -328,9 +335,8 @@ for d in /etc/claude-code/managed-settings.d /etc/github-copilot/policy.d /opt/h
 done
 echo "== hook"
 CMD=$(/opt/hookgate/bin/python -I -c 'import json; print(json.load(open("/etc/claude-code/managed-settings.d/hookgate.json"))["hooks"]["PreToolUse"][0]["hooks"][0]["command"])')
-# As Claude Code starts it: /bin/sh -c, with the managed env's pins (HOOKGATE_WARM="": no warm
-# process of the user's own).
-echo "$5" | as_user HOOKGATE_WARM= /bin/sh -c "cd /tmp && $CMD"
+# As Claude Code starts it: /bin/sh -c (the command turns the warm process off itself).
+echo "$5" | as_user /bin/sh -c "cd /tmp && $CMD"
 echo
 echo "== doctor"
 as_user HOOKGATE_WARM= /opt/hookgate/bin/python -I -m hookgate.cli doctor --timeout 0.1
@@ -513,8 +519,7 @@ def test_codex_requirements_come_back_byte_for_byte(root, original):
     hookgate("install", "--managed", "--managed-only", "--root", str(root), "codex")
     value = load(path)
     assert value["features"]["hooks"] is True and value["allow_managed_hooks_only"] is True
-    assert [g["hooks"][0]["command"] for g in value["hooks"]["PreToolUse"]][0].startswith(
-        "/opt/hookgate/bin/python -I -S"
-    )
+    (command,) = [g["hooks"][0]["command"] for g in value["hooks"]["PreToolUse"]]
+    assert hostconfig.command_words(command)[:3] == ["/opt/hookgate/bin/python", "-I", "-S"]
     hookgate("uninstall", "--managed", "--root", str(root), "codex")
     assert path.read_text() == original

@@ -197,9 +197,12 @@ def launcher_dirs(prefix: str, root: str) -> list[str]:
 
 
 def managed_command(prefix: str, dirs: list[str], host: str, rewrite: str = "allow") -> str:
-    """The hook command: the prefix's interpreter by absolute path, ``-I -S``, the launcher."""
+    """The hook command: the prefix's interpreter by absolute path, ``-I -S``, the launcher;
+    with no warm process (``HOOKGATE_WARM=0``, which no variable of the user's environment
+    overrides): one would run as the agent's user, who could stop or impersonate it."""
     python = os.path.join(prefix, "bin", "python")
-    return hostconfig.hook_command(hostconfig.launcher_argv(python, dirs), host, rewrite)
+    command = hostconfig.hook_command(hostconfig.launcher_argv(python, dirs), host, rewrite)
+    return f"HOOKGATE_WARM=0 {command}"
 
 
 # -- the trust anchors (the managed runtime reads them; hookgate.commands.pull keeps them) -----
@@ -507,9 +510,7 @@ def plan_install(
                     _pin(files, manifest, host, path, (spec.only_key,), True)
                 text = _toml_without_block(files.get(path) or "")
                 # Straight after the file's last line: uninstall takes out exactly the block.
-                text = (text if not text or text.endswith("\n") else text + "\n") + _toml_block(
-                    cmd
-                )
+                text = (text if not text or text.endswith("\n") else text + "\n") + _toml_block(cmd)
                 try:
                     tomllib.loads(text)
                 except tomllib.TOMLDecodeError as exc:
