@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -127,3 +128,24 @@ def test_telemetry_that_cannot_be_written_is_a_problem(home, blocker):
     assert result.returncode == 1, result.stdout
     assert "PROBLEM: telemetry cannot be written" in result.stdout
     assert "failures go unrecorded" in result.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="judges another user's writes: run as root")
+def test_personal_mode_lists_what_the_agents_user_can_change(home):
+    assert run_hookgate(home, "install", "claude").returncode == 0
+    os.chown(home, 65534, 65534)  # the agent's home is the agent's
+    result = run_hookgate(home, "doctor", "--user", "nobody", "--timeout", "0.1")
+    out = result.stdout
+    assert "mode: personal" in out
+    listed = out.split("that nobody can change:\n", 1)[1].split("\nserver:", 1)[0]
+    settings = home / ".claude" / "settings.json"
+    assert f"{settings} (claude's settings): {home} is writable by the user" in listed
+    for name in ("config", "cache", "state"):
+        assert f"{home / name} (hookgate's {name} directory): {home} is writable" in listed
+    # Personal mode promises no more: these are the deal, not problems.
+    assert "PROBLEM" not in listed
+    # The interpreter and code here are root's: not listed.
+    assert "interpreter" not in listed and "hookgate's code" not in listed
+
+    as_root = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert "judged for root, who can change everything: give --user" in as_root.stdout

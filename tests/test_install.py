@@ -157,7 +157,7 @@ def test_dry_run_prints_the_diff_and_changes_nothing(home, capsys):
 
 
 def test_codex_install_says_the_hook_must_be_trusted(home, capsys):
-    assert hookgate("install", "codex") == 0
+    assert hookgate("install", "codex", "--no-trust") == 0
     assert "/hooks" in capsys.readouterr().out
 
 

@@ -36,7 +36,7 @@ def test_codex_hook_hash_is_the_one_codex_computes() -> None:
 
 
 def test_doctor_on_an_unprotected_codex_says_what_to_do_and_trust_fixes_it(home: Path) -> None:
-    assert run_hookgate(home, "install", "codex").returncode == 0
+    assert run_hookgate(home, "install", "codex", "--no-trust").returncode == 0
     result = run_hookgate(home, "doctor", "--timeout", "0.1")
     assert result.returncode == 1
     hooks_json = home / ".codex" / "hooks.json"
@@ -55,6 +55,35 @@ def test_doctor_on_an_unprotected_codex_says_what_to_do_and_trust_fixes_it(home:
     hooks_json.write_text(hooks_json.read_text().replace('"timeout": 30', '"timeout": 9'))
     result = run_hookgate(home, "doctor", "--timeout", "0.1")
     assert "changed since it was trusted" in result.stdout
+
+
+def test_installing_codex_at_user_scope_trusts_the_hook_and_no_trust_opts_out(
+    home: Path,
+) -> None:
+    # Installing is the user's own act: without trust Codex would skip the hook without a word.
+    installed = run_hookgate(home, "install", "codex")
+    assert installed.returncode == 0 and "NOT PROTECTED" not in installed.stdout
+    assert "trusted hookgate's Codex hooks" in installed.stdout
+    hooks_json = home / ".codex" / "hooks.json"
+    config = tomllib.loads((home / ".codex" / "config.toml").read_text())
+    for key, current in trust.codex_entries(hooks_json):
+        assert config["hooks"]["state"][key]["trusted_hash"] == current
+    doctor = run_hookgate(home, "doctor", "--timeout", "0.1")
+    assert "codex (user)" in doctor.stdout and "PROBLEM" not in doctor.stdout, doctor.stdout
+
+    other = home / "other"
+    other.mkdir()
+    untrusted = run_hookgate(other, "install", "codex", "--no-trust")
+    assert untrusted.returncode == 0
+    assert not (other / ".codex" / "config.toml").exists()
+    assert untrusted.stdout.count("NOT PROTECTED YET: Codex will not run hookgate") == 2
+    # A project's hooks are the project's: installing them there trusts nothing by default.
+    project = home / "project"
+    project.mkdir()
+    args = ("install", "codex", "--scope", "project", "--project-dir", str(project))
+    before = (home / ".codex" / "config.toml").read_text()
+    assert run_hookgate(home, *args).returncode == 0
+    assert (home / ".codex" / "config.toml").read_text() == before
 
 
 def test_codex_trust_keeps_the_rest_of_config_toml(home: Path) -> None:

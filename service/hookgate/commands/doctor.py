@@ -37,12 +37,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=3.0, help="seconds to wait for the server (default 3)"
     )
+    parser.add_argument(
+        "--root",
+        default="/",
+        help="the root the managed files are under (a staging root given to install --root)",
+    )
+    parser.add_argument(
+        "--user",
+        help="the agent's user, whose writes are judged (default: you, or SUDO_USER under sudo)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from hookgate.commands import doctor_modes
+
     report = _Report()
     print("hosts:")
-    _hosts(report, args.project_dir or Path.cwd())
+    personal = _hosts(report, args.project_dir or Path.cwd())
+    try:
+        user = doctor_modes.agent_user(args.user)
+    except LookupError as exc:
+        report.problem(str(exc))
+        user = None
+    print("managed:")
+    managed = doctor_modes.managed_hosts(report, os.path.abspath(args.root))
+    doctor_modes.mode(report, personal, managed)
+    if user is not None:
+        print(f"what the hook depends on that {user.name} can change:")
+        doctor_modes.changeable(report, user, personal, managed, os.path.abspath(args.root))
     print("server:")
     login = _server(report, args.timeout)
     print("bundle:")
@@ -56,11 +78,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report.problems else 0
 
 
-def _hosts(report: _Report, project_dir: Path) -> None:
-
+def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
+    """Report each personal (user or project) wiring; ``(host, settings file, command)``."""
     from hookgate.integrations import hostconfig
 
     wired = 0
+    found = []
     for host in hostconfig.HOSTS:
         for scope in hostconfig.SCOPES:
             path = hostconfig.config_path(host, scope, project_dir)
@@ -74,6 +97,7 @@ def _hosts(report: _Report, project_dir: Path) -> None:
                 continue
             for command in sorted(set(commands)):
                 wired += 1
+                found.append((host, path, command))
                 binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
                 dirs = hostconfig.launcher_dirs(command)
@@ -89,7 +113,11 @@ def _hosts(report: _Report, project_dir: Path) -> None:
             if commands:
                 _host_runs_hooks(report, host, scope, path, project_dir)
     if not wired:
-        report.warning("no host is wired; run hookgate install claude|codex|copilot|cursor|gemini")
+        report.warning(
+            "no host is wired in your own settings; run hookgate install "
+            "claude|codex|copilot|cursor|gemini"
+        )
+    return found
 
 
 def _launches_hookgate(dirs: list[str], command: str) -> bool:

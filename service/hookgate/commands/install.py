@@ -15,9 +15,12 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from hookgate.integrations.hostconfig import HOSTS
+    from hookgate.integrations.hostconfig import MANAGED_HOSTS
+    from hookgate.integrations.managed import PREFIX
 
-    parser.add_argument("host", choices=HOSTS, help="the coding agent to (un)wire")
+    parser.add_argument(
+        "hosts", metavar="HOST", nargs="+", choices=MANAGED_HOSTS, help="the coding agent(s)"
+    )
     parser.add_argument(
         "--scope",
         choices=("user", "project"),
@@ -27,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--project-dir", type=Path, help="the project for --scope project (default: current dir)"
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print every file it would write, change nothing"
+    )
     parser.add_argument(
         "--rewrite",
         choices=("allow", "ask"),
@@ -38,12 +43,78 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust",
         action="store_true",
-        help="also record hookgate's hooks in the host's own trust store (Codex: hooks.state "
-        "in config.toml; Copilot, project scope: trustedFolders), as reviewing them there would",
+        help="also record hookgate's hooks in the host's own trust store (Copilot, project "
+        "scope: trustedFolders; Codex: done by default at user scope)",
     )
+    parser.add_argument(
+        "--no-trust",
+        action="store_true",
+        help="Codex at user scope: do not record the hooks as trusted (Codex then skips them "
+        "until you trust them in its /hooks)",
+    )
+    managed = parser.add_argument_group("managed install (as root)")
+    managed.add_argument(
+        "--managed",
+        action="store_true",
+        help="wire the hosts' administrator settings, with hookgate's code in a root-owned "
+        "prefix: nothing running as the agent's user can change it",
+    )
+    managed.add_argument(
+        "--root",
+        default="/",
+        help="staging root the files are written under, as DESTDIR (an image being built); "
+        "the files name the final paths (default /)",
+    )
+    managed.add_argument(
+        "--prefix", default=PREFIX, help=f"the root-owned venv for the code (default {PREFIX})"
+    )
+    managed.add_argument(
+        "--from",
+        dest="source",
+        help="what pip installs in the prefix: a wheel, a source tree or a requirement "
+        "(default: this hookgate's source tree, or hookgate==<this version>)",
+    )
+    managed.add_argument(
+        "--python",
+        help="the interpreter the prefix's venv is made from; every user must be able to run "
+        "it and only root to change it (default: this Python's, else /usr/bin/python3)",
+    )
+    managed.add_argument(
+        "--managed-only",
+        action="store_true",
+        help="only managed hooks run (Claude/Copilot allowManagedHooksOnly, Codex "
+        "allow_managed_hooks_only): the user's and the project's own hooks are ignored",
+    )
+    managed.add_argument(
+        "--server", help="the policy server (written to /etc/hookgate/config.json)"
+    )
+    managed.add_argument("--bundle-key", help="the bundle signing key to pin (with --server)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "managed", False):
+        from hookgate.commands import install_managed
+
+        return install_managed.run(args)
+    from hookgate.integrations import hostconfig
+
+    hosts = getattr(args, "hosts", None) or [args.host]
+    code = 0
+    for host in hosts:
+        if host not in hostconfig.SPECS:
+            print(
+                f"hookgate {args.command}: {host} has no hook settings file to wire (Amplifier "
+                "mounts the hooks-hookgate module from its own bundle)",
+                file=sys.stderr,
+            )
+            code = 1
+            continue
+        args.host = host
+        code = max(code, _run_one(args))
+    return code
+
+
+def _run_one(args: argparse.Namespace) -> int:
     from hookgate.integrations import hostconfig
 
     removing = args.command == "uninstall"
@@ -93,7 +164,12 @@ def _check_trust(args: argparse.Namespace, path: Path) -> int:
 
     project = args.project_dir or Path.cwd()
     try:
-        if args.trust and not args.dry_run:
+        # Installing the hook is the user's own act, so at user scope it is trusted as Codex's
+        # /hooks review would (Codex otherwise skips it without a word); --no-trust opts out.
+        wanted = args.trust or (
+            args.host == "codex" and args.scope == "user" and not getattr(args, "no_trust", False)
+        )
+        if wanted and not args.dry_run:
             for change in trust.trust(args.host, args.scope, path, project):
                 print(change)
         found = trust.problems(args.host, args.scope, path, project)

@@ -335,3 +335,91 @@ def _parse(text: str, name: str) -> Document:
         return jsonc.parse(text, name)
     except JsoncError as exc:
         raise HostConfigError(str(exc)) from None
+
+
+# -- Administrator ("managed") channels: shared/hosts/MANAGED.md, verified per host ------------
+
+
+@dataclass(frozen=True)
+class ManagedSpec:
+    """Where a host reads hooks its users cannot override, and what must be pinned there."""
+
+    host: str
+    # The administrator file that carries hookgate's hooks (None: the host has no such channel).
+    hooks_file: str | None
+    # Whether hookgate alone writes ``hooks_file`` (a drop-in it creates and deletes) or merges its
+    # entries into a file an administrator may share with other settings.
+    own_file: bool = False
+    # Where the "only managed hooks run" switch goes, and its key.
+    only_file: str | None = None
+    only_key: str | None = None
+    # Settings pinned beside the hooks: (file, key path, value); see MANAGED.md per host.
+    pins: tuple[tuple[str, tuple[str, ...], object], ...] = ()
+    # The host skips an administrator file that is not root-owned or is group/world-writable.
+    strict_modes: bool = False
+    # What a user can still do that no administrator file prevents, said plainly (None: nothing
+    # found).
+    residual: str | None = None
+
+
+MANAGED: dict[str, ManagedSpec] = {
+    "claude": ManagedSpec(
+        "claude",
+        "/etc/claude-code/managed-settings.d/hookgate.json",
+        own_file=True,
+        only_file="/etc/claude-code/managed-settings.d/hookgate.json",
+        only_key="allowManagedHooksOnly",
+        # The loader and hookgate variables are pinned in the same drop-in's ``env`` (see
+        # managed_env), because a user settings ``env`` block reaches the managed hook.
+    ),
+    "codex": ManagedSpec(
+        "codex",
+        "/etc/codex/requirements.toml",
+        only_file="/etc/codex/requirements.toml",
+        only_key="allow_managed_hooks_only",
+        # Without it, ``[features] hooks = false`` in the user's config turns managed hooks off.
+        pins=(("/etc/codex/requirements.toml", ("features", "hooks"), True),),
+    ),
+    "copilot": ManagedSpec(
+        "copilot",
+        "/etc/github-copilot/policy.d/hookgate.json",
+        own_file=True,
+        only_file="/etc/github-copilot/managed-settings.json",
+        only_key="allowManagedHooksOnly",
+        strict_modes=True,
+    ),
+    "gemini": ManagedSpec(
+        "gemini",
+        "/etc/gemini-cli/settings.json",
+        pins=(("/etc/gemini-cli/settings.json", ("hooksConfig", "enabled"), True),),
+        residual=(
+            "Gemini CLI cannot be enforced through settings alone: a hooksConfig.disabled entry "
+            "naming the hook in the user's ~/.gemini/settings.json or in a workspace's "
+            ".gemini/settings.json turns the system hook off (the list is merged, system "
+            "settings cannot undo it), and a repository .env or .gemini/.env reaches the hook's "
+            "process (LD_PRELOAD silenced it). Both take effect at the next start of Gemini CLI"
+        ),
+    ),
+    "cursor": ManagedSpec(
+        "cursor",
+        None,
+        residual="Cursor has no verified administrator channel for hooks: hookgate cannot be "
+        "enforced there (a personal install is all there is, and its user can remove it)",
+    ),
+    "amplifier": ManagedSpec(
+        "amplifier",
+        None,
+        residual="Amplifier has no administrator channel for hooks: hookgate cannot be enforced "
+        "there (the hooks-hookgate module is mounted by the user's own bundle)",
+    ),
+}
+MANAGED_HOSTS = tuple(MANAGED)
+
+
+def managed_env() -> dict[str, str]:
+    """The variables pinned to "" in Claude Code's managed ``env`` (data/managed-env.txt)."""
+    from importlib.resources import files
+
+    text = files("hookgate.data").joinpath("managed-env.txt").read_text(encoding="utf-8")
+    names = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    return {name: "" for name in names if name}
