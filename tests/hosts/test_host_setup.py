@@ -14,7 +14,8 @@ from test_real_hosts import Agent, diverge
 def test_codex_runs_no_untrusted_hook_and_doctor_says_so(
     host_binaries: dict[str, Path], model: Model, tmp_path: Path
 ) -> None:
-    agent = Agent("codex", host_binaries["codex"], model, tmp_path, install=())
+    # A user-scope install trusts the hook it writes; --no-trust leaves it for the user to review.
+    agent = Agent("codex", host_binaries["codex"], model, tmp_path, install=("--no-trust",))
     assert "NOT PROTECTED YET: Codex will not run hookgate" in agent.install_output
     report = doctor(agent.world)
     assert report.returncode == 1 and "--trust" in report.stdout
