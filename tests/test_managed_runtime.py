@@ -30,11 +30,16 @@ from sync_helpers import LiveServer, deny_policy
 
 from hookgate import anchors, paths, sync
 
-pytestmark = pytest.mark.skipif(
-    not hasattr(os, "geteuid") or os.geteuid() != 0,
-    reason="a managed install is root's: these tests own files as root and run the hook as "
-    "another user",
-)
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+
+
+def needs_root() -> None:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip(
+            "a managed install is root's: this test owns files as root and runs the hook as "
+            "another user (CI runs as root)"
+        )
+
 
 SITE = sysconfig.get_paths()["purelib"]
 
@@ -70,6 +75,7 @@ LAUNCH = (
 @pytest.fixture(scope="module")
 def agent():
     """An unprivileged user for the agent, created for these tests and removed after."""
+    needs_root()
     if shutil.which("useradd") is None:
         pytest.skip("useradd is not available")
     name = f"hg{uuid.uuid4().hex[:8]}"
@@ -85,6 +91,7 @@ def agent():
 @pytest.fixture
 def root(monkeypatch):
     """A relocated managed root, root-owned, 0755 all the way down from /tmp."""
+    needs_root()
     base = Path(tempfile.mkdtemp(prefix="hookgate-managed-"))
     base.chmod(0o755)
     etc, state = base / "etc" / "hookgate", base / "var" / "lib" / "hookgate"
@@ -379,3 +386,73 @@ def test_a_pinned_key_that_does_not_match_the_servers_refuses_the_bundle(root, s
     report = sync.refresh()
     assert report.pull_error and "bundle refused" in report.pull_error
     assert not (Path(anchors.STATE) / "bundle" / "bundle.json").exists()
+
+
+# --- deploy/: the root-run refresh --------------------------------------------------------------
+
+
+def test_the_systemd_units_parse_and_run_the_agreed_command_as_root(tmp_path):
+    service = (DEPLOY / "hookgate-pull.service").read_text()
+    timer = (DEPLOY / "hookgate-pull.timer").read_text()
+    sections = _sections(service)
+    assert sections["Service"]["ExecStart"] == ["/opt/hookgate/bin/hookgate pull"]
+    assert sections["Service"]["User"] == ["root"]
+    assert sections["Service"]["Type"] == ["oneshot"]
+    # systemd creates /var/lib/hookgate, root's and 0755, and lets the service write it even
+    # under ProtectSystem=strict.
+    assert sections["Service"]["StateDirectory"] == ["hookgate"]
+    assert sections["Service"]["StateDirectoryMode"] == ["0755"]
+    assert sections["Service"]["ProtectSystem"] == ["strict"]
+    assert sections["Unit"]["ConditionPathExists"] == ["/etc/hookgate/config.json"]
+    assert _sections(timer)["Timer"]["Unit"] == ["hookgate-pull.service"]
+    assert _sections(timer)["Install"]["WantedBy"] == ["timers.target"]
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        return  # the structural checks above are all there is without systemd
+    # verify needs the command to exist: the same units, run with /bin/true.
+    (tmp_path / "hookgate-pull.service").write_text(
+        service.replace("/opt/hookgate/bin/hookgate", "/bin/true")
+    )
+    (tmp_path / "hookgate-pull.timer").write_text(timer)
+    result = subprocess.run(
+        [analyze, "verify", "--man=no", "hookgate-pull.service", "hookgate-pull.timer"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    complaints = [line for line in result.stderr.splitlines() if "hookgate-pull" in line]
+    assert result.returncode == 0 and complaints == [], result.stderr
+
+
+def test_the_cron_line_runs_the_agreed_command_as_root():
+    lines = [
+        line
+        for line in (DEPLOY / "hookgate-pull.cron").read_text().splitlines()
+        if line.strip() and not line.startswith("#") and "=" not in line.split()[0]
+    ]
+    (line,) = lines
+    fields = line.split()
+    minute, hour, day, month, weekday, user = fields[:6]
+    assert (minute, hour, day, month, weekday, user) == ("*/5", "*", "*", "*", "*", "root")
+    command = fields[6:]
+    program = next(word for word in command if "=" not in word)
+    assert program == "/opt/hookgate/bin/hookgate"
+    assert command[command.index(program) + 1] == "pull"
+
+
+def _sections(text: str) -> dict[str, dict[str, list[str]]]:
+    """A unit file's ``[Section]`` ``Key=value`` pairs (every value of a repeated key)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current = None
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        key, eq, value = line.partition("=")
+        assert eq and current is not None, f"line {number}: not Key=value in a section: {line}"
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
