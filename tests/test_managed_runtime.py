@@ -456,3 +456,59 @@ def _sections(text: str) -> dict[str, dict[str, list[str]]]:
         assert eq and current is not None, f"line {number}: not Key=value in a section: {line}"
         current.setdefault(key.strip(), []).append(value.strip())
     return sections
+
+
+# --- the failure policy, and what the decide path reads ------------------------------------------
+
+
+def test_the_failure_policy_comes_from_the_managed_configuration_not_the_environment(
+    root, monkeypatch
+):
+    from hookgate.config import failure_policy
+
+    monkeypatch.setenv("HOOKGATE_FAILURE_POLICY", "open")
+    write_config(root, {"failure_policy": "PreToolUse=closed"})
+    assert failure_policy("PreToolUse") == "closed"
+    assert failure_policy("PostToolUse") == "open"
+    write_config(root, {})
+    monkeypatch.setenv("HOOKGATE_FAILURE_POLICY", "closed")
+    assert failure_policy("PreToolUse") == "open"  # the agent's variable changes nothing
+    Path(anchors.CONFIG).chmod(0o666)
+    assert failure_policy("PreToolUse") == "closed"  # untrusted: never open
+
+
+def test_the_decide_path_reads_no_per_user_file(root, server, monkeypatch):
+    """What the hook opens between reading the payload and having its decision: root's anchors,
+    bundle and cache; never the user's decision log, telemetry, login or cache. (The session's
+    memory of the files it wrote, ``<state>/sessions``, is read to decide: it only adds
+    scrutiny, and what a forgotten file answers is the session memory's business.)"""
+    from hookgate.active import local_engine
+    from hookgate.decision import Decision
+
+    server.put_policy("marker", deny_policy("managed-marker"))
+    configure(root, server)
+    assert sync.refresh().pull_error is None
+    user = Path(tempfile.mkdtemp(prefix="hookgate-user-"))
+    monkeypatch.setenv("HOOKGATE_HOME", str(user))
+    monkeypatch.setenv("HOOKGATE_TELEMETRY", str(user / "telemetry.jsonl"))
+    from hookgate import decisionlog
+
+    decisionlog.append(Decision("allow", tool_name="Bash"), None, None)  # a spool exists
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args: tuple) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], str):
+            opened.append(os.path.abspath(args[0]))
+
+    sys.addaudithook(audit)
+    try:
+        engine, revision = local_engine()
+        decision = engine.evaluate(payload("echo managed-marker"), "claude")
+    finally:
+        watching[0] = False
+        shutil.rmtree(user, ignore_errors=True)
+    assert decision.outcome == "deny" and revision == 2
+    per_user = [path for path in opened if path.startswith(str(user))]
+    assert [p for p in per_user if not p.startswith(str(user / "state" / "sessions"))] == []
+    assert any(path.startswith(anchors.STATE) for path in opened)
