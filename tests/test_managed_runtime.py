@@ -261,6 +261,17 @@ def test_an_untrusted_managed_config_asks_the_agents_hook_too(root, agent):
     assert explain["origin"] == "untrusted managed configuration"
 
 
+def test_refresh_settings_come_from_the_managed_configuration_not_the_environment(
+    root, monkeypatch
+):
+    monkeypatch.setenv("HOOKGATE_MAX_BUNDLE_AGE", "1")
+    monkeypatch.setenv("HOOKGATE_REFRESH_INTERVAL", "1")
+    write_config(root, {})
+    assert (sync.max_bundle_age(), sync.refresh_interval()) == (86400.0, 300.0)
+    write_config(root, {"max_bundle_age": 600, "refresh_interval": 60})
+    assert (sync.max_bundle_age(), sync.refresh_interval()) == (600.0, 60.0)
+
+
 def test_the_managed_limit_action_overrides_the_policies(root):
     from hookgate.active import local_engine
 

@@ -134,11 +134,10 @@ def lock_path() -> str:
 
 
 def max_bundle_age() -> float:
-    """Seconds: the managed configuration's ``max_bundle_age``, else ``$HOOKGATE_MAX_BUNDLE_AGE``
-    or 86400 (a malformed value: the default)."""
-    managed = _managed_setting("max_bundle_age")
-    if managed is not None:
-        return float(managed)
+    """Seconds: in managed mode the managed configuration's ``max_bundle_age``, else
+    ``$HOOKGATE_MAX_BUNDLE_AGE``; 86400 when unset (a malformed value: the default)."""
+    if anchors.present():
+        return float(_managed_setting("max_bundle_age") or DEFAULT_MAX_BUNDLE_AGE)
     try:
         return float(os.environ.get("HOOKGATE_MAX_BUNDLE_AGE") or DEFAULT_MAX_BUNDLE_AGE)
     except ValueError:
@@ -146,11 +145,10 @@ def max_bundle_age() -> float:
 
 
 def refresh_interval() -> float:
-    """Seconds after which a cached bundle is stale: the managed configuration's
-    ``refresh_interval``, else ``$HOOKGATE_REFRESH_INTERVAL`` or 300."""
-    managed = _managed_setting("refresh_interval")
-    if managed is not None:
-        return float(managed)
+    """Seconds after which a cached bundle is stale: in managed mode the managed
+    configuration's ``refresh_interval``, else ``$HOOKGATE_REFRESH_INTERVAL``; 300 when unset."""
+    if anchors.present():
+        return float(_managed_setting("refresh_interval") or DEFAULT_REFRESH_INTERVAL)
     try:
         return float(os.environ.get("HOOKGATE_REFRESH_INTERVAL") or DEFAULT_REFRESH_INTERVAL)
     except ValueError:
