@@ -368,6 +368,21 @@ def test_the_hook_compiles_in_memory_when_roots_entry_is_missing_and_stays_fast(
     assert cached < uncached * 0.8
 
 
+def test_a_managed_install_without_a_server_still_gets_roots_compiled_default_pack(root, agent):
+    write_config(root, {})
+    report = sync.refresh()
+    assert report.ok and report.pulled is None
+    compiled = Path(anchors.STATE) / "compiled"
+    entries = [p for p in compiled.iterdir() if not p.name.startswith(".")]
+    assert len(entries) >= 2  # the compiled pack and the stamp of its files
+    assert all((p.stat().st_uid, stat.S_IMODE(p.stat().st_mode)) == (0, 0o644) for p in entries)
+    response, explain = hook(agent, root, "git push --force origin main")
+    assert explain["origin"] == "default pack" and response  # the pack's rewrite
+    write_config(root, {}, mode=0o666)
+    with pytest.raises(sync.SyncError, match="writable by group or others"):
+        sync.refresh()
+
+
 def test_pull_in_managed_mode_needs_root_and_a_private_token(root, server, agent):
     configure(root, server)
     result = as_agent(agent, root, "pull")

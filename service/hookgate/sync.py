@@ -329,6 +329,16 @@ def _managed_bundle() -> LocalBundle | None:
     return bundle
 
 
+def _managed_server() -> str | None:
+    """The managed configuration's server (None: none set); ``SyncError`` when the
+    configuration cannot be trusted."""
+    try:
+        config = anchors.load()
+    except anchors.AnchorError as exc:
+        raise SyncError(str(exc)) from None
+    return config.server if config is not None else None
+
+
 def _managed_login() -> Login:
     """The server, the pinned key and the token of the managed configuration; ``SyncError``
     when it cannot be trusted, lacks the server or key, or its token file is not root's
@@ -769,7 +779,17 @@ def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> Refres
     ``SyncError`` when not logged in, or when another pull holds the lock past ``wait``)."""
     from hookgate import telemetry
 
-    _require_root_if_managed()
+    if _require_root_if_managed() and _managed_server() is None:
+        # A managed install without a server runs the default pack: root still compiles it, so
+        # that no hook has to compile it in memory.
+        with refresh_lock(wait):
+            try:
+                _compile_default_pack()
+            except SyncError:
+                raise
+            except Exception as exc:
+                raise SyncError(f"default pack: {type(exc).__name__}: {exc}") from None
+        return RefreshReport(None, None, 0, None)
     _require_login()
     with refresh_lock(wait):
         pulled = pull_error = upload_error = None
