@@ -538,3 +538,39 @@ def test_the_decide_path_reads_no_per_user_file(root, server, monkeypatch):
     per_user = [path for path in opened if path.startswith(str(user))]
     assert [p for p in per_user if not p.startswith(str(user / "state" / "sessions"))] == []
     assert any(path.startswith(anchors.STATE) for path in opened)
+
+
+# --- the users' decision logs in root's spool ------------------------------------------------------
+
+
+def test_roots_pull_uploads_each_users_log_as_that_user(root, server, agent):
+    configure(root, server)
+    assert sync.refresh().ok  # creates the spool
+    spool = Path(anchors.STATE) / "spool"
+    st = spool.stat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o1733)
+    for command in ("echo one", "echo two"):
+        hook(agent, root, command)
+    mine = spool / str(agent.pw_uid)
+    assert mine.stat().st_uid == agent.pw_uid
+    # Another user's name taken by the agent: that log is neither written nor uploaded as root.
+    planted = spool / "4242"
+    planted.mkdir()
+    os.chown(planted, agent.pw_uid, agent.pw_gid)
+    (planted / "current.jsonl").write_text("{}\n")
+    report = sync.refresh()
+    assert report.uploaded == 2, report
+    stored = server.decisions()
+    assert sorted(d["command"] for d in stored) == ["echo one", "echo two"]
+    assert {d["stream"] for d in stored} == {f"{_machine()}:{agent.pw_uid}"}
+    assert sorted(d["seq"] for d in stored) == [1, 2]
+    # The cursor and the sealed segments were written by the user's uid, not root's.
+    assert {p.stat().st_uid for p in mine.iterdir()} == {agent.pw_uid}
+    (streams,) = server.request("GET", "/v1/decisions/streams")[2]["streams"]
+    assert streams["gaps"] == [] and streams["rewritten"] == []
+
+
+def _machine() -> str:
+    from hookgate import decisionlog
+
+    return decisionlog.stream_id().rsplit(":", 1)[0]

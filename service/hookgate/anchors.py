@@ -205,3 +205,8 @@ def bundle_dir() -> str:
 def compiled_dir() -> str:
     """Where root's ``hookgate pull`` keeps the compiled policies."""
     return os.path.join(STATE, "compiled")
+
+
+def spool_dir() -> str:
+    """Where each user's hook keeps its decision log (``<uid>/``) for root's pull to upload."""
+    return os.path.join(STATE, "spool")

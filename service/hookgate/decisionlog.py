@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import time
 
-from hookgate import jsonio, paths, telemetry
+from hookgate import anchors, jsonio, paths, telemetry
 from hookgate.files import FileLock, atomic_write
 
 TYPE_CHECKING = False
@@ -63,7 +63,23 @@ class RecordsRefused(Exception):
 
 
 def log_dir() -> str:
+    """``<state>/decisions``; in managed mode ``/var/lib/hookgate/spool/<uid>``, the user's own
+    directory in root's spool (mode 1733: each user creates one, none lists or changes
+    another's), where root's ``hookgate pull`` finds it to upload."""
+    if anchors.present():
+        return os.path.join(anchors.spool_dir(), str(os.getuid()))
     return os.path.join(paths.state_dir(), "decisions")
+
+
+def _own_dir(directory: str) -> str:
+    """``directory``, created 0700 if missing; ``OSError`` unless it is a real directory of
+    this user's (in root's shared spool another user could have made one under this uid's
+    name)."""
+    paths.private_dir(directory)
+    st = os.lstat(directory)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != os.getuid():
+        raise OSError(f"{directory}: not a directory of uid {os.getuid()}'s; not logging there")
+    return directory
 
 
 def chain_hash(record: dict) -> str:
@@ -163,7 +179,7 @@ def append(
         # ASCII (non-ASCII as JSON escapes): a command with a lone surrogate ("\\udc80", which
         # JSON text may carry) has no UTF-8 form, and its record must still be written.
         line = (jsonio.dumps(record, default=str) + "\n").encode("ascii")
-        directory = paths.private_dir(log_dir())
+        directory = _own_dir(log_dir())
         with FileLock(os.path.join(directory, "lock")):
             line = _chain_next(directory, line)
             current = os.path.join(directory, CURRENT)

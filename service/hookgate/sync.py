@@ -833,10 +833,18 @@ def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
 
 
 def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
-    """Send the pending decision-log records to the server; returns how many were sent."""
+    """Send the pending decision-log records to the server; returns how many were sent. In
+    managed mode (as root): every user's log in root's spool, each by a child process that
+    runs as that user."""
+    current = _require_login()
+    if anchors.present():
+        return _upload_spool(current, timeout)
+    return _upload_own(current, timeout)
+
+
+def _upload_own(current: Login, timeout: float) -> int:
     from hookgate import decisionlog
 
-    current = _require_login()
     url = _endpoint(current.server, "/v1/decisions")
 
     def post(records: list[dict]) -> dict:
@@ -848,6 +856,70 @@ def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
         return answer
 
     return decisionlog.upload(post)
+
+
+def _upload_spool(current: Login, timeout: float) -> int:
+    """Upload each user's log in root's spool (``<spool>/<uid>``, a directory that uid owns).
+
+    Never as root in a directory another user owns: a link planted there would turn root's
+    writes (the cursor, the sealed segments) onto any file. A child process takes the user's
+    uid and uploads as that user would, with the token it inherited in memory; a process whose
+    uid changed from root is not dumpable, so the user cannot read the token out of it. The
+    users' decisions are counted by the server; here only those each child reports."""
+    spool = anchors.spool_dir()
+    os.makedirs(spool, mode=0o1733, exist_ok=True)
+    os.chmod(spool, 0o1733, follow_symlinks=False)
+    st = os.lstat(spool)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != anchors.ROOT_UID:
+        raise SyncError(f"{spool}: not root's directory; no decision log uploaded")
+    total = 0
+    failures = []
+    for name in sorted(os.listdir(spool)):
+        path = os.path.join(spool, name)
+        st = os.lstat(path)
+        if not name.isdigit() or int(name) != st.st_uid or st.st_mode & 0o170000 != 0o040000:
+            _error("upload", f"{path}: not a directory of uid {name}'s; skipped")
+            continue
+        if st.st_uid == anchors.ROOT_UID:
+            total += _upload_own(current, timeout)
+            continue
+        sent, problem = _upload_as(st.st_uid, st.st_gid, current, timeout)
+        total += sent
+        if problem:
+            failures.append(f"uid {st.st_uid}: {problem}")
+    if failures:
+        raise SyncError("; ".join(failures))
+    return total
+
+
+def _upload_as(uid: int, gid: int, current: Login, timeout: float) -> tuple[int, str | None]:
+    """``_upload_own`` in a child process running as ``uid``: (records sent, error or None)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            try:
+                answer = {"sent": _upload_own(current, timeout)}
+            except (SyncError, OSError, ValueError) as exc:
+                answer = {"sent": 0, "error": str(exc)}
+            os.write(write, jsonio.dumps(answer).encode("ascii"))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        raw = pipe.read(65536)
+    _, status = os.waitpid(pid, 0)
+    try:
+        answer = jsonio.loads(raw.decode("ascii"))
+        return int(answer["sent"]), answer.get("error")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return 0, f"the upload as uid {uid} failed (status {status})"
 
 
 def _encode(document: dict) -> bytes:
