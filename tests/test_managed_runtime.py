@@ -429,6 +429,8 @@ def test_the_systemd_units_parse_and_run_the_agreed_command_as_root(tmp_path):
     assert sections["Service"]["StateDirectory"] == ["hookgate"]
     assert sections["Service"]["StateDirectoryMode"] == ["0755"]
     assert sections["Service"]["ProtectSystem"] == ["strict"]
+    # The users' logs are uploaded by children that take each user's uid.
+    assert sections["Service"]["CapabilityBoundingSet"] == ["CAP_SETUID CAP_SETGID"]
     assert sections["Unit"]["ConditionPathExists"] == ["/etc/hookgate/config.json"]
     assert _sections(timer)["Timer"]["Unit"] == ["hookgate-pull.service"]
     assert _sections(timer)["Install"]["WantedBy"] == ["timers.target"]
