@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "hookgate",
             "hookgate.jsonio",
+            "hookgate.anchors",
             "hookgate.paths",
             "hookgate.files",
             "hookgate.records",

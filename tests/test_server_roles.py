@@ -35,6 +35,7 @@ MINIMUM_ROLE = {
     ("GET", "/v1/bundle/key"): "agent",
     ("POST", "/v1/decisions"): "agent",
     ("GET", "/v1/decisions"): "viewer",
+    ("GET", "/v1/decisions/streams"): "viewer",
     ("POST", "/v1/tokens"): "admin",
     ("GET", "/v1/tokens"): "admin",
     ("DELETE", "/v1/tokens/{token_id}"): "admin",

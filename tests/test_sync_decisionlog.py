@@ -4,6 +4,7 @@ with nothing lost while it is down and nothing stored twice."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -79,6 +80,9 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         "command",
         "input",
         "input_truncated",
+        "stream",
+        "seq",
+        "prev",
     }
     assert first["command"] == "GITHUB_TOKEN=*** git push origin main"
     # The input document the policies saw, masked (hookgate.recorded; tested there).
@@ -195,3 +199,83 @@ def test_a_record_torn_by_a_killed_writer_does_not_swallow_the_next_one(home):
     assert decisionlog.pending_count() == 0
     (error,) = [r for r in telemetry(home) if r.get("source") == "decision_log"]
     assert "current" in error["message"] or ".jsonl" in error["message"]
+
+
+def test_records_are_chained_by_sequence_number_and_hash(home):
+    for n in range(3):
+        decisionlog.append(deny(), document(f"echo {n}"), 1)
+    records = logged(home)
+    assert [r["seq"] for r in records] == [1, 2, 3]
+    assert records[0]["prev"] is None
+    assert [r["prev"] for r in records[1:]] == [decisionlog.chain_hash(r) for r in records[:2]]
+    assert {r["stream"] for r in records} == {decisionlog.stream_id()}
+    assert decisionlog.stream_id().endswith(f":{os.getuid()}")
+
+
+def upload_all(server) -> None:
+    sync.login(server.url, server.agent_token)
+    sync.upload_decisions()
+
+
+def stream_report(server) -> dict:
+    (report,) = server.request("GET", "/v1/decisions/streams")[2]["streams"]
+    return report
+
+
+def edit_log(home, change) -> None:
+    """What a program the agent runs can do to the spool: ``change(records) -> records``."""
+    current = home / "state" / "decisions" / decisionlog.CURRENT
+    records = [json.loads(line) for line in current.read_text().splitlines()]
+    current.write_text("".join(json.dumps(r) + "\n" for r in change(records)))
+
+
+def test_the_server_reports_a_removed_record_as_a_gap(home, server):
+    for n in range(5):
+        decisionlog.append(deny(), document(f"echo {n}"), 1)
+    edit_log(home, lambda records: records[:2] + records[3:])  # seq 3 removed
+    upload_all(server)
+    report = stream_report(server)
+    assert (report["records"], report["first_seq"], report["last_seq"]) == (4, 1, 5)
+    assert report["gaps"] == [{"after": 2, "before": 4}] and report["missing"] == 1
+    assert report["rewritten"] == []
+    assert [d["seq"] for d in server.decisions()] == [5, 4, 2, 1]
+
+
+def test_the_server_reports_an_edited_record_as_rewritten(home, server):
+    for n in range(4):
+        decisionlog.append(deny(), document(f"echo {n}"), 1)
+
+    def edit(records):
+        records[1]["outcome"] = "allow"
+        records[1]["matches"] = []
+        return records
+
+    edit_log(home, edit)
+    upload_all(server)
+    report = stream_report(server)
+    # The record after the edited one names the hash of the record as it was written.
+    assert report["rewritten"] == [3] and report["gaps"] == [] and report["missing"] == 0
+
+
+def test_the_server_reports_a_log_started_again_after_an_upload(home, server):
+    for n in range(3):
+        decisionlog.append(deny(), document(f"echo {n}"), 1)
+    upload_all(server)
+    assert stream_report(server)["rewritten"] == []
+    import shutil
+
+    shutil.rmtree(home / "state" / "decisions")  # the agent's user wipes its log
+    decisionlog.append(deny(), document("echo after"), 1)
+    sync.upload_decisions()
+    assert stream_report(server)["rewritten"] == [1]
+
+
+def test_an_unbroken_log_reports_nothing(home, server):
+    for n in range(4):
+        decisionlog.append(deny(), document(f"echo {n}"), 1)
+    upload_all(server)
+    decisionlog.append(deny(), document("echo later"), 1)
+    sync.upload_decisions()
+    report = stream_report(server)
+    assert (report["records"], report["last_seq"], report["missing"]) == (5, 5, 0)
+    assert report["gaps"] == [] and report["rewritten"] == []

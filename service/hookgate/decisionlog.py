@@ -9,6 +9,17 @@ Layout of ``<state>/decisions/``:
   until the size bound drops them).
 - ``cursor.json``: ``{"segment", "offset"}``, how far into the oldest pending segment the server
   has accepted.
+- ``chain``: ``<seq> <hash>``, the last record's sequence number and hash (the chain's head).
+
+Each record carries ``stream`` (this machine and user: ``<machine id>:<uid>``), ``seq`` (1, 2, …
+within the stream) and ``prev``, the :func:`chain_hash` of the record before it. The server
+computes each record's hash itself from the bytes it receives, so it reports a gap in ``seq``
+(a record removed, or dropped by the size bound) and a record whose ``prev`` is not the hash of
+the record it holds before it (an uploaded record rewritten, or an edit that broke the chain).
+There is no secret in the chain: the agent's user can rewrite records not yet uploaded, chain
+and all. What the chain proves is that what the server already holds was not changed and that
+nothing between two records it holds went missing. The log is never read to decide a call: it
+is written after the answer, and read only by uploads.
 
 Nothing is lost while the server is down: records stay in pending segments until a batch is
 acknowledged, and the cursor moves only after the acknowledgement. Nothing is uploaded twice:
@@ -23,7 +34,7 @@ from __future__ import annotations
 import os
 import time
 
-from hookgate import jsonio, paths, telemetry
+from hookgate import anchors, jsonio, paths, telemetry
 from hookgate.files import FileLock, atomic_write
 
 TYPE_CHECKING = False
@@ -52,7 +63,74 @@ class RecordsRefused(Exception):
 
 
 def log_dir() -> str:
+    """``<state>/decisions``; in managed mode ``/var/lib/hookgate/spool/<uid>``, the user's own
+    directory in root's spool (mode 1733: each user creates one, none lists or changes
+    another's), where root's ``hookgate pull`` finds it to upload."""
+    if anchors.present():
+        return os.path.join(anchors.spool_dir(), str(os.getuid()))
     return os.path.join(paths.state_dir(), "decisions")
+
+
+def _own_dir(directory: str) -> str:
+    """``directory``, created 0700 if missing; ``OSError`` unless it is a real directory of
+    this user's (in root's shared spool another user could have made one under this uid's
+    name)."""
+    paths.private_dir(directory)
+    st = os.lstat(directory)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != os.getuid():
+        raise OSError(f"{directory}: not a directory of uid {os.getuid()}'s; not logging there")
+    return directory
+
+
+def chain_hash(record: dict) -> str:
+    """The SHA-256 (hex) of a record's canonical bytes: its JSON with sorted keys, no spaces,
+    ASCII, as the server recomputes it from the record it receives."""
+    from hookgate.bundle_format import sha256
+
+    return sha256(jsonio.dumps(record, sort_keys=True, compact=True).encode("ascii")).hexdigest()
+
+
+_stream: list[str] = []
+
+
+def stream_id() -> str:
+    """This machine and user: ``/etc/machine-id`` (else the host name) and the uid. Computed,
+    never stored, so that a log the agent deletes starts again at seq 1 of the same stream,
+    which the server reports."""
+    if not _stream:
+        try:
+            with open("/etc/machine-id", "rb") as handle:
+                machine = handle.read(64).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            machine = ""
+        machine = machine or os.uname().nodename
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        _stream.append(f"{machine[:100]}:{uid}")
+    return _stream[0]
+
+
+def _chain_next(directory: str, line: bytes) -> bytes:
+    """``line`` (a record without chain fields) as the next record of the chain, and the
+    chain's head moved to it. Called with the lock held. The head moves before the record is
+    written: a record lost in between is a gap the server reports, never a reused seq."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(os.path.join(directory, "chain"), flags, 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o170000 != 0o100000:
+            raise OSError(f"{directory}/chain is not a regular file")
+        try:
+            seq_text, prev = os.pread(fd, 128, 0).decode("ascii").split()
+            seq = int(seq_text)
+        except (ValueError, UnicodeDecodeError):  # new, or damaged: a restart the server sees
+            seq, prev = 0, ""
+        record = jsonio.loads(line.decode("ascii"))
+        record.update(stream=stream_id(), seq=seq + 1, prev=prev or None)
+        head = f"{seq + 1} {chain_hash(record)}\n".encode("ascii")
+        os.pwrite(fd, head, 0)
+        os.ftruncate(fd, len(head))
+    finally:
+        os.close(fd)
+    return (jsonio.dumps(record) + "\n").encode("ascii")
 
 
 def record_for(decision: Decision, document: dict | None, bundle_revision: int | None) -> dict:
@@ -101,8 +179,9 @@ def append(
         # ASCII (non-ASCII as JSON escapes): a command with a lone surrogate ("\\udc80", which
         # JSON text may carry) has no UTF-8 form, and its record must still be written.
         line = (jsonio.dumps(record, default=str) + "\n").encode("ascii")
-        directory = paths.private_dir(log_dir())
+        directory = _own_dir(log_dir())
         with FileLock(os.path.join(directory, "lock")):
+            line = _chain_next(directory, line)
             current = os.path.join(directory, CURRENT)
             try:
                 size = os.stat(current).st_size

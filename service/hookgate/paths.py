@@ -5,7 +5,12 @@
 - cache:  ``$XDG_CACHE_HOME/hookgate`` (``~/.cache/hookgate``): the pulled bundle, compiled policies.
 
 ``HOOKGATE_HOME`` puts all three under one directory (``config/``, ``state/``, ``cache/``); tests
-and sandboxes use it. The hook imports this module, so it imports nothing beyond ``os`` (paths are
+and sandboxes use it.
+
+In managed mode (``hookgate.anchors``: ``/etc/hookgate/config.json`` exists) the bundle and the
+compile cache are root's, under ``/var/lib/hookgate``, and neither ``HOOKGATE_HOME`` nor
+``XDG_*`` moves them: the agent's user sets those. The per-user directories then hold only what
+is never read to decide (the decision-log spool, telemetry, locks). The hook imports this module, so it imports nothing beyond ``os`` (paths are
 strings: ``pathlib`` costs a hook milliseconds to import) and creates nothing: callers create what
 they write with :func:`private_dir`.
 """
@@ -13,6 +18,8 @@ they write with :func:`private_dir`.
 from __future__ import annotations
 
 import os
+
+from hookgate import anchors
 
 
 def _base(xdg_var: str, fallback: str, home_subdir: str) -> str:
@@ -36,8 +43,15 @@ def state_dir() -> str:
 
 
 def cache_dir() -> str:
-    """The user's hookgate cache directory: bundle and compiled policies (may not exist yet)."""
+    """The user's hookgate cache directory: bundle and compiled policies in personal mode (may
+    not exist yet)."""
     return _base("XDG_CACHE_HOME", ".cache", "cache")
+
+
+def bundle_dir() -> str:
+    """Where the pulled bundle is kept: root's ``/var/lib/hookgate/bundle`` in managed mode,
+    else the user's cache directory."""
+    return anchors.bundle_dir() if anchors.present() else cache_dir()
 
 
 def private_dir(path: str) -> str:
@@ -47,5 +61,9 @@ def private_dir(path: str) -> str:
 
 
 def compiled_dir() -> str:
-    """The compile cache of policy sets (``hookgate.lang`` checks its ownership and mode)."""
+    """The compile cache of policy sets (``hookgate.lang`` checks its ownership and mode): root's
+    ``/var/lib/hookgate/compiled`` in managed mode (the hook reads it and cannot write it), else
+    the user's."""
+    if anchors.present():
+        return anchors.compiled_dir()
     return os.path.join(cache_dir(), "compiled")

@@ -14,6 +14,16 @@ Files (see ``hookgate.paths``):
 The hook (``hookgate eval``) calls only :func:`active_bundle` and :func:`refresh_if_stale`; both
 stay off the network and import nothing heavy. Everything that talks to the server runs in
 ``hookgate login`` / ``hookgate pull`` (the latter also as the detached background refresh).
+
+In personal mode every file above is the user's, and so the agent's: a program it runs can
+rewrite the cached bundle and the pinned key. The digest check below catches an edited bundle,
+not a replaced one; only a managed install keeps them out of the agent's reach.
+
+In managed mode (``hookgate.anchors``) the server, the pinned key, the token's file and the
+refresh settings come from root's ``/etc/hookgate/config.json``; ``hookgate pull`` runs as root
+(the systemd timer in ``deploy/``) and keeps the bundle in ``/var/lib/hookgate/bundle`` and its
+compiled policies in ``/var/lib/hookgate/compiled`` (0755 directories, 0644 files, replaced
+atomically). The hook, as the user, only reads them and starts no refresh.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from __future__ import annotations
 import os
 import time
 
-from hookgate import jsonio, paths
+from hookgate import anchors, jsonio, paths
 from hookgate.files import FileLock, atomic_write, open_private, try_flock
 from hookgate.records import Frozen, fields, set_field
 
@@ -111,7 +121,7 @@ class RefreshReport(Frozen):
 
 
 def bundle_path() -> str:
-    return os.path.join(paths.cache_dir(), "bundle.json")
+    return os.path.join(paths.bundle_dir(), "bundle.json")
 
 
 def login_path() -> str:
@@ -119,11 +129,15 @@ def login_path() -> str:
 
 
 def lock_path() -> str:
-    return os.path.join(paths.state_dir(), "refresh.lock")
+    directory = anchors.STATE if anchors.present() else paths.state_dir()
+    return os.path.join(directory, "refresh.lock")
 
 
 def max_bundle_age() -> float:
-    """Seconds: ``$HOOKGATE_MAX_BUNDLE_AGE`` or 86400 (a malformed value: the default)."""
+    """Seconds: in managed mode the managed configuration's ``max_bundle_age``, else
+    ``$HOOKGATE_MAX_BUNDLE_AGE``; 86400 when unset (a malformed value: the default)."""
+    if anchors.present():
+        return float(_managed_setting("max_bundle_age") or DEFAULT_MAX_BUNDLE_AGE)
     try:
         return float(os.environ.get("HOOKGATE_MAX_BUNDLE_AGE") or DEFAULT_MAX_BUNDLE_AGE)
     except ValueError:
@@ -131,7 +145,10 @@ def max_bundle_age() -> float:
 
 
 def refresh_interval() -> float:
-    """Seconds after which a cached bundle is stale: ``$HOOKGATE_REFRESH_INTERVAL`` or 300."""
+    """Seconds after which a cached bundle is stale: in managed mode the managed
+    configuration's ``refresh_interval``, else ``$HOOKGATE_REFRESH_INTERVAL``; 300 when unset."""
+    if anchors.present():
+        return float(_managed_setting("refresh_interval") or DEFAULT_REFRESH_INTERVAL)
     try:
         return float(os.environ.get("HOOKGATE_REFRESH_INTERVAL") or DEFAULT_REFRESH_INTERVAL)
     except ValueError:
@@ -144,6 +161,8 @@ def refresh_interval() -> float:
 def active_bundle() -> LocalBundle | None:
     """The cached bundle, or None when there is none. An unreadable or corrupt cache is None
     too, after an ``error`` telemetry record (the hook then falls back to the default pack)."""
+    if anchors.present():
+        return _managed_bundle()
     try:
         document, stamp = _read_cached_document()
     except FileNotFoundError:
@@ -204,6 +223,8 @@ def refresh_if_stale(bundle: LocalBundle | None, now: float | None = None) -> No
     is running holds it) and records when the last refresh started (none again for
     ``RETRY_AFTER`` seconds, so a server that is down is not hammered).
     """
+    if anchors.present():
+        return  # root's timer refreshes root's cache; the user's process could not write it
     now = time.time() if now is None else now
     if bundle is not None and now - bundle.fetched_at < refresh_interval():
         return
@@ -258,6 +279,160 @@ def _parse_time(raw: bytes) -> float | None:
         return None
 
 
+# --- managed mode: root's anchors and root's cache ------------------------------------------------
+
+
+def _managed_setting(name: str) -> object | None:
+    """A setting of the managed configuration (None in personal mode, when it is not set, or
+    when the configuration cannot be trusted: the hook answers the limit action for that, in
+    ``hookgate.active``)."""
+    if not anchors.present():
+        return None
+    try:
+        config = anchors.load()
+    except anchors.AnchorError:
+        return None
+    return getattr(config, name)
+
+
+def _managed_bundle() -> LocalBundle | None:
+    """Root's cached bundle, for the hook.
+
+    Root's ``hookgate pull`` verified the bundle's signature against the key pinned in the
+    managed configuration before writing it. A file only root can write, in directories only
+    root can change, is still what root verified: that is the one place where a verification
+    result may be cached (the agent cannot write there), so the hook uses it without verifying
+    again. A bundle file that anyone else could have written is verified here against the pinned
+    key, and not used unless it passes."""
+    path = bundle_path()
+    trusted = anchors.root_owned(path)  # checked before reading: no one else can swap it after
+    try:
+        document, _ = _read_cached_document()
+        bundle = _local_bundle(document)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        _error("bundle_cache", f"{path}: unreadable managed bundle: {exc}")
+        return None
+    if trusted:
+        return bundle
+    from hookgate.bundle_format import BundleError, verify
+
+    try:
+        config = anchors.load()
+        if config is None or not config.public_key:
+            raise BundleError(f"no public_key pinned in {anchors.CONFIG}")
+        verify(document, config.public_key)
+    except (anchors.AnchorError, BundleError) as exc:
+        _error("bundle_cache", f"{path}: not root's alone and not verified, not used: {exc}")
+        return None
+    return bundle
+
+
+def _managed_server() -> str | None:
+    """The managed configuration's server (None: none set); ``SyncError`` when the
+    configuration cannot be trusted."""
+    try:
+        config = anchors.load()
+    except anchors.AnchorError as exc:
+        raise SyncError(str(exc)) from None
+    return config.server if config is not None else None
+
+
+def _managed_login() -> Login:
+    """The server, the pinned key and the token of the managed configuration; ``SyncError``
+    when it cannot be trusted, lacks the server or key, or its token file is not root's
+    alone (a token the agent's user could read would let it act as this machine)."""
+    import base64
+    import binascii
+
+    from hookgate.bundle_format import key_id
+
+    try:
+        config = anchors.load()
+    except anchors.AnchorError as exc:
+        raise SyncError(str(exc)) from None
+    if config is None or not config.server or not config.public_key:
+        raise SyncError(f"{anchors.CONFIG}: server and public_key must be set to pull")
+    try:
+        raw = base64.b64decode(config.public_key, validate=True)
+    except binascii.Error:
+        raw = b""
+    if len(raw) != 32:
+        raise SyncError(f"{anchors.CONFIG}: public_key: not the base64 of a raw 32-byte key")
+    if config.key_id is not None and config.key_id != key_id(raw):
+        raise SyncError(f"{anchors.CONFIG}: key_id does not name public_key")
+    return Login(config.server, _read_token(config.token_file), config.public_key, key_id(raw))
+
+
+def _read_token(path: str) -> str:
+    try:
+        anchors.check_root_owned(path, directory=False)
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags)
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                raise SyncError(f"{path}: readable by others; chmod 600 it (it holds the token)")
+            token = os.read(fd, 4096).decode("ascii").strip()
+        finally:
+            os.close(fd)
+    except anchors.AnchorError as exc:
+        raise SyncError(f"token_file: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SyncError(f"{path}: cannot read the token: {exc}") from None
+    if not token:
+        raise SyncError(f"{path}: empty token")
+    return token
+
+
+def _require_root_if_managed() -> bool:
+    """Whether this is managed mode; ``SyncError`` when it is and this process is not root's."""
+    if not anchors.present():
+        return False
+    if os.geteuid() != anchors.ROOT_UID:
+        raise SyncError(
+            f"managed mode ({anchors.CONFIG}): the bundle is root's; hookgate pull runs as "
+            "root (systemd's hookgate-pull.timer, or cron)"
+        )
+    return True
+
+
+def _public_dir(path: str) -> None:
+    """``path`` and ``anchors.STATE`` as root's 0755 directories (readable by every user's
+    hook, writable by root alone); ``SyncError`` if either is anything else."""
+    for directory in (anchors.STATE, path):
+        os.makedirs(directory, mode=0o755, exist_ok=True)
+        try:
+            os.chmod(directory, 0o755, follow_symlinks=False)
+            anchors.check_root_owned(directory, directory=True)
+        except (OSError, NotImplementedError, anchors.AnchorError) as exc:
+            raise SyncError(f"managed cache: {exc}") from None
+
+
+def _publish_compiled() -> None:
+    """Make root's compile cache entries readable by every user's hook (the compile cache
+    writes them 0600, for the user's own cache)."""
+    directory = paths.compiled_dir()
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        st = os.lstat(path)
+        if name.startswith(".") or st.st_mode & 0o170000 != 0o100000:
+            continue
+        if st.st_uid == anchors.ROOT_UID and st.st_mode & 0o777 != 0o644:
+            os.chmod(path, 0o644)
+
+
+def _compile_default_pack() -> None:
+    """Root's compile cache gets the built-in default pack too: the hook runs it until the
+    first bundle arrives."""
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    _public_dir(paths.compiled_dir())
+    Engine.from_paths([default_pack_path()], cache_dir=paths.compiled_dir(), origin="default pack")
+    _publish_compiled()
+
+
 # --- local files ------------------------------------------------------------------------------
 
 
@@ -299,7 +474,10 @@ def _local_bundle(document: dict) -> LocalBundle:
 
 
 def load_login() -> Login | None:
-    """The stored login, or None when not logged in; a damaged file raises ``SyncError``."""
+    """The stored login, or None when not logged in; a damaged file raises ``SyncError``. In
+    managed mode: the managed configuration's server and key, with its token file's token."""
+    if anchors.present():
+        return _managed_login()
     path = login_path()
     try:
         with open(path, encoding="utf-8") as handle:
@@ -424,6 +602,11 @@ def login(
     Plain ``http://`` is refused except to this machine (loopback) unless ``insecure``: the key
     pinned here is what every later bundle is trusted by, and the token travels with it.
     """
+    if anchors.present():
+        raise SyncError(
+            f"managed mode: the server and its bundle key are pinned in {anchors.CONFIG}, "
+            "which only root changes (hookgate install --managed)"
+        )
     if not server.startswith(("http://", "https://")):
         raise SyncError(f"--server: expected an http:// or https:// URL, got {server!r}")
     if server.startswith("http://") and not insecure and not _loopback(server):
@@ -484,6 +667,7 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     bundle in place."""
     from hookgate.bundle_format import BundleError, verify
 
+    managed = _require_root_if_managed()
     current = _require_login()
     cached = _verified_cache(current)
     same_server = cached is not None and cached.get("server") == current.server
@@ -501,7 +685,10 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
             raise SyncError(f"GET {url}: 304 with a freshness statement for another bundle")
         _check_not_older(statement, cached, url)
         proven = {"freshness": statement, "proven_at": now}
-        atomic_write(bundle_path(), _encode({**cached, "fetched_at": now, **proven}), 0o600)
+        document = _encode({**cached, "fetched_at": now, **proven})
+        atomic_write(bundle_path(), document, 0o644 if managed else 0o600)
+        if managed:  # a cache that lost its compiled entry (a new Python) gets it back
+            _compile(cached["policies"], cached["data"], f"bundle revision {cached['revision']}")
         return PullResult("unchanged", cached["revision"])
     try:
         verify(bundle, current.public_key)
@@ -532,8 +719,12 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     _compile(bundle["policies"], bundle["data"], f"bundle revision {bundle['revision']}")
     proven = {"freshness": statement, "proven_at": now}
     stored = {**bundle, "server": current.server, "fetched_at": now, **proven}
-    paths.private_dir(paths.cache_dir())
-    atomic_write(bundle_path(), _encode(stored), 0o600)
+    if managed:
+        _public_dir(paths.bundle_dir())
+        atomic_write(bundle_path(), _encode(stored), 0o644)
+    else:
+        paths.private_dir(paths.cache_dir())
+        atomic_write(bundle_path(), _encode(stored), 0o600)
     return PullResult("updated", bundle["revision"])
 
 
@@ -588,6 +779,17 @@ def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> Refres
     ``SyncError`` when not logged in, or when another pull holds the lock past ``wait``)."""
     from hookgate import telemetry
 
+    if _require_root_if_managed() and _managed_server() is None:
+        # A managed install without a server runs the default pack: root still compiles it, so
+        # that no hook has to compile it in memory.
+        with refresh_lock(wait):
+            try:
+                _compile_default_pack()
+            except SyncError:
+                raise
+            except Exception as exc:
+                raise SyncError(f"default pack: {type(exc).__name__}: {exc}") from None
+        return RefreshReport(None, None, 0, None)
     _require_login()
     with refresh_lock(wait):
         pulled = pull_error = upload_error = None
@@ -598,6 +800,11 @@ def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> Refres
         except SyncError as exc:
             pull_error, unreachable = str(exc), isinstance(exc, ServerUnreachable)
             _error("pull", pull_error)
+        if anchors.present():
+            try:
+                _compile_default_pack()
+            except Exception as exc:  # the pulled bundle is what matters; record, go on
+                _error("pull", f"default pack: {type(exc).__name__}: {exc}")
         if not unreachable:  # a second timeout would only delay the same answer
             try:
                 uploaded = upload_decisions(timeout=timeout)
@@ -611,8 +818,13 @@ def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
     from hookgate.engine import Engine
     from hookgate.lang.errors import PolicyError
 
+    managed = anchors.present()
+    if managed:
+        _public_dir(paths.compiled_dir())
     try:
         Engine.from_sources(policies, data, cache_dir=paths.compiled_dir(), origin=origin)
+        if managed:
+            _publish_compiled()
     except PolicyError as exc:
         first = exc.diagnostics[0].headline() if exc.diagnostics else str(exc)
         raise SyncError(f"{origin} does not compile: {first}") from None
@@ -621,10 +833,18 @@ def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
 
 
 def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
-    """Send the pending decision-log records to the server; returns how many were sent."""
+    """Send the pending decision-log records to the server; returns how many were sent. In
+    managed mode (as root): every user's log in root's spool, each by a child process that
+    runs as that user."""
+    current = _require_login()
+    if anchors.present():
+        return _upload_spool(current, timeout)
+    return _upload_own(current, timeout)
+
+
+def _upload_own(current: Login, timeout: float) -> int:
     from hookgate import decisionlog
 
-    current = _require_login()
     url = _endpoint(current.server, "/v1/decisions")
 
     def post(records: list[dict]) -> dict:
@@ -636,6 +856,70 @@ def upload_decisions(timeout: float = HTTP_TIMEOUT) -> int:
         return answer
 
     return decisionlog.upload(post)
+
+
+def _upload_spool(current: Login, timeout: float) -> int:
+    """Upload each user's log in root's spool (``<spool>/<uid>``, a directory that uid owns).
+
+    Never as root in a directory another user owns: a link planted there would turn root's
+    writes (the cursor, the sealed segments) onto any file. A child process takes the user's
+    uid and uploads as that user would, with the token it inherited in memory; a process whose
+    uid changed from root is not dumpable, so the user cannot read the token out of it. The
+    users' decisions are counted by the server; here only those each child reports."""
+    spool = anchors.spool_dir()
+    os.makedirs(spool, mode=0o1733, exist_ok=True)
+    os.chmod(spool, 0o1733, follow_symlinks=False)
+    st = os.lstat(spool)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != anchors.ROOT_UID:
+        raise SyncError(f"{spool}: not root's directory; no decision log uploaded")
+    total = 0
+    failures = []
+    for name in sorted(os.listdir(spool)):
+        path = os.path.join(spool, name)
+        st = os.lstat(path)
+        if not name.isdigit() or int(name) != st.st_uid or st.st_mode & 0o170000 != 0o040000:
+            _error("upload", f"{path}: not a directory of uid {name}'s; skipped")
+            continue
+        if st.st_uid == anchors.ROOT_UID:
+            total += _upload_own(current, timeout)
+            continue
+        sent, problem = _upload_as(st.st_uid, st.st_gid, current, timeout)
+        total += sent
+        if problem:
+            failures.append(f"uid {st.st_uid}: {problem}")
+    if failures:
+        raise SyncError("; ".join(failures))
+    return total
+
+
+def _upload_as(uid: int, gid: int, current: Login, timeout: float) -> tuple[int, str | None]:
+    """``_upload_own`` in a child process running as ``uid``: (records sent, error or None)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            try:
+                answer = {"sent": _upload_own(current, timeout)}
+            except (SyncError, OSError, ValueError) as exc:
+                answer = {"sent": 0, "error": str(exc)}
+            os.write(write, jsonio.dumps(answer).encode("ascii"))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        raw = pipe.read(65536)
+    _, status = os.waitpid(pid, 0)
+    try:
+        answer = jsonio.loads(raw.decode("ascii"))
+        return int(answer["sent"]), answer.get("error")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return 0, f"the upload as uid {uid} failed (status {status})"
 
 
 def _encode(document: dict) -> bytes:

@@ -1,5 +1,6 @@
 """``hookgate login --server URL --token T``: store the server and token (0600), pin the bundle
-key, and pull the first bundle."""
+key, and pull the first bundle. Personal mode only: in managed mode the server, the pinned key
+and the token's file are root's, in ``/etc/hookgate/config.json``, and login refuses."""
 
 from __future__ import annotations
 

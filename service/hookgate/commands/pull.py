@@ -1,6 +1,10 @@
 """``hookgate pull [--background]``: fetch, verify, compile and install the central bundle, then
 upload pending decisions. ``--background`` is the detached refresh a stale hook starts: it prints
-nothing and leaves failures to telemetry."""
+nothing and leaves failures to telemetry.
+
+In managed mode (``/etc/hookgate/config.json``) it runs as root, from ``deploy/``'s systemd timer
+or cron line, with the server, key and token of that file, and writes root's cache under
+``/var/lib/hookgate``; run by anyone else it refuses."""
 
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force-key-rotation",
         action="store_true",
-        help="re-pin the server's current bundle key before pulling",
+        help="re-pin the server's current bundle key before pulling (personal mode; a managed "
+        "install's key is changed in /etc/hookgate/config.json)",
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
 

@@ -10,9 +10,9 @@ shapes an entry (the grammar, ``hookgate.lang``, the builtins: name, size, modif
 hookgate's version and the Python implementation and version (code objects and marshal formats
 differ between Pythons).
 
-Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user and be
-writable by no one else (it is created with mode 0700); a directory failing that check is
-refused. Each entry starts with a header naming the format, the key and a CRC-32 of the rest (a
+Like Jinja2's ``FileSystemBytecodeCache``, the directory must belong to the current user (or to
+root: a managed install's cache) and be writable by no one else (it is created with mode 0700);
+a directory failing that check is refused. Each entry starts with a header naming the format, the key and a CRC-32 of the rest (a
 flipped bit can still unmarshal into a weaker policy), all checked before anything is decoded;
 any mismatch or read error means "rebuild", and entries are written to a temporary file renamed
 into place, so a reader never sees half an entry. The CRC is against damage, not against a
@@ -116,7 +116,9 @@ def safe_dir(cache_dir: str | os.PathLike) -> str:
         raise UnsafeCacheDir(f"cannot use cache directory {path}: {exc.strerror}") from None
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeCacheDir(f"cache directory {path} is not a directory")
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+    # Root's (a managed install's ``/var/lib/hookgate/compiled``, which the hook reads and cannot
+    # write) is as safe as the user's own: no one else can write either.
+    if hasattr(os, "getuid") and st.st_uid not in (os.getuid(), 0):
         raise UnsafeCacheDir(f"cache directory {path} belongs to another user")
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise UnsafeCacheDir(f"cache directory {path} is writable by other users")

@@ -6,7 +6,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
 
 from hookgate.decision import OUTCOMES
 from hookgate.hostio.hosts import HOSTS
@@ -256,6 +265,28 @@ class DecisionRecordIn(BaseModel):
     input_truncated: StrictBool = Field(
         False, description="Some strings of `input` were cut, or it was too large to keep."
     )
+    stream: Text | None = Field(
+        None, max_length=128, description="Whose log the record is from: `<machine id>:<uid>`."
+    )
+    seq: StrictInt | None = Field(None, ge=1, le=MAX_INT, description="1, 2, … in the stream.")
+    prev: str | None = Field(
+        None,
+        pattern="^[0-9a-f]{64}$",
+        description="SHA-256 (hex) of the canonical bytes (sorted keys, no spaces, ASCII JSON) "
+        "of the stream's record before this one; null for the first.",
+    )
+    # The SHA-256 of this record's canonical bytes, computed here from what was received.
+    _hash: str | None = PrivateAttr(None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _chain_hash(cls, data: Any, handler: Any) -> DecisionRecordIn:
+        record = handler(data)
+        if isinstance(data, dict) and record.seq is not None:
+            from hookgate.decisionlog import chain_hash
+
+            record._hash = chain_hash(data)
+        return record
 
 
 class DecisionBatchIn(BaseModel):
@@ -283,11 +314,37 @@ class DecisionRecordOut(BaseModel):
     input: dict[str, Any] | None = Field(description="The masked input document, if recorded.")
     input_truncated: bool
     received_at: datetime
+    stream: str | None = Field(None, description="Whose log the record is from.")
+    seq: int | None = Field(None, description="Its sequence number in that log.")
 
 
 class DecisionPage(BaseModel):
     decisions: list[DecisionRecordOut]
     next_cursor: str | None = Field(description="Pass as `cursor` for the next (older) page.")
+
+
+class StreamGap(BaseModel):
+    after: int = Field(description="The last seq held before the gap.")
+    before: int = Field(description="The first seq held after it.")
+
+
+class StreamReport(BaseModel):
+    stream: str
+    records: int
+    first_seq: int
+    last_seq: int
+    missing: int = Field(description="Sequence numbers between first_seq and last_seq not held.")
+    gaps: list[StreamGap]
+    rewritten: list[int] = Field(
+        description="Sequence numbers held twice, or whose record's `prev` is not the hash of "
+        "the record held before it: a record changed after it was chained."
+    )
+    last_received_at: datetime
+
+
+class StreamsPage(BaseModel):
+    streams: list[StreamReport]
+    capped: bool = Field(description="More gaps or rewritten records exist than are listed.")
 
 
 # -- tokens ----------------------------------------------------------------------------------

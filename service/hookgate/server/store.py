@@ -704,11 +704,84 @@ class Store:
                 "uploaded_by": r.uploaded_by,
                 "token_id": r.token_id,
                 "received_at": _utc(r.received_at),
+                "stream": r.stream,
+                "seq": r.stream_seq,
             }
             for r, matches in page
         ]
         next_cursor = _cursor(page[-1][0]) if len(rows) > limit else None
         return items, next_cursor
+
+    def decision_streams(self, limit: int = 1000) -> tuple[list[dict], bool]:
+        """Each stream (a machine and user's decision log) with its records' sequence checked:
+        the gaps between the sequence numbers held, and the records held twice or whose
+        ``prev`` is not the hash of the record held before them (rewritten). At most ``limit``
+        gaps and rewrites in all; the second value says whether more exist."""
+        d = m.decisions.c
+        chained = sa.and_(d.stream.is_not(None), d.stream_seq.is_not(None))
+        window = {"partition_by": d.stream, "order_by": (d.stream_seq, d.seq)}
+        ordered = (
+            sa.select(
+                d.stream,
+                d.stream_seq.label("n"),
+                d.prev_hash,
+                sa.func.lag(d.stream_seq).over(**window).label("before_n"),
+            )
+            .where(chained)
+            .subquery()
+        )
+        o = ordered.c
+        follows = o.n == o.before_n + 1
+        # A record whose prev names no record held at seq - 1 (one of them, when a seq is
+        # held twice: the other is reported already).
+        before = m.decisions.alias("before")
+        named = sa.exists().where(
+            before.c.stream == o.stream,
+            before.c.stream_seq == o.n - 1,
+            before.c.record_hash == o.prev_hash,
+        )
+        broken = sa.or_(o.prev_hash.is_(None), ~named)
+        problems = (
+            sa.select(o.stream, o.n, o.before_n)
+            .where(sa.or_(o.n > o.before_n + 1, o.n == o.before_n, sa.and_(follows, broken)))
+            .order_by(o.stream, o.n)
+            .limit(limit + 1)
+        )
+        summary = (
+            sa.select(
+                d.stream,
+                sa.func.count().label("records"),
+                sa.func.count(sa.distinct(d.stream_seq)).label("distinct"),
+                sa.func.min(d.stream_seq).label("first"),
+                sa.func.max(d.stream_seq).label("last"),
+                sa.func.max(d.received_at).label("received"),
+            )
+            .where(chained)
+            .group_by(d.stream)
+            .order_by(d.stream)
+        )
+        with self.engine.connect() as conn:
+            found = {
+                r.stream: {
+                    "stream": r.stream,
+                    "records": r.records,
+                    "first_seq": r.first,
+                    "last_seq": r.last,
+                    "missing": r.last - r.first + 1 - r.distinct,
+                    "gaps": [],
+                    "rewritten": [],
+                    "last_received_at": _utc(r.received),
+                }
+                for r in conn.execute(summary)
+            }
+            rows = conn.execute(problems).all()
+        for r in rows[:limit]:
+            report = found[r.stream]
+            if r.n > r.before_n + 1:
+                report["gaps"].append({"after": r.before_n, "before": r.n})
+            elif not report["rewritten"] or report["rewritten"][-1] != r.n:
+                report["rewritten"].append(r.n)
+        return list(found.values()), len(rows) > limit
 
 
 def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
@@ -807,6 +880,10 @@ _RECORD_COLUMNS = {
     "command": "text",
     "input": "text",
     "input_truncated": "boolean",
+    "stream": "text",
+    "stream_seq": "integer",
+    "prev_hash": "text",
+    "record_hash": "text",
 }
 _MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
 _MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}

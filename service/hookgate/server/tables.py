@@ -97,6 +97,13 @@ decisions = Table(
     Column("input_truncated", Boolean, nullable=False, server_default=false()),
     Column("received_at", DateTime(timezone=True), nullable=False),
     Column("token_id", Integer, nullable=True),  # the uploading token (null: before 0020)
+    # The record's place in its machine's log (migration 0023; null: an older client): the
+    # stream (`<machine id>:<uid>`), its seq, the hash of the record before it that it names,
+    # and its own hash, computed here from the bytes received.
+    Column("stream", String(128), nullable=True),
+    Column("stream_seq", Integer, nullable=True),
+    Column("prev_hash", String(64), nullable=True),
+    Column("record_hash", String(64), nullable=True),
     # Pages are newest first by (time, seq) from a keyset cursor: every filter's index ends
     # with (time, seq), so a page is one index range read in order, however many records
     # the window holds (migration 0022).
@@ -105,6 +112,7 @@ decisions = Table(
     Index("ix_decisions_host_time_seq", "host", "time", "seq"),
     Index("ix_decisions_session_time_seq", "session_id", "time", "seq"),
     Index("ix_decisions_token_time_seq", "token_id", "time", "seq"),
+    Index("ix_decisions_stream_seq", "stream", "stream_seq"),
 )
 
 decision_matches = Table(

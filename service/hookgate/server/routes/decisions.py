@@ -1,5 +1,6 @@
 """``/v1/decisions``: agents upload decision records (masked again here); viewers page
-through them, filtered."""
+through them, filtered, and see each machine's log checked for gaps and rewritten records
+(``/v1/decisions/streams``)."""
 
 from typing import Annotated
 
@@ -43,6 +44,9 @@ def add_routes(app: FastAPI) -> None:
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
+            # Its place in its log, and its hash as received (before the masking above).
+            row["stream_seq"], row["prev_hash"] = row.pop("seq"), row.pop("prev")
+            row["record_hash"] = record._hash
             rows.append(row)
         accepted, duplicates = store.add_decisions(
             rows,
@@ -53,6 +57,21 @@ def add_routes(app: FastAPI) -> None:
         for row in rows:
             metrics.decision(row["outcome"], "upload")
         return {"accepted": accepted, "duplicates": duplicates}
+
+    @app.get(
+        "/v1/decisions/streams",
+        tags=["decisions"],
+        summary="Each machine's decision log checked: gaps in its sequence, rewritten records",
+        response_model=api.StreamsPage,
+    )
+    def streams(
+        _: Viewer,
+        limit: Annotated[
+            int, Query(ge=1, le=10_000, description="At most this many gaps and rewrites")
+        ] = 1000,
+    ) -> dict:
+        found, capped = store.decision_streams(limit=limit)
+        return {"streams": found, "capped": capped}
 
     @app.get(
         "/v1/decisions",
