@@ -9,6 +9,7 @@ nothing the hook depends on. The verified file shapes are in tests/data/managed/
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from hookgate import anchors
 from hookgate.integrations import hostconfig, jsonc, managed
 
 pytestmark = pytest.mark.skipif(
@@ -495,8 +497,14 @@ def test_trust_anchors_go_to_etc_hookgate_only_when_given(root):
     config = root / "etc/hookgate/config.json"
     assert not config.exists()
     assert stat.S_IMODE((root / "etc/hookgate").stat().st_mode) == 0o755
-    hookgate(*lone, "--bundle-key", "ed25519:abc")
-    assert json.loads(config.read_text()) == {"server": "https://x", "bundle_key": "ed25519:abc"}
+    bad = hookgate(*lone, "--bundle-key", "ed25519:abc", check=False)
+    assert bad.returncode == 1 and "public_key: not the base64 of a raw 32-byte" in bad.stderr
+    assert not config.exists()
+    key = base64.b64encode(bytes(range(32))).decode()
+    hookgate(*lone, "--bundle-key", key)
+    # The shape the managed runtime reads (hookgate.anchors), which refuses unknown keys.
+    assert json.loads(config.read_text()) == {"server": "https://x", "public_key": key}
+    assert anchors.parse(config.read_bytes())["public_key"] == key
     info = config.stat()
     assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o644
     hookgate("uninstall", "--managed", "--root", str(root), "claude")

@@ -212,6 +212,19 @@ def test_personal_mode_without_the_managed_file(root, tmp_path, monkeypatch):
     assert sync.bundle_path() == str(tmp_path / "h" / "cache" / "bundle.json")
 
 
+def test_managed_mode_runs_no_warm_process_whatever_the_environment_says(root, monkeypatch):
+    """A warm process runs as the agent's user, who can take its socket or signal it: a managed
+    hook answers in its own process, even when the environment asks for a warm one."""
+    from hookgate import warm
+
+    if sys.platform != "linux":
+        pytest.skip("warm processes are Linux-only")
+    monkeypatch.setenv("HOOKGATE_WARM", "600")
+    assert warm.idle_seconds() == 600
+    Path(anchors.CONFIG).write_text("{}\n")
+    assert warm.idle_seconds() == 0
+
+
 def test_managed_mode_ignores_hookgate_home_and_xdg_for_bundle_and_cache(root, monkeypatch):
     write_config(root, {})
     monkeypatch.setenv("HOOKGATE_HOME", "/tmp/agent-filled")

@@ -62,8 +62,12 @@ def _volatile(name: bytes) -> bool:
 
 def idle_seconds() -> int:
     """``HOOKGATE_WARM``: seconds a warm process waits for its next call; 0 when off (``0``,
-    ``off`` or anything that is not a whole number, and anywhere but Linux)."""
-    if sys.platform != "linux":
+    ``off`` or anything that is not a whole number, anywhere but Linux, and in managed mode,
+    whatever the variable says: a warm process runs as the agent's user, who could take its
+    socket or signal it, so a managed hook answers in its own process)."""
+    from hookgate import anchors
+
+    if sys.platform != "linux" or anchors.present():
         return 0
     value = os.environ.get("HOOKGATE_WARM", "on")
     if value == "on":

@@ -88,7 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     managed.add_argument(
         "--server", help="the policy server (written to /etc/hookgate/config.json)"
     )
-    managed.add_argument("--bundle-key", help="the bundle signing key to pin (with --server)")
+    managed.add_argument(
+        "--bundle-key",
+        help="the bundle signing key to pin, base64 as GET /v1/bundle/key gives it (with --server)",
+    )
+    managed.add_argument(
+        "--token-file",
+        help="where root's pull reads its API token (default /etc/hookgate/token, root-only)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

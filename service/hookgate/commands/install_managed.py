@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"NOT ENFORCEABLE: {host}: {MANAGED[host].residual}")
         print(f"hookgate {args.command} --managed: nothing to install", file=sys.stderr)
         return 1
+    from hookgate.anchors import AnchorError
+
     try:
         manifest = managed.load_manifest(root)
         if removing:
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             notes: list[str] = []
         else:
             changes, code_steps, notes = _install(args, root, prefix, manifest)
-    except (managed.ManagedError, OSError) as exc:
+    except (managed.ManagedError, AnchorError, OSError) as exc:
         print(f"hookgate {args.command} --managed: {exc}", file=sys.stderr)
         return 1
     changes = [c for c in changes if _differs(c, root)]
@@ -122,7 +124,9 @@ def _install(
     }
     changes, notes = managed.plan_install(args.hosts, root, commands, args.managed_only, manifest)
     if args.server:
-        config = {"server": args.server, "bundle_key": args.bundle_key}
+        config = {"server": args.server, "public_key": args.bundle_key}
+        if args.token_file:
+            config["token_file"] = args.token_file
         changes.append(managed.write_config(root, config))
         manifest["config"] = True
     return changes, steps, notes

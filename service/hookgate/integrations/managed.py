@@ -210,8 +210,24 @@ def managed_command(prefix: str, dirs: list[str], host: str, rewrite: str = "all
 
 def write_config(root: str, config: dict) -> Change:
     """``/etc/hookgate/config.json`` holding ``config`` (server URL, pinned bundle key, failure
-    policy, limits): the one place an install writes the managed runtime's anchors."""
+    policy, limits): the one place an install writes the managed runtime's anchors. The document
+    is checked by the parser the hook itself uses (``anchors.parse``, ``AnchorError`` naming the
+    field), so an install never leaves a file that makes every hook ask."""
+    import base64
+    import binascii
+
+    from hookgate import anchors
+
     text = json.dumps(config, indent=2, sort_keys=True) + "\n"
+    anchors.parse(text.encode("utf-8"), CONFIG_FILE)
+    if "public_key" in config:
+        try:
+            raw = base64.b64decode(config["public_key"], validate=True)
+        except binascii.Error:
+            raw = b""
+        if len(raw) != 32:
+            message = "public_key: not the base64 of a raw 32-byte Ed25519 key (/v1/bundle/key)"
+            raise anchors.AnchorError(f"{CONFIG_FILE}: {message}")
     return Change(CONFIG_FILE, text.encode("utf-8"), 0o644, "trust anchors of the managed runtime")
 
 
