@@ -60,6 +60,14 @@ def test_a_working_setup_reports_hosts_server_and_bundle(tmp_path, home):
         server.stop()
 
 
+def test_a_settings_file_doctor_cannot_read_is_a_problem_not_a_crash(home):
+    (home / ".claude" / "settings.json").mkdir(parents=True)
+    result = doctor(home)
+    assert result.returncode == 1, result.stderr
+    assert "claude (user): cannot read" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
 def test_a_host_wired_to_a_missing_binary_is_a_problem(home):
     path = hostconfig.config_path("gemini", "project", home)
     path.parent.mkdir(parents=True)

@@ -406,6 +406,17 @@ def test_pull_in_managed_mode_needs_root_and_a_private_token(root, server, agent
         sync.refresh()
 
 
+def test_doctor_as_the_agents_user_shows_the_anchors_not_a_token_error(root, server, agent):
+    configure(root, server)
+    done = as_agent(agent, root, "doctor")
+    assert f"managed: {server.url}; pulled by root" in done.stdout, done.stderr
+    assert "token" not in done.stdout
+    Path(anchors.CONFIG).chmod(0o666)
+    spoiled = as_agent(agent, root, "doctor")
+    assert spoiled.returncode == 1
+    assert "managed configuration:" in spoiled.stdout and "every hook asks" in spoiled.stdout
+
+
 def test_login_and_key_rotation_are_refused_in_managed_mode(root, server):
     configure(root, server)
     with pytest.raises(sync.SyncError, match="pinned in"):

@@ -87,12 +87,13 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
     for host in hostconfig.HOSTS:
         for scope in hostconfig.SCOPES:
             path = hostconfig.config_path(host, scope, project_dir)
-            if not path.exists():
-                continue
             try:
                 text = path.read_text(encoding="utf-8")
                 commands = hostconfig.installed_commands(text, host, str(path))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
             except (OSError, UnicodeDecodeError, hostconfig.HostConfigError) as exc:
+                # A settings file the user cannot read (or reach) may still be one the host reads.
                 report.problem(f"{host} ({scope}): cannot read {path}: {exc}")
                 continue
             for command in sorted(set(commands)):
@@ -140,8 +141,20 @@ def _host_runs_hooks(report: _Report, host: str, scope: str, path: Path, project
 
 
 def _server(report: _Report, timeout: float) -> object:
-    from hookgate import sync
+    import os
 
+    from hookgate import anchors, sync
+
+    if anchors.present() and os.geteuid() != 0:
+        # The token is root's alone: a user sees the anchors, root's pull talks to the server.
+        try:
+            config = anchors.load()
+        except anchors.AnchorError as exc:
+            report.problem(f"managed configuration: {exc} (every hook asks until it is fixed)")
+            return None
+        server = config.server or "no server (the built-in pack, compiled by root's pull)"
+        report.line(f"managed: {server}; pulled by root (hookgate-pull.timer or cron)")
+        return None
     try:
         login = sync.load_login()
     except sync.SyncError as exc:
