@@ -22,13 +22,23 @@ import os
 import time
 
 from hookgate import jsonio, paths
-from hookgate.files import FileLock, atomic_write, open_private, try_flock
+from hookgate.files import (
+    FileLock,
+    MiB,
+    UnsafeFile,
+    atomic_write,
+    open_private,
+    read_file,
+    read_file_stat,
+    try_flock,
+)
 from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
 # With no cached bundle, a bundle whose signed freshness is older than this (seconds) is refused
 # as a replay; $HOOKGATE_MAX_BUNDLE_AGE overrides.
 DEFAULT_MAX_BUNDLE_AGE = 86400.0
+MAX_BUNDLE_BYTES = 64 * MiB  # the cached bundle the hook reads (files.read_file's cap)
 RETRY_AFTER = 60.0  # at most one background refresh start per this many seconds
 HTTP_TIMEOUT = 10.0
 LOCK_WAIT = 5.0  # how long a pull waits for another process's brief hold of the lock
@@ -148,6 +158,8 @@ def active_bundle() -> LocalBundle | None:
         document, stamp = _read_cached_document()
     except FileNotFoundError:
         return None
+    except UnsafeFile:  # planted, not damaged: a limit (hookgate.deadline), not the default pack
+        raise
     except (OSError, ValueError) as exc:
         _error("bundle_cache", str(exc))
         return None
@@ -189,9 +201,8 @@ def _checked_path() -> str:
 
 
 def _read_checked() -> str | None:
-    try:
-        with open(_checked_path(), "rb") as handle:
-            return handle.read(512).decode("ascii")
+    try:  # anything but a small regular file: hash the bundle again (and rewrite the stamp)
+        return (read_file(_checked_path(), 512) or b"").decode("ascii") or None
     except (OSError, ValueError):
         return None
 
@@ -264,9 +275,10 @@ def _parse_time(raw: bytes) -> float | None:
 def _read_cached_document() -> tuple[dict, str]:
     """The cached bundle document, and the stamp of the file it was read from."""
     path = bundle_path()
-    with open(path, "rb") as handle:
-        raw = handle.read()
-        st = os.fstat(handle.fileno())
+    found = read_file_stat(path, MAX_BUNDLE_BYTES)
+    if found is None:
+        raise FileNotFoundError(path)
+    raw, st = found
     stamp = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
     try:
         document = jsonio.loads(raw.decode("utf-8"))

@@ -115,35 +115,25 @@ def common_dir(git_dir: str) -> str:
 
 
 def read_file(path: str, skipped: list[tuple[str, str]] | None = None) -> bytes | None:
-    """A regular file's bytes, opened without following symlinks; None if absent or refused,
-    and then why it was refused appended to ``skipped`` (when given) if the file exists."""
+    """A regular file's bytes, opened without following symlinks (``files.read_file``: never
+    blocked by a FIFO); None if absent or refused, and then why it was refused appended to
+    ``skipped`` (when given) if the file exists."""
+    from hookgate.files import UnsafeFile
+    from hookgate.files import read_file as read_regular
+
     try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    why = None
-    if stat.S_ISLNK(st.st_mode):
-        why = "symlink not followed"
-    elif not stat.S_ISREG(st.st_mode):
-        why = "not a regular file"
-    elif st.st_size > MAX_FILE_BYTES:
-        why = f"larger than {MAX_FILE_BYTES} bytes"
-    if why is not None:
+        return read_regular(path, MAX_FILE_BYTES)
+    except UnsafeFile as exc:
         if skipped is not None:
-            skipped.append((path, why))
+            skipped.append((path, _WHY.get(exc.kind, "unreadable")))
         return None
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-        try:
-            return os.read(fd, MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
-        finally:
-            os.close(fd)
-    except OSError:
-        if skipped is not None:
-            skipped.append((path, "unreadable"))
-        return None
+
+
+_WHY = {
+    "link": "symlink not followed",
+    "type": "not a regular file",
+    "size": f"larger than {MAX_FILE_BYTES} bytes",
+}
 
 
 MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read
