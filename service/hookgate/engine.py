@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from hookgate import jsonio
 from hookgate.config import failure_policy
+from hookgate.config import limit_action as config_limit_action
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
 from hookgate.lang import UNDEFINED, PolicySet, load, load_files
@@ -90,7 +91,8 @@ class Engine:
             for package, pack, rules in packages
             if rules
         ]
-        self.limit_action = limit_action(policy_set.data)
+        # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
+        self.limit_action = config_limit_action(limit_action(policy_set.data))
 
     @classmethod
     def from_paths(

@@ -448,6 +448,7 @@ def _child(
     import io
     import select
     import signal
+    import socket
 
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -494,7 +495,10 @@ def _child(
 
         def send(code: int, stdout: bytes, stderr: bytes) -> None:
             conn.sendall(b"=%d %d %d\n" % (code, len(stdout), len(stderr)) + stdout + stderr)
-            conn.close()  # the hook has its answer: what follows is not its to wait for
+            # The hook has its answer: what follows is not its to wait for. A shutdown, since
+            # the request's file object keeps the socket open past ``close``.
+            conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
 
         # The child has the hook's deadline too (the hook's own, started earlier, comes first):
         # a child blocked on a file the agent planted answers the limit through the socket.
