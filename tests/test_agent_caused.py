@@ -396,3 +396,33 @@ def test_the_deadline_setting_is_bounded(monkeypatch) -> None:
     assert config.limit_action("ask") == "deny"
     monkeypatch.setenv("HOOKGATE_LIMIT_ACTION", "allow")  # never looser than ask
     assert config.limit_action(None) == "ask" and config.limit_action("deny") == "deny"
+
+
+@pytest.mark.parametrize("what", ["fifo", "dir", "link"])
+def test_a_file_planted_as_the_pulled_bundle_answers_the_limit(env, what) -> None:
+    """Not the default pack in its place: that would let the agent choose the policies."""
+    plant(Path(env["HOOKGATE_HOME"]) / "cache" / "bundle.json", what)
+    answer, took = run([HOOKGATE, "eval", "--host", "claude"], env, payload("ls"))
+    assert decision(answer) == "ask", answer
+    assert "bundle.json" in reason(answer)
+    assert took < 8
+
+
+def test_a_fifo_as_git_configuration_does_not_block_the_hook(env, tmp_path) -> None:
+    """The git model reads ~/.gitconfig and .git/config through files.read_file: a FIFO there is
+    "skipped" by the git model (its rule), never a hang."""
+    home = tmp_path / "user"
+    home.mkdir()
+    os.mkfifo(home / ".gitconfig")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "config").unlink()
+    os.mkfifo(repo / ".git" / "config")
+    env["HOME"] = str(home)
+    body = json.loads(payload("git push --force origin main"))
+    body["cwd"] = str(repo)
+    answer, took = run([HOOKGATE, "eval", "--host", "claude"], env, json.dumps(body).encode())
+    # The force-push guard still answers (its rewrite drops --force); whether configuration it
+    # could not read makes a push ask is the git model's rule, not this test's.
+    assert "--force" not in answer["hookSpecificOutput"]["updatedInput"]["command"], answer
+    assert took < 8

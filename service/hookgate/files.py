@@ -125,20 +125,19 @@ def try_flock(fd: int) -> bool:
 # What each reader does with ``UnsafeFile`` (a limit: the hook answers ``limits.action``, ask by
 # default; "rebuild": the file only saves time, is checked before use and is written again):
 #
-# | file                                        | follows links | cap    | UnsafeFile    |
-# |---------------------------------------------|---------------|--------|---------------|
-# | compile cache entry, files stamp (lang)     | no            | 64 MiB | limit         |
-# | launcher's module file (modules-*.code)     | no            | 64 MiB | limit         |
-# | pulled bundle, bundle.checked (sync)        | no            | 64 MiB | limit         |
-# | login.json (sync)                           | no            | 1 MiB  | limit         |
-# | session memory (sessions/<id>)              | no            | 1 MiB  | limit         |
-# | policies given by --policies (sources)      | yes: the user | 16 MiB | limit         |
-# |                                             | names them    |        |               |
-# | git configuration, repo files (repo.read_file)| no          | 1 MiB  | "skipped"     |
-# |                                             |               |        | (git model)   |
-# | host agent/skill files (builtins/host)      | no            | 8 KiB  | not an agent  |
-# | warm lock records, telemetry (doctor only)  | no            | 64 KiB | ignored: read |
-# |                                             |               |        | after answer  |
+# | file                                          | links    | cap    | on UnsafeFile          |
+# |-----------------------------------------------|----------|--------|------------------------|
+# | compile cache entry, files stamp (lang.cache) | refused  | 64 MiB | limit                  |
+# | launcher's module file (modules-*.code)       | refused  | 64 MiB | limit                  |
+# | pulled bundle (sync)                          | refused  | 64 MiB | limit                  |
+# | bundle.checked (sync: skips hashing)          | refused  | 512 B  | rebuild: hash again    |
+# | login.json (sync, read by pull only)          | refused  | 1 MiB  | pull refuses, naming it|
+# | session memory (sessions/<id>)                | refused  | 128 KiB| limit                  |
+# | policies given by --policies (sources)        | followed | 16 MiB | limit                  |
+# | git configuration, repo files (repo.read_file)| refused  | 1 MiB  | "skipped" (git model)  |
+# | .claude agent/skill files (builtins/host)     | refused  | 1 MiB  | not an agent           |
+# | warm lock records, decision log, telemetry    | refused  | varies | ignored: read after the|
+# |   (after the answer, or by doctor and pull)   |          |        | answer, never to decide|
 #
 # A regular file whose *content* is bad (a torn cache entry, a checksum that does not match)
 # is the reader's business: caches rebuild, the bundle falls back as ``sync`` documents.

@@ -314,8 +314,10 @@ def load_login() -> Login | None:
     """The stored login, or None when not logged in; a damaged file raises ``SyncError``."""
     path = login_path()
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = jsonio.loads(handle.read())
+        raw = read_file(path, MiB)
+        if raw is None:
+            return None
+        document = jsonio.loads(raw.decode("utf-8"))
         return Login(**{name: document[name] for name in Login.__slots__})
     except FileNotFoundError:
         return None
