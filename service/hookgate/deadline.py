@@ -49,20 +49,32 @@ def arm(host: str | None, seconds: float | None = None) -> None:
     """Start the process's deadline (once): past it, the limit answer and the end."""
     if STATE.armed:
         return
-    import signal
+    import _signal  # not ``signal``: it imports enum, which the hook's path otherwise avoids
 
     if seconds is None:
         from hookgate.config import deadline_seconds
 
         seconds = deadline_seconds()
     STATE.armed, STATE.seconds, STATE.host = True, seconds, host
-    signal.signal(signal.SIGALRM, _fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _signal.signal(_signal.SIGALRM, _fire)
+    _signal.setitimer(_signal.ITIMER_REAL, seconds)
+
+
+def writing() -> None:
+    """The answer is being written: the deadline waits until ``answered`` (one answer, whole)."""
+    if STATE.armed:
+        import _signal
+
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
 
 
 def answered(code: int) -> None:
     """The answer is out: a deadline from now on ends the process without another one."""
     STATE.answered, STATE.exit_code = True, code
+    if STATE.armed:
+        import _signal
+
+        _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {_signal.SIGALRM})
 
 
 def _fire(signum: int, frame: object) -> None:

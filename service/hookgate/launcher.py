@@ -100,7 +100,7 @@ def _end(code: int, stdout: bytes, stderr: bytes) -> None:
     """End the process as the warm process's child answered."""
     from hookgate import deadline
 
-    deadline.answered(code)
+    deadline.writing()
     for fd, data in ((1, stdout), (2, stderr)):
         try:
             while data:

@@ -251,6 +251,7 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
         decision = Decision.failure("render", f"{type(exc).__name__}: {exc}", False, host=host)
         response = decision.response(host)
         stdout = _json_line(response.stdout)
+    deadline.writing()
     if stdout is not None:
         sys.stdout.write(stdout)
     if response.stderr:
