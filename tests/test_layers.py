@@ -73,6 +73,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "entry points: the hook's process, the CLI and its commands, host integrations",
         (
             "hookgate.warm",
+            "hookgate.deadline",
             "hookgate.launcher",
             "hookgate.cli",
             "hookgate.commands*",

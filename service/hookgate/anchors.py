@@ -27,7 +27,7 @@ The file (JSON object; unknown keys are errors, so a typo is not silently ignore
      "limits": {"action": "ask" | "deny"},
      "refresh_interval": 300, "max_bundle_age": 86400}
 
-Foundation layer: imports only ``os`` and ``jsonio`` (the hook checks the anchors on every call).
+Foundation layer: imports only ``os``, ``jsonio`` and ``files`` (the hook checks the anchors on every call).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 
 from hookgate import jsonio
+from hookgate.files import UnsafeFile, read_file_stat
 from hookgate.records import Frozen, set_field
 
 CONFIG = "/etc/hookgate/config.json"
@@ -103,23 +104,17 @@ def load() -> Anchors | None:
     if not present():
         return None
     check_root_owned(CONFIG, directory=False)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(CONFIG, flags)
-    except OSError as exc:
-        message = f"{CONFIG}: cannot open the managed configuration: {exc.strerror}"
-        raise AnchorError(message) from None
-    try:
-        st = os.fstat(fd)
-        stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        if _loaded[0] == stamp:
-            return _loaded[1]
-        _check_stat(CONFIG, st, directory=False)  # the file opened, not only the name checked
-        if st.st_size > MAX_CONFIG_BYTES:
-            raise AnchorError(f"{CONFIG}: larger than {MAX_CONFIG_BYTES} bytes")
-        raw = os.read(fd, MAX_CONFIG_BYTES + 1)
-    finally:
-        os.close(fd)
+        found = read_file_stat(CONFIG, MAX_CONFIG_BYTES)
+    except UnsafeFile as exc:
+        raise AnchorError(f"{CONFIG}: cannot read the managed configuration: {exc.why}") from None
+    if found is None:  # removed since present() saw it: still not a reason for personal mode
+        raise AnchorError(f"{CONFIG}: removed while read")
+    raw, st = found
+    _check_stat(CONFIG, st, directory=False)  # the file opened, not only the name checked
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if _loaded[0] == stamp:
+        return _loaded[1]
     anchors = Anchors(parse(raw, CONFIG))
     _loaded[:] = stamp, anchors
     return anchors

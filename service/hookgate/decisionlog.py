@@ -35,7 +35,7 @@ import os
 import time
 
 from hookgate import anchors, jsonio, paths, telemetry
-from hookgate.files import FileLock, atomic_write
+from hookgate.files import FileLock, atomic_write, read_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -261,23 +261,29 @@ def pending_count() -> int:
     for name in [*_segments(directory, PENDING), CURRENT]:
         offset = cursor["offset"] if cursor["segment"] == name else 0
         try:
-            with open(os.path.join(directory, name), "rb") as handle:
-                handle.seek(offset)
-                total += handle.read().count(b"\n")
-        except FileNotFoundError:
+            total += (_read_log(os.path.join(directory, name)) or b"")[offset:].count(b"\n")
+        except OSError:  # not a segment hookgate wrote (a FIFO, a link): doctor shows the rest
             pass
     return total
+
+
+def _read_log(path: str) -> bytes | None:
+    """A log file's bytes (``files.read_file``: a FIFO or link planted among them is refused
+    with ``UnsafeFile`` instead of hanging the reader); None when it does not exist."""
+    return read_file(path, MAX_BYTES)
 
 
 def _batches(segment: str, offset: int) -> Iterator[tuple[list[dict], int]]:
     """``(records, end offset)`` batches of the complete lines after ``offset``. A damaged line
     (a torn write) is skipped with a telemetry record rather than blocking every later one."""
     try:
-        with open(segment, "rb") as handle:
-            handle.seek(offset)
-            content = handle.read()
-    except FileNotFoundError:
+        content = _read_log(segment)
+    except OSError as exc:
+        telemetry.record("error", kind="fault", source="decision_log", message=str(exc))
         return
+    if content is None:
+        return
+    content = content[offset:]
     records: list[dict] = []
     position, size = offset, 0
     for line in content.splitlines(keepends=True):
@@ -325,8 +331,10 @@ def _prune(directory: str) -> None:
     while names and (total > MAX_BYTES or len(names) > MAX_SEGMENTS):
         oldest = names.pop(0)
         if oldest.endswith(PENDING):
-            with open(os.path.join(directory, oldest), "rb") as handle:
-                dropped += handle.read().count(b"\n")
+            try:
+                dropped += (_read_log(os.path.join(directory, oldest)) or b"").count(b"\n")
+            except OSError:
+                pass
         os.unlink(os.path.join(directory, oldest))
         total -= sizes[oldest]
     if dropped:
@@ -339,8 +347,8 @@ def _segments(directory: str, suffix: str) -> list[str]:
 
 def _read_cursor(directory: str) -> dict:
     try:
-        with open(os.path.join(directory, "cursor.json"), encoding="utf-8") as handle:
-            cursor = jsonio.loads(handle.read())
+        raw = read_file(os.path.join(directory, "cursor.json"), 4096) or b"{}"
+        cursor = jsonio.loads(raw.decode("utf-8"))
         if isinstance(cursor.get("segment"), str) and isinstance(cursor.get("offset"), int):
             return cursor
     except (OSError, ValueError, AttributeError):

@@ -6,14 +6,17 @@ into one ``Decision``: any deny wins, else any ask, else the rewrites merged int
 tool input, else allow. Every reason carries ``[pack=…, pattern=…]`` provenance.
 
 A pack that fails fails alone, by the kind of its failure: a ``LimitError`` (time, steps,
-nesting: reached judging content the agent controls) answers the limit action, ask or deny;
-any other error is a fault and follows the failure policy. The other packs still decide.
+nesting: reached judging content the agent controls) answers the limit action, ask or deny, and
+so does what the agent can cause while a pack runs (a builtin finding a FIFO planted where it
+reads a file, a dependency that no longer imports: ``files.agent_caused``); any other error is
+a fault and follows the failure policy. The other packs still decide.
 """
 
 from __future__ import annotations
 
 from hookgate import jsonio
 from hookgate.config import failure_policy
+from hookgate.config import limit_action as config_limit_action
 from hookgate.decision import Decision
 from hookgate.hostio.normalize import HookInput, PayloadError, normalize
 from hookgate.lang import UNDEFINED, PolicySet, load, load_files
@@ -38,6 +41,15 @@ LIMIT_ACTIONS = ("ask", "deny")
 # When the evaluation of every pack at once fails, the packs evaluated one by one get at most
 # this many decision time limits in all (each pack at most one).
 ISOLATION_TIMES = 2
+
+
+def _agent_caused(exc: Exception) -> tuple[str, str] | None:
+    """What the agent can cause of an exception a pack raised (a file it planted where a
+    builtin reads, a dependency it broke): ``files.agent_caused``. That pack reaches a limit;
+    the other packs still decide."""
+    from hookgate.files import agent_caused
+
+    return agent_caused(exc)
 
 
 def limit_action(data: Mapping) -> str:
@@ -79,7 +91,8 @@ class Engine:
             for package, pack, rules in packages
             if rules
         ]
-        self.limit_action = limit_action(policy_set.data)
+        # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
+        self.limit_action = config_limit_action(limit_action(policy_set.data))
 
     @classmethod
     def from_paths(
@@ -230,6 +243,9 @@ class Engine:
             )
         except EvalError:
             pass
+        except Exception as exc:  # only what the agent can cause goes on to the packs alone
+            if _agent_caused(exc) is None:
+                raise
         else:
             found, start = [], 0
             for pack, refs in packs:
@@ -256,6 +272,11 @@ class Engine:
                 )
             except EvalError as exc:
                 result = exc
+            except Exception as exc:
+                caused = _agent_caused(exc)
+                if caused is None:
+                    raise
+                result = LimitError(*caused)
             found.append((pack, refs, result))
         return found
 
@@ -293,6 +314,10 @@ class Engine:
             return f"the budget of {DEFAULT_BUDGET:,} evaluation steps was used up"
         if exc.limit == "nesting":
             return "what it judges is nested too deeply to analyse"
+        if exc.limit == "file":
+            return f"a file it reads is not one hookgate will read: {exc.message}"
+        if exc.limit == "code":
+            return exc.message
         return f"{exc.limit} limit: {exc.message}"
 
     def query(self, ref: str, input: Any = None, data: Mapping | None = None) -> Any:

@@ -41,8 +41,27 @@ _SourceFileLoader = sys.modules["_frozen_importlib_external"].SourceFileLoader
 def launch() -> None:
     """Run ``hookgate`` (``sys.argv[1:]``): a hook asks the warm process first
     (``hookgate.warm``); otherwise its modules come from the module file. Then end the process
-    without the interpreter's teardown."""
-    from hookgate import warm
+    without the interpreter's teardown.
+
+    A hook's process has a deadline from its first step (``hookgate.deadline``), the warm
+    process's answer included; and what the agent can cause before ``hookgate eval`` takes over
+    (a module file that is not a regular file, a hookgate module that does not import) answers
+    the limit action, not a traceback the host would read as "go on"."""
+    from hookgate import deadline
+
+    if sys.argv[1:2] == ["eval"]:
+        deadline.arm(deadline.host_from_argv(sys.argv[2:]))
+    try:
+        _launch()
+    except Exception as exc:
+        found = deadline.classify(exc)
+        if found is None or deadline.STATE.answered or sys.argv[1:2] != ["eval"]:
+            raise
+        deadline.answer_limit(*found)
+
+
+def _launch() -> None:
+    from hookgate import deadline, warm
 
     path = _modules_path()
     call = warm.Call.current()
@@ -50,6 +69,7 @@ def launch() -> None:
         from hookgate.hostio.payload import read_payload
 
         payload = read_payload()
+        deadline.set_payload(payload)
         answer = call.ask(payload)
         if answer is not None:
             _end(*answer)
@@ -78,6 +98,9 @@ def launch() -> None:
 
 def _end(code: int, stdout: bytes, stderr: bytes) -> None:
     """End the process as the warm process's child answered."""
+    from hookgate import deadline
+
+    deadline.writing()
     for fd, data in ((1, stdout), (2, stderr)):
         try:
             while data:
@@ -114,7 +137,10 @@ def _module_names(path: str, finder: _Finder) -> Callable[[], list[str]]:
         now = mtime()
         if now != seen[0]:
             seen[0] = now
-            finder.entries, finder.codes = _read(path)
+            try:
+                finder.entries, finder.codes = _read(path)
+            except OSError:  # not a file hookgate wrote: the hooks answer that, not this
+                pass
         return list(finder.entries)
 
     return names
@@ -125,19 +151,29 @@ def _modules_path() -> str:
     return os.path.join(paths.compiled_dir(), f"modules-{tag}.code")
 
 
+MAX_MODULE_FILE = 64 << 20
+
+
 def _read(path: str) -> tuple[dict, dict]:
     """``(entries, codes)`` of the module file: ``entries[name] = (source, mtime_ns, size,
     is_package, pyc)``, ``codes[name]`` its marshaled code; empty when the file is missing,
-    unsafe, or written by another Python or hookgate."""
+    someone else's, or written by another Python or hookgate (it is written again). Anything
+    but a regular file, a link or more than ``MAX_MODULE_FILE`` bytes raises
+    ``files.UnsafeFile`` (a limit: no hookgate writes one)."""
+    from hookgate.files import read_file_stat
+
+    found = read_file_stat(path, MAX_MODULE_FILE)
+    if found is None:
+        return {}, {}
+    data, st = found
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return {}, {}
+    head = _MAGIC + _header()
+    if data[: len(head)] != head:
+        return {}, {}
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if st.st_uid != os.getuid() or st.st_mode & 0o022:
-                return {}, {}
-            if f.read(len(_MAGIC)) != _MAGIC or f.readline() != _header():
-                return {}, {}
-            entries, codes = marshal.loads(f.read())
-    except Exception:  # missing or damaged: import as usual, and write it again
+        entries, codes = marshal.loads(data[len(head) :])
+    except Exception:  # damaged: import as usual, and write it again
         return {}, {}
     if type(entries) is not dict or type(codes) is not dict:
         return {}, {}

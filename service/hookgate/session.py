@@ -21,16 +21,23 @@ def _file(session_id: str) -> str | None:
     return os.path.join(paths.state_dir(), "sessions", name) if name else None
 
 
+MAX_BYTES = MAX_FILES * 4096
+
+
 def written(session_id: str) -> list[str]:
-    """The absolute paths this session's file tools wrote, oldest first."""
+    """The absolute paths this session's file tools wrote, oldest first. A memory file that is
+    not a regular file, a link, larger than hookgate writes or unreadable raises
+    ``files.UnsafeFile``: the agent planted it, and reading it as "nothing written" would let a
+    script it wrote run unread (the hook answers the limit action)."""
+    from hookgate.files import read_file
+
     path = _file(session_id)
     if path is None:
         return []
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(MAX_FILES * 4096)
-    except OSError:
+    data = read_file(path, MAX_BYTES)
+    if data is None:
         return []
+    text = data.decode("utf-8", "replace")
     return [line for line in text.split("\n") if line.startswith("/")][-MAX_FILES:]
 
 
@@ -41,8 +48,8 @@ def record(session_id: str, written_paths: list[str]) -> None:
     new = [p for p in written_paths if p.startswith("/") and "\n" not in p]
     if path is None or not new:
         return
-    kept = [p for p in written(session_id) if p not in new] + new
     try:
+        kept = [p for p in written(session_id) if p not in new] + new
         directory = paths.private_dir(os.path.dirname(path))
         tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}")
         with open(tmp, "w", encoding="utf-8") as f:

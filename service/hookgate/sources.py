@@ -128,15 +128,26 @@ def _spelled(path: str) -> str:
     return (os.sep if path.startswith(os.sep) else "") + os.sep.join(parts) or os.curdir
 
 
+MAX_POLICY_FILE = 16 << 20
+
+
 def _read(file: str) -> str:
+    """A policy or data file's text, through ``files.read_file`` (links followed: the user
+    names these files). A file that is not a regular file, is larger than ``MAX_POLICY_FILE`` or
+    cannot be read is a ``PolicyError`` caused by the ``files.UnsafeFile`` (the hook answers it
+    as a limit: a FIFO planted among the policies must not hang it)."""
+    from hookgate.files import UnsafeFile, read_file
+
     try:
-        with open(file, encoding="utf-8") as handle:
-            return handle.read()
+        raw = read_file(file, MAX_POLICY_FILE, follow=True)
+        if raw is None:
+            raise PolicyError([Diagnostic(file, 0, 0, "cannot read: No such file or directory")])
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         message = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
         raise PolicyError([Diagnostic(file, 0, 0, message)]) from None
-    except OSError as exc:
-        raise PolicyError([Diagnostic(file, 0, 0, f"cannot read: {exc.strerror}")]) from None
+    except UnsafeFile as exc:
+        raise PolicyError([Diagnostic(file, 0, 0, f"cannot read: {exc.why}")]) from exc
 
 
 def _read_json(file: str) -> object:

@@ -32,13 +32,23 @@ import os
 import time
 
 from hookgate import anchors, jsonio, paths
-from hookgate.files import FileLock, atomic_write, open_private, try_flock
+from hookgate.files import (
+    FileLock,
+    MiB,
+    UnsafeFile,
+    atomic_write,
+    open_private,
+    read_file,
+    read_file_stat,
+    try_flock,
+)
 from hookgate.records import Frozen, fields, set_field
 
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
 # With no cached bundle, a bundle whose signed freshness is older than this (seconds) is refused
 # as a replay; $HOOKGATE_MAX_BUNDLE_AGE overrides.
 DEFAULT_MAX_BUNDLE_AGE = 86400.0
+MAX_BUNDLE_BYTES = 64 * MiB  # the cached bundle the hook reads (files.read_file's cap)
 RETRY_AFTER = 60.0  # at most one background refresh start per this many seconds
 HTTP_TIMEOUT = 10.0
 LOCK_WAIT = 5.0  # how long a pull waits for another process's brief hold of the lock
@@ -167,6 +177,8 @@ def active_bundle() -> LocalBundle | None:
         document, stamp = _read_cached_document()
     except FileNotFoundError:
         return None
+    except UnsafeFile:  # planted, not damaged: a limit (hookgate.deadline), not the default pack
+        raise
     except (OSError, ValueError) as exc:
         _error("bundle_cache", str(exc))
         return None
@@ -208,9 +220,8 @@ def _checked_path() -> str:
 
 
 def _read_checked() -> str | None:
-    try:
-        with open(_checked_path(), "rb") as handle:
-            return handle.read(512).decode("ascii")
+    try:  # anything but a small regular file: hash the bundle again (and rewrite the stamp)
+        return (read_file(_checked_path(), 512) or b"").decode("ascii") or None
     except (OSError, ValueError):
         return None
 
@@ -368,14 +379,13 @@ def _managed_login() -> Login:
 def _read_token(path: str) -> str:
     try:
         anchors.check_root_owned(path, directory=False)
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(path, flags)
-        try:
-            if os.fstat(fd).st_mode & 0o077:
-                raise SyncError(f"{path}: readable by others; chmod 600 it (it holds the token)")
-            token = os.read(fd, 4096).decode("ascii").strip()
-        finally:
-            os.close(fd)
+        found = read_file_stat(path, 4096)
+        if found is None:
+            raise SyncError(f"{path}: no token file")
+        raw, st = found
+        if st.st_mode & 0o077:
+            raise SyncError(f"{path}: readable by others; chmod 600 it (it holds the token)")
+        token = raw.decode("ascii").strip()
     except anchors.AnchorError as exc:
         raise SyncError(f"token_file: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -439,9 +449,10 @@ def _compile_default_pack() -> None:
 def _read_cached_document() -> tuple[dict, str]:
     """The cached bundle document, and the stamp of the file it was read from."""
     path = bundle_path()
-    with open(path, "rb") as handle:
-        raw = handle.read()
-        st = os.fstat(handle.fileno())
+    found = read_file_stat(path, MAX_BUNDLE_BYTES)
+    if found is None:
+        raise FileNotFoundError(path)
+    raw, st = found
     stamp = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
     try:
         document = jsonio.loads(raw.decode("utf-8"))
@@ -480,8 +491,10 @@ def load_login() -> Login | None:
         return _managed_login()
     path = login_path()
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = jsonio.loads(handle.read())
+        raw = read_file(path, MiB)
+        if raw is None:
+            return None
+        document = jsonio.loads(raw.decode("utf-8"))
         return Login(**{name: document[name] for name in Login.__slots__})
     except FileNotFoundError:
         return None

@@ -67,13 +67,14 @@ def append_line(path: str | os.PathLike, line: bytes) -> None:
 def read_records(limit: int = 50) -> list[dict]:
     """The last ``limit`` well-formed records; corrupt lines (a torn write, a disk error) are
     skipped rather than trusted."""
+    from hookgate.files import read_file
+
     try:
-        # O_NONBLOCK: a FIFO in the file's place must not hang the reader either.
-        fd = os.open(telemetry_path(), os.O_RDONLY | os.O_NONBLOCK)
-        with open(fd, encoding="utf-8", errors="replace") as handle:
-            lines = handle.readlines()
+        # files.read_file: a FIFO or a link in the file's place must not hang the reader either.
+        raw = read_file(telemetry_path(), 4 * MAX_BYTES)
     except OSError:
         return []
+    lines = (raw or b"").decode("utf-8", "replace").splitlines()
     records = []
     for line in lines:
         try:

@@ -314,6 +314,7 @@ def _lock_record(calls: int) -> bytes:
 def _live_locks() -> list[str]:
     """The lock files (paths) of the warm processes that run (they hold their lock)."""
     import fcntl
+    import stat
 
     try:
         names = os.listdir(directory())
@@ -322,10 +323,14 @@ def _live_locks() -> list[str]:
     live = []
     for path in (os.path.join(directory(), name) for name in names if name.endswith(".lock")):
         try:
-            fd = os.open(path, os.O_RDONLY)
+            # O_NONBLOCK, O_NOFOLLOW: a FIFO or a link planted in the lock's place must not hold
+            # the hook (this runs after its answer, within its deadline); only files count.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
             continue
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:  # held
             live.append(path)
@@ -337,11 +342,12 @@ def _live_locks() -> list[str]:
 def processes() -> list[tuple[int, int, list[str]]]:
     """The warm processes of this user's state directory that run: ``(pid, calls served, the
     hook's arguments)`` each."""
+    from hookgate.files import read_file
+
     found = []
     for path in _live_locks():
         try:
-            with open(path, "rb") as f:
-                pid, calls = (int(field) for field in f.read().split())
+            pid, calls = (int(field) for field in (read_file(path, 4096) or b"").split())
             words = [os.fsdecode(word) for word in _nul_separated(f"/proc/{pid}/cmdline")]
         except (OSError, ValueError):
             continue  # starting, or ended since
@@ -446,6 +452,7 @@ def _child(
     import io
     import select
     import signal
+    import socket
 
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -487,12 +494,27 @@ def _child(
         sys.stdout = io.TextIOWrapper(out, encoding=stdout.encoding, errors=stdout.errors)
         sys.stderr = io.TextIOWrapper(err, encoding=stderr.encoding, errors=stderr.errors)
         sys.argv = ["-c", *hook_argv]
+        from hookgate import deadline
+        from hookgate.commands import eval as eval_command
+
+        def send(code: int, stdout: bytes, stderr: bytes) -> None:
+            conn.sendall(b"=%d %d %d\n" % (code, len(stdout), len(stderr)) + stdout + stderr)
+            # The hook has its answer: what follows is not its to wait for. A shutdown, since
+            # the request's file object keeps the socket open past ``close``.
+            conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
+
+        # The child has the hook's deadline too (the hook's own, started earlier, comes first):
+        # a child blocked on a file the agent planted answers the limit through the socket.
+        deadline.STATE.emit = send
+        deadline.arm(deadline.host_from_argv(hook_argv[1:]))
+        eval_command.DEFER = True  # the decision log and the rest: after the answer is sent
         code = cli.main(hook_argv)
         sys.stdout.flush()
         sys.stderr.flush()
-        reply = b"=%d %d %d\n" % (code, out.tell(), err.tell())
-        conn.sendall(reply + out.getvalue() + err.getvalue())
-        conn.close()  # the hook has its answer: what follows is not its to wait for
+        deadline.STATE.emit = None
+        send(code, out.getvalue(), err.getvalue())
+        eval_command.finish(close=False)
         if lang.sets_built() != built:  # the warm process's policies are not the hook's
             os.kill(os.getppid(), signal.SIGUSR1)
         after_call()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 MAX_ENTRIES = 512  # directory entries looked at per directory
 MAX_HEAD = 8192  # bytes of a file read to find its frontmatter
+MAX_FILE = 1 << 20  # an agent or skill file larger than this is not read
 
 
 def _lstat_mode(path: str) -> int | None:
@@ -49,19 +50,18 @@ def _entries(directory: str) -> list[str]:
 
 def frontmatter_name(path: str) -> str | None:
     """The ``name:`` of a Markdown file's YAML frontmatter, or None (file unread if not regular)."""
+    from hookgate.files import read_file
+
     mode = _lstat_mode(path)
     if mode is None or not stat.S_ISREG(mode):
         return None
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-        try:
-            head = os.read(fd, MAX_HEAD).decode("utf-8", "replace")
-        finally:
-            os.close(fd)
+    try:  # the project's files, not hookgate's: one that will not be read names no agent
+        raw = read_file(path, MAX_FILE)
     except OSError:
         return None
+    if raw is None:
+        return None
+    head = raw[:MAX_HEAD].decode("utf-8", "replace")
     lines = head.splitlines()
     if not lines or lines[0].strip() != "---":
         return None

@@ -1,9 +1,15 @@
 """``hookgate eval``: the hook itself. One payload on stdin, the host's response on stdout.
 
 This is the hot path of every tool call, so it imports only what evaluation needs, and it never
-breaks the agent: whatever happens, a fail-open answer is written and the exit code is 0 (unless
-the failure policy is ``closed``), with the failure recorded in telemetry. Nothing read from the
-payload is ever executed or handed to a shell.
+breaks the agent: a fault (a bug in hookgate, a malformed payload) answers the failure policy
+(fail-open by default), with the failure recorded in telemetry. What the agent can cause never
+fails open (``hookgate.deadline``): a file hookgate reads that is not a regular file, a module
+that does not import, or the process's deadline passing answer the limit action. Nothing read
+from the payload is ever executed or handed to a shell.
+
+The answer is written, flushed and stdout and stderr closed before the work that follows it (the
+decision log, the session's memory of written files, telemetry), so a host waiting for the end
+of the hook's output never waits for that work.
 """
 
 from __future__ import annotations
@@ -11,12 +17,13 @@ from __future__ import annotations
 import gc
 import sys
 
-from hookgate import jsonio
+from hookgate import deadline, jsonio
 from hookgate.hostio.payload import MAX_PAYLOAD_BYTES, read_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from hookgate.decision import Decision
     from hookgate.engine import Engine
@@ -108,11 +115,54 @@ def run(args: argparse.Namespace) -> int:
     # 3-5 ms: no collection while it runs, and what exists at its end is frozen, out of the
     # collector's sight.
     gc.disable()
+    own = sys.argv[1:2] == ["eval"] and not DEFER  # the hook's process (not a warm child, a test)
+    if own:
+        deadline.arm(None if args.host == "auto" else args.host)
     try:
-        return _run(args)
+        code = _run(args)
     finally:
         gc.freeze()
         gc.enable()
+    if not DEFER:
+        finish(close=own)
+    return code
+
+
+# Set by a warm process's child: it sends the answer itself, then calls ``finish``.
+DEFER = False
+# The work that follows the answer (decision log, session memory, telemetry), run by ``finish``.
+AFTER: list[Callable[[], None]] = []
+
+
+def finish(close: bool) -> None:
+    """Close stdout and stderr (``close``: they are the host's pipes), then do the work that
+    follows the answer. None of it may fail the hook: its answer is out."""
+    if close:
+        _close_output()
+    while AFTER:
+        try:
+            AFTER.pop(0)()
+        except Exception:
+            pass
+
+
+def _close_output() -> None:
+    """Point fds 1 and 2 at /dev/null: the host's pipes close, and a stray write later fails
+    nowhere."""
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.close(null)
+    except OSError:
+        pass
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -120,11 +170,21 @@ def _run(args: argparse.Namespace) -> int:
     revision = None
     try:
         decision, revision = _decide(args, host)
-    except Exception as exc:  # the last line of defence: the agent's tool call must go on
-        from hookgate.decision import Decision
-
-        decision = Decision.failure("internal", f"{type(exc).__name__}: {exc}", False, host=host)
+    except Exception as exc:  # the last line of defence
+        decision = _unexpected(exc, host)
     return _answer(decision, host, args.explain, revision)
+
+
+def _unexpected(exc: Exception, host: str | None) -> Decision:
+    """What an exception that escaped the decision answers: the limit action when the agent
+    can cause it (a file hookgate will not read, a module that does not import), else a fault
+    that fails open (the agent's tool call must go on when hookgate has a bug)."""
+    found = deadline.classify(exc)
+    if found is not None:
+        return deadline.limit_decision(*found, deadline.STATE.payload, host)
+    from hookgate.decision import Decision
+
+    return Decision.failure("internal", f"{type(exc).__name__}: {exc}", False, host=host)
 
 
 def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int | None]:
@@ -134,6 +194,7 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
     from hookgate.decision import Decision
 
     payload = read_payload()
+    deadline.set_payload(payload)
     try:
         closed = failure_policy(None, args.failure_policy) == "closed"
     except ConfigError as exc:
@@ -144,10 +205,14 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
     try:
         engine, revision = local_engine(args.policies)
     except Exception as exc:
+        found = deadline.classify(exc)
+        if found is not None:
+            return deadline.limit_decision(*found, payload, host), None
         from hookgate.lang.errors import PolicyError
 
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)
         return Decision.failure("policy", message, closed, host=host), None
+    deadline.STATE.policy_action = engine.limit_action
     decision = engine.evaluate(payload, host, explain=args.explain, failure=args.failure_policy)
     if args.explain and decision.explain is not None:
         decision.explain["commands"] = _commands_seen(engine, decision.input_document)
@@ -186,11 +251,7 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
         decision = Decision.failure("render", f"{type(exc).__name__}: {exc}", False, host=host)
         response = decision.response(host)
         stdout = _json_line(response.stdout)
-    if decision.errors:
-        from hookgate import telemetry
-
-        for error in decision.errors:
-            telemetry.record("error", host=decision.host, hook_event=decision.event, **error)
+    deadline.writing()
     if stdout is not None:
         sys.stdout.write(stdout)
     if response.stderr:
@@ -200,11 +261,24 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
 
         sys.stderr.write(json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
+    sys.stderr.flush()
+    deadline.answered(response.exit_code)
+    AFTER.append(lambda: _record(decision, revision))
+    return response.exit_code
+
+
+def _record(decision: Decision, revision: int | None) -> None:
+    """After the answer: failures to telemetry, the decision to the log, the files it lets the
+    session write to the session's memory."""
+    if decision.errors:
+        from hookgate import telemetry
+
+        for error in decision.errors:
+            telemetry.record("error", host=decision.host, hook_event=decision.event, **error)
     from hookgate import decisionlog, session
 
     decisionlog.append(decision, decision.input_document, revision)
     session.remember(decision.input_document, decision.outcome)
-    return response.exit_code
 
 
 def _json_line(document: dict | None) -> str | None:

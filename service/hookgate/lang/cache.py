@@ -125,6 +125,9 @@ def safe_dir(cache_dir: str | os.PathLike) -> str:
     return path
 
 
+MAX_ENTRY_BYTES = 64 << 20  # an entry or files stamp the hook reads (the default pack's: ~1 MiB)
+
+
 def _entry(directory: str, key: str) -> str:
     return os.path.join(directory, f"{key}.code")
 
@@ -135,12 +138,16 @@ def load(directory: str, key: str) -> tuple[Any, list, dict[str, str]] | None:
     import marshal
     from zlib import crc32
 
+    from hookgate.files import read_file
+
     header = _MAGIC + key.encode() + b"\n"
+    # Outside the ``try``: an entry that is not a regular file, a link or past the cap raises
+    # ``files.UnsafeFile`` (a limit: no hookgate writes one, and a FIFO must not hang the hook).
+    raw = read_file(_entry(directory, key), MAX_ENTRY_BYTES)
+    if raw is None or raw[: len(header)] != header:
+        return None
     try:
-        with open(_entry(directory, key), "rb") as f:
-            if f.read(len(header)) != header:
-                return None
-            checksum, body = f.read(9), f.read()
+        checksum, body = raw[len(header) : len(header) + 9], raw[len(header) + 9 :]
         if checksum != b"%08x\n" % crc32(body):
             return None
         code, infos, index = marshal.loads(body)
@@ -157,10 +164,14 @@ def load_stamped(directory: str, stamps: tuple) -> tuple[str, Any] | None:
     hashes the files."""
     import marshal
 
+    from hookgate.files import read_file
+
+    raw = read_file(_stamp_file(directory, stamps), MAX_ENTRY_BYTES)  # as ``load``
+    if raw is None:
+        return None
     try:
-        with open(_stamp_file(directory, stamps), "rb") as f:
-            recorded, shaped_by, key, data = marshal.loads(f.read())
-    except Exception:  # missing or damaged: read the files
+        recorded, shaped_by, key, data = marshal.loads(raw)
+    except Exception:  # damaged: read the files
         return None
     if recorded != stamps or shaped_by != _shaped_by() or type(key) is not str:
         return None

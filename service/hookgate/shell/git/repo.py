@@ -155,34 +155,17 @@ def common_dir(git_dir: str) -> str:
 
 
 def read_file(path: str, skipped: list[tuple[str, str]] | None = None) -> bytes | None:
-    """A regular file's bytes, opened without following symlinks; None if absent or refused,
-    and then why it was refused appended to ``skipped`` (when given) if the file exists."""
+    """A regular file's bytes, opened without following symlinks (``files.read_file``: never
+    blocked by a FIFO); None if absent or refused, and then why it was refused appended to
+    ``skipped`` (when given) if the file exists."""
+    from hookgate.files import UnsafeFile
+    from hookgate.files import read_file as read_regular
+
     try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    why = None
-    if stat.S_ISLNK(st.st_mode):
-        why = "symlink not followed"
-    elif not stat.S_ISREG(st.st_mode):
-        why = "not a regular file"
-    elif st.st_size > MAX_FILE_BYTES:
-        why = f"larger than {MAX_FILE_BYTES} bytes"
-    if why is not None:
+        return read_regular(path, MAX_FILE_BYTES)
+    except UnsafeFile as exc:
         if skipped is not None:
-            skipped.append((path, why))
-        return None
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-        try:
-            return os.read(fd, MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
-        finally:
-            os.close(fd)
-    except OSError:
-        if skipped is not None:
-            skipped.append((path, "unreadable"))
+            skipped.append((path, _WHY.get(exc.kind, "unreadable")))
         return None
 
 
@@ -190,54 +173,26 @@ def read_config_file(path: str, skipped: list[tuple[str, str]]) -> tuple[bytes, 
     """A configuration file's bytes and its identity stamp, following a symlink as git does
     (a dotfile manager's ``~/.gitconfig`` → ``~/dotfiles/gitconfig``); None if absent (a
     dangling link, as git ignores it) or refused, then why is appended to ``skipped``. Only a
-    regular file within ``MAX_FILE_BYTES`` is read: the target is checked before it is opened
-    (``O_PATH`` where there is one, so a device is never opened) and again on the descriptor,
-    opened without blocking (a FIFO never hangs the hook) or taking a terminal."""
+    regular file within ``MAX_FILE_BYTES`` is read (``files.read_file_stat``: the target is
+    checked before it is opened, a FIFO never hangs the hook)."""
+    from hookgate.files import UnsafeFile, read_file_stat
+
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
+        found = read_file_stat(path, MAX_FILE_BYTES, follow=True)
+    except UnsafeFile as exc:
+        skipped.append((path, _WHY.get(exc.kind, exc.why)))
         return None
-    except OSError as e:  # a link loop, a directory not searchable
-        skipped.append((path, f"unreadable ({e.strerror or e})"))
+    if found is None:
         return None
-    why = None
-    if not stat.S_ISREG(st.st_mode):
-        why = "not a regular file"
-    elif st.st_size > MAX_FILE_BYTES:
-        why = f"larger than {MAX_FILE_BYTES} bytes"
-    if why is not None:
-        skipped.append((path, why))
-        return None
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    o_path = getattr(os, "O_PATH", 0)
-    try:
-        if o_path:
-            # resolve the link once, without opening what it names; check that; open it
-            handle = os.open(path, o_path)
-            try:
-                if not stat.S_ISREG(os.fstat(handle).st_mode):
-                    skipped.append((path, "not a regular file"))
-                    return None
-                fd = os.open(f"/proc/self/fd/{handle}", flags)
-            finally:
-                os.close(handle)
-        else:
-            fd = os.open(path, flags)
-        try:
-            now = os.fstat(fd)
-            if not stat.S_ISREG(now.st_mode) or now.st_size > MAX_FILE_BYTES:
-                skipped.append((path, "changed while read"))
-                return None
-            data = os.read(fd, MAX_FILE_BYTES + 1)
-        finally:
-            os.close(fd)
-    except OSError:
-        skipped.append((path, "unreadable"))
-        return None
-    if len(data) > MAX_FILE_BYTES:
-        skipped.append((path, f"larger than {MAX_FILE_BYTES} bytes"))
-        return None
+    data, now = found
     return data, (now.st_dev, now.st_ino, now.st_mtime_ns, now.st_size)
+
+
+_WHY = {
+    "link": "symlink not followed",
+    "type": "not a regular file",
+    "size": f"larger than {MAX_FILE_BYTES} bytes",
+}
 
 
 MAX_PACKED_REFS = 1 << 20  # bytes of packed-refs read
