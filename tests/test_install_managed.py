@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -531,3 +532,27 @@ def test_codex_requirements_come_back_byte_for_byte(root, original):
     assert hostconfig.command_words(command)[:3] == ["/opt/hookgate/bin/python", "-I", "-S"]
     hookgate("uninstall", "--managed", "--root", str(root), "codex")
     assert path.read_text() == original
+
+
+# What only the server and the commands talking to it read (never a hook's process).
+NOT_THE_HOOKS = (
+    "server/",
+    "commands/serve.py",
+    "commands/client.py",
+    "commands/publish.py",
+    "commands/impact.py",
+    "commands/token.py",
+    "commands/login.py",
+)
+
+
+def test_every_hookgate_variable_the_hooks_code_reads_is_pinned():
+    """A new HOOKGATE_* setting that the hook honours is pinned in the managed env block too,
+    or a user's settings could set it for the managed hook."""
+    package = Path(hostconfig.__file__).resolve().parents[1]
+    read = set()
+    for path in package.rglob("*.py"):
+        if not str(path.relative_to(package)).startswith(NOT_THE_HOOKS):
+            read |= set(re.findall(r"HOOKGATE_[A-Z_]+", path.read_text()))
+    assert read, "the scan found no variable: it would prove nothing"
+    assert sorted(read - set(hostconfig.managed_env())) == []
