@@ -175,6 +175,98 @@ changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into"
 	some v in option_values(c.argv, i, a, options)
 }
 
+# cp -r src/. DEST, cp -rT src DEST, rsync -a src/ DEST: a directory's contents, whose names the
+# line does not show, go into DEST: naming the directory that holds a protected file changes it.
+contents_into contains {"path": absolute(c, dest), "how": sprintf("`%s` would copy a directory's contents into", [c.name])} if {
+	pre
+	some c in data.hookgate.lib.commands
+	cfg.commands[c.name] in {"last", "move"}
+	ops := shell.operands(c)
+	count(ops) > 1
+	dest := ops[count(ops) - 1]
+	some src in array.slice(ops, 0, count(ops) - 1)
+	copies_contents(c, src)
+}
+
+copies_contents(_, src) if endswith(src, "/.")
+
+copies_contents(c, src) if {
+	c.name == "rsync"
+	endswith(src, "/")
+}
+
+copies_contents(c, _) if {
+	some a in c.argv
+	a in {"-T", "--no-target-directory"}
+}
+
+copies_contents(c, _) if {
+	some a in c.argv
+	regex.match(`^-[A-Za-z]*T[A-Za-z]*$`, a)
+}
+
+folded_into contains {"path": x.path, "key": lower(x.path), "how": x.how} if some x in contents_into
+
+folded_into contains {"path": sprintf("%s (on disk %s)", [x.path, real]), "key": lower(real), "how": x.how} if {
+	some x in contents_into
+	real := hookgate.on_disk(x.path)
+	is_string(real)
+	real != x.path
+}
+
+hits contains {"path": x.path, "how": x.how, "what": p.what} if {
+	some x in folded_into
+	near_named(x)
+	some p in protected
+	names_protected(x, p)
+}
+
+hits contains {"path": x.path, "how": x.how, "what": a.what} if {
+	some x in folded_into
+	dotted(x)
+	wrapped := concat("", ["/", x.key, "/"])
+	some a in anywhere_patterns
+	names_anywhere(x, wrapped, a)
+}
+
+# patch and git apply: the files the diff names, from a here-document or the patch file on disk
+# (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
+# name also without its first component (a/, b/, -p1).
+changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false} if {
+	pre
+	some c in patch_commands
+	some target in patch_targets(c)
+	some t in patch_names(target)
+}
+
+patch_names(t) := [strip_first(t)] if regex.match(`^[ab]/`, t)
+
+patch_names(t) := [t, strip_first(t)] if not regex.match(`^[ab]/`, t)
+
+patch_commands contains c if {
+	some c in data.hookgate.lib.commands
+	c.name == "patch"
+}
+
+patch_commands contains x.cmd if {
+	some x in data.hookgate.lib.git_commands
+	object.get(x.git, "subcommand", "") in {"apply", "am"}
+}
+
+patch_targets(c) := hookgate.patch_paths(c.stdin, null) if is_string(c.stdin)
+
+patch_targets(c) := [t |
+	some op in shell.operands(c)
+	op != "apply"
+	op != "am"
+	some t in hookgate.patch_paths(null, absolute(c, op))
+] if not is_string(c.stdin)
+
+strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
+	parts := split(p, "/")
+	count(parts) > 1
+} else := p
+
 # ---- the writer table turned around ---------------------------------------------------------
 # A command that names a protected path (an operand, an option's value, attached or not) is
 # presumed to write it, unless it is a known reader (self_protect.readers) or a writer the
@@ -250,7 +342,16 @@ path_words(c) := {w |
 	path_like(w)
 }
 
-word_paths(a) := [a] if not startswith(a, "-")
+word_paths(a) := [a] if {
+	not startswith(a, "-")
+	not contains(a, "=")
+}
+
+# make DESTDIR=~/.claude, dd of=FILE: the value after =
+word_paths(a) := [a, substring(a, indexof(a, "=") + 1, -1)] if {
+	not startswith(a, "-")
+	contains(a, "=")
+}
 
 word_paths(a) := [substring(a, indexof(a, "=") + 1, -1)] if {
 	startswith(a, "--")
@@ -752,6 +853,7 @@ hook_environment(c) if {
 
 ask contains {"reason": msg, "pattern": "self-protect-environment"} if {
 	some c in package_commands
+	not uninstalls(c) # asked once, as uninstalling
 	hook_environment(c)
 	msg := sprintf("`%s` would change the Python environment hookgate's hook runs in (its interpreter, hookgate or a dependency). Only the user decides that: ask them.", [concat(" ", c.argv)])
 }

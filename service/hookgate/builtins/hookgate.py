@@ -267,3 +267,52 @@ def session_files(session_id: Any) -> list[str]:
     from hookgate import session
 
     return session.written(session_id)
+
+
+_PATCH_MAX = 1 << 20  # a patch file larger than this is not read
+
+
+@builtin("hookgate.patch_paths", "hookgate", 2, reads_host=True)
+def patch_paths(text: Any, path: Any) -> list[str]:
+    """The files a unified or git diff changes: ``text`` (a patch given in the line, or null) or
+    the patch file at absolute ``path`` (read only when it is a regular file of at most 1 MiB,
+    opened without blocking and without following a final link). Each file as the diff names it
+    (``a/``/``b/`` prefixes kept, ``/dev/null`` left out); ``[]`` when there is none or the file
+    cannot be read."""
+    if not isinstance(text, str):
+        text = _read_patch(path) if isinstance(path, str) and path.startswith("/") else None
+    if not text:
+        return []
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(("+++ ", "--- ", "*** Add File: ", "*** Update File: ")):
+            name = line.split(": ", 1)[1] if line.startswith("***") else line[4:]
+            name = name.split("\t", 1)[0].strip()
+        elif line.startswith("diff --git "):
+            out.extend(w for w in line[11:].split(" ") if w[:2] in ("a/", "b/"))
+            continue
+        elif line.startswith(("rename to ", "copy to ")):
+            name = line.split(" to ", 1)[1].strip()
+        else:
+            continue
+        if name and name != "/dev/null" and name not in out and len(out) < 256:
+            out.append(name)
+    return out
+
+
+def _read_patch(path: str) -> str | None:
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _PATCH_MAX:
+            return None
+        return os.read(fd, _PATCH_MAX).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
