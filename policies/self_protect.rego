@@ -202,7 +202,9 @@ copies_contents(c, _) if {
 
 copies_contents(c, _) if {
 	some a in c.argv
-	regex.match(`^-[A-Za-z]*T[A-Za-z]*$`, a)
+	startswith(a, "-")
+	not startswith(a, "--")
+	contains(a, "T")
 }
 
 folded_into contains {"path": x.path, "key": lower(x.path), "how": x.how} if some x in contents_into
@@ -300,8 +302,11 @@ known_program(c) if cfg.writing_directories[c.name]
 
 known_program(c) if reader(c, cfg.readers[program_name(c.name)])
 
-# python3.12 is python, perl5.36 is perl
-program_name(name) := regex.replace(name, `^(python|pypy|perl|ruby|node|php)[0-9.]*$`, "$1")
+# python3.12 is python, perl5.36 is perl (string builtins: no regular expression on every call)
+program_name(name) := trimmed if {
+	trimmed := trim_right(name, "0123456789.")
+	trimmed in {"python", "pypy", "perl", "ruby", "node", "php", "pip"}
+} else := name
 
 reader(c, spec) if {
 	not spec["if"]
@@ -328,8 +333,8 @@ option_is(a, o) if startswith(a, concat("", [o, "="]))
 # -i.bak, -ni: a short option attached or bundled
 option_is(a, o) if {
 	count(o) == 2
+	startswith(a, "-")
 	not startswith(a, "--")
-	regex.match(`^-[A-Za-z]+`, a)
 	contains(substring(a, 1, -1), substring(o, 1, 1))
 }
 
@@ -359,7 +364,10 @@ word_paths(a) := [substring(a, indexof(a, "=") + 1, -1)] if {
 }
 
 word_paths(a) := [substring(a, 2, -1)] if {
-	regex.match(`^-[A-Za-z][/~.]`, a)
+	count(a) > 2
+	startswith(a, "-")
+	not startswith(a, "--")
+	substring(a, 2, 1) in {"/", "~", "."}
 }
 
 path_like(w) if contains(w, "/")
@@ -795,7 +803,7 @@ deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
 package_commands contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	regex.match(cfg.package_managers.programs, c.name)
+	program_name(c.name) in cfg.package_managers.programs
 	some a in c.argv
 	a in cfg.package_managers.verbs
 }

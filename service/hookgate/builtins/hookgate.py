@@ -23,11 +23,14 @@ _HOST_HOMES: tuple[tuple[str, str | None, str], ...] = (
     ("claude", "CLAUDE_CONFIG_DIR", ".claude"),
     ("codex", "CODEX_HOME", ".codex"),
     ("copilot", "COPILOT_HOME", ".copilot"),
-    ("gemini", None, ".gemini"),
+    ("gemini", "GEMINI_CLI_HOME", ".gemini"),
     ("cursor", None, ".cursor"),
     ("amplifier", None, ".amplifier"),
 )
 
+# Hosts whose variable names a home directory holding the settings directory, not the settings
+# directory itself (MANAGED.md: GEMINI_CLI_HOME=<home>/alt reads <home>/alt/.gemini/settings.json).
+_HOME_HOLDS_DIR = frozenset({"gemini"})
 
 # What the answer depends on: the variables below (paths.py reads the HOOKGATE and XDG ones,
 # the home directory comes from HOME) and the working directory (a relative variable's base).
@@ -57,8 +60,8 @@ def hookgate_paths() -> dict:
     (``HOOKGATE_HOME``, ``XDG_*``), the user's home, the installed ``hookgate`` package's
     directory (``null`` for a source checkout), and each host's user settings directory
     (``~/.claude`` or ``$CLAUDE_CONFIG_DIR``, ``~/.codex`` or ``$CODEX_HOME``, ``~/.copilot``
-    or ``$COPILOT_HOME``, ``~/.gemini``, ``~/.cursor``, ``~/.amplifier``). All absolute,
-    without a trailing ``/``.
+    or ``$COPILOT_HOME``, ``~/.gemini`` or ``$GEMINI_CLI_HOME/.gemini``, ``~/.cursor``,
+    ``~/.amplifier``). All absolute, without a trailing ``/``.
 
     And what the hook itself runs, so that changing it is changing hookgate: ``runtime`` (the
     interpreter as named and as resolved, the console script, ``pyvenv.cfg``, ``._pth`` files
@@ -88,6 +91,8 @@ def _paths() -> dict:
     hosts = {}
     for host, variable, default in _HOST_HOMES:
         moved = os.environ.get(variable) if variable else None
+        if moved and host in _HOME_HOLDS_DIR:  # GEMINI_CLI_HOME stands for the home: <it>/.gemini
+            moved = os.path.join(moved, default)
         hosts[host] = os.path.abspath(moved) if moved else os.path.join(home, default)
     runtime = _runtime()
     return {
@@ -143,9 +148,9 @@ def _compute_runtime() -> dict:
     if script.startswith("/") and bin_dir and os.path.dirname(script) == bin_dir:
         found.append(script)  # the console script the hook command names
     venv = sys.prefix if sys.prefix != getattr(sys, "base_prefix", sys.prefix) else None
-    for prefix in {sys.prefix, getattr(sys, "base_prefix", sys.prefix)}:
+    for prefix in dict.fromkeys((sys.prefix, getattr(sys, "base_prefix", sys.prefix))):
         found.append(os.path.join(prefix, "pyvenv.cfg"))
-    for directory in {os.path.dirname(p) for p in interpreters}:
+    for directory in dict.fromkeys(os.path.dirname(p) for p in interpreters):
         try:
             names = os.listdir(directory)
         except OSError:
@@ -154,8 +159,10 @@ def _compute_runtime() -> dict:
     found.extend(_import_dirs(sys.path))
     site = sys.modules.get("site")
     user_site = getattr(site, "USER_SITE", None) if site else None
-    if isinstance(user_site, str) and not sys.flags.no_user_site and getattr(
-        site, "ENABLE_USER_SITE", False
+    if (
+        isinstance(user_site, str)
+        and not sys.flags.no_user_site
+        and getattr(site, "ENABLE_USER_SITE", False)
     ):
         found.append(user_site)  # read at start-up even when created later
     unique: list[str] = []
