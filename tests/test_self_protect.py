@@ -208,7 +208,9 @@ def _runtime_fill(command: str) -> str | None:
     if venv is None or not sites:
         return None
     for name, value in zip(
-        names, (sites[0], venv, machine["interpreters"][0], machine["interpreters"][-1])
+        names,
+        (sites[0], venv, machine["interpreters"][0], machine["interpreters"][-1]),
+        strict=True,
     ):
         command = command.replace(name, value)
     return command
