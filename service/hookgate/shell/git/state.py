@@ -75,9 +75,11 @@ class LineState:
     def __init__(self) -> None:
         self.switches: list[tuple[tuple, str]] = []  # (repository key, branch) in line order
         self.config: dict[Any, list[list[str]]] = {}  # scope → [op, key, value] in order
-        self._scan_of: list | None = None  # the command list read for exports, how far, what
-        self._scanned = 0
-        self._exports: set[str] = set()
+        # Per command list read for exports (the line's, each nested script's): the list, how
+        # far it was read and what it exported. Per list, not the last one only: a line whose
+        # git commands alternate between lists (``… | xargs git push; …`` repeated) would read
+        # every list again from its start at each of them, in time quadratic in the line.
+        self._scans: dict[int, tuple[list, list]] = {}
         self._named: set[str] = set()  # paths earlier commands may have written (not git)
 
     def see(
@@ -141,16 +143,19 @@ class LineState:
     def _exported(self, name: str, before: list) -> bool:
         """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
         ``set -a``)."""
-        self._scan(before)
-        return name in self._exports or "*" in self._exports
+        exports = self._scan(before)
+        return name in exports or "*" in exports
 
-    def _scan(self, before: list) -> None:
+    def _scan(self, before: list) -> set[str]:
         """Read the commands before a git command for what they export and the files they
         may write (``_named``, kept across nested scripts); each list of commands is read once,
-        however many git commands follow."""
-        if self._scan_of is not before:
-            self._scan_of, self._scanned, self._exports = before, 0, set()
-        for c in before[self._scanned :]:
+        however many git commands follow. What ``before`` exported."""
+        entry = self._scans.get(id(before))
+        if entry is None or entry[0] is not before:
+            entry = self._scans[id(before)] = (before, [0, set()])
+        progress = entry[1]
+        exports: set[str] = progress[1]
+        for c in before[progress[0] :]:
             args = [w.text for w in c.words[1:]]
             for path in (*c.writes, *c.appends):
                 self._named.add(_home_key(join_path(c.cwd, path)))
@@ -159,10 +164,11 @@ class LineState:
                     _home_key(join_path(c.cwd, a)) for a in args if a and not a.startswith("-")
                 )
             if c.name == "set" and ("-a" in args or "allexport" in args):
-                self._exports.add("*")
+                exports.add("*")
             if c.name == "export" or (c.name in ("declare", "typeset") and "-x" in args):
-                self._exports.update(a.partition("=")[0] for a in args)
-        self._scanned = len(before)
+                exports.update(a.partition("=")[0] for a in args)
+        progress[0] = len(before)
+        return exports
 
     def _ops(
         self,
