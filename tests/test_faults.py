@@ -296,7 +296,6 @@ CACHE_FAULTS = {
     "binary junk": lambda entry: entry.write_bytes(b"\x00\xff" + os.urandom(4096)),
     "truncated": lambda entry: entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2]),
     "edited in place": _edit_every_guard_string,
-    "a directory in its place": _directory_in_place,
     "the cache directory is a file": lambda entry: (
         shutil.rmtree(entry.parent),
         entry.parent.write_bytes(b"not a directory"),
@@ -304,6 +303,28 @@ CACHE_FAULTS = {
     "the cache directory is world-writable": lambda entry: entry.parent.chmod(0o777),
 }
 REBUILT = ("binary junk", "truncated", "edited in place")
+# Not damage but a planted file (no hookgate writes a directory, FIFO or link as an entry): the
+# agent can cause it, so it answers the limit action (tests/test_agent_caused.py covers FIFOs,
+# directories and oversize entries the same way).
+
+
+def test_a_directory_planted_as_a_compile_cache_entry_answers_the_limit(home):
+    compiled = home / "cache" / "compiled"
+    os.makedirs(compiled, mode=0o700)
+    assert_guarded(home)
+    (entry,) = compiled.glob("*.code")
+    _directory_in_place(entry)
+    result = subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", "eval", "--host", "claude"],
+        input=payload("git commit --no-verify -m wip"),
+        capture_output=True,
+        text=True,
+        env=hookgate_env(home),
+        timeout=HOOK_TIMEOUT,
+    )
+    out = json.loads(result.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "ask", out
+    assert str(entry) in out["permissionDecisionReason"]
 
 
 @pytest.mark.parametrize("fault", CACHE_FAULTS)
