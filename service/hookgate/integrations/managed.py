@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookgate.integrations import hostconfig, jsonc
+from hookgate.integrations.trust import table_path
 
 PREFIX = "/opt/hookgate"
 CONFIG_DIR = "/etc/hookgate"
@@ -333,7 +334,7 @@ def _toml_set(text: str, keys: tuple[str, ...], value: bool, name: str) -> str:
     lines = text.splitlines(keepends=True)
     table, key = keys[:-1], keys[-1]
     if table:
-        header = next((i for i, line in enumerate(lines) if _header(line) == list(table)), None)
+        header = next((i for i, line in enumerate(lines) if table_path(line) == list(table)), None)
         if header is None:
             body = text if not text or text.endswith("\n") else text + "\n"
             return _check_toml(
@@ -361,7 +362,7 @@ def _toml_unset(text: str, keys: tuple[str, ...], name: str) -> str:
     lines = text.splitlines(keepends=True)
     table, key = keys[:-1], keys[-1]
     if table:
-        header = next((i for i, line in enumerate(lines) if _header(line) == list(table)), None)
+        header = next((i for i, line in enumerate(lines) if table_path(line) == list(table)), None)
         if header is None:
             return text
         end = next(
@@ -405,21 +406,6 @@ def _check_toml(new: str, old: str, keys: tuple[str, ...], value: bool, name: st
             f"{name}: cannot set {'.'.join(keys)} in this file as written; set it by hand"
         )
     return new
-
-
-def _header(line: str) -> list[str] | None:
-    stripped = line.strip()
-    if not stripped.startswith("[") or stripped.startswith("[["):
-        return None
-    try:
-        table = tomllib.loads(stripped)
-    except tomllib.TOMLDecodeError:
-        return None
-    path = []
-    while isinstance(table, dict) and len(table) == 1:
-        name, table = next(iter(table.items()))
-        path.append(name)
-    return path
 
 
 # -- planning and applying --------------------------------------------------------------------

@@ -228,7 +228,7 @@ def _set_codex_state(text: str, key: str, current: str) -> str:
     entry = f"trusted_hash = {json.dumps(current)}\n"
     lines = text.splitlines(keepends=True)
     start = next(
-        (i for i, line in enumerate(lines) if _table_path(line) == ["hooks", "state", key]), None
+        (i for i, line in enumerate(lines) if table_path(line) == ["hooks", "state", key]), None
     )
     if start is None:
         body = text if not text or text.endswith("\n") else text + "\n"
@@ -247,7 +247,7 @@ def _set_codex_state(text: str, key: str, current: str) -> str:
     return "".join(lines)
 
 
-def _table_path(line: str) -> list[str] | None:
+def table_path(line: str) -> list[str] | None:
     """The keys a ``[table]`` header line names, however they are quoted (None: not one)."""
     stripped = line.strip()
     if not stripped.startswith("[") or stripped.startswith("[["):
