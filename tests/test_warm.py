@@ -195,6 +195,13 @@ def test_each_call_is_logged_once(env) -> None:
     wait_for_warm(env)
     for _ in range(3):
         hook(env, payload("git push --force origin main"))
+    # A served call writes its record after the answer is sent (eval_command.DEFER): wait for
+    # the fourth, then long enough for a duplicate to show.
+    for _ in range(200):
+        if decisions(env) >= 4:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
     assert decisions(env) == 4
 
 
