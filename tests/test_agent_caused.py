@@ -427,3 +427,79 @@ def test_a_fifo_as_git_configuration_does_not_block_the_hook(env, tmp_path) -> N
     assert decision(answer) == "ask", answer
     assert ".gitconfig" in reason(answer) or ".git/config" in reason(answer)
     assert took < 8
+
+
+# --- the launcher's own code (hostconfig.LAUNCH_CODE) -----------------------------------------
+
+# What each host reads as "not allowed" in the answer the inline code spells (render.py's
+# shapes): ask where the host asks, deny where it cannot (Codex, Gemini headless, Amplifier).
+HELD = {
+    "claude": lambda a: a["hookSpecificOutput"]["permissionDecision"] == "ask",
+    "codex": lambda a: a["hookSpecificOutput"]["permissionDecision"] == "deny",
+    "copilot": lambda a: a["permissionDecision"] == "ask",
+    "gemini": lambda a: a["decision"] == "deny",
+    "cursor": lambda a: a["permission"] == "ask",
+    "amplifier": lambda a: a["decision"] == "block",
+}
+
+
+def _break(site: Path, tmp_path: Path, module: str, how: str) -> Path:
+    edited = tmp_path / "site"
+    shutil.copytree(site, edited, symlinks=True)
+    path = edited / "hookgate" / module
+    if how == "missing":
+        path.unlink()
+    elif how == "raises":  # after the __future__ import: the module's body raises
+        text = path.read_text().replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\nraise RuntimeError('edited by the agent')\n",
+        )
+        assert "edited by the agent" in text
+        path.write_text(text)
+    else:  # does not parse
+        path.write_text("def (:\n" + path.read_text())
+    return edited
+
+
+@pytest.mark.parametrize("how", ["missing", "raises", "syntax"])
+@pytest.mark.parametrize("module", ["launcher.py", "deadline.py", "paths.py"])
+def test_a_broken_launcher_or_deadline_module_answers_the_limit(
+    env, tmp_path, site, module, how
+) -> None:
+    """The code the wired command runs before anything else: broken, it still answers the
+    limit action (ask) for every host, never allow, and nothing after the tool."""
+    edited = _break(site, tmp_path, module, how)
+    dirs = [str(edited), sysconfig.get_paths()["purelib"]]
+    for host, held in HELD.items():
+        argv = [*hostconfig.launcher_argv(sys.executable, dirs), "eval", "--host", host]
+        done = subprocess.run(argv, input=payload(DENIED), env=env, capture_output=True, timeout=60)
+        assert done.returncode == 0, (host, done.stderr)
+        answer = json.loads(done.stdout)
+        assert held(answer), (host, answer)
+        assert "limit-launcher" in json.dumps(answer)
+        assert module.removesuffix(".py") in json.dumps(answer) or how == "missing", answer
+    argv = [*hostconfig.launcher_argv(sys.executable, dirs), "eval", "--host", "claude"]
+    after = payload("ls", event="PostToolUse")
+    done = subprocess.run(argv, input=after, env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done
+    after_answer = json.loads(done.stdout or b"{}")  # context at most: the call has run
+    assert "decision" not in after_answer, after_answer
+    assert "permissionDecision" not in after_answer.get("hookSpecificOutput", {}), after_answer
+
+
+def test_a_broken_launcher_answers_deny_when_the_limit_action_is_deny(env, tmp_path, site) -> None:
+    edited = _break(site, tmp_path, "deadline.py", "raises")
+    env["HOOKGATE_LIMIT_ACTION"] = "deny"
+    dirs = [str(edited), sysconfig.get_paths()["purelib"]]
+    argv = [*hostconfig.launcher_argv(sys.executable, dirs), "eval", "--host", "claude"]
+    answer, _ = run(argv, env, payload("ls"))
+    assert decision(answer) == "deny", answer
+
+
+def test_the_launcher_code_fails_only_the_hook_it_runs(env, tmp_path, site) -> None:
+    """Not a hook (``eval``): the launcher's error is the error, no answer is made up."""
+    edited = _break(site, tmp_path, "launcher.py", "raises")
+    argv = [*hostconfig.launcher_argv(sys.executable, [str(edited)]), "doctor"]
+    done = subprocess.run(argv, env=env, capture_output=True, timeout=60)
+    assert done.returncode == 1 and b"edited by the agent" in done.stderr
+    assert done.stdout == b""
