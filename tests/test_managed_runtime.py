@@ -120,6 +120,7 @@ def write_config(root: Path, document: dict, mode: int = 0o644) -> Path:
     path = Path(anchors.CONFIG)
     path.write_text(json.dumps(document))
     path.chmod(mode)
+    anchors.forget()  # as the next hook, a new process, would see it
     return path
 
 
@@ -222,6 +223,7 @@ def test_managed_mode_runs_no_warm_process_whatever_the_environment_says(root, m
     monkeypatch.setenv("HOOKGATE_WARM", "600")
     assert warm.idle_seconds() == 600
     Path(anchors.CONFIG).write_text("{}\n")
+    anchors.forget()  # what the next hook's process (or a warm process's child) sees
     assert warm.idle_seconds() == 0
 
 
@@ -600,3 +602,38 @@ def _machine() -> str:
     from hookgate import decisionlog
 
     return decisionlog.stream_id().rsplit(":", 1)[0]
+
+
+def test_managed_mode_is_asked_of_the_disk_once_per_process_and_again_in_a_forked_child(
+    tmp_path, monkeypatch
+):
+    """``anchors.present()`` is answered once per process (every paths/config call asks it);
+    a forked child (the warm process's, serving one call) asks the disk again, so a managed
+    install made while a warm parent runs is seen by the next call it serves."""
+    from hookgate import config, paths
+
+    monkeypatch.setattr(anchors, "CONFIG", str(tmp_path / "config.json"))
+    anchors.forget()
+    asked: list[str] = []
+    real = os.path.lexists
+
+    def lexists(path: str) -> bool:
+        asked.append(path)
+        return real(path)
+
+    monkeypatch.setattr(anchors.os.path, "lexists", lexists)
+    for _ in range(3):
+        paths.compiled_dir(), paths.bundle_dir(), config.failure_policy("PreToolUse")
+    assert asked.count(anchors.CONFIG) == 1
+    Path(anchors.CONFIG).write_text("{}\n")
+    assert not anchors.present()  # this process's answer: the parent's, stale by design
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: what a warm process's child sees
+        os.write(write, b"1" if anchors.present() else b"0")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"
+    anchors.forget()
+    assert anchors.present()

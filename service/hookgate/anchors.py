@@ -88,11 +88,32 @@ class Anchors(Frozen):
         set_field(self, "max_bundle_age", document.get("max_bundle_age"))
 
 
+# ``present()`` is asked by every ``paths``/``config`` call (nine times in one hook): answered
+# once per process, per ``CONFIG`` (tests relocate it). A hook is one process per call, so an
+# install or uninstall is seen by the next hook. The warm process's parent lives across calls
+# and would keep a stale answer across a managed install: each child it forks to serve a call
+# forgets the answer (``register_at_fork``), so every served call asks the disk once again, and
+# the parent itself decides nothing. ``forget`` is for a process that writes the file itself.
+_present: dict[str, bool] = {}
+
+
 def present() -> bool:
     """Whether this machine is in managed mode: the managed configuration exists (as anything,
     a link included: whether it can be trusted is ``load``'s question, never a reason to fall
-    back to the user's files)."""
-    return os.path.lexists(CONFIG)
+    back to the user's files). Answered once per process (see above)."""
+    found = _present.get(CONFIG)
+    if found is None:
+        found = _present[CONFIG] = os.path.lexists(CONFIG)
+    return found
+
+
+def forget() -> None:
+    """Ask the disk again at the next ``present()`` (after this process wrote or removed the
+    managed configuration, and in every forked child)."""
+    _present.clear()
+
+
+os.register_at_fork(after_in_child=forget)
 
 
 _loaded: list = [None, None]  # the stamp of the file last parsed, and its Anchors
