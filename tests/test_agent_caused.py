@@ -503,3 +503,70 @@ def test_the_launcher_code_fails_only_the_hook_it_runs(env, tmp_path, site) -> N
     done = subprocess.run(argv, env=env, capture_output=True, timeout=60)
     assert done.returncode == 1 and b"edited by the agent" in done.stderr
     assert done.stdout == b""
+
+
+# --- --explain of a limit answered before evaluation -------------------------------------------
+
+
+def explained(stderr: bytes) -> dict:
+    """The explanation ``--explain`` prints on stderr (the JSON object after the answer)."""
+    text = stderr.decode()
+    return json.loads(text[text.index("{") :])
+
+
+@pytest.mark.parametrize("how", ["console", "wired"])
+def test_explain_names_the_planted_file_and_why(env, site, how) -> None:
+    """A compile-cache entry planted as a FIFO: the limit is reached loading the policies,
+    before any is evaluated."""
+    argv = argvs(site)[how]
+    run(argv, env, payload("ls"))  # compiles the default pack into the cache
+    entries = sorted(p for p in compiled(env).iterdir() if p.suffix in (".code", ".stamp"))
+    for entry in entries:
+        plant(entry, "fifo")
+    done = subprocess.run(
+        [*argv, "--explain"], input=payload(DENIED), env=env, capture_output=True, timeout=60
+    )
+    assert decision(json.loads(done.stdout)) == "ask"
+    found = explained(done.stderr)
+    assert found["limit"] == "file" and found["file"] in map(str, entries), found
+    assert "FIFO" in found["why"] and found["file_problem"] == "type"
+    assert found["limit_action"] == "ask" and found["limit_action_from"] == "default (ask)"
+    # without --explain, no explanation: the host reads stdout only, a person the flag
+    done = subprocess.run(argv, input=payload(DENIED), env=env, capture_output=True, timeout=60)
+    assert b"limit_action_from" not in done.stderr
+
+
+@pytest.mark.parametrize("how", ["console", "wired"])
+def test_explain_of_the_deadline_says_how_long_and_where_the_hook_waited(env, site, how) -> None:
+    env["HOOKGATE_DEADLINE"] = "1"
+    read, write = os.pipe()
+    os.write(write, payload("ls")[:-1])  # an unfinished payload, and the pipe held open
+    try:
+        argv = [*argvs(site)[how], "--explain"]
+        done = subprocess.run(argv, stdin=read, env=env, capture_output=True, timeout=30)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert decision(json.loads(done.stdout)) == "ask", done
+    found = explained(done.stderr)
+    assert found["limit"] == "deadline" and found["deadline_seconds"] == 1
+    assert found["set_by"] == "$HOOKGATE_DEADLINE"
+    assert "payload" in found["waiting_in"] or "read" in found["waiting_in"], found
+
+
+@pytest.mark.parametrize("module", ["engine.py", "launcher.py"])
+def test_explain_names_the_module_that_does_not_import(env, tmp_path, site, module) -> None:
+    edited = _break(site, tmp_path, module, "raises")
+    dirs = [str(edited), sysconfig.get_paths()["purelib"]]
+    argv = [
+        *hostconfig.launcher_argv(sys.executable, dirs),
+        "eval",
+        "--host",
+        "claude",
+        "--explain",
+    ]
+    done = subprocess.run(argv, input=payload(DENIED), env=env, capture_output=True, timeout=60)
+    assert decision(json.loads(done.stdout)) == "ask", done
+    found = explained(done.stderr)
+    assert found["file"].startswith(str(edited / "hookgate" / module)), found
+    assert "edited by the agent" in found["exception"]

@@ -112,7 +112,15 @@ class UntrustedAnchors:
         )
         decision.input_document = hook_input.document()
         if explain:
-            decision.explain = {"origin": self.origin, "rules": [], "prints": []}
+            decision.explain = {
+                "origin": self.origin,
+                "decided": "before the policies were evaluated: a limit",
+                "limit": "managed-config",
+                "file": anchors.CONFIG,
+                "why": self.reason,
+                "rules": [],
+                "prints": [],
+            }
         return decision
 
     def query(self, ref: str, input: object = None, data: Mapping | None = None) -> None:

@@ -38,6 +38,7 @@ class _State:
     payload: bytes | None = None  # once read: the host, event and tool of the limit answer
     policy_action: str | None = None  # the loaded policies' limits.action
     exit_code = 0
+    explain = False  # --explain: a limit answer prints what was reached, too
     # Where the answer goes: the hook's own stdout/stderr, or the warm process's connection.
     emit: Callable[[int, bytes, bytes], None] | None = None
 
@@ -80,17 +81,23 @@ def answered(code: int) -> None:
 def _fire(signum: int, frame: object) -> None:
     if STATE.answered:
         os._exit(STATE.exit_code)  # work after the answer ran out of time: drop it
+    detail: dict = {"deadline_seconds": STATE.seconds}
+    detail["set_by"] = "$HOOKGATE_DEADLINE" if os.environ.get("HOOKGATE_DEADLINE") else "default"
+    code = getattr(frame, "f_code", None)
+    if code is not None:  # where the hook was when time ran out (a read of which file…)
+        detail["waiting_in"] = f"{code.co_filename}:{frame.f_lineno} ({code.co_name})"
     answer_limit(
         "deadline",
         "deadline",
         f"hookgate did not answer within its deadline of {STATE.seconds:g} s",
+        detail,
     )
 
 
-def answer_limit(source: str, limit: str, message: str) -> None:
+def answer_limit(source: str, limit: str, message: str, detail: dict | None = None) -> None:
     """Write the limit answer where the hook's answer goes and end the process."""
     try:
-        code, out, err = limit_response(source, limit, message)
+        code, out, err = limit_response(source, limit, message, detail)
     except BaseException:  # nothing renders: the one answer every host reads as a block
         code, out, err = 2, b"", f"hookgate: {source}: {message} (limit: {limit})\n".encode()
     STATE.answered = True
@@ -120,15 +127,22 @@ def _write(code: int, out: bytes, err: bytes) -> None:
             pass
 
 
-def limit_response(source: str, limit: str, message: str) -> tuple[int, bytes, bytes]:
+def limit_response(
+    source: str, limit: str, message: str, detail: dict | None = None
+) -> tuple[int, bytes, bytes]:
     """``(exit code, stdout, stderr)`` of the limit answer, for the host and event of the
-    payload read (Claude Code's PreToolUse when none was)."""
+    payload read (Claude Code's PreToolUse when none was); with ``--explain``, the decision's
+    explanation follows on stderr, as ``hookgate eval`` prints it."""
     from hookgate import jsonio
 
-    decision = limit_decision(source, limit, message, STATE.payload, STATE.host)
+    decision = limit_decision(source, limit, message, STATE.payload, STATE.host, detail=detail)
     response = decision.response(STATE.host)
     out = b"" if response.stdout is None else (jsonio.dumps(response.stdout) + "\n").encode()
     err = (response.stderr + "\n").encode() if response.stderr else b""
+    if STATE.explain:
+        import json
+
+        err += (json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n").encode()
     return response.exit_code, out, err
 
 
@@ -139,9 +153,12 @@ def limit_decision(
     payload: bytes | None,
     host: str | None,
     policy_action: str | None = None,
+    detail: dict | None = None,
 ) -> Decision:
     """The decision for a limit the agent can cause outside the policies' evaluation: the limit
-    action, its reason naming what was wrong, and an ``errors`` entry of kind ``limit``."""
+    action, its reason naming what was wrong, and an ``errors`` entry of kind ``limit``; its
+    ``explain`` (printed by ``--explain``) says which limit, what was wrong (``detail``: the
+    file and why, the module, the deadline) and where the limit action came from."""
     from hookgate.config import limit_action
     from hookgate.decision import Decision
     from hookgate.hostio import hosts
@@ -167,7 +184,48 @@ def limit_decision(
         f"cannot be checked and is {verb} [pack=hookgate, pattern=limit-{limit}]"
     )
     error = {"kind": "limit", "source": source, "pack": None, "limit": limit, "message": message}
-    return Decision(outcome=action, reasons=[reason], errors=[error], **where)
+    explain = {
+        "decided": "before the policies were evaluated: a limit the agent can cause",
+        "limit": limit,
+        "source": source,
+        "message": message,
+        **(detail or {}),
+        "limit_action": action,
+        "limit_action_from": _action_source(policy_action or STATE.policy_action),
+    }
+    return Decision(outcome=action, reasons=[reason], errors=[error], explain=explain, **where)
+
+
+def _action_source(policy_action: str | None) -> str:
+    if os.environ.get("HOOKGATE_LIMIT_ACTION", "").strip().lower() == "deny":
+        return "$HOOKGATE_LIMIT_ACTION"
+    if policy_action == "deny":
+        return "the policies' limits.action"
+    return "default (ask)"
+
+
+def detail_of(exc: BaseException) -> dict:
+    """For ``--explain``: what a failure the agent can cause was (the file and why it was not
+    read, or the module that did not import and where)."""
+    from hookgate.files import UnsafeFile
+
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, UnsafeFile):
+            return {"file": cause.path, "why": cause.why, "file_problem": cause.kind}
+        cause = cause.__cause__
+    found: dict = {"exception": f"{type(exc).__name__}: {exc}"}
+    if isinstance(exc, ImportError) and exc.name:
+        found["module"] = exc.name
+    filename = getattr(exc, "filename", None)
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if isinstance(filename, str):
+        found["file"] = filename
+    elif tb is not None:
+        found["file"] = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+    return found
 
 
 def classify(exc: BaseException) -> tuple[str, str, str] | None:

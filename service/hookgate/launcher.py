@@ -50,6 +50,7 @@ def launch() -> None:
     from hookgate import deadline
 
     if sys.argv[1:2] == ["eval"]:
+        deadline.STATE.explain = "--explain" in sys.argv[2:]
         deadline.arm(deadline.host_from_argv(sys.argv[2:]))
     try:
         _launch()
@@ -57,7 +58,7 @@ def launch() -> None:
         found = deadline.classify(exc)
         if found is None or deadline.STATE.answered or sys.argv[1:2] != ["eval"]:
             raise
-        deadline.answer_limit(*found)
+        deadline.answer_limit(*found, deadline.detail_of(exc))
 
 
 def _launch() -> None:

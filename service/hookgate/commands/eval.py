@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     # collector's sight.
     gc.disable()
     own = sys.argv[1:2] == ["eval"] and not DEFER  # the hook's process (not a warm child, a test)
+    deadline.STATE.explain = bool(args.explain)
     if own:
         deadline.arm(None if args.host == "auto" else args.host)
     try:
@@ -181,7 +182,8 @@ def _unexpected(exc: Exception, host: str | None) -> Decision:
     that fails open (the agent's tool call must go on when hookgate has a bug)."""
     found = deadline.classify(exc)
     if found is not None:
-        return deadline.limit_decision(*found, deadline.STATE.payload, host)
+        detail = deadline.detail_of(exc)
+        return deadline.limit_decision(*found, deadline.STATE.payload, host, detail=detail)
     from hookgate.decision import Decision
 
     return Decision.failure("internal", f"{type(exc).__name__}: {exc}", False, host=host)
@@ -207,7 +209,9 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
     except Exception as exc:
         found = deadline.classify(exc)
         if found is not None:
-            return deadline.limit_decision(*found, payload, host), None
+            return deadline.limit_decision(
+                *found, payload, host, detail=deadline.detail_of(exc)
+            ), None
         from hookgate.lang.errors import PolicyError
 
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)

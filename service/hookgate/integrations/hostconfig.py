@@ -134,9 +134,9 @@ except BaseException as e:
  try:
   from hookgate import deadline as d
   if d.STATE.answered:os._exit(d.STATE.exit_code)
-  d.STATE.host=d.host_from_argv(sys.argv[2:])
+  d.STATE.host=d.host_from_argv(sys.argv[2:]);d.STATE.explain='--explain' in sys.argv[2:]
   if d.STATE.payload is None:d.STATE.payload=sys.stdin.buffer.read()
-  d.answer_limit('launcher','launcher',w)
+  d.answer_limit('launcher','launcher',w,d.detail_of(e))
  except BaseException:pass
  import json;a=sys.argv;h=a[a.index('--host')+1] if '--host' in a[:-1] else ''
  try:p=json.loads(d.STATE.payload or b'{{}}')
