@@ -157,3 +157,83 @@ def test_personal_mode_lists_what_the_agents_user_can_change(home):
 
     as_root = run_hookgate(home, "doctor", "--timeout", "0.1")
     assert "judged for root, who can change everything: give --user" in as_root.stdout
+
+
+# --- POSIX ACLs: a root-owned path an ACL lets the user write is the user's to change ---------
+
+ACL_USER_OBJ, ACL_USER, ACL_GROUP_OBJ, ACL_GROUP, ACL_MASK, ACL_OTHER = 1, 2, 4, 8, 0x10, 0x20
+
+
+def set_acl(path: Path, *entries: tuple[int, int, int]) -> None:
+    """What ``setfacl`` writes, spelled as the kernel stores it (``system.posix_acl_access``)."""
+    import struct
+
+    ordered = sorted(entries, key=lambda e: (e[0], e[2]))  # the kernel wants them in order
+    blob = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in ordered)
+    os.setxattr(path, "system.posix_acl_access", blob)
+
+
+def _acl_target(tmp_path: Path) -> Path:
+    if os.geteuid() != 0:
+        pytest.skip("root sets another user's ACL")
+    top = tmp_path / "acl"
+    top.mkdir(mode=0o755)
+    target = top / "config.json"
+    target.write_text("{}\n")
+    target.chmod(0o644)
+    try:
+        set_acl(
+            target,
+            (ACL_USER_OBJ, 6, 0xFFFFFFFF),
+            (ACL_GROUP_OBJ, 4, 0xFFFFFFFF),
+            (ACL_OTHER, 4, 0xFFFFFFFF),
+        )
+    except OSError as exc:
+        pytest.skip(f"no POSIX ACLs here: {exc}")
+    return target
+
+
+def test_an_acl_granting_the_user_write_counts_as_writable(tmp_path):
+    from hookgate.integrations.managed import changeable_by
+
+    target = _acl_target(tmp_path)
+    nobody = (65534, {65534})
+    assert changeable_by(str(target), *nobody) is None  # root 0644, ACL without extras
+    u, g, o = 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF
+    base = [(ACL_USER_OBJ, 6, u), (ACL_GROUP_OBJ, 4, g), (ACL_OTHER, 4, o)]
+    set_acl(target, *base, (ACL_USER, 6, 65534), (ACL_MASK, 6, u))
+    assert "writable by the user" in changeable_by(str(target), *nobody)
+    assert changeable_by(str(target), 1234, {1234}) is None  # another user: still not
+    # the mask limits a named entry: r-- mask, no write whatever the entry says
+    set_acl(target, *base, (ACL_USER, 6, 65534), (ACL_MASK, 4, u))
+    assert changeable_by(str(target), *nobody) is None
+    # a named group the user is in
+    set_acl(target, *base, (ACL_GROUP, 6, 4321), (ACL_MASK, 6, u))
+    assert "writable by the user" in changeable_by(str(target), 65534, {65534, 4321})
+    assert changeable_by(str(target), *nobody) is None
+    # on the directory: the user can replace the file
+    set_acl(target, *base)
+    set_acl(
+        target.parent,
+        (ACL_USER_OBJ, 7, u),
+        (ACL_USER, 7, 65534),
+        (ACL_GROUP_OBJ, 5, g),
+        (ACL_MASK, 7, u),
+        (ACL_OTHER, 5, o),
+    )
+    assert "who can replace" in changeable_by(str(target), *nobody)
+
+
+def test_an_acl_written_by_setfacl_is_read_the_same(tmp_path):
+    import shutil
+    import subprocess
+
+    from hookgate.integrations.managed import changeable_by
+
+    if shutil.which("setfacl") is None:
+        pytest.skip("setfacl is not installed (apt: acl); the attribute is set directly above")
+    target = _acl_target(tmp_path)
+    subprocess.run(["setfacl", "-m", "u:nobody:rw", str(target)], check=True)
+    assert "writable by the user" in changeable_by(str(target), 65534, {65534})
+    subprocess.run(["setfacl", "-b", str(target)], check=True)
+    assert changeable_by(str(target), 65534, {65534}) is None

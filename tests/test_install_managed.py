@@ -261,6 +261,20 @@ def test_doctor_reports_the_mode_modes_and_pins(root):
     out = hookgate(*doctor, check=False).stdout
     assert "PROBLEM: claude: the managed env does not pin LD_PRELOAD" in out
 
+    # root's file, mode 0644, but an ACL (setfacl -m u:nobody:rw) lets the user write it
+    import struct
+
+    entries = [(0x01, 6, -1), (0x02, 6, 65534), (0x04, 4, -1), (0x10, 6, -1), (0x20, 4, -1)]
+    blob = struct.pack("<I", 2) + b"".join(
+        struct.pack("<HHI", t, p, i & 0xFFFFFFFF) for t, p, i in entries
+    )
+    try:
+        os.setxattr(dropin, "system.posix_acl_access", blob)
+    except OSError:
+        pytest.skip("no POSIX ACLs on this file system")
+    out = hookgate(*doctor, check=False).stdout
+    assert f"PROBLEM: {dropin} (claude's managed settings): {dropin} is writable by the user" in out
+
 
 @pytest.fixture
 def open_root(code_tree):

@@ -672,8 +672,8 @@ def remove_empty_dirs(directory: str, root: str, manifest: dict) -> None:
 def changeable_by(path: str, uid: int, gids: set[int]) -> str | None:
     """Why a user (``uid`` in groups ``gids``) could change ``path`` or what it resolves to
     (None: they cannot): they can write it (or create it, when it is missing), or write a
-    directory on its way and so replace an entry; judged from owners and mode bits (ACLs are
-    not read)."""
+    directory on its way and so replace an entry; judged from owners, mode bits and POSIX
+    access ACLs (``acl_entries``)."""
     if uid == 0:
         return f"{path}: root can write anything"
     real = os.path.realpath(path)
@@ -692,7 +692,7 @@ def _changeable(path: str, uid: int, gids: set[int]) -> str | None:
         info = os.lstat(current)
     except OSError as exc:
         return f"{current}: {exc.strerror}"
-    if _may_write(info, uid, gids):
+    if _may_write(info, uid, gids, current):
         if current == path:
             return f"{path} is writable by the user"
         return f"{current} is writable by the user, who can create {path}"
@@ -704,20 +704,78 @@ def _changeable(path: str, uid: int, gids: set[int]) -> str | None:
             return f"{parent}: {exc.strerror}"
         # A sticky directory (/tmp) lets its writers replace only the entries they own.
         sticky_guard = pinfo.st_mode & stat.S_ISVTX and uid not in (info.st_uid, pinfo.st_uid)
-        if _may_write(pinfo, uid, gids) and not sticky_guard:
+        if _may_write(pinfo, uid, gids, parent) and not sticky_guard:
             return f"{parent} is writable by the user, who can replace {current} (on the way to {path})"
         current, info = parent, pinfo
     return None
 
 
-def _may_write(info: os.stat_result, uid: int, gids: set[int]) -> bool:
+def _may_write(info: os.stat_result, uid: int, gids: set[int], path: str | None = None) -> bool:
     if stat.S_ISLNK(info.st_mode):
         return False  # a link's own mode means nothing; its directory decides
+    acl = acl_entries(path) if path is not None else None
+    if acl:
+        return _acl_allows(acl, info, uid, gids, _ACL_WRITE)
     if info.st_uid == uid:
         return bool(info.st_mode & stat.S_IWUSR)
     if info.st_gid in gids:
         return bool(info.st_mode & stat.S_IWGRP)
     return bool(info.st_mode & stat.S_IWOTH)
+
+
+# POSIX access ACLs, as the kernel stores them in the ``system.posix_acl_access`` attribute
+# (linux/posix_acl_xattr.h): a little-endian u32 version (2), then (u16 tag, u16 perm, u32 id)
+# entries. Read from the attribute rather than asked with ``os.access`` as the agent's user:
+# ``os.access`` answers for the caller's real uid, so judging another user would mean forking
+# and dropping to their uid and groups (root only, and for every path doctor lists), while the
+# attribute can be read by anyone who can reach the path, in a staging root too. The kernel's
+# own algorithm (``posix_acl_permission``) is applied below.
+_ACL_USER_OBJ, _ACL_USER, _ACL_GROUP_OBJ, _ACL_GROUP, _ACL_MASK, _ACL_OTHER = (
+    0x01,
+    0x02,
+    0x04,
+    0x08,
+    0x10,
+    0x20,
+)
+_ACL_WRITE = 0o2
+
+
+def acl_entries(path: str) -> list[tuple[int, int, int]] | None:
+    """``path``'s access ACL as ``(tag, perm, id)`` entries; None when it has none beyond its
+    mode bits (or the file system keeps none). A link's own ACL is not read."""
+    import struct
+
+    try:
+        raw = os.getxattr(path, "system.posix_acl_access", follow_symlinks=False)
+    except OSError:  # ENODATA (none), ENOTSUP (no ACLs here), gone…
+        return None
+    if len(raw) < 4 or (len(raw) - 4) % 8 or struct.unpack_from("<I", raw)[0] != 2:
+        return [(_ACL_OTHER, 0o7, 0)]  # an ACL this code cannot read: judged writable by all
+    return [struct.unpack_from("<HHI", raw, at) for at in range(4, len(raw), 8)]
+
+
+def _acl_allows(
+    acl: list[tuple[int, int, int]], info: os.stat_result, uid: int, gids: set[int], want: int
+) -> bool:
+    """Whether the access ACL grants ``want`` to ``uid`` in ``gids`` (POSIX.1e: the owner's
+    entry, else a named user's, else every matching group's, else other; named entries and
+    groups limited by the mask)."""
+    mask = next((perm for tag, perm, _ in acl if tag == _ACL_MASK), 0o7)
+    if info.st_uid == uid:
+        return any(tag == _ACL_USER_OBJ and perm & want for tag, perm, _ in acl)
+    for tag, perm, ident in acl:
+        if tag == _ACL_USER and ident == uid:
+            return bool(perm & mask & want)
+    matched = False
+    for tag, perm, ident in acl:
+        if (tag == _ACL_GROUP_OBJ and info.st_gid in gids) or (tag == _ACL_GROUP and ident in gids):
+            matched = True
+            if perm & mask & want:
+                return True
+    if matched:
+        return False
+    return any(tag == _ACL_OTHER and perm & want for tag, perm, _ in acl)
 
 
 def mode_problems(path: str) -> list[str]:
