@@ -11,6 +11,7 @@ the files and to create the agent's user; skipped otherwise.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -637,3 +638,96 @@ def test_managed_mode_is_asked_of_the_disk_once_per_process_and_again_in_a_forke
     assert os.read(read, 1) == b"1"
     anchors.forget()
     assert anchors.present()
+
+
+# --- the hook's module file: root writes it, the agent's hook reads it --------------------------
+
+# The launcher as the agent's user runs it (``hostconfig.LAUNCH_CODE`` with the managed root
+# relocated), and a probe: which loader gave hookgate.engine.
+LAUNCHER = (
+    "import site, sys\n"
+    "site.addsitedir(sys.argv[1])\n"
+    "from hookgate import anchors\n"
+    "anchors.CONFIG, anchors.STATE = sys.argv[2], sys.argv[3]\n"
+    "sys.argv[1:] = sys.argv[4:]\n"
+    "from hookgate.launcher import launch\n"
+    "launch()\n"
+)
+MODULE_PROBE = (
+    "import site, sys\n"
+    "site.addsitedir(sys.argv[1])\n"
+    "from hookgate import anchors\n"
+    "anchors.CONFIG, anchors.STATE = sys.argv[2], sys.argv[3]\n"
+    "from hookgate import launcher\n"
+    "f = launcher._Finder(launcher._read(launcher._modules_path())); sys.meta_path.insert(0, f)\n"
+    "import hookgate.engine as e\n"
+    "print(type(e.__spec__.loader) is launcher._Loader, len(f.entries))\n"
+)
+
+
+def as_agent_code(agent, code: str, *argv: str, stdin: str = "") -> subprocess.CompletedProcess:
+    def drop() -> None:
+        os.setgid(agent.pw_gid)
+        os.setgroups([])
+        os.setuid(agent.pw_uid)
+
+    # A home the agent's user can reach (the fixture's sits in root's 0700 temporary directory).
+    home = Path(anchors.STATE).parents[2] / "agent-home"
+    home.mkdir(mode=0o700, exist_ok=True)
+    os.chown(home, agent.pw_uid, agent.pw_gid)
+    return subprocess.run(
+        [PYTHON, "-c", code, SITE, anchors.CONFIG, anchors.STATE, *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home), "HOOKGATE_WARM": "0"},
+        cwd=str(home),
+        preexec_fn=drop,
+        timeout=120,
+    )
+
+
+def test_roots_pull_writes_the_module_file_the_agents_hook_reads(root, agent):
+    from hookgate.commands import pull
+
+    write_config(root, {})
+    assert sync.refresh().ok
+    path = Path(pull.write_hook_modules())
+    assert path.parent == Path(anchors.STATE) / "compiled"
+    st = path.stat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o644)
+    done = as_agent_code(agent, MODULE_PROBE)
+    served, count = done.stdout.split()
+    assert served == "True" and int(count) > 20, done.stderr
+    # the hook, through the launcher, as the agent: the usual answer, the file unchanged
+    before = path.read_bytes()
+    done = as_agent_code(
+        agent, LAUNCHER, "eval", "--host", "claude", stdin=payload("git commit --no-verify -m x")
+    )
+    assert done.returncode == 0, done.stderr
+    assert decision_of(json.loads(done.stdout)) == "deny", done.stdout
+    assert path.read_bytes() == before and path.stat().st_uid == 0
+
+    # anything but root's alone is not read in managed mode: the agent's own file, or root's
+    # that others could write
+    os.chown(path, agent.pw_uid, agent.pw_gid)
+    assert as_agent_code(agent, MODULE_PROBE).stdout.split() == ["False", "0"]
+    os.chown(path, 0, 0)
+    path.chmod(0o666)
+    assert as_agent_code(agent, MODULE_PROBE).stdout.split() == ["False", "0"]
+    path.chmod(0o644)
+    compiled = path.parent
+    compiled.chmod(0o777)
+    assert as_agent_code(agent, MODULE_PROBE).stdout.split() == ["False", "0"]
+    compiled.chmod(0o755)
+    assert as_agent_code(agent, MODULE_PROBE).stdout.split()[0] == "True"
+
+
+def test_pull_in_managed_mode_reports_the_module_file(root, monkeypatch, capsys):
+    from hookgate.commands import pull
+
+    write_config(root, {})
+    args = argparse.Namespace(background=False, force_key_rotation=False, timeout=5.0)
+    assert pull.run(args) == 0
+    out = capsys.readouterr().out
+    assert f"hook modules: {Path(anchors.STATE) / 'compiled'}" in out

@@ -25,7 +25,7 @@ import marshal
 import os
 import sys
 
-from hookgate import __version__, paths
+from hookgate import __version__, anchors, paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,11 +115,42 @@ def _save(path: str, finder: _Finder) -> None:
     """Write the module file again when this run imported hookgate modules it lacks; not after a
     run that compiled policies: the compiler's modules, which no warm hook needs, would be read
     by every hook after it."""
+    if anchors.present() and os.geteuid() != anchors.ROOT_UID:
+        return  # root's file (``write_modules``): the user's hook cannot write it
     try:
         if finder.missed() and "hookgate.lang.compile" not in sys.modules:
             _write(path, finder)
     except Exception:  # the file only saves time; the hook has answered
         pass
+
+
+def write_modules(payload: bytes) -> str:
+    """Write the module file of a managed install (run by root's ``hookgate pull`` in a process
+    started as the hook is: this interpreter, ``-I -S``, the launcher's ``sys.path``), so that
+    the agent's hooks, which cannot write root's compile cache, read their modules from it as a
+    personal hook does. The modules are those a hook imports deciding ``payload`` (its answer
+    is discarded and nothing is logged: no call was made). Returns the file's path."""
+    from hookgate.lang import cache
+
+    path = _modules_path()
+    finder = _Finder(({}, {}))
+    sys.meta_path.insert(0, finder)
+    from hookgate import cli, warm  # noqa: F401 - what every hook imports
+    from hookgate.commands import eval as command
+    from hookgate.hostio import payload as reading  # noqa: F401
+
+    command.DEFER = True  # no deadline, no work after the answer: no decision log record
+    sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="utf-8")
+    real_stdout, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        cli.main(["eval", "--host", "claude"])
+    finally:
+        sys.stdout = real_stdout
+        command.AFTER.clear()
+    cache.safe_dir(os.path.dirname(path))
+    _write(path, finder)
+    os.chmod(path, 0o644)  # every user's hook reads it
+    return path
 
 
 def _module_names(path: str, finder: _Finder) -> Callable[[], list[str]]:
@@ -167,7 +198,14 @@ def _read(path: str) -> tuple[dict, dict]:
     if found is None:
         return {}, {}
     data, st = found
-    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+    if st.st_mode & 0o022:
+        return {}, {}
+    if anchors.present():
+        # Managed mode: root's ``write_modules`` wrote it under /var/lib/hookgate, and only a
+        # file root alone could have written, in directories only root can change, is run.
+        if st.st_uid != anchors.ROOT_UID or not anchors.root_owned(path):
+            return {}, {}
+    elif st.st_uid != os.getuid():
         return {}, {}
     head = _MAGIC + _header()
     if data[: len(head)] != head:
