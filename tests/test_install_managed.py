@@ -335,9 +335,12 @@ NAMESPACE_SCRIPT = r"""
 set -u
 mount -t overlay hgm-etc -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc || exit 97
 mount -t tmpfs hgm-opt /opt || exit 97
+mount -t tmpfs -o mode=0755 hgm-var /var/lib || exit 97
 cp -a "$2/hookgate" /opt/hookgate
 USER_NAME=$3; HG="$4"
 echo "== install"; $HG install --managed --managed-only claude codex copilot gemini || exit 90
+ls /var/lib/hookgate/compiled/ | sed 's/^[0-9a-f]\{64\}/HASH/'
+readlink /etc/systemd/system/timers.target.wants/hookgate-pull.timer
 as_user() { setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --init-groups \
   env -i HOME="/home/$USER_NAME" USER="$USER_NAME" PATH=/usr/bin:/bin "$@"; }
 for f in /etc/claude-code/managed-settings.d/hookgate.json /etc/codex/requirements.toml \
@@ -357,9 +360,14 @@ echo "$5" | as_user /bin/sh -c "cd /tmp && $CMD"
 echo
 echo "== doctor"
 as_user HOOKGATE_WARM= /opt/hookgate/bin/python -I -m hookgate.cli doctor --timeout 0.1
+echo "== tampered"
+echo "# edited" >> /opt/hookgate/lib/python3.11/site-packages/hookgate/launcher.py
+touch /opt/hookgate/lib/python3.11/site-packages/hookgate/planted.py
+as_user HOOKGATE_WARM= /opt/hookgate/bin/python -I -m hookgate.cli doctor --timeout 0.1
 echo "== uninstall"
 $HG uninstall --managed claude codex copilot gemini || exit 91
-for d in /etc/claude-code /etc/codex /etc/github-copilot /etc/gemini-cli /etc/hookgate; do
+for d in /etc/claude-code /etc/codex /etc/github-copilot /etc/gemini-cli /etc/hookgate \
+         /etc/systemd/system/hookgate-pull.timer /etc/systemd/system/timers.target.wants/hookgate-pull.timer; do
   [ -e "$d" ] && echo "LEFT $d"
 done
 ls -A /opt
@@ -412,7 +420,19 @@ def test_real_paths_in_a_private_namespace_as_an_unprivileged_user(tmp_path, cod
     assert json.loads(hook)["hookSpecificOutput"]["updatedInput"] == {
         "command": "git push origin main"
     }
-    doctor = out.split("== doctor\n", 1)[1].split("== uninstall", 1)[0]
+    install = out.split("== install\n", 1)[1].split("== hook", 1)[0]
+    # the first pull compiled the pack and wrote the hook's module file, as root
+    assert "first pull: /opt/hookgate/bin/python -I -B -m hookgate.cli pull" in install
+    assert "HASH.code\n" in install and "modules-cpython-311.code" in install, install
+    assert "/etc/systemd/system/hookgate-pull.timer\n" in install  # the timer, enabled
+    assert "systemctl daemon-reload && systemctl start hookgate-pull.timer" in install
+    assert "install -o root -g root -m 0644 /etc/hookgate/hookgate-pull.cron" in install
+    doctor = out.split("== doctor\n", 1)[1].split("== tampered", 1)[0]
+    assert "code in /opt/hookgate: as installed" in doctor, doctor
+    tampered = out.split("== tampered\n", 1)[1].split("== uninstall", 1)[0]
+    site = "/opt/hookgate/lib/python3.11/site-packages/hookgate"
+    assert f"PROBLEM: code in /opt/hookgate: {site}/launcher.py: changed" in tampered, tampered
+    assert f"PROBLEM: code in /opt/hookgate: {site}/planted.py: added (sha256)" in tampered
     assert "mode: managed" in doctor
     assert "claude: only managed hooks run" in doctor
     for host in HOSTS:
@@ -510,11 +530,13 @@ def test_trust_anchors_go_to_etc_hookgate_only_when_given(root):
     assert refused.returncode == 2 and "--server and --bundle-key go together" in refused.stderr
     hookgate("install", "--managed", "--root", str(root), "claude")
     config = root / "etc/hookgate/config.json"
-    assert not config.exists()
+    # without a server, the anchors hold no server: the machine is managed all the same (root's
+    # compile cache, the default pack), not left to the user's environment
+    assert json.loads(config.read_text()) == {}
     assert stat.S_IMODE((root / "etc/hookgate").stat().st_mode) == 0o755
     bad = hookgate(*lone, "--bundle-key", "ed25519:abc", check=False)
     assert bad.returncode == 1 and "public_key: not the base64 of a raw 32-byte" in bad.stderr
-    assert not config.exists()
+    assert json.loads(config.read_text()) == {}
     key = base64.b64encode(bytes(range(32))).decode()
     hookgate(*lone, "--bundle-key", key)
     # The shape the managed runtime reads (hookgate.anchors), which refuses unknown keys.
@@ -570,3 +592,80 @@ def test_every_hookgate_variable_the_hooks_code_reads_is_pinned():
             read |= set(re.findall(r"HOOKGATE_[A-Z_]+", path.read_text()))
     assert read, "the scan found no variable: it would prove nothing"
     assert sorted(read - set(hostconfig.managed_env())) == []
+
+
+def test_token_units_timer_and_checksums_in_a_staging_root(root, tmp_path):
+    """``--token-file`` is copied to /etc/hookgate/token (root, 0600, never shown); the pull's
+    units and cron line are written naming the prefix, the timer enabled as systemctl enable
+    does, and what systemd would need printed; the first pull is left for the boot; every file
+    of the prefix is recorded with its checksum; uninstall takes all of it away."""
+    token = tmp_path / "provisioned-token"
+    token.write_text("hgt_secret_value\n")
+    key = base64.b64encode(bytes(range(32))).decode()
+    argv = ["install", "--managed", "--root", str(root), "claude", "--server", "https://x"]
+    argv += ["--bundle-key", key, "--token-file", str(token)]
+    refused = hookgate(
+        "install",
+        "--managed",
+        "--root",
+        str(root),
+        "claude",
+        "--token-file",
+        str(token),
+        check=False,
+    )
+    assert refused.returncode == 2 and "--token-file goes with --server" in refused.stderr
+
+    dry = hookgate(*argv, "--dry-run")
+    assert f"would write {root}/etc/hookgate/token (root:root 0600;" in dry.stdout
+    assert "hgt_secret_value" not in dry.stdout  # the token itself is never printed
+    assert f"would write {root}/etc/systemd/system/hookgate-pull.service" in dry.stdout
+    assert f"would write {root}/etc/systemd/system/hookgate-pull.timer" in dry.stdout
+    assert f"would write {root}/etc/hookgate/hookgate-pull.cron" in dry.stdout
+    assert f"would write {root}/etc/hookgate/checksums.json" in dry.stdout
+    assert "would enable hookgate-pull.timer" in dry.stdout
+    assert "would not run the first pull (a staging root)" in dry.stdout
+    assert not (root / "etc").exists()
+
+    done = hookgate(*argv)
+    copied = root / "etc/hookgate/token"
+    assert copied.read_text() == "hgt_secret_value\n"
+    info = copied.stat()
+    assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o600)
+    assert "hgt_secret_value" not in done.stdout
+    assert "token_file" not in json.loads((root / "etc/hookgate/config.json").read_text())
+    unit = (root / "etc/systemd/system/hookgate-pull.service").read_text()
+    assert "ExecStart=/opt/hookgate/bin/python -I -B -m hookgate.cli pull" in unit
+    link = root / "etc/systemd/system/timers.target.wants/hookgate-pull.timer"
+    assert os.readlink(link) == "/etc/systemd/system/hookgate-pull.timer"
+    assert "systemctl daemon-reload && systemctl start hookgate-pull.timer" in done.stdout
+    assert "install -o root -g root -m 0644 /etc/hookgate/hookgate-pull.cron" in done.stdout
+    assert "first pull: not run in a staging root" in done.stdout
+    sums = json.loads((root / "etc/hookgate/checksums.json").read_text())
+    assert sums["prefix"] == "/opt/hookgate"
+    launcher = next(k for k in sums["entries"] if k.endswith("site-packages/hookgate/launcher.py"))
+    assert sums["entries"][launcher].startswith("sha256:")
+    assert sums["entries"]["bin/python"].startswith("link:")
+
+    doctor = ("doctor", "--root", str(root), "--user", "nobody", "--timeout", "0.1")
+    assert "code in /opt/hookgate: as installed" in hookgate(*doctor, check=False).stdout
+    (root / "opt/hookgate" / launcher).unlink()
+    (root / "opt/hookgate/bin/extra").write_text("#!/bin/sh\n")
+    out = hookgate(*doctor, check=False).stdout
+    assert f"PROBLEM: code in /opt/hookgate: /opt/hookgate/{launcher}: removed" in out
+    assert "PROBLEM: code in /opt/hookgate: /opt/hookgate/bin/extra: added (sha256)" in out
+
+    hookgate("uninstall", "--managed", "--root", str(root), "claude")
+    assert not (root / "etc/hookgate").exists()
+    assert not os.path.lexists(link)
+    assert not (root / "etc/systemd/system/hookgate-pull.service").exists()
+
+
+def test_the_units_ship_in_the_wheel(tmp_path):
+    """deploy/ is package data: a wheel (what the prefix installs) carries the units."""
+    import zipfile
+
+    wheel = _wheel(tmp_path)
+    names = zipfile.ZipFile(wheel).namelist()
+    for name in ("hookgate-pull.service", "hookgate-pull.timer", "hookgate-pull.cron"):
+        assert f"hookgate/deploy/{name}" in names, names

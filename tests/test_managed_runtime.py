@@ -448,7 +448,9 @@ def test_the_systemd_units_parse_and_run_the_agreed_command_as_root(tmp_path):
     service = (DEPLOY / "hookgate-pull.service").read_text()
     timer = (DEPLOY / "hookgate-pull.timer").read_text()
     sections = _sections(service)
-    assert sections["Service"]["ExecStart"] == ["/opt/hookgate/bin/hookgate pull"]
+    assert sections["Service"]["ExecStart"] == [
+        "/opt/hookgate/bin/python -I -B -m hookgate.cli pull"
+    ]
     assert sections["Service"]["User"] == ["root"]
     assert sections["Service"]["Type"] == ["oneshot"]
     # systemd creates /var/lib/hookgate, root's and 0755, and lets the service write it even
@@ -466,7 +468,7 @@ def test_the_systemd_units_parse_and_run_the_agreed_command_as_root(tmp_path):
         return  # the structural checks above are all there is without systemd
     # verify needs the command to exist: the same units, run with /bin/true.
     (tmp_path / "hookgate-pull.service").write_text(
-        service.replace("/opt/hookgate/bin/hookgate", "/bin/true")
+        service.replace("/opt/hookgate/bin/python", "/bin/true")
     )
     (tmp_path / "hookgate-pull.timer").write_text(timer)
     result = subprocess.run(
@@ -492,8 +494,15 @@ def test_the_cron_line_runs_the_agreed_command_as_root():
     assert (minute, hour, day, month, weekday, user) == ("*/5", "*", "*", "*", "*", "root")
     command = fields[6:]
     program = next(word for word in command if "=" not in word)
-    assert program == "/opt/hookgate/bin/hookgate"
-    assert command[command.index(program) + 1] == "pull"
+    assert program == "/opt/hookgate/bin/python"
+    assert command[command.index(program) + 1 :] == [
+        "-I",
+        "-B",
+        "-m",
+        "hookgate.cli",
+        "pull",
+        "--background",
+    ]
 
 
 def _sections(text: str) -> dict[str, dict[str, list[str]]]:

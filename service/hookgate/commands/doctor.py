@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     print("managed:")
     managed = doctor_modes.managed_hosts(report, os.path.abspath(args.root))
     doctor_modes.mode(report, personal, managed)
+    doctor_modes.integrity(report, os.path.abspath(args.root))
     if user is not None:
         print(f"what the hook depends on that {user.name} can change:")
         doctor_modes.changeable(report, user, personal, managed, os.path.abspath(args.root))

@@ -318,3 +318,34 @@ def _runtime_dirs(command: str, root: str, user: AgentUser) -> list[str]:
         return [str(d) for d in json.loads(done.stdout)]
     except (OSError, ValueError, subprocess.SubprocessError):
         return []
+
+
+def integrity(report: _Report, root: str) -> None:
+    """The managed prefix against the checksums its install recorded: every file changed, added
+    or removed since is a problem (the code every hook runs is no longer what was installed)."""
+    from hookgate import anchors
+    from hookgate.integrations import managed_deploy as deploy
+    from hookgate.integrations.managed import ManagedError, staged
+
+    try:
+        found = deploy.verify(root)
+    except ManagedError as exc:
+        report.problem(f"code: {exc}")
+        return
+    if found is None:
+        return
+    prefix, differences = found
+    record = staged(root, deploy.CHECKSUMS)
+    try:
+        anchors.check_root_owned(record, directory=False)
+    except anchors.AnchorError as exc:
+        report.problem(f"code in {prefix}: its checksums cannot be trusted: {exc}")
+    for difference in differences[:_MAX_LISTED]:
+        report.problem(f"code in {prefix}: {difference}")
+    if len(differences) > _MAX_LISTED:
+        report.problem(f"code in {prefix}: and {len(differences) - _MAX_LISTED} more differences")
+    if not differences:
+        report.line(f"code in {prefix}: as installed (checked against {record})")
+
+
+_MAX_LISTED = 40

@@ -28,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
     if args.server and not args.bundle_key or args.bundle_key and not args.server:
         print(f"hookgate {args.command}: --server and --bundle-key go together", file=sys.stderr)
         return 2
+    if args.token_file and not args.server:
+        print(f"hookgate {args.command}: --token-file goes with --server", file=sys.stderr)
+        return 2
     from hookgate.integrations.hostconfig import MANAGED
 
     if not removing and not any(MANAGED[host].hooks_file for host in args.hosts):
@@ -54,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
             state = "not" if removing else "already"
             print(f"hookgate is {state} installed (managed) for {', '.join(args.hosts)}")
         _print_plan(changes, code_steps, root)
+        if not removing:
+            _print_after_plan(root, prefix)
         _print_notes(notes)
         return 0
     try:
@@ -82,7 +87,55 @@ def run(args: argparse.Namespace) -> int:
             f"hookgate is {'not' if removing else 'already'} installed (managed) for {', '.join(args.hosts)}"
         )
     _print_notes(notes)
+    if removing:
+        return 0
+    return _after_install(root, prefix)
+
+
+def _after_install(root: str, prefix: str) -> int:
+    """Enable root's pull (started at once where systemd runs, else the exact commands), then
+    run the first pull, so that the first hook has the signed bundle and the compiled pack
+    (the default pack's, when there is no server or the pull failed). Exit 3 when the first
+    pull failed: the install stands, on the compiled default pack, and says so."""
+    from hookgate.integrations import managed_deploy as deploy
+
+    if deploy.enable_timer(root):
+        print(f"enabled {deploy.TIMER} ({managed_staged(root, deploy.TIMER_LINK)})")
+    if deploy.systemd_running(root):
+        failed = deploy.start_timer()
+        if failed:
+            print(f"hookgate install --managed: {failed}", file=sys.stderr)
+        else:
+            print(f"started {deploy.TIMER}")
+    else:
+        for line in deploy.timer_instructions(root):
+            print(line)
+    argv = " ".join(deploy.pull_argv(prefix))
+    if root not in ("", "/"):
+        print(
+            f"first pull: not run in a staging root; {deploy.TIMER} runs it a minute after boot, "
+            f"or run as root: {argv}"
+        )
+        return 0
+    print(f"first pull: {argv}")
+    code, output = deploy.first_pull(prefix)
+    for line in output.splitlines():
+        print(f"  {line}")
+    if code != 0:
+        print(
+            f"hookgate install --managed: FIRST PULL FAILED (exit {code}); hookgate is installed "
+            "and its hooks run the built-in default pack until a pull succeeds "
+            f"({deploy.TIMER} retries every five minutes; run `{argv}` to retry now)",
+            file=sys.stderr,
+        )
+        return 3
     return 0
+
+
+def managed_staged(root: str, path: str) -> str:
+    from hookgate.integrations import managed
+
+    return managed.staged(root, path)
 
 
 def _install(
@@ -122,13 +175,24 @@ def _install(
     commands = {
         host: managed.managed_command(prefix, dirs, host, args.rewrite) for host in args.hosts
     }
+    from hookgate.integrations import managed_deploy as deploy
+
     changes, notes = managed.plan_install(args.hosts, root, commands, args.managed_only, manifest)
+    # The anchors are written whatever was given: their presence is what puts the machine in
+    # managed mode (root's compile cache, HOOKGATE_HOME and XDG_* ignored), server or not.
+    config: dict = {}
     if args.server:
         config = {"server": args.server, "public_key": args.bundle_key}
-        if args.token_file:
-            config["token_file"] = args.token_file
-        changes.append(managed.write_config(root, config))
-        manifest["config"] = True
+    changes.append(managed.write_config(root, config))
+    manifest["config"] = True
+    if args.token_file:  # copied: the pull reads /etc/hookgate/token, config's default
+        changes.append(deploy.token_change(args.token_file))
+        manifest["token"] = True
+    changes += deploy.deploy_changes(prefix)
+    manifest["deploy"] = True
+    if os.path.isdir(managed.staged(root, prefix)):
+        changes.append(deploy.checksums_change(prefix, root))
+        manifest["checksums"] = True
     return changes, steps, notes
 
 
@@ -140,9 +204,20 @@ def _uninstall(
     changes = managed.plan_uninstall(args.hosts, root, manifest)
     steps = []
     if not manifest["hosts"]:
+        from hookgate.integrations import managed_deploy as deploy
+
         # Nothing managed is left: the code and the anchors this install created go too.
         if manifest.pop("config", False):
             changes.append(managed.Change(managed.CONFIG_FILE, None, 0o644, "trust anchors"))
+        if manifest.pop("token", False):
+            changes.append(managed.Change(deploy.TOKEN_FILE, None, 0o600, "root's API token"))
+        if manifest.pop("checksums", False):
+            changes.append(managed.Change(deploy.CHECKSUMS, None, 0o644, "checksums"))
+        if manifest.pop("deploy", False):
+            changes += [
+                managed.Change(c.path, None, 0o644, c.what) for c in deploy.deploy_changes(prefix)
+            ]
+            steps.append((f"disabling {deploy.TIMER}", lambda: _disable_timer(root)))
         created = manifest.pop("prefix_created", None)
         manifest.pop("prefix", None)
         if created and os.path.isdir(managed.staged(root, created)):
@@ -154,6 +229,35 @@ def _uninstall(
 
             steps.append((f"removing {target}", remove))
     return changes, steps
+
+
+def _disable_timer(root: str) -> None:
+    from hookgate.integrations import managed_deploy as deploy
+
+    if deploy.systemd_running(root):
+        import subprocess
+
+        subprocess.run(["systemctl", "stop", deploy.TIMER], capture_output=True, check=False)
+    deploy.disable_timer(root)
+
+
+def _print_after_plan(root: str, prefix: str) -> None:
+    """What ``install --managed`` does after writing its files, as --dry-run lists it."""
+    from hookgate.integrations import managed
+    from hookgate.integrations import managed_deploy as deploy
+
+    if not os.path.isdir(managed.staged(root, prefix)):
+        print(f"would write {managed.staged(root, deploy.CHECKSUMS)} (checksums of {prefix})")
+    print(f"would enable {deploy.TIMER} ({managed.staged(root, deploy.TIMER_LINK)})")
+    if deploy.systemd_running(root):
+        print("would run: " + " && ".join(" ".join(argv) for argv in deploy.START_TIMER))
+    else:
+        for line in deploy.timer_instructions(root):
+            print(f"would print: {line}")
+    if root in ("", "/"):
+        print(f"would run the first pull: {' '.join(deploy.pull_argv(prefix))}")
+    else:
+        print("would not run the first pull (a staging root)")
 
 
 def _differs(change: object, root: str) -> bool:
@@ -180,6 +284,8 @@ def _print_plan(changes: list, steps: list, root: str) -> None:
             print(f"would remove {path}")
             continue
         print(f"would write {path} (root:root {change.mode:04o}; {change.what})")
+        if change.mode & 0o077 == 0:  # root's alone (the token): its content is not shown
+            continue
         try:
             with open(path, encoding="utf-8") as handle:
                 old = handle.read().splitlines(keepends=True)

@@ -103,7 +103,7 @@ def write_hook_modules() -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HOOKGATE_", "PYTHON"))}
     env["HOOKGATE_WARM"] = "0"
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, anchors.CONFIG, anchors.STATE],
+        [sys.executable, "-I", "-S", "-B", "-c", code, anchors.CONFIG, anchors.STATE],
         input=json.dumps(SAMPLE_CALL).encode(),
         capture_output=True,
         env=env,
