@@ -302,6 +302,7 @@ def test_an_edited_hookgate_module_answers_the_limit(env, tmp_path, site, module
 def test_a_blocked_read_answers_the_limit_at_the_deadline(env, site, how) -> None:
     """stdin that never ends (the hook blocks reading it): the deadline answers."""
     argv = argvs(site)["console" if how == "console" else "wired"]
+    run(argv, env, payload("ls"))  # compiles the pack: on a loaded machine, past 1.5 s
     env["HOOKGATE_DEADLINE"] = "1.5"
     if how == "warm":
         env["HOOKGATE_WARM"] = "30"
@@ -324,9 +325,10 @@ def test_a_blocked_read_answers_the_limit_at_the_deadline(env, site, how) -> Non
 
 
 def test_a_stopped_warm_child_answers_the_limit_at_the_deadline(env, site) -> None:
+    argv = wired(site)
+    run(argv, env, payload("ls"))  # compiles the pack: on a loaded machine, past 2 s
     env["HOOKGATE_WARM"] = "30"
     env["HOOKGATE_DEADLINE"] = "2"
-    argv = wired(site)
     run(argv, env, payload("ls"))
     wait_for_warm(env)
     (pid,) = warm_pids(env)
@@ -353,6 +355,7 @@ def test_the_answer_ends_before_the_work_that_follows_it(env, site, how) -> None
     """A held decision-log lock blocks the log's append, which follows the answer: the host
     reads the whole answer and the end of stdout at once; the process ends by its deadline."""
     argv = argvs(site)["console" if how == "console" else "wired"]
+    run(argv, env, payload("ls"))  # compiles the pack: on a loaded machine, past 3 s
     env["HOOKGATE_DEADLINE"] = "3"
     if how == "warm":
         env["HOOKGATE_WARM"] = "30"

@@ -78,6 +78,17 @@ def answered(code: int) -> None:
         _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {_signal.SIGALRM})
 
 
+def disarm() -> None:
+    """The work after the answer is done: stop the timer. What remains is the interpreter's
+    teardown (the console script's), which resets signal handlers first: a deadline firing
+    there would kill the process by SIGALRM, an exit status hosts read as a failed hook,
+    whatever the answer on stdout said."""
+    if STATE.armed:
+        import _signal
+
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
 def _fire(signum: int, frame: object) -> None:
     if STATE.answered:
         os._exit(STATE.exit_code)  # work after the answer ran out of time: drop it

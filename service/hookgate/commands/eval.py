@@ -145,6 +145,8 @@ def finish(close: bool) -> None:
             AFTER.pop(0)()
         except Exception:
             pass
+    if close:
+        deadline.disarm()
 
 
 def _close_output() -> None:
