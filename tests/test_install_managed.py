@@ -338,7 +338,8 @@ mount -t tmpfs hgm-opt /opt || exit 97
 mount -t tmpfs -o mode=0755 hgm-var /var/lib || exit 97
 cp -a "$2/hookgate" /opt/hookgate
 USER_NAME=$3; HG="$4"
-echo "== install"; $HG install --managed --managed-only claude codex copilot gemini || exit 90
+echo "== install"; $HG install --managed --managed-only claude codex copilot gemini $6 2>&1
+echo "install-exit=$?"
 ls /var/lib/hookgate/compiled/ | sed 's/^[0-9a-f]\{64\}/HASH/'
 readlink /etc/systemd/system/timers.target.wants/hookgate-pull.timer
 as_user() { setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --init-groups \
@@ -375,7 +376,17 @@ exit 0
 """
 
 
-def test_real_paths_in_a_private_namespace_as_an_unprivileged_user(tmp_path, code_tree):
+@pytest.mark.parametrize("server", [False, True], ids=["no-server", "unreachable-server"])
+def test_real_paths_in_a_private_namespace_as_an_unprivileged_user(tmp_path, code_tree, server):
+    """As root at the real paths (in a private mount namespace), then as an unprivileged user.
+    With a server that does not answer, the first pull fails: install says so (exit 3) and the
+    install works on the compiled default pack all the same."""
+    extra = ""
+    if server:
+        token = tmp_path / "token"
+        token.write_text("hgt_not_a_real_token\n")
+        key = base64.b64encode(bytes(range(32))).decode()
+        extra = f"--server http://127.0.0.1:9 --bundle-key {key} --token-file {token}"
     if not shutil.which("unshare") or not shutil.which("useradd"):
         pytest.skip("needs unshare and useradd")
     name = f"hgm{uuid.uuid4().hex[:8]}"
@@ -401,6 +412,7 @@ def test_real_paths_in_a_private_namespace_as_an_unprivileged_user(tmp_path, cod
                 name,
                 hg,
                 json.dumps(FORCE_PUSH),
+                extra,
             ],
             capture_output=True,
             text=True,
@@ -421,6 +433,13 @@ def test_real_paths_in_a_private_namespace_as_an_unprivileged_user(tmp_path, cod
         "command": "git push origin main"
     }
     install = out.split("== install\n", 1)[1].split("== hook", 1)[0]
+    if server:
+        assert "install-exit=3" in install, install
+        assert "FIRST PULL FAILED (exit 1); hookgate is installed and its hooks run the " in install
+        assert "127.0.0.1:9" in install  # the pull's own message: which server it could not reach
+        assert "hgt_not_a_real_token" not in out
+    else:
+        assert "install-exit=0" in install, install
     # the first pull compiled the pack and wrote the hook's module file, as root
     assert "first pull: /opt/hookgate/bin/python -I -B -m hookgate.cli pull" in install
     assert "HASH.code\n" in install and "modules-cpython-311.code" in install, install
