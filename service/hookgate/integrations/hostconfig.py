@@ -124,32 +124,39 @@ def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
 # host named by ``--host`` (``render.py``'s shapes: ask where the host asks, deny where it
 # cannot; Copilot reads a non-zero exit as a crash, so only an unknown host gets exit 2).
 # ``launch()`` ends the process with ``os._exit``: nothing else reaches the ``except``.
-LAUNCH_CODE = """import sys;sys.path[3:3]={dirs};
-try:from hookgate.launcher import launch;launch()
-except BaseException as e:
- if sys.argv[1:2]!=['eval']:raise
- import os;t=e.__traceback__
- while t and t.tb_next:t=t.tb_next
- w=f'{{type(e).__name__}}: {{e}} in {{getattr(e,"filename",None) or t and t.tb_frame.f_code.co_filename}}'[:400]
- try:
-  from hookgate import deadline as d
-  if d.STATE.answered:os._exit(d.STATE.exit_code)
-  d.STATE.host=d.host_from_argv(sys.argv[2:]);d.STATE.explain='--explain' in sys.argv[2:]
-  if d.STATE.payload is None:d.STATE.payload=sys.stdin.buffer.read()
-  d.answer_limit('launcher','launcher',w,d.detail_of(e))
- except BaseException:pass
- import json;a=sys.argv;h=a[a.index('--host')+1] if '--host' in a[:-1] else ''
- try:p=json.loads(d.STATE.payload or b'{{}}')
- except BaseException:
-  try:p=json.loads(sys.stdin.buffer.read() or b'{{}}')
-  except BaseException:p={{}}
- v=p.get('hook_event_name') or p.get('hookEventName') or '' if type(p) is dict else ''
- if str(v).translate({{95:None,45:None,58:None}}).lower() not in ('','pretooluse','beforetool','beforeshellexecution','beforemcpexecution','premcptoolcall','toolpre','beforereadfile'):os._exit(0)
- k='deny' if os.environ.get('HOOKGATE_LIMIT_ACTION','').strip().lower()=='deny' else 'ask'
- r=f'hookgate could not start ({{w}}), so this call cannot be checked and is {{"asked about" if k=="ask" else "denied"}} [pack=hookgate, pattern=limit-launcher]'
- o={{'claude':{{'hookSpecificOutput':{{'hookEventName':v or 'PreToolUse','permissionDecision':k,'permissionDecisionReason':r}}}},'codex':{{'hookSpecificOutput':{{'hookEventName':v or 'PreToolUse','permissionDecision':'deny','permissionDecisionReason':r}}}},'copilot':{{'permissionDecision':k,'permissionDecisionReason':r}},'gemini':{{'decision':'deny','reason':r}},'cursor':{{'permission':k,'user_message':r,'agent_message':r}},'amplifier':{{'decision':'block','reason':r}}}}.get(h)
- if o is None:os.write(2,r.encode()+b'\\n');os._exit(2)
- os.write(1,json.dumps(o).encode()+b'\\n');os._exit(0)"""
+# The answer for a hook that could not start (``e``: what was raised), compiled only then: the
+# hook's process compiles the command's code on every call, and a string costs it a fraction of
+# what the same code would.
+_LIMIT_CODE = r"""if sys.argv[1:2]!=['eval']:raise
+import os;t=e.__traceback__
+while t and t.tb_next:t=t.tb_next
+w=f'{type(e).__name__}: {e} in {getattr(e,"filename",None) or t and t.tb_frame.f_code.co_filename}'[:400]
+try:
+ from hookgate import deadline as d
+ if d.STATE.answered:os._exit(d.STATE.exit_code)
+ d.STATE.host=d.host_from_argv(sys.argv[2:]);d.STATE.explain='--explain' in sys.argv[2:]
+ if d.STATE.payload is None:d.STATE.payload=sys.stdin.buffer.read()
+ d.answer_limit('launcher','launcher',w,d.detail_of(e))
+except BaseException:pass
+import json;a=sys.argv;h=a[a.index('--host')+1] if '--host' in a[:-1] else ''
+try:p=json.loads(d.STATE.payload or b'{}')
+except BaseException:
+ try:p=json.loads(sys.stdin.buffer.read() or b'{}')
+ except BaseException:p={}
+v=p.get('hook_event_name') or p.get('hookEventName') or '' if type(p) is dict else ''
+if str(v).translate({95:None,45:None,58:None}).lower() not in ('','pretooluse','beforetool','beforeshellexecution','beforemcpexecution','premcptoolcall','toolpre','beforereadfile'):os._exit(0)
+k='deny' if os.environ.get('HOOKGATE_LIMIT_ACTION','').strip().lower()=='deny' else 'ask'
+r=f'hookgate could not start ({w}), so this call cannot be checked and is {"asked about" if k=="ask" else "denied"} [pack=hookgate, pattern=limit-launcher]'
+o={'claude':{'hookSpecificOutput':{'hookEventName':v or 'PreToolUse','permissionDecision':k,'permissionDecisionReason':r}},'codex':{'hookSpecificOutput':{'hookEventName':v or 'PreToolUse','permissionDecision':'deny','permissionDecisionReason':r}},'copilot':{'permissionDecision':k,'permissionDecisionReason':r},'gemini':{'decision':'deny','reason':r},'cursor':{'permission':k,'user_message':r,'agent_message':r},'amplifier':{'decision':'block','reason':r}}.get(h)
+if o is None:os.write(2,r.encode()+b'\n');os._exit(2)
+os.write(1,json.dumps(o).encode()+b'\n');os._exit(0)"""
+LAUNCH_CODE = (
+    "import sys;sys.path[3:3]={dirs};\n"
+    "try:from hookgate.launcher import launch;launch()\n"
+    "except BaseException as e:exec("
+    + repr(_LIMIT_CODE).replace("{", "{{").replace("}", "}}")
+    + ")"
+)
 # This version's launcher and the one before it (``…cli import main;sys.exit(main())``).
 _LAUNCH_MARKS = ("from hookgate.launcher import launch", "from hookgate.cli import main")
 
