@@ -94,7 +94,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     managed.add_argument(
         "--token-file",
-        help="where root's pull reads its API token (default /etc/hookgate/token, root-only)",
+        help="a file holding root's API token, copied to /etc/hookgate/token (root, 0600), which "
+        "the pull reads (with --server)",
     )
 
 
