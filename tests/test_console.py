@@ -110,3 +110,47 @@ def test_the_explorer_filters_by_session_and_shows_the_masked_input(store, token
     assert "<rect" in page and "10:00 UTC: 1 deny" in page
     bad = viewer.get("/console/decisions?since=yesterday")
     assert bad.status_code == 422 and "since" in bad.text
+
+
+def test_a_fault_or_limit_shows_as_such_never_as_a_plain_allow(store, tokens):
+    def record(session: str, outcome: str, errors: list[dict]) -> dict:
+        return {
+            "decision_id": str(uuid.uuid4()),
+            "time": "2026-12-03T10:00:00Z",
+            "outcome": outcome,
+            "session_id": session,
+            "errors": errors,
+        }
+
+    fault = {"kind": "fault", "source": "policy", "pack": "team.release",
+             "message": "eval_conflict_error: functions must not produce multiple outputs"}  # fmt: skip
+    limit = {"kind": "limit", "source": "shell", "limit": "nesting", "message": "too deep"}
+    records = [record("f", "allow", [fault]), record("l", "ask", [limit]), record("p", "allow", [])]
+    with client_for(store) as client:
+        answer = client.post(
+            "/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"])
+        )
+        assert answer.json()["accepted"] == 3
+        api = client.get("/v1/decisions?session_id=f", headers=auth(tokens["viewer"])).json()
+        assert api["decisions"][0]["errors"][0]["pack"] == "team.release"
+    viewer = signed_in(store, tokens["viewer"])
+
+    def row(session: str) -> str:
+        page = viewer.get(f"/console/decisions?session_id={session}").text
+        (found,) = re.findall(r'<tr class="decision">(.*?)</tr>', page, re.S)
+        return html.unescape(found)
+
+    faulted = row("f")
+    assert 'class="outcome-fault"' in faulted and "<strong>fault</strong> → allow" in faulted
+    assert "fault in team.release: policy: eval_conflict_error" in faulted
+    assert 'class="outcome-allow"' not in faulted
+    limited = row("l")
+    assert 'class="outcome-limit"' in limited and "(limit: nesting)" in limited
+    plain = row("p")
+    assert 'class="outcome-allow"' in plain and "fault" not in plain
+    # Faults are found by filtering for them.
+    only = viewer.get("/console/decisions?errors=fault&since=2026-12-03T00:00:00Z").text
+    assert only.count('class="decision"') == 1 and "team.release" in only
+    either = viewer.get("/console/decisions?errors=any&since=2026-12-03T00:00:00Z").text
+    assert either.count('class="decision"') == 2
+    assert viewer.get("/console/decisions?errors=maybe").status_code == 422

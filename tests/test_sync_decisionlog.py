@@ -76,6 +76,7 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         "tool_name",
         "outcome",
         "matches",
+        "errors",
         "bundle_revision",
         "command",
         "input",
@@ -103,6 +104,38 @@ def test_a_failed_evaluation_without_a_document_is_still_logged(home):
     decisionlog.append(Decision.failure("payload", "bad JSON", False, host="codex"), None, None)
     (record,) = logged(home)
     assert (record["host"], record["outcome"], record["command"]) == ("codex", "allow", None)
+    # The allow is the failure policy's, and the record says so.
+    assert record["errors"] == [
+        {"kind": "fault", "source": "payload", "pack": None, "limit": None, "message": "bad JSON"}
+    ]
+
+
+def test_a_packs_fault_and_a_limit_travel_to_the_server_masked(home, server):
+    sync.login(server.url, server.agent_token)
+    decision = Decision(
+        outcome="ask",
+        errors=[
+            {"kind": "fault", "source": "policy", "pack": "team.guard", "limit": None,
+             "message": f"undefined function in team.guard (token {SECRET})"},
+            {"kind": "limit", "source": "shell", "pack": None, "limit": "nesting",
+             "message": "x" * 5000},
+        ],
+        tool_name="Bash",
+    )  # fmt: skip
+    decisionlog.append(decision, document("ls"), 1)
+    decisionlog.append(deny(), document("ls"), 1)
+    (first, second) = logged(home)
+    assert SECRET not in json.dumps(first) and second["errors"] == []
+
+    assert sync.upload_decisions() == 2
+    stored = {d["outcome"]: d for d in server.decisions()}
+    fault, limit = stored["ask"]["errors"]
+    assert (fault["kind"], fault["pack"], fault["source"]) == ("fault", "team.guard", "policy")
+    assert fault["message"].startswith("undefined function in team.guard (token ")
+    assert SECRET not in fault["message"]
+    assert (limit["kind"], limit["limit"]) == ("limit", "nesting")
+    assert len(limit["message"]) == decisionlog.MAX_ERROR_MESSAGE
+    assert stored["deny"]["errors"] == []
 
 
 def test_the_log_is_bounded_and_drops_the_oldest_first(home, monkeypatch):

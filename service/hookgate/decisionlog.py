@@ -50,6 +50,8 @@ BATCH_SIZE = 200  # records per upload (the server takes at most 1000)
 BATCH_BYTES = 256 * 1024  # per upload (the server's default body limit is 1 MiB)
 MAX_COMMAND = 8192  # characters of masked command kept per record
 MAX_MATCHES = 100
+MAX_ERRORS = 20  # errors kept per record (a decision has one per failed pack at most)
+MAX_ERROR_MESSAGE = 1000
 CURRENT = "current.jsonl"
 PENDING = ".jsonl"
 SENT = ".jsonl.sent"
@@ -158,12 +160,37 @@ def record_for(decision: Decision, document: dict | None, bundle_revision: int |
         "tool_name": _clip(decision.tool_name, 255),
         "outcome": decision.outcome,
         "matches": matches,
+        # A fault or limit behind the outcome: an allow that the failure policy gave is not
+        # an allow the policies gave, and the console and doctor must tell them apart.
+        "errors": _errors(decision.errors),
         "bundle_revision": bundle_revision,
         # Masked before it is cut, so that a cut cannot leave half a secret unmasked.
         "command": _clip(_mask(command), MAX_COMMAND) if isinstance(command, str) else None,
         "input": kept,
         "input_truncated": truncated,
     }
+
+
+def _errors(errors: list[dict] | None) -> list[dict]:
+    """``Decision.errors`` as recorded: kind, source, pack, limit and the message, masked (a
+    limit's message may quote what the agent sent) and cut to the server's limits."""
+    kept = []
+    for error in (errors or [])[:MAX_ERRORS]:
+        if not isinstance(error, dict):
+            continue
+        kind = error.get("kind")
+        message = error.get("message")
+        kept.append(
+            {
+                "kind": kind if kind in ("fault", "limit") else "fault",
+                "source": _clip(error.get("source"), 64) or "unknown",
+                "pack": _clip(error.get("pack"), 255),
+                "limit": _clip(error.get("limit"), 64),
+                "message": _clip(_mask(message) if isinstance(message, str) else message,
+                                 MAX_ERROR_MESSAGE) or "",
+            }
+        )  # fmt: skip
+    return kept
 
 
 def _clip(value: object, limit: int) -> str | None:

@@ -415,7 +415,8 @@ async def rollback(request: Request) -> Response:
 
 # -- decisions -------------------------------------------------------------------------------
 
-FILTERS = ("outcome", "pack", "host", "session_id", "since", "until")
+FILTERS = ("outcome", "errors", "pack", "host", "session_id", "since", "until")
+ERROR_FILTERS = ("any", "fault", "limit")
 
 
 def _filters(request: Request) -> dict[str, Any]:
@@ -424,6 +425,8 @@ def _filters(request: Request) -> dict[str, Any]:
         value = request.query_params.get(name, "").strip()
         if not value:
             continue
+        if name == "errors" and value not in ERROR_FILTERS:
+            raise HTTPException(422, f"errors: one of {', '.join(ERROR_FILTERS)}")
         if name in ("since", "until"):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -472,6 +475,10 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
         {
             **r._asdict(),
             "matches": matches[r.seq],
+            "errors": json.loads(r.errors) if r.errors else [],
+            # What the row shows as its result: a fault or limit first (an allow the failure
+            # policy gave is not an allow the policies gave), then the outcome it produced.
+            "kind": _error_kind(r.errors),
             "input": None
             if r.input is None
             else json.dumps(json.loads(r.input), indent=2, ensure_ascii=False),
@@ -480,6 +487,13 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
     ]
     points = [(_hour(r.hour), r.outcome, r.n) for r in chart]
     return records, points, newest
+
+
+def _error_kind(errors: str | None) -> str | None:
+    """``fault`` when the record holds a fault, else ``limit`` when it holds a limit, else
+    None."""
+    kinds = {error.get("kind") for error in json.loads(errors)} if errors else set()
+    return next((kind for kind in ("fault", "limit") if kind in kinds), None)
 
 
 def _hour(value: datetime | str) -> datetime:
@@ -532,6 +546,7 @@ async def decisions(request: Request) -> HTMLResponse:
         chart=chart_svg(points, newest),
         filters={name: request.query_params.get(name, "") for name in FILTERS},
         outcomes=list(OUTCOME_COLOURS),
+        error_filters=ERROR_FILTERS,
     )
 
 
