@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,65 @@ def test_personal_mode_lists_what_the_agents_user_can_change(home):
 
     as_root = run_hookgate(home, "doctor", "--timeout", "0.1")
     assert "judged for root, who can change everything: give --user" in as_root.stdout
+
+
+CONFLICTING_PACK = """package hookgate.team
+
+import rego.v1
+
+level := "high" if input.tool_kind == "shell"
+
+level := "low" if input.tool_name == "Bash"
+
+deny contains {"reason": "shell calls are high risk", "pattern": "level"} if level == "high"
+"""
+
+
+def test_a_hook_fault_fails_doctor_naming_the_pack_and_why(home, tmp_path):
+    import shutil
+
+    policies = tmp_path / "policies"
+    shutil.copytree(Path(__file__).parents[1] / "policies", policies)
+    (policies / "team.rego").write_text(CONFLICTING_PACK)
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    hook = run_hookgate(
+        home, "eval", "--host", "claude", "--policies", str(policies), stdin=json.dumps(payload)
+    )
+    assert (hook.returncode, hook.stdout.strip()) == (0, "{}")  # fail-open: the hook allowed
+
+    result = doctor(home)
+    assert result.returncode == 1, result.stdout
+    faults = result.stdout.split("hook faults in the last 1d:")[1]
+    assert "PROBLEM: 1 hook call(s)" in faults
+    assert "fault in pack hookgate.team: evaluation: conflicting values for" in faults
+    assert "data.hookgate.team.level; answered allow by the failure policy" in faults
+    # "Recent" is a window: a fault older than --since no longer fails doctor.
+    time.sleep(1.1)
+    later = run_hookgate(home, "doctor", "--project-dir", str(home), "--timeout", "2",
+                         "--since", "1s")  # fmt: skip
+    assert later.returncode == 0, later.stdout
+    assert "none in 0 recorded hook calls" in later.stdout
+
+
+def test_a_recorded_limit_is_a_warning_and_calls_without_errors_are_counted(home, monkeypatch):
+    from hookgate import decisionlog
+    from hookgate.decision import Decision
+
+    monkeypatch.setenv("HOOKGATE_HOME", str(home))
+    limit = {"kind": "limit", "source": "evaluation", "pack": "hookgate.destructive",
+             "limit": "time", "message": "evaluation time limit reached"}  # fmt: skip
+    decisionlog.append(Decision("ask", errors=[limit]), None, None)
+    decisionlog.append(Decision("allow"), None, None)
+    result = doctor(home)
+    assert result.returncode == 0, result.stdout
+    assert (
+        "warning: 1 hook call(s), last at " in result.stdout
+        and "limit in pack hookgate.destructive: evaluation: evaluation time limit reached "
+        "(limit: time); answered ask"
+        in result.stdout
+    )
+    assert "PROBLEM" not in result.stdout

@@ -294,6 +294,45 @@ def pending_count() -> int:
     return total
 
 
+def recent_errors(seconds: float) -> tuple[list[dict], int]:
+    """The records logged in the last ``seconds`` (by their ``time``) that carry errors, oldest
+    first, and how many records that window holds in all (for ``hookgate doctor``). Reads the
+    segments newest first and stops at the first one that starts before the window. A segment
+    that is not a regular file, or a damaged line, is skipped: the agent's user can rewrite
+    this log, so what it holds informs a person; it never decides a call."""
+    directory = log_dir()
+    if not os.path.isdir(directory):
+        return [], 0
+    cutoff = _iso(time.time() - seconds)
+    # Newest first: current, then sealed segments by their time-stamped names, sent or not.
+    sealed = _segments(directory, PENDING) + _segments(directory, SENT)
+    names = [CURRENT, *sorted(sealed, reverse=True)]
+    found: list[dict] = []
+    total = 0
+    for name in names:
+        try:
+            content = _read_log(os.path.join(directory, name)) or b""
+        except OSError:
+            continue
+        older = False
+        for line in reversed(content.splitlines()):
+            try:
+                record = jsonio.loads(line.decode("utf-8"))
+                when = record["time"]
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                continue
+            if not isinstance(when, str) or when < cutoff:
+                older = True
+                continue
+            total += 1
+            if record.get("errors"):
+                found.append(record)
+        if older:  # segments are in time order: the older ones hold nothing newer
+            break
+    found.reverse()
+    return found, total
+
+
 def _read_log(path: str) -> bytes | None:
     """A log file's bytes (``files.read_file``: a FIFO or link planted among them is refused
     with ``UnsafeFile`` instead of hanging the reader); None when it does not exist."""
@@ -407,5 +446,9 @@ def _uuid4() -> str:
 
 
 def _now_iso() -> str:
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    return _iso(time.time())
+
+
+def _iso(when: float) -> str:
+    # Fixed width, so records' times compare as strings.
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when % 1 * 1000):03d}Z"

@@ -4,6 +4,10 @@ Reports the hosts wired (and to which binary), the server login and its reachabi
 bundle's revision and age, the local caches, the decision log and the last errors from
 telemetry. Exits 1 when something is broken (so it can run from a login script), 0 otherwise;
 warnings (a stale bundle, no host wired) do not fail it.
+
+A hook call that hit a fault in the last ``--since`` (default 24 hours: ``RECENT``) is broken:
+its answer was the failure policy's, not the policies'. Doctor names the pack and the message,
+from the local decision log. A limit (the limit action answered) is a warning.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import os
 import stat
 import time
 from pathlib import Path
+
+RECENT = 24 * 3600  # seconds: how far back a hook's fault makes doctor fail, unless --since
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class _Report:
@@ -41,6 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--root",
         default="/",
         help="the root the managed files are under (a staging root given to install --root)",
+    )
+    parser.add_argument(
+        "--since",
+        type=_duration,
+        default=RECENT,
+        metavar="DURATION",
+        help="how far back hook faults count, e.g. 30m, 2h, 1d (default 24h)",
     )
     parser.add_argument(
         "--user",
@@ -73,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     _files(report)
     print("recent errors:")
     _errors(report)
+    print(f"hook faults in the last {_ago(args.since)}:")
+    _hook_faults(report, args.since)
     verdict = f"{report.problems} problem(s) found" if report.problems else "everything works"
     print(verdict)
     return 1 if report.problems else 0
@@ -271,6 +287,58 @@ def _errors(report: _Report) -> None:
         report.line(
             f"{record.get('time', '?')}{pack} {source}: {record.get('message', '')} ({kind})"
         )
+
+
+def _duration(text: str) -> float:
+    """``30m``, ``2h``, ``1d``, ``90s`` or plain seconds, for ``--since``."""
+    unit = _UNITS.get(text[-1:], None)
+    try:
+        value = float(text[:-1] if unit else text) * (unit or 1)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 30m, 2h or 1d")
+    return value
+
+
+def _hook_faults(report: _Report, since: float) -> None:
+    """Faults and limits the hook recorded in the last ``since`` seconds, grouped by pack and
+    message. A fault is a problem: the failure policy answered (under an open policy, an
+    allow) where the policies should have. A limit is a warning: the limit action answered."""
+    from hookgate import decisionlog
+
+    try:
+        records, total = decisionlog.recent_errors(since)
+    except OSError as exc:
+        report.problem(f"cannot read the decision log {decisionlog.log_dir()}: {exc}")
+        return
+    # (kind, pack, source, limit, message) -> [count, last time, outcomes]
+    groups: dict[tuple, list] = {}
+    for record in records:
+        for error in record.get("errors") or []:
+            if not isinstance(error, dict):
+                continue
+            key = tuple(
+                str(error.get(name) or "")
+                for name in ("kind", "pack", "source", "limit", "message")
+            )
+            group = groups.setdefault(key, [0, "", set()])
+            group[0] += 1
+            group[1] = max(group[1], str(record.get("time") or ""))
+            group[2].add(str(record.get("outcome")))
+    if not groups:
+        report.line(f"none in {total} recorded hook calls")
+        return
+    for (kind, pack, source, limit, message), (count, last, outcomes) in groups.items():
+        where = f"pack {pack}" if pack else "the whole evaluation"
+        text = (
+            f"{count} hook call(s), last at {last}: {kind} in {where}: {source}: {message}"
+            f"{f' (limit: {limit})' if limit else ''}; answered {', '.join(sorted(outcomes))}"
+        )
+        if kind == "limit":
+            report.warning(text)
+        else:
+            report.problem(text + " by the failure policy, not by the policies")
 
 
 def _unwritable(path: str) -> str | None:
