@@ -10,6 +10,7 @@ import uuid
 from server_support import (
     BROKEN,
     GUARD,
+    GUARD_V2,
     auth,
     client_for,
     database_params,
@@ -83,7 +84,7 @@ def test_diagnostics_name_the_line_and_a_refused_publish_changes_nothing(store, 
     assert refused.status_code == 422 and "Not published" in refused.text
     assert store.current_revision() == 1
     stale = editor.post("/console/publish", data={**form, "content": GUARD + "\n", "etag": '"9-x"'})
-    assert stale.status_code == 412
+    assert stale.status_code == 412 and "changed since you read it" in stale.text
     new = {**form, "content": GUARD.replace("skip", "bypass"), "message": "reword"}
     published = editor.post("/console/publish", data=new, follow_redirects=False)
     assert published.headers["location"].endswith("published=2")
@@ -154,3 +155,133 @@ def test_a_fault_or_limit_shows_as_such_never_as_a_plain_allow(store, tokens):
     either = viewer.get("/console/decisions?errors=any&since=2026-12-03T00:00:00Z").text
     assert either.count('class="decision"') == 2
     assert viewer.get("/console/decisions?errors=maybe").status_code == 422
+
+
+def _etag(page: str) -> str:
+    return html.unescape(re.search(r'name="etag" value="([^"]*)"', page).group(1))
+
+
+def test_a_stale_publish_returns_to_the_editor_with_the_text_and_the_other_edit(store, tokens):
+    alice, bob = signed_in(store, tokens["editor"]), signed_in(store, tokens["admin"])
+    csrf_a, csrf_b = csrf_token(tokens["editor"]), csrf_token(tokens["admin"])
+    opened = _etag(alice.get("/console/edit?kind=policy&id=git_hooks.rego").text)
+    form = {"kind": "policy", "id": "git_hooks.rego", "etag": opened}
+    # Bob publishes first, from the same revision.
+    first = bob.post(
+        "/console/publish",
+        data={**form, "content": GUARD_V2, "csrf": csrf_b},
+        follow_redirects=False,
+    )
+    assert first.status_code == 303
+    mine = GUARD.replace("Do not skip git hooks.", "Hooks are not optional.")
+    stale = alice.post("/console/publish", data={**form, "content": mine, "csrf": csrf_a})
+    assert stale.status_code == 412 and stale.headers["content-type"].startswith("text/html")
+    page = html.unescape(stale.text)
+    assert 'id="stale"' in page and "changed since you read it" in page
+    assert mine in page  # the text as typed, not lost
+    conflict = page.split('id="conflict"')[1].split("</pre>")[0]
+    assert '-deny contains {"reason": "Git hooks must run."' in conflict  # Bob's
+    assert '+deny contains {"reason": "Hooks are not optional."' in conflict  # hers
+    assert store.get("policy", "git_hooks.rego").content == GUARD_V2
+    # Having seen Bob's edit, publishing again replaces it: the editor carries its ETag now.
+    again = alice.post(
+        "/console/publish",
+        data={**form, "content": mine, "etag": _etag(stale.text), "csrf": csrf_a},
+        follow_redirects=False,
+    )
+    assert again.status_code == 303
+    assert store.get("policy", "git_hooks.rego").content == mine
+
+
+def test_bad_json_in_a_data_document_returns_to_the_editor_at_its_line(store, tokens):
+    editor = signed_in(store, tokens["editor"])
+    form = {"kind": "data", "id": "team", "csrf": csrf_token(tokens["editor"]), "etag": ""}
+    refused = editor.post("/console/publish", data={**form, "content": '{\r\n  "a": ,\r\n}'})
+    assert refused.status_code == 422 and "data/team:2:8:" in html.unescape(refused.text)
+
+
+def test_line_endings_are_kept_as_the_document_had_them(store, tokens):
+    editor = signed_in(store, tokens["editor"])
+    csrf = csrf_token(tokens["editor"])
+
+    def publish(key: str, content: str, etag: str = "") -> None:
+        form = {"kind": "policy", "id": key, "content": content, "etag": etag, "csrf": csrf}
+        answer = editor.post("/console/publish", data=form, follow_redirects=False)
+        assert answer.status_code == 303, answer.text
+
+    def as_a_browser_sends(text: str) -> str:  # a textarea submits every line break as CRLF
+        return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+    # An LF document edited in the console stays LF: the textarea's CRLF is not stored.
+    etag = _etag(editor.get("/console/edit?kind=policy&id=git_hooks.rego").text)
+    publish("git_hooks.rego", as_a_browser_sends(GUARD_V2), etag)
+    assert store.get("policy", "git_hooks.rego").content == GUARD_V2
+    # A new document is LF.
+    other = GUARD.replace("git_hooks", "other")
+    publish("other.rego", as_a_browser_sends(other))
+    assert store.get("policy", "other.rego").content == other
+    # A document that has CRLF (put through the API, byte for byte) keeps CRLF.
+    crlf = GUARD.replace("git_hooks", "windows").replace("\n", "\r\n")
+    store.change("policy", "windows.rego", crlf, if_match=None, author="t", message="",
+                 validate=lambda policies, data: None)  # fmt: skip
+    etag = _etag(editor.get("/console/edit?kind=policy&id=windows.rego").text)
+    publish("windows.rego", as_a_browser_sends(crlf.replace("skip", "bypass")), etag)
+    assert store.get("policy", "windows.rego").content == crlf.replace("skip", "bypass")
+
+
+GUARD_TEST = """package hookgate.git_hooks_test
+
+import rego.v1
+
+test_the_reason_is_the_new_one if {
+\tsome d in data.hookgate.git_hooks.deny with input as {"tool_kind": "shell",
+\t\t"tool_input": {"command": "git commit --no-verify"}}
+\td.reason == "Git hooks must run."
+}
+"""
+
+
+def test_a_rollback_goes_through_the_pack_check_and_the_revision_precondition(store, tokens):
+    editor = signed_in(store, tokens["editor"])
+    csrf = csrf_token(tokens["editor"])
+
+    def publish(key: str, content: str) -> None:
+        page = editor.get(f"/console/edit?kind=policy&id={key}").text
+        etag = _etag(page) if "Revision " in page else ""
+        form = {"kind": "policy", "id": key, "content": content, "etag": etag, "csrf": csrf}
+        answer = editor.post("/console/publish", data=form, follow_redirects=False)
+        assert answer.status_code == 303, answer.text
+
+    publish("git_hooks.rego", GUARD_V2)  # revision 2
+    publish("git_hooks_test.rego", GUARD_TEST)  # the pack's test wants revision 2's reason
+    page = editor.get("/console/revisions?kind=policy&id=git_hooks.rego").text
+    rollback = re.search(r'<form id="rollback-1".*?</form>', page, re.S).group(0)
+    etag = _etag(rollback)
+    assert etag == store.get("policy", "git_hooks.rego").etag
+    form = {"kind": "policy", "id": "git_hooks.rego", "revision": "1", "csrf": csrf}
+
+    # Revision 1 fails the pack's test: refused with the diagnostic, on the page, not as JSON.
+    before = store.current_revision()
+    refused = editor.post("/console/rollback", data={**form, "etag": etag})
+    assert refused.status_code == 422 and refused.headers["content-type"].startswith("text/html")
+    text = html.unescape(refused.text)
+    assert "Not rolled back to revision 1" in text
+    assert "git_hooks_test.rego:5:1: test data.hookgate.git_hooks_test" in text
+    assert store.current_revision() == before
+
+    # A page drawn before someone else's change is refused (412), as the API's If-Match is.
+    publish("git_hooks.rego", GUARD_V2 + "\n")  # revision 3, after the page was drawn
+    back_to_2 = {**form, "revision": "2"}
+    stale = editor.post("/console/rollback", data={**back_to_2, "etag": etag})
+    assert stale.status_code == 412 and "changed since you read it" in html.unescape(stale.text)
+    assert store.get("policy", "git_hooks.rego").number == 3
+    # Without the ETag: refused as the API refuses it (428).
+    assert editor.post("/console/rollback", data=back_to_2).status_code == 428
+
+    # From the current page, a rollback that passes the check is made.
+    page = editor.get("/console/revisions?kind=policy&id=git_hooks.rego").text
+    done = editor.post(
+        "/console/rollback", data={**back_to_2, "etag": _etag(page)}, follow_redirects=False
+    )
+    assert done.status_code == 303
+    assert store.get("policy", "git_hooks.rego").content == GUARD_V2

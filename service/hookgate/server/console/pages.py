@@ -209,7 +209,7 @@ def _draft(request: Request, user: Session) -> tuple[dict[str, str], dict]:
     document that is not JSON."""
     store: Store = request.app.state.store
     kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
-    content = user.form.get("content", "")
+    content = as_sent(user.form.get("content", ""), None)
     if not key:
         raise PolicyError([Diagnostic("draft", 1, 1, "give the document an id (file name)")])
     body = ImpactIn()
@@ -306,63 +306,127 @@ async def impact(request: Request) -> HTMLResponse:
     return page("impact.html", user, report=report)
 
 
-@router.post("/publish")
-async def publish(request: Request) -> Response:
-    user = await session(request, "editor")
-    store: Store = request.app.state.store
-    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
-    content = user.form.get("content", "")
-    if kind == "data":
-        try:
-            content = canonical_json(json.loads(content))
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise HTTPException(422, f"data/{key}: not JSON ({exc})") from None
+def as_sent(content: str, original: str | None) -> str:
+    """The editor's text with the line endings the document had. A textarea submits every
+    line break as CRLF (the HTML spec's form submission), whatever the document used, so a
+    policy written with LF would otherwise differ from git on every line. CRLF comes back as
+    LF, then as CRLF again only when the stored document (``original``) used CRLF for every
+    line break; a new document is LF."""
+    text = content.replace("\r\n", "\n")
+    if original and "\r\n" in original and original.count("\n") == original.count("\r\n"):
+        return text.replace("\n", "\r\n")
+    return text
+
+
+def _pack_check(request: Request) -> Any:
+    """The check every console change goes through, as the API's: the set compiles, its
+    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool)."""
 
     def validate(policies: dict[str, str], data: dict) -> None:
         diagnostics, _ = check_set(request.app.state.workers, policies, data)
         if diagnostics:
             raise PolicyError(diagnostics)
 
+    return validate
+
+
+@router.post("/publish")
+async def publish(request: Request) -> Response:
+    user = await session(request, "editor")
+    store: Store = request.app.state.store
+    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
+    sent = user.form.get("content", "")
+    etag = user.form.get("etag") or None
+
     def write() -> Any:
         check_key(kind, key, "id")
+        head = store.head(kind, key)
+        content = as_sent(sent, head.content if head else None)
+        if kind == "data":
+            try:
+                content = canonical_json(json.loads(content))
+            except json.JSONDecodeError as exc:
+                where = Diagnostic(f"data/{key}", exc.lineno, exc.colno, exc.msg)
+                raise PolicyError([where]) from None
+            except ValueError as exc:
+                raise PolicyError([Diagnostic(f"data/{key}", 1, 1, str(exc))]) from None
         return store.change(
             kind,
             key,
             content,
-            if_match=user.form.get("etag") or None,
+            if_match=etag,
             author=user.principal.name,
             message=user.form.get("message", "")[:2000],
-            validate=validate,
+            validate=_pack_check(request),
+        )
+
+    def back_to_editor(status: int, refused: list, stale: str | None = None) -> HTMLResponse:
+        """The editor again, with the text as typed and why it was not published."""
+        head = store.head(kind, key)
+        conflict = None
+        if stale and head is not None and head.content is not None:
+            # What the other edit holds against what was typed: publishing again (the
+            # editor now carries the new head's ETag) replaces it, having seen this.
+            mine = as_sent(sent, head.content).splitlines()
+            conflict = list(
+                difflib.unified_diff(
+                    _text(kind, head.value()).splitlines(),
+                    mine if kind == "policy" else _text(kind, _json_or(sent)).splitlines(),
+                    f"{key} revision {head.number} (current)",
+                    f"{key} (yours)",
+                    lineterm="",
+                )
+            )
+        return page(
+            "edit.html",
+            user,
+            status,
+            kind=kind,
+            id=key,
+            head=head if head is not None and head.content is not None else None,
+            content=sent,
+            example=user.form.get("payload") or EXAMPLE_PAYLOAD,
+            hosts=HOSTS,
+            refused=refused,
+            stale=stale,
+            conflict=conflict,
         )
 
     try:
         revision = await anyio.to_thread.run_sync(write)
     except PolicyError as exc:
-        return page(
-            "edit.html",
-            user,
-            422,
-            kind=kind,
-            id=key,
-            head=None if not user.form.get("etag") else store.head(kind, key),
-            content=user.form.get("content", ""),
-            example=user.form.get("payload") or EXAMPLE_PAYLOAD,
-            hosts=HOSTS,
-            refused=list(exc.diagnostics),
-        )
+        return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
     except StoreError as exc:
-        raise HTTPException(exc.status, exc.message) from None
+        return await anyio.to_thread.run_sync(back_to_editor, exc.status, [], exc.message)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
+
+
+def _json_or(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 @router.get("/revisions")
 async def revisions(request: Request, kind: str, id: str, published: int | None = None) -> Any:
     user = await session(request)
+    return await _revisions_page(request, user, _kind(kind), id, published=published)
+
+
+async def _revisions_page(
+    request: Request, user: Session, kind: str, key: str, status: int = 200, **values: Any
+) -> HTMLResponse:
     store: Store = request.app.state.store
-    found = await anyio.to_thread.run_sync(store.revisions, _kind(kind), id)
+    found = await anyio.to_thread.run_sync(store.revisions, kind, key)
     found.reverse()  # newest first
-    return page("revisions.html", user, kind=kind, id=id, revisions=found, published=published)
+    # The head's ETag goes with every rollback form: a rollback made from this page is refused
+    # when the document changed after the page was drawn, as the API's If-Match refuses it.
+    etag = found[0].etag if found else ""
+    return page(
+        "revisions.html", user, status, kind=kind, id=key, revisions=found, etag=etag, **values
+    )
 
 
 @router.get("/diff")
@@ -386,29 +450,37 @@ async def diff(request: Request, kind: str, id: str, a: int, b: int) -> HTMLResp
 
 @router.post("/rollback")
 async def rollback(request: Request) -> Response:
+    """A rollback goes through what the API's rollback does: the revision precondition (the
+    ETag of the head the page showed) and the pack check (compile, tests, smoke payloads)."""
     user = await session(request, "editor")
     store: Store = request.app.state.store
     kind, key = _kind(user.form.get("kind")), user.form.get("id", "")
-    target = int(user.form.get("revision") or 0)
+    try:
+        target = int(user.form.get("revision") or 0)
+    except ValueError:
+        raise HTTPException(422, "revision: a revision number") from None
 
     def write() -> Any:
         return store.change(
             kind,
             key,
             None,
-            if_match="*",
+            if_match=user.form.get("etag") or None,
             author=user.principal.name,
             message=f"rollback to revision {target} (console)",
-            validate=lambda policies, data: compile_set(policies, data),
+            validate=_pack_check(request),
             rollback_to=target,
         )
 
     try:
         revision = await anyio.to_thread.run_sync(write)
     except PolicyError as exc:
-        raise HTTPException(422, exc.diagnostics[0].headline()) from None
+        refused = list(exc.diagnostics)
+        return await _revisions_page(request, user, kind, key, 422, refused=refused, target=target)
     except StoreError as exc:
-        raise HTTPException(exc.status, exc.message) from None
+        return await _revisions_page(
+            request, user, kind, key, exc.status, stale=exc.message, target=target
+        )
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
