@@ -220,3 +220,56 @@ def test_a_recorded_limit_is_a_warning_and_calls_without_errors_are_counted(home
         in result.stdout
     )
     assert "PROBLEM" not in result.stdout
+
+
+def test_a_host_wired_in_two_scopes_is_named_with_both_files(home, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    scope = ("--scope", "project", "--project-dir", str(project))
+    assert run_hookgate(home, "install", "claude", *scope).returncode == 0
+    assert run_hookgate(home, "install", "gemini").returncode == 0
+    check = ("doctor", "--project-dir", str(project), "--timeout", "0.1")
+    path = f"{Path(EXE).parent}:/usr/bin:/bin"
+
+    result = run_hookgate(home, *check, PATH=path)
+    assert result.returncode == 0, result.stdout
+    shared = project / ".claude" / "settings.json"
+    assert f"claude (project): {shared} runs hookgate from PATH, now {EXE}" in result.stdout
+    assert "twice" not in result.stdout
+
+    # The same host at user scope as well: it runs both.
+    assert run_hookgate(home, "install", "claude").returncode == 0
+    out = run_hookgate(home, *check, PATH=path).stdout
+    user = home / ".claude" / "settings.json"
+    assert f"warning: claude runs hookgate twice for each call, from {user} and {shared}" in out
+    # Copilot runs a repository's Claude hooks as well as its own.
+    assert run_hookgate(home, "install", "copilot").returncode == 0
+    out = run_hookgate(home, *check, PATH=path).stdout
+    copilot = home / ".copilot" / "hooks" / "hookgate.json"
+    assert f"warning: copilot runs hookgate twice for each call, from {copilot} and {shared}" in out
+
+    # Where this PATH has no hookgate, the project's hook blocks every call: a problem.
+    missing = run_hookgate(home, *check, PATH="/usr/bin:/bin")
+    assert missing.returncode == 1
+    assert f"{shared} runs hookgate from PATH, where it is not: the hook blocks" in missing.stdout
+
+
+def test_a_managed_and_a_personal_hook_of_one_host_are_named_unless_only_managed_runs(
+    home, tmp_path
+):
+    root = tmp_path / "root"
+    settings = root / "etc" / "claude-code" / "managed-settings.d" / "hookgate.json"
+    settings.parent.mkdir(parents=True)
+    managed = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command",
+               "command": "/opt/hookgate/bin/python -I -S -c 'import sys;sys.path[3:3]=[];"
+               "from hookgate.launcher import launch;launch()' eval --host claude"}]}]}}  # fmt: skip
+    settings.write_text(json.dumps(managed))
+    assert run_hookgate(home, "install", "claude").returncode == 0
+    check = ("doctor", "--project-dir", str(home), "--timeout", "0.1", "--root", str(root))
+    out = run_hookgate(home, *check).stdout
+    user = home / ".claude" / "settings.json"
+    final = "/etc/claude-code/managed-settings.d/hookgate.json"
+    assert f"warning: claude runs hookgate twice for each call, from {final} and {user}" in out
+
+    settings.write_text(json.dumps({**managed, "allowManagedHooksOnly": True}))
+    assert "twice" not in run_hookgate(home, *check).stdout

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     print("managed:")
     managed = doctor_modes.managed_hosts(report, os.path.abspath(args.root))
     doctor_modes.mode(report, personal, managed)
+    _twice(report, args.project_dir or Path.cwd(), managed, os.path.abspath(args.root))
     if user is not None:
         print(f"what the hook depends on that {user.name} can change:")
         doctor_modes.changeable(report, user, personal, managed, os.path.abspath(args.root))
@@ -118,7 +119,9 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
                 binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
                 dirs = hostconfig.launcher_dirs(command)
-                if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+                if "/" not in binary:  # a project's portable command: from PATH
+                    _from_path(report, where, binary)
+                elif not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
                     report.problem(f"{where}, which is missing or not executable")
                 elif dirs is not None and not _launches_hookgate(dirs, command):
                     report.problem(
@@ -135,6 +138,65 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
             "claude|codex|copilot|cursor|gemini"
         )
     return found
+
+
+def _from_path(report: _Report, where: str, binary: str) -> None:
+    """A command that finds hookgate on PATH: where this PATH finds it (the host's PATH may
+    differ: it is the one the host was started with)."""
+    import shutil
+
+    found = shutil.which(binary)
+    if found:
+        report.line(f"{where} from PATH, now {found}")
+    else:
+        report.problem(f"{where} from PATH, where it is not: the hook blocks every call")
+
+
+def _twice(report: _Report, project_dir: Path, managed: list, root: str) -> None:
+    """Warn when a host would run hookgate more than once for one call: from its user and its
+    project settings, from another host's file it also reads (Copilot runs a repository's
+    Claude hooks), or from a managed file and a personal one while the host still runs
+    personal hooks. Both run and any deny wins, but every call is judged and logged twice."""
+    from hookgate.integrations import hostconfig
+
+    for host in hostconfig.HOSTS:
+        files = [str(path) for _, _, path in hostconfig.wired_files(host, project_dir)]
+        admin = [m.path for m in managed if m.host == host]
+        if admin and files and not _managed_only(host, root):
+            files = admin + files
+        if len(files) > 1:
+            report.warning(
+                f"{host} runs hookgate twice for each call, from {' and '.join(files)}; keep one "
+                f"(hookgate uninstall {host} --scope user|project)"
+            )
+
+
+def _managed_only(host: str, root: str) -> bool:
+    """Whether the host's administrator settings turn off user and project hooks."""
+    import json
+
+    from hookgate.integrations import hostconfig, managed
+
+    spec = hostconfig.MANAGED[host]
+    if not (spec.only_file and spec.only_key):
+        return False
+    try:
+        text = Path(managed.staged(root, spec.only_file)).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if spec.only_file.endswith(".toml"):
+        import tomllib
+
+        try:
+            value: object = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return False
+    else:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return False
+    return isinstance(value, dict) and value.get(spec.only_key) is True
 
 
 def _launches_hookgate(dirs: list[str], command: str) -> bool:
