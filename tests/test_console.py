@@ -85,6 +85,10 @@ def test_diagnostics_name_the_line_and_a_refused_publish_changes_nothing(store, 
     assert store.current_revision() == 1
     stale = editor.post("/console/publish", data={**form, "content": GUARD + "\n", "etag": '"9-x"'})
     assert stale.status_code == 412 and "changed since you read it" in stale.text
+    # Stale and broken: both are said at once, the diagnostic at its line.
+    both = editor.post("/console/publish", data={**form, "etag": '"9-x"'})
+    assert both.status_code == 412 and "changed since you read it" in both.text
+    assert "git_hooks.rego:7:" in both.text
     new = {**form, "content": GUARD.replace("skip", "bypass"), "message": "reword"}
     published = editor.post("/console/publish", data=new, follow_redirects=False)
     assert published.headers["location"].endswith("published=2")

@@ -397,7 +397,17 @@ async def publish(request: Request) -> Response:
     except PolicyError as exc:
         return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
     except StoreError as exc:
-        return await anyio.to_thread.run_sync(back_to_editor, exc.status, [], exc.message)
+
+        def stale(status: int, message: str) -> HTMLResponse:
+            # The check the publish would have run, so that the editor shows at once what
+            # else stands in the way, not only the other edit.
+            try:
+                found, _ = check_set(request.app.state.workers, *_draft(request, user))
+            except PolicyError as error:
+                found = list(error.diagnostics)
+            return back_to_editor(status, found, message)
+
+        return await anyio.to_thread.run_sync(stale, exc.status, exc.message)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
