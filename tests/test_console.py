@@ -138,6 +138,11 @@ def test_a_fault_or_limit_shows_as_such_never_as_a_plain_allow(store, tokens):
         assert answer.json()["accepted"] == 3
         api = client.get("/v1/decisions?session_id=f", headers=auth(tokens["viewer"])).json()
         assert api["decisions"][0]["errors"][0]["pack"] == "team.release"
+        for kind, sessions in (("fault", ["f"]), ("limit", ["l"]), ("any", ["f", "l"])):
+            page = client.get(f"/v1/decisions?errors={kind}", headers=auth(tokens["viewer"]))
+            assert sorted(d["session_id"] for d in page.json()["decisions"]) == sessions
+            with_pack = f"/v1/decisions?errors={kind}&pack=nothing"
+            assert client.get(with_pack, headers=auth(tokens["viewer"])).json()["decisions"] == []
     viewer = signed_in(store, tokens["viewer"])
 
     def row(session: str) -> str:

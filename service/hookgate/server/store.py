@@ -636,6 +636,7 @@ class Store:
         host: str | None = None,
         session_id: str | None = None,
         token_id: int | None = None,
+        errors: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> tuple[list[dict], str | None]:
@@ -643,7 +644,7 @@ class Store:
         the next page (``None`` at the end); the cursor is a position (time, seq), stable while
         new decisions arrive. ``ValueError`` for a cursor this did not make."""
         d, dm = m.decisions.c, m.decision_matches.c
-        rest = dict(host=host, session_id=session_id, token_id=token_id)
+        rest = dict(host=host, session_id=session_id, token_id=token_id, errors=errors)
         if pack is None:
             window = dict(since=since, until=until, outcome=outcome)
             keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)

@@ -3,7 +3,7 @@ through them, filtered, and see each machine's log checked for gaps and rewritte
 (``/v1/decisions/streams``)."""
 
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import FastAPI, Query
 
@@ -100,6 +100,10 @@ def add_routes(app: FastAPI) -> None:
         token_id: Annotated[
             int | None, Query(ge=1, le=api.MAX_INT, description="The uploading token's id")
         ] = None,
+        errors: Annotated[
+            Literal["any", "fault", "limit"] | None,
+            Query(description="Only records with an error (any), a fault, or a limit"),
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
             str | None,
@@ -119,6 +123,7 @@ def add_routes(app: FastAPI) -> None:
             host=host,
             session_id=session_id,
             token_id=token_id,
+            errors=errors,
             limit=limit,
             cursor=cursor,
         )
