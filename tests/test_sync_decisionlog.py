@@ -312,3 +312,45 @@ def test_an_unbroken_log_reports_nothing(home, server):
     report = stream_report(server)
     assert (report["records"], report["last_seq"], report["missing"]) == (5, 5, 0)
     assert report["gaps"] == [] and report["rewritten"] == []
+
+
+def test_a_hooks_fault_reaches_the_console_as_a_fault(home, server, tmp_path):
+    """The whole path: a pack that fails in a real hook call, the record logged and uploaded,
+    the console's decisions page showing the call as a fault of that pack."""
+    import html
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from fastapi.testclient import TestClient
+
+    from hookgate.server.app import create_app
+
+    policies = tmp_path / "policies"
+    shutil.copytree(Path(__file__).parents[1] / "policies", policies)
+    (policies / "team.rego").write_text(
+        "package hookgate.team\n\nimport rego.v1\n\n"
+        'level := "high" if input.tool_kind == "shell"\n\n'
+        'level := "low" if input.tool_name == "Bash"\n\n'
+        'deny contains {"reason": "risky", "pattern": "level"} if level == "high"\n'
+    )
+    hook = subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", "eval", "--host", "claude"]
+        + ["--policies", str(policies)],
+        input=json.dumps(document("ls", session="faulted")),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOOKGATE_HOME": str(home), "HOOKGATE_WARM": "0"},
+        timeout=60,
+    )
+    assert (hook.returncode, hook.stdout.strip()) == (0, "{}")  # fail-open
+
+    sync.login(server.url, server.agent_token)
+    assert sync.upload_decisions() == 1
+    with TestClient(create_app(server.store)) as console:
+        console.post("/console/login", data={"token": server.admin_token})
+        page = html.unescape(console.get("/console/decisions?session_id=faulted").text)
+    (row,) = re.findall(r'<tr class="decision">(.*?)</tr>', page, re.S)
+    assert "<strong>fault</strong> → allow" in row
+    assert "fault in hookgate.team: evaluation: conflicting values for data.hookgate.team" in row
