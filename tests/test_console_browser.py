@@ -126,7 +126,7 @@ def test_edit_check_test_impact_publish_diff_and_explore(server, browser, store)
 def _journey(server, browser, store) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     wait = WebDriverWait(browser, 60)
     _, tokens = store
@@ -218,7 +218,7 @@ def _journey(server, browser, store) -> None:
     # A fault shows as a fault, with its pack and message, and can be filtered for.
     session = browser.find_element(By.ID, "session")
     session.clear()
-    browser.find_element(By.NAME, "errors").send_keys("with a fault")
+    Select(browser.find_element(By.NAME, "errors")).select_by_value("fault")
     browser.find_element(By.ID, "filter").click()
     wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "tr.decision")) == 1)
     cell = browser.find_element(By.CSS_SELECTOR, "tr.decision td.outcome-fault")
