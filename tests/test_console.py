@@ -294,3 +294,18 @@ def test_a_rollback_goes_through_the_pack_check_and_the_revision_precondition(st
     )
     assert done.status_code == 303
     assert store.get("policy", "git_hooks.rego").content == GUARD_V2
+
+    # A deleted document is restored from its page (no ETag to give: it has no content).
+    other = GUARD_V2.replace("git_hooks", "other")
+    publish("other.rego", other)
+    etag = store.get("policy", "other.rego").etag
+    store.change("policy", "other.rego", None, if_match=etag, author="t", message="",
+                 validate=lambda policies, data: None)  # fmt: skip
+    page = editor.get("/console/revisions?kind=policy&id=other.rego").text
+    form = {"kind": "policy", "id": "other.rego", "revision": "1", "csrf": csrf}
+    rollback = re.search(r'<form id="rollback-1".*?</form>', page, re.S).group(0)
+    restored = editor.post(
+        "/console/rollback", data={**form, "etag": _etag(rollback)}, follow_redirects=False
+    )
+    assert restored.status_code == 303, restored.text
+    assert store.get("policy", "other.rego").content == other

@@ -433,7 +433,9 @@ async def _revisions_page(
     found.reverse()  # newest first
     # The head's ETag goes with every rollback form: a rollback made from this page is refused
     # when the document changed after the page was drawn, as the API's If-Match refuses it.
-    etag = found[0].etag if found else ""
+    # A deleted document has none: restoring it needs no If-Match (and is refused with 428,
+    # as the API's, if someone created it again meanwhile).
+    etag = found[0].etag if found and found[0].content is not None else ""
     return page(
         "revisions.html", user, status, kind=kind, id=key, revisions=found, etag=etag, **values
     )
