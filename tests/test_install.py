@@ -339,6 +339,16 @@ def test_a_project_install_is_portable_and_blocks_with_a_message_without_hookgat
     assert not path.exists() or not hostconfig.installed_commands(path.read_text(), host)
 
 
+def test_a_project_install_warns_when_this_path_has_no_hookgate(home, capsys, monkeypatch):
+    scope = ("--scope", "project", "--project-dir", str(home / "project"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert hookgate("install", "claude", *scope) == 0
+    assert "warning: hookgate is not on your PATH" in capsys.readouterr().out
+    monkeypatch.setenv("PATH", f"{Path(EXE).parent}:/usr/bin:/bin")
+    assert hookgate("install", "gemini", *scope) == 0
+    assert "not on your PATH" not in capsys.readouterr().out
+
+
 def test_the_user_scope_keeps_the_personal_launcher(home):
     assert hookgate("install", "claude") == 0
     command = hostconfig.installed_commands(

@@ -169,9 +169,25 @@ def _run_one(args: argparse.Namespace) -> int:
                 "the command is portable (hookgate from each developer's PATH); where hookgate "
                 "is missing, it blocks each call and says why"
             )
+            _on_path()
         _twice(args)
         return _check_trust(args, path)
     return 0
+
+
+def _on_path() -> None:
+    """Warn when this shell's PATH has no hookgate: the project's hook would block every call
+    here (a venv's hookgate run by its path, the venv not activated)."""
+    import shutil
+
+    from hookgate.integrations import hostconfig
+
+    if shutil.which(hostconfig.PROJECT_PROGRAM) is None:
+        print(
+            "warning: hookgate is not on your PATH, so the project's hook blocks every call "
+            "for you until it is (put the directory of this hookgate on PATH, or pipx install "
+            "hookgate)"
+        )
 
 
 def _twice(args: argparse.Namespace) -> None:
