@@ -163,6 +163,10 @@ def test_a_fault_or_limit_shows_as_such_never_as_a_plain_allow(store, tokens):
     assert only.count('class="decision"') == 1 and "team.release" in only
     either = viewer.get("/console/decisions?errors=any&since=2026-12-03T00:00:00Z").text
     assert either.count('class="decision"') == 2
+    # The chart counts them apart from the outcome they produced.
+    chart = viewer.get("/console/decisions?until=2026-12-03T12:00:00Z").text
+    assert "10:00 UTC: 1 fault" in chart and "10:00 UTC: 1 limit" in chart
+    assert "10:00 UTC: 1 allow" in chart and "10:00 UTC: 1 ask" not in chart
     assert viewer.get("/console/decisions?errors=maybe").status_code == 422
 
 

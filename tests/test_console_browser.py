@@ -220,10 +220,13 @@ def _journey(server, browser, store) -> None:
     session.clear()
     Select(browser.find_element(By.NAME, "errors")).select_by_value("fault")
     browser.find_element(By.ID, "filter").click()
-    wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "tr.decision")) == 1)
-    cell = browser.find_element(By.CSS_SELECTOR, "tr.decision td.outcome-fault")
+    # The filtered page, not the one before it (which also had one row).
+    wait.until(lambda b: "errors=fault" in b.current_url)
+    (cell,) = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "tr.decision td.outcome-fault"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "tr.decision")) == 1
     assert cell.text.startswith("fault → allow")
     assert "fault in team.release: evaluation: conflicting values" in cell.text
+    shot(browser, "decisions-fault")
 
     # Admins manage tokens.
     browser.find_element(By.LINK_TEXT, "Tokens").click()

@@ -52,6 +52,8 @@ STATIC = {
     "console.css": "text/css",
 }
 OUTCOME_COLOURS = {"deny": "#b3261e", "ask": "#b26a00", "rewrite": "#3456a8", "allow": "#2e7d32"}
+# The chart counts a call with a fault or a limit as such, not under the outcome it produced.
+CHART_COLOURS = {"fault": "#6a1b9a", "limit": "#5d4037", **OUTCOME_COLOURS}
 CHART_HOURS = 48
 PAGE = 100
 
@@ -541,10 +543,15 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
             hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", d.time))
         else:  # SQLite stores UTC text
             hour = sa.func.strftime("%Y-%m-%d %H:00:00", d.time)
+        shown = sa.case(
+            (d.errors.contains('"kind":"fault"'), "fault"),
+            (d.errors.contains('"kind":"limit"'), "limit"),
+            else_=d.outcome,
+        ).label("outcome")
         chart_query = decision_filters(
-            sa.select(hour.label("hour"), d.outcome, sa.func.count().label("n")),
+            sa.select(hour.label("hour"), shown, sa.func.count().label("n")),
             **{**filters, "since": since, "until": newest},
-        ).group_by(hour, d.outcome)
+        ).group_by(hour, shown)
         rows = conn.execute(rows_query).all()
         chart = conn.execute(chart_query).all()
         matches: dict[int, list[dict]] = {r.seq: [] for r in rows}
@@ -586,8 +593,9 @@ def _hour(value: datetime | str) -> datetime:
 
 
 def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict:
-    """Stacked bars of decisions per hour by outcome over the last ``CHART_HOURS`` hours, as
-    SVG geometry for the template (and the same counts as a table for screen readers)."""
+    """Stacked bars of decisions per hour by outcome (a fault or a limit counted as such) over
+    the last ``CHART_HOURS`` hours, as SVG geometry for the template (and the same counts as a
+    table for screen readers)."""
     end = newest.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     hours = [end - timedelta(hours=CHART_HOURS - i) for i in range(CHART_HOURS)]
     counts: dict[datetime, Counter] = {hour: Counter() for hour in hours}
@@ -599,7 +607,7 @@ def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict
     bars = []
     for i, hour in enumerate(hours):
         y = height
-        for outcome, colour in OUTCOME_COLOURS.items():
+        for outcome, colour in CHART_COLOURS.items():
             n = counts[hour][outcome]
             if n:
                 h = n / peak * (height - 10)
@@ -609,12 +617,12 @@ def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict
                     {"x": i * bar + 1, "y": y, "w": bar - 2, "h": h, "fill": colour, "label": label}
                 )
     table = [
-        {"hour": f"{hour:%m-%d %H}:00", **{o: counts[hour][o] for o in OUTCOME_COLOURS}}
+        {"hour": f"{hour:%m-%d %H}:00", **{o: counts[hour][o] for o in CHART_COLOURS}}
         for hour in hours
         if counts[hour]
     ]
     return {"width": width, "height": height, "bars": bars, "peak": peak, "table": table,
-            "total": sum(n for _, _, n in points), "colours": OUTCOME_COLOURS}  # fmt: skip
+            "total": sum(n for _, _, n in points), "colours": CHART_COLOURS}  # fmt: skip
 
 
 @router.get("/decisions")
