@@ -71,6 +71,11 @@ def store(tmp_path_factory):
         _recorded(f"GITHUB_TOKEN={SECRET} gh pr create -m wip", "allow", "browser-session", 150),
     ]
     records += [_recorded(f"pytest -q tests/t{n}.py", "allow", "dev-2", n * 37) for n in range(40)]
+    # A call a broken pack left to the failure policy: shown as a fault, not as an allow.
+    faulted = _recorded("git status", "allow", "fault-session", 20)
+    faulted["errors"] = [{"kind": "fault", "source": "evaluation", "pack": "team.release",
+                          "message": "conflicting values for data.team.release.level"}]  # fmt: skip
+    records.append(faulted)
     with client_for(store) as client:
         answer = client.post(
             "/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"])
@@ -121,7 +126,7 @@ def test_edit_check_test_impact_publish_diff_and_explore(server, browser, store)
 def _journey(server, browser, store) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     wait = WebDriverWait(browser, 60)
     _, tokens = store
@@ -176,7 +181,7 @@ def _journey(server, browser, store) -> None:
     shows("#dryrun-outcome", "deny")
     assert '"permissionDecision": "deny"' in text("#dryrun-response")
     browser.find_element(By.ID, "run-impact").click()
-    shows("#impact-summary", "2 of 43 replayed decisions would change")
+    shows("#impact-summary", "2 of 44 replayed decisions would change")
     assert "allow→deny" in text("#impact")
     assert "No wip commits on shared branches." in text("#impact")
     shot(browser, "editor")
@@ -185,6 +190,9 @@ def _journey(server, browser, store) -> None:
     browser.find_element(By.ID, "message").send_keys("deny wip commits")
     browser.find_element(By.ID, "publish").click()
     shows("#published", "Published revision 2.")
+    # The textarea sent CRLF (the HTML spec's form submission); the policy keeps its LF.
+    stored = store[0].get("policy", "git_hooks.rego").content
+    assert "\r" not in stored and stored == GUARD + NEW_RULE
     assert "deny wip commits" in text("table")
     shot(browser, "revisions")
     browser.find_element(By.ID, "show-diff").click()
@@ -206,6 +214,19 @@ def _journey(server, browser, store) -> None:
     masked = row.find_element(By.CSS_SELECTOR, "pre.input").text
     assert '"command": "GITHUB_TOKEN=*** gh pr create -m wip"' in masked
     assert SECRET not in browser.page_source
+
+    # A fault shows as a fault, with its pack and message, and can be filtered for.
+    session = browser.find_element(By.ID, "session")
+    session.clear()
+    Select(browser.find_element(By.NAME, "errors")).select_by_value("fault")
+    browser.find_element(By.ID, "filter").click()
+    # The filtered page, not the one before it (which also had one row).
+    wait.until(lambda b: "errors=fault" in b.current_url)
+    (cell,) = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "tr.decision td.outcome-fault"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "tr.decision")) == 1
+    assert cell.text.startswith("fault → allow")
+    assert "fault in team.release: evaluation: conflicting values" in cell.text
+    shot(browser, "decisions-fault")
 
     # Admins manage tokens.
     browser.find_element(By.LINK_TEXT, "Tokens").click()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,118 @@ def test_an_acl_written_by_setfacl_is_read_the_same(tmp_path):
     assert "writable by the user" in changeable_by(str(target), 65534, {65534})
     subprocess.run(["setfacl", "-b", str(target)], check=True)
     assert changeable_by(str(target), 65534, {65534}) is None
+
+
+CONFLICTING_PACK = """package hookgate.team
+
+import rego.v1
+
+level := "high" if input.tool_kind == "shell"
+
+level := "low" if input.tool_name == "Bash"
+
+deny contains {"reason": "shell calls are high risk", "pattern": "level"} if level == "high"
+"""
+
+
+def test_a_hook_fault_fails_doctor_naming_the_pack_and_why(home, tmp_path):
+    import shutil
+
+    policies = tmp_path / "policies"
+    shutil.copytree(Path(__file__).parents[1] / "policies", policies)
+    (policies / "team.rego").write_text(CONFLICTING_PACK)
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    hook = run_hookgate(
+        home, "eval", "--host", "claude", "--policies", str(policies), stdin=json.dumps(payload)
+    )
+    assert (hook.returncode, hook.stdout.strip()) == (0, "{}")  # fail-open: the hook allowed
+
+    result = doctor(home)
+    assert result.returncode == 1, result.stdout
+    faults = result.stdout.split("hook faults in the last 1d:")[1]
+    assert "PROBLEM: 1 hook call(s)" in faults
+    assert "fault in pack hookgate.team: evaluation: conflicting values for" in faults
+    assert "data.hookgate.team.level; answered allow by the failure policy" in faults
+    # "Recent" is a window: a fault older than --since no longer fails doctor.
+    time.sleep(1.1)
+    later = run_hookgate(home, "doctor", "--project-dir", str(home), "--timeout", "2",
+                         "--since", "1s")  # fmt: skip
+    assert later.returncode == 0, later.stdout
+    assert "none in 0 recorded hook calls" in later.stdout
+
+
+def test_a_recorded_limit_is_a_warning_and_calls_without_errors_are_counted(home, monkeypatch):
+    from hookgate import decisionlog
+    from hookgate.decision import Decision
+
+    monkeypatch.setenv("HOOKGATE_HOME", str(home))
+    limit = {"kind": "limit", "source": "evaluation", "pack": "hookgate.destructive",
+             "limit": "time", "message": "evaluation time limit reached"}  # fmt: skip
+    decisionlog.append(Decision("ask", errors=[limit]), None, None)
+    decisionlog.append(Decision("allow"), None, None)
+    result = doctor(home)
+    assert result.returncode == 0, result.stdout
+    assert (
+        "warning: 1 hook call(s), last at " in result.stdout
+        and "limit in pack hookgate.destructive: evaluation: evaluation time limit reached "
+        "(limit: time); answered ask"
+        in result.stdout
+    )
+    assert "PROBLEM" not in result.stdout
+
+
+def test_a_host_wired_in_two_scopes_is_named_with_both_files(home, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    scope = ("--scope", "project", "--project-dir", str(project))
+    assert run_hookgate(home, "install", "claude", *scope).returncode == 0
+    assert run_hookgate(home, "install", "gemini").returncode == 0
+    check = ("doctor", "--project-dir", str(project), "--timeout", "0.1")
+    path = f"{Path(EXE).parent}:/usr/bin:/bin"
+
+    result = run_hookgate(home, *check, PATH=path)
+    assert result.returncode == 0, result.stdout
+    shared = project / ".claude" / "settings.json"
+    assert f"claude (project): {shared} runs hookgate from PATH, now {EXE}" in result.stdout
+    assert "twice" not in result.stdout
+
+    # The same host at user scope as well: it runs both.
+    assert run_hookgate(home, "install", "claude").returncode == 0
+    out = run_hookgate(home, *check, PATH=path).stdout
+    user = home / ".claude" / "settings.json"
+    assert f"warning: claude runs hookgate twice for each call, from {user} and {shared}" in out
+    # Copilot runs a repository's Claude hooks as well as its own.
+    assert run_hookgate(home, "install", "copilot").returncode == 0
+    out = run_hookgate(home, *check, PATH=path).stdout
+    copilot = home / ".copilot" / "hooks" / "hookgate.json"
+    assert f"warning: copilot runs hookgate twice for each call, from {copilot} and {shared}" in out
+
+    # Where this PATH has no hookgate, the project's hook blocks every call: a problem.
+    missing = run_hookgate(home, *check, PATH="/usr/bin:/bin")
+    assert missing.returncode == 1
+    assert f"{shared} runs hookgate from PATH, where it is not: the hook blocks" in missing.stdout
+
+
+def test_a_managed_and_a_personal_hook_of_one_host_are_named_unless_only_managed_runs(
+    home, tmp_path
+):
+    root = tmp_path / "root"
+    settings = root / "etc" / "claude-code" / "managed-settings.d" / "hookgate.json"
+    settings.parent.mkdir(parents=True)
+    managed = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command",
+               "command": "/opt/hookgate/bin/python -I -S -c 'import sys;sys.path[3:3]=[];"
+               "from hookgate.launcher import launch;launch()' eval --host claude"}]}]}}  # fmt: skip
+    settings.write_text(json.dumps(managed))
+    assert run_hookgate(home, "install", "claude").returncode == 0
+    check = ("doctor", "--project-dir", str(home), "--timeout", "0.1", "--root", str(root))
+    out = run_hookgate(home, *check).stdout
+    user = home / ".claude" / "settings.json"
+    final = "/etc/claude-code/managed-settings.d/hookgate.json"
+    assert f"warning: claude runs hookgate twice for each call, from {final} and {user}" in out
+
+    settings.write_text(json.dumps({**managed, "allowManagedHooksOnly": True}))
+    assert "twice" not in run_hookgate(home, *check).stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -96,6 +97,8 @@ def test_install_merges_and_uninstall_restores_exactly(home, capsys, host, scope
     installed = path.read_text()
     doc = jsonc.parse(installed)
     command = f"{EXE} eval --host {host}"
+    if scope == "project":
+        command = hostconfig.project_command(host, relative)
     spec = hostconfig.SPECS[host]
     for event in spec.events:
         handlers = doc.root.value["hooks"][event]
@@ -292,3 +295,73 @@ def test_a_file_with_windows_line_endings_keeps_them(home):
     assert "\n" not in installed.replace("\r\n", "")
     assert hookgate("uninstall", "cursor") == 0
     assert path.read_bytes().decode() == original
+
+
+def _sh(command: str, payload: str, path: str) -> subprocess.CompletedProcess:
+    """Run a hook command as a host does (a shell command line) with only ``path`` on PATH."""
+    env = {"PATH": path, "HOME": os.environ["HOME"], "HOOKGATE_HOME": os.environ["HOOKGATE_HOME"]}
+    return subprocess.run(
+        ["sh", "-c", command], input=payload, capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+@pytest.mark.parametrize("host", hostconfig.HOSTS)
+def test_a_project_install_is_portable_and_blocks_with_a_message_without_hookgate(
+    home, tmp_path, host
+):
+    project = home / "project"
+    assert hookgate("install", host, "--scope", "project", "--project-dir", str(project)) == 0
+    path = hostconfig.config_path(host, "project", project)
+    text = path.read_text()
+    # Nothing of this machine's: no home, no venv, no interpreter, no absolute path at all.
+    for local in (str(home), str(tmp_path), sys.prefix, sys.executable, EXE):
+        assert local not in text
+    (command,) = set(hostconfig.installed_commands(text, host))
+    assert hostconfig.command_words(command) == ["hookgate", "eval", "--host", host]
+    payload = (PAYLOADS / HOST_PAYLOADS[host]).read_text()
+
+    # With hookgate on PATH (another developer's own install), the hook answers.
+    found = _sh(command, payload, f"{Path(EXE).parent}:/usr/bin:/bin")
+    assert found.returncode == 0, found.stderr
+    assert isinstance(json.loads(found.stdout), dict)
+    # Without it: exit 2, which each host takes as a block with the text as its reason, naming
+    # the file; not the shell's 127, which Claude, Codex and Cursor let through.
+    missing = _sh(command, payload, "/usr/bin:/bin")
+    assert missing.returncode == 2 and missing.stdout == ""
+    relative = hostconfig.project_relative(host)
+    assert f"hookgate: {relative} runs hookgate on every tool call" in missing.stderr
+    assert "not on your PATH, so this call is blocked" in missing.stderr
+
+    # Installing again changes nothing; uninstall takes it out.
+    assert hookgate("install", host, "--scope", "project", "--project-dir", str(project)) == 0
+    assert path.read_text() == text
+    assert hookgate("uninstall", host, "--scope", "project", "--project-dir", str(project)) == 0
+    assert not path.exists() or not hostconfig.installed_commands(path.read_text(), host)
+
+
+def test_a_project_install_warns_when_this_path_has_no_hookgate(home, capsys, monkeypatch):
+    scope = ("--scope", "project", "--project-dir", str(home / "project"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert hookgate("install", "claude", *scope) == 0
+    assert "warning: hookgate is not on your PATH" in capsys.readouterr().out
+    monkeypatch.setenv("PATH", f"{Path(EXE).parent}:/usr/bin:/bin")
+    assert hookgate("install", "gemini", *scope) == 0
+    assert "not on your PATH" not in capsys.readouterr().out
+
+
+def test_the_user_scope_keeps_the_personal_launcher(home):
+    assert hookgate("install", "claude") == 0
+    command = hostconfig.installed_commands(
+        hostconfig.config_path("claude", "user").read_text(), "claude"
+    )[0]
+    assert command == f"{EXE} eval --host claude" or hostconfig.launcher_dirs(command)
+
+
+def test_installing_a_second_scope_says_the_host_now_runs_hookgate_twice(home, capsys):
+    project = home / "project"
+    assert hookgate("install", "claude") == 0
+    assert "twice" not in capsys.readouterr().out
+    assert hookgate("install", "claude", "--scope", "project", "--project-dir", str(project)) == 0
+    out = capsys.readouterr().out
+    user, shared = hostconfig.config_path("claude", "user"), project / ".claude/settings.json"
+    assert f"warning: claude now runs hookgate twice, from {user} and {shared}" in out

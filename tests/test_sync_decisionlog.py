@@ -76,6 +76,7 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         "tool_name",
         "outcome",
         "matches",
+        "errors",
         "bundle_revision",
         "command",
         "input",
@@ -103,6 +104,38 @@ def test_a_failed_evaluation_without_a_document_is_still_logged(home):
     decisionlog.append(Decision.failure("payload", "bad JSON", False, host="codex"), None, None)
     (record,) = logged(home)
     assert (record["host"], record["outcome"], record["command"]) == ("codex", "allow", None)
+    # The allow is the failure policy's, and the record says so.
+    assert record["errors"] == [
+        {"kind": "fault", "source": "payload", "pack": None, "limit": None, "message": "bad JSON"}
+    ]
+
+
+def test_a_packs_fault_and_a_limit_travel_to_the_server_masked(home, server):
+    sync.login(server.url, server.agent_token)
+    decision = Decision(
+        outcome="ask",
+        errors=[
+            {"kind": "fault", "source": "policy", "pack": "team.guard", "limit": None,
+             "message": f"undefined function in team.guard (token {SECRET})"},
+            {"kind": "limit", "source": "shell", "pack": None, "limit": "nesting",
+             "message": "x" * 5000},
+        ],
+        tool_name="Bash",
+    )  # fmt: skip
+    decisionlog.append(decision, document("ls"), 1)
+    decisionlog.append(deny(), document("ls"), 1)
+    (first, second) = logged(home)
+    assert SECRET not in json.dumps(first) and second["errors"] == []
+
+    assert sync.upload_decisions() == 2
+    stored = {d["outcome"]: d for d in server.decisions()}
+    fault, limit = stored["ask"]["errors"]
+    assert (fault["kind"], fault["pack"], fault["source"]) == ("fault", "team.guard", "policy")
+    assert fault["message"].startswith("undefined function in team.guard (token ")
+    assert SECRET not in fault["message"]
+    assert (limit["kind"], limit["limit"]) == ("limit", "nesting")
+    assert len(limit["message"]) == decisionlog.MAX_ERROR_MESSAGE
+    assert stored["deny"]["errors"] == []
 
 
 def test_the_log_is_bounded_and_drops_the_oldest_first(home, monkeypatch):
@@ -279,3 +312,45 @@ def test_an_unbroken_log_reports_nothing(home, server):
     report = stream_report(server)
     assert (report["records"], report["last_seq"], report["missing"]) == (5, 5, 0)
     assert report["gaps"] == [] and report["rewritten"] == []
+
+
+def test_a_hooks_fault_reaches_the_console_as_a_fault(home, server, tmp_path):
+    """The whole path: a pack that fails in a real hook call, the record logged and uploaded,
+    the console's decisions page showing the call as a fault of that pack."""
+    import html
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from fastapi.testclient import TestClient
+
+    from hookgate.server.app import create_app
+
+    policies = tmp_path / "policies"
+    shutil.copytree(Path(__file__).parents[1] / "policies", policies)
+    (policies / "team.rego").write_text(
+        "package hookgate.team\n\nimport rego.v1\n\n"
+        'level := "high" if input.tool_kind == "shell"\n\n'
+        'level := "low" if input.tool_name == "Bash"\n\n'
+        'deny contains {"reason": "risky", "pattern": "level"} if level == "high"\n'
+    )
+    hook = subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", "eval", "--host", "claude"]
+        + ["--policies", str(policies)],
+        input=json.dumps(document("ls", session="faulted")),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOOKGATE_HOME": str(home), "HOOKGATE_WARM": "0"},
+        timeout=60,
+    )
+    assert (hook.returncode, hook.stdout.strip()) == (0, "{}")  # fail-open
+
+    sync.login(server.url, server.agent_token)
+    assert sync.upload_decisions() == 1
+    with TestClient(create_app(server.store)) as console:
+        console.post("/console/login", data={"token": server.admin_token})
+        page = html.unescape(console.get("/console/decisions?session_id=faulted").text)
+    (row,) = re.findall(r'<tr class="decision">(.*?)</tr>', page, re.S)
+    assert "<strong>fault</strong> → allow" in row
+    assert "fault in hookgate.team: evaluation: conflicting values for data.hookgate.team" in row

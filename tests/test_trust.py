@@ -5,6 +5,8 @@ hosts do with each setup: tests/hosts/test_host_setup.py."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -139,7 +141,11 @@ def test_install_says_when_a_copilot_project_is_not_trusted(home: Path, tmp_path
     assert run_hookgate(home, *args, "--trust").returncode == 0
     config = json.loads((home / ".copilot" / "config.json").read_text())
     assert config["trustedFolders"] == [str(project)]
-    result = run_hookgate(home, "doctor", "--project-dir", str(project), "--timeout", "0.1")
+    # The project's command runs hookgate from PATH: this developer has it there.
+    on_path = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+    result = run_hookgate(
+        home, "doctor", "--project-dir", str(project), "--timeout", "0.1", PATH=on_path
+    )
     assert "PROBLEM" not in result.stdout, result.stdout
 
 

@@ -50,6 +50,8 @@ BATCH_SIZE = 200  # records per upload (the server takes at most 1000)
 BATCH_BYTES = 256 * 1024  # per upload (the server's default body limit is 1 MiB)
 MAX_COMMAND = 8192  # characters of masked command kept per record
 MAX_MATCHES = 100
+MAX_ERRORS = 20  # errors kept per record (a decision has one per failed pack at most)
+MAX_ERROR_MESSAGE = 1000
 CURRENT = "current.jsonl"
 PENDING = ".jsonl"
 SENT = ".jsonl.sent"
@@ -158,12 +160,37 @@ def record_for(decision: Decision, document: dict | None, bundle_revision: int |
         "tool_name": _clip(decision.tool_name, 255),
         "outcome": decision.outcome,
         "matches": matches,
+        # A fault or limit behind the outcome: an allow that the failure policy gave is not
+        # an allow the policies gave, and the console and doctor must tell them apart.
+        "errors": _errors(decision.errors),
         "bundle_revision": bundle_revision,
         # Masked before it is cut, so that a cut cannot leave half a secret unmasked.
         "command": _clip(_mask(command), MAX_COMMAND) if isinstance(command, str) else None,
         "input": kept,
         "input_truncated": truncated,
     }
+
+
+def _errors(errors: list[dict] | None) -> list[dict]:
+    """``Decision.errors`` as recorded: kind, source, pack, limit and the message, masked (a
+    limit's message may quote what the agent sent) and cut to the server's limits."""
+    kept = []
+    for error in (errors or [])[:MAX_ERRORS]:
+        if not isinstance(error, dict):
+            continue
+        kind = error.get("kind")
+        message = error.get("message")
+        kept.append(
+            {
+                "kind": kind if kind in ("fault", "limit") else "fault",
+                "source": _clip(error.get("source"), 64) or "unknown",
+                "pack": _clip(error.get("pack"), 255),
+                "limit": _clip(error.get("limit"), 64),
+                "message": _clip(_mask(message) if isinstance(message, str) else message,
+                                 MAX_ERROR_MESSAGE) or "",
+            }
+        )  # fmt: skip
+    return kept
 
 
 def _clip(value: object, limit: int) -> str | None:
@@ -265,6 +292,45 @@ def pending_count() -> int:
         except OSError:  # not a segment hookgate wrote (a FIFO, a link): doctor shows the rest
             pass
     return total
+
+
+def recent_errors(seconds: float) -> tuple[list[dict], int]:
+    """The records logged in the last ``seconds`` (by their ``time``) that carry errors, oldest
+    first, and how many records that window holds in all (for ``hookgate doctor``). Reads the
+    segments newest first and stops at the first one that starts before the window. A segment
+    that is not a regular file, or a damaged line, is skipped: the agent's user can rewrite
+    this log, so what it holds informs a person; it never decides a call."""
+    directory = log_dir()
+    if not os.path.isdir(directory):
+        return [], 0
+    cutoff = _iso(time.time() - seconds)
+    # Newest first: current, then sealed segments by their time-stamped names, sent or not.
+    sealed = _segments(directory, PENDING) + _segments(directory, SENT)
+    names = [CURRENT, *sorted(sealed, reverse=True)]
+    found: list[dict] = []
+    total = 0
+    for name in names:
+        try:
+            content = _read_log(os.path.join(directory, name)) or b""
+        except OSError:
+            continue
+        older = False
+        for line in reversed(content.splitlines()):
+            try:
+                record = jsonio.loads(line.decode("utf-8"))
+                when = record["time"]
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                continue
+            if not isinstance(when, str) or when < cutoff:
+                older = True
+                continue
+            total += 1
+            if record.get("errors"):
+                found.append(record)
+        if older:  # segments are in time order: the older ones hold nothing newer
+            break
+    found.reverse()
+    return found, total
 
 
 def _read_log(path: str) -> bytes | None:
@@ -380,5 +446,9 @@ def _uuid4() -> str:
 
 
 def _now_iso() -> str:
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    return _iso(time.time())
+
+
+def _iso(when: float) -> str:
+    # Fixed width, so records' times compare as strings.
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when % 1 * 1000):03d}Z"

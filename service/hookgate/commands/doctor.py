@@ -4,6 +4,10 @@ Reports the hosts wired (and to which binary), the server login and its reachabi
 bundle's revision and age, the local caches, the decision log and the last errors from
 telemetry. Exits 1 when something is broken (so it can run from a login script), 0 otherwise;
 warnings (a stale bundle, no host wired) do not fail it.
+
+A hook call that hit a fault in the last ``--since`` (default 24 hours: ``RECENT``) is broken:
+its answer was the failure policy's, not the policies'. Doctor names the pack and the message,
+from the local decision log. A limit (the limit action answered) is a warning.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import os
 import stat
 import time
 from pathlib import Path
+
+RECENT = 24 * 3600  # seconds: how far back a hook's fault makes doctor fail, unless --since
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class _Report:
@@ -43,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the root the managed files are under (a staging root given to install --root)",
     )
     parser.add_argument(
+        "--since",
+        type=_duration,
+        default=RECENT,
+        metavar="DURATION",
+        help="how far back hook faults count, e.g. 30m, 2h, 1d (default 24h)",
+    )
+    parser.add_argument(
         "--user",
         help="the agent's user, whose writes are judged (default: you, or SUDO_USER under sudo)",
     )
@@ -63,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     managed = doctor_modes.managed_hosts(report, os.path.abspath(args.root))
     doctor_modes.mode(report, personal, managed)
     doctor_modes.integrity(report, os.path.abspath(args.root))
+    _twice(report, args.project_dir or Path.cwd(), managed, os.path.abspath(args.root))
     if user is not None:
         print(f"what the hook depends on that {user.name} can change:")
         doctor_modes.changeable(report, user, personal, managed, os.path.abspath(args.root))
@@ -74,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     _files(report)
     print("recent errors:")
     _errors(report)
+    print(f"hook faults in the last {_ago(args.since)}:")
+    _hook_faults(report, args.since)
     verdict = f"{report.problems} problem(s) found" if report.problems else "everything works"
     print(verdict)
     return 1 if report.problems else 0
@@ -103,7 +120,9 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
                 binary = hostconfig.command_words(command)[0]
                 where = f"{host} ({scope}): {path} runs {binary}"
                 dirs = hostconfig.launcher_dirs(command)
-                if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+                if "/" not in binary:  # a project's portable command: from PATH
+                    _from_path(report, where, binary)
+                elif not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
                     report.problem(f"{where}, which is missing or not executable")
                 elif dirs is not None and not _launches_hookgate(dirs, command):
                     report.problem(
@@ -120,6 +139,65 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
             "claude|codex|copilot|cursor|gemini"
         )
     return found
+
+
+def _from_path(report: _Report, where: str, binary: str) -> None:
+    """A command that finds hookgate on PATH: where this PATH finds it (the host's PATH may
+    differ: it is the one the host was started with)."""
+    import shutil
+
+    found = shutil.which(binary)
+    if found:
+        report.line(f"{where} from PATH, now {found}")
+    else:
+        report.problem(f"{where} from PATH, where it is not: the hook blocks every call")
+
+
+def _twice(report: _Report, project_dir: Path, managed: list, root: str) -> None:
+    """Warn when a host would run hookgate more than once for one call: from its user and its
+    project settings, from another host's file it also reads (Copilot runs a repository's
+    Claude hooks), or from a managed file and a personal one while the host still runs
+    personal hooks. Both run and any deny wins, but every call is judged and logged twice."""
+    from hookgate.integrations import hostconfig
+
+    for host in hostconfig.HOSTS:
+        files = [str(path) for _, _, path in hostconfig.wired_files(host, project_dir)]
+        admin = [m.path for m in managed if m.host == host]
+        if admin and files and not _managed_only(host, root):
+            files = admin + files
+        if len(files) > 1:
+            report.warning(
+                f"{host} runs hookgate twice for each call, from {' and '.join(files)}; keep one "
+                f"(hookgate uninstall {host} --scope user|project)"
+            )
+
+
+def _managed_only(host: str, root: str) -> bool:
+    """Whether the host's administrator settings turn off user and project hooks."""
+    import json
+
+    from hookgate.integrations import hostconfig, managed
+
+    spec = hostconfig.MANAGED[host]
+    if not (spec.only_file and spec.only_key):
+        return False
+    try:
+        text = Path(managed.staged(root, spec.only_file)).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if spec.only_file.endswith(".toml"):
+        import tomllib
+
+        try:
+            value: object = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return False
+    else:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return False
+    return isinstance(value, dict) and value.get(spec.only_key) is True
 
 
 def _launches_hookgate(dirs: list[str], command: str) -> bool:
@@ -272,6 +350,58 @@ def _errors(report: _Report) -> None:
         report.line(
             f"{record.get('time', '?')}{pack} {source}: {record.get('message', '')} ({kind})"
         )
+
+
+def _duration(text: str) -> float:
+    """``30m``, ``2h``, ``1d``, ``90s`` or plain seconds, for ``--since``."""
+    unit = _UNITS.get(text[-1:], None)
+    try:
+        value = float(text[:-1] if unit else text) * (unit or 1)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a duration such as 30m, 2h or 1d")
+    return value
+
+
+def _hook_faults(report: _Report, since: float) -> None:
+    """Faults and limits the hook recorded in the last ``since`` seconds, grouped by pack and
+    message. A fault is a problem: the failure policy answered (under an open policy, an
+    allow) where the policies should have. A limit is a warning: the limit action answered."""
+    from hookgate import decisionlog
+
+    try:
+        records, total = decisionlog.recent_errors(since)
+    except OSError as exc:
+        report.problem(f"cannot read the decision log {decisionlog.log_dir()}: {exc}")
+        return
+    # (kind, pack, source, limit, message) -> [count, last time, outcomes]
+    groups: dict[tuple, list] = {}
+    for record in records:
+        for error in record.get("errors") or []:
+            if not isinstance(error, dict):
+                continue
+            key = tuple(
+                str(error.get(name) or "")
+                for name in ("kind", "pack", "source", "limit", "message")
+            )
+            group = groups.setdefault(key, [0, "", set()])
+            group[0] += 1
+            group[1] = max(group[1], str(record.get("time") or ""))
+            group[2].add(str(record.get("outcome")))
+    if not groups:
+        report.line(f"none in {total} recorded hook calls")
+        return
+    for (kind, pack, source, limit, message), (count, last, outcomes) in groups.items():
+        where = f"pack {pack}" if pack else "the whole evaluation"
+        text = (
+            f"{count} hook call(s), last at {last}: {kind} in {where}: {source}: {message}"
+            f"{f' (limit: {limit})' if limit else ''}; answered {', '.join(sorted(outcomes))}"
+        )
+        if kind == "limit":
+            report.warning(text)
+        else:
+            report.problem(text + " by the failure policy, not by the policies")
 
 
 def _unwritable(path: str) -> str | None:

@@ -133,9 +133,13 @@ def _run_one(args: argparse.Namespace) -> int:
         if removing:
             new = old if old is None else hostconfig.uninstall_text(old, args.host, str(path))
         else:
-            command = hostconfig.hook_command(
-                hook_program(), args.host, getattr(args, "rewrite", "allow")
-            )
+            rewrite = getattr(args, "rewrite", "allow")
+            if args.scope == "project":
+                # Shared through the repository: no path of this machine's (see hostconfig).
+                settings = hostconfig.project_relative(args.host)
+                command = hostconfig.project_command(args.host, settings, rewrite)
+            else:
+                command = hostconfig.hook_command(hook_program(), args.host, rewrite)
             new = hostconfig.install_text(old, args.host, command, str(path))
     except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
         print(f"hookgate {args.command}: {exc}", file=sys.stderr)
@@ -161,8 +165,43 @@ def _run_one(args: argparse.Namespace) -> int:
     if not removing:
         for note in hostconfig.notes(args.host, args.scope):
             print(note)
+        if args.scope == "project":
+            print(
+                "the command is portable (hookgate from each developer's PATH); where hookgate "
+                "is missing, it blocks each call and says why"
+            )
+            _on_path()
+        _twice(args)
         return _check_trust(args, path)
     return 0
+
+
+def _on_path() -> None:
+    """Warn when this shell's PATH has no hookgate: the project's hook would block every call
+    here (a venv's hookgate run by its path, the venv not activated)."""
+    import shutil
+
+    from hookgate.integrations import hostconfig
+
+    if shutil.which(hostconfig.PROJECT_PROGRAM) is None:
+        print(
+            "warning: hookgate is not on your PATH, so the project's hook blocks every call "
+            "for you until it is (put the directory of this hookgate on PATH, or pipx install "
+            "hookgate)"
+        )
+
+
+def _twice(args: argparse.Namespace) -> None:
+    """Say so when the host now runs hookgate from more than one of these files."""
+    from hookgate.integrations import hostconfig
+
+    files = hostconfig.wired_files(args.host, args.project_dir or Path.cwd())
+    if len(files) > 1:
+        named = " and ".join(str(path) for _, _, path in files)
+        print(
+            f"warning: {args.host} now runs hookgate twice, from {named}; keep one "
+            f"(hookgate uninstall {args.host} --scope user|project)"
+        )
 
 
 def _check_trust(args: argparse.Namespace, path: Path) -> int:

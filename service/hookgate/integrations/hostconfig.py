@@ -9,6 +9,7 @@ file stays byte for byte. Shapes and locations: shared/hosts/HOSTS.md, one secti
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,19 +92,23 @@ def notes(host: str, scope: str) -> list[str]:
     return [text for applies, text in SPECS[host].notes if applies in (None, scope)]
 
 
+_PROJECT_FILES = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "copilot": ".github/hooks/hookgate.json",
+    "cursor": ".cursor/hooks.json",
+}
+# Another host's files a host also runs hooks from (HOSTS.md): Copilot CLI runs the hooks of a
+# repository's .claude/settings.json as well as its own.
+ALSO_READS: dict[str, tuple[tuple[str, str], ...]] = {"copilot": (("claude", "project"),)}
+
+
 def config_path(host: str, scope: str, project_dir: Path | None = None) -> Path:
     """The file that carries ``host``'s hooks for ``scope`` (user: under $HOME or the host's
     own *_HOME variable; project: under ``project_dir``)."""
     if scope == "project":
-        base = Path(project_dir or Path.cwd())
-        relative = {
-            "claude": ".claude/settings.json",
-            "codex": ".codex/hooks.json",
-            "gemini": ".gemini/settings.json",
-            "copilot": ".github/hooks/hookgate.json",
-            "cursor": ".cursor/hooks.json",
-        }
-        return base / relative[host]
+        return Path(project_dir or Path.cwd()) / _PROJECT_FILES[host]
     home = Path.home()
     if host == "claude":
         return Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "settings.json"
@@ -180,6 +185,37 @@ def hook_command(program: str | list[str], host: str, rewrite: str = "allow") ->
     return f"{prefix}{start} eval --host {host}"
 
 
+# A project's settings are shared through its repository, so the command written there names
+# no path of one developer's machine: ``hookgate`` as each developer's PATH finds it. Where
+# hookgate is missing the command says so and exits 2, which every host reads as a block with
+# the text as its reason (shared/hosts/HOSTS.md: Claude, Codex with stderr, Copilot, Cursor,
+# Gemini), rather than the shell's 127, which Claude, Codex and Cursor take as a failed hook
+# and let the call through without a word.
+PROJECT_PROGRAM = "hookgate"
+_MISSING = (
+    "hookgate: {settings} runs hookgate on every tool call, and hookgate is not on your PATH, "
+    "so this call is blocked. Install hookgate (pipx install hookgate), or ask the maintainers "
+    "of this project."
+)
+_GUARD = "command -v hookgate >/dev/null 2>&1 || {{ echo {message} >&2; exit 2; }}; "
+_GUARD_PATTERN = re.compile(
+    r"command -v hookgate >/dev/null 2>&1 \|\| \{ echo '[^']*' >&2; exit 2; \}; "
+)
+
+
+def project_command(host: str, settings: str, rewrite: str = "allow") -> str:
+    """The portable hook command for a project's shared settings file ``settings`` (relative to
+    the project): ``hookgate eval --host <host>`` from PATH, after a check that blocks the call,
+    naming the file, where hookgate is not installed."""
+    message = shlex.quote(_MISSING.format(settings=settings).replace("'", ""))
+    return _GUARD.format(message=message) + hook_command(PROJECT_PROGRAM, host, rewrite)
+
+
+def project_relative(host: str) -> str:
+    """Where ``host``'s project-scope settings file is, relative to the project."""
+    return _PROJECT_FILES[host]
+
+
 def is_hookgate_command(command: object) -> bool:
     """Whether ``command`` is one hookgate installed: ``[NAME=value …] …/hookgate eval …`` or
     the launcher's ``[NAME=value …] python -I -S -c '…hookgate.cli…' eval …``."""
@@ -211,10 +247,35 @@ def launcher_dirs(command: object) -> list[str] | None:
     return dirs if isinstance(dirs, list) and all(isinstance(d, str) for d in dirs) else None
 
 
+def wired_files(host: str, project_dir: Path | None = None) -> list[tuple[str, str, Path]]:
+    """``(host whose file it is, scope, path)`` of each personal settings file from which
+    ``host`` runs a hookgate hook: its user and project files, and other hosts' files it reads
+    (``ALSO_READS``). A file reached twice (the project is the home directory) counts once; a
+    file that cannot be read or parsed is left to ``doctor``'s own report."""
+    found: list[tuple[str, str, Path]] = []
+    seen: set[str] = set()
+    for owner, scope in [(host, scope) for scope in SCOPES] + list(ALSO_READS.get(host, ())):
+        path = config_path(owner, scope, project_dir)
+        try:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            if installed_commands(path.read_text(encoding="utf-8"), owner, str(path)):
+                seen.add(real)
+                found.append((owner, scope, path))
+        except (OSError, UnicodeDecodeError, HostConfigError):
+            continue
+    return found
+
+
 def command_words(command: object) -> list[str]:
-    """A hook command's words after its leading ``NAME=value`` assignments ([] if unreadable)."""
+    """A hook command's words after its leading ``NAME=value`` assignments ([] if unreadable);
+    a project command's words after its check that hookgate is installed."""
     if not isinstance(command, str):
         return []
+    guard = _GUARD_PATTERN.match(command)
+    if guard:
+        command = command[guard.end() :]
     try:
         words = shlex.split(command)
     except ValueError:

@@ -239,6 +239,17 @@ class MatchIn(BaseModel):
     rule: Text | None = Field(None, max_length=255)
 
 
+class DecisionErrorIn(BaseModel):
+    kind: Literal["fault", "limit"] = Field(
+        description="fault: hookgate failed (the failure policy applied); limit: a bound "
+        "reached judging agent-controlled content (the limit action applied)."
+    )
+    source: Text = Field(max_length=64, description="What failed: payload, policy, …")
+    pack: Text | None = Field(None, max_length=255, description="The pack that failed alone.")
+    limit: Text | None = Field(None, max_length=64, description="The limit reached.")
+    message: Text = Field("", max_length=1000)
+
+
 class DecisionRecordIn(BaseModel):
     decision_id: UUID
     time: RecordTime = Field(
@@ -251,6 +262,12 @@ class DecisionRecordIn(BaseModel):
     tool_name: Text | None = Field(None, max_length=255)
     outcome: Outcome
     matches: list[MatchIn] = Field(default_factory=list, max_length=100)
+    errors: list[DecisionErrorIn] = Field(
+        default_factory=list,
+        max_length=20,
+        description="What failed behind the outcome (an allow with a fault is the failure "
+        "policy's answer, not the policies').",
+    )
     bundle_revision: StrictInt | None = Field(
         None, ge=0, le=MAX_INT, description="At most the server's current bundle revision."
     )
@@ -307,6 +324,7 @@ class DecisionRecordOut(BaseModel):
     tool_name: str | None
     outcome: str
     matches: list[MatchIn]
+    errors: list[DecisionErrorIn] = Field(description="Faults and limits behind the outcome.")
     bundle_revision: int | None
     command: str | None
     uploaded_by: str = Field(description="The name of the token that uploaded it.")

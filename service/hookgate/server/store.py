@@ -636,6 +636,7 @@ class Store:
         host: str | None = None,
         session_id: str | None = None,
         token_id: int | None = None,
+        errors: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> tuple[list[dict], str | None]:
@@ -643,7 +644,7 @@ class Store:
         the next page (``None`` at the end); the cursor is a position (time, seq), stable while
         new decisions arrive. ``ValueError`` for a cursor this did not make."""
         d, dm = m.decisions.c, m.decision_matches.c
-        rest = dict(host=host, session_id=session_id, token_id=token_id)
+        rest = dict(host=host, session_id=session_id, token_id=token_id, errors=errors)
         if pack is None:
             window = dict(since=since, until=until, outcome=outcome)
             keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)
@@ -697,6 +698,7 @@ class Store:
                 "tool_name": r.tool_name,
                 "outcome": r.outcome,
                 "matches": matches,
+                "errors": json.loads(r.errors) if r.errors else [],
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "input": None if r.input is None else json.loads(r.input),
@@ -787,7 +789,7 @@ class Store:
 def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
     """``select`` over decisions narrowed by the filters the API offers (``None``: any):
     host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
-    match)."""
+    match), errors (``any``, ``fault`` or ``limit``: records with such an error)."""
     d = m.decisions.c
     for name in ("host", "outcome", "session_id", "token_id"):
         if filters.get(name) is not None:
@@ -796,6 +798,10 @@ def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
         select = select.where(d.time >= _utc(filters["since"]))
     if filters.get("until") is not None:
         select = select.where(d.time < _utc(filters["until"]))
+    if filters.get("errors") is not None:  # "any", "fault" or "limit"
+        kind = filters["errors"]
+        select = select.where(d.errors.isnot(None))
+        select = select if kind == "any" else select.where(d.errors.contains(f'"kind":"{kind}"'))
     if filters.get("pack") is not None:
         dm = m.decision_matches.c
         select = select.where(
@@ -884,6 +890,7 @@ _RECORD_COLUMNS = {
     "stream_seq": "integer",
     "prev_hash": "text",
     "record_hash": "text",
+    "errors": "text",
 }
 _MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
 _MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}

@@ -104,6 +104,9 @@ decisions = Table(
     Column("stream_seq", Integer, nullable=True),
     Column("prev_hash", String(64), nullable=True),
     Column("record_hash", String(64), nullable=True),
+    # The decision's faults and limits as compact JSON (migration 0024; null: none, or an
+    # older client).
+    Column("errors", Text, nullable=True),
     # Pages are newest first by (time, seq) from a keyset cursor: every filter's index ends
     # with (time, seq), so a page is one index range read in order, however many records
     # the window holds (migration 0022).

@@ -52,6 +52,8 @@ STATIC = {
     "console.css": "text/css",
 }
 OUTCOME_COLOURS = {"deny": "#b3261e", "ask": "#b26a00", "rewrite": "#3456a8", "allow": "#2e7d32"}
+# The chart counts a call with a fault or a limit as such, not under the outcome it produced.
+CHART_COLOURS = {"fault": "#6a1b9a", "limit": "#5d4037", **OUTCOME_COLOURS}
 CHART_HOURS = 48
 PAGE = 100
 
@@ -209,7 +211,7 @@ def _draft(request: Request, user: Session) -> tuple[dict[str, str], dict]:
     document that is not JSON."""
     store: Store = request.app.state.store
     kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
-    content = user.form.get("content", "")
+    content = as_sent(user.form.get("content", ""), None)
     if not key:
         raise PolicyError([Diagnostic("draft", 1, 1, "give the document an id (file name)")])
     body = ImpactIn()
@@ -306,63 +308,139 @@ async def impact(request: Request) -> HTMLResponse:
     return page("impact.html", user, report=report)
 
 
-@router.post("/publish")
-async def publish(request: Request) -> Response:
-    user = await session(request, "editor")
-    store: Store = request.app.state.store
-    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
-    content = user.form.get("content", "")
-    if kind == "data":
-        try:
-            content = canonical_json(json.loads(content))
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise HTTPException(422, f"data/{key}: not JSON ({exc})") from None
+def as_sent(content: str, original: str | None) -> str:
+    """The editor's text with the line endings the document had. A textarea submits every
+    line break as CRLF (the HTML spec's form submission), whatever the document used, so a
+    policy written with LF would otherwise differ from git on every line. CRLF comes back as
+    LF, then as CRLF again only when the stored document (``original``) used CRLF for every
+    line break; a new document is LF."""
+    text = content.replace("\r\n", "\n")
+    if original and "\r\n" in original and original.count("\n") == original.count("\r\n"):
+        return text.replace("\n", "\r\n")
+    return text
+
+
+def _pack_check(request: Request) -> Any:
+    """The check every console change goes through, as the API's: the set compiles, its
+    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool)."""
 
     def validate(policies: dict[str, str], data: dict) -> None:
         diagnostics, _ = check_set(request.app.state.workers, policies, data)
         if diagnostics:
             raise PolicyError(diagnostics)
 
+    return validate
+
+
+@router.post("/publish")
+async def publish(request: Request) -> Response:
+    user = await session(request, "editor")
+    store: Store = request.app.state.store
+    kind, key = _kind(user.form.get("kind")), user.form.get("id", "").strip()
+    sent = user.form.get("content", "")
+    etag = user.form.get("etag") or None
+
     def write() -> Any:
         check_key(kind, key, "id")
+        head = store.head(kind, key)
+        content = as_sent(sent, head.content if head else None)
+        if kind == "data":
+            try:
+                content = canonical_json(json.loads(content))
+            except json.JSONDecodeError as exc:
+                where = Diagnostic(f"data/{key}", exc.lineno, exc.colno, exc.msg)
+                raise PolicyError([where]) from None
+            except ValueError as exc:
+                raise PolicyError([Diagnostic(f"data/{key}", 1, 1, str(exc))]) from None
         return store.change(
             kind,
             key,
             content,
-            if_match=user.form.get("etag") or None,
+            if_match=etag,
             author=user.principal.name,
             message=user.form.get("message", "")[:2000],
-            validate=validate,
+            validate=_pack_check(request),
+        )
+
+    def back_to_editor(status: int, refused: list, stale: str | None = None) -> HTMLResponse:
+        """The editor again, with the text as typed and why it was not published."""
+        head = store.head(kind, key)
+        conflict = None
+        if stale and head is not None and head.content is not None:
+            # What the other edit holds against what was typed: publishing again (the
+            # editor now carries the new head's ETag) replaces it, having seen this.
+            mine = as_sent(sent, head.content).splitlines()
+            conflict = list(
+                difflib.unified_diff(
+                    _text(kind, head.value()).splitlines(),
+                    mine if kind == "policy" else _text(kind, _json_or(sent)).splitlines(),
+                    f"{key} revision {head.number} (current)",
+                    f"{key} (yours)",
+                    lineterm="",
+                )
+            )
+        return page(
+            "edit.html",
+            user,
+            status,
+            kind=kind,
+            id=key,
+            head=head if head is not None and head.content is not None else None,
+            content=sent,
+            example=user.form.get("payload") or EXAMPLE_PAYLOAD,
+            hosts=HOSTS,
+            refused=refused,
+            stale=stale,
+            conflict=conflict,
         )
 
     try:
         revision = await anyio.to_thread.run_sync(write)
     except PolicyError as exc:
-        return page(
-            "edit.html",
-            user,
-            422,
-            kind=kind,
-            id=key,
-            head=None if not user.form.get("etag") else store.head(kind, key),
-            content=user.form.get("content", ""),
-            example=user.form.get("payload") or EXAMPLE_PAYLOAD,
-            hosts=HOSTS,
-            refused=list(exc.diagnostics),
-        )
+        return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
     except StoreError as exc:
-        raise HTTPException(exc.status, exc.message) from None
+
+        def stale(status: int, message: str) -> HTMLResponse:
+            # The check the publish would have run, so that the editor shows at once what
+            # else stands in the way, not only the other edit.
+            try:
+                found, _ = check_set(request.app.state.workers, *_draft(request, user))
+            except PolicyError as error:
+                found = list(error.diagnostics)
+            return back_to_editor(status, found, message)
+
+        return await anyio.to_thread.run_sync(stale, exc.status, exc.message)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
+
+
+def _json_or(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 @router.get("/revisions")
 async def revisions(request: Request, kind: str, id: str, published: int | None = None) -> Any:
     user = await session(request)
+    return await _revisions_page(request, user, _kind(kind), id, published=published)
+
+
+async def _revisions_page(
+    request: Request, user: Session, kind: str, key: str, status: int = 200, **values: Any
+) -> HTMLResponse:
     store: Store = request.app.state.store
-    found = await anyio.to_thread.run_sync(store.revisions, _kind(kind), id)
+    found = await anyio.to_thread.run_sync(store.revisions, kind, key)
     found.reverse()  # newest first
-    return page("revisions.html", user, kind=kind, id=id, revisions=found, published=published)
+    # The head's ETag goes with every rollback form: a rollback made from this page is refused
+    # when the document changed after the page was drawn, as the API's If-Match refuses it.
+    # A deleted document has none: restoring it needs no If-Match (and is refused with 428,
+    # as the API's, if someone created it again meanwhile).
+    etag = found[0].etag if found and found[0].content is not None else ""
+    return page(
+        "revisions.html", user, status, kind=kind, id=key, revisions=found, etag=etag, **values
+    )
 
 
 @router.get("/diff")
@@ -386,36 +464,45 @@ async def diff(request: Request, kind: str, id: str, a: int, b: int) -> HTMLResp
 
 @router.post("/rollback")
 async def rollback(request: Request) -> Response:
+    """A rollback goes through what the API's rollback does: the revision precondition (the
+    ETag of the head the page showed) and the pack check (compile, tests, smoke payloads)."""
     user = await session(request, "editor")
     store: Store = request.app.state.store
     kind, key = _kind(user.form.get("kind")), user.form.get("id", "")
-    target = int(user.form.get("revision") or 0)
+    try:
+        target = int(user.form.get("revision") or 0)
+    except ValueError:
+        raise HTTPException(422, "revision: a revision number") from None
 
     def write() -> Any:
         return store.change(
             kind,
             key,
             None,
-            if_match="*",
+            if_match=user.form.get("etag") or None,
             author=user.principal.name,
             message=f"rollback to revision {target} (console)",
-            validate=lambda policies, data: compile_set(policies, data),
+            validate=_pack_check(request),
             rollback_to=target,
         )
 
     try:
         revision = await anyio.to_thread.run_sync(write)
     except PolicyError as exc:
-        raise HTTPException(422, exc.diagnostics[0].headline()) from None
+        refused = list(exc.diagnostics)
+        return await _revisions_page(request, user, kind, key, 422, refused=refused, target=target)
     except StoreError as exc:
-        raise HTTPException(exc.status, exc.message) from None
+        return await _revisions_page(
+            request, user, kind, key, exc.status, stale=exc.message, target=target
+        )
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
 
 # -- decisions -------------------------------------------------------------------------------
 
-FILTERS = ("outcome", "pack", "host", "session_id", "since", "until")
+FILTERS = ("outcome", "errors", "pack", "host", "session_id", "since", "until")
+ERROR_FILTERS = ("any", "fault", "limit")
 
 
 def _filters(request: Request) -> dict[str, Any]:
@@ -424,6 +511,8 @@ def _filters(request: Request) -> dict[str, Any]:
         value = request.query_params.get(name, "").strip()
         if not value:
             continue
+        if name == "errors" and value not in ERROR_FILTERS:
+            raise HTTPException(422, f"errors: one of {', '.join(ERROR_FILTERS)}")
         if name in ("since", "until"):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -454,10 +543,15 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
             hour = sa.func.date_trunc("hour", sa.func.timezone("UTC", d.time))
         else:  # SQLite stores UTC text
             hour = sa.func.strftime("%Y-%m-%d %H:00:00", d.time)
+        shown = sa.case(
+            (d.errors.contains('"kind":"fault"'), "fault"),
+            (d.errors.contains('"kind":"limit"'), "limit"),
+            else_=d.outcome,
+        ).label("outcome")
         chart_query = decision_filters(
-            sa.select(hour.label("hour"), d.outcome, sa.func.count().label("n")),
+            sa.select(hour.label("hour"), shown, sa.func.count().label("n")),
             **{**filters, "since": since, "until": newest},
-        ).group_by(hour, d.outcome)
+        ).group_by(hour, shown)
         rows = conn.execute(rows_query).all()
         chart = conn.execute(chart_query).all()
         matches: dict[int, list[dict]] = {r.seq: [] for r in rows}
@@ -472,6 +566,10 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
         {
             **r._asdict(),
             "matches": matches[r.seq],
+            "errors": json.loads(r.errors) if r.errors else [],
+            # What the row shows as its result: a fault or limit first (an allow the failure
+            # policy gave is not an allow the policies gave), then the outcome it produced.
+            "kind": _error_kind(r.errors),
             "input": None
             if r.input is None
             else json.dumps(json.loads(r.input), indent=2, ensure_ascii=False),
@@ -482,14 +580,22 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
     return records, points, newest
 
 
+def _error_kind(errors: str | None) -> str | None:
+    """``fault`` when the record holds a fault, else ``limit`` when it holds a limit, else
+    None."""
+    kinds = {error.get("kind") for error in json.loads(errors)} if errors else set()
+    return next((kind for kind in ("fault", "limit") if kind in kinds), None)
+
+
 def _hour(value: datetime | str) -> datetime:
     hour = datetime.fromisoformat(value) if isinstance(value, str) else value
     return hour.replace(tzinfo=UTC) if hour.tzinfo is None else hour.astimezone(UTC)
 
 
 def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict:
-    """Stacked bars of decisions per hour by outcome over the last ``CHART_HOURS`` hours, as
-    SVG geometry for the template (and the same counts as a table for screen readers)."""
+    """Stacked bars of decisions per hour by outcome (a fault or a limit counted as such) over
+    the last ``CHART_HOURS`` hours, as SVG geometry for the template (and the same counts as a
+    table for screen readers)."""
     end = newest.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     hours = [end - timedelta(hours=CHART_HOURS - i) for i in range(CHART_HOURS)]
     counts: dict[datetime, Counter] = {hour: Counter() for hour in hours}
@@ -501,7 +607,7 @@ def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict
     bars = []
     for i, hour in enumerate(hours):
         y = height
-        for outcome, colour in OUTCOME_COLOURS.items():
+        for outcome, colour in CHART_COLOURS.items():
             n = counts[hour][outcome]
             if n:
                 h = n / peak * (height - 10)
@@ -511,12 +617,12 @@ def chart_svg(points: list[tuple[datetime, str, int]], newest: datetime) -> dict
                     {"x": i * bar + 1, "y": y, "w": bar - 2, "h": h, "fill": colour, "label": label}
                 )
     table = [
-        {"hour": f"{hour:%m-%d %H}:00", **{o: counts[hour][o] for o in OUTCOME_COLOURS}}
+        {"hour": f"{hour:%m-%d %H}:00", **{o: counts[hour][o] for o in CHART_COLOURS}}
         for hour in hours
         if counts[hour]
     ]
     return {"width": width, "height": height, "bars": bars, "peak": peak, "table": table,
-            "total": sum(n for _, _, n in points), "colours": OUTCOME_COLOURS}  # fmt: skip
+            "total": sum(n for _, _, n in points), "colours": CHART_COLOURS}  # fmt: skip
 
 
 @router.get("/decisions")
@@ -532,6 +638,7 @@ async def decisions(request: Request) -> HTMLResponse:
         chart=chart_svg(points, newest),
         filters={name: request.query_params.get(name, "") for name in FILTERS},
         outcomes=list(OUTCOME_COLOURS),
+        error_filters=ERROR_FILTERS,
     )
 
 

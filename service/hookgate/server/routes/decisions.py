@@ -2,7 +2,8 @@
 through them, filtered, and see each machine's log checked for gaps and rewritten records
 (``/v1/decisions/streams``)."""
 
-from typing import Annotated
+import json
+from typing import Annotated, Literal
 
 from fastapi import FastAPI, Query
 
@@ -15,6 +16,14 @@ from hookgate.server.metrics import Metrics
 from hookgate.server.store import CURSOR_PATTERN, Store, parse_cursor
 
 RECORD_FIELDS = tuple(api.DecisionRecordIn.model_fields)
+
+
+def _errors(errors: list[api.DecisionErrorIn], masker: Masker) -> str | None:
+    """A record's errors as stored: compact JSON, messages masked again; None when none."""
+    if not errors:
+        return None
+    kept = [error.model_dump() | {"message": masker.mask(error.message)} for error in errors]
+    return json.dumps(kept, separators=(",", ":"), ensure_ascii=False)
 
 
 def add_routes(app: FastAPI) -> None:
@@ -41,6 +50,7 @@ def add_routes(app: FastAPI) -> None:
             row = {name: getattr(record, name) for name in RECORD_FIELDS}
             row["decision_id"] = str(record.decision_id)
             row["matches"] = [dict(match) for match in record.matches]
+            row["errors"] = _errors(record.errors, masker)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
@@ -90,6 +100,10 @@ def add_routes(app: FastAPI) -> None:
         token_id: Annotated[
             int | None, Query(ge=1, le=api.MAX_INT, description="The uploading token's id")
         ] = None,
+        errors: Annotated[
+            Literal["any", "fault", "limit"] | None,
+            Query(description="Only records with an error (any), a fault, or a limit"),
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
             str | None,
@@ -109,6 +123,7 @@ def add_routes(app: FastAPI) -> None:
             host=host,
             session_id=session_id,
             token_id=token_id,
+            errors=errors,
             limit=limit,
             cursor=cursor,
         )
