@@ -39,6 +39,9 @@ from hookgate.files import UnsafeFile, read_file_stat
 from hookgate.records import Frozen, set_field
 
 CONFIG = "/etc/hookgate/config.json"
+# What ``install --managed`` recorded: a managed install without a server writes no CONFIG, and
+# its hooks must still not read the user's bundle cache, variables or anchors.
+INSTALLED = "/etc/hookgate/install.json"
 STATE = "/var/lib/hookgate"
 TOKEN_FILE = "/etc/hookgate/token"
 ROOT_UID = 0
@@ -91,8 +94,8 @@ class Anchors(Frozen):
 def present() -> bool:
     """Whether this machine is in managed mode: the managed configuration exists (as anything,
     a link included: whether it can be trusted is ``load``'s question, never a reason to fall
-    back to the user's files)."""
-    return os.path.lexists(CONFIG)
+    back to the user's files), or ``install --managed`` recorded an install."""
+    return os.path.lexists(CONFIG) or os.path.lexists(INSTALLED)
 
 
 _loaded: list = [None, None]  # the stamp of the file last parsed, and its Anchors
@@ -103,6 +106,10 @@ def load() -> Anchors | None:
     when it is present but not root's alone, not a regular file, too large or malformed."""
     if not present():
         return None
+    if not os.path.lexists(CONFIG):
+        # Installed without anchors (no server): the defaults, once the record is root's.
+        check_root_owned(INSTALLED, directory=False)
+        return Anchors({})
     check_root_owned(CONFIG, directory=False)
     try:
         found = read_file_stat(CONFIG, MAX_CONFIG_BYTES)
