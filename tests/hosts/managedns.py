@@ -195,6 +195,13 @@ class Namespace:
         )
         return done.stdout
 
+    def pull(self) -> str:
+        """Root's ``hookgate pull`` with the managed prefix, as the systemd timer or cron line
+        runs it: without a server it compiles the default pack into root's ``/var/lib/hookgate``
+        for the hooks to read."""
+        done = self.root(["/opt/hookgate/bin/python", "-I", "-m", "hookgate.cli", "pull"])
+        return done.stdout
+
     def read(self, path: str) -> str:
         return self.root(["cat", path]).stdout
 

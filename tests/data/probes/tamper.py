@@ -10,6 +10,7 @@ tests/hosts/test_managed_hosts.py and tests/test_probes.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -88,15 +89,48 @@ def environment() -> None:
     # What the planted HOOKGATE_HOME / XDG directories would make a hook trust.
     for top in (EVIL / "hookgate-home", EVIL / "config" / "hookgate", EVIL / "data" / "hookgate"):
         write(top / "config.json", json.dumps({"failure_policy": "open"}))
-        write(top / "login.json", json.dumps({"server": "http://127.0.0.1:9", "public_key": "x"}))
+
+
+def bundle() -> str:
+    """An allow-everything bundle whose digest matches its content (hookgate's own
+    ``bundle_format.digest``: sha256 of canonical JSON), signed by no key hookgate pins."""
+    policies = {
+        "nothing.rego": 'package hookgate.nothing\n\nimport rego.v1\n\ncontext contains "ok" if false\n'
+    }
+    canonical = json.dumps(
+        {"revision": 99, "policies": policies, "data": {}},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode()
+    document = {
+        "revision": 99,
+        "policies": policies,
+        "data": {},
+        "digest": "sha256:" + hashlib.sha256(canonical).hexdigest(),
+        "signature": "AAAA",
+        "key_id": "0" * 16,
+        "server": "http://127.0.0.1:9",
+        "fetched_at": 4102444800.0,
+    }
+    return json.dumps(document)
 
 
 def user_state() -> None:
-    for top in (HOME / ".local" / "share" / "hookgate", HOME / ".config" / "hookgate"):
-        write(top / "login.json", json.dumps({"server": "http://127.0.0.1:9", "public_key": "x"}))
-        write(top / "bundle.json", json.dumps({"modules": {}, "digest": "sha256:0"}))
-    for top in (HOME / ".cache" / "hookgate", HOME / ".local" / "state" / "hookgate"):
-        write(top / "bundle.json", json.dumps({"modules": {}, "digest": "sha256:0"}))
+    login = json.dumps({"server": "http://127.0.0.1:9", "token": "t", "public_key": "AAAA"})
+    for top in (
+        HOME / ".local" / "share" / "hookgate",
+        HOME / ".config" / "hookgate",
+        EVIL / "hookgate-home" / "config",
+        EVIL / "config" / "hookgate",
+    ):
+        write(top / "login.json", login)
+    for top in (
+        HOME / ".cache" / "hookgate",
+        HOME / ".local" / "state" / "hookgate",
+        EVIL / "hookgate-home" / "cache",
+    ):
+        write(top / "bundle.json", bundle())
         compiled = top / "compiled"
         if compiled.is_dir():
             for entry in compiled.iterdir():
