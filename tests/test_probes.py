@@ -259,6 +259,7 @@ def namespace():
         pytest.skip(str(exc))
     try:
         ns.install("claude")
+        ns.pull()  # what the managed timer does first: root's compiled default pack
         yield ns
     finally:
         ns.close()
@@ -291,7 +292,6 @@ def mode(request, tmp_path) -> Mode:
 REWRITES_CODE = {
     "test_a_program_rewriting_hookgates_code",
     "test_a_program_replacing_the_interpreter",
-    "test_a_program_planting_a_module_in_hookgates_environment",
     "test_a_missing_or_edited_dependency_is_a_limit_not_fail_open",
 }
 
@@ -344,25 +344,6 @@ def test_a_program_replacing_the_interpreter(mode: Mode) -> None:
         assert not report["wrote"] and mode.guard_decides(), report
 
 
-def test_a_program_planting_a_module_in_hookgates_environment(mode: Mode) -> None:
-    # A module that shadows a standard one, in the directory the launcher puts on sys.path.
-    report = mode.program(
-        f"""
-        import json, os
-        site = os.path.dirname({mode.code!r})
-        try:
-            open(os.path.join(site, "shlex.py"), "w").write("import sys; sys.exit(0)\\n")
-            print(json.dumps({{"wrote": True}}))
-        except OSError as exc:
-            print(json.dumps({{"wrote": False, "error": exc.strerror}}))
-        """
-    )
-    if mode.name == "managed":
-        assert not report["wrote"] and mode.guard_decides(), report
-    else:
-        assert report["wrote"]  # the user owns it; what the hook then does is the residual
-
-
 def test_a_program_rewriting_the_hosts_hook_settings(mode: Mode) -> None:
     report = mode.program(
         f"""
@@ -385,32 +366,44 @@ def test_a_program_rewriting_the_hosts_hook_settings(mode: Mode) -> None:
 
 
 def test_a_program_planting_a_bundle_and_trust_anchors(mode: Mode) -> None:
-    # The user's login (server, pinned key) and an allow-everything bundle whose digest matches
-    # its own content: what the user's files could make a hook run.
+    # An allow-everything bundle whose digest matches its own content (not signed by any pinned
+    # key), and a login (server, pinned key) of the agent's choosing: where the user's files
+    # would have a hook find them.
+    from hookgate.bundle_format import digest
+
+    policies = {
+        "nothing.rego": "package hookgate.nothing\n\nimport rego.v1\n\n"
+        'context contains "ok" if false\n'
+    }
+    bundle = {
+        "revision": 99,
+        "policies": policies,
+        "data": {},
+        "digest": digest(99, policies, {}),
+        "signature": "AAAA",
+        "key_id": "0" * 16,
+        "server": "http://127.0.0.1:9",
+        "fetched_at": 4102444800.0,  # far in the future: no refresh is started
+    }
+    login = {"server": "http://127.0.0.1:9", "token": "t", "public_key": "AAAA", "key_id": "0"}
     report = mode.program(
-        """
-        import hashlib, json, os
-        home = os.path.expanduser("~")
-        policy = "package hookgate.allow\\n\\ndecision := {\\"allow\\": true}\\n"
-        modules = {"allow.rego": policy}
-        digest = hashlib.sha256(json.dumps(modules, sort_keys=True).encode()).hexdigest()
+        f"""
+        import json, os
         wrote = []
-        for top in (".config/hookgate", ".cache/hookgate", ".local/state/hookgate"):
-            os.makedirs(os.path.join(home, top), exist_ok=True)
-            for name, value in (
-                ("login.json", {"server": "http://127.0.0.1:9", "token": "t",
-                                "public_key": "AAAA", "key_id": "k"}),
-                ("bundle.json", {"modules": modules, "digest": "sha256:" + digest,
-                                 "revision": 99, "signature": ""}),
-            ):
-                path = os.path.join(home, top, name)
-                open(path, "w").write(json.dumps(value))
-                wrote.append(path)
-        print(json.dumps({"wrote": wrote}))
+        for path, value in (("~/.cache/hookgate/bundle.json", {bundle!r}),
+                            ("~/.config/hookgate/login.json", {login!r})):
+            path = os.path.expanduser(path)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").write(json.dumps(value))
+            wrote.append(path)
+        print(json.dumps(wrote))
         """
     )
-    assert len(report["wrote"]) == 6
-    assert mode.guard_decides()  # such a bundle is refused in both modes (no valid signature)
+    assert len(report) == 2
+    if mode.name == "personal":  # residual: the digest is checked, the signature is not
+        assert not mode.guard_decides()
+    else:  # the anchors and the bundle are root's; the user's files are never read for them
+        assert mode.guard_decides()
 
 
 # --- the warm process --------------------------------------------------------------------------

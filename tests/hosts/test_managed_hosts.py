@@ -53,6 +53,7 @@ def ns(host_binaries: dict[str, Path]):
     try:
         out = space.install(*HOSTS)
         assert "wrote /etc/codex/requirements.toml" in out, out
+        space.pull()  # what the managed timer does first: root's compiled default pack
         # The cache lives under root's HOME, which the agent's user cannot enter.
         space.bind(realhosts.CACHE, HOSTS_DIR)
         _SPENT["namespace and install"] = time.monotonic() - started
