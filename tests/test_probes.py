@@ -505,8 +505,8 @@ def _state(mode: Mode) -> Path:
 
 @pytest.mark.parametrize("what", ["fifo", "directory"])
 def test_a_fifo_or_directory_planted_in_the_state_dir(mode: Mode, what: str) -> None:
-    # The session's memory and the warm directory: what the hook reads on every call.
-    planted = [_state(mode) / "sessions" / "probe", mode.home / ".cache" / "hookgate" / "compiled"]
+    # The session's memory and the pulled bundle: what a personal hook reads on every call.
+    planted = [_state(mode) / "sessions" / "probe", mode.home / ".cache/hookgate/bundle.json"]
     make = "mkfifo" if what == "fifo" else "mkdir"
     line = " && ".join(f"mkdir -p {shlex.quote(str(p.parent))} && {make} {p}" for p in planted)
     done = mode.run(line)
@@ -516,11 +516,9 @@ def test_a_fifo_or_directory_planted_in_the_state_dir(mode: Mode, what: str) -> 
     assert answer.refused, answer  # never fail-open
     answer = mode.hook(FORCE)
     assert answer.seconds < DEADLINE, answer
-    if mode.name == "personal":
-        assert answer.decision == "ask", answer  # the limit action: never fail-open
-    else:
-        # The managed hook reads no per-user file to decide but the session's memory.
-        assert answer.updated == PLAIN or answer.decision == "ask", answer
+    # The limit action, never fail-open; in managed mode too, where the session's memory is
+    # the one per-user file the hook reads to decide.
+    assert answer.decision == "ask" and "limit" in answer.reason, answer
 
 
 def test_a_symlink_to_a_protected_dir_then_a_write_under_it(mode: Mode) -> None:
