@@ -233,8 +233,14 @@ class Managed(Mode):
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     """hookgate installed in a venv of its own (this source tree, with its dependencies), made
-    by the managed install's own code path into a staging root: the quickest whole install; a
-    probe that rewrites it gets its own copy (``REWRITES_CODE``)."""
+    as root by the managed install's own code path into a staging root (the quickest whole
+    install; personal mode runs it as this process's user all the same); a probe that rewrites
+    it gets its own copy (``REWRITES_CODE``)."""
+    if os.geteuid() != 0:  # a user's own install, as bench/installed.py makes it (slower)
+        from installed import installed_python
+
+        work = tmp_path_factory.mktemp("venv")
+        return Path(installed_python(str(work), dict(os.environ))).parents[1]
     root = tmp_path_factory.mktemp("staging")
     done = subprocess.run(
         [sys.executable, "-m", "hookgate.cli", "install", "--managed", "--root", str(root)]
@@ -402,8 +408,15 @@ def test_a_program_planting_a_bundle_and_trust_anchors(mode: Mode) -> None:
     assert len(report) == 2
     if mode.name == "personal":  # residual: the digest is checked, the signature is not
         assert not mode.guard_decides()
-    else:  # the anchors and the bundle are root's; the user's files are never read for them
-        assert mode.guard_decides()
+        return
+    # The anchors and the bundle are root's; the user's files are never read for them.
+    assert mode.guard_decides()
+    roots = mode.run(
+        "for f in /etc/hookgate/config.json /var/lib/hookgate/bundle.json "
+        "/var/lib/hookgate/compiled/x; do "
+        "( echo '{}' > $f ) 2>/dev/null && echo WROTE $f; done; true"
+    )
+    assert "WROTE" not in roots.stdout, roots.stdout
 
 
 # --- the warm process --------------------------------------------------------------------------
