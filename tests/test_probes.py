@@ -255,7 +255,7 @@ def venv(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def namespace():
+def namespace(request):
     reason = managedns.missing()
     if reason:
         pytest.skip(reason)
@@ -264,7 +264,8 @@ def namespace():
     except managedns.Unavailable as exc:
         pytest.skip(str(exc))
     try:
-        ns.install("claude")
+        # The personal venv is a managed prefix made under a staging root: the same code.
+        ns.install("claude", code=request.getfixturevalue("venv"))
         ns.pull()  # what the managed timer does first: root's compiled default pack
         yield ns
     finally:

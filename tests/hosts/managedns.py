@@ -185,10 +185,14 @@ class Namespace:
         self.root(["mkdir", "-p", target])
         self.root(["mount", "--bind", "-o", "ro", str(source), target])
 
-    def install(self, *hosts: str, extra: tuple[str, ...] = ()) -> str:
+    def install(self, *hosts: str, extra: tuple[str, ...] = (), code: Path | None = None) -> str:
         """The real ``hookgate install --managed HOST…``, as root, into the namespace's real
         paths (this checkout's hookgate runs it; it pip-installs this source tree into
-        ``/opt/hookgate``)."""
+        ``/opt/hookgate``). ``code``: a prefix the same install already filled (``--root``
+        staging), copied to ``/opt/hookgate`` first; the install then finds the code in place,
+        as a fleet's image with the prefix baked in would."""
+        if code is not None:
+            self.root(["cp", "-a", str(code), "/opt/hookgate"])
         done = self.root(
             [sys.executable, "-m", "hookgate.cli", "install", "--managed", *hosts, *extra],
             env={"PYTHONPATH": str(SOURCE / "service")},
