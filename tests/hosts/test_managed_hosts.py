@@ -1,12 +1,13 @@
 """The real hosts under a managed install, run as an unprivileged user (issue 30, the proof).
 
-Root runs the real ``hookgate install --managed claude codex copilot`` into the real ``/etc`` and
+Root runs the real ``hookgate install --managed --managed-only claude codex copilot`` into the real ``/etc`` and
 ``/opt`` paths of a private mount namespace (``managedns``: overlays nothing outside the test
 sees; the agent's user exists only in the namespace's ``/etc/passwd``). Each host then runs as that
 user against the scripted model, as in test_real_hosts.py, three times before and three times
 after a turn whose model runs ``python3 tamper.py``: a same-user program (tests/data/probes/) that
 rewrites the user's and the project's host settings (``disableAllHooks``, ``[features] hooks =
-false``, ``disabledHooks``, the user ``env`` block), ``HOOKGATE_HOME``/``XDG_*``/``PYTHONPATH``/
+false``, ``disabledHooks``, the user ``env`` block, a user hook that answers every call with the
+push forced again), ``HOOKGATE_HOME``/``XDG_*``/``PYTHONPATH``/
 ``PATH`` lines in every start-up file (each session below is started from a login shell, so they
 reach the host and the hook), a fake hookgate on PATH, PYTHONPATH and in a user-owned venv, the
 user's hookgate caches, login.json and keys, and tries root's files. The bypasses MANAGED.md found
@@ -51,7 +52,9 @@ def ns(host_binaries: dict[str, Path]):
     except managedns.Unavailable as exc:
         pytest.skip(str(exc))
     try:
-        out = space.install(*HOSTS)
+        # --managed-only: without it the hosts also run user hooks after hookgate's, and a user
+        # hook the tamper program adds can put back what hookgate's rewrite took out.
+        out = space.install(*HOSTS, extra=("--managed-only",))
         assert "wrote /etc/codex/requirements.toml" in out, out
         space.pull()  # what the managed timer does first: root's compiled default pack
         # The cache lives under root's HOME, which the agent's user cannot enter.
