@@ -42,7 +42,7 @@ _SPENT: dict[str, float] = {}
 
 
 @pytest.fixture(scope="module")
-def ns(host_binaries: dict[str, Path]):
+def ns():
     reason = managedns.missing()
     if reason:
         pytest.skip(reason)
