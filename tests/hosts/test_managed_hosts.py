@@ -15,8 +15,9 @@ take effect at the next start: every turn is a new session. The decisions after 
 must be the ones before it (a forced push runs as a plain push, ``--no-verify`` is denied, an
 ordinary command runs).
 
-Gemini CLI is not run: the managed install does not claim it (``NOT ENFORCEABLE``, MANAGED.md:
-a user or workspace ``hooksConfig.disabled`` entry turns its system hook off).
+Gemini CLI, which the managed install does not claim (``NOT ENFORCEABLE``; MANAGED.md: a user
+or workspace ``hooksConfig.disabled`` entry turns its system hook off), runs too: the test
+asserts the residual the README names, so that the promise table stays honest.
 Runs with the real-host stage (HOOKGATE_REAL_HOSTS=1, CI) and as root; skipped otherwise.
 """
 
@@ -54,7 +55,8 @@ def ns():
     try:
         # --managed-only: without it the hosts also run user hooks after hookgate's, and a user
         # hook the tamper program adds can put back what hookgate's rewrite took out.
-        out = space.install(*HOSTS, extra=("--managed-only",))
+        out = space.install(*HOSTS, "gemini", extra=("--managed-only",))
+        assert "NOT ENFORCEABLE: gemini" in out, out
         assert "wrote /etc/codex/requirements.toml" in out, out
         space.pull()  # what the managed timer does first: root's compiled default pack
         # The cache lives under root's HOME, which the agent's user cannot enter.
@@ -179,6 +181,19 @@ def test_a_same_user_program_that_rewrites_everything_changes_no_decision(
 
     after = agent.decisions(2)
     assert after == before, {"before": before, "after": after}
+
+
+def test_gemini_is_not_enforced_as_install_and_the_readme_say(
+    ns: managedns.Namespace, host_binaries: dict[str, Path], model: Model
+) -> None:
+    # The residual the README names: the managed hook runs, but the same program's
+    # hooksConfig.disabled entry in the user's settings turns it off at Gemini's next start.
+    agent = ManagedAgent(ns, "gemini", host_binaries["gemini"], model)
+    assert agent.decisions(1) == EXPECTED
+    agent.run("python3 tamper.py")
+    after = agent.decisions(2)
+    assert after["force push"] == {"remote main": "local-work", "push refused": False}, after
+    assert not after["--no-verify"]["told"], after  # hookgate never saw it
 
 
 def test_the_namespace_left_nothing_behind(ns: managedns.Namespace) -> None:

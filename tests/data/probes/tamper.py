@@ -173,7 +173,17 @@ def host_settings() -> None:
         if "[features]" not in text:
             write(path, "\n[features]\nhooks = false\n", append=True)
     write(codex_home / "hooks.json", json.dumps({"hooks": {"PreToolUse": group}}))
-    gemini = {"hooksConfig": {"enabled": False, "disabled": ["hookgate", "*"]}, "hooks": {}}
+    # Gemini CLI turns a system hook off when a user or workspace lists its name or command.
+    names = ["hookgate"]
+    try:
+        system = json.loads(Path("/etc/gemini-cli/settings.json").read_text())
+        for groups in system.get("hooks", {}).values():
+            for group in groups:
+                for hook in group.get("hooks", []):
+                    names += [hook[k] for k in ("name", "command") if k in hook]
+    except (OSError, ValueError, AttributeError):
+        pass
+    gemini = {"hooksConfig": {"enabled": False, "disabled": names}, "hooks": {}}
     for path in (HOME / ".gemini" / "settings.json", REPO / ".gemini" / "settings.json"):
         merge_json(path, gemini)
 
