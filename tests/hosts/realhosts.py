@@ -342,6 +342,25 @@ def run_turn(
 ) -> Turn:
     """One headless turn of ``host`` in the world's repository. ``allow``: the host's own
     allow-list admits the shell tool (else the host's approval step applies)."""
+    argv = turn_argv(host, binary, allow=allow)
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=world.work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"{host} did not finish in {timeout} s: {exc.stderr!r}") from None
+    return Turn(done.returncode, done.stdout, done.stderr)
+
+
+def turn_argv(host: str, binary: Path | str, *, allow: bool = True) -> list[str]:
+    """The command line of one headless turn of ``host`` (see ``run_turn``)."""
     prompt = "Run the scripted step."
     argv: list[str]
     if host == "claude":
@@ -358,17 +377,4 @@ def run_turn(
         argv = [str(binary), "-p", prompt, "--no-auto-update"]
         if allow:
             argv += ["--allow-all-tools"]
-    try:
-        done = subprocess.run(
-            argv,
-            cwd=world.work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            start_new_session=True,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise AssertionError(f"{host} did not finish in {timeout} s: {exc.stderr!r}") from None
-    return Turn(done.returncode, done.stdout, done.stderr)
+    return argv
