@@ -52,8 +52,22 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     (``outcome``: ``FAIL``, or ``ERROR`` with the error in ``message``)."""
     policy_set = load(dict(sources), data=dict(data))
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
-    tests, passed = _test_problems(policy_set, engine.pack_names)
+    tests, passed = _test_problems(policy_set, engine.pack_names, _shipped_set(sources))
     return _config_problems(data) + tests + _smoke_problems(engine, data), passed
+
+
+def _shipped_set(sources: Mapping[str, str]) -> tuple[set[str], PolicySet] | None:
+    """The built-in pack's own tests among ``sources`` (``layers.shipped_tests``) and the set
+    they run in: the built-in pack with its default configuration, so a team's setting
+    (``force_push.on_force: deny``) never fails a shipped test. None when there are none."""
+    from hookgate.layers import shipped_tests
+    from hookgate.sources import default_pack_sources
+
+    shipped = shipped_tests(dict(sources))
+    if not shipped:
+        return None
+    pack, default = default_pack_sources(include_tests=True)
+    return shipped, load(pack, data=default)
 
 
 def smoke_payloads(data: Mapping) -> dict:
@@ -84,13 +98,18 @@ def _config_problems(data: Mapping) -> list[dict]:
 
 
 def _test_problems(
-    policy_set: PolicySet, pack_names: Mapping[tuple[str, ...], str]
+    policy_set: PolicySet,
+    pack_names: Mapping[tuple[str, ...], str],
+    shipped: tuple[set[str], PolicySet] | None = None,
 ) -> tuple[list[dict], int]:
     from hookgate.lang.testing import discover, run_test
 
     found, passed = [], 0
     for test in discover(policy_set.modules):
-        result = run_test(policy_set, test, timeout=TIMEOUT)
+        runs_in = policy_set
+        if shipped is not None and test.file in shipped[0]:
+            runs_in = shipped[1]  # queried by name: the test's file name may differ there
+        result = run_test(runs_in, test, timeout=TIMEOUT)
         if result.outcome == "PASS":
             passed += 1
             continue
