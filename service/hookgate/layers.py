@@ -72,7 +72,7 @@ def compose(
     version = None
     if base:
         base_sources, base_data = load_paths([default_pack_path()], include_tests=include_tests)
-        version = pack_version(base_sources, base_data)
+        version = pack_version(base_sources, base_data) if include_tests else base_version()
     by_name = {os.path.basename(file): file for file in base_sources}
     # The base's tests run only when a layer names them (the pack's directory, or copies of its
     # files): they test the shipped pack, which the layers above cannot change.
@@ -177,7 +177,8 @@ def disabled_guards(data: object) -> list[str]:
 
 def pack_version(sources: dict[str, str], data: dict) -> str:
     """``<hookgate version>+<12 hex digits>``: the digest covers every module's name and text
-    and the data, so an edited pack never shows the version of the one shipped."""
+    (tests included) and the data, so an edited pack never shows the version of the one
+    shipped."""
     import hashlib
 
     import hookgate
@@ -194,7 +195,7 @@ def base_version() -> str:
     """The version of the built-in pack this hookgate ships."""
     from hookgate.sources import default_pack_sources
 
-    return pack_version(*default_pack_sources())
+    return pack_version(*default_pack_sources(include_tests=True))
 
 
 def statement(layered: Layered) -> str | None:
