@@ -27,42 +27,18 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def read_directory(directory: str) -> tuple[dict[str, str], dict[str, object]]:
-    """``(policies by id, data documents by path)`` of ``directory``; ``CommandError`` naming
-    the file for anything unreadable, invalid or ambiguous."""
+    """``(policies by id, data documents by path)`` of ``directory``
+    (``sources.directory_documents``); ``CommandError`` naming the file for anything
+    unreadable, invalid or ambiguous."""
     from hookgate.lang.errors import PolicyError
-    from hookgate.sources import _read, _read_json, _walk, merge_data
+    from hookgate.sources import directory_documents
 
     if not os.path.isdir(directory):
         raise CommandError(USAGE, f"{directory}: not a directory")
-    policies: dict[str, str] = {}
-    where: dict[str, str] = {}
-    top: dict = {}
-    nested: dict[str, dict] = {}
     try:
-        for file in sorted(_walk(directory)):
-            name = os.path.basename(file)
-            if file.endswith(".rego"):
-                if name in where:
-                    raise CommandError(USAGE, f"{file}: the policy id {name} is also {where[name]}")
-                where[name] = file
-                policies[name] = _read(file)
-                continue
-            folders = os.path.relpath(os.path.dirname(file), directory)
-            document = _read_json(file)
-            if folders == os.curdir:
-                merge_data(top, (), document, file)
-            else:
-                merge_data(
-                    nested.setdefault("/".join(folders.split(os.sep)), {}), (), {"": document}, file
-                )
+        return directory_documents(directory)
     except PolicyError as exc:
         raise CommandError(USAGE, exc.render() if hasattr(exc, "render") else str(exc)) from None
-    documents: dict[str, object] = dict(top)
-    for path, holder in nested.items():
-        if path in documents:
-            raise CommandError(USAGE, f"{directory}: data path {path} is set twice")
-        documents[path] = holder[""]
-    return policies, documents
 
 
 def request(
