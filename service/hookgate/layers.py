@@ -7,7 +7,7 @@ layers below:
   the same text (a copy of the pack is no change) and is an error when it declares the same
   package (an edited copy): a layer adds guards, it never replaces the base's silently
   (``base=False`` replaces the whole base).
-- its data is deep-merged over the data below (``overlay``): objects merge key by key, arrays
+- its data files, shallower first, are deep-merged over the data below (``overlay``): objects merge key by key, arrays
   and scalars replace; a value whose JSON type differs from the value it replaces is an error
   naming the key path and the file.
 - a built-in guard is turned off only by naming it in ``data.hookgate.disabled``; each name must
@@ -86,7 +86,7 @@ def compose(
             sources.update(base_sources)  # the pack itself named as a layer (``check policies/``)
             named.update(base_sources)
             continue
-        layer_sources, _ = load_paths([layer], include_tests=include_tests)
+        layer_sources = _modules(layer, include_tests)
         for file, text in layer_sources.items():
             name = os.path.basename(file)
             if name in by_name and file not in base_sources:
@@ -175,6 +175,27 @@ def disabled_guards(data: object) -> list[str]:
     return [name for name in value if isinstance(name, str)]
 
 
+def place_documents(documents: dict[str, object]) -> dict:
+    """Data documents by slash path placed as the server places them (shallower first; a
+    deeper one overrides the matching part: objects merge, anything else replaces), for
+    reading a set's ``disabled`` statement without the server's code."""
+    data: dict = {}
+    for path, document in sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0])):
+        placed: object = _copy(document)
+        for key in reversed(path.split("/")):
+            placed = {key: placed}
+        _deep(data, placed)
+    return data
+
+
+def _deep(into: dict, over: dict) -> None:
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep(into[key], value)
+        else:
+            into[key] = value
+
+
 def pack_version(sources: dict[str, str], data: dict) -> str:
     """``<hookgate version>+<12 hex digits>``: the digest covers every module's name and text
     (tests included) and the data, so an edited pack never shows the version of the one
@@ -225,7 +246,9 @@ def _disabled(data: dict, sources: dict[str, str], source: str) -> list[str]:
 
 
 def _documents(layer: str) -> list[tuple[str, dict]]:
-    """Each data file of ``layer`` with its document placed at its directory's path."""
+    """Each data file of ``layer`` with its document placed at its directory's path,
+    shallower files first: within a layer, as on the server (``hookgate export`` writes its
+    documents so), a deeper document overrides the matching part of a shallower one."""
     from hookgate.sources import _files, _read_json, merge_data
 
     found = []
@@ -234,8 +257,8 @@ def _documents(layer: str) -> list[tuple[str, dict]]:
             placed: dict = {}
             folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
             merge_data(placed, tuple(folders), _read_json(file), file)
-            found.append((file, placed))
-    return found
+            found.append((len(folders), file, placed))
+    return [(file, placed) for _, file, placed in sorted(found, key=lambda f: f[:2])]
 
 
 def _package(text: str) -> str | None:
@@ -243,6 +266,14 @@ def _package(text: str) -> str | None:
 
     found = re.search(r"^package\s+(\S+)", text, re.M)
     return found.group(1) if found else None
+
+
+def _modules(layer: str, include_tests: bool) -> dict[str, str]:
+    from hookgate.sources import _files, _read
+
+    return {
+        file: _read(file) for _, _, file in _files([layer], include_tests) if file.endswith(".rego")
+    }
 
 
 def _is_test(file: str) -> bool:

@@ -52,7 +52,8 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     (``outcome``: ``FAIL``, or ``ERROR`` with the error in ``message``)."""
     policy_set = load(dict(sources), data=dict(data))
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
-    tests, passed = _test_problems(policy_set, engine.pack_names, _shipped_set(sources))
+    shipped = _shipped_set(sources) if not _is_default(data) else None
+    tests, passed = _test_problems(policy_set, engine.pack_names, shipped)
     return _config_problems(data) + tests + _smoke_problems(engine, data), passed
 
 
@@ -63,11 +64,27 @@ def _shipped_set(sources: Mapping[str, str]) -> tuple[set[str], PolicySet] | Non
     from hookgate.layers import shipped_tests
     from hookgate.sources import default_pack_sources
 
+    global _shipped_pack
     shipped = shipped_tests(dict(sources))
     if not shipped:
         return None
-    pack, default = default_pack_sources(include_tests=True)
-    return shipped, load(pack, data=default)
+    if _shipped_pack is None:  # the installed pack does not change while a process runs
+        pack, default = default_pack_sources(include_tests=True)
+        _shipped_pack = default, load(pack, data=default)
+    return shipped, _shipped_pack[1]
+
+
+_shipped_pack: tuple[dict, PolicySet] | None = None
+
+
+def _is_default(data: Mapping) -> bool:
+    """Whether ``data`` is the built-in pack's own: its shipped tests then run in the set
+    itself (the common case, with no second compilation)."""
+    from hookgate.sources import default_pack_sources
+
+    if _shipped_pack is not None:
+        return data == _shipped_pack[0]
+    return data == default_pack_sources()[1]
 
 
 def smoke_payloads(data: Mapping) -> dict:

@@ -11,6 +11,7 @@ import os
 from hookgate import jsonio
 
 OK, REFUSED, USAGE, CONFLICT, DENIED, SERVER = 0, 1, 2, 3, 4, 5
+WEAKER = 7  # publish: the change removes a guard or turns recorded denies/asks into allows
 
 
 class CommandError(Exception):
@@ -41,6 +42,39 @@ def read_directory(directory: str) -> tuple[dict[str, str], dict[str, object]]:
         raise CommandError(USAGE, exc.render() if hasattr(exc, "render") else str(exc)) from None
 
 
+def fetch_set(server: str, timeout: float) -> tuple[dict[str, str], dict[str, object]]:
+    """The server's active set as ``read_directory`` gives a directory: policies by id, data
+    documents by path. Read document by document, then the lists again: a change that landed
+    meanwhile makes it read again (three times at most, then ``CommandError``)."""
+    from urllib.parse import quote
+
+    for _ in range(3):
+        heads = {kind: _heads(server, base, timeout) for kind, base in KINDS}
+        found: dict[str, dict] = {"policy": {}, "data": {}}
+        whole = True
+        for kind, base in KINDS:
+            for key in heads[kind]:
+                path = f"{base}/{quote(key, safe='/')}"
+                status, answer = request("GET", server, path, None, timeout)
+                if status != 200 or not isinstance(answer, dict):
+                    whole = False  # deleted since the list was read: read it all again
+                    continue
+                found[kind][key] = answer.get("content")
+        if whole and {kind: _heads(server, base, timeout) for kind, base in KINDS} == heads:
+            return found["policy"], found["data"]
+    raise CommandError(SERVER, f"{server}: the active set kept changing while it was read")
+
+
+KINDS = (("policy", "/v1/policies"), ("data", "/v1/data"))
+
+
+def _heads(server: str, base: str, timeout: float) -> dict[str, int]:
+    status, answer = request("GET", server, base, None, timeout)
+    if status != 200 or not isinstance(answer, dict):
+        raise CommandError(SERVER, f"GET {base}: HTTP {status}: {detail(answer)}")
+    return {r["id"]: r["revision"] for r in answer["revisions"] if r.get("op") != "delete"}
+
+
 def request(
     method: str, server: str, path: str, body: object, timeout: float
 ) -> tuple[int, object]:
@@ -52,10 +86,11 @@ def request(
     token = os.environ.get("HOOKGATE_TOKEN", "").strip()
     if not token:
         raise CommandError(DENIED, "set $HOOKGATE_TOKEN to an API token (editor role to publish)")
-    data = jsonio.dumps(body, ensure_ascii=False).encode("utf-8")
+    data = None if body is None else jsonio.dumps(body, ensure_ascii=False).encode("utf-8")
     url = server.rstrip("/") + path
     sent = urllib.request.Request(url, data=data, method=method)
-    sent.add_header("Content-Type", "application/json")
+    if data is not None:
+        sent.add_header("Content-Type", "application/json")
     sent.add_header("Accept", "application/json")
     sent.add_header("Authorization", f"Bearer {token}")
     try:

@@ -81,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     _report(results, args.verbose)
     failed = any(r.outcome != "PASS" for r in results)
     if ps.coverage is not None:
-        percent = _report_coverage(ps.modules, ps.coverage | (pack.coverage or set()))
+        # The files named are covered, not the built-in pack under them.
+        named = set(layered.named)
+        modules = [m for m in ps.modules if m.filename in named]
+        percent = _report_coverage(modules, ps.coverage | (pack.coverage or set()))
         if percent < args.threshold:
             print(f"coverage {percent:.1f}% is below the threshold {args.threshold:g}%")
             failed = True
