@@ -12,9 +12,9 @@ import pytest
 
 from hookgate.cli import main
 from hookgate.commands.test import _report_coverage
-from hookgate.layers import base_version
 from hookgate.lang.parser import parse_module
 from hookgate.lang.testing import coverable_lines
+from hookgate.layers import base_version
 
 POLICIES = Path(__file__).parent.parent / "policies"
 
