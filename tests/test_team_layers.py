@@ -323,3 +323,15 @@ def test_install_writes_the_layers_into_every_hook_command(tmp_path, monkeypatch
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert cli.main(["install", "claude", "--no-default-pack"]) == 1
     assert "needs --policies" in capsys.readouterr().err
+
+
+def test_the_servers_check_refuses_an_unknown_guard_in_disabled():
+    # The same check guards PUT /v1/data, change sets and `hookgate check` (packcheck).
+    sources, data = default_pack_sources()
+    data = json.loads(json.dumps(data))
+    data["hookgate"]["disabled"] = ["nope"]
+    (problem,) = packcheck.problems(sources, data)
+    assert problem["input"] == "data.hookgate.disabled"
+    assert "names no guard: nope" in problem["message"]
+    data["hookgate"]["disabled"] = ["force_push"]
+    assert packcheck.problems(sources, data) == []

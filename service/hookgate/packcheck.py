@@ -54,7 +54,8 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
     shipped = _shipped_set(sources) if not _is_default(data) else None
     tests, passed = _test_problems(policy_set, engine.pack_names, shipped)
-    return _config_problems(data) + tests + _smoke_problems(engine, data), passed
+    problems = _config_problems(data) + _disabled_problems(sources, data)
+    return problems + tests + _smoke_problems(engine, data), passed
 
 
 def _shipped_set(sources: Mapping[str, str]) -> tuple[set[str], PolicySet] | None:
@@ -112,6 +113,28 @@ def _config_problems(data: Mapping) -> list[dict]:
         return []
     message = f"data.hookgate.config.limits.action must be one of {', '.join(LIMIT_ACTIONS)}"
     return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
+
+
+def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
+    """``data.hookgate.disabled`` names guards of the set (``hookgate.layers``): a misspelt
+    name would leave the guard on while its author believes it off, or the reverse."""
+    from hookgate.layers import guard_names
+
+    node = data.get("hookgate") if isinstance(data, dict) else None
+    names = node.get("disabled") if isinstance(node, dict) else None
+    if names is None:
+        return []
+    where = "data.hookgate.disabled"
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return [{"pack": "hookgate", "input": where, "message": f"{where} must be guard names"}]
+    known = guard_names(dict(sources))
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return []
+    message = (
+        f"{where} names no guard: {', '.join(unknown)} (the guards: {', '.join(sorted(known))})"
+    )
+    return [{"pack": "hookgate", "input": where, "message": message}]
 
 
 def _test_problems(
