@@ -6,11 +6,13 @@ turns recorded denies and asks into allows, unless ``--allow-weaker``."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import uuid
 from pathlib import Path
 
 import pytest
+from server_support import auth, client_for, seeded, store_fixture
 from sync_helpers import LiveServer, run_hookgate
 
 from hookgate.sources import default_pack_path
@@ -192,3 +194,24 @@ def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tm
     added = hookgate(tmp_path, server, "publish", str(repo), "-m", "add no_curl")
     assert added.returncode == 0, added.stdout + added.stderr
     assert "weaker" not in added.stdout
+
+
+store = store_fixture()
+
+
+def test_the_console_shows_the_guards_turned_off(store):
+    tokens = seeded(store)
+    with client_for(store) as client:
+        put = client.put(
+            "/v1/data/hookgate", json={"disabled": ["nope"]}, headers=auth(tokens["editor"])
+        )
+        assert put.status_code == 422 and "names no guard: nope" in put.text
+        put = client.put(
+            "/v1/data/hookgate", json={"disabled": ["git_hooks"]}, headers=auth(tokens["editor"])
+        )
+        assert put.status_code == 201, put.text
+        signed = client.post("/console/login", data={"token": tokens["viewer"]})
+        assert signed.status_code == 200, signed.text
+        page = client.get("/console/policies")
+        assert page.status_code == 200
+        assert re.search(r'id="disabled-guards".*Guards turned off.*git_hooks', page.text)
