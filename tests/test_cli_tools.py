@@ -262,7 +262,12 @@ def test_test_policy_error_is_reported(tmp_path, capsys):
 def test_test_data_files_conflict(tmp_path, capsys):
     write(
         tmp_path,
-        {"a_test.rego": "package p\ntest_x := true\n", "data.json": '{"a": 1}', "a/data.json": "2"},
+        # Two files of one depth: neither overrides the other (a deeper one would).
+        {
+            "a_test.rego": "package p\ntest_x := true\n",
+            "data.json": '{"a": 1}',
+            "b.json": '{"a": 2}',
+        },
     )
     code, _, err = cli(capsys, "test", str(tmp_path))
     assert code == 2 and "data.a is already defined by another data file" in err

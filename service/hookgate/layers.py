@@ -258,7 +258,13 @@ def _documents(layer: str) -> list[tuple[str, dict]]:
             folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
             merge_data(placed, tuple(folders), _read_json(file), file)
             found.append((len(folders), file, placed))
-    return [(file, placed) for _, file, placed in sorted(found, key=lambda f: f[:2])]
+    found.sort(key=lambda f: f[:2])
+    # Files of one depth may add keys to one object but never set one value twice (OPA's
+    # rule): neither is "deeper", so which one wins would be an accident of their names.
+    by_depth: dict[int, dict] = {}
+    for depth, file, placed in found:
+        merge_data(by_depth.setdefault(depth, {}), (), _copy(placed), file)
+    return [(file, placed) for _, file, placed in found]
 
 
 def _package(text: str) -> str | None:
