@@ -15,6 +15,7 @@ import pytest
 from server_support import auth, client_for, seeded, store_fixture
 from sync_helpers import LiveServer, run_hookgate
 
+from hookgate import layers
 from hookgate.sources import default_pack_path
 
 PACK = Path(default_pack_path())
@@ -97,6 +98,13 @@ def test_a_fresh_server_exports_the_pack_and_publishing_it_back_is_a_no_op(tmp_p
     assert again.returncode == 0, again.stderr + again.stdout
     assert "nothing to change" in again.stdout
     assert revision(server) == 1
+    base = server.request("GET", "/v1/bundle")[2]["base"]
+    assert base == {
+        "name": "hookgate-default",
+        "version": layers.base_version(),
+        "policies": "complete",
+        "disabled": [],
+    }
     # The exported directory is a layer the local tools take as they are.
     check = run_hookgate(tmp_path / "home", "check", str(out))
     assert check.returncode == 0, check.stdout + check.stderr
@@ -171,6 +179,8 @@ def test_removing_a_guard_needs_allow_weaker(tmp_path, server):
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert "allowed by --allow-weaker: weaker: guards removed: force_push" in allowed.stdout
     assert revision(server) == 2
+    base = server.request("GET", "/v1/bundle")[2]["base"]
+    assert base["name"] == "hookgate-default" and base["policies"] == "modified"
 
 
 def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tmp_path, server):
