@@ -221,8 +221,11 @@ def test_an_unknown_guard_name_in_disabled_is_an_error(tmp_path, capsys):
     assert answer == {}  # the hook's failure policy (open): never the guard silently off
 
 
-def test_replacing_the_base_is_an_explicit_flag(tmp_path):
+def test_replacing_the_base_is_an_explicit_flag(tmp_path, capsys):
     layer = team(tmp_path / "team", {"no_curl.rego": TEAM_GUARD})
+    assert cli.main(["check", "--no-default-pack", str(layer)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("base: none (--no-default-pack") and "1 file checked" in out
     payload = bash("rm -rf ~")
     answer = run_eval(tmp_path, payload, "--policies", str(layer), "--no-default-pack")
     assert answer == {}  # only the team's guard runs

@@ -27,8 +27,8 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 BASE_NAME = "hookgate-default"
 DISABLED_PATH = ("hookgate", "disabled")
 # A guard is a ``hookgate.*`` package that defines a decision rule (engine.DECISION_RULES).
-_PACKAGE = r"^package\s+hookgate\.([A-Za-z_][A-Za-z0-9_.]*)"
-_DECISION_HEAD = r"^(?:deny|ask|rewrite|context)\b"
+# Read line by line, not with ``re``: on the server these texts are an editor's input.
+_DECISION_HEADS = ("deny", "ask", "rewrite", "context")
 
 
 class Layered:
@@ -155,15 +155,24 @@ def json_type(value: object) -> str:
 def guard_names(sources: dict[str, str]) -> set[str]:
     """The guards of ``sources``: each ``hookgate.*`` package (tests excluded) with a decision
     rule, named by its package without ``hookgate.`` (``force_push``)."""
-    import re
-
-    package, head = re.compile(_PACKAGE, re.M), re.compile(_DECISION_HEAD, re.M)
     names = set()
     for text in sources.values():
-        found = package.search(text)
-        if found and not found.group(1).endswith("_test") and head.search(text):
-            names.add(found.group(1))
+        package = _package(text) or ""
+        name = package.removeprefix("hookgate.")
+        if name != package and not name.endswith("_test") and _decides(text):
+            names.add(name)
     return names
+
+
+def _decides(text: str) -> bool:
+    """Whether a module defines a decision rule: a line that starts with one's name."""
+    for line in text.splitlines():
+        for head in _DECISION_HEADS:
+            if line.startswith(head):
+                rest = line[len(head) : len(head) + 1]
+                if not (rest.isalnum() or rest == "_"):
+                    return True
+    return False
 
 
 def disabled_guards(data: object) -> list[str]:
@@ -268,10 +277,12 @@ def _documents(layer: str) -> list[tuple[str, dict]]:
 
 
 def _package(text: str) -> str | None:
-    import re
-
-    found = re.search(r"^package\s+(\S+)", text, re.M)
-    return found.group(1) if found else None
+    """The package a module declares (its first ``package`` line), or None."""
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == "package":
+            return words[1]
+    return None
 
 
 def _modules(layer: str, include_tests: bool) -> dict[str, str]:

@@ -71,11 +71,22 @@ def _shipped_set(sources: Mapping[str, str]) -> tuple[set[str], PolicySet] | Non
         return None
     if _shipped_pack is None:  # the installed pack does not change while a process runs
         pack, default = default_pack_sources(include_tests=True)
-        _shipped_pack = default, load(pack, data=default)
+        _shipped_pack = default, load(pack, data=default, cache_dir=_cache_dir())
     return shipped, _shipped_pack[1]
 
 
 _shipped_pack: tuple[dict, PolicySet] | None = None
+
+
+def _cache_dir() -> str | None:
+    """The compile cache for the built-in pack's set: a server worker compiles it once per
+    machine, not once per change checked (``lang.load`` ignores a directory it cannot trust)."""
+    from hookgate.paths import compiled_dir
+
+    try:
+        return str(compiled_dir())
+    except OSError:
+        return None
 
 
 def _is_default(data: Mapping) -> bool:
