@@ -55,9 +55,6 @@ class Layered:
         self.disabled_by = disabled_by
         self.named: list[str] = list(sources)  # the modules the layers named (``compose``)
 
-    def in_base(self, file: str) -> bool:
-        return file in self.base_sources
-
 
 def compose(
     layers: list[str] | list[os.PathLike], *, base: bool = True, include_tests: bool = False
@@ -107,8 +104,7 @@ def compose(
                 raise PolicyError([Diagnostic(file, 1, 1, message)])
             sources[file] = text
             named.add(file)
-        # Each file over the layers below on its own, so an error names the file; within one
-        # layer ``load_paths`` already refused two files setting one value (OPA's rule).
+        # Each file over the layers below on its own, so an error names the file.
         for file, document in _documents(layer):
             overlay(data, document, file)
             if _get(document, DISABLED_PATH) is not None:
