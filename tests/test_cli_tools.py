@@ -14,6 +14,7 @@ from hookgate.cli import main
 from hookgate.commands.test import _report_coverage
 from hookgate.lang.parser import parse_module
 from hookgate.lang.testing import coverable_lines
+from hookgate.layers import base_version
 
 POLICIES = Path(__file__).parent.parent / "policies"
 
@@ -24,6 +25,10 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+# `check` names the base layer its paths are laid over first (issue 31).
+BASE = f"base: hookgate-default {base_version()} (the built-in pack)\n"
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -41,7 +46,7 @@ def test_check_clean(tmp_path, capsys):
     write(tmp_path, {"a.rego": GOOD, "sub/b.rego": "package q\n\nx := 1\n"})
     code, out, _ = cli(capsys, "check", str(tmp_path))
     assert code == 0
-    assert out == "2 files checked, no problems\n"
+    assert out == f"{BASE}2 files checked, no problems\n"
 
 
 def test_check_reports_each_error_with_position_source_and_caret(tmp_path, capsys):
@@ -56,7 +61,7 @@ def test_check_reports_each_error_with_position_source_and_caret(tmp_path, capsy
     assert code == 1
     calls = str(tmp_path / "calls.rego")
     assert out == (
-        f"{calls}:3:6: unknown function startwith\n"
+        f"{BASE}{calls}:3:6: unknown function startwith\n"
         '    x := startwith("a", "b")\n'
         "         ^\n"
         "    hint: did you mean startswith?\n"
@@ -78,7 +83,7 @@ def test_check_reports_parse_errors_without_follow_on_errors(tmp_path, capsys):
     )
     code, out, _ = cli(capsys, "check", str(tmp_path))
     assert code == 1
-    assert out.startswith(f"{tmp_path / 'lib.rego'}:3:6: unsupported: Rego v0 syntax")
+    assert out.startswith(f"{BASE}{tmp_path / 'lib.rego'}:3:6: unsupported: Rego v0 syntax")
     assert "    f(x) {\n         ^\n" in out
     assert "main.rego" not in out
     assert out.endswith("2 files checked, 1 error\n")
@@ -257,7 +262,12 @@ def test_test_policy_error_is_reported(tmp_path, capsys):
 def test_test_data_files_conflict(tmp_path, capsys):
     write(
         tmp_path,
-        {"a_test.rego": "package p\ntest_x := true\n", "data.json": '{"a": 1}', "a/data.json": "2"},
+        # Two files of one depth: neither overrides the other (a deeper one would).
+        {
+            "a_test.rego": "package p\ntest_x := true\n",
+            "data.json": '{"a": 1}',
+            "b.json": '{"a": 2}',
+        },
     )
     code, _, err = cli(capsys, "test", str(tmp_path))
     assert code == 2 and "data.a is already defined by another data file" in err

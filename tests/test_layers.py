@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "hookgate.telemetry",
             "hookgate.session",
             "hookgate.sources",
+            "hookgate.layers",
             "hookgate.lang.errors",
             "hookgate.lang.values",
             "hookgate.lang.numbers",

@@ -71,14 +71,20 @@ def upload(server, *commands):
 
 
 def test_publish_makes_the_server_equal_the_directory_in_one_revision(tmp_path, server, pack):
+    # The seed is the pack as a team keeps it in git (tests included): nothing to change.
+    same = hookgate(tmp_path, server, "publish", str(pack), "-m", "from git")
+    assert same.returncode == 0 and "nothing to change" in same.stdout, same.stderr
+    (pack / "no_verify_test.rego").write_text(
+        (pack / "no_verify_test.rego").read_text() + "\ntest_extra if true\n"
+    )
     first = hookgate(
         tmp_path, server, "publish", str(pack), "-m", "from git", "--expect-revision", "1"
     )
     assert first.returncode == 0, first.stderr
     assert "published bundle revision 2 (was 1)" in first.stdout
-    assert "+ no_verify_test.rego" in first.stdout  # the tests go along, and ran on the server
+    assert "~ no_verify_test.rego" in first.stdout  # the tests go along, and ran on the server
     bundle = server.request("GET", "/v1/bundle")[2]
-    assert bundle["revision"] == 2 and "no_verify_test.rego" in bundle["policies"]
+    assert bundle["revision"] == 2 and "test_extra" in bundle["policies"]["no_verify_test.rego"]
 
     again = hookgate(tmp_path, server, "publish", str(pack), "-m", "again")
     assert again.returncode == 0 and "nothing to change" in again.stdout

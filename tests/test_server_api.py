@@ -260,11 +260,15 @@ def test_every_openapi_example_gets_a_decision_from_the_default_pack(tmp_path):
     store.engine.dispose()
 
 
-def test_the_seed_is_the_default_pack_without_its_tests():
+def test_the_seed_is_the_default_pack_as_publish_stores_a_copy_of_it():
+    # Issue 31: one shape, so that publishing a copy (or an export) of the pack changes nothing.
+    from hookgate.server.store import seed_documents
+    from hookgate.sources import default_pack_path, directory_documents
+
     policies, data = seed_policies()
     assert policies and all(key.endswith(".rego") and "/" not in key for key in policies)
-    assert not any(key.endswith("_test.rego") for key in policies)
-    assert isinstance(data, dict)
+    assert "force_push_test.rego" in policies  # the pack's tests go along, as publish sends them
+    assert (policies, seed_documents(data)) == directory_documents(default_pack_path())
 
 
 def test_check_reports_diagnostics_for_a_draft(client, tokens):

@@ -32,28 +32,47 @@ def _method_and_path(argv: list[str]) -> tuple[str, str]:
     return method, re.sub(r"^http://[^/]+", "", url)
 
 
-def test_the_readme_recipe_reads_and_changes_the_config_of_a_fresh_server(store):
+def test_the_readme_recipe_changes_the_config_of_a_fresh_and_of_a_published_server(store):
+    from hookgate.server.changesets import apply
+    from hookgate.sources import default_pack_path, directory_documents
+
     admin = store.seed(*seed_policies(), validate=compile_set)
-    read, write = _recipe()
+    # The seed stores what publishing a copy of the pack stores: publishing it changes nothing.
+    policies, documents = directory_documents(default_pack_path())
+    base, revision, changes = apply(
+        store, policies, documents, expect_revision=1, author="ci", message="from git"
+    )
+    assert (base, revision, changes) == (1, 1, [])
+    create, read, write = _recipe()
+    assert _method_and_path(create) == ("PUT", "/v1/data/hookgate/config")
     assert _method_and_path(read) == ("GET", "/v1/data/hookgate/config")
     assert _method_and_path(write) == ("PUT", "/v1/data/hookgate/config")
     assert any(a.startswith("If-Match:") for a in write)
     with client_for(store) as client:
+        body = create[create.index("--data") + 1]
+        put = client.put(
+            _method_and_path(create)[1],
+            content=body,
+            headers=auth(admin) | {"Content-Type": "application/json"},
+        )
+        assert put.status_code == 201, put.text
         got = client.get(_method_and_path(read)[1], headers=auth(admin))
         assert got.status_code == 200
         config = got.json()["content"]
-        assert config["protected_branches"] == ["main", "master"]
-        config["protected_branches"] = ["main", "release/*"]
+        assert config == {"protected_branches": ["main", "release/*"]}
+        config["force_push"] = {"on_force": "deny"}  # a shipped test's setting: still accepted
         put = client.put(
             _method_and_path(write)[1],
             json=config,
             headers=auth(admin) | {"If-Match": got.headers["ETag"]},
         )
         assert put.status_code == 200, put.text
-        again = client.get("/v1/data/hookgate/config", headers=auth(admin)).json()
-        assert again["content"]["protected_branches"] == ["main", "release/*"]
         bundle = client.get("/v1/bundle", headers=auth(admin)).json()
-        assert bundle["data"]["hookgate"]["config"]["protected_branches"][1] == "release/*"
+        merged = bundle["data"]["hookgate"]["config"]
+        assert merged["protected_branches"] == ["main", "release/*"]
+        assert merged["force_push"]["on_force"] == "deny"
+        assert merged["force_push"]["on_unknown_config"] == "ask"  # the default, kept
+        assert "self_protect" in merged
 
 
 def test_a_deeper_document_overrides_the_matching_part_of_a_shallower_one():

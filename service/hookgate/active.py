@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 
 
 def local_engine(
-    policies: list[str] | None = None,
+    policies: list[str] | None = None, *, base: bool = True
 ) -> tuple[Engine | UntrustedAnchors, int | None]:
-    """The engine this machine's hooks use: ``policies`` if given, else the last good pulled
+    """The engine this machine's hooks use: ``policies`` if given (layers over the built-in
+    pack, or alone when ``base`` is false: ``--no-default-pack``), else the last good pulled
     bundle (starting a background refresh when it is stale), else the built-in default pack.
     Returns the engine and the bundle revision it came from (None if none)."""
     managed = None
@@ -35,18 +36,20 @@ def local_engine(
             managed = anchors.load()
         except anchors.AnchorError as exc:
             return UntrustedAnchors(str(exc)), None
-    engine, revision = _engine(policies)
+    engine, revision = _engine(policies, base)
     if managed is not None and managed.limit_action:
         engine.limit_action = managed.limit_action
     return engine, revision
 
 
-def _engine(policies: list[str] | None) -> tuple[Engine, int | None]:
+def _engine(policies: list[str] | None, base: bool = True) -> tuple[Engine, int | None]:
     from hookgate import sync
     from hookgate.paths import compiled_dir
     from hookgate.sources import default_pack_path
 
     compiled = compiled_dir()
+    if policies and base:
+        return Engine.from_layers(policies, cache_dir=compiled), None
     if policies:
         return Engine.from_paths(policies, cache_dir=compiled), None
     bundle = sync.active_bundle()

@@ -63,6 +63,15 @@ def limit_action(data: Mapping) -> str:
     return action if action in LIMIT_ACTIONS else "ask"
 
 
+def _disabled(data: Mapping) -> frozenset[str]:
+    """``data.hookgate.disabled``: the guards a layer turned off (``hookgate.layers``)."""
+    node = data.get("hookgate")
+    names = node.get("disabled") if isinstance(node, dict) else None
+    if not isinstance(names, list):
+        return frozenset()
+    return frozenset(name for name in names if isinstance(name, str))
+
+
 def _error(
     kind: str, source: str, message: str, *, pack: str | None = None, limit: str | None = None
 ) -> dict:
@@ -86,10 +95,12 @@ class Engine:
         self.timeout = timeout
         packages = _guard_packages(policy_set)
         self.pack_names = {package: pack for package, pack, _ in packages}
+        # Guards turned off by the explicit statement (hookgate.layers) are not asked at all.
+        self.disabled = _disabled(policy_set.data)
         self._packs = [
             (pack, [("data." + ".".join(package) + "." + rule, rule) for rule in rules])
             for package, pack, rules in packages
-            if rules
+            if rules and ".".join(package[len(GUARD_PREFIX) :]) not in self.disabled
         ]
         # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
         self.limit_action = config_limit_action(limit_action(policy_set.data))
@@ -112,6 +123,20 @@ class Engine:
         if data:
             file_data.update(data)
         return cls.from_sources(sources, file_data, cache_dir=cache_dir, origin=origin)
+
+    @classmethod
+    def from_layers(
+        cls, layers: list[str] | list[Path], *, cache_dir: str | Path | None = None
+    ) -> Engine:
+        """The built-in pack with ``layers`` over it (``hookgate.layers``), through the compile
+        cache when ``cache_dir`` is given."""
+        origin = "default pack + policies " + ", ".join(map(str, layers))
+        if cache_dir is not None:
+            return cls(load_files(list(layers), cache_dir=cache_dir, layered=True), origin=origin)
+        from hookgate.layers import compose
+
+        composed = compose(list(layers))
+        return cls.from_sources(composed.sources, composed.data, origin=origin)
 
     @classmethod
     def from_sources(

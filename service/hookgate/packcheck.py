@@ -52,8 +52,51 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     (``outcome``: ``FAIL``, or ``ERROR`` with the error in ``message``)."""
     policy_set = load(dict(sources), data=dict(data))
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
-    tests, passed = _test_problems(policy_set, engine.pack_names)
-    return _config_problems(data) + tests + _smoke_problems(engine, data), passed
+    shipped = _shipped_set(sources) if not _is_default(data) else None
+    tests, passed = _test_problems(policy_set, engine.pack_names, shipped)
+    problems = _config_problems(data) + _disabled_problems(sources, data)
+    return problems + tests + _smoke_problems(engine, data), passed
+
+
+def _shipped_set(sources: Mapping[str, str]) -> tuple[set[str], PolicySet] | None:
+    """The built-in pack's own tests among ``sources`` (``layers.shipped_tests``) and the set
+    they run in: the built-in pack with its default configuration, so a team's setting
+    (``force_push.on_force: deny``) never fails a shipped test. None when there are none."""
+    from hookgate.layers import shipped_tests
+    from hookgate.sources import default_pack_sources
+
+    global _shipped_pack
+    shipped = shipped_tests(dict(sources))
+    if not shipped:
+        return None
+    if _shipped_pack is None:  # the installed pack does not change while a process runs
+        pack, default = default_pack_sources(include_tests=True)
+        _shipped_pack = default, load(pack, data=default, cache_dir=_cache_dir())
+    return shipped, _shipped_pack[1]
+
+
+_shipped_pack: tuple[dict, PolicySet] | None = None
+
+
+def _cache_dir() -> str | None:
+    """The compile cache for the built-in pack's set: a server worker compiles it once per
+    machine, not once per change checked (``lang.load`` ignores a directory it cannot trust)."""
+    from hookgate.paths import compiled_dir
+
+    try:
+        return str(compiled_dir())
+    except OSError:
+        return None
+
+
+def _is_default(data: Mapping) -> bool:
+    """Whether ``data`` is the built-in pack's own: its shipped tests then run in the set
+    itself (the common case, with no second compilation)."""
+    from hookgate.sources import default_pack_sources
+
+    if _shipped_pack is not None:
+        return data == _shipped_pack[0]
+    return data == default_pack_sources()[1]
 
 
 def smoke_payloads(data: Mapping) -> dict:
@@ -83,14 +126,41 @@ def _config_problems(data: Mapping) -> list[dict]:
     return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
 
 
+def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
+    """``data.hookgate.disabled`` names guards of the set (``hookgate.layers``): a misspelt
+    name would leave the guard on while its author believes it off, or the reverse."""
+    from hookgate.layers import guard_names
+
+    node = data.get("hookgate") if isinstance(data, dict) else None
+    names = node.get("disabled") if isinstance(node, dict) else None
+    if names is None:
+        return []
+    where = "data.hookgate.disabled"
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return [{"pack": "hookgate", "input": where, "message": f"{where} must be guard names"}]
+    known = guard_names(dict(sources))
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return []
+    message = (
+        f"{where} names no guard: {', '.join(unknown)} (the guards: {', '.join(sorted(known))})"
+    )
+    return [{"pack": "hookgate", "input": where, "message": message}]
+
+
 def _test_problems(
-    policy_set: PolicySet, pack_names: Mapping[tuple[str, ...], str]
+    policy_set: PolicySet,
+    pack_names: Mapping[tuple[str, ...], str],
+    shipped: tuple[set[str], PolicySet] | None = None,
 ) -> tuple[list[dict], int]:
     from hookgate.lang.testing import discover, run_test
 
     found, passed = [], 0
     for test in discover(policy_set.modules):
-        result = run_test(policy_set, test, timeout=TIMEOUT)
+        runs_in = policy_set
+        if shipped is not None and test.file in shipped[0]:
+            runs_in = shipped[1]  # queried by name: the test's file name may differ there
+        result = run_test(runs_in, test, timeout=TIMEOUT)
         if result.outcome == "PASS":
             passed += 1
             continue

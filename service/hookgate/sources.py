@@ -71,6 +71,43 @@ def _files(
                 yield root, is_dir, file
 
 
+def directory_documents(directory: str) -> tuple[dict[str, str], dict[str, object]]:
+    """A directory as the server stores a set: ``(policies by id, data documents by path)``.
+
+    A policy's id is its file name (test modules included), so two files of one name are an
+    error. A ``.json`` file at the top holds documents by their top-level key (``data.json``
+    with ``{"hookgate": …}`` is the document ``hookgate``); one under ``a/b/`` is the document
+    at path ``a/b``. ``hookgate publish`` sends this, the seed stores the built-in pack as this
+    and ``hookgate export`` writes it back. ``PolicyError`` names the file of any problem."""
+    policies: dict[str, str] = {}
+    where: dict[str, str] = {}
+    top: dict = {}
+    nested: dict[str, dict] = {}
+    for file in sorted(_walk(directory)):
+        name = os.path.basename(file)
+        if file.endswith(".rego"):
+            if name in where:
+                message = f"the policy id {name} is also {where[name]}"
+                raise PolicyError([Diagnostic(file, 0, 0, message)])
+            where[name] = file
+            policies[name] = _read(file)
+            continue
+        folders = os.path.relpath(os.path.dirname(file), directory)
+        document = _read_json(file)
+        if folders == os.curdir:
+            merge_data(top, (), document, file)
+        else:
+            path = "/".join(folders.split(os.sep))
+            merge_data(nested.setdefault(path, {}), (), {"": document}, file)
+    documents: dict[str, object] = dict(top)
+    for path, holder in nested.items():
+        if path in documents:
+            message = f"data path {path} is set twice"
+            raise PolicyError([Diagnostic(directory, 0, 0, message)])
+        documents[path] = holder[""]
+    return policies, documents
+
+
 def default_pack_path() -> str:
     """The directory of the default guard pack shipped inside the package."""
     import hookgate.policies

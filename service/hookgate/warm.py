@@ -396,7 +396,10 @@ def _prepare(hook_argv: list[str]) -> None:
 
     args = eval_command.parse(hook_argv[1:])
     try:
-        engine, _ = local_engine(args.policies if args is not None else None)
+        if args is None:
+            engine, _ = local_engine(None)
+        else:
+            engine, _ = local_engine(args.policies, base=not args.no_default_pack)
         for payload in WARM_UP:
             engine.evaluate(payload, "claude")
     except Exception:  # a child answers the failure, as the hook would

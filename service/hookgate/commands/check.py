@@ -15,11 +15,20 @@ import json
 import sys
 
 from hookgate.lang.errors import Diagnostic, PolicyError, with_source
-from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help=".rego files or directories")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help=".rego and .json files or directories, laid in order over the built-in pack",
+    )
+    parser.add_argument(
+        "--no-default-pack",
+        action="store_true",
+        help="check the paths alone: they replace the built-in pack instead of adding to it",
+    )
     parser.add_argument(
         "--strict", action="store_true", help="report warnings (unused imports, …) as errors"
     )
@@ -71,18 +80,26 @@ def render(diag: Diagnostic) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hookgate import layers
+
     try:
-        sources, data = load_paths(args.paths, include_tests=True)
+        layered = layers.compose(args.paths, base=not args.no_default_pack, include_tests=True)
     except PolicyError as exc:
         print(f"hookgate check: {exc}", file=sys.stderr)
         return 2
+    sources, data = layered.sources, layered.data
+    named = layered.named  # the files counted: the built-in pack's only when named
     diags = diagnose(sources, strict=args.strict)
     errors = sum(d.severity == "error" for d in diags)
     warnings = len(diags) - errors
     packs = _pack_problems(sources, data) if not errors else []
+    base = _base_line(layered)
     if args.format == "json":
         report = {
-            "files": len(sources),
+            "files": len(named),
+            "base": layered.base_version
+            and {"name": layers.BASE_NAME, "version": layered.base_version},
+            "disabled": layered.disabled,
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [d.to_dict() for d in diags],
@@ -90,12 +107,24 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(report, indent=2))
     else:
+        print(base)
+        statement = layers.statement(layered)
+        if statement:
+            print(statement)
         for diag in diags:
             print(render(diag))
         for problem in packs:
             print(f"pack {problem['pack']}: {problem['input']}: {problem['message']}")
-        print(_summary(len(sources), errors, warnings, len(packs)))
+        print(_summary(len(named), errors, warnings, len(packs)))
     return 1 if errors or packs else 0
+
+
+def _base_line(layered: object) -> str:
+    from hookgate import layers
+
+    if layered.base_version is None:
+        return "base: none (--no-default-pack: the paths replace the built-in pack)"
+    return f"base: {layers.BASE_NAME} {layered.base_version} (the built-in pack)"
 
 
 def _pack_problems(sources: dict[str, str], data: dict) -> list[dict]:

@@ -11,6 +11,7 @@ import os
 from hookgate import jsonio
 
 OK, REFUSED, USAGE, CONFLICT, DENIED, SERVER = 0, 1, 2, 3, 4, 5
+WEAKER = 7  # publish: the change removes a guard or turns recorded denies/asks into allows
 
 
 class CommandError(Exception):
@@ -27,42 +28,51 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def read_directory(directory: str) -> tuple[dict[str, str], dict[str, object]]:
-    """``(policies by id, data documents by path)`` of ``directory``; ``CommandError`` naming
-    the file for anything unreadable, invalid or ambiguous."""
+    """``(policies by id, data documents by path)`` of ``directory``
+    (``sources.directory_documents``); ``CommandError`` naming the file for anything
+    unreadable, invalid or ambiguous."""
     from hookgate.lang.errors import PolicyError
-    from hookgate.sources import _read, _read_json, _walk, merge_data
+    from hookgate.sources import directory_documents
 
     if not os.path.isdir(directory):
         raise CommandError(USAGE, f"{directory}: not a directory")
-    policies: dict[str, str] = {}
-    where: dict[str, str] = {}
-    top: dict = {}
-    nested: dict[str, dict] = {}
     try:
-        for file in sorted(_walk(directory)):
-            name = os.path.basename(file)
-            if file.endswith(".rego"):
-                if name in where:
-                    raise CommandError(USAGE, f"{file}: the policy id {name} is also {where[name]}")
-                where[name] = file
-                policies[name] = _read(file)
-                continue
-            folders = os.path.relpath(os.path.dirname(file), directory)
-            document = _read_json(file)
-            if folders == os.curdir:
-                merge_data(top, (), document, file)
-            else:
-                merge_data(
-                    nested.setdefault("/".join(folders.split(os.sep)), {}), (), {"": document}, file
-                )
+        return directory_documents(directory)
     except PolicyError as exc:
         raise CommandError(USAGE, exc.render() if hasattr(exc, "render") else str(exc)) from None
-    documents: dict[str, object] = dict(top)
-    for path, holder in nested.items():
-        if path in documents:
-            raise CommandError(USAGE, f"{directory}: data path {path} is set twice")
-        documents[path] = holder[""]
-    return policies, documents
+
+
+def fetch_set(server: str, timeout: float) -> tuple[dict[str, str], dict[str, object]]:
+    """The server's active set as ``read_directory`` gives a directory: policies by id, data
+    documents by path. Read document by document, then the lists again: a change that landed
+    meanwhile makes it read again (three times at most, then ``CommandError``)."""
+    from urllib.parse import quote
+
+    for _ in range(3):
+        heads = {kind: _heads(server, base, timeout) for kind, base in KINDS}
+        found: dict[str, dict] = {"policy": {}, "data": {}}
+        whole = True
+        for kind, base in KINDS:
+            for key in heads[kind]:
+                path = f"{base}/{quote(key, safe='/')}"
+                status, answer = request("GET", server, path, None, timeout)
+                if status != 200 or not isinstance(answer, dict):
+                    whole = False  # deleted since the list was read: read it all again
+                    continue
+                found[kind][key] = answer.get("content")
+        if whole and {kind: _heads(server, base, timeout) for kind, base in KINDS} == heads:
+            return found["policy"], found["data"]
+    raise CommandError(SERVER, f"{server}: the active set kept changing while it was read")
+
+
+KINDS = (("policy", "/v1/policies"), ("data", "/v1/data"))
+
+
+def _heads(server: str, base: str, timeout: float) -> dict[str, int]:
+    status, answer = request("GET", server, base, None, timeout)
+    if status != 200 or not isinstance(answer, dict):
+        raise CommandError(SERVER, f"GET {base}: HTTP {status}: {detail(answer)}")
+    return {r["id"]: r["revision"] for r in answer["revisions"] if r.get("op") != "delete"}
 
 
 def request(
@@ -76,10 +86,11 @@ def request(
     token = os.environ.get("HOOKGATE_TOKEN", "").strip()
     if not token:
         raise CommandError(DENIED, "set $HOOKGATE_TOKEN to an API token (editor role to publish)")
-    data = jsonio.dumps(body, ensure_ascii=False).encode("utf-8")
+    data = None if body is None else jsonio.dumps(body, ensure_ascii=False).encode("utf-8")
     url = server.rstrip("/") + path
     sent = urllib.request.Request(url, data=data, method=method)
-    sent.add_header("Content-Type", "application/json")
+    if data is not None:
+        sent.add_header("Content-Type", "application/json")
     sent.add_header("Accept", "application/json")
     sent.add_header("Authorization", f"Bearer {token}")
     try:

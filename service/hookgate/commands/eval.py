@@ -41,8 +41,15 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str, str | None, str]] = {
         None,
         "append",
         "PATH",
-        "policy files or directories (repeatable); default: the pulled bundle, else the "
-        "built-in default pack",
+        "policy files or directories (repeatable), laid in order over the built-in default "
+        "pack; default: the pulled bundle, else the built-in default pack",
+    ),
+    "--no-default-pack": (
+        "no_default_pack",
+        None,
+        "store_true",
+        None,
+        "with --policies: the policies replace the built-in pack instead of adding to it",
     ),
     "--host": ("host", HOSTS, "store", None, "the calling host"),
     "--explain": (
@@ -60,7 +67,13 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str, str | None, str]] = {
         "what to answer if hookgate fails (default: $HOOKGATE_FAILURE_POLICY, else open)",
     ),
 }
-DEFAULTS = {"policies": None, "host": "auto", "explain": False, "failure_policy": None}
+DEFAULTS = {
+    "policies": None,
+    "no_default_pack": False,
+    "host": "auto",
+    "explain": False,
+    "failure_policy": None,
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -207,7 +220,7 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
         message = f"payload larger than {MAX_PAYLOAD_BYTES} bytes"
         return Decision.failure("payload", message, closed, host=host), None
     try:
-        engine, revision = local_engine(args.policies)
+        engine, revision = local_engine(args.policies, base=not args.no_default_pack)
     except Exception as exc:
         found = deadline.classify(exc)
         if found is not None:

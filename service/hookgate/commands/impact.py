@@ -73,13 +73,24 @@ def _impact(args: argparse.Namespace) -> int:
     if status != 200 or not isinstance(report, dict):
         code = DENIED if status in (401, 403) else SERVER
         raise CommandError(code, f"HTTP {status}: {detail(report)}")
+    off = disabled_statement(documents)
     if args.json:
         import json
 
+        report["disabled"] = off
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
+        if off:
+            print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
         print_report(report)
     return CHANGED if report["changed"] else OK
+
+
+def disabled_statement(documents: dict) -> list[str]:
+    """The guards the draft's data turns off (``data.hookgate.disabled``), to show them."""
+    from hookgate import layers
+
+    return layers.disabled_guards(layers.place_documents(documents))
 
 
 def print_report(report: dict) -> None:

@@ -52,6 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Codex at user scope: do not record the hooks as trusted (Codex then skips them "
         "until you trust them in its /hooks)",
     )
+    parser.add_argument(
+        "--policies",
+        action="append",
+        metavar="DIR",
+        help="a team's policies and data, laid over the built-in pack in every hook command "
+        "written (repeatable, in order; written as absolute paths)",
+    )
+    parser.add_argument(
+        "--no-default-pack",
+        action="store_true",
+        help="with --policies: the hook commands replace the built-in pack with them",
+    )
     managed = parser.add_argument_group("managed install (as root)")
     managed.add_argument(
         "--managed",
@@ -136,10 +148,16 @@ def _run_one(args: argparse.Namespace) -> int:
             rewrite = getattr(args, "rewrite", "allow")
             if args.scope == "project":
                 # Shared through the repository: no path of this machine's (see hostconfig).
+                if layer_options(args):
+                    raise LookupError(
+                        "--policies with --scope project would write a path of this machine "
+                        "into the project's shared settings: install the layers at user scope"
+                    )
                 settings = hostconfig.project_relative(args.host)
                 command = hostconfig.project_command(args.host, settings, rewrite)
             else:
                 command = hostconfig.hook_command(hook_program(), args.host, rewrite)
+                command += layer_options(args)
             new = hostconfig.install_text(old, args.host, command, str(path))
     except (OSError, UnicodeDecodeError, hostconfig.HostConfigError, LookupError) as exc:
         print(f"hookgate {args.command}: {exc}", file=sys.stderr)
@@ -202,6 +220,23 @@ def _twice(args: argparse.Namespace) -> None:
             f"warning: {args.host} now runs hookgate twice, from {named}; keep one "
             f"(hookgate uninstall {args.host} --scope user|project)"
         )
+
+
+def layer_options(args: argparse.Namespace) -> str:
+    """The ``eval`` options that give the hook the layers named at install: each ``--policies``
+    as an absolute path (hosts start hooks in any directory), then ``--no-default-pack``."""
+    import shlex
+
+    words = []
+    for layer in getattr(args, "policies", None) or []:
+        if not os.path.exists(layer):
+            raise LookupError(f"--policies {layer}: no such file or directory")
+        words += ["--policies", os.path.abspath(layer)]
+    if getattr(args, "no_default_pack", False):
+        if not words:
+            raise LookupError("--no-default-pack needs --policies: the hook would run no guard")
+        words.append("--no-default-pack")
+    return " " + shlex.join(words) if words else ""
 
 
 def _check_trust(args: argparse.Namespace, path: Path) -> int:

@@ -15,6 +15,10 @@ process list would show it). Exit codes, for CI:
 - 3: ``--expect-revision`` is not the server's revision (it moved): read it again
 - 4: the token is missing, unknown, or its role is too low
 - 5: the server is unreachable or answered an error
+- 7: refused as weaker: the change removes a guard (a guard's package gone, or newly named in
+  ``data.hookgate.disabled``) or turns recorded deny/ask decisions into allows (the impact of
+  the newest ``--impact-limit`` records); ``--allow-weaker`` publishes it anyway. Checked on a
+  dry-run too, so CI sees it before merging.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from hookgate.commands.client import (
     OK,
     REFUSED,
     SERVER,
+    WEAKER,
     CommandError,
     add_server_arguments,
     detail,
+    fetch_set,
     read_directory,
     request,
 )
@@ -55,7 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1000,
         metavar="N",
-        help="with --dry-run: replay the newest N recorded decisions (default 1000)",
+        help="replay the newest N recorded decisions to find weakened ones (default 1000)",
+    )
+    parser.add_argument(
+        "--allow-weaker",
+        action="store_true",
+        help="publish even if the change removes a guard or turns recorded denies/asks into "
+        "allows (otherwise refused, exit 7)",
     )
 
 
@@ -69,6 +81,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     policies, documents = read_directory(args.directory)
+    weaker = None
+    if not args.dry_run:
+        # Before anything is written: the impact replays the draft, then the guards compare.
+        report = _impact(args, policies, documents)
+        if report is None:
+            return REFUSED
+        weaker = _weaker(args, policies, documents, report)
+        if weaker and not args.allow_weaker:
+            return _refuse_weaker(weaker)
     body = {
         "policies": policies,
         "data": documents,
@@ -82,8 +103,13 @@ def _publish(args: argparse.Namespace) -> int:
     if status not in (200, 422) or not isinstance(answer, dict) or "changes" not in answer:
         raise CommandError(SERVER, f"HTTP {status}: {detail(answer)}")
     if args.dry_run:
+        from hookgate.commands.impact import disabled_statement
+
         for change in answer["changes"]:
             sys.stdout.write(change["diff"])
+        off = disabled_statement(documents)
+        if off:
+            print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
     _print_changes(answer)
     _print_check(answer)
     if args.dry_run:
@@ -94,11 +120,16 @@ def _publish(args: argparse.Namespace) -> int:
         status, report = request("POST", args.server, "/v1/impact", impact_body, args.timeout)
         if status == 200 and isinstance(report, dict):
             print_report(report)
+            weaker = _weaker(args, policies, documents, report)
         else:
             print(f"impact: not computed (HTTP {status}: {detail(report)})")
     if not answer["ok"]:
         print("refused: nothing was changed", file=sys.stderr)
         return REFUSED
+    if args.dry_run and weaker and not args.allow_weaker:
+        return _refuse_weaker(weaker)
+    if weaker:
+        _print_weaker(weaker, "allowed by --allow-weaker: ")
     if args.dry_run:
         print(f"dry-run: nothing was changed (server at revision {answer['revision']})")
     elif answer["applied"]:
@@ -122,3 +153,71 @@ def _print_check(answer: dict) -> None:
         print(diagnostic["text"], file=sys.stderr)
     verdict = "ok" if answer["ok"] else "FAILED"
     print(f"check: {verdict}; tests: {tests['passed']} passed, {len(tests['failed'])} failed")
+
+
+def _impact(args: argparse.Namespace, policies: dict, documents: dict) -> dict | None:
+    """The impact report of the draft, or None after printing why the draft is refused."""
+    body = {"policies": policies, "data": documents, "complete": True, "limit": args.impact_limit}
+    status, report = request("POST", args.server, "/v1/impact", body, args.timeout)
+    if status == 422 and isinstance(report, dict):
+        for diagnostic in report.get("diagnostics") or []:
+            print(diagnostic.get("text", diagnostic), file=sys.stderr)
+        print("refused: nothing was changed", file=sys.stderr)
+        return None
+    if status != 200 or not isinstance(report, dict):
+        raise CommandError(SERVER, f"impact: HTTP {status}: {detail(report)}")
+    return report
+
+
+# A recorded outcome that turning into an allow is weaker protection.
+GUARDED = ("deny", "ask")
+
+
+def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: dict) -> dict:
+    """What the change weakens: ``{"removed": [guard…], "disabled": [guard…], "decisions":
+    n, "transitions": {...}}``, empty when nothing. Guards are compared by name
+    (``layers.guard_names``), the server's set read as ``hookgate export`` reads it."""
+    from hookgate import layers
+
+    old_policies, old_documents = fetch_set(args.server, args.timeout)
+    before = layers.guard_names(old_policies)
+    after = layers.guard_names(policies)
+    was_off = set(layers.disabled_guards(layers.place_documents(old_documents)))
+    now_off = set(layers.disabled_guards(layers.place_documents(documents)))
+    found: dict = {}
+    removed = sorted(before - after)
+    disabled = sorted((now_off - was_off) & before)
+    transitions = {
+        name: count
+        for name, count in report.get("transitions", {}).items()
+        if name.partition("→")[0] in GUARDED and name.partition("→")[2] == "allow"
+    }
+    if removed:
+        found["removed"] = removed
+    if disabled:
+        found["disabled"] = disabled
+    if transitions:
+        found["decisions"] = sum(transitions.values())
+        found["transitions"] = transitions
+    return found
+
+
+def _print_weaker(weaker: dict, lead: str = "") -> None:
+    if weaker.get("removed"):
+        print(f"{lead}weaker: guards removed: {', '.join(weaker['removed'])}")
+    if weaker.get("disabled"):
+        names = ", ".join(weaker["disabled"])
+        print(f"{lead}weaker: guards turned off (data.hookgate.disabled): {names}")
+    if weaker.get("decisions"):
+        how = ", ".join(f"{name}: {n}" for name, n in weaker["transitions"].items())
+        print(f"{lead}weaker: {weaker['decisions']} recorded decisions would become allows ({how})")
+
+
+def _refuse_weaker(weaker: dict) -> int:
+    _print_weaker(weaker)
+    print(
+        "refused: this change weakens protection; nothing was changed (publish with "
+        "--allow-weaker to publish it anyway)",
+        file=sys.stderr,
+    )
+    return WEAKER

@@ -17,11 +17,20 @@ import sys
 
 from hookgate.lang import ast
 from hookgate.lang.testing import Result, coverage, discover, run_test
-from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="policy and data files or dirs")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="policy and data files or dirs, laid in order over the built-in pack",
+    )
+    parser.add_argument(
+        "--no-default-pack",
+        action="store_true",
+        help="the paths alone: they replace the built-in pack instead of adding to it",
+    )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="show the print() output of every test"
     )
@@ -46,13 +55,21 @@ def run(args: argparse.Namespace) -> int:
     except re.error as exc:
         print(f"hookgate test: --run: bad regular expression: {exc}", file=sys.stderr)
         return 2
+    from hookgate.layers import compose, shipped_tests
+
     try:
-        sources, data = load_paths(args.paths, include_tests=True)
+        layered = compose(args.paths, base=not args.no_default_pack, include_tests=True)
     except PolicyError as exc:
         print(f"hookgate test: {exc}", file=sys.stderr)
         return 2
     try:
-        ps = load(sources, data=data, coverage=args.coverage)
+        ps = load(layered.sources, data=layered.data, coverage=args.coverage)
+        # The built-in pack's own tests run against its default configuration, the team's
+        # against the effective one: a team's setting never fails a shipped test.
+        shipped = shipped_tests(layered.sources) if layered.base_sources else set()
+        pack = ps
+        if shipped:
+            pack = load(layered.base_sources, layered.base_data, coverage=args.coverage)
     except PolicyError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
@@ -60,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
     if not tests:
         print("no tests found", file=sys.stderr)
         return 1
-    results = [run_test(ps, test) for test in tests]
+    results = [run_test(pack if test.file in shipped else ps, test) for test in tests]
     _report(results, args.verbose)
     failed = any(r.outcome != "PASS" for r in results)
     if ps.coverage is not None:
-        percent = _report_coverage(ps.modules, ps.coverage)
+        # The files named are covered, not the built-in pack under them.
+        named = set(layered.named)
+        modules = [m for m in ps.modules if m.filename in named]
+        percent = _report_coverage(modules, ps.coverage | (pack.coverage or set()))
         if percent < args.threshold:
             print(f"coverage {percent:.1f}% is below the threshold {args.threshold:g}%")
             failed = True

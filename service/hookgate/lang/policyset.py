@@ -275,25 +275,39 @@ def load(
     return ps
 
 
-def load_files(paths: list, *, cache_dir: str | os.PathLike) -> PolicySet:
+def load_files(paths: list, *, cache_dir: str | os.PathLike, layered: bool = False) -> PolicySet:
     """``load`` of the modules and data under ``paths`` (``sources.load_paths``) through the
-    compile cache, where files whose stat stamps are unchanged are neither read nor hashed."""
+    compile cache, where files whose stat stamps are unchanged are neither read nor hashed.
+    ``layered``: ``paths`` are layers over the built-in pack (``hookgate.layers.compose``); the
+    merge happens here, once per content, and the stamps then skip it too."""
     from hookgate.lang import cache
-    from hookgate.sources import file_stamps, load_paths
+    from hookgate.sources import default_pack_path, file_stamps, load_paths
+
+    def read() -> tuple[dict[str, str], dict]:
+        if not layered:
+            return load_paths(paths)
+        from hookgate.layers import compose
+
+        composed = compose(paths)
+        return composed.sources, composed.data
 
     try:
         directory = cache.safe_dir(cache_dir)
     except cache.UnsafeCacheDir:
         directory = None
-    stamps = file_stamps(paths) if directory is not None else None
+    stamps = None
+    if directory is not None:
+        stamps = file_stamps([default_pack_path(), *paths] if layered else paths)
+        if stamps is not None and layered:  # the same files read as layers merge otherwise
+            stamps = (("<layers over the default pack>", 0, 0, 0, 0), *stamps)
     if directory is not None and stamps is not None:
         found = cache.load_stamped(directory, stamps)
         if found is not None:
             key, data = found
-            ps = _load_cached(directory, key, data, lambda: load_paths(paths)[0])
+            ps = _load_cached(directory, key, data, lambda: read()[0])
             if ps is not None:
                 return ps
-    sources, data = load_paths(paths)
+    sources, data = read()
     key = cache.cache_key(sources, data, False) if stamps is not None else None
     ps = load(sources, data, cache_dir=directory)
     if directory is not None and stamps is not None and key is not None:

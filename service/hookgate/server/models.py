@@ -222,6 +222,12 @@ class BundleOut(BaseModel):
     digest: str
     signature: str
     key_id: str
+    base: dict[str, Any] | None = Field(
+        None,
+        description="The built-in pack this server ships (unsigned, for people): `name`, "
+        "`version`, and `policies`: `complete` (every pack file, unchanged), `modified` or "
+        "`absent`; `disabled`: the guards data.hookgate.disabled turns off.",
+    )
 
 
 class KeyOut(BaseModel):

@@ -115,11 +115,13 @@ class ActiveSet:
 
 
 def seed_policies() -> tuple[dict[str, str], dict]:
-    """The default guard pack as the server stores it: policy id = file name."""
-    from hookgate.sources import default_pack_sources
+    """The default guard pack as ``hookgate publish`` of a copy of it stores it
+    (``sources.directory_documents``): policy id = file name, test modules included, and the
+    data merged (``Store.seed`` stores one document per top-level key, as publish does)."""
+    from hookgate.sources import default_pack_path, directory_documents
 
-    sources, data = default_pack_sources()
-    return {Path(name).name: text for name, text in sources.items()}, data
+    policies, documents = directory_documents(default_pack_path())
+    return policies, merge_documents(documents.items())
 
 
 def default_db_url() -> str:
@@ -224,15 +226,10 @@ def _overlay(under: object, over: object) -> object:
 
 
 def seed_documents(data: dict) -> dict[str, object]:
-    """The default pack's data as the documents a team edits: one per ``namespace/name``
-    (``hookgate/config``), so ``GET``/``PUT /v1/data/hookgate/config`` work from the start."""
-    documents: dict[str, object] = {}
-    for namespace, value in data.items():
-        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-            documents.update({f"{namespace}/{name}": doc for name, doc in value.items()})
-        else:
-            documents[namespace] = value
-    return documents
+    """The seed's data as the documents ``hookgate publish`` of the same directory stores: one
+    per top-level key (a data file at the top of a directory holds its documents by key), so
+    that publishing an export of a freshly seeded server changes nothing."""
+    return dict(data)
 
 
 class Store:

@@ -182,7 +182,17 @@ async def documents(request: Request) -> HTMLResponse:
     policies = await anyio.to_thread.run_sync(store.list, "policy")
     data = await anyio.to_thread.run_sync(store.list, "data")
     revision = await anyio.to_thread.run_sync(store.current_revision)
-    return page("documents.html", user, policies=policies, data=data, revision=revision)
+    active = await anyio.to_thread.run_sync(store.active_set)
+    from hookgate.layers import disabled_guards  # guards turned off, shown as a statement
+
+    return page(
+        "documents.html",
+        user,
+        policies=policies,
+        data=data,
+        revision=revision,
+        disabled=disabled_guards(active.data),
+    )
 
 
 @router.get("/edit")

@@ -1,0 +1,337 @@
+"""Layers: the built-in pack is the base layer, and a team's policies and data are layers over it.
+
+A layer is a directory (or file) read as ``sources.load_paths`` reads one. Laying it over the
+layers below:
+
+- its ``.rego`` files are added. A file named as one of the base pack's is dropped when it is
+  the same text (a copy of the pack is no change) and is an error when it declares the same
+  package (an edited copy): a layer adds guards, it never replaces the base's silently
+  (``base=False`` replaces the whole base).
+- its data files, shallower first, are deep-merged over the data below (``overlay``): objects merge key by key, arrays
+  and scalars replace; a value whose JSON type differs from the value it replaces is an error
+  naming the key path and the file.
+- a built-in guard is turned off only by naming it in ``data.hookgate.disabled``; each name must
+  be a guard of the set (an unknown one is an error), and the statement is shown by ``check``,
+  ``publish --dry-run`` and ``impact`` (``Layered.disabled``). The engine skips those guards.
+
+The pack's version (``pack_version``) is hookgate's version plus a digest of the pack's files,
+so two machines with the same version string run the same base.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hookgate.lang.errors import Diagnostic, PolicyError
+
+BASE_NAME = "hookgate-default"
+DISABLED_PATH = ("hookgate", "disabled")
+# A guard is a ``hookgate.*`` package that defines a decision rule (engine.DECISION_RULES).
+# Read line by line, not with ``re``: on the server these texts are an editor's input.
+_DECISION_HEADS = ("deny", "ask", "rewrite", "context")
+
+
+class Layered:
+    """Every layer composed: the modules and the effective data, and what the base was. The
+    base layer alone is kept (``base_sources``, ``base_data``; empty when replaced) because the
+    pack's tests run against its data; ``disabled_by`` is the layer that set ``disabled``."""
+
+    def __init__(
+        self,
+        sources: dict[str, str],
+        data: dict,
+        base_sources: dict[str, str],
+        base_data: dict,
+        base_version: str | None,
+        disabled: list[str],
+        disabled_by: str | None,
+    ) -> None:
+        self.sources = sources
+        self.data = data
+        self.base_sources = base_sources
+        self.base_data = base_data
+        self.base_version = base_version
+        self.disabled = disabled
+        self.disabled_by = disabled_by
+        self.named: list[str] = list(sources)  # the modules the layers named (``compose``)
+
+
+def compose(
+    layers: list[str] | list[os.PathLike], *, base: bool = True, include_tests: bool = False
+) -> Layered:
+    """The built-in pack (unless ``base`` is false) with ``layers`` over it, in order. Raises
+    ``PolicyError`` naming the file for a replaced base file, a mistyped setting or an unknown
+    guard in ``disabled``."""
+    from hookgate.sources import default_pack_path, load_paths
+
+    base_sources: dict[str, str] = {}
+    base_data: dict = {}
+    version = None
+    if base:
+        base_sources, base_data = load_paths([default_pack_path()], include_tests=include_tests)
+        version = pack_version(base_sources, base_data) if include_tests else base_version()
+    by_name = {os.path.basename(file): file for file in base_sources}
+    # The base's tests run only when a layer names them (the pack's directory, or copies of its
+    # files): they test the shipped pack, which the layers above cannot change.
+    sources = {file: text for file, text in base_sources.items() if not _is_test(file)}
+    data = _copy(base_data)
+    disabled_by = None
+    named: set[str] = set()
+    for layer in layers:
+        layer = os.fspath(layer)
+        if base and _same_dir(layer, default_pack_path()):
+            sources.update(base_sources)  # the pack itself named as a layer (``check policies/``)
+            named.update(base_sources)
+            continue
+        layer_sources = _modules(layer, include_tests)
+        for file, text in layer_sources.items():
+            name = os.path.basename(file)
+            if name in by_name and file not in base_sources:
+                if base_sources[by_name[name]] == text:
+                    sources[by_name[name]] = text
+                    named.add(by_name[name])
+                    continue
+                if _package(base_sources[by_name[name]]) != _package(text):
+                    sources[file] = text  # only the name is shared: the team's own module
+                    named.add(file)
+                    continue
+                message = (
+                    f"{name} is an edited copy of the built-in pack's file ({BASE_NAME}: same "
+                    "name and package); a layer adds files and cannot replace the base's: keep "
+                    "only your own files, turn a guard off with data.hookgate.disabled, or "
+                    "replace the whole base (--no-default-pack)"
+                )
+                raise PolicyError([Diagnostic(file, 1, 1, message)])
+            sources[file] = text
+            named.add(file)
+        # Each file over the layers below on its own, so an error names the file.
+        for file, document in _documents(layer):
+            overlay(data, document, file)
+            if _get(document, DISABLED_PATH) is not None:
+                disabled_by = file
+    disabled = _disabled(data, sources, disabled_by or "data")
+    layered = Layered(sources, data, base_sources, base_data, version, disabled, disabled_by)
+    layered.named = [file for file in sources if file in named]
+    return layered
+
+
+def overlay(into: dict, layer: dict, source: str, where: tuple[str, ...] = ()) -> None:
+    """Merge ``layer`` (read from ``source``) over ``into``, in place: objects merge key by key,
+    arrays and scalars replace. A value of another JSON type than the one it replaces is a
+    ``PolicyError`` naming the key path (a null below takes any type: it means "not set")."""
+    for key, value in layer.items():
+        below = into.get(key)
+        if isinstance(value, dict) and isinstance(below, dict):
+            overlay(below, value, source, (*where, key))
+            continue
+        if key in into and below is not None and json_type(below) != json_type(value):
+            path = ".".join(("data", *where, key))
+            message = (
+                f"{path} is {_article(json_type(value))} here but {_article(json_type(below))} "
+                "in the layers below: a setting keeps its type"
+            )
+            raise PolicyError([Diagnostic(source, 1, 1, message)])
+        into[key] = _copy(value)
+
+
+def json_type(value: object) -> str:
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "null"
+
+
+def guard_names(sources: dict[str, str]) -> set[str]:
+    """The guards of ``sources``: each ``hookgate.*`` package (tests excluded) with a decision
+    rule, named by its package without ``hookgate.`` (``force_push``)."""
+    names = set()
+    for text in sources.values():
+        package = _package(text) or ""
+        name = package.removeprefix("hookgate.")
+        if name != package and not name.endswith("_test") and _decides(text):
+            names.add(name)
+    return names
+
+
+def _decides(text: str) -> bool:
+    """Whether a module defines a decision rule: a line that starts with one's name."""
+    for line in text.splitlines():
+        for head in _DECISION_HEADS:
+            if line.startswith(head):
+                rest = line[len(head) : len(head) + 1]
+                if not (rest.isalnum() or rest == "_"):
+                    return True
+    return False
+
+
+def disabled_guards(data: object) -> list[str]:
+    """``data.hookgate.disabled`` as a list of names ([] when unset or malformed: ``compose``
+    reports malformed ones)."""
+    value = _get(data, DISABLED_PATH)
+    if not isinstance(value, list):
+        return []
+    return [name for name in value if isinstance(name, str)]
+
+
+def place_documents(documents: dict[str, object]) -> dict:
+    """Data documents by slash path placed as the server places them (shallower first; a
+    deeper one overrides the matching part: objects merge, anything else replaces), for
+    reading a set's ``disabled`` statement without the server's code."""
+    data: dict = {}
+    for path, document in sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0])):
+        placed: object = _copy(document)
+        for key in reversed(path.split("/")):
+            placed = {key: placed}
+        _deep(data, placed)
+    return data
+
+
+def _deep(into: dict, over: dict) -> None:
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep(into[key], value)
+        else:
+            into[key] = value
+
+
+def pack_version(sources: dict[str, str], data: dict) -> str:
+    """``<hookgate version>+<12 hex digits>``: the digest covers every module's name and text
+    (tests included) and the data, so an edited pack never shows the version of the one
+    shipped."""
+    import hashlib
+
+    import hookgate
+    from hookgate import jsonio
+
+    digest = hashlib.sha256()
+    for file in sorted(sources, key=os.path.basename):
+        digest.update(os.path.basename(file).encode() + b"\0" + sources[file].encode() + b"\0")
+    digest.update(jsonio.dumps(data, sort_keys=True, compact=True).encode())
+    return f"{hookgate.__version__}+{digest.hexdigest()[:12]}"
+
+
+def base_version() -> str:
+    """The version of the built-in pack this hookgate ships."""
+    from hookgate.sources import default_pack_sources
+
+    return pack_version(*default_pack_sources(include_tests=True))
+
+
+def statement(layered: Layered) -> str | None:
+    """The line that shows guards turned off, or None."""
+    if not layered.disabled:
+        return None
+    where = f" by {layered.disabled_by}" if layered.disabled_by else ""
+    return f"guards turned off{where} (data.hookgate.disabled): {', '.join(layered.disabled)}"
+
+
+def _disabled(data: dict, sources: dict[str, str], source: str) -> list[str]:
+    value = _get(data, DISABLED_PATH)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        message = "data.hookgate.disabled must be an array of guard names"
+        raise PolicyError([Diagnostic(source, 1, 1, message)])
+    known = guard_names(sources)
+    unknown = [name for name in value if name not in known]
+    if unknown:
+        message = (
+            f"data.hookgate.disabled names no guard: {', '.join(unknown)} (the guards: "
+            f"{', '.join(sorted(known))})"
+        )
+        raise PolicyError([Diagnostic(source, 1, 1, message)])
+    return list(dict.fromkeys(value))
+
+
+def _documents(layer: str) -> list[tuple[str, dict]]:
+    """Each data file of ``layer`` with its document placed at its directory's path,
+    shallower files first: within a layer, as on the server (``hookgate export`` writes its
+    documents so), a deeper document overrides the matching part of a shallower one."""
+    from hookgate.sources import _files, _read_json, merge_data
+
+    found = []
+    for root, is_dir, file in _files([layer], False):
+        if file.endswith(".json"):
+            placed: dict = {}
+            folders = os.path.relpath(file, root).split(os.sep)[:-1] if is_dir else []
+            merge_data(placed, tuple(folders), _read_json(file), file)
+            found.append((len(folders), file, placed))
+    found.sort(key=lambda f: f[:2])
+    # Files of one depth may add keys to one object but never set one value twice (OPA's
+    # rule): neither is "deeper", so which one wins would be an accident of their names.
+    by_depth: dict[int, dict] = {}
+    for depth, file, placed in found:
+        merge_data(by_depth.setdefault(depth, {}), (), _copy(placed), file)
+    return [(file, placed) for _, file, placed in found]
+
+
+def _package(text: str) -> str | None:
+    """The package a module declares (its first ``package`` line), or None."""
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == "package":
+            return words[1]
+    return None
+
+
+def _modules(layer: str, include_tests: bool) -> dict[str, str]:
+    from hookgate.sources import _files, _read
+
+    return {
+        file: _read(file) for _, _, file in _files([layer], include_tests) if file.endswith(".rego")
+    }
+
+
+def _is_test(file: str) -> bool:
+    return file.endswith("_test.rego")
+
+
+def shipped_tests(sources: dict[str, str]) -> set[str]:
+    """The files of ``sources`` that are the built-in pack's own test modules, unchanged (same
+    name and text, wherever they are: the server names them by file name). They test the
+    shipped pack, so they run against its default configuration, never a team's."""
+    from hookgate.sources import default_pack_sources
+
+    shipped = {
+        os.path.basename(file): text
+        for file, text in default_pack_sources(include_tests=True)[0].items()
+        if _is_test(file)
+    }
+    return {
+        file
+        for file, text in sources.items()
+        if _is_test(file) and shipped.get(os.path.basename(file)) == text
+    }
+
+
+def _get(data: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def _copy(value: object) -> object:
+    # Layers never share objects: merging a later layer must not change an earlier one's data.
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _same_dir(a: str, b: str) -> bool:
+    try:
+        return os.path.isdir(a) and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _article(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind

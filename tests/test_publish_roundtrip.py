@@ -1,0 +1,241 @@
+"""Issue 31 part 2, against a real server as CI drives it: seed, publish and the per-document API
+store one shape; ``hookgate export`` writes the active set to a directory and publishing it back
+changes nothing; ``publish`` (and its dry-run) refuses, exit 7, a change that removes a guard or
+turns recorded denies and asks into allows, unless ``--allow-weaker``."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from server_support import auth, client_for, seeded, store_fixture
+from sync_helpers import LiveServer, run_hookgate
+
+from hookgate import layers
+from hookgate.sources import default_pack_path
+
+PACK = Path(default_pack_path())
+NO_CURL = """package hookgate.no_curl
+
+import rego.v1
+
+deny contains {"reason": "No curl.", "pattern": "curl"} if {
+\tinput.tool_kind == "shell"
+\tcontains(input.tool_input.command, "curl ")
+}
+"""
+
+
+@pytest.fixture
+def server(tmp_path):
+    live = LiveServer(tmp_path / "server.db")
+    live.editor_token = live.store.create_token("editor", "ci")
+    yield live
+    live.stop()
+
+
+def hookgate(tmp_path, server, *argv):
+    return run_hookgate(
+        tmp_path / "home", *argv, "--server", server.url, HOOKGATE_TOKEN=server.editor_token
+    )
+
+
+def revision(server) -> int:
+    return server.request("GET", "/v1/bundle")[2]["revision"]
+
+
+def files(directory: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(directory)): p.read_text()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def upload(server, outcome: str, *commands: str) -> None:
+    records = [
+        {
+            "decision_id": str(uuid.uuid4()),
+            "time": "2026-12-01T10:00:00Z",
+            "host": "claude",
+            "outcome": outcome,
+            "input": {
+                "hook_event_name": "PreToolUse",
+                "host": "claude",
+                "tool_name": "Bash",
+                "tool_kind": "shell",
+                "tool_input": {"command": command},
+                "session_id": "s1",
+                "cwd": "/repo",
+                "extra": {},
+            },
+        }
+        for command in commands
+    ]
+    body = json.dumps({"decisions": records}).encode()
+    server.request("POST", "/v1/decisions", body, {"Content-Type": "application/json"})
+
+
+def test_a_fresh_server_exports_the_pack_and_publishing_it_back_is_a_no_op(tmp_path, server):
+    out = tmp_path / "repo"
+    exported = hookgate(tmp_path, server, "export", str(out))
+    assert exported.returncode == 0, exported.stderr
+    # The seed is the pack as a team keeps it in git: every file, tests included, one data.json.
+    pack_files = {p.name: p.read_text() for p in PACK.glob("*.rego")}
+    written = files(out)
+    assert {k: v for k, v in written.items() if k.endswith(".rego")} == pack_files
+    assert set(written) - set(pack_files) == {"data.json"}
+    data = json.loads(written["data.json"])
+    assert (
+        data["hookgate"]["config"]
+        == json.loads((PACK / "data.json").read_text())["hookgate"]["config"]
+    )
+    again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert "nothing to change" in again.stdout
+    assert revision(server) == 1
+    base = server.request("GET", "/v1/bundle")[2]["base"]
+    assert base == {
+        "name": "hookgate-default",
+        "version": layers.base_version(),
+        "policies": "complete",
+        "disabled": [],
+    }
+    # The exported directory is a layer the local tools take as they are.
+    check = run_hookgate(tmp_path / "home", "check", str(out))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_every_change_round_trips_through_export(tmp_path, server):
+    token = {"Authorization": f"Bearer {server.editor_token}"}
+    override = json.dumps({"force_push": {"on_force": "deny"}}).encode()
+    put = server.request(
+        "PUT", "/v1/data/hookgate/config", override, token | {"Content-Type": "application/json"}
+    )
+    assert put[0] == 201, put
+    crlf = NO_CURL.replace("\n", "\r\n")  # line endings are kept as stored
+    put = server.request(
+        "PUT", "/v1/policies/no_curl.rego", crlf.encode(), token | {"Content-Type": "text/plain"}
+    )
+    assert put[0] == 201, put
+    out = tmp_path / "repo"
+    assert hookgate(tmp_path, server, "export", str(out)).returncode == 0
+    assert json.loads((out / "hookgate" / "config" / "data.json").read_text()) == {
+        "force_push": {"on_force": "deny"}
+    }
+    assert (out / "no_curl.rego").read_bytes() == crlf.encode()
+    before = revision(server)
+    again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
+    assert again.returncode == 0 and "nothing to change" in again.stdout, again.stdout
+    assert revision(server) == before
+    # Local tools read the export as the server merges it: the override wins over data.json.
+    check = run_hookgate(tmp_path / "home", "check", str(out))
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_export_never_mixes_a_set_with_files_already_there(tmp_path, server):
+    out = tmp_path / "repo"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "config").write_text("[core]\n")
+    (out / "stale.rego").write_text("package stale\n")
+    refused = hookgate(tmp_path, server, "export", str(out))
+    assert refused.returncode == 2 and "--force" in refused.stderr
+    forced = hookgate(tmp_path, server, "export", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert not (out / "stale.rego").exists() and (out / ".git" / "config").exists()
+
+
+def test_a_directory_of_only_the_teams_guard_is_refused_as_weaker(tmp_path, server):
+    # Published as is, it would delete the whole default pack from the server.
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "no_curl.rego").write_text(NO_CURL)
+    upload(server, "deny", "git push --force origin main", "rm -rf ~")
+    for extra in ([], ["--dry-run"]):
+        refused = hookgate(tmp_path, server, "publish", str(team), "-m", "mine", *extra)
+        assert refused.returncode == 7, refused.stdout + refused.stderr
+        assert "weaker: guards removed: destructive, force_push" in refused.stdout
+        assert "--allow-weaker" in refused.stderr
+    assert "recorded decisions would become allows (deny→allow: " in refused.stdout
+    assert revision(server) == 1
+
+
+def test_removing_a_guard_needs_allow_weaker(tmp_path, server):
+    repo = tmp_path / "repo"
+    shutil.copytree(PACK, repo, ignore=shutil.ignore_patterns("__*"))
+    (repo / "force_push.rego").unlink()
+    (repo / "force_push_test.rego").unlink()
+    refused = hookgate(tmp_path, server, "publish", str(repo), "-m", "drop force push")
+    assert refused.returncode == 7
+    assert "weaker: guards removed: force_push\n" in refused.stdout
+    assert revision(server) == 1
+    allowed = hookgate(
+        tmp_path, server, "publish", str(repo), "-m", "drop force push", "--allow-weaker"
+    )
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert "allowed by --allow-weaker: weaker: guards removed: force_push" in allowed.stdout
+    assert revision(server) == 2
+    base = server.request("GET", "/v1/bundle")[2]["base"]
+    assert base["name"] == "hookgate-default" and base["policies"] == "modified"
+
+
+def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tmp_path, server):
+    upload(server, "deny", "git commit --no-verify -m a", "git commit -n -m b")
+    upload(server, "allow", "ls -la")
+    repo = tmp_path / "repo"
+    assert hookgate(tmp_path, server, "export", str(repo)).returncode == 0
+    off = repo / "hookgate" / "disabled" / "data.json"  # the document at data.hookgate.disabled
+    off.parent.mkdir(parents=True)
+    off.write_text(json.dumps(["no_verify"]))
+    dry = hookgate(tmp_path, server, "publish", str(repo), "-m", "no hooks", "--dry-run")
+    assert dry.returncode == 7, dry.stdout + dry.stderr
+    assert "guards turned off (data.hookgate.disabled): no_verify" in dry.stdout
+    assert "weaker: 2 recorded decisions would become allows (deny→allow: 2)" in dry.stdout
+    impact = hookgate(tmp_path, server, "impact", str(repo))
+    assert "guards turned off (data.hookgate.disabled): no_verify" in impact.stdout
+    # Adding a guard is not weaker, whatever it changes.
+    off.unlink()
+    (repo / "no_curl.rego").write_text(NO_CURL)
+    upload(server, "allow", "curl example.com")
+    added = hookgate(tmp_path, server, "publish", str(repo), "-m", "add no_curl")
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "weaker" not in added.stdout
+    # The published set: the team's guard and every default guard decide.
+    for command in ("curl example.com", "git commit --no-verify -m x", "rm -rf ~"):
+        payload = {
+            "session_id": "s",
+            "cwd": "/repo",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+        body = json.dumps({"payload": payload}).encode()
+        answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})[
+            2
+        ]
+        assert answer["decision"]["outcome"] == "deny", (command, answer)
+
+
+store = store_fixture()
+
+
+def test_the_console_shows_the_guards_turned_off(store):
+    tokens = seeded(store)
+    with client_for(store) as client:
+        put = client.put(
+            "/v1/data/hookgate", json={"disabled": ["nope"]}, headers=auth(tokens["editor"])
+        )
+        assert put.status_code == 422 and "names no guard: nope" in put.text
+        put = client.put(
+            "/v1/data/hookgate", json={"disabled": ["git_hooks"]}, headers=auth(tokens["editor"])
+        )
+        assert put.status_code == 201, put.text
+        signed = client.post("/console/login", data={"token": tokens["viewer"]})
+        assert signed.status_code == 200, signed.text
+        page = client.get("/console/policies")
+        assert page.status_code == 200
+        assert re.search(r'id="disabled-guards".*Guards turned off.*git_hooks', page.text)
