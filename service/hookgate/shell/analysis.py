@@ -21,7 +21,7 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FileEffects
+from hookgate.shell.files import FileEffects, SessionFiles
 from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
@@ -205,6 +205,10 @@ class Run(FileEffects, ShellState):
         self.stdin_next = stdin
         cmd = self.emit(words, span)
         self.stdin_next = None
+        if fed is None and reads and not heredocs and not herestrings and self.budget.earlier:
+            # bash < x.sh: x.sh looked up as a file the session wrote, under any name
+            if reads_script_from_stdin(self.runs.get(id(cmd), cmd)):
+                fed = stdin = self.written(reads[-1], self.cwd, run=True)
         cmd.writes = writes
         cmd.appends = appends
         if heredocs:
@@ -414,6 +418,8 @@ class Run(FileEffects, ShellState):
         cmd_span = span if not via else (span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
+        if self.budget.earlier is not None:
+            self.changed(cmd)  # sed -i w.sh: a file the session wrote, changed unseen
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
@@ -645,7 +651,7 @@ class Run(FileEffects, ShellState):
     def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
         """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
         makes the script of the file's text (a makefile's recipes)."""
-        text = self.written(path, self.cwd)
+        text = self.written(path, self.cwd, run=True)
         if text is not None:
             self.nested_printed(read(text) if read else text, owner, via)
 
@@ -735,19 +741,22 @@ def analyse(
     cmdline: str,
     substitutions: Substitutions | None = None,
     root_dir: str | None = None,
-    earlier: tuple[str, ...] = (),
+    earlier: SessionFiles | tuple[str, ...] | None = None,
 ) -> tuple[Command, ...]:
     """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
     ``substitutions`` (``expansion.compile_substitutions``) as what they yield, and matching
     file name patterns against the disk when ``root_dir`` (the directory the line runs in,
-    absolute) is given; ``earlier`` are files the session's earlier calls wrote (absolute):
-    a line that runs one runs its text. A ``LimitError`` past the bounds above."""
+    absolute) is given; ``earlier`` are the files the session's earlier calls wrote
+    (``files.SessionFiles``, or their absolute paths): a line that runs one runs its text, and
+    one it cannot read asks. A ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
+    if isinstance(earlier, tuple):
+        earlier = SessionFiles(earlier) if earlier else None
     return _analyse(cmdline, Budget(substitutions, root_dir, earlier))
 
 

@@ -1,7 +1,8 @@
 """What the line does to files, as the symbolic run tracks it: the scripts it writes (``cat >
 x.sh <<EOF``, ``echo … >> f``, ``tee``, ``dd of=``, copies), the paths it moves or links (``mv
 .git x``, ``ln -s ~ h``) and the container paths a bind mount maps to the host's; and the files
-earlier calls of the session wrote, read from the disk when the line runs one.
+earlier calls of the session wrote (``SessionFiles``: by path and by identity), read from the
+disk when the line runs one, and what the line does to them in ways it does not show.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import os
 import stat
 
+from hookgate.lang.errors import LimitError
+from hookgate.shell.launchers import FILE_READERS
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -22,8 +25,13 @@ from hookgate.shell.words import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from hookgate.shell.limits import Budget
+
+# What ``scripts`` holds for a file the line changes in a way it does not show (sed -i, a copy
+# of an unknown file onto it, curl … > f): run afterwards, a file the session wrote asks.
+CHANGED: list[str] = []
 
 
 class FileEffects:
@@ -42,19 +50,61 @@ class FileEffects:
     budget: Budget
     output: Callable[[Command], str | None]
 
-    def written(self, path: str, cwd: str | None) -> str | None:
+    def written(self, path: str, cwd: str | None, run: bool = False) -> str | None:
         """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
-        of the session wrote there (read from the disk now); None otherwise."""
+        of the session wrote there (read from the disk now); None otherwise. ``run``: the line
+        runs it (or reads it as a script), so it is also looked up by identity (a stat), and a
+        file the session wrote that cannot be read, was forgotten, or that the line changed in
+        a way it does not show raises a ``LimitError`` (the hook asks)."""
         key = join_path(cwd, path)
         script = self.scripts.get(key)
-        if script is None and self.budget.earlier:
-            root = self.budget.root_dir
-            full = key if key.startswith("/") or root is None else join_path(root, key)
-            if full in self.budget.earlier:
-                text = file_text(full)
+        memory = self.budget.earlier
+        if script is CHANGED:
+            if memory is None or not run:
+                return None
+            full = self.full_path(key)
+            if full in memory.paths or memory.text(full) is not None:
+                raise LimitError(
+                    "session-file",
+                    f"{full} was written by this session and changed earlier in this line in a "
+                    f"way the line does not show; what it runs now is not known",
+                )
+            return None
+        if script is None and memory is not None:
+            full = self.full_path(key)
+            if run or full in memory.paths:
+                try:
+                    text = memory.text(full)
+                except LimitError:
+                    if run:
+                        raise
+                    text = None  # read, not run (wc -l < f, mv f g): running it will ask
                 if text is not None:
                     script = self.scripts[key] = [text]
         return None if script is None else "\n".join(script)
+
+    def full_path(self, key: str) -> str:
+        root = self.budget.root_dir
+        return key if key.startswith("/") or root is None else join_path(root, key)
+
+    def changed(self, cmd: Command) -> None:
+        """What a command that is not a known reader does to a file the session wrote that it
+        names (operand, option value, ``dd of=``): presumed to change it in a way the line does
+        not show (``sed -i``, ``patch``, ``cp unknown w.sh``), unless the line models what it
+        writes there (a copy of a file it knows, ``tee``): modelling comes after this."""
+        memory = self.budget.earlier
+        if memory is None or not memory.paths or cmd.name in FILE_READERS:
+            return
+        if cmd.name in _MODELLED:
+            return
+        for w in cmd.words[1:]:
+            text = w.text
+            if text.startswith("-") or "=" in text:
+                text = text.partition("=")[2]
+            if text and not text.startswith("-"):
+                key = join_path(cmd.cwd, text)
+                if self.full_path(key) in memory.paths:
+                    self.scripts[key] = CHANGED
 
     def wrote(
         self, cmd: Command, script: str, into: tuple[list[str], list[str]] | None = None
@@ -65,7 +115,12 @@ class FileEffects:
         for path in writes:
             self.scripts[join_path(cmd.cwd, path)] = [script]
         for path in appends:
-            self.scripts.setdefault(join_path(cmd.cwd, path), [""]).append(script)
+            key = join_path(cmd.cwd, path)
+            if key not in self.scripts:
+                self.written(path, cmd.cwd)  # a file the session wrote: what it holds first
+            parts = self.scripts.setdefault(key, [""])
+            if parts is not CHANGED:
+                parts.append(script)
 
     def wrote_output(self, cmd: Command, producer: Command | None = None) -> None:
         """What ``cmd`` writes when the line shows it: its output redirected (``echo … > f``,
@@ -76,11 +131,17 @@ class FileEffects:
             output = self.output(cmd)
             if output is not None:
                 self.wrote(cmd, output)
+            elif self.budget.earlier is not None:  # curl … > w.sh: not what it held
+                for path in cmd.writes + cmd.appends:
+                    self.scripts[join_path(cmd.cwd, path)] = CHANGED
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
             if fed is not None:
                 self.wrote(cmd, fed, into)
+            elif self.budget.earlier is not None:
+                for path in into[0] + into[1]:
+                    self.scripts[join_path(cmd.cwd, path)] = CHANGED
 
     def catted(self, cmd: Command) -> str | None:
         """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
@@ -138,6 +199,12 @@ class FileEffects:
             names = [dest] if len(ops) == 1 and into != "." else []
             names.append(join_path(dest, base))
             script = self.scripts.get(original)
+            memory = self.budget.earlier
+            if script is None and memory is not None:
+                self.written(original, None)  # mv w.sh x.sh: what the session wrote there
+                script = self.scripts.get(original)
+                if script is None:  # cp unknown w.sh: w.sh no longer holds what was written
+                    script = CHANGED
             for name in names:
                 if aliases:
                     self.links[name] = (original, symlink)
@@ -182,6 +249,10 @@ class FileEffects:
         return join_path(original, rest) if rest else original
 
 
+# Commands whose effect on the files they name the line models (moved, wrote_output).
+_MODELLED = frozenset(("cp", "mv", "ln", "install", "tee", "sponge", "dd"))
+
+
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
 _COPY_VALUES = {
     "cp": ("-S", "--suffix"),
@@ -202,20 +273,128 @@ def input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
     return ([], files) if argv_has_option(argv, "-a") else (files, [])
 
 
-def file_text(path: str) -> str | None:
-    """The text of the regular file ``path`` (at most ``MAX_EARLIER_BYTES``; a symlink is not
-    followed), or None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EARLIER_BYTES:
+class SessionFiles:
+    """The files the session's earlier calls wrote, as ``hookgate.session_files`` gives them
+    (``session.Memory.value``): by path, by identity (device and inode) and by content (size,
+    SHA-256), and the digest of those it forgot. ``text`` says what a file a line runs holds
+    when the session wrote it. Compared by identity: each evaluation reads the memory anew, so
+    an analysis cached under one never outlives it (the disk may have changed since)."""
+
+    __slots__ = ("paths", "ids", "sizes", "hashes", "pending", "bits", "forgotten")
+
+    def __init__(self, value: Any) -> None:
+        self.paths: set[str] = set()
+        self.ids: set[tuple[int, int]] = set()
+        self.sizes: set[int] = set()
+        self.hashes: set[str] = set()
+        self.pending: list[str] | None = []  # paths not settled: stat once, when needed
+        self.bits = b""
+        self.forgotten = 0
+        if isinstance(value, (list, tuple)):  # the first form: absolute paths
+            files: Any = [{"path": p} for p in value]
+            forgotten: Any = {}
+        elif isinstance(value, dict):
+            files, forgotten = value.get("files", ()), value.get("forgotten") or {}
+        else:
+            raise ValueError("files must be a list of paths or hookgate.session_files's object")
+        if not isinstance(files, (list, tuple)) or not isinstance(forgotten, dict):
+            raise ValueError("files: files must be an array, forgotten an object")
+        for n, f in enumerate(files):
+            path = f.get("path") if isinstance(f, dict) else None
+            if not isinstance(path, str):
+                raise ValueError(f"files: files[{n}].path must be a string")
+            if not path.startswith("/"):
+                continue
+            self.paths.add(path)
+            dev, ino, size, digest = (f.get(k) for k in ("dev", "ino", "size", "sha256"))
+            if isinstance(dev, int) and isinstance(ino, int):
+                self.ids.add((dev, ino))
+            else:
+                self.pending.append(path)  # type: ignore[union-attr]
+            if isinstance(size, int):
+                self.sizes.add(size)
+            if isinstance(digest, str):
+                self.hashes.add(digest)
+        count = forgotten.get("count", 0)
+        digest_hex = forgotten.get("digest", "")
+        if not isinstance(count, int) or not isinstance(digest_hex, str):
+            raise ValueError("files: forgotten.count must be a number, forgotten.digest hex")
+        if count > 0:
+            try:
+                self.bits = bytes.fromhex(digest_hex)
+            except ValueError:
+                raise ValueError("files: forgotten.digest must be hex") from None
+            self.forgotten = count
+
+    def __bool__(self) -> bool:
+        return bool(self.paths) or self.forgotten > 0
+
+    def text(self, full: str) -> str | None:
+        """The text of the file at ``full`` (absolute) when the session wrote it: at that path,
+        or the same file under another name (a stat: device and inode), or a copy (the content
+        hashed only when its size is one the session wrote). None for a file it did not write.
+        A ``LimitError`` for one it wrote that cannot be read now (gone, not a regular file,
+        unreadable, too large) or that it forgot (``forgotten`` digest)."""
+        if full in self.paths:
+            return _read_written(full)
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None  # nothing there to run
+        if not stat.S_ISREG(st.st_mode):
             return None
-        return os.read(fd, MAX_EARLIER_BYTES + 1).decode("utf-8", errors="replace")
-    except OSError:
+        self._settle()
+        if (st.st_dev, st.st_ino) in self.ids:
+            return _read_written(full)
+        forgot = self._forgot("p:" + full) or self._forgot(f"i:{st.st_dev}:{st.st_ino}")
+        if st.st_size in self.sizes or self._forgot(f"s:{st.st_size}"):
+            from hookgate.session import identity
+
+            now = identity(full)
+            if now is not None and now.sha256 in self.hashes:
+                return _read_written(full)
+            forgot = forgot or (now is not None and self._forgot(f"h:{now.sha256}"))
+        if forgot:
+            raise LimitError(
+                "session-file",
+                f"{full} may be a file this session wrote that hookgate no longer remembers "
+                f"(it keeps the last files a session wrote); what it runs is not known",
+            )
         return None
-    finally:
-        os.close(fd)
+
+    def _settle(self) -> None:
+        """The device and inode of the files written but not settled yet (the host wrote them
+        after the call that let it through was answered)."""
+        if self.pending:
+            for path in self.pending:
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                self.ids.add((st.st_dev, st.st_ino))
+        self.pending = None
+
+    def _forgot(self, key: str) -> bool:
+        if not self.forgotten or not self.bits:
+            return False
+        from hookgate.session import probes
+
+        return all(self.bits[n >> 3] & (1 << (n & 7)) for n in probes(key))
+
+
+def _read_written(path: str) -> str:
+    """The text of a file the session wrote, which the line runs: the link followed, as the
+    shell follows it; anything but a regular file of at most ``MAX_EARLIER_BYTES`` raises a
+    ``LimitError`` (a FIFO is opened without waiting for a writer)."""
+    from hookgate.files import UnsafeFile, read_file_stat
+
+    try:
+        found = read_file_stat(path, MAX_EARLIER_BYTES, follow=True)
+    except (UnsafeFile, OSError) as exc:
+        why = exc.why if isinstance(exc, UnsafeFile) else str(exc)
+        raise LimitError(
+            "session-file", f"{path}, a file this session wrote, cannot be read now: {why}"
+        ) from None
+    if found is None:
+        raise LimitError("session-file", f"{path}, a file this session wrote, no longer exists")
+    return found[0].decode("utf-8", errors="replace")

@@ -40,6 +40,7 @@ SECTIONS = (
     "makes",
     "option-values",
     "tmux-starts",
+    "file-readers",
 )
 
 
@@ -86,6 +87,7 @@ _TRANSPARENT = frozenset(_WRAPPER_VALUES)
 _OPERAND_FIRST = frozenset(TABLES["operand-first"])
 _SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
 SCRIPT_FILES = TABLES["script-files"]
+FILE_READERS = frozenset(TABLES["file-readers"])
 _SHELL_VALUES = frozenset().union(*TABLES["shells"].values())
 _TMUX_STARTS = frozenset(TABLES["tmux-starts"])
 _TMUX_VALUES = TABLES["option-values"]["tmux"]
