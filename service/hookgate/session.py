@@ -182,6 +182,8 @@ def identity(path: str) -> Entry | None:
     import stat
 
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a device is never opened
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError:
         return None
@@ -216,13 +218,15 @@ def save(session_id: str, memory: Memory) -> None:
 
 
 def settle(memory: Memory, keep: frozenset[str] = frozenset()) -> bool:
-    """Fill in the identity of every entry (but those at ``keep``, written by the call being
-    answered: the host has not written them yet) from the disk as it is now; an identity an
-    entry had that the disk no longer shows goes to the digest (a copy made of it before it
-    changed is then a forgotten file, not an unknown one). Whether anything changed."""
+    """Fill in the identity of each pending entry (but those at ``keep``, written by the call
+    being answered: the host has not written them yet) from the disk as it is now; a content
+    hash it had (a ``Write``'s) that the disk no longer shows goes to the digest (a copy made
+    of it is then a forgotten file, not an unknown one). Settled entries are not read again:
+    one open of each file a call wrote, not of every file on every call. Whether anything
+    changed."""
     changed = False
     for n, entry in enumerate(memory.entries):
-        if entry.path in keep:
+        if entry.path in keep or entry.dev is not None:
             continue
         now = identity(entry.path)
         if now is None:

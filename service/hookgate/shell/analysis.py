@@ -23,13 +23,17 @@ from hookgate.shell.expansion import (
 )
 from hookgate.shell.files import FileEffects, SessionFiles
 from hookgate.shell.launchers import (
+    ONE_LINERS,
     SCRIPT_FILES,
     SHELLS,
     TABLES,
     host_source,
+    interpreter_of,
     make_recipes,
     reads_script_from_stdin,
     script_files,
+    shebang,
+    suffix_interpreter,
     unwrap,
     wrapper_chdir,
     wrapper_env,
@@ -409,8 +413,9 @@ class Run(FileEffects, ShellState):
         elif self.functions and words[0].text in self.functions and written[0].marks is None:
             return self.call_function(words, env, via, span)
         inner, own = unwrap(name, words, self.printed)
-        if inner is None and (self.scripts or self.budget.earlier) and "/" in words[0].text:
-            inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
+        if inner is None and (self.scripts or self.budget.earlier):
+            if "/" in words[0].text or suffix_interpreter(words[0].text, via):
+                inner = ("file", words[0].text)  # ./deploy.sh, written earlier; uv run w.py
         own_words = words[:own] if isinstance(own, int) else own
         if self.links or self.mounts is not None:
             # the command's own paths as the host's (a wrapped command's, where it runs)
@@ -451,7 +456,13 @@ class Run(FileEffects, ShellState):
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
             elif inner[0] == "file":
-                self.run_written(inner[1], cmd, name)
+                self.run_file(inner[1], cmd, words[1:])
+            elif inner[0] == "interpreted":
+                if self.scripts or self.budget.earlier:
+                    script, args = inner[2], inner[3]
+                    text = self.written(script.text, self.cwd, run=True)
+                    if text is not None:
+                        self.one_liner(name, text, args, cmd)
             elif inner[0] == "makefile":
                 self.run_written(inner[1], cmd, name, make_recipes)
             elif inner[0] == "scripts":
@@ -654,6 +665,34 @@ class Run(FileEffects, ShellState):
         text = self.written(path, self.cwd, run=True)
         if text is not None:
             self.nested_printed(read(text) if read else text, owner, via)
+
+    def run_file(self, path: str, owner: Command, args: list[Word]) -> None:
+        """``./w.sh`` (or ``uv run w.py``) of a file whose text the line shows: its ``#!``
+        line (or, run by a package runner, its suffix) names an interpreter whose one-liner the
+        guards read (``python3 -c``); else the shell runs it (bash runs a file with no ``#!``
+        line as its own script)."""
+        text = self.written(path, self.cwd, run=True)
+        if text is None:
+            return
+        program = shebang(text) or suffix_interpreter(path, owner.via)
+        interpreter = interpreter_of(program) if program else None
+        if interpreter is not None:
+            self.one_liner(program or interpreter, text, args, owner)
+        else:
+            self.nested_printed(text, owner, owner.name)
+
+    def one_liner(self, program: str, code: str, args: list[Word], owner: Command) -> None:
+        """``python3 w.py a`` of a file whose text the line shows, as the guards read it:
+        ``python3 -c "<w.py's text>" a`` (not in the line's text: no offsets, nothing edits it
+        in place; it carries the owner's span)."""
+        self.budget.command()
+        self.budget.read(len(code))
+        option = ONE_LINERS[interpreter_of(program) or program]
+        texts = [program, option, code] + [w.text for w in args]
+        words = [Word(t, None, True, []) for t in texts]
+        self.out.append(
+            Command(program, words, owner.env, owner.span, owner.cwd, owner.via, owner.incomplete)
+        )
 
     def nested_printed(
         self,

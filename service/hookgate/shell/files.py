@@ -11,7 +11,7 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS
+from hookgate.shell.launchers import FILE_READERS, SHELLS, interpreter_of
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hookgate.shell.limits import Budget
-
-# What ``scripts`` holds for a file the line changes in a way it does not show (sed -i, a copy
-# of an unknown file onto it, curl … > f): run afterwards, a file the session wrote asks.
-CHANGED: list[str] = []
 
 
 class FileEffects:
@@ -59,7 +55,7 @@ class FileEffects:
         key = join_path(cwd, path)
         script = self.scripts.get(key)
         memory = self.budget.earlier
-        if script is CHANGED:
+        if script is None and key in self.budget.changed:
             if memory is None or not run:
                 return None
             full = self.full_path(key)
@@ -83,6 +79,11 @@ class FileEffects:
                     script = self.scripts[key] = [text]
         return None if script is None else "\n".join(script)
 
+    def unknown(self, key: str) -> None:
+        """The line changed ``key`` in a way it does not show (``changed``)."""
+        self.scripts.pop(key, None)
+        self.budget.changed.add(key)
+
     def full_path(self, key: str) -> str:
         root = self.budget.root_dir
         return key if key.startswith("/") or root is None else join_path(root, key)
@@ -93,18 +94,23 @@ class FileEffects:
         not show (``sed -i``, ``patch``, ``cp unknown w.sh``), unless the line models what it
         writes there (a copy of a file it knows, ``tee``): modelling comes after this."""
         memory = self.budget.earlier
-        if memory is None or not memory.paths or cmd.name in FILE_READERS:
+        if memory is None or cmd.name in FILE_READERS or cmd.name in _MODELLED:
             return
-        if cmd.name in _MODELLED:
-            return
+        script = None
+        if cmd.name in SHELLS or cmd.name in ("source", ".") or interpreter_of(cmd.name):
+            script = next((w for w in cmd.words[1:] if not w.text.startswith("-")), None)
         for w in cmd.words[1:]:
             text = w.text
+            if w is script:
+                continue  # bash w.sh, python3 w.py: reads it
             if text.startswith("-") or "=" in text:
                 text = text.partition("=")[2]
             if text and not text.startswith("-"):
+                # by its name only (no stat here): whether it is a file the session wrote, under
+                # any name, is looked up if a later command runs it
                 key = join_path(cmd.cwd, text)
-                if self.full_path(key) in memory.paths:
-                    self.scripts[key] = CHANGED
+                if key not in self.scripts or self.full_path(key) in memory.paths:
+                    self.unknown(key)
 
     def wrote(
         self, cmd: Command, script: str, into: tuple[list[str], list[str]] | None = None
@@ -112,15 +118,18 @@ class FileEffects:
         """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
         it appends to): those its output is redirected to, or ``into`` (written, appended)."""
         writes, appends = into if into is not None else (cmd.writes, cmd.appends)
+        changed = self.budget.changed
         for path in writes:
-            self.scripts[join_path(cmd.cwd, path)] = [script]
+            key = join_path(cmd.cwd, path)
+            self.scripts[key] = [script]
+            changed.discard(key)
         for path in appends:
             key = join_path(cmd.cwd, path)
+            if key in changed:
+                continue  # appended to what the line does not show: still unknown
             if key not in self.scripts:
                 self.written(path, cmd.cwd)  # a file the session wrote: what it holds first
-            parts = self.scripts.setdefault(key, [""])
-            if parts is not CHANGED:
-                parts.append(script)
+            self.scripts.setdefault(key, [""]).append(script)
 
     def wrote_output(self, cmd: Command, producer: Command | None = None) -> None:
         """What ``cmd`` writes when the line shows it: its output redirected (``echo … > f``,
@@ -133,7 +142,7 @@ class FileEffects:
                 self.wrote(cmd, output)
             elif self.budget.earlier is not None:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
-                    self.scripts[join_path(cmd.cwd, path)] = CHANGED
+                    self.unknown(join_path(cmd.cwd, path))
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
@@ -141,7 +150,7 @@ class FileEffects:
                 self.wrote(cmd, fed, into)
             elif self.budget.earlier is not None:
                 for path in into[0] + into[1]:
-                    self.scripts[join_path(cmd.cwd, path)] = CHANGED
+                    self.unknown(join_path(cmd.cwd, path))
 
     def catted(self, cmd: Command) -> str | None:
         """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
@@ -203,13 +212,14 @@ class FileEffects:
             if script is None and memory is not None:
                 self.written(original, None)  # mv w.sh x.sh: what the session wrote there
                 script = self.scripts.get(original)
-                if script is None:  # cp unknown w.sh: w.sh no longer holds what was written
-                    script = CHANGED
             for name in names:
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
                     self.scripts[name] = script
+                    self.budget.changed.discard(name)
+                elif memory is not None:  # cp unknown w.sh: no longer what was written
+                    self.unknown(name)
 
     def host_word(self, w: Word) -> Word:
         """``w`` as the host path it names (through a mount or a link), else ``w``."""

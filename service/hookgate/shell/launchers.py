@@ -41,6 +41,10 @@ SECTIONS = (
     "option-values",
     "tmux-starts",
     "file-readers",
+    "interpreters",
+    "interpreter-stops",
+    "one-liners",
+    "script-suffixes",
 )
 
 
@@ -77,6 +81,24 @@ def load() -> dict[str, dict[str, frozenset[str]]]:
 
 
 TABLES = load()
+
+
+def _one_liners(tables: dict[str, dict[str, frozenset[str]]]) -> dict[str, str]:
+    """Each interpreter's code option; a ``ValueError`` naming an entry that is not exactly one
+    option of an interpreter of [interpreters]."""
+    found = {}
+    for name, options in tables["one-liners"].items():
+        if len(options) != 1 or name not in tables["interpreters"]:
+            raise ValueError(
+                f"{PATH}: [one-liners] {name}: one option of an interpreter of [interpreters]"
+            )
+        found[name] = next(iter(options))
+    return found
+
+
+ONE_LINERS = _one_liners(TABLES)
+_SUFFIXES = {s: name for name, suffixes in TABLES["script-suffixes"].items() for s in suffixes}
+_RUNNERS = frozenset(key.split()[0] for key in TABLES["package-runners"])
 
 
 SHELLS = frozenset(TABLES["shells"])
@@ -215,7 +237,67 @@ def unwrap(
         return _find_exec(words)
     if name == "git":
         return _git_runs(words)
+    interpreter = name.rstrip("0123456789.")
+    if interpreter in ONE_LINERS:
+        return _interpreted(interpreter, words)
     return None, n
+
+
+def interpreter_of(name: str) -> str | None:
+    """The [interpreters] entry of program ``name`` (python3.12: python), or None."""
+    interpreter = name.rstrip("0123456789.")
+    return interpreter if interpreter in ONE_LINERS else None
+
+
+def _interpreted(interpreter: str, words: list[Word]) -> tuple[Any, int]:
+    """``python3 -u w.py a b``: ``("interpreted", interpreter, script word, its arguments)``;
+    None when it runs no script file (``-c``, ``-m``, stdin)."""
+    n = len(words)
+    values = TABLES["interpreters"][interpreter]
+    stops = TABLES["interpreter-stops"].get(interpreter, frozenset())
+    k = 1
+    while k < n:
+        a = words[k].text
+        if a == "--":
+            k += 1
+            break
+        if a in stops or a.split("=", 1)[0] in stops:
+            return None, n
+        if a in values:
+            k += 2
+            continue
+        if a.startswith("-") and len(a) > 1:
+            # a bundle of short options: one that takes a value or stops ends it (-uc, -Wi)
+            if not a.startswith("--") and any("-" + c in stops for c in a[1:]):
+                return None, n
+            k += 1
+            continue
+        if a in stops:
+            return None, n
+        break
+    if k >= n:
+        return None, n
+    return ("interpreted", interpreter, words[k], words[k + 1 :]), n
+
+
+def shebang(text: str) -> str | None:
+    """The program a script's ``#!`` line names (``#!/usr/bin/env -S python3 -u``: python3),
+    or None."""
+    if not text.startswith("#!"):
+        return None
+    words = text[2 : text.find("\n") if "\n" in text else len(text)].split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0].rsplit("/", 1)[-1] if words else None
+
+
+def suffix_interpreter(path: str, via: list[str]) -> str | None:
+    """What a package runner (the last of ``via``) runs the file ``path`` with, by its suffix
+    ([script-suffixes]): ``uv run w.py`` runs python. None when no runner runs it."""
+    if not via or via[-1] not in _RUNNERS:
+        return None
+    dot = path.rfind(".")
+    return _SUFFIXES.get(path[dot:]) if dot > path.rfind("/") else None
 
 
 def script_files(

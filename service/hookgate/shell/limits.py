@@ -73,7 +73,16 @@ class Budget:
     """What is left of one analysis's bounds, shared by the parsers of its nested scripts, and
     the known-safe command substitutions it reads with (``known_substitutions``)."""
 
-    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files", "earlier")
+    __slots__ = (
+        "chars",
+        "commands",
+        "expanded",
+        "substitutions",
+        "root_dir",
+        "files",
+        "earlier",
+        "changed",
+    )
 
     def __init__(
         self,
@@ -91,6 +100,10 @@ class Budget:
         self.files: list[int] | None = None if root_dir is None else [MAX_GLOB_ENTRIES]
         # the files earlier calls of the session wrote (None: none): run, they run their text
         self.earlier = earlier if earlier else None
+        # paths (as the line names them, joined to their directory) that a command of the line
+        # changed in a way it does not show (sed -i f, curl … > f): a file the session wrote
+        # among them asks when run later in the line
+        self.changed: set[str] = set()
 
     def expand(self, n: int) -> None:
         """Count ``n`` characters made by expansions (a variable used many times is copied
