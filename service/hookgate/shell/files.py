@@ -11,7 +11,7 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, SHELLS, interpreter_of
+from hookgate.shell.launchers import FILE_READERS, script_word
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -45,6 +45,7 @@ class FileEffects:
     cwd: str | None
     budget: Budget
     output: Callable[[Command], str | None]
+    piped_from: Command | None
 
     def written(self, path: str, cwd: str | None, run: bool = False) -> str | None:
         """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
@@ -96,12 +97,11 @@ class FileEffects:
         memory = self.budget.earlier
         if memory is None or cmd.name in FILE_READERS or cmd.name in _MODELLED:
             return
-        script = None
-        if cmd.name in SHELLS or cmd.name in ("source", ".") or interpreter_of(cmd.name):
-            script = next((w for w in cmd.words[1:] if not w.text.startswith("-")), None)
+        script = script_word(cmd.name, cmd.words)
         for w in cmd.words[1:]:
             text = w.text
-            if w is script:
+            if text == script:
+                script = None
                 continue  # bash w.sh, python3 w.py: reads it
             if text.startswith("-") or "=" in text:
                 text = text.partition("=")[2]
@@ -136,11 +136,13 @@ class FileEffects:
         ``base64 -d > f`` of a pipeline or here-document) and what ``tee f``, ``dd of=f`` and
         ``sponge f`` read (what ``producer`` prints into them, else their here-document or
         here-string)."""
+        # a command that reads a pipeline is read again when the pipeline is (with producer)
+        unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = self.output(cmd)
             if output is not None:
                 self.wrote(cmd, output)
-            elif self.budget.earlier is not None:  # curl … > w.sh: not what it held
+            elif unseen:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
                     self.unknown(join_path(cmd.cwd, path))
         into = input_files(cmd)
@@ -148,7 +150,7 @@ class FileEffects:
             fed = cmd.stdin if producer is None else self.output(producer)
             if fed is not None:
                 self.wrote(cmd, fed, into)
-            elif self.budget.earlier is not None:
+            elif unseen:
                 for path in into[0] + into[1]:
                     self.unknown(join_path(cmd.cwd, path))
 

@@ -280,6 +280,21 @@ def _interpreted(interpreter: str, words: list[Word]) -> tuple[Any, int]:
     return ("interpreted", interpreter, words[k], words[k + 1 :]), n
 
 
+def script_word(name: str, words: list[Word]) -> str | None:
+    """The script file a shell, ``source`` or an interpreter runs (``bash -o x w.sh``,
+    ``python3 -W ignore w.py``), which it reads, not writes; None for other commands."""
+    if name in ("source", "."):
+        return words[1].text if len(words) > 1 else None
+    if name in SHELLS:
+        inner, _ = unwrap(name, words, lambda _: None)
+        return inner[1] if inner is not None and inner[0] == "file" else None
+    interpreter = interpreter_of(name)
+    if interpreter is None:
+        return None
+    found = _interpreted(interpreter, words)[0]
+    return found[2].text if found is not None else None
+
+
 def shebang(text: str) -> str | None:
     """The program a script's ``#!`` line names (``#!/usr/bin/env -S python3 -u``: python3),
     or None."""
