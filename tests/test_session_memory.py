@@ -168,6 +168,27 @@ def test_a_forgotten_file_asks_and_an_unknown_one_does_not(home):
     assert argvs("bash mine.sh", files, home)[-1] == ["bash", "mine.sh"]
 
 
+def test_a_copy_of_what_a_rewritten_file_held_asks(home):
+    path = wrote(home, "w.sh", "git push -f\n")
+    memory()
+    subprocess.run("cp w.sh old.sh", shell=True, cwd=home, check=True)  # an earlier call
+    wrote(home, "w.sh", "echo now harmless\n")  # then rewritten
+    with pytest.raises(LimitError, match="no longer remembers"):
+        argvs("bash old.sh", memory(), home)
+    assert reads("bash w.sh", memory(), home, "echo now harmless")
+    assert os.path.exists(path)
+
+
+def test_rewriting_the_same_files_does_not_fill_the_digest_with_their_paths(home):
+    for n in range(300):  # a long session editing the same few files
+        wrote(home, f"f{n % 4}.sh", f"echo {n}\n")
+        memory()
+    files = memory()
+    (home / "project.sh").write_text("echo a project script of another size\n")
+    assert argvs("bash project.sh", files, home)[-1] == ["bash", "project.sh"]
+    assert sum(files._forgot(f"p:/q/{n}.sh") for n in range(10000)) < 10
+
+
 def test_the_digest_rarely_takes_an_unknown_file_for_a_forgotten_one(tmp_path):
     memory_ = session.Memory([])
     for n in range(200):

@@ -10,10 +10,11 @@ size and SHA-256, so that a later spelling finds it whatever its name (``mv w.sh
 link, a copy, a symlink, ``../``). The identity is not known when the call that writes is
 judged (the host writes after the answer): the entry waits ("pending", the content hash of a
 ``Write`` known from its payload) and is settled (stat and hash of the path) by a later call of
-the session, after its answer. The memory keeps the last ``MAX_FILES``; what falls out of it, and
-every identity an entry had before it was settled again, is added to a fixed-size digest
-(a Bloom filter of ``DIGEST_BITS`` bits over identity, path, size and hash), so that a line
-running a forgotten file asks instead of running it unread. The digest can be wrong one way
+the session, after its answer. The memory keeps the last ``MAX_FILES``; what falls out of it
+(its identity, path, size and hash), and the content a remembered file held before it was
+rewritten (size and hash), go to a fixed-size digest (a Bloom filter of ``DIGEST_BITS`` bits),
+so that a line running a forgotten file, or a copy of what it held, asks instead of running it
+unread. The digest can be wrong one way
 only: a file never written may look forgotten (the more forgotten, the likelier; about 0.1% a
 key at 200 forgotten files), never the other.
 
@@ -85,9 +86,15 @@ class Memory:
         self.forgotten = forgotten
         self.bits = bits if bits is not None else bytearray(DIGEST_BITS // 8)
 
-    def forget(self, entry: Entry) -> None:
+    def forget(self, entry: Entry, content_only: bool = False) -> None:
+        """Add ``entry`` to the digest: all it was (it falls out of the memory), or only its
+        content (``content_only``: the file is still remembered, rewritten since; a copy made of
+        what it held before is what the digest is to catch). Fewer keys, fewer false matches."""
         self.forgotten += 1
-        for key in entry.keys():
+        keys = entry.keys()
+        if content_only:
+            keys = [k for k in keys if k.startswith(("h:", "s:"))]
+        for key in keys:
             for n in probes(key):
                 self.bits[n >> 3] |= 1 << (n & 7)
 
@@ -99,7 +106,10 @@ class Memory:
                 {"path": e.path, "dev": e.dev, "ino": e.ino, "size": e.size, "sha256": e.sha256}
                 for e in self.entries
             ],
-            "forgotten": {"count": self.forgotten, "digest": self.bits.hex()},
+            "forgotten": {
+                "count": self.forgotten,
+                "digest": self.bits.hex() if self.forgotten else "",
+            },
         }
 
 
@@ -239,10 +249,8 @@ def settle(memory: Memory, keep: frozenset[str] = frozenset()) -> bool:
         ):
             continue
         # what the entry knew that the disk no longer shows (a pending entry knows no inode)
-        if (entry.dev is not None and (entry.dev, entry.ino) != (now.dev, now.ino)) or (
-            entry.sha256 is not None and entry.sha256 != now.sha256
-        ):
-            memory.forget(entry)
+        if entry.sha256 is not None and entry.sha256 != now.sha256:
+            memory.forget(entry, content_only=True)
         memory.entries[n] = now
         changed = True
     return changed
@@ -262,7 +270,8 @@ def record(
             kept = []
             for e in memory.entries:
                 if e.path in new:
-                    memory.forget(e)  # rewritten: what it held may have been copied
+                    if e.sha256 is not None:  # rewritten: what it held may have been copied
+                        memory.forget(e, content_only=True)
                 else:
                     kept.append(e)
             for p in dict.fromkeys(new):
