@@ -113,6 +113,11 @@ def test_the_memory_is_bounded_and_keeps_the_newest(home):
     assert session.load("abc").forgotten == 5
     session.record("abc", ["/p/10.sh"])  # written again: the newest
     assert session.written("abc")[-1] == "/p/10.sh"
+    for n in range(session.MAX_FILES):  # the longest paths: the memory still reads back
+        session.record("abc", ["/" + "é" * (session.MAX_PATH // 2 - 2) + str(n)])
+    session.record("abc", ["/" + "x" * session.MAX_PATH])  # no file the OS opens: not kept
+    kept = session.written("abc")
+    assert len(kept) == session.MAX_FILES and all(len(p) > 2000 for p in kept)
 
 
 # -- what can no longer be read, or was forgotten, asks ---------------------------------------

@@ -31,7 +31,8 @@ from hookgate import paths
 MAX_FILES = 64
 DIGEST_BITS = 16384  # 2 KiB: 4 KiB of hex in the memory file
 _PROBES = 4
-MAX_BYTES = 256 * 1024  # MAX_FILES lines of a long path, and the digest
+MAX_PATH = 4096  # PATH_MAX: a longer path is no file the OS opens
+MAX_BYTES = MAX_FILES * (MAX_PATH + 128) + DIGEST_BITS // 4 + 64  # what save can write
 MAX_HASHED = 64 * 1024  # a file larger than a script the shell model reads is not hashed
 HEADER = "hookgate-session 2"
 
@@ -262,7 +263,13 @@ def record(
     """Add ``written_paths`` (absolute) to what this session wrote (``contents``: the text a
     path is written with, where the payload shows it), settling earlier entries; never raises
     (the hook's answer is already out when this runs)."""
-    new = [p for p in written_paths if p.startswith("/") and "\n" not in p]
+    new = [
+        p
+        for p in written_paths
+        if p.startswith("/")
+        and "\n" not in p
+        and len(p.encode("utf-8", "surrogateescape")) <= MAX_PATH
+    ]
     try:
         memory = load(session_id)
         changed = settle(memory, frozenset(new))
