@@ -69,6 +69,7 @@ def reads(line: str, files: SessionFiles, project, text: str = "git push -f") ->
         ("mkdir -p a/b", "sh a/b/../../w.sh"),
         ("chmod +x w.sh && mv w.sh run", "./run"),
         ("mv w.sh x.sh", "bash < x.sh"),
+        ("mv w.sh x.sh", "cat x.sh | sh"),
     ],
 )
 def test_a_file_the_session_wrote_is_found_under_another_name(home, before, line, settle):

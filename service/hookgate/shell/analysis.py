@@ -64,6 +64,7 @@ from hookgate.shell.words import (
     Command,
     Word,
     argv_has_option,
+    argv_operands,
     command_name,
     join_path,
     normalize_path,
@@ -563,6 +564,9 @@ class Run(FileEffects, ShellState):
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
         what a pipeline the line shows prints (``echo … | base64 -d | sh``, ``printf '%s' …``)."""
+        if producer.name == "cat" and self.budget.earlier is not None:
+            for f in argv_operands([w.text for w in producer.words]):
+                self.written(f, producer.cwd, run=True)  # cat p.sh | sh: p.sh under any name
         printed = printed_words(producer)
         if printed and shell.name in TABLES["makes"]:
             makefile = " ".join(unescape(w).text for w in printed)
