@@ -311,6 +311,13 @@ def test_code_given_otherwise_runs_no_script_file(home, line):
     )
 
 
+def test_an_interpreter_reading_a_remembered_file_on_stdin_is_given_its_text(home):
+    wrote(home, "w.py", PY)
+    os.rename(home / "w.py", home / "moved.py")
+    found = analyse(f"cd {home}; python3 < moved.py", None, None, memory())
+    assert [c.stdin for c in found if c.name == "python3"] == [PY]
+
+
 def test_a_script_the_line_writes_is_read_as_its_one_liner_too():
     found = analyse("cat > w.py <<'EOF'\nimport os\nEOF\npython3 w.py")
     assert ["python3", "-c", "import os\n"] in [[w.text for w in c.words] for c in found]

@@ -211,8 +211,10 @@ class Run(FileEffects, ShellState):
         cmd = self.emit(words, span)
         self.stdin_next = None
         if fed is None and reads and not heredocs and not herestrings and self.budget.earlier:
-            # bash < x.sh: x.sh looked up as a file the session wrote, under any name
-            if reads_script_from_stdin(self.runs.get(id(cmd), cmd)):
+            # bash < x.sh, python3 < x.py: x.sh looked up as a file the session wrote, under
+            # any name (the pack reads an interpreter's stdin as its code)
+            reader = self.runs.get(id(cmd), cmd)
+            if reads_script_from_stdin(reader) or interpreter_of(reader.name):
                 fed = stdin = self.written(reads[-1], self.cwd, run=True)
         cmd.writes = writes
         cmd.appends = appends
