@@ -318,6 +318,14 @@ def test_an_interpreter_reading_a_remembered_file_on_stdin_is_given_its_text(hom
     assert [c.stdin for c in found if c.name == "python3"] == [PY]
 
 
+def test_a_shell_given_the_file_runs_it_as_a_shell_script_whatever_its_shebang(home):
+    text = "#!/usr/bin/env python3\ngit push -f\n"
+    wrote(home, "w.py", text)
+    found = argvs("bash w.py; ./w.py", memory(), home)
+    assert ["git", "push", "-f"] in found and ["python3", "-c", text] in found
+    assert found.count(["git", "push", "-f"]) == 1
+
+
 def test_a_script_the_line_writes_is_read_as_its_one_liner_too():
     found = analyse("cat > w.py <<'EOF'\nimport os\nEOF\npython3 w.py")
     assert ["python3", "-c", "import os\n"] in [[w.text for w in c.words] for c in found]

@@ -418,7 +418,7 @@ class Run(FileEffects, ShellState):
         inner, own = unwrap(name, words, self.printed)
         if inner is None and (self.scripts or self.budget.earlier):
             if "/" in words[0].text or suffix_interpreter(words[0].text, via):
-                inner = ("file", words[0].text)  # ./deploy.sh, written earlier; uv run w.py
+                inner = ("exec", words[0].text)  # ./deploy.sh, written earlier; uv run w.py
         own_words = words[:own] if isinstance(own, int) else own
         if self.links or self.mounts is not None:
             # the command's own paths as the host's (a wrapped command's, where it runs)
@@ -458,7 +458,9 @@ class Run(FileEffects, ShellState):
                     self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
-            elif inner[0] == "file":
+            elif inner[0] == "file":  # bash w.sh, source w.sh: a shell script, whatever its #!
+                self.run_written(inner[1], cmd, name)
+            elif inner[0] == "exec":
                 self.run_file(inner[1], cmd, words[1:])
             elif inner[0] == "interpreted":
                 if self.scripts or self.budget.earlier:

@@ -136,7 +136,9 @@ def unwrap(
     """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``,
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
     that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
-    path)`` or ``("container", inner, mounts, workdir)`` (argv run in a container).
+    path)``, ``("interpreted", interpreter, script word, its arguments)`` (``python3 -u w.py
+    a``: an [interpreters] program running a script file) or ``("container", inner, mounts,
+    workdir)`` (argv run in a container).
 
     The second value is how many words belong to the wrapper itself (or those words).
     ``printed`` is what a command substitution prints, when the line shows it (None if not):
