@@ -210,6 +210,7 @@ def test_the_digest_rarely_takes_an_unknown_file_for_a_forgotten_one(tmp_path):
         "hookgate-session 2\nforgotten 0 00\n",
         "hookgate-session 2\n1 2 3 nothex /p/x.sh\n",
         "hookgate-session 2\nx y z - /p/x.sh\n",
+        "hookgate-session 2\n1 - 3 - /p/x.sh\n",
         "hookgate-session 2\nrm -rf ~\n",
     ],
 )

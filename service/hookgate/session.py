@@ -35,6 +35,7 @@ MAX_PATH = 4096  # PATH_MAX: a longer path is no file the OS opens
 MAX_BYTES = MAX_FILES * (MAX_PATH + 128) + DIGEST_BITS // 4 + 64  # what save can write
 MAX_HASHED = 64 * 1024  # a file larger than a script the shell model reads is not hashed
 HEADER = "hookgate-session 2"
+_HEX = "0123456789abcdef"
 
 try:  # the C module behind hashlib.sha256, without hashlib's OpenSSL start-up cost
     from _sha256 import sha256  # Python 3.11
@@ -100,13 +101,9 @@ class Memory:
                 self.bits[n >> 3] |= 1 << (n & 7)
 
     def value(self) -> dict:
-        """As ``hookgate.session_files`` gives it to the policies (and ``shell.commands_with``
-        reads it)."""
+        """As ``value`` gives it (the rows a memory file of this would hold)."""
         return {
-            "files": [
-                {"path": e.path, "dev": e.dev, "ino": e.ino, "size": e.size, "sha256": e.sha256}
-                for e in self.entries
-            ],
+            "files": [e.line().split(" ", 4) for e in self.entries],
             "forgotten": {
                 "count": self.forgotten,
                 "digest": self.bits.hex() if self.forgotten else "",
@@ -125,61 +122,81 @@ def _file(session_id: str) -> str | None:
     return os.path.join(paths.state_dir(), "sessions", name) if name else None
 
 
-def _number(text: str, path: str, number: int) -> int | None:
-    if text == "-":
-        return None
-    if not text.isdigit():
-        raise _malformed(path, number, f"{text!r} is not a number")
-    return int(text)
-
-
 def _malformed(path: str, number: int, why: str) -> OSError:
     from hookgate.files import UnsafeFile
 
     return UnsafeFile(path, f"line {number}: {why} (not a memory hookgate wrote)", "content")
 
 
-def load(session_id: str) -> Memory:
-    """This session's memory. A memory file that is not a regular file, a link, larger than
-    hookgate writes, unreadable or malformed raises ``files.UnsafeFile``: the agent planted it,
-    and reading it as "nothing written" would let a script it wrote run unread (the hook
+def rows(session_id: str) -> tuple[list[list[str]], int, bytes]:
+    """This session's memory as read on every shell call: its entries as the file holds them,
+    ``[dev, ino, size, sha256, path]`` strings (``-``: not known yet), oldest first; how many
+    files it forgot; the digest. A memory file that is not a regular file, a link, larger than
+    hookgate writes, unreadable or malformed raises ``files.UnsafeFile``: the agent planted
+    it, and reading it as "nothing written" would let a script it wrote run unread (the hook
     answers the limit action)."""
     from hookgate.files import read_file
 
     path = _file(session_id)
-    if path is None:
-        return Memory([])
-    data = read_file(path, MAX_BYTES)
+    data = None if path is None else read_file(path, MAX_BYTES)
     if data is None:
-        return Memory([])
+        return [], 0, b""
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     if lines[0] != HEADER:  # the first format: one absolute path a line, none settled
-        return Memory([Entry(p) for p in lines if p.startswith("/")][-MAX_FILES:])
-    memory = Memory([])
+        return [["-", "-", "-", "-", p] for p in lines if p.startswith("/")][-MAX_FILES:], 0, b""
+    found: list[list[str]] = []
+    forgotten, bits = 0, b""
     for number, line in enumerate(lines[1:], 2):
         if not line:
             continue
         fields = line.split(" ", 4)
-        if fields[0] == "forgotten" and len(fields) == 3:
-            count = _number(fields[1], path, number)
+        if len(fields) == 5 and fields[4][:1] == "/":
+            dev, ino, size, digest, _ = fields
+            # every shell call of the session reads this: plain checks, the row kept as read
+            if not (
+                (dev == ino == "-" or (dev.isdigit() and ino.isdigit()))
+                and (size == "-" or size.isdigit())
+                and (digest == "-" or (len(digest) == 64 and not digest.strip(_HEX)))
+            ):
+                raise _malformed(path, number, "an entry hookgate does not write")  # type: ignore[arg-type]
+            found.append(fields)
+        elif fields[0] == "forgotten" and len(fields) == 3 and fields[1].isdigit():
+            forgotten = int(fields[1])
             try:
-                bits = bytearray.fromhex(fields[2])
+                bits = bytes.fromhex(fields[2])
             except ValueError:
                 bits = b""
             if len(bits) != DIGEST_BITS // 8:
-                raise _malformed(path, number, "a digest of the wrong size")
-            memory.forgotten, memory.bits = count or 0, bits
-        elif len(fields) == 5 and fields[4].startswith("/"):
-            dev, ino, size = (_number(f, path, number) for f in fields[:3])
-            digest = None if fields[3] == "-" else fields[3]
-            if digest is not None and (len(digest) != 64 or digest.strip("0123456789abcdef")):
-                raise _malformed(path, number, "a content hash that is not SHA-256 hex")
-            memory.entries.append(Entry(fields[4], dev, ino, size, digest))
+                raise _malformed(path, number, "a digest of the wrong size")  # type: ignore[arg-type]
         else:
-            raise _malformed(path, number, "an entry hookgate does not write")
-    if len(memory.entries) > MAX_FILES:
-        raise _malformed(path, 1, f"more than {MAX_FILES} files")
-    return memory
+            raise _malformed(path, number, "an entry hookgate does not write")  # type: ignore[arg-type]
+    if len(found) > MAX_FILES:
+        raise _malformed(path, 1, f"more than {MAX_FILES} files")  # type: ignore[arg-type]
+    return found, forgotten, bits
+
+
+def value(session_id: str) -> dict:
+    """What ``hookgate.session_files`` gives the policies (``shell.commands_with`` reads it):
+    ``{"files": rows, "forgotten": {"count", "digest"}}`` (``rows``; the digest in hex)."""
+    found, forgotten, bits = rows(session_id)
+    return {
+        "files": found,
+        "forgotten": {"count": forgotten, "digest": bits.hex() if forgotten else ""},
+    }
+
+
+def load(session_id: str) -> Memory:
+    """This session's memory, to change it (``rows``; after the answer)."""
+    found, forgotten, bits = rows(session_id)
+
+    def number(text: str) -> int | None:
+        return None if text == "-" else int(text)
+
+    entries = [
+        Entry(p, number(d), number(i), number(n), None if h == "-" else h)
+        for d, i, n, h, p in found
+    ]
+    return Memory(entries, forgotten, bytearray(bits) if forgotten else None)
 
 
 def written(session_id: str) -> list[str]:
@@ -218,7 +235,9 @@ def save(session_id: str, memory: Memory) -> None:
         return
     while len(memory.entries) > MAX_FILES:
         memory.forget(memory.entries.pop(0))
-    lines = [HEADER, f"forgotten {memory.forgotten} {memory.bits.hex()}"]
+    lines = [HEADER]
+    if memory.forgotten:  # a session that forgot nothing reads no digest on every call
+        lines.append(f"forgotten {memory.forgotten} {memory.bits.hex()}")
     lines += [e.line() for e in memory.entries]
     directory = paths.private_dir(os.path.dirname(path))
     tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}")

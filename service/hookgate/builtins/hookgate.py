@@ -101,9 +101,9 @@ _PROGRAM = _installed_program()
 @builtin("hookgate.session_files", "hookgate", 1, reads_host=True)
 def session_files(session_id: Any) -> dict[str, Any]:
     """What the file tools of session ``session_id`` wrote in its earlier calls
-    (``hookgate/session.py``): ``{"files": [{"path", "dev", "ino", "size", "sha256"}, …],
-    "forgotten": {"count", "digest"}}``, oldest first, identity fields null until a later call
-    settled them; the digest (hex) holds what the bounded memory forgot. hookgate records each
+    (``hookgate/session.py``): ``{"files": [[dev, ino, size, sha256, path], …], "forgotten":
+    {"count", "digest"}}``, oldest first, as strings (``"-"`` until a later call settled
+    them); the digest (hex) holds what the bounded memory forgot. hookgate records each
     path when it lets a write through. Empty for a session that wrote none or an id that is
     not a string. ``shell.commands_with``'s ``files`` takes it: a later ``bash x.sh`` (or
     ``bash y.sh`` after ``mv x.sh y.sh``) runs what x.sh holds.
@@ -112,4 +112,4 @@ def session_files(session_id: Any) -> dict[str, Any]:
 
     if not isinstance(session_id, str):
         return session.Memory([]).value()
-    return session.load(session_id).value()
+    return session.value(session_id)

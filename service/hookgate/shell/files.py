@@ -287,15 +287,17 @@ def input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
 
 class SessionFiles:
     """The files the session's earlier calls wrote, as ``hookgate.session_files`` gives them
-    (``session.Memory.value``): by path, by identity (device and inode) and by content (size,
-    SHA-256), and the digest of those it forgot. ``text`` says what a file a line runs holds
-    when the session wrote it. Compared by identity: each evaluation reads the memory anew, so
-    an analysis cached under one never outlives it (the disk may have changed since)."""
+    (``session.value``: ``[dev, ino, size, sha256, path]`` rows, ``-`` where not known yet):
+    by path, by identity (device and inode) and by content (size, SHA-256), and the digest of
+    those it forgot. ``text`` says what a file a line runs holds when the session wrote it.
+    Indexed when first needed (most lines run no file). Compared by identity: each evaluation
+    reads the memory anew, so an analysis cached under one never outlives it (the disk may have
+    changed since)."""
 
-    __slots__ = ("paths", "ids", "sizes", "hashes", "pending", "bits", "forgotten")
+    __slots__ = ("rows", "_paths", "ids", "sizes", "hashes", "pending", "bits", "forgotten")
 
     def __init__(self, value: Any) -> None:
-        self.paths: set[str] = set()
+        self._paths: set[str] | None = None
         self.ids: set[tuple[int, int]] = set()
         self.sizes: set[int] = set()
         self.hashes: set[str] = set()
@@ -303,7 +305,7 @@ class SessionFiles:
         self.bits = b""
         self.forgotten = 0
         if isinstance(value, (list, tuple)):  # the first form: absolute paths
-            files: Any = [{"path": p} for p in value]
+            files: Any = [["-", "-", "-", "-", p] for p in value]
             forgotten: Any = {}
         elif isinstance(value, dict):
             files, forgotten = value.get("files", ()), value.get("forgotten") or {}
@@ -312,21 +314,13 @@ class SessionFiles:
         if not isinstance(files, (list, tuple)) or not isinstance(forgotten, dict):
             raise ValueError("files: files must be an array, forgotten an object")
         for n, f in enumerate(files):
-            path = f.get("path") if isinstance(f, dict) else None
-            if not isinstance(path, str):
-                raise ValueError(f"files: files[{n}].path must be a string")
-            if not path.startswith("/"):
-                continue
-            self.paths.add(path)
-            dev, ino, size, digest = (f.get(k) for k in ("dev", "ino", "size", "sha256"))
-            if isinstance(dev, int) and isinstance(ino, int):
-                self.ids.add((dev, ino))
-            else:
-                self.pending.append(path)  # type: ignore[union-attr]
-            if isinstance(size, int):
-                self.sizes.add(size)
-            if isinstance(digest, str):
-                self.hashes.add(digest)
+            if (
+                type(f) not in (list, tuple)
+                or len(f) != 5
+                or not (type(f[0]) is type(f[1]) is type(f[2]) is type(f[3]) is type(f[4]) is str)
+            ):
+                raise ValueError(f"files: files[{n}] must be [dev, ino, size, sha256, path]")
+        self.rows = files
         count = forgotten.get("count", 0)
         digest_hex = forgotten.get("digest", "")
         if not isinstance(count, int) or not isinstance(digest_hex, str):
@@ -338,8 +332,27 @@ class SessionFiles:
                 raise ValueError("files: forgotten.digest must be hex") from None
             self.forgotten = count
 
+    @property
+    def paths(self) -> set[str]:
+        """The paths the files were written at (the index made on first use)."""
+        if self._paths is None:
+            self._paths = set()
+            for dev, ino, size, digest, path in self.rows:
+                if not path.startswith("/"):
+                    continue
+                self._paths.add(path)
+                if dev.isdigit() and ino.isdigit():
+                    self.ids.add((int(dev), int(ino)))
+                else:
+                    self.pending.append(path)  # type: ignore[union-attr]
+                if size.isdigit():
+                    self.sizes.add(int(size))
+                if digest != "-":
+                    self.hashes.add(digest)
+        return self._paths
+
     def __bool__(self) -> bool:
-        return bool(self.paths) or self.forgotten > 0
+        return bool(self.rows) or self.forgotten > 0
 
     def text(self, full: str) -> str | None:
         """The text of the file at ``full`` (absolute) when the session wrote it: at that path,
@@ -347,7 +360,7 @@ class SessionFiles:
         hashed only when its size is one the session wrote). None for a file it did not write.
         A ``LimitError`` for one it wrote that cannot be read now (gone, not a regular file,
         unreadable, too large) or that it forgot (``forgotten`` digest)."""
-        if full in self.paths:
+        if full in self.paths:  # the index too
             return _read_written(full)
         try:
             st = os.stat(full)
