@@ -121,6 +121,25 @@ def test_the_memory_is_bounded_and_keeps_the_newest(home):
     assert len(kept) == session.MAX_FILES and all(len(p) > 2000 for p in kept)
 
 
+def _record_one(args):
+    home, n = args
+    os.environ["HOOKGATE_HOME"] = home
+    session.record("par", [f"/p/{n}.sh"])
+
+
+def test_parallel_calls_of_a_session_each_keep_what_they_wrote(tmp_path):
+    import multiprocessing
+
+    home = str(tmp_path / "home")
+    with multiprocessing.get_context("fork").Pool(8) as pool:
+        pool.map(_record_one, [(home, n) for n in range(24)])
+    os.environ["HOOKGATE_HOME"] = home
+    try:
+        assert sorted(session.written("par")) == sorted(f"/p/{n}.sh" for n in range(24))
+    finally:
+        del os.environ["HOOKGATE_HOME"]
+
+
 # -- what can no longer be read, or was forgotten, asks ---------------------------------------
 
 

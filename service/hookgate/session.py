@@ -289,29 +289,40 @@ def record(
         and "\n" not in p
         and len(p.encode("utf-8", "surrogateescape")) <= MAX_PATH
     ]
+    path = _file(session_id)
+    if path is None:
+        return
+    from hookgate.files import FileLock
+
     try:
-        memory = load(session_id)
-        changed = settle(memory, frozenset(new))
-        if new:
-            kept = []
-            for e in memory.entries:
-                if e.path in new:
-                    if e.sha256 is not None:  # rewritten: what it held may have been copied
-                        memory.forget(e, content_only=True)
-                else:
-                    kept.append(e)
-            for p in dict.fromkeys(new):
-                entry = Entry(p)
-                text = (contents or {}).get(p)
-                if text is not None:
-                    data = text.encode("utf-8", "surrogateescape")
-                    entry.size, entry.sha256 = len(data), sha256(data).hexdigest()
-                kept.append(entry)
-            memory.entries = kept
-        if new or changed:
-            save(session_id, memory)
+        # parallel tool calls of one session are answered by parallel hooks: one at a time
+        # here, or the last to save would drop what the others wrote
+        with FileLock(path + ".lock", wait=2.0):
+            _record(session_id, new, contents)
     except (OSError, ValueError):
         pass
+
+
+def _record(session_id: str, new: list[str], contents: dict[str, str] | None) -> None:
+    memory = load(session_id)
+    changed = settle(memory, frozenset(new))
+    if new:
+        kept = []
+        for e in memory.entries:
+            if e.path not in new:
+                kept.append(e)
+            elif e.sha256 is not None:  # rewritten: what it held may have been copied
+                memory.forget(e, content_only=True)
+        for p in dict.fromkeys(new):
+            entry = Entry(p)
+            text = (contents or {}).get(p)
+            if text is not None:
+                data = text.encode("utf-8", "surrogateescape")
+                entry.size, entry.sha256 = len(data), sha256(data).hexdigest()
+            kept.append(entry)
+        memory.entries = kept
+    if new or changed:
+        save(session_id, memory)
 
 
 def remember(document: object, outcome: str) -> None:
