@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -90,6 +91,25 @@ def test_an_edited_file_is_found_by_its_inode_once_settled(home):
     os.rename(path, home / "renamed.sh")  # then one renames it
     files = memory()
     assert reads("bash renamed.sh", files, home)
+
+
+def test_an_edit_is_found_moved_before_any_later_call_settled_it(home):
+    path = wrote(home, "w.sh", "echo ok\n")
+    memory()
+    edit = {"file_path": path, "old_string": "echo ok", "new_string": "git push -f"}
+    document = {
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "tool_input": edit,
+        "effects": [{"kind": "edit", "path": path}],
+    }
+    session.remember(document, "allow")  # after the answer: the host has not edited yet
+    with open(path, "w") as f:
+        f.write("git push -f\n")  # the host's edit
+    os.rename(path, home / "moved.sh")  # then the next call renames it (one unsettled entry)
+    shutil.copy(home / "moved.sh", home / "copy.sh")
+    files = memory(settle=False)
+    assert reads("bash copy.sh", files, home)
 
 
 def test_a_line_that_runs_no_file_reads_nothing(home, monkeypatch):

@@ -346,9 +346,38 @@ def remember(document: object, outcome: str) -> None:
                     found.append(path)
                     if e.get("kind") == "write" and isinstance(content, str):
                         contents[path] = content
+                    elif e.get("kind") == "edit" and isinstance(tool_input, dict):
+                        edited = _edited(path, tool_input)
+                        if edited is not None:
+                            contents[path] = edited
     if found:
         record(session_id, found, contents)
         return
     path = _file(session_id)
     if path is not None and os.path.exists(path):  # a session that wrote nothing pays nothing
         record(session_id, [])
+
+
+def _edited(path: str, tool_input: dict) -> str | None:
+    """What an ``Edit`` (``old_string``, ``new_string``, ``replace_all``) or a ``MultiEdit``
+    (``edits``) makes of ``path``, as the host applies it to the file as it is now (the answer
+    is out, the host has not written yet): its hash finds a copy made before a later call
+    settles the file. None where that is not known (the old text is not in the file)."""
+    edits = tool_input.get("edits")
+    if not isinstance(edits, list):
+        edits = [tool_input]
+    entry = identity(path)
+    if entry is None or entry.size is None or entry.size > MAX_HASHED:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read(MAX_HASHED + 1)
+    except OSError:
+        return None
+    for edit in edits:
+        old = edit.get("old_string") if isinstance(edit, dict) else None
+        new = edit.get("new_string") if isinstance(edit, dict) else None
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in text:
+            return None
+        text = text.replace(old, new, -1 if edit.get("replace_all") is True else 1)
+    return text
