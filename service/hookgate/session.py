@@ -175,10 +175,12 @@ def rows(session_id: str) -> tuple[list[list[str]], int, bytes]:
     return found, forgotten, bits
 
 
-def value(session_id: str) -> dict:
+def value(session_id: str) -> dict | list:
     """What ``hookgate.session_files`` gives the policies (``shell.commands_with`` reads it):
     ``{"files": rows, "forgotten": {"count", "digest"}}`` (``rows``; the digest in hex)."""
     found, forgotten, bits = rows(session_id)
+    if not found and not forgotten:
+        return []  # most calls: a session that wrote nothing (the first form, as cheap as it was)
     return {
         "files": found,
         "forgotten": {"count": forgotten, "digest": bits.hex() if forgotten else ""},
