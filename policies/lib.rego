@@ -24,8 +24,10 @@ max_command_chars := 65536
 # rewritten line reads it the same way, so /usr/bin/g[i]t is git there too.
 script_commands(text) := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd, "files": session_files})
 
-# Files the session's earlier calls wrote with a file tool (Write x.sh, then bash x.sh): a line
-# that runs one runs what it holds.
+# Files the session's earlier calls wrote with a file tool (Write x.sh, then bash x.sh), kept
+# by path and identity (device, inode, content hash): a line that runs one, under any name, runs
+# what it holds (python3 w.py as python3 -c "<w.py>"); one that can no longer be read, was
+# forgotten, or that the line changed unseen asks (limit session-file).
 session_files := hookgate.session_files(input.session_id) if {
 	is_string(input.session_id)
 } else := []

@@ -104,6 +104,7 @@ def test_a_session_id_names_no_other_file(tmp_path, monkeypatch):
     monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path / "home"))
     session.record("../../etc/x", ["/p/a.sh"])
     assert session.written("../../etc/x") == ["/p/a.sh"]
-    files = [os.path.join(d, f) for d, _, fs in os.walk(tmp_path) for f in fs]
-    assert len(files) == 1 and os.sep + "sessions" + os.sep in files[0]
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(tmp_path) for f in fs)
+    sessions = str(tmp_path / "home" / "state" / "sessions")
+    assert files == [os.path.join(sessions, "etcx"), os.path.join(sessions, "etcx.lock")]
     assert session.written("") == [] and session.written("///") == []

@@ -99,15 +99,17 @@ _PROGRAM = _installed_program()
 
 
 @builtin("hookgate.session_files", "hookgate", 1, reads_host=True)
-def session_files(session_id: Any) -> list[str]:
-    """The absolute paths the file tools of session ``session_id`` wrote in its earlier calls,
-    oldest first: hookgate records each path when it lets a write through
-    (``hookgate/session.py``). ``[]`` for a session that wrote none or an id that is not a
-    string. ``shell.commands_with``'s ``files`` takes them: a later ``bash x.sh`` runs what
-    x.sh holds.
+def session_files(session_id: Any) -> dict[str, Any] | list[str]:
+    """What the file tools of session ``session_id`` wrote in its earlier calls
+    (``hookgate/session.py``): ``{"files": [[dev, ino, size, sha256, path], …], "forgotten":
+    {"count", "digest"}}``, oldest first, as strings (``"-"`` until a later call settled
+    them); the digest (hex) holds what the bounded memory forgot. hookgate records each
+    path when it lets a write through. ``[]`` for a session that wrote none or an id that is
+    not a string. ``shell.commands_with``'s ``files`` takes it: a later ``bash x.sh`` (or
+    ``bash y.sh`` after ``mv x.sh y.sh``) runs what x.sh holds.
     """
-    if not isinstance(session_id, str):
-        return []
     from hookgate import session
 
-    return session.written(session_id)
+    if not isinstance(session_id, str):
+        return []
+    return session.value(session_id)

@@ -117,7 +117,7 @@ _VALUES: dict[object, list[dict[str, Any]] | LimitError] = {}
 
 
 def _analysed(
-    text: str, table: Any = None, root_dir: str | None = None, earlier: tuple[str, ...] = ()
+    text: str, table: Any = None, root_dir: str | None = None, earlier: Any = None
 ) -> list[dict[str, Any]]:
     key = (
         text
@@ -160,13 +160,15 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
     written, and one whose matching would read more than 4,096 directory entries is an unknown
     word of kind ``unknown-glob``.
 
-    ``files`` are absolute paths of files the session's earlier calls wrote
-    (``hookgate.session_files``): a line that runs one (``bash x.sh``, ``./x.sh``, ``source x.sh``,
-    ``bash < x.sh``) runs the text it holds on disk now (a regular file of at most 64 KiB), as
-    if the line had written it.
+    ``files`` are the files the session's earlier calls wrote (``hookgate.session_files``'s
+    object, or their absolute paths): a line that runs one (``bash x.sh``, ``./x.sh``, ``source
+    x.sh``, ``bash < x.sh``, ``python3 x.py``), under any name (found by device and inode, or by
+    content), runs the text it holds on disk now (a regular file of at most 64 KiB), as if the
+    line had written it; one it can no longer read, that the memory forgot, or that the line
+    changed in a way it does not show (``sed -i``) stops the analysis with a limit (ask).
     """
     text = _text_arg(cmdline, "shell.commands_with: operand 1")
-    earlier: tuple[str, ...] = ()
+    earlier: Any = None
     if isinstance(context, dict):
         entries = context.get("substitutions")
         cwd = context.get("cwd")
@@ -174,14 +176,33 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
             raise BuiltinError("shell.commands_with: operand 2: cwd must be a string")
         files = context.get("files")
         if files is not None:
-            if not isinstance(files, (list, tuple)) or not all(isinstance(f, str) for f in files):
-                raise BuiltinError("shell.commands_with: operand 2: files must be strings")
-            earlier = tuple(f for f in files if f.startswith("/"))
+            earlier = _session_files(files)
     else:
         entries, cwd = context, None
     table = None if entries is None else _table(entries)
     root_dir = cwd if cwd is not None and cwd.startswith("/") else None
     return _analysed(text, table, root_dir, earlier)
+
+
+def _session_files(files: Any) -> Any:
+    """``files`` as ``shell.files.SessionFiles``, made once per value (each evaluation reads
+    the memory anew: a new value, so no analysis cached under an older one is reused)."""
+    found = _MEMORIES.get(id(files))
+    if found is not None and found[0] is files:
+        return found[1]
+    from hookgate.shell.files import SessionFiles
+
+    try:
+        memory = SessionFiles(files)
+    except ValueError as e:
+        raise BuiltinError(f"shell.commands_with: operand 2: {e}") from None
+    if len(_MEMORIES) >= 8:
+        _MEMORIES.clear()
+    _MEMORIES[id(files)] = (files, memory)
+    return memory if memory else None
+
+
+_MEMORIES: dict[int, tuple[Any, Any]] = {}
 
 
 def _table(entries: Any) -> Any:

@@ -21,15 +21,19 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FileEffects
+from hookgate.shell.files import FileEffects, SessionFiles
 from hookgate.shell.launchers import (
+    ONE_LINERS,
     SCRIPT_FILES,
     SHELLS,
     TABLES,
     host_source,
+    interpreter_of,
     make_recipes,
     reads_script_from_stdin,
     script_files,
+    shebang,
+    suffix_interpreter,
     unwrap,
     wrapper_chdir,
     wrapper_env,
@@ -60,6 +64,7 @@ from hookgate.shell.words import (
     Command,
     Word,
     argv_has_option,
+    argv_operands,
     command_name,
     join_path,
     normalize_path,
@@ -205,6 +210,12 @@ class Run(FileEffects, ShellState):
         self.stdin_next = stdin
         cmd = self.emit(words, span)
         self.stdin_next = None
+        if fed is None and reads and not heredocs and not herestrings and self.budget.earlier:
+            # bash < x.sh, python3 < x.py: x.sh looked up as a file the session wrote, under
+            # any name (the pack reads an interpreter's stdin as its code)
+            reader = self.runs.get(id(cmd), cmd)
+            if reads_script_from_stdin(reader) or interpreter_of(reader.name):
+                fed = stdin = self.written(reads[-1], self.cwd, run=True)
         cmd.writes = writes
         cmd.appends = appends
         if heredocs:
@@ -405,8 +416,9 @@ class Run(FileEffects, ShellState):
         elif self.functions and words[0].text in self.functions and written[0].marks is None:
             return self.call_function(words, env, via, span)
         inner, own = unwrap(name, words, self.printed)
-        if inner is None and (self.scripts or self.budget.earlier) and "/" in words[0].text:
-            inner = ("file", words[0].text)  # ./deploy.sh, written earlier in the line
+        if inner is None and (self.scripts or self.budget.earlier):
+            if "/" in words[0].text or suffix_interpreter(words[0].text, via):
+                inner = ("exec", words[0].text)  # ./deploy.sh, written earlier; uv run w.py
         own_words = words[:own] if isinstance(own, int) else own
         if self.links or self.mounts is not None:
             # the command's own paths as the host's (a wrapped command's, where it runs)
@@ -414,6 +426,8 @@ class Run(FileEffects, ShellState):
         cmd_span = span if not via else (span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
         self.out.append(cmd)
+        if self.budget.earlier is not None:
+            self.changed(cmd)  # sed -i w.sh: a file the session wrote, changed unseen
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
@@ -444,8 +458,16 @@ class Run(FileEffects, ShellState):
                     self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
-            elif inner[0] == "file":
+            elif inner[0] == "file":  # bash w.sh, source w.sh: a shell script, whatever its #!
                 self.run_written(inner[1], cmd, name)
+            elif inner[0] == "exec":
+                self.run_file(inner[1], cmd, words[1:])
+            elif inner[0] == "interpreted":
+                if self.scripts or self.budget.earlier:
+                    script, args = inner[2], inner[3]
+                    text = self.written(script.text, self.cwd, run=True)
+                    if text is not None:
+                        self.one_liner(name, text, args, cmd)
             elif inner[0] == "makefile":
                 self.run_written(inner[1], cmd, name, make_recipes)
             elif inner[0] == "scripts":
@@ -546,6 +568,9 @@ class Run(FileEffects, ShellState):
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
         what a pipeline the line shows prints (``echo … | base64 -d | sh``, ``printf '%s' …``)."""
+        if producer.name == "cat" and self.budget.earlier is not None:
+            for f in argv_operands([w.text for w in producer.words]):
+                self.written(f, producer.cwd, run=True)  # cat p.sh | sh: p.sh under any name
         printed = printed_words(producer)
         if printed and shell.name in TABLES["makes"]:
             makefile = " ".join(unescape(w).text for w in printed)
@@ -645,9 +670,37 @@ class Run(FileEffects, ShellState):
     def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
         """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
         makes the script of the file's text (a makefile's recipes)."""
-        text = self.written(path, self.cwd)
+        text = self.written(path, self.cwd, run=True)
         if text is not None:
             self.nested_printed(read(text) if read else text, owner, via)
+
+    def run_file(self, path: str, owner: Command, args: list[Word]) -> None:
+        """``./w.sh`` (or ``uv run w.py``) of a file whose text the line shows: its ``#!``
+        line (or, run by a package runner, its suffix) names an interpreter whose one-liner the
+        guards read (``python3 -c``); else the shell runs it (bash runs a file with no ``#!``
+        line as its own script)."""
+        text = self.written(path, self.cwd, run=True)
+        if text is None:
+            return
+        program = shebang(text) or suffix_interpreter(path, owner.via)
+        interpreter = interpreter_of(program) if program else None
+        if interpreter is not None:
+            self.one_liner(program or interpreter, text, args, owner)
+        else:
+            self.nested_printed(text, owner, owner.name)
+
+    def one_liner(self, program: str, code: str, args: list[Word], owner: Command) -> None:
+        """``python3 w.py a`` of a file whose text the line shows, as the guards read it:
+        ``python3 -c "<w.py's text>" a`` (not in the line's text: no offsets, nothing edits it
+        in place; it carries the owner's span)."""
+        self.budget.command()
+        self.budget.read(len(code))
+        option = ONE_LINERS[interpreter_of(program) or program]
+        texts = [program, option, code] + [w.text for w in args]
+        words = [Word(t, None, True, []) for t in texts]
+        self.out.append(
+            Command(program, words, owner.env, owner.span, owner.cwd, owner.via, owner.incomplete)
+        )
 
     def nested_printed(
         self,
@@ -735,19 +788,22 @@ def analyse(
     cmdline: str,
     substitutions: Substitutions | None = None,
     root_dir: str | None = None,
-    earlier: tuple[str, ...] = (),
+    earlier: SessionFiles | tuple[str, ...] | None = None,
 ) -> tuple[Command, ...]:
     """Every simple command in ``cmdline``, reading ``$(…)`` of the known-safe commands in
     ``substitutions`` (``expansion.compile_substitutions``) as what they yield, and matching
     file name patterns against the disk when ``root_dir`` (the directory the line runs in,
-    absolute) is given; ``earlier`` are files the session's earlier calls wrote (absolute):
-    a line that runs one runs its text. A ``LimitError`` past the bounds above."""
+    absolute) is given; ``earlier`` are the files the session's earlier calls wrote
+    (``files.SessionFiles``, or their absolute paths): a line that runs one runs its text, and
+    one it cannot read asks. A ``LimitError`` past the bounds above."""
     if len(cmdline) > MAX_COMMAND_CHARS:
         raise LimitError(
             "command-size",
             f"shell analysis reads command lines of at most {MAX_COMMAND_CHARS} characters; "
             f"this one is longer ({len(cmdline)})",
         )
+    if isinstance(earlier, tuple):
+        earlier = SessionFiles(earlier) if earlier else None
     return _analyse(cmdline, Budget(substitutions, root_dir, earlier))
 
 

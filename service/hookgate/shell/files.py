@@ -1,7 +1,8 @@
 """What the line does to files, as the symbolic run tracks it: the scripts it writes (``cat >
 x.sh <<EOF``, ``echo … >> f``, ``tee``, ``dd of=``, copies), the paths it moves or links (``mv
 .git x``, ``ln -s ~ h``) and the container paths a bind mount maps to the host's; and the files
-earlier calls of the session wrote, read from the disk when the line runs one.
+earlier calls of the session wrote (``SessionFiles``: by path and by identity), read from the
+disk when the line runs one, and what the line does to them in ways it does not show.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import os
 import stat
 
+from hookgate.lang.errors import LimitError
+from hookgate.shell.launchers import FILE_READERS, script_word
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -22,6 +25,7 @@ from hookgate.shell.words import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from hookgate.shell.limits import Budget
 
@@ -41,20 +45,72 @@ class FileEffects:
     cwd: str | None
     budget: Budget
     output: Callable[[Command], str | None]
+    piped_from: Command | None
 
-    def written(self, path: str, cwd: str | None) -> str | None:
+    def written(self, path: str, cwd: str | None, run: bool = False) -> str | None:
         """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
-        of the session wrote there (read from the disk now); None otherwise."""
+        of the session wrote there (read from the disk now); None otherwise. ``run``: the line
+        runs it (or reads it as a script), so it is also looked up by identity (a stat), and a
+        file the session wrote that cannot be read, was forgotten, or that the line changed in
+        a way it does not show raises a ``LimitError`` (the hook asks)."""
         key = join_path(cwd, path)
         script = self.scripts.get(key)
-        if script is None and self.budget.earlier:
-            root = self.budget.root_dir
-            full = key if key.startswith("/") or root is None else join_path(root, key)
-            if full in self.budget.earlier:
-                text = file_text(full)
+        memory = self.budget.earlier
+        if script is None and key in self.budget.changed:
+            if memory is None or not run:
+                return None
+            full = self.full_path(key)
+            if full in memory.paths or memory.text(full) is not None:
+                raise LimitError(
+                    "session-file",
+                    f"{full} was written by this session and changed earlier in this line in a "
+                    f"way the line does not show; what it runs now is not known",
+                )
+            return None
+        if script is None and memory is not None:
+            full = self.full_path(key)
+            if run or full in memory.paths:
+                try:
+                    text = memory.text(full)
+                except LimitError:
+                    if run:
+                        raise
+                    text = None  # read, not run (wc -l < f, mv f g): running it will ask
                 if text is not None:
                     script = self.scripts[key] = [text]
         return None if script is None else "\n".join(script)
+
+    def unknown(self, key: str) -> None:
+        """The line changed ``key`` in a way it does not show (``changed``)."""
+        self.scripts.pop(key, None)
+        self.budget.changed.add(key)
+
+    def full_path(self, key: str) -> str:
+        root = self.budget.root_dir
+        return key if key.startswith("/") or root is None else join_path(root, key)
+
+    def changed(self, cmd: Command) -> None:
+        """What a command that is not a known reader does to a file the session wrote that it
+        names (operand, option value, ``dd of=``): presumed to change it in a way the line does
+        not show (``sed -i``, ``patch``, ``cp unknown w.sh``), unless the line models what it
+        writes there (a copy of a file it knows, ``tee``): modelling comes after this."""
+        memory = self.budget.earlier
+        if memory is None or cmd.name in FILE_READERS or cmd.name in _MODELLED:
+            return
+        script = script_word(cmd.name, cmd.words)
+        for w in cmd.words[1:]:
+            text = w.text
+            if text == script:
+                script = None
+                continue  # bash w.sh, python3 w.py: reads it
+            if text.startswith("-") or "=" in text:
+                text = text.partition("=")[2]
+            if text and not text.startswith("-"):
+                # by its name only (no stat here): whether it is a file the session wrote, under
+                # any name, is looked up if a later command runs it
+                key = join_path(cmd.cwd, text)
+                if key not in self.scripts or self.full_path(key) in memory.paths:
+                    self.unknown(key)
 
     def wrote(
         self, cmd: Command, script: str, into: tuple[list[str], list[str]] | None = None
@@ -62,25 +118,41 @@ class FileEffects:
         """Remember ``script`` as the content of the files ``cmd`` writes (or the end of those
         it appends to): those its output is redirected to, or ``into`` (written, appended)."""
         writes, appends = into if into is not None else (cmd.writes, cmd.appends)
+        changed = self.budget.changed
         for path in writes:
-            self.scripts[join_path(cmd.cwd, path)] = [script]
+            key = join_path(cmd.cwd, path)
+            self.scripts[key] = [script]
+            changed.discard(key)
         for path in appends:
-            self.scripts.setdefault(join_path(cmd.cwd, path), [""]).append(script)
+            key = join_path(cmd.cwd, path)
+            if key in changed:
+                continue  # appended to what the line does not show: still unknown
+            if key not in self.scripts:
+                self.written(path, cmd.cwd)  # a file the session wrote: what it holds first
+            self.scripts.setdefault(key, [""]).append(script)
 
     def wrote_output(self, cmd: Command, producer: Command | None = None) -> None:
         """What ``cmd`` writes when the line shows it: its output redirected (``echo … > f``,
         ``base64 -d > f`` of a pipeline or here-document) and what ``tee f``, ``dd of=f`` and
         ``sponge f`` read (what ``producer`` prints into them, else their here-document or
         here-string)."""
+        # a command that reads a pipeline is read again when the pipeline is (with producer)
+        unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = self.output(cmd)
             if output is not None:
                 self.wrote(cmd, output)
+            elif unseen:  # curl … > w.sh: not what it held
+                for path in cmd.writes + cmd.appends:
+                    self.unknown(join_path(cmd.cwd, path))
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
             if fed is not None:
                 self.wrote(cmd, fed, into)
+            elif unseen:
+                for path in into[0] + into[1]:
+                    self.unknown(join_path(cmd.cwd, path))
 
     def catted(self, cmd: Command) -> str | None:
         """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
@@ -138,11 +210,18 @@ class FileEffects:
             names = [dest] if len(ops) == 1 and into != "." else []
             names.append(join_path(dest, base))
             script = self.scripts.get(original)
+            memory = self.budget.earlier
+            if script is None and memory is not None:
+                self.written(original, None)  # mv w.sh x.sh: what the session wrote there
+                script = self.scripts.get(original)
             for name in names:
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
                     self.scripts[name] = script
+                    self.budget.changed.discard(name)
+                elif memory is not None:  # cp unknown w.sh: no longer what was written
+                    self.unknown(name)
 
     def host_word(self, w: Word) -> Word:
         """``w`` as the host path it names (through a mount or a link), else ``w``."""
@@ -182,6 +261,10 @@ class FileEffects:
         return join_path(original, rest) if rest else original
 
 
+# Commands whose effect on the files they name the line models (moved, wrote_output).
+_MODELLED = frozenset(("cp", "mv", "ln", "install", "tee", "sponge", "dd"))
+
+
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
 _COPY_VALUES = {
     "cp": ("-S", "--suffix"),
@@ -202,20 +285,141 @@ def input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
     return ([], files) if argv_has_option(argv, "-a") else (files, [])
 
 
-def file_text(path: str) -> str | None:
-    """The text of the regular file ``path`` (at most ``MAX_EARLIER_BYTES``; a symlink is not
-    followed), or None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EARLIER_BYTES:
+class SessionFiles:
+    """The files the session's earlier calls wrote, as ``hookgate.session_files`` gives them
+    (``session.value``: ``[dev, ino, size, sha256, path]`` rows, ``-`` where not known yet):
+    by path, by identity (device and inode) and by content (size, SHA-256), and the digest of
+    those it forgot. ``text`` says what a file a line runs holds when the session wrote it.
+    Indexed when first needed (most lines run no file). Compared by identity: each evaluation
+    reads the memory anew, so an analysis cached under one never outlives it (the disk may have
+    changed since)."""
+
+    __slots__ = ("rows", "_paths", "ids", "sizes", "hashes", "pending", "bits", "forgotten")
+
+    def __init__(self, value: Any) -> None:
+        self._paths: set[str] | None = None
+        self.ids: set[tuple[int, int]] = set()
+        self.sizes: set[int] = set()
+        self.hashes: set[str] = set()
+        self.pending: list[str] | None = []  # paths not settled: stat once, when needed
+        self.bits = b""
+        self.forgotten = 0
+        if isinstance(value, (list, tuple)):  # the first form: absolute paths
+            files: Any = [["-", "-", "-", "-", p] for p in value]
+            forgotten: Any = {}
+        elif isinstance(value, dict):
+            files, forgotten = value.get("files", ()), value.get("forgotten") or {}
+        else:
+            raise ValueError("files must be a list of paths or hookgate.session_files's object")
+        if not isinstance(files, (list, tuple)) or not isinstance(forgotten, dict):
+            raise ValueError("files: files must be an array, forgotten an object")
+        for n, f in enumerate(files):
+            if (
+                type(f) not in (list, tuple)
+                or len(f) != 5
+                or not (type(f[0]) is type(f[1]) is type(f[2]) is type(f[3]) is type(f[4]) is str)
+            ):
+                raise ValueError(f"files: files[{n}] must be [dev, ino, size, sha256, path]")
+        self.rows = files
+        count = forgotten.get("count", 0)
+        digest_hex = forgotten.get("digest", "")
+        if not isinstance(count, int) or not isinstance(digest_hex, str):
+            raise ValueError("files: forgotten.count must be a number, forgotten.digest hex")
+        if count > 0:
+            try:
+                self.bits = bytes.fromhex(digest_hex)
+            except ValueError:
+                raise ValueError("files: forgotten.digest must be hex") from None
+            self.forgotten = count
+
+    @property
+    def paths(self) -> set[str]:
+        """The paths the files were written at (the index made on first use)."""
+        if self._paths is None:
+            self._paths = set()
+            for dev, ino, size, digest, path in self.rows:
+                if not path.startswith("/"):
+                    continue
+                self._paths.add(path)
+                if dev.isdigit() and ino.isdigit():
+                    self.ids.add((int(dev), int(ino)))
+                else:
+                    self.pending.append(path)  # type: ignore[union-attr]
+                if size.isdigit():
+                    self.sizes.add(int(size))
+                if digest != "-":
+                    self.hashes.add(digest)
+        return self._paths
+
+    def __bool__(self) -> bool:
+        return bool(self.rows) or self.forgotten > 0
+
+    def text(self, full: str) -> str | None:
+        """The text of the file at ``full`` (absolute) when the session wrote it: at that path,
+        or the same file under another name (a stat: device and inode), or a copy (the content
+        hashed only when its size is one the session wrote). None for a file it did not write.
+        A ``LimitError`` for one it wrote that cannot be read now (gone, not a regular file,
+        unreadable, too large) or that it forgot (``forgotten`` digest)."""
+        if full in self.paths:  # the index too
+            return _read_written(full)
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None  # nothing there to run
+        if not stat.S_ISREG(st.st_mode):
             return None
-        return os.read(fd, MAX_EARLIER_BYTES + 1).decode("utf-8", errors="replace")
-    except OSError:
+        self._settle()
+        if (st.st_dev, st.st_ino) in self.ids:
+            return _read_written(full)
+        forgot = self._forgot("p:" + full) or self._forgot(f"i:{st.st_dev}:{st.st_ino}")
+        if st.st_size in self.sizes or self._forgot(f"s:{st.st_size}"):
+            from hookgate.session import identity
+
+            now = identity(full)
+            if now is not None and now.sha256 in self.hashes:
+                return _read_written(full)
+            forgot = forgot or (now is not None and self._forgot(f"h:{now.sha256}"))
+        if forgot:
+            raise LimitError(
+                "session-file",
+                f"{full} may be a file this session wrote that hookgate no longer remembers "
+                f"(it keeps the last files a session wrote); what it runs is not known",
+            )
         return None
-    finally:
-        os.close(fd)
+
+    def _settle(self) -> None:
+        """The device and inode of the files written but not settled yet (the host wrote them
+        after the call that let it through was answered)."""
+        if self.pending:
+            for path in self.pending:
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                self.ids.add((st.st_dev, st.st_ino))
+        self.pending = None
+
+    def _forgot(self, key: str) -> bool:
+        if not self.forgotten or not self.bits:
+            return False
+        from hookgate.session import probes
+
+        return all(self.bits[n >> 3] & (1 << (n & 7)) for n in probes(key))
+
+
+def _read_written(path: str) -> str:
+    """The text of a file the session wrote, which the line runs: the link followed, as the
+    shell follows it; anything but a regular file of at most ``MAX_EARLIER_BYTES`` raises a
+    ``LimitError`` (a FIFO is opened without waiting for a writer)."""
+    from hookgate.files import UnsafeFile, read_file_stat
+
+    try:
+        found = read_file_stat(path, MAX_EARLIER_BYTES, follow=True)
+    except (UnsafeFile, OSError) as exc:
+        why = exc.why if isinstance(exc, UnsafeFile) else str(exc)
+        raise LimitError(
+            "session-file", f"{path}, a file this session wrote, cannot be read now: {why}"
+        ) from None
+    if found is None:
+        raise LimitError("session-file", f"{path}, a file this session wrote, no longer exists")
+    return found[0].decode("utf-8", errors="replace")

@@ -40,6 +40,11 @@ SECTIONS = (
     "makes",
     "option-values",
     "tmux-starts",
+    "file-readers",
+    "interpreters",
+    "interpreter-stops",
+    "one-liners",
+    "script-suffixes",
 )
 
 
@@ -78,6 +83,24 @@ def load() -> dict[str, dict[str, frozenset[str]]]:
 TABLES = load()
 
 
+def _one_liners(tables: dict[str, dict[str, frozenset[str]]]) -> dict[str, str]:
+    """Each interpreter's code option; a ``ValueError`` naming an entry that is not exactly one
+    option of an interpreter of [interpreters]."""
+    found = {}
+    for name, options in tables["one-liners"].items():
+        if len(options) != 1 or name not in tables["interpreters"]:
+            raise ValueError(
+                f"{PATH}: [one-liners] {name}: one option of an interpreter of [interpreters]"
+            )
+        found[name] = next(iter(options))
+    return found
+
+
+ONE_LINERS = _one_liners(TABLES)
+_SUFFIXES = {s: name for name, suffixes in TABLES["script-suffixes"].items() for s in suffixes}
+_RUNNERS = frozenset(key.split()[0] for key in TABLES["package-runners"])
+
+
 SHELLS = frozenset(TABLES["shells"])
 
 # Which programs run other programs, and how.
@@ -86,6 +109,7 @@ _TRANSPARENT = frozenset(_WRAPPER_VALUES)
 _OPERAND_FIRST = frozenset(TABLES["operand-first"])
 _SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
 SCRIPT_FILES = TABLES["script-files"]
+FILE_READERS = frozenset(TABLES["file-readers"])
 _SHELL_VALUES = frozenset().union(*TABLES["shells"].values())
 _TMUX_STARTS = frozenset(TABLES["tmux-starts"])
 _TMUX_VALUES = TABLES["option-values"]["tmux"]
@@ -112,7 +136,9 @@ def unwrap(
     """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``,
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
     that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
-    path)`` or ``("container", inner, mounts, workdir)`` (argv run in a container).
+    path)``, ``("interpreted", interpreter, script word, its arguments)`` (``python3 -u w.py
+    a``: an [interpreters] program running a script file) or ``("container", inner, mounts,
+    workdir)`` (argv run in a container).
 
     The second value is how many words belong to the wrapper itself (or those words).
     ``printed`` is what a command substitution prints, when the line shows it (None if not):
@@ -213,7 +239,82 @@ def unwrap(
         return _find_exec(words)
     if name == "git":
         return _git_runs(words)
+    interpreter = name.rstrip("0123456789.")
+    if interpreter in ONE_LINERS:
+        return _interpreted(interpreter, words)
     return None, n
+
+
+def interpreter_of(name: str) -> str | None:
+    """The [interpreters] entry of program ``name`` (python3.12: python), or None."""
+    interpreter = name.rstrip("0123456789.")
+    return interpreter if interpreter in ONE_LINERS else None
+
+
+def _interpreted(interpreter: str, words: list[Word]) -> tuple[Any, int]:
+    """``python3 -u w.py a b``: ``("interpreted", interpreter, script word, its arguments)``;
+    None when it runs no script file (``-c``, ``-m``, stdin)."""
+    n = len(words)
+    values = TABLES["interpreters"][interpreter]
+    stops = TABLES["interpreter-stops"].get(interpreter, frozenset())
+    k = 1
+    while k < n:
+        a = words[k].text
+        if a == "--":
+            k += 1
+            break
+        if a in stops or a.split("=", 1)[0] in stops:
+            return None, n
+        if a in values:
+            k += 2
+            continue
+        if a.startswith("-") and len(a) > 1:
+            # a bundle of short options: one that takes a value or stops ends it (-uc, -Wi)
+            if not a.startswith("--") and any("-" + c in stops for c in a[1:]):
+                return None, n
+            k += 1
+            continue
+        if a in stops:
+            return None, n
+        break
+    if k >= n:
+        return None, n
+    return ("interpreted", interpreter, words[k], words[k + 1 :]), n
+
+
+def script_word(name: str, words: list[Word]) -> str | None:
+    """The script file a shell, ``source`` or an interpreter runs (``bash -o x w.sh``,
+    ``python3 -W ignore w.py``), which it reads, not writes; None for other commands."""
+    if name in ("source", "."):
+        return words[1].text if len(words) > 1 else None
+    if name in SHELLS:
+        inner, _ = unwrap(name, words, lambda _: None)
+        return inner[1] if inner is not None and inner[0] == "file" else None
+    interpreter = interpreter_of(name)
+    if interpreter is None:
+        return None
+    found = _interpreted(interpreter, words)[0]
+    return found[2].text if found is not None else None
+
+
+def shebang(text: str) -> str | None:
+    """The program a script's ``#!`` line names (``#!/usr/bin/env -S python3 -u``: python3),
+    or None."""
+    if not text.startswith("#!"):
+        return None
+    words = text[2 : text.find("\n") if "\n" in text else len(text)].split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0].rsplit("/", 1)[-1] if words else None
+
+
+def suffix_interpreter(path: str, via: list[str]) -> str | None:
+    """What a package runner (the last of ``via``) runs the file ``path`` with, by its suffix
+    ([script-suffixes]): ``uv run w.py`` runs python. None when no runner runs it."""
+    if not via or via[-1] not in _RUNNERS:
+        return None
+    dot = path.rfind(".")
+    return _SUFFIXES.get(path[dot:]) if dot > path.rfind("/") else None
 
 
 def script_files(

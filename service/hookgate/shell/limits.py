@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_DEPTH = 6  # nested scripts: bash -c inside eval inside ssh …
 
 
@@ -69,13 +73,22 @@ class Budget:
     """What is left of one analysis's bounds, shared by the parsers of its nested scripts, and
     the known-safe command substitutions it reads with (``known_substitutions``)."""
 
-    __slots__ = ("chars", "commands", "expanded", "substitutions", "root_dir", "files", "earlier")
+    __slots__ = (
+        "chars",
+        "commands",
+        "expanded",
+        "substitutions",
+        "root_dir",
+        "files",
+        "earlier",
+        "changed",
+    )
 
     def __init__(
         self,
         substitutions: dict | None = None,  # expansion.Substitutions (compiled)
         root_dir: str | None = None,
-        earlier: tuple[str, ...] = (),
+        earlier: Any = None,  # shell.files.SessionFiles (not imported: files imports this)
     ) -> None:
         self.chars = MAX_ANALYSED_CHARS
         self.commands = MAX_COMMANDS
@@ -85,8 +98,12 @@ class Budget:
         # directory entries that may still read (None: patterns are not matched)
         self.root_dir = root_dir
         self.files: list[int] | None = None if root_dir is None else [MAX_GLOB_ENTRIES]
-        # absolute paths of files earlier calls of the session wrote: run, they run their text
-        self.earlier = earlier
+        # the files earlier calls of the session wrote (None: none): run, they run their text
+        self.earlier = earlier if earlier else None
+        # paths (as the line names them, joined to their directory) that a command of the line
+        # changed in a way it does not show (sed -i f, curl … > f): a file the session wrote
+        # among them asks when run later in the line
+        self.changed: set[str] = set()
 
     def expand(self, n: int) -> None:
         """Count ``n`` characters made by expansions (a variable used many times is copied
