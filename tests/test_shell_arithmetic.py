@@ -47,6 +47,19 @@ def test_arithmetic_agrees_with_bash(expr):
 
 
 @pytest.mark.parametrize(
+    "expr", ["0--1", "1++2", "2--3--4", "--1", "-- 1", "++-1", "1 - - - 1", "7-+-2", "(3)--1"]
+)
+def test_signs_written_together_are_signs_not_increments(expr):
+    # bash reads ``--``/``++`` as an increment only next to a variable's name.
+    assert str(evaluate(expr, lambda name: None)) == bash(expr), expr
+
+
+@pytest.mark.parametrize("expr", ["x--1", "--x", "x++", "++ _y", "x-- + 1"])
+def test_an_increment_of_a_variable_is_not_computed(expr):
+    assert evaluate(expr, lambda name: "5") is None
+
+
+@pytest.mark.parametrize(
     ("expr", "variables"),
     [
         ("x * 2 + y", {"x": "5", "y": "-1"}),

@@ -32,8 +32,9 @@ _SYMBOLS = sorted(
     key=len,
     reverse=True,
 )
-# What makes the expression change a variable: never computed here.
-_ASSIGNING = ("++", "--", "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=")
+# What makes the expression change a variable (and ``++``/``--`` next to a name): never
+# computed here.
+_ASSIGNING = ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=")
 
 
 class _Unknown(Exception):
@@ -68,6 +69,16 @@ def _tokens(text: str) -> list[str]:
                 j += 1
             out.append(text[i:j])
             i = j
+            continue
+        if text.startswith(("++", "--"), i):
+            # bash's readtok: an increment only after a variable's name or before one;
+            # otherwise two signs (``0--1`` is 1).
+            after = text[i + 2 :].lstrip(" \t\n")
+            named = bool(out) and (out[-1][0].isalpha() or out[-1][0] == "_")
+            if named or (after[:1].isalpha() or after[:1] == "_"):
+                raise _Unknown
+            out.append(c)
+            i += 1
             continue
         for op in _ASSIGNING:
             if text.startswith(op, i) and not text.startswith(("==", "<=", ">=", "!="), i):
