@@ -100,7 +100,12 @@ def test_dry_run_lists_every_file_and_writes_nothing(tmp_path):
     assert f"would write {tmp_path}/etc/hookgate/install.json" in out
     assert "/opt/hookgate/bin/python -I -S -c" in out
     assert "NOT ENFORCEABLE: gemini" in out
+    assert "NOT ENFORCEABLE: claude: without --managed-only" in out
     assert files_under(tmp_path) == []
+    only = hookgate(
+        "install", "--managed", "--managed-only", "--dry-run", "--root", str(tmp_path), "claude"
+    )
+    assert "NOT ENFORCEABLE" not in only.stdout
 
 
 def test_install_writes_the_verified_shapes_root_owned(root):

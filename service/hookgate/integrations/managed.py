@@ -491,6 +491,14 @@ def plan_install(
             notes.append(f"{host}: {spec.residual}")
         if spec.hooks_file is None:
             continue
+        if host == "claude" and not managed_only:
+            # Seen in the real host (tests/hosts/test_managed_hosts.py): a user hook answering
+            # an updated input after hookgate's rewrite put `--force` back.
+            notes.append(
+                "claude: without --managed-only, the user's and the project's own hooks run "
+                "after hookgate's and can change the input of a call hookgate allowed or "
+                "rewrote (a program the agent writes can add such a hook); give --managed-only"
+            )
         path, cmd = spec.hooks_file, command[host]
         whats[path] = f"{host}: hookgate's managed hooks"
         try:
