@@ -332,7 +332,12 @@ def test_a_stopped_warm_child_answers_the_limit_at_the_deadline(env, site) -> No
     run(argv, env, payload("ls"))
     wait_for_warm(env)
     (pid,) = warm_pids(env)
-    spares = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    # The socket is bound before the first spare child is forked: wait for the child.
+    for _ in range(200):
+        spares = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        if spares:
+            break
+        time.sleep(0.05)
     assert spares
     for child in spares:  # the child waiting for the call: it takes it and answers nothing
         os.kill(child, signal.SIGSTOP)
