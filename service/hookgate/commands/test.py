@@ -5,8 +5,11 @@ placed in ``data`` at its directory's path relative to the PATH it was found und
 a data file at the top merges at the root), then evaluates every rule named ``test_*`` (tests
 set up their cases with ``with input as …`` / ``with data.x as …``). A test passes when its value
 is ``true``; undefined, any other value, or a run-time error fails it. Output and exit code
-follow ``opa test``: one line per test with its time, the ``print()`` output of failing tests
-(of every test with ``-v``), a ``PASS: n/m`` summary, exit 1 on any failure or error.
+follow ``opa test``: a line per failed test with its time, then why it failed (the literal
+with no solution at its file:line:col, as written, and the values of its terms: see
+``lang.testing.explain``) and its ``print()`` output; ``-v`` lists every test with its time
+and outcome (and every test's ``print()`` output); a ``PASS: n/m`` summary; exit 1 on any
+failure or error.
 """
 
 from __future__ import annotations
@@ -16,14 +19,17 @@ import re
 import sys
 
 from hookgate.lang import ast
-from hookgate.lang.testing import Result, coverage, discover, run_test
+from hookgate.lang.testing import Failure, Result, coverage, discover, explain, run_test
 from hookgate.sources import load_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="policy and data files or dirs")
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="show the print() output of every test"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every test with its time and outcome, and its print() output",
     )
     parser.add_argument("--run", metavar="REGEX", help="only tests whose name matches REGEX")
     parser.add_argument(
@@ -61,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         print("no tests found", file=sys.stderr)
         return 1
     results = [run_test(ps, test) for test in tests]
+    explain(ps, results, timeout=_PROBE_TIMEOUT)
     _report(results, args.verbose)
     failed = any(r.outcome != "PASS" for r in results)
     if ps.coverage is not None:
@@ -71,24 +78,49 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# Seconds the probes explaining failed tests may take (a failed test is explained once).
+_PROBE_TIMEOUT = 30.0
+
+
 def _report(results: list[Result], verbose: bool) -> None:
     current = None
     for r in results:
+        if not verbose and r.outcome == "PASS":
+            continue
         if r.test.file != current:
             current = r.test.file
             print(f"{current}:")
         print(f"{r.test.name}: {r.outcome} ({_duration(r.seconds)})")
+        if r.outcome != "PASS":
+            print(f"  test at {r.test.file}:{r.test.line}:{r.test.col}")
         if r.error:
-            print(f"  {r.error}")
+            print(f"  error: {r.error}")
+        for failure in r.failures:
+            _report_failure(failure)
         if r.prints and (verbose or r.outcome != "PASS"):
+            print("  print() output:")
             for line in r.prints:
-                print(f"  {line}")
+                print(f"    {line}")
     print("-" * 80)
     total = len(results)
     for outcome in ("PASS", "FAIL", "ERROR"):
         n = sum(r.outcome == outcome for r in results)
         if n or outcome == "PASS":
             print(f"{outcome}: {n}/{total}")
+
+
+def _report_failure(f: Failure) -> None:
+    """``file:line:col: failed:``, the literal as written, then ``term = value`` lines."""
+    print(f"  {f.file}:{f.line}:{f.col}: failed:")
+    for line in f.expression.splitlines():
+        print(f"    {line}")
+    if f.terms:
+        print("  where")
+        for shown in f.terms:
+            text = shown.text.replace("\n", " ")
+            print(f"    {text} = {shown.value}")
+    if f.note:
+        print(f"  ({f.note})")
 
 
 def _duration(seconds: float) -> str:
