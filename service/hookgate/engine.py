@@ -93,6 +93,7 @@ class Engine:
         ]
         # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
         self.limit_action = config_limit_action(limit_action(policy_set.data))
+        self._tracer: Any = None  # built by the first --explain (``lang.trace.Tracer``)
 
     @classmethod
     def from_paths(
@@ -191,10 +192,11 @@ class Engine:
             except PolicySetError as exc:
                 failed.append((pack, exc))
                 continue
-            if trace is not None:
+            if trace is not None:  # the rules that contributed: a value, not an empty set
                 trace += [
-                    {"rule": ref, "defined": v is not UNDEFINED, "value": _plain(v)}
+                    {"rule": ref, "defined": True, "value": _plain(v)}
                     for (ref, _), v in zip(refs, values, strict=True)
+                    if v is not UNDEFINED and v is not EMPTY_SET and v != EMPTY_SET
                 ]
             for item in items:
                 if item.rule == "rewrite":
@@ -221,7 +223,26 @@ class Engine:
                 "prints": prints,
                 "failed_packs": errors,
             }
+            self._explain(decision.explain, document, overrides)
         return decision
+
+    def _explain(self, explained: dict, document: Any, overrides: dict | None) -> None:
+        """Add to each contributing rule of ``explained`` its definitions that produced the
+        value (file:line:col), the configuration keys it read and the host facts it used, and
+        list every host fact the evaluation asked for. Never changes the decision: a failure
+        to trace is reported in ``trace_error``."""
+        try:
+            from hookgate.lang.trace import Tracer
+
+            if self._tracer is None:
+                self._tracer = Tracer(self.policy_set)
+            refs = [ref for _, pack_refs in self._packs for ref, _ in pack_refs]
+            traced = self._tracer.run(refs, document, overrides, prints=[])
+            for rule in explained["rules"]:
+                rule.update(self._tracer.why(rule["rule"], traced))
+            explained["facts"] = traced.calls
+        except Exception as exc:  # a policy that fails evaluation already says so in errors
+            explained["trace_error"] = f"{type(exc).__name__}: {exc}"
 
     def _values(
         self, document: Any, overrides: dict | None, prints: list | None

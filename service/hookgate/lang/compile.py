@@ -40,7 +40,8 @@ class Program:
 
     def __init__(self, modules: list[ast.Module], *, coverage: bool = False) -> None:
         """``coverage``: the code adds ``(filename, line)`` of every rule head entered and body
-        literal evaluated to the set ``COV`` (``documents.run``'s ``coverage``)."""
+        literal evaluated to the set ``COV`` (``documents.run``'s ``coverage``), and
+        ``(filename, line, col)`` of every definition (or ``else``) that produced a value."""
         self.modules = modules
         self.coverage = coverage
         self.tree = Tree()
@@ -481,6 +482,9 @@ class RuleCompiler(LiteralCompiler):
             if covered and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
                 fn.emit(f"COV.add(({self.file}, {lit.loc.line}))")
             self.literal(lit, scope, bound, fn)
+        if covered and head is not None:
+            # The definition produced a value: ``hookgate.lang.trace`` names it (--explain).
+            fn.emit(f"COV.add(({self.file}, {head.line}, {head.col}))")
         terminal(fn)
         for k in continuations:
             k.finish(k.exit)
