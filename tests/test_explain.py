@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hookgate.engine import Engine
+from hookgate.lang import trace
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ROOT / "policies"
@@ -128,7 +131,7 @@ def test_without_explain_nothing_is_traced():
     assert e._tracer is tracer  # and kept: a server explaining many calls compiles it once
 
 
-def test_explain_from_the_compile_cache(tmp_path):
+def test_explain_from_the_compile_cache(tmp_path, monkeypatch):
     """A warm engine loads compiled code without the syntax tree: the trace parses the
     sources it kept."""
     (tmp_path / "p").mkdir()
@@ -141,6 +144,15 @@ def test_explain_from_the_compile_cache(tmp_path):
     (rule,) = decision.explain["rules"]
     assert rule["definitions"][0]["file"].endswith("branches.rego")
     assert rule["config"]["branches.protected"] == ["main"]
+    # The traced code and its index are cached too: the next process's --explain parses and
+    # compiles nothing.
+    assert [p.name for p in (cache).rglob("trace-*.code")]
+    monkeypatch.setattr(trace, "_build", lambda ps: pytest.fail("traced code built again"))
+    again = Engine.from_paths([tmp_path / "p"], cache_dir=cache)
+    decision = again.evaluate(payload("push"), facts=FACTS, explain=True)
+    assert "trace_error" not in decision.explain
+    assert decision.explain["rules"][0]["config"]["branches.protected"] == ["main"]
+    assert decision.explain["rules"][0]["facts"][0]["result"] == "main"
 
 
 def test_hookgate_eval_explain_on_the_default_pack(tmp_path):

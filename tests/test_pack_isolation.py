@@ -7,6 +7,7 @@ change) refuses a set whose pack tests fail or that fails on the smoke payloads.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,7 +119,9 @@ def test_eval_names_the_failing_pack_in_telemetry_and_explain(tmp_path):
     out = json.loads(result.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny"
     stderr = result.stderr.decode()
-    assert "hookgate: [pack=hookgate.team] evaluation: conflicting values" in stderr
+    # the fault names the rule's file:line:col
+    assert "hookgate: [pack=hookgate.team] evaluation: " in stderr
+    assert re.search(r"evaluation: \S*team\.rego:\d+:\d+: conflicting values", stderr)
     assert '"failed_packs"' in stderr
     (record,) = [
         json.loads(line) for line in (tmp_path / "telemetry.jsonl").read_text().splitlines()

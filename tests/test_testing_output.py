@@ -199,4 +199,5 @@ def test_errors_keep_their_message_and_the_test_location(tmp_path, capsys):
     assert code == 1
     assert "data.e.test_conflict: ERROR (" in out
     assert f"test at {tmp_path / 'e_test.rego'}:9:1" in out
-    assert "error: conflicting values for data.e.c" in out
+    # the error names the rule whose definitions disagree, at its file:line:col
+    assert f"error: {tmp_path / 'e_test.rego'}:5:1: conflicting values for data.e.c" in out

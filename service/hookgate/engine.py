@@ -94,6 +94,7 @@ class Engine:
         # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
         self.limit_action = config_limit_action(limit_action(policy_set.data))
         self._tracer: Any = None  # built by the first --explain (``lang.trace.Tracer``)
+        self.cache_dir: str | Path | None = None  # the compile cache it came through, if any
 
     @classmethod
     def from_paths(
@@ -108,7 +109,9 @@ class Engine:
         excluded); ``data`` is merged over the files' data."""
         origin = origin or "policies " + ", ".join(map(str, paths))
         if cache_dir is not None and not data:  # a warm start reads no policy file
-            return cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
+            engine = cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
+            engine.cache_dir = cache_dir
+            return engine
         sources, file_data = load_paths(list(paths))
         if data:
             file_data.update(data)
@@ -127,7 +130,9 @@ class Engine:
         """Compile ``sources`` (file name → policy text) with ``data``; raises ``PolicyError``
         with every diagnostic when they do not compile."""
         policy_set = load(dict(sources), data=dict(data or {}), cache_dir=cache_dir)
-        return cls(policy_set, origin=origin, timeout=timeout)
+        engine = cls(policy_set, origin=origin, timeout=timeout)
+        engine.cache_dir = cache_dir
+        return engine
 
     def evaluate(
         self,
@@ -235,7 +240,7 @@ class Engine:
             from hookgate.lang.trace import Tracer
 
             if self._tracer is None:
-                self._tracer = Tracer(self.policy_set)
+                self._tracer = Tracer(self.policy_set, self.cache_dir)
             refs = [ref for _, pack_refs in self._packs for ref, _ in pack_refs]
             traced = self._tracer.run(refs, document, overrides, prints=[])
             for rule in explained["rules"]:

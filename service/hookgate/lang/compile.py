@@ -401,7 +401,10 @@ class RuleCompiler(LiteralCompiler):
 
         def terminal(fn: GeneratedFunction) -> None:
             fn.emit(f"if not acc: acc.append(fr[{result_slot}])")
-            fn.emit(f"elif not equal(acc[0], fr[{result_slot}]): raise EvalError({message})")
+            fn.emit(
+                f"elif not equal(acc[0], fr[{result_slot}]): "
+                f"raise EvalError({message}, {self.file}, {loc.line}, {loc.col})"
+            )
             if first_only:
                 fn.emit(fn.stop)
 

@@ -5,8 +5,9 @@ the branch, the repository's configuration, the session's files, …) they were 
 
 A ``Tracer`` compiles the policy set once more, with coverage (``compile.Program``): that code
 records each literal evaluated and each definition that produced a value. Only ``--explain``
-builds one (the hook's code is never compiled with it); it is kept with its engine, so a server
-explaining many calls compiles it once.
+builds one (the hook's code is never compiled with it). It is kept with its engine, so a server
+explaining many calls compiles it once, and in the compile cache next to the hook's own entry
+(``trace-<key>``), so a hook run with ``--explain`` compiles it once per policy set.
 """
 
 from __future__ import annotations
@@ -34,21 +35,24 @@ class Trace:
 
 
 class Tracer:
-    """A policy set compiled to trace its evaluations."""
+    """A policy set compiled to trace its evaluations, with what ``why`` needs to know of its
+    rules as plain data (``index``): so both come from the compile cache when the hook has one,
+    and a warm ``--explain`` parses nothing."""
 
-    def __init__(self, ps: PolicySet) -> None:
-        from hookgate.lang.compile import Program
+    def __init__(self, ps: PolicySet, cache_dir: Any = None) -> None:
         from hookgate.lang.documents import run
 
-        modules = ps.modules
-        if not all(isinstance(m, ast.Module) for m in modules):  # summaries: the compile cache
-            modules = parse_and_check(ps.sources)
-        self.program = Program(modules, coverage=True)
+        found = _cached(ps, cache_dir)
+        if found is None:
+            code, index = _build(ps)
+            _store(ps, cache_dir, code, index)
+        else:
+            code, index = found
+        self.index: dict[tuple, dict] = index
         self._covered: set = set()
-        tree = run(self.program.code(), self._covered)
-        self.policy_set = PolicySet(tree, modules, ps.data, ps.sources, coverage=self._covered)
+        tree = run(code, self._covered)
+        self.policy_set = PolicySet(tree, ps.modules, ps.data, ps.sources, coverage=self._covered)
         self.data = ps.data
-        self._aliases = self._find_aliases()
         self._lock = threading.Lock()  # the coverage set is the code's: one trace at a time
 
     def run(
@@ -70,109 +74,156 @@ class Tracer:
         """For the rule at ``ref`` (``data.a.b``): its definitions that produced a value, the
         configuration keys it and the rules it uses read on lines that ran, with their values,
         and the facts (host builtins' calls) the code of those rules asked for."""
-        path = tuple(ref.split(".")[1:])
-        node, i = self.program.find(path)
-        group = node.group if i == len(path) else None
+        group = self.index.get(tuple(ref.split(".")[1:]))
         if group is None:
             return {"definitions": [], "config": {}, "facts": []}
         definitions = []
-        rules: list[tuple[ast.Rule, Any]] = []
-        for rule, env in self.program.rules.get(group, ()):
-            heads = [rule.loc, *(e.loc for e in rule.elses)]
-            hit = [h for h in heads if (env.file, h.line, h.col) in trace.produced]
+        tables = []
+        for heads, table in group["defs"]:
+            hit = [h for h in heads if h in trace.produced]
             if hit:
-                rules.append((rule, env))
-                definitions += [{"file": env.file, "line": h.line, "col": h.col} for h in hit]
-        used = set()
-        for dep in self._closure(group):
-            used.add(dep)
-            if dep is not group:
-                rules += self.program.rules.get(dep, [])
-        config: dict[str, Any] = {}
-        for rule, env in rules:
-            if (*env.package, *rule.ref) in self._aliases:
-                continue  # what it names is counted where it is read
-            for key in self._config_keys(rule, env, trace.lines):
-                config[key] = _config_value(self.data, key)
+                definitions += [{"file": f, "line": line, "col": col} for f, line, col in hit]
+                tables.append(table)
         reads: set[str] = set()
-        for dep in used:
-            reads |= self.program.reads.get(dep, set())
-        facts = [c for c in trace.calls if c["builtin"] in reads]
+        for path in self._closure(group):
+            dep = self.index[path]
+            reads.update(dep["reads"])
+            if dep is not group and not dep["alias"]:
+                tables += [table for _, table in dep["defs"]]
+        config: dict[str, Any] = {}
+        for table in tables:
+            for file, line, key in table:
+                if (file, line) in trace.lines:
+                    config[key] = _config_value(self.data, key)
         return {
             "definitions": definitions,
             "config": dict(sorted(config.items())),
-            "facts": facts,
+            "facts": [c for c in trace.calls if c["builtin"] in reads],
         }
 
-    def _find_aliases(self) -> dict[tuple, tuple]:
-        """Rules that only name a data path (``cfg := data.hookgate.config.force_push``): a
-        read of ``cfg.on_force`` reads ``force_push.on_force``."""
-        out = {}
-        for group, rules in self.program.rules.items():
-            if len(rules) != 1 or group.kind != "complete":
-                continue
+    def _closure(self, group: dict) -> list[tuple]:
+        seen = [group["path"]]
+        stack = [group]
+        while stack:
+            for dep in stack.pop()["deps"]:
+                if dep not in seen:
+                    seen.append(dep)
+                    stack.append(self.index[dep])
+        return seen
+
+
+def _build(ps: PolicySet) -> tuple[Any, dict]:
+    """The traced code and the index of its rule groups: for each, its path, its definitions
+    (the ``(file, line, col)`` of each head and ``else``, and the ``(file, line, key)`` of each
+    configuration read, by the line of the literal or head it is in), the groups it uses, the
+    host builtins its own code calls, and whether it only names a data path."""
+    from hookgate.lang.compile import Program
+
+    modules = ps.modules
+    if not all(isinstance(m, ast.Module) for m in modules):  # summaries: the compile cache
+        modules = parse_and_check(ps.sources)
+    program = Program(modules, coverage=True)
+    if program.diagnostics:
+        from hookgate.lang.errors import PolicyError
+
+        raise PolicyError(program.diagnostics)
+    aliases = {}
+    for group, rules in program.rules.items():
+        if len(rules) == 1 and group.kind == "complete":
             rule, env = rules[0]
             if not rule.body and not rule.elses and rule.value is not None:
                 path = _data_path(rule.value, env)
                 if path is not None:
-                    out[tuple(group.path)] = path
-        return out
-
-    def _unalias(self, path: tuple) -> tuple:
-        for _ in range(8):  # an alias of an alias; recursion was refused at compile time
-            for n in range(len(path), 0, -1):
-                target = self._aliases.get(path[:n])
-                if target is not None:
-                    path = target + path[n:]
-                    break
-            else:
-                return path
-        return path
-
-    def _closure(self, group: Any) -> list:
-        seen = [group]
-        stack = [group]
-        while stack:
-            for dep in self.program.deps.get(stack.pop(), ()):
-                if dep not in seen:
-                    seen.append(dep)
-                    stack.append(dep)
-        return seen
-
-    def _config_keys(self, rule: ast.Rule, env: Any, lines: set) -> set[str]:
-        """The ``data.hookgate.config`` keys the parts of ``rule`` that ran refer to (through
-        ``data.…`` or an import), as dotted paths below the configuration."""
-        from hookgate.lang.check import children
-
-        file = env.file
-        parts: list = []
-        if (file, rule.loc.line) in lines:
-            parts += [rule.value, rule.key, *rule.path_keys]
-        parts += [lit for lit in _literals(rule) if (file, lit.loc.line) in lines]
-        keys: set[str] = set()
-        stack = [p for p in parts if p is not None]
-        while stack:
-            node = stack.pop()
-            path = _data_path(node, env)
-            if path is not None:
-                path = self._unalias(path)
-                if path[: len(CONFIG)] == CONFIG:
-                    keys.add(".".join(str(k) for k in path[len(CONFIG) :]) or "*")
-                continue
-            if isinstance(node, ast.Every | ast.ArrayCompr | ast.SetCompr | ast.ObjectCompr):
-                # their literals count where they ran, and the compiled code reports them
-                stack += [c for c in children(node) if not _is_literal(c) or _ran(c, file, lines)]
-                continue
-            stack += [c for c in children(node) if c is not None]
-        return keys
+                    aliases[tuple(group.path)] = path
+    index: dict[tuple, dict] = {}
+    for group, rules in program.rules.items():
+        defs = []
+        for rule, env in rules:
+            heads = [rule.loc, *(e.loc for e in rule.elses)]
+            table = sorted(_config_reads(rule, env, aliases))
+            defs.append((tuple((env.file, h.line, h.col) for h in heads), tuple(table)))
+        index[tuple(group.path)] = {
+            "path": tuple(group.path),
+            "defs": tuple(defs),
+            "deps": tuple(sorted(tuple(d.path) for d in program.deps.get(group, ()))),
+            "reads": tuple(sorted(program.reads.get(group, ()))),
+            "alias": tuple(group.path) in aliases,
+        }
+    return program.code(), index
 
 
-def _is_literal(node: Any) -> bool:
-    return isinstance(node, _LITERALS)
+def _config_reads(rule: ast.Rule, env: Any, aliases: dict) -> set[tuple[str, int, str]]:
+    """``(file, line, key)`` of each ``data.hookgate.config`` key ``rule`` refers to (through
+    ``data.…``, an import or an alias rule), ``line`` being that of the head or the innermost
+    literal the reference is in: the lines evaluation reports reaching."""
+    from hookgate.lang.check import children
+
+    file = env.file
+    out: set[tuple[str, int, str]] = set()
+    stack: list[tuple[Any, int]] = [
+        (p, rule.loc.line) for p in (rule.value, rule.key, *rule.path_keys) if p is not None
+    ]
+    stack += [(lit, lit.loc.line) for lit in _literals(rule)]
+    while stack:
+        node, line = stack.pop()
+        if isinstance(node, _LITERALS):
+            line = node.loc.line
+        path = _data_path(node, env)
+        if path is not None:
+            path = _unalias(path, aliases)
+            if path[: len(CONFIG)] == CONFIG:
+                out.add((file, line, ".".join(str(k) for k in path[len(CONFIG) :]) or "*"))
+            continue
+        stack += [(c, line) for c in children(node) if c is not None]
+    return out
 
 
-def _ran(node: Any, file: str, lines: set) -> bool:
-    return (file, node.loc.line) in lines
+def _unalias(path: tuple, aliases: dict) -> tuple:
+    """``cfg.on_force`` → ``hookgate.config.force_push.on_force`` when ``cfg`` only names
+    ``data.hookgate.config.force_push``."""
+    for _ in range(8):  # an alias of an alias; recursion was refused at compile time
+        for n in range(len(path), 0, -1):
+            target = aliases.get(path[:n])
+            if target is not None:
+                path = target + path[n:]
+                break
+        else:
+            return path
+    return path
+
+
+def _key(ps: PolicySet, cache_dir: Any) -> tuple[str, str] | None:
+    """The cache directory and entry name of the traced code, or None (no usable cache)."""
+    if cache_dir is None:
+        return None
+    from hookgate.lang import cache
+
+    try:
+        directory = cache.safe_dir(cache_dir)
+    except cache.UnsafeCacheDir:
+        return None
+    return directory, "trace-" + cache.cache_key(ps.sources, ps.data, False)
+
+
+def _cached(ps: PolicySet, cache_dir: Any) -> tuple[Any, dict] | None:
+    found = _key(ps, cache_dir)
+    if found is None:
+        return None
+    from hookgate.lang import cache
+
+    entry = cache.load(*found)
+    if entry is None or len(entry[1]) != 1 or type(entry[1][0]) is not dict:
+        return None
+    return entry[0], entry[1][0]
+
+
+def _store(ps: PolicySet, cache_dir: Any, code: Any, index: dict) -> None:
+    found = _key(ps, cache_dir)
+    if found is not None:
+        from hookgate import builtins
+        from hookgate.lang import cache
+
+        cache.store(*found, code, [index], builtins.index())
 
 
 def _literals(rule: ast.Rule) -> list:
