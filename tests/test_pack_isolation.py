@@ -172,8 +172,11 @@ def test_hookgate_check_reports_failing_packs(tmp_path):
         [HOOKGATE, "check", str(tmp_path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 1
-    assert (
-        "pack hookgate.team: smoke payload claude-rm-home: evaluation: conflicting" in result.stdout
+    # the fault names the rule whose values conflict, at its file:line:col
+    assert re.search(
+        r"pack hookgate\.team: smoke payload claude-rm-home: evaluation: \S*team\.rego:\d+:\d+: "
+        r"conflicting values for data\.hookgate\.team\.level",
+        result.stdout,
     )
     assert "failing pack check" in result.stdout
 

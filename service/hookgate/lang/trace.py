@@ -6,12 +6,14 @@ the branch, the repository's configuration, the session's files, …) they were 
 A ``Tracer`` compiles the policy set once more, with coverage (``compile.Program``): that code
 records each literal evaluated and each definition that produced a value. Only ``--explain``
 builds one (the hook's code is never compiled with it). It is kept with its engine, so a server
-explaining many calls compiles it once, and in the compile cache next to the hook's own entry
-(``trace-<key>``), so a hook run with ``--explain`` compiles it once per policy set.
+explaining many calls compiles it once, and in the compile cache's ``trace`` directory (under
+the key of the hook's own entry), so a hook run with ``--explain`` compiles it once per policy
+set.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -44,10 +46,13 @@ class Tracer:
 
         found = _cached(ps, cache_dir)
         if found is None:
-            code, index = _build(ps)
-            _store(ps, cache_dir, code, index)
-        else:
-            code, index = found
+            # Hooks started together build it once: the others wait, then read the cache.
+            with _building(ps, cache_dir):
+                found = _cached(ps, cache_dir)
+                if found is None:
+                    found = _build(ps)
+                    _store(ps, cache_dir, *found)
+        code, index = found
         self.index: dict[tuple, dict] = index
         self._covered: set = set()
         tree = run(code, self._covered)
@@ -56,7 +61,12 @@ class Tracer:
         self._lock = threading.Lock()  # the coverage set is the code's: one trace at a time
 
     def run(
-        self, refs: list[str], input: Any, overrides: dict | None, prints: list | None
+        self,
+        refs: list[str],
+        input: Any,
+        overrides: dict | None,
+        prints: list | None,
+        timeout: float | None = None,
     ) -> Trace:
         """Evaluate ``refs`` as ``PolicySet.query_many`` does, recording every call of a builtin
         that reads the host (through ``overrides`` when given: the server's facts)."""
@@ -65,7 +75,7 @@ class Tracer:
         with self._lock:
             self._covered.clear()
             values = self.policy_set.query_many(
-                refs, input=input, overrides=recording, prints=prints
+                refs, input=input, overrides=recording, prints=prints, timeout=timeout
             )
             covered = set(self._covered)
         return Trace(values, covered, calls)
@@ -198,11 +208,13 @@ def _key(ps: PolicySet, cache_dir: Any) -> tuple[str, str] | None:
         return None
     from hookgate.lang import cache
 
+    # A directory of its own inside the compile cache (checked first: a safe directory's
+    # subdirectory is safe only if it is too), so the hook's entries stay as they were.
     try:
-        directory = cache.safe_dir(cache_dir)
+        directory = cache.safe_dir(os.path.join(cache.safe_dir(cache_dir), "trace"))
     except cache.UnsafeCacheDir:
         return None
-    return directory, "trace-" + cache.cache_key(ps.sources, ps.data, False)
+    return directory, cache.cache_key(ps.sources, ps.data, False)
 
 
 def _cached(ps: PolicySet, cache_dir: Any) -> tuple[Any, dict] | None:
@@ -215,6 +227,32 @@ def _cached(ps: PolicySet, cache_dir: Any) -> tuple[Any, dict] | None:
     if entry is None or len(entry[1]) != 1 or type(entry[1][0]) is not dict:
         return None
     return entry[0], entry[1][0]
+
+
+class _building:
+    """An exclusive lock on ``<trace dir>/<key>.lock`` while the traced code is built (none
+    without a usable cache: then nothing is shared)."""
+
+    def __init__(self, ps: PolicySet, cache_dir: Any) -> None:
+        self.where = _key(ps, cache_dir)
+        self.fd: int | None = None
+
+    def __enter__(self) -> None:
+        if self.where is None:
+            return
+        try:
+            import fcntl
+
+            path = os.path.join(self.where[0], self.where[1] + ".lock")
+            self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (OSError, ImportError):  # no lock: each builds its own, as without a cache
+            self.__exit__()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
+            self.fd = None
 
 
 def _store(ps: PolicySet, cache_dir: Any, code: Any, index: dict) -> None:
