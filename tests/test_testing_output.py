@@ -127,6 +127,12 @@ def test_each_failure_shows_location_expression_and_values(suite, capsys, verbos
     assert f"{file}:{_line_of(TESTS, 'every pair')}:2: failed:" in block
     assert "pairs = [[1, 2], [2, 3], [3, 5]]" in block
     assert "pair = [3, 5]  (the item the body fails for)" in block
+    # and, for that item, the body's literal that failed with its terms' values
+    inner = _line_of(TESTS, "lib.inc(pair[0]) == pair[1]")
+    assert f"{file}:{inner}:3: for that item, the body failed at:" in block
+    assert "      lib.inc(pair[0]) = 4\n      pair[0] = 3\n" in block
+    assert "      pair[1] = 5" in block
+    assert block.count("      pair = [3, 5]") == 1  # a variable written twice is shown once
 
     block = _block(out, "test_undefined_key")
     assert "xs.b = undefined" in block and 'xs = {"a": 1}' in block

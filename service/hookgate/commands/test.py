@@ -109,18 +109,21 @@ def _report(results: list[Result], verbose: bool) -> None:
             print(f"{outcome}: {n}/{total}")
 
 
-def _report_failure(f: Failure) -> None:
-    """``file:line:col: failed:``, the literal as written, then ``term = value`` lines."""
-    print(f"  {f.file}:{f.line}:{f.col}: failed:")
+def _report_failure(f: Failure, indent: str = "  ", head: str = "failed") -> None:
+    """``file:line:col: failed:``, the literal as written, then ``term = value`` lines; for an
+    ``every``, then the body's literal that failed for the first item it fails for."""
+    print(f"{indent}{f.file}:{f.line}:{f.col}: {head}:")
     for line in f.expression.splitlines():
-        print(f"    {line}")
+        print(f"{indent}  {line}")
     if f.terms:
-        print("  where")
+        print(f"{indent}where")
         for shown in f.terms:
             text = shown.text.replace("\n", " ")
-            print(f"    {text} = {shown.value}")
+            print(f"{indent}  {text} = {shown.value}")
     if f.note:
-        print(f"  ({f.note})")
+        print(f"{indent}({f.note})")
+    if f.inner is not None:
+        _report_failure(f.inner, indent + "  ", "for that item, the body failed at")
 
 
 def _duration(seconds: float) -> str:

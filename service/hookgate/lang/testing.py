@@ -63,6 +63,7 @@ class Failure:
     expression: str  # the literal as written (formatted), or the test's head
     terms: tuple[Shown, ...] = ()
     note: str | None = None
+    inner: Failure | None = None  # for ``every``: the body's literal that failed, first item
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +165,11 @@ class _Definition:
         self.known = known  # names bound before any literal: the package's rules, imports
         self.prefix = prefix  # this definition's probe names start with it
         self.counts: list[Any] | None = None  # solutions of the first k literals, k = 1..n
-        self.values: dict[tuple[int, int], Any] = {}  # (literal, term) → values per solution
+        self.values: dict[tuple, Any] = {}  # (literal, term) → values per solution, and more
         self.terms: list[list[ast.Node]] = []  # the terms shown, per literal
+        self.every_terms: dict[
+            int, list[list[ast.Node]]
+        ] = {}  # per every literal, per body literal
 
     def rules(self, values: bool) -> list[str]:
         """The probe rules: the number of solutions of each prefix of the body and, with
@@ -190,8 +194,58 @@ class _Definition:
             if values and isinstance(lit, ast.Every) and not lit.withs:
                 if _vars(lit.domain) <= known:
                     out.append(self._every_probe(k, lit, before))
+                    out += self._every_body_probes(k, lit, before, known)
             known |= _bound_by(lit)
         return out
+
+    def _every_body_probes(self, k: int, lit: ast.Every, before: str, known: set) -> list[str]:
+        """Per item of the domain (in the order ``every`` takes them): the solutions of each
+        prefix of the body (``E``), and the values of each shown term of each body literal
+        after the literals before it (``F``)."""
+        names = f"{lit.key.name}, {lit.value.name}" if lit.key is not None else lit.value.name
+        items = f"{before}\nsome {names} in {self.text.term(lit.domain)}"
+        texts = [self.text.literal(b) for b in lit.body]
+        inner_known = known | {lit.value.name} | ({lit.key.name} if lit.key is not None else set())
+        out = []
+        self.every_terms[k] = []
+        for m, blit in enumerate(lit.body):
+            inner = "\n".join(texts[:m]) or "true"
+            out.append(
+                f"{self.prefix}E{k}_{m} := [count([1 |\n{inner}\n{texts[m]}\n]) |\n{items}\n]"
+            )
+            shown = [t for t in _shown_terms(blit) if _vars(t) <= inner_known][:_MAX_TERMS]
+            self.every_terms[k].append(shown)
+            for j, term in enumerate(shown):
+                x = ast.Var(f"{_PROBE}x", blit.loc)
+                probe = ast.Expr(ast.Assign(x, term, blit.loc), blit.loc, False, blit.withs)
+                out.append(
+                    f"{self.prefix}F{k}_{m}_{j} := [[{_PROBE}x |\n{inner}\n"
+                    f"{self.text.literal(probe)}\n] |\n{items}\n]"
+                )
+            inner_known = inner_known | _bound_by(blit)
+        return out
+
+    def _every_failure(self, file: str, k: int, lit: ast.Every) -> Failure | None:
+        """The first item's failed body literal, with its terms' values for that item."""
+        per_literal = [self.values.get((k, "E", m)) for m in range(len(lit.body))]
+        if not per_literal or not all(isinstance(c, list) for c in per_literal):
+            return None
+        size = min(len(c) for c in per_literal)
+        for i in range(size):
+            m = next((m for m, c in enumerate(per_literal) if c[i] == 0), None)
+            if m is None:
+                continue
+            blit = lit.body[m]
+            shown = []
+            terms = self.every_terms.get(k, [])
+            for j, term in enumerate(terms[m] if m < len(terms) else ()):
+                found = self.values.get((k, "F", m, j))
+                if isinstance(found, list) and i < len(found) and isinstance(found[i], list):
+                    value = _render(found[i][0]) if found[i] else "undefined"
+                    _show(shown, self.text.term(term), value)
+            text = self.text.literal(blit)
+            return Failure(file, blit.loc.line, blit.loc.col, text, tuple(shown))
+        return None
 
     def _every_probe(self, k: int, lit: ast.Every, before: str) -> str:
         """The items of an ``every``'s domain its body fails for, as ``[key, value]``."""
@@ -229,7 +283,7 @@ class _Definition:
             if found is None:
                 continue
             vals = found if isinstance(found, list) else []
-            shown.append(Shown(self.text.term(term), _render(vals[0]) if vals else "undefined"))
+            _show(shown, self.text.term(term), _render(vals[0]) if vals else "undefined")
         items = self.values.get((failed, -1))
         if isinstance(lit, ast.Every) and isinstance(items, list) and items:
             if lit.key is not None:
@@ -241,7 +295,9 @@ class _Definition:
         if solutions:
             note = f"it failed for each of the {solutions} solutions of the lines before it"
             note += "; the values shown are the first's"
-        return Failure(file, lit.loc.line, lit.loc.col, self.text.literal(lit), tuple(shown), note)
+        inner = self._every_failure(file, failed, lit) if isinstance(lit, ast.Every) else None
+        text = self.text.literal(lit)
+        return Failure(file, lit.loc.line, lit.loc.col, text, tuple(shown), note, inner)
 
 
 class _Plan:
@@ -321,6 +377,12 @@ def _probe(ps: PolicySet, plans: list[_Plan], timeout: float | None, *, values: 
             d.counts[int(key[1:])] = answer if isinstance(answer, int) else 0
         elif key.startswith("e"):
             d.values[int(key[1:]), -1] = answer
+        elif key.startswith("E"):
+            k, m = key[1:].split("_")
+            d.values[int(k), "E", int(m)] = answer
+        elif key.startswith("F"):
+            k, m, j = key[1:].split("_")
+            d.values[int(k), "F", int(m), int(j)] = answer
         else:
             k, j = key[1:].split("_")
             d.values[int(k), int(j)] = answer
@@ -425,6 +487,12 @@ def _bound_by(lit: Any) -> set[str]:
     if isinstance(lit, ast.Expr) and not lit.negated:
         return _vars(lit.term)
     return set()
+
+
+def _show(shown: list[Shown], text: str, value: str) -> None:
+    """Add a term once (the same variable written twice in a literal is shown once)."""
+    if all(s.text != text for s in shown):
+        shown.append(Shown(text, value))
 
 
 def _first_of(n: int) -> str:
