@@ -217,12 +217,17 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)
         return Decision.failure("policy", message, closed, host=host), None
     deadline.STATE.policy_action = engine.limit_action
+    # An Engine traces --explain after the answer (``Engine.trace``); what stands in for one
+    # when the configuration cannot be trusted has nothing to trace.
+    later = getattr(engine, "trace", None) if args.explain else None
+    extra = {"trace": False} if later is not None else {}
     decision = engine.evaluate(
-        payload, host, explain=args.explain, failure=args.failure_policy, trace=False
+        payload, host, explain=args.explain, failure=args.failure_policy, **extra
     )
     if args.explain and decision.explain is not None:
         decision.explain["commands"] = _commands_seen(engine, decision.input_document)
-        TRACE.append(lambda: engine.trace(decision))
+        if later is not None:
+            TRACE.append(lambda: later(decision))
     return decision, revision
 
 
