@@ -220,7 +220,7 @@ def suite(tmp_path: Path) -> Path:
 
 
 def test_test_runs_every_test(suite, capsys):
-    code, out, _ = cli(capsys, "test", str(suite))
+    code, out, _ = cli(capsys, "test", "-v", str(suite))
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == f"{suite / 'app_test.rego'}:"
@@ -236,13 +236,19 @@ def test_test_runs_every_test(suite, capsys):
         "data.app_test.test_wrong_greeting": "FAIL",
         "data.app_test.test_error": "ERROR",
     }
-    # the failing test shows its print() output; the passing ones do not without -v
-    assert "  greeting was hello cy" in lines
+    # the failing test shows its print() output
+    assert "    greeting was hello cy" in lines
     assert lines[-3:] == ["PASS: 3/5", "FAIL: 1/5", "ERROR: 1/5"]
+    # without -v, as opa test: only the tests that did not pass, then the summary
+    code, out, _ = cli(capsys, "test", str(suite))
+    assert code == 1
+    listed = [line.split(":")[0] for line in out.splitlines() if line.startswith("data.")]
+    assert listed == ["data.app_test.test_wrong_greeting", "data.app_test.test_error"]
+    assert out.splitlines()[-3:] == ["PASS: 3/5", "FAIL: 1/5", "ERROR: 1/5"]
 
 
 def test_test_run_filter_and_verbose(suite, capsys):
-    code, out, _ = cli(capsys, "test", "--run", "admin", str(suite))
+    code, out, _ = cli(capsys, "test", "-v", "--run", "admin", str(suite))
     assert code == 0
     assert out.count(": PASS (") == 2 and out.rstrip().endswith("PASS: 2/2")
 
@@ -301,7 +307,7 @@ def test_console_script_runs_check():
 
 def test_test_names_with_keys_that_are_not_names(tmp_path, capsys):
     write(tmp_path, {"a_test.rego": 'package a["b-c"]\n\ntest_one if true\n'})
-    code, out, _ = cli(capsys, "test", str(tmp_path))
+    code, out, _ = cli(capsys, "test", "-v", str(tmp_path))
     assert code == 0
     assert 'data.a["b-c"].test_one: PASS (' in out
 

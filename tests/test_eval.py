@@ -215,6 +215,28 @@ def test_unsafe_variable_is_reported_once_by_name():
     assert (d.file, d.line, d.col) == ("u.rego", 4, 2)
 
 
+@pytest.mark.parametrize(
+    ("body", "name", "col"),
+    [
+        ("q := w", "w", 7),  # the assigned variable is bound by the literal; `w` is not
+        ("q = w", "w", 6),
+        ("[a, b] := [w, 1]", "w", 13),
+        ("y := [q | q := w]", "w", 17),  # inside a comprehension (renamed q'1 there)
+        ("y := {k: v | k := w; v := 1}", "w", 20),
+        ("every x in [1] { y := z }", "z", 24),
+        ("x := w + 1", "w", 7),
+        ("w == 1", "w", 2),
+    ],
+)
+def test_unsafe_variable_is_the_unbound_one_not_the_one_being_bound(body, name, col):
+    src = f"package u\n\np if {{\n\t{body}\n\ttrue\n}}\n"
+    with pytest.raises(PolicyError) as err:
+        load({"u.rego": src})
+    (d,) = err.value.diagnostics
+    assert d.message == f"var {name} is unsafe"
+    assert (d.file, d.line, d.col) == ("u.rego", 4, col)
+
+
 def test_unknown_function_and_wrong_arity():
     with pytest.raises(PolicyError, match="nope"):
         load({"u.rego": "package u\n\np := nope(1)\n"})

@@ -7,6 +7,7 @@ change) refuses a set whose pack tests fail or that fails on the smoke payloads.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,7 +119,9 @@ def test_eval_names_the_failing_pack_in_telemetry_and_explain(tmp_path):
     out = json.loads(result.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny"
     stderr = result.stderr.decode()
-    assert "hookgate: [pack=hookgate.team] evaluation: conflicting values" in stderr
+    # the fault names the rule's file:line:col
+    assert "hookgate: [pack=hookgate.team] evaluation: " in stderr
+    assert re.search(r"evaluation: \S*team\.rego:\d+:\d+: conflicting values", stderr)
     assert '"failed_packs"' in stderr
     (record,) = [
         json.loads(line) for line in (tmp_path / "telemetry.jsonl").read_text().splitlines()
@@ -169,8 +172,11 @@ def test_hookgate_check_reports_failing_packs(tmp_path):
         [HOOKGATE, "check", str(tmp_path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 1
-    assert (
-        "pack hookgate.team: smoke payload claude-rm-home: evaluation: conflicting" in result.stdout
+    # the fault names the rule whose values conflict, at its file:line:col
+    assert re.search(
+        r"pack hookgate\.team: smoke payload claude-rm-home: evaluation: \S*team\.rego:\d+:\d+: "
+        r"conflicting values for data\.hookgate\.team\.level",
+        result.stdout,
     )
     assert "failing pack check" in result.stdout
 

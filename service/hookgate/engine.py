@@ -104,6 +104,8 @@ class Engine:
         ]
         # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
         self.limit_action = config_limit_action(limit_action(policy_set.data))
+        self._tracer: Any = None  # built by the first --explain (``lang.trace.Tracer``)
+        self.cache_dir: str | Path | None = None  # the compile cache it came through, if any
 
     @classmethod
     def from_paths(
@@ -118,7 +120,9 @@ class Engine:
         excluded); ``data`` is merged over the files' data."""
         origin = origin or "policies " + ", ".join(map(str, paths))
         if cache_dir is not None and not data:  # a warm start reads no policy file
-            return cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
+            engine = cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
+            engine.cache_dir = cache_dir
+            return engine
         sources, file_data = load_paths(list(paths))
         if data:
             file_data.update(data)
@@ -151,7 +155,9 @@ class Engine:
         """Compile ``sources`` (file name → policy text) with ``data``; raises ``PolicyError``
         with every diagnostic when they do not compile."""
         policy_set = load(dict(sources), data=dict(data or {}), cache_dir=cache_dir)
-        return cls(policy_set, origin=origin, timeout=timeout)
+        engine = cls(policy_set, origin=origin, timeout=timeout)
+        engine.cache_dir = cache_dir
+        return engine
 
     def evaluate(
         self,
@@ -161,6 +167,7 @@ class Engine:
         facts: Mapping | None = None,
         explain: bool = False,
         failure: str | None = None,
+        trace: bool = True,
     ) -> Decision:
         """Evaluate one hook payload in any host's shape. Never raises for bad payloads or
         failing policies: a fault (bad payload, a broken pack) follows the event's failure
@@ -172,7 +179,9 @@ class Engine:
             closed = failure_policy(None, failure) == "closed"
             return Decision.failure("payload", str(exc), closed, host=host)
         try:
-            return self.decide(hook_input, facts=facts, explain=explain, failure=failure)
+            return self.decide(
+                hook_input, facts=facts, explain=explain, failure=failure, trace=trace
+            )
         except (EvalError, PolicySetError, RecursionError) as exc:
             closed = failure_policy(hook_input.event, failure) == "closed"
             return Decision.failure(
@@ -191,13 +200,14 @@ class Engine:
         facts: Mapping | None = None,
         explain: bool = False,
         failure: str | None = None,
+        trace: bool = True,
     ) -> Decision:
         """Query every guard pack for ``hook_input`` and combine the answers. A pack that fails
         fails alone: a limit adds the limit action (ask or deny) in its name, a fault follows
         the failure policy (``failure`` overrides it); the other packs still decide."""
         document = hook_input.document()
         overrides = _fact_overrides(facts) if facts is not None else None
-        trace: list[dict] = [] if explain else None
+        contributed: list[dict] = [] if explain else None
         prints: list[str] = [] if explain else None
         found: dict[str, list[_Item]] = {rule: [] for rule in DECISION_RULES}
         failed: list[tuple[str, Exception]] = []
@@ -216,10 +226,11 @@ class Engine:
             except PolicySetError as exc:
                 failed.append((pack, exc))
                 continue
-            if trace is not None:
-                trace += [
-                    {"rule": ref, "defined": v is not UNDEFINED, "value": _plain(v)}
+            if contributed is not None:  # the rules that contributed: a value, not an empty set
+                contributed += [
+                    {"rule": ref, "defined": True, "value": _plain(v)}
                     for (ref, _), v in zip(refs, values, strict=True)
+                    if v is not UNDEFINED and v is not EMPTY_SET and v != EMPTY_SET
                 ]
             for item in items:
                 if item.rule == "rewrite":
@@ -239,14 +250,41 @@ class Engine:
                 found[item.rule].append(item)
         decision = _combine(found, hook_input, updated, errors)
         decision.input_document = document
-        if trace is not None:
+        if contributed is not None:
             decision.explain = {
                 "origin": self.origin,
-                "rules": trace,
+                "rules": contributed,
                 "prints": prints,
                 "failed_packs": errors,
             }
+            if trace:
+                self._explain(decision.explain, document, overrides)
         return decision
+
+    def trace(self, decision: Decision) -> None:
+        """The trace ``evaluate(..., explain=True, trace=False)`` left out, added to
+        ``decision.explain`` (the hook adds it after its answer is out: building the traced code
+        the first time takes a second or more, which must not count against the deadline)."""
+        if decision.explain is not None and "facts" not in decision.explain:
+            self._explain(decision.explain, decision.input_document, None)
+
+    def _explain(self, explained: dict, document: Any, overrides: dict | None) -> None:
+        """Add to each contributing rule of ``explained`` its definitions that produced the
+        value (file:line:col), the configuration keys it read and the host facts it used, and
+        list every host fact the evaluation asked for. Never changes the decision: a failure
+        to trace is reported in ``trace_error``."""
+        try:
+            from hookgate.lang.trace import Tracer
+
+            if self._tracer is None:
+                self._tracer = Tracer(self.policy_set, self.cache_dir)
+            refs = [ref for _, pack_refs in self._packs for ref, _ in pack_refs]
+            traced = self._tracer.run(refs, document, overrides, prints=[], timeout=self.timeout)
+            for rule in explained["rules"]:
+                rule.update(self._tracer.why(rule["rule"], traced))
+            explained["facts"] = traced.calls
+        except Exception as exc:  # a policy that fails evaluation already says so in errors
+            explained["trace_error"] = f"{type(exc).__name__}: {exc}"
 
     def _values(
         self, document: Any, overrides: dict | None, prints: list | None

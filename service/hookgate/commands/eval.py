@@ -181,6 +181,10 @@ def _close_output() -> None:
         pass
 
 
+# With --explain: the trace to add to the decision's explanation once the answer is written.
+TRACE: list[Callable[[], None]] = []
+
+
 def _run(args: argparse.Namespace) -> int:
     host = None if args.host == "auto" else args.host
     revision = None
@@ -232,9 +236,17 @@ def _decide(args: argparse.Namespace, host: str | None) -> tuple[Decision, int |
         message = exc.diagnostics[0].headline() if isinstance(exc, PolicyError) else str(exc)
         return Decision.failure("policy", message, closed, host=host), None
     deadline.STATE.policy_action = engine.limit_action
-    decision = engine.evaluate(payload, host, explain=args.explain, failure=args.failure_policy)
+    # An Engine traces --explain after the answer (``Engine.trace``); what stands in for one
+    # when the configuration cannot be trusted has nothing to trace.
+    later = getattr(engine, "trace", None) if args.explain else None
+    extra = {"trace": False} if later is not None else {}
+    decision = engine.evaluate(
+        payload, host, explain=args.explain, failure=args.failure_policy, **extra
+    )
     if args.explain and decision.explain is not None:
         decision.explain["commands"] = _commands_seen(engine, decision.input_document)
+        if later is not None:
+            TRACE.append(lambda: later(decision))
     return decision, revision
 
 
@@ -277,6 +289,12 @@ def _answer(decision: Decision, host: str | None, explain: bool, revision: int |
         sys.stderr.write(response.stderr + "\n")
     if explain and getattr(decision, "explain", None):
         import json
+
+        # The answer is out (flushed; the deadline waits until ``answered``): only now the
+        # trace of --explain, whose first build compiles the policies once more.
+        sys.stdout.flush()
+        while TRACE:
+            TRACE.pop(0)()
 
         sys.stderr.write(json.dumps(decision.explain, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()

@@ -5,8 +5,11 @@ placed in ``data`` at its directory's path relative to the PATH it was found und
 a data file at the top merges at the root), then evaluates every rule named ``test_*`` (tests
 set up their cases with ``with input as …`` / ``with data.x as …``). A test passes when its value
 is ``true``; undefined, any other value, or a run-time error fails it. Output and exit code
-follow ``opa test``: one line per test with its time, the ``print()`` output of failing tests
-(of every test with ``-v``), a ``PASS: n/m`` summary, exit 1 on any failure or error.
+follow ``opa test``: a line per failed test with its time, then why it failed (the literal
+with no solution at its file:line:col, as written, and the values of its terms: see
+``lang.testing.explain``) and its ``print()`` output; ``-v`` lists every test with its time
+and outcome (and every test's ``print()`` output); a ``PASS: n/m`` summary; exit 1 on any
+failure or error.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 import sys
 
 from hookgate.lang import ast
-from hookgate.lang.testing import Result, coverage, discover, run_test
+from hookgate.lang.testing import Failure, Result, coverage, discover, explain, run_test
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the paths alone: they replace the built-in pack instead of adding to it",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="show the print() output of every test"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every test with its time and outcome, and its print() output",
     )
     parser.add_argument("--run", metavar="REGEX", help="only tests whose name matches REGEX")
     parser.add_argument(
@@ -78,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         print("no tests found", file=sys.stderr)
         return 1
     results = [run_test(pack if test.file in shipped else ps, test) for test in tests]
+    paired = list(zip(tests, results, strict=True))
+    explain(ps, [r for t, r in paired if t.file not in shipped], timeout=_PROBE_TIMEOUT)
+    if shipped:  # a failure is explained in the set its test ran against
+        explain(pack, [r for t, r in paired if t.file in shipped], timeout=_PROBE_TIMEOUT)
     _report(results, args.verbose)
     failed = any(r.outcome != "PASS" for r in results)
     if ps.coverage is not None:
@@ -91,24 +101,52 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# Seconds the probes explaining failed tests may take (a failed test is explained once).
+_PROBE_TIMEOUT = 30.0
+
+
 def _report(results: list[Result], verbose: bool) -> None:
     current = None
     for r in results:
+        if not verbose and r.outcome == "PASS":
+            continue
         if r.test.file != current:
             current = r.test.file
             print(f"{current}:")
         print(f"{r.test.name}: {r.outcome} ({_duration(r.seconds)})")
+        if r.outcome != "PASS":
+            print(f"  test at {r.test.file}:{r.test.line}:{r.test.col}")
         if r.error:
-            print(f"  {r.error}")
+            print(f"  error: {r.error}")
+        for failure in r.failures:
+            _report_failure(failure)
         if r.prints and (verbose or r.outcome != "PASS"):
+            print("  print() output:")
             for line in r.prints:
-                print(f"  {line}")
+                print(f"    {line}")
     print("-" * 80)
     total = len(results)
     for outcome in ("PASS", "FAIL", "ERROR"):
         n = sum(r.outcome == outcome for r in results)
         if n or outcome == "PASS":
             print(f"{outcome}: {n}/{total}")
+
+
+def _report_failure(f: Failure, indent: str = "  ", head: str = "failed") -> None:
+    """``file:line:col: failed:``, the literal as written, then ``term = value`` lines; for an
+    ``every``, then the body's literal that failed for the first item it fails for."""
+    print(f"{indent}{f.file}:{f.line}:{f.col}: {head}:")
+    for line in f.expression.splitlines():
+        print(f"{indent}  {line}")
+    if f.terms:
+        print(f"{indent}where")
+        for shown in f.terms:
+            text = shown.text.replace("\n", " ")
+            print(f"{indent}  {text} = {shown.value}")
+    if f.note:
+        print(f"{indent}({f.note})")
+    if f.inner is not None:
+        _report_failure(f.inner, indent + "  ", "for that item, the body failed at")
 
 
 def _duration(seconds: float) -> str:

@@ -40,7 +40,8 @@ class Program:
 
     def __init__(self, modules: list[ast.Module], *, coverage: bool = False) -> None:
         """``coverage``: the code adds ``(filename, line)`` of every rule head entered and body
-        literal evaluated to the set ``COV`` (``documents.run``'s ``coverage``)."""
+        literal evaluated to the set ``COV`` (``documents.run``'s ``coverage``), and
+        ``(filename, line, col)`` of every definition (or ``else``) that produced a value."""
         self.modules = modules
         self.coverage = coverage
         self.tree = Tree()
@@ -400,7 +401,10 @@ class RuleCompiler(LiteralCompiler):
 
         def terminal(fn: GeneratedFunction) -> None:
             fn.emit(f"if not acc: acc.append(fr[{result_slot}])")
-            fn.emit(f"elif not equal(acc[0], fr[{result_slot}]): raise EvalError({message})")
+            fn.emit(
+                f"elif not equal(acc[0], fr[{result_slot}]): "
+                f"raise EvalError({message}, {self.file}, {loc.line}, {loc.col})"
+            )
             if first_only:
                 fn.emit(fn.stop)
 
@@ -481,6 +485,9 @@ class RuleCompiler(LiteralCompiler):
             if covered and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
                 fn.emit(f"COV.add(({self.file}, {lit.loc.line}))")
             self.literal(lit, scope, bound, fn)
+        if covered and head is not None:
+            # The definition produced a value: ``hookgate.lang.trace`` names it (--explain).
+            fn.emit(f"COV.add(({self.file}, {head.line}, {head.col}))")
         terminal(fn)
         for k in continuations:
             k.finish(k.exit)

@@ -184,7 +184,9 @@ class Group:
                 if result is UNDEFINED:
                     result = v
                 elif not equal(result, v):
-                    raise EvalError(f"conflicting values for {self.name}")
+                    raise EvalError(
+                        f"conflicting values for {self.name}", self.file, self.line, self.col
+                    )
         if result is UNDEFINED and self.default_def is not None:
             return self.default_def(ctx)
         return result

@@ -102,6 +102,31 @@ def _starts_with_union(term: object) -> bool:
     return isinstance(parent, ast.BinOp) and parent.op == "|" and parent.left is term
 
 
+class SourceText:
+    """Literals, terms and headers of one module printed as the formatter prints them: how
+    messages quote the source (``hookgate test`` shows the expression that failed) and how
+    tools write Rego built from a module's pieces."""
+
+    def __init__(self, module: ast.Module, source: str) -> None:
+        self._printer = _Printer(module, source)
+        self._comments = module.comments
+
+    def literal(self, lit: ast.Literal) -> str:
+        # Only the comments inside the literal may be printed with it.
+        self._printer.pending = [c for c in self._comments if not _before(c.loc, lit.loc)]
+        return self._printer.literal(lit, 0)
+
+    def term(self, term: object) -> str:
+        self._printer.pending = []
+        return self._printer.term(term, _KV, 0)
+
+    def package(self) -> str:
+        return "package " + self._printer._path(self._printer.module_.package)
+
+    def imports(self) -> list[str]:
+        return [self._printer._import(imp) for imp in self._printer.module_.imports]
+
+
 class _Printer:
     def __init__(self, module: ast.Module, source: str) -> None:
         self.module_ = module

@@ -343,10 +343,24 @@ class RuleAnalysis:
                 ok = (l_eval and r_pat_ok) or (r_eval and l_pat_ok)
             if ok:
                 return need
-            for info in (li, ri):
+            # Name the variables that keep the literal from running, not the ones it would
+            # bind: `q := w` with `w` unbound is unsafe because of `w`, and so is `q = w`
+            # (either side could be the pattern; the right one is the value, as written).
+            if l_pat_ok:
+                blocking = [ri]
+            elif r_pat_ok and not isinstance(term, ast.Assign):
+                blocking = [li]
+            else:
+                blocking = [li, ri]
+            for info in blocking:
                 for name, loc in {**info.plain, **info.pattern}.items():
                     if name not in bound and name not in refout:
                         need.setdefault(name, loc)
+            if not need:
+                for info in (li, ri):
+                    for name, loc in {**info.plain, **info.pattern}.items():
+                        if name not in bound and name not in refout:
+                            need.setdefault(name, loc)
             return need
         if isinstance(term, ast.Call) and self._has_output_arg(term):
             info = VarInfo()
