@@ -31,7 +31,9 @@ def installed_python(workdir: str, env: dict, revision: str | None = None) -> st
     os.makedirs(source)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(root / name, source)
-    for name in ("service", "grammar", "policies"):
+    for name in ("service", "grammar", "policies", "deploy"):
+        if not (root / name).is_dir():
+            continue  # revisions before deploy/ became package data
         shutil.copytree(
             root / name,
             os.path.join(source, name),
