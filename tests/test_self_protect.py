@@ -4,6 +4,11 @@ wherever its configuration puts them, through every host's tools (issue 15 part 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +150,265 @@ def test_the_program_is_the_installed_package_not_a_source_checkout(monkeypatch)
     assert hookgate_builtins._installed_program() == installed
     monkeypatch.setattr(paths, "__file__", "/home/u/src/hookgate/service/hookgate/paths.py")
     assert hookgate_builtins._installed_program() is None
+
+
+# ---- issue 30: what the hook runs, paths on the disk, the writer table turned around, signals ----
+
+CORPUS = json.loads(
+    (Path(__file__).resolve().parent / "data" / "guards" / "self_protect.json").read_text()
+)["rows"]
+_MOVERS = ("HOOKGATE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME")
+_XDG = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """A home (hookgate's directories at their defaults under it) and a project in it."""
+    home = tmp_path / "home"
+    proj = home / "proj"
+    proj.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for var in (*_MOVERS, *_XDG):
+        monkeypatch.delenv(var, raising=False)
+    yield home, proj
+    for lock in home.glob(".local/state/hookgate/warm/*.lock"):  # sleeps a setup started
+        if not lock.is_file() or lock.is_symlink():  # a row's FIFO would block the read
+            continue
+        try:
+            os.kill(int(lock.read_text().strip()), signal.SIGKILL)
+        except (ValueError, OSError):
+            pass
+
+
+def _bash(script: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x"})
+    return subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _runtime_fill(command: str) -> str | None:
+    """The row's command with this machine's hook environment put in; None when this hook
+    runs from no venv (a row about the venv does not apply)."""
+    from hookgate.builtins import hookgate as hb
+
+    machine = hb.hookgate_paths()
+    venv = machine["environment"]
+    sites = [p for p in machine["runtime"] if p.endswith("-packages")]
+    names = ("{site}", "{venv}", "{python}", "{real_python}")
+    if not any(name in command for name in names):
+        return command
+    if venv is None or not sites:
+        return None
+    for name, value in zip(
+        names,
+        (sites[0], venv, machine["interpreters"][0], machine["interpreters"][-1]),
+        strict=True,
+    ):
+        command = command.replace(name, value)
+    return command
+
+
+def _outcome(engine, command: str, cwd: Path):
+    decision = engine.evaluate(shell_call(command, str(cwd)), host="claude")
+    faults = [e for e in decision.errors if e.get("kind") == "fault"]
+    return decision.outcome, faults, decision.reasons
+
+
+@pytest.mark.parametrize("row", CORPUS, ids=[r["id"] for r in CORPUS])
+def test_self_protect_corpus_row(pack, sandbox, row):
+    """Each row of tests/data/guards/self_protect.json, in a sandbox home after its setup (the
+    links and files earlier calls made): attacks denied or asked, everyday work left alone."""
+    home, proj = sandbox
+    command = _runtime_fill(row["command"])
+    if command is None:
+        pytest.skip("this hook runs from no venv")
+    if "setup" in row:
+        done = _bash(row["setup"], home, proj)
+        assert done.returncode == 0, done.stderr
+    outcome, faults, reasons = _outcome(pack, command, proj)
+    expect = row["expect"] if isinstance(row["expect"], list) else [row["expect"]]
+    assert faults == []
+    assert outcome in expect, (command, outcome, reasons)
+    if outcome != "allow":
+        assert any("self-protect" in r for r in reasons), reasons
+
+
+CHECKED = [r for r in CORPUS if "check" in r]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("row", CHECKED, ids=[r["id"] for r in CHECKED])
+def test_self_protect_premise_holds_in_real_bash(sandbox, row):
+    """What the row says the command does, it does: run for real in the sandbox home with real
+    bash (and the real cp, sed, patch, git, kill, mkfifo), then its check holds."""
+    home, proj = sandbox
+    if "setup" in row:
+        assert _bash(row["setup"], home, proj).returncode == 0
+    _bash(row["command"], home, proj)
+    check = _bash(row["check"], home, proj)
+    assert check.returncode == 0, (row["command"], check.stdout, check.stderr)
+
+
+def test_the_corpus_covers_every_class_both_ways():
+    classes = {r["class"] for r in CORPUS}
+    assert {"runtime", "environment", "disk", "writers", "signals", "everyday"} <= classes
+    for cls in classes - {"everyday"}:
+        assert any(r["expect"] != "allow" for r in CORPUS if r["class"] == cls), cls
+    assert sum(r["expect"] == "allow" for r in CORPUS) >= 20
+    assert all(("check" in r) != ("not_run" in r) for r in CORPUS)
+
+
+def test_the_protected_set_is_what_this_hook_runs():
+    """The interpreter as named and resolved, pyvenv.cfg, and the directories hookgate's
+    dependencies are imported from: not only site-packages/hookgate."""
+    import sys
+
+    import lark
+
+    from hookgate.builtins import hookgate as hb
+
+    machine = hb.hookgate_paths()
+    runtime = machine["runtime"]
+    assert os.path.abspath(sys.executable) in runtime
+    assert os.path.realpath(sys.executable) in runtime
+    assert os.path.realpath(sys.executable) in machine["interpreters"]
+
+    def covered(path: str) -> bool:
+        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in runtime)
+
+    assert covered(os.path.dirname(os.path.dirname(lark.__file__)))  # a dependency's directory
+    assert covered(os.path.dirname(os.__file__))  # the standard library
+    if sys.prefix != sys.base_prefix:
+        assert os.path.join(sys.prefix, "pyvenv.cfg") in runtime
+        assert machine["environment"] == sys.prefix
+    # a source checkout of hookgate (this one, installed editable) is the project, not the hook
+    from hookgate import paths
+
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(paths.__file__)))
+    if hb._PROGRAM is None:
+        assert checkout not in runtime
+
+
+def test_the_import_directories_leave_out_the_working_directory_and_the_home(monkeypatch, tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    site = tmp_path / "venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "venv")
+    dirs = hb._import_dirs(["", str(tmp_path / "venv"), str(tmp_path), "/", str(site), "hook"])
+    assert dirs == [str(site)]
+
+
+def test_a_moved_gemini_home_is_protected(engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "alt"))
+    settings = tmp_path / "alt" / ".gemini" / "settings.json"
+    assert engine.evaluate(write_call(str(settings), str(tmp_path))).outcome == "deny"
+
+
+def test_a_write_through_a_link_is_judged_where_it_lands(engine, tmp_path):
+    """A link made by an earlier call (or by anyone) into a protected directory: the path the
+    call names compares as text with nothing protected, the file it writes is the settings."""
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "cfg").symlink_to(claude)
+    (proj / "up").symlink_to(tmp_path / "home")
+    for path in (proj / "cfg" / "settings.json", proj / "up" / ".claude" / "settings.json"):
+        decision = engine.evaluate(write_call(str(path), str(proj)))
+        assert decision.outcome == "deny", path
+        assert any("on disk" in r for r in decision.reasons)
+    mine = proj / "cfg2"
+    mine.mkdir()
+    assert engine.evaluate(write_call(str(mine / "settings.json"), str(proj))).outcome == "allow"
+
+
+def test_on_disk_follows_the_existing_prefix_and_never_opens_a_fifo(tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    assert hb.on_disk(str(tmp_path / "link" / "a" / "b")) == str(real / "a" / "b")
+    os.mkfifo(tmp_path / "fifo")
+    done = subprocess.run(  # a hang would time out: realpath only lstat()s and readlink()s
+        [
+            sys.executable,
+            "-c",
+            "import sys; from hookgate.builtins.hookgate import on_disk; print(on_disk(sys.argv[1]))",
+            str(tmp_path / "fifo" / "x"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.stdout.strip() == str(tmp_path / "fifo" / "x")
+    assert hb.on_disk("relative/path") == "relative/path"
+    assert hb.on_disk(None) is None
+
+
+def test_patch_paths_reads_a_regular_patch_file_only(tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    patch = tmp_path / "p.diff"
+    patch.write_text(
+        "diff --git a/x b/.claude/settings.json\n--- a/x\n+++ b/.claude/settings.json\n"
+    )
+    assert set(hb.patch_paths(None, str(patch))) == {"a/x", "b/.claude/settings.json"}
+    os.mkfifo(tmp_path / "fifo.patch")
+    assert hb.patch_paths(None, str(tmp_path / "fifo.patch")) == []  # opened without blocking
+    (tmp_path / "l.patch").symlink_to(patch)
+    assert hb.patch_paths(None, str(tmp_path / "l.patch")) == []  # O_NOFOLLOW
+    text = "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+exit 0\n*** End Patch"
+    assert hb.patch_paths(text, None) == [".git/hooks/pre-commit"]
+
+
+def test_the_warm_process_model_matches_what_warm_and_install_run():
+    """The command line self-protection matches pkill -f against is the one the warm process
+    runs: the same serve argument and the launcher's code."""
+    from hookgate import warm
+    from hookgate.builtins import hookgate as hb
+    from hookgate.integrations import hostconfig
+
+    assert hb._SERVE == warm.SERVE
+    model = hb._processes(sys.executable, sys.executable)["cmdlines"][-1]
+    assert "from hookgate.launcher import launch" in hostconfig.LAUNCH_CODE
+    assert "from hookgate.launcher import launch" in model and warm.SERVE in model
+
+
+@pytest.mark.skipif(shutil.which("pkill") is None, reason="needs procps")
+def test_pkill_f_matches_the_whole_command_line_as_the_model_says(tmp_path):
+    """Premise of the signal rules: pkill -f searches its pattern in the command line with the
+    words joined by spaces (pgrep, its read-only twin, shows it)."""
+    token = f"probe{os.getpid()}"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            "import time; time.sleep(60)",
+            "--serve-warm",
+            "eval",
+            token,
+        ]
+    )
+    try:
+        found = subprocess.run(
+            ["pgrep", "-f", f"sleep\\(60\\) --serve-warm eval {token}"],
+            capture_output=True,
+            text=True,
+        )
+        assert str(proc.pid) in found.stdout.split()
+    finally:
+        proc.kill()
+        proc.wait()
