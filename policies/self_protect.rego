@@ -207,28 +207,9 @@ copies_contents(c, _) if {
 	contains(a, "T")
 }
 
-folded_into contains {"path": x.path, "key": lower(x.path), "how": x.how} if some x in contents_into
-
-folded_into contains {"path": sprintf("%s (on disk %s)", [x.path, real]), "key": lower(real), "how": x.how} if {
-	some x in contents_into
-	real := hookgate.on_disk(x.path)
-	is_string(real)
-	real != x.path
-}
-
-hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in folded_into
-	near_named(x)
-	some p in protected
-	names_protected(x, p)
-}
-
-hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in folded_into
-	dotted(x)
-	wrapped := concat("", ["/", x.key, "/"])
-	some a in anywhere_patterns
-	names_anywhere(x, wrapped, a)
+hits contains h if {
+	some h in hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true} | some x in contents_into], index)
+	h.kind == "protected"
 }
 
 # patch and git apply: the files the diff names, from a here-document or the patch file on disk
@@ -274,15 +255,17 @@ strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
 # presumed to write it, unless it is a known reader (self_protect.readers) or a writer the
 # tables above judge exactly: what it does to the path is not known, so it asks.
 
-named contains {"path": absolute(c, w), "how": sprintf("`%s` names", [c.name]), "tree": false} if {
+named contains {"path": absolute(c, w), "how": sprintf("`%s` names", [c.name])} if {
 	pre
 	some c in data.hookgate.lib.commands
+	words := path_words(c)
+	count(words) > 0 # most commands name no path: the tables below are not consulted
 	not known_program(c)
-	some w in path_words(c)
+	some w in words
 }
 
 # git: by subcommand (git diff/log/show/status read; git checkout, apply, restore … may write).
-named contains {"path": absolute(x.cmd, w), "how": sprintf("`git %s` names", [sub]), "tree": false} if {
+named contains {"path": absolute(x.cmd, w), "how": sprintf("`git %s` names", [sub])} if {
 	pre
 	some x in data.hookgate.lib.git_commands
 	sub := object.get(x.git, "subcommand", "")
@@ -338,94 +321,18 @@ option_is(a, o) if {
 	contains(substring(a, 1, -1), substring(o, 1, 1))
 }
 
-# The words of a command that may be paths: its operands and option values as shell.operands
-# reads them, the value of --option=VALUE, and of a short option with its value attached (-tDIR).
-# Only words that can be a path to a protected file: with a / or a leading ~ or dot.
-path_words(c) := {w |
-	some a in array.slice(c.argv, 1, count(c.argv))
-	some w in word_paths(a)
-	path_like(w)
-}
+# The words of a command that may be paths (hookgate.path_words): its operands and option values
+# as shell.operands reads them, the value of --option=VALUE and NAME=VALUE, and of a short option
+# with its value attached (-tDIR); only words with a / or a leading ~ or dot.
+path_words(c) := hookgate.path_words(array.slice(c.argv, 1, count(c.argv)))
 
-word_paths(a) := [a] if {
-	not startswith(a, "-")
-	not contains(a, "=")
-}
+# What the named paths touch (each as written and as the disk resolves it): naming the directory
+# that holds a protected file counts (cp -t ~/.claude x), and so does an environment file.
+named_matches := hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true} | some x in named], index)
 
-# make DESTDIR=~/.claude, dd of=FILE: the value after =
-word_paths(a) := [a, substring(a, indexof(a, "=") + 1, -1)] if {
-	not startswith(a, "-")
-	contains(a, "=")
-}
-
-word_paths(a) := [substring(a, indexof(a, "=") + 1, -1)] if {
-	startswith(a, "--")
-	contains(a, "=")
-}
-
-word_paths(a) := [substring(a, 2, -1)] if {
-	count(a) > 2
-	startswith(a, "-")
-	not startswith(a, "--")
-	substring(a, 2, 1) in {"/", "~", "."}
-}
-
-path_like(w) if contains(w, "/")
-
-path_like(w) if startswith(w, "~")
-
-path_like(w) if startswith(w, ".")
-
-folded_named contains {"path": x.path, "key": lower(x.path), "how": x.how} if {
-	some x in named
-}
-
-folded_named contains {"path": sprintf("%s (on disk %s)", [x.path, real]), "key": lower(real), "how": x.how} if {
-	some x in named
-	real := hookgate.on_disk(x.path)
-	is_string(real)
-	real != x.path
-}
-
-named_hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in folded_named
-	near_named(x)
-	some p in protected
-	names_protected(x, p)
-}
-
-named_hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in folded_named
-	dotted(x)
-	wrapped := concat("", ["/", x.key, "/"])
-	some a in anywhere_patterns
-	names_anywhere(x, wrapped, a)
-}
-
-near_named(x) if x.key in protected_paths
-
-near_named(x) if strings.any_prefix_match(x.key, protected_prefixes)
-
-near_named(x) if trim_suffix(x.key, "/") in protected_file_dirs
-
-# The directory that holds a protected file: cp -t ~/.claude x, rsync x ~/.claude/.
-protected_file_dirs := {dir_name(p.path) | some p in protected; p.prefix == null}
-
-dir_name(path) := concat("/", array.slice(parts, 0, count(parts) - 1)) if parts := split(path, "/")
-
-names_protected(x, p) if covers(object.union(x, {"tree": false}), p)
-
-names_protected(x, p) if {
-	p.prefix == null
-	trim_suffix(x.key, "/") == dir_name(p.path)
-}
-
-names_anywhere(x, wrapped, a) if anywhere(object.union(x, {"tree": false}), wrapped, a)
-
-# .claude for .claude/settings.json, .git for .git/config
-names_anywhere(x, _, a) if {
-	count(a.heads) > 0
-	ends_with_part(trim_suffix(x.key, "/"), a.heads[count(a.heads) - 1])
+named_hits contains h if {
+	some h in named_matches
+	h.kind == "protected"
 }
 
 # ---- what is protected ----------------------------------------------------------------------
@@ -473,104 +380,24 @@ dir_prefix(path, true) := concat("", [path, "/"])
 
 dir_prefix(_, false) := null
 
+# The protected set and the data's path tables in one object: computed once per policy set and
+# environment (it reads no input), so hookgate.protected_hits compiles its lookup tables once.
 # Paths are compared lower-cased (protected ones are stored so): the file systems of macOS and
-# Windows ignore case by default, so .Claude/Settings.json is the hook settings file there.
-folded contains {"path": x.path, "key": lower(x.path), "how": x.how, "tree": x.tree} if {
-	some x in changed
+# Windows ignore case by default, so .Claude/Settings.json is the hook settings file there. The
+# "anywhere" paths (another repository's .git/hooks, a project's host settings) are matched in
+# any directory.
+index := {"protected": protected, "anywhere": cfg.anywhere, "environment": cfg.environment_files}
+
+# What the changed paths touch, each path as written and as the disk resolves it now
+# (hookgate.on_disk: the links of its deepest existing ancestor followed): a write through a
+# link into a protected directory writes the protected path. Deleting or moving a parent takes
+# the protected path with it (tree).
+changed_matches := hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree} | some x in changed], index)
+
+hits contains h if {
+	some h in changed_matches
+	h.kind == "protected"
 }
-
-# The same path as the disk resolves it now (hookgate.on_disk: the links of its deepest existing
-# ancestor followed): a write through a link into a protected directory writes the protected path.
-folded contains {"path": sprintf("%s (on disk %s)", [x.path, real]), "key": lower(real), "how": x.how, "tree": x.tree} if {
-	some x in changed
-	real := hookgate.on_disk(x.path)
-	is_string(real)
-	real != x.path
-}
-
-hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in folded
-	near_protected(x)
-	some p in protected
-	covers(x, p)
-}
-
-# Whether covers(x, p) can hold for some p, in three lookups, so that a call changing no
-# protected path (most calls) never walks the protected list. The sets below do not depend on
-# the call: they are computed once per policy set and environment, like `protected`.
-near_protected(x) if x.key in protected_paths
-
-near_protected(x) if strings.any_prefix_match(x.key, protected_prefixes)
-
-near_protected(x) if {
-	x.tree
-	strings.any_prefix_match(protected_parents, slash(x.key))
-}
-
-protected_paths := {p.path | some p in protected}
-
-protected_prefixes := {p.prefix | some p in protected; is_string(p.prefix)}
-
-protected_parents := {concat("", [p.path, "/"]) | some p in protected}
-
-# A path as a directory: with one trailing slash.
-slash(path) := concat("", [trim_suffix(path, "/"), "/"])
-
-covers(x, p) if x.key == p.path
-
-covers(x, p) if {
-	is_string(p.prefix)
-	startswith(x.key, p.prefix)
-}
-
-# Deleting or moving a parent takes the protected path with it.
-covers(x, p) if {
-	x.tree
-	startswith(concat("", [p.path, "/"]), slash(x.key))
-}
-
-# The same files in any directory: another repository's .git/hooks, a project's host settings.
-# Every such pattern starts with a dot directory: other paths skip the matching altogether.
-anywhere_patterns := [{"bare": bare, "tail": concat("", ["/", bare]), "middle": middle, "heads": heads, "what": what} |
-	some pattern, what in cfg.anywhere
-	bare := lower(trim_suffix(pattern, "/"))
-	middle := {true: concat("", ["/", bare, "/"]), false: null}[endswith(pattern, "/")]
-	parts := split(bare, "/")
-	heads := [concat("/", array.slice(parts, 0, n)) | some n in numbers.range(1, count(parts) - 1); n < count(parts)]
-]
-
-hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in folded
-	dotted(x)
-	wrapped := concat("", ["/", x.key, "/"])
-	some a in anywhere_patterns
-	anywhere(x, wrapped, a)
-}
-
-dotted(x) if contains(x.key, "/.")
-
-dotted(x) if startswith(x.key, ".")
-
-# wrapped: the path between slashes, /path/.
-anywhere(x, _, a) if x.key == a.bare
-
-anywhere(x, _, a) if endswith(x.key, a.tail)
-
-anywhere(_, wrapped, a) if {
-	is_string(a.middle)
-	contains(wrapped, a.middle)
-}
-
-# Deleting or moving .git, .claude, .github/… takes the protected file with it.
-anywhere(x, _, a) if {
-	x.tree
-	some head in a.heads
-	ends_with_part(trim_suffix(x.key, "/"), head)
-}
-
-ends_with_part(path, tail) if path == tail
-
-ends_with_part(path, tail) if endswith(path, concat("", ["/", tail]))
 
 # One reason per path and way of changing it (chmod and cp of one file are two reasons).
 violations contains {"reason": msg, "pattern": "self-protect"} if {
@@ -614,37 +441,29 @@ deny contains r if {
 # hookgate's configuration, or what the hook runs, in the next session. Judged by the text the
 # call writes where it shows it (a file tool's content, an edit's old and new text, the line).
 
-environment_file(path) if {
-	parts := split(lower(path), "/")
-	parts[count(parts) - 1] in cfg.environment_files.names
-}
-
-environment_file(path) if {
-	some tail in cfg.environment_files.paths
-	contains(lower(path), tail)
-}
-
 sets_variable(text) if regex.match(cfg.environment_files.variables, text)
 
-env_changes contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind])} if {
-	pre
+# The environment files a file tool writes or edits (by the path the tool names, "of"), and
+# those the line changes or names (hookgate.protected_hits' "environment" kind).
+env_changes contains {"path": h.path, "how": h.how} if {
+	some h in changed_matches
+	h.kind == "environment"
 	some e in input.effects
+	e.path == h.of
 	e.kind in {"write", "edit"}
-	is_string(e.path)
-	environment_file(e.path)
 	some field in ["content", "old_text", "new_text"]
 	sets_variable(object.get(e, field, ""))
 }
 
-env_changes contains {"path": x.path, "how": x.how} if {
-	some x in changed
-	environment_file(x.path)
+env_changes contains {"path": h.path, "how": h.how} if {
+	some h in changed_matches
+	h.kind == "environment"
 	sets_variable(line_text)
 }
 
-env_changes contains {"path": x.path, "how": x.how} if {
-	some x in named
-	environment_file(x.path)
+env_changes contains {"path": h.path, "how": h.how} if {
+	some h in named_matches
+	h.kind == "environment"
 	sets_variable(line_text)
 }
 
@@ -736,7 +555,7 @@ kills contains {"cmd": c, "why": sprintf("its pids come from %q, which matches h
 names_hookgate_file(c, w) if {
 	some d in ["config", "state", "cache"]
 	is_string(machine[d])
-	some v in word_paths(w)
+	some v in hookgate.path_words([w])
 	startswith(concat("", [lower(absolute(c, v)), "/"]), concat("", [lower(machine[d]), "/"]))
 }
 
@@ -791,6 +610,7 @@ killall_matches(c, p, name) if {
 }
 
 deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
+	count(signal_lines) > 0 # most lines signal nothing: kills is not evaluated
 	some k in kills
 	msg := sprintf("`%s` would signal hookgate's own processes (the hook or its warm process): %s. An agent must not stop the guard that checks it; name the process you mean more exactly.", [concat(" ", k.cmd.argv), k.why])
 }
@@ -800,20 +620,21 @@ deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
 # environment (a bare pip when PATH or VIRTUAL_ENV makes it the hook's), or with a --target,
 # --prefix or --python that names it.
 
+# (The verb first: a lookup per word, and most commands have none.)
 package_commands contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	program_name(c.name) in cfg.package_managers.programs
 	some a in c.argv
 	a in cfg.package_managers.verbs
+	program_name(c.name) in cfg.package_managers.programs
 }
 
 package_commands contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	program_name(c.name) == "python"
 	some i, a in c.argv
 	a in {"-m", "-mpip"}
+	program_name(c.name) == "python"
 	some b in c.argv
 	b in cfg.package_managers.verbs
 	pip_module(c.argv, i, a)
@@ -838,10 +659,8 @@ hook_environment(c) if {
 hook_environment(c) if {
 	some i, a in c.argv
 	some v in option_values(c.argv, i, a, cfg.package_managers.path_options)
-	real := lower(absolute(c, v))
-	some p in protected
-	p.what == "the Python that runs hookgate, or its dependencies"
-	names_protected({"key": real}, p)
+	some h in hookgate.protected_hits([{"path": absolute(c, v), "holder": true}], index)
+	h.what == "the Python that runs hookgate, or its dependencies"
 }
 
 hook_environment(c) if {

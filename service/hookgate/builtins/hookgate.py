@@ -250,15 +250,83 @@ def _bare_tools_target_hook(bin_dir: str | None) -> bool:
 @builtin("hookgate.on_disk", "hookgate", 1, reads_host=True)
 def on_disk(path: Any) -> Any:
     """Absolute ``path`` as the file system resolves it now: the symbolic links of its deepest
-    existing ancestor followed (``os.path.realpath``, which only ``lstat``s and ``readlink``s:
-    a FIFO or a device on the way is never opened), the rest kept. ``path`` itself when it is
-    not absolute or not a string, or when resolving fails."""
+    existing ancestor followed (as ``os.path.realpath`` resolves them; a FIFO or a device on the
+    way is never opened), the rest kept. ``path`` itself when it is not absolute or not a
+    string, or when resolving fails."""
     if not isinstance(path, str) or not path.startswith("/") or len(path) > 4096:
         return path
     try:
+        if ("/." not in path and "//" not in path) or _plain_parts(path):
+            return _resolve(path)
+    except (OSError, ValueError):
+        pass  # realpath's own walk decides
+    try:  # . and .. (resolved after the links before them), //
         return os.path.realpath(path)
     except (OSError, ValueError):
         return path
+
+
+def _plain_parts(path: str) -> bool:
+    """No component of ``path`` is empty, ``.`` or ``..`` (a trailing ``/`` aside)."""
+    parts = path.rstrip("/").split("/")[1:]
+    return all(p and p not in (".", "..") for p in parts)
+
+
+_FD_DIR: list = []  # [whether /proc/self/fd names an open file's resolved path]: read once
+_O_PATH = getattr(os, "O_PATH", 0)
+
+
+def _resolve(path: str) -> str:
+    """realpath for a path of plain components, in fewer system calls (every decision resolves
+    the paths it changes): where the kernel names an ``O_PATH`` descriptor's file
+    (``/proc/self/fd``), the path (or, when it does not exist, its directory) is opened that way,
+    which follows every link and opens nothing, and its name read back; elsewhere, and when the
+    directory does not exist either, each component is ``lstat``-ed from the root down to the
+    first one that does not exist. A component that is a link with no existing target (the
+    kernel does not follow it) goes to ``os.path.realpath``, which follows it by name."""
+    path = path.rstrip("/") or "/"
+    if not _FD_DIR:
+        _FD_DIR.append(bool(_O_PATH) and os.path.isdir("/proc/self/fd"))
+    if _FD_DIR[0]:
+        real = _opened_name(path)
+        if real is not None:
+            return real
+        parent, _, name = path.rpartition("/")
+        real = _opened_name(parent or "/")
+        if real is not None:
+            try:
+                os.lstat(path)
+            except FileNotFoundError:
+                return f"{real.rstrip('/')}/{name}"
+            return os.path.realpath(path)  # there but not resolvable: a dangling link
+    import stat
+
+    end = 0
+    while end < len(path):
+        end = path.find("/", end + 1)
+        if end < 0:
+            end = len(path)
+        try:
+            info = os.lstat(path[:end])
+        except (FileNotFoundError, NotADirectoryError):
+            return path  # nothing below exists, and no link above it
+        if stat.S_ISLNK(info.st_mode):
+            return os.path.realpath(path)
+    return path
+
+
+def _opened_name(path: str) -> str | None:
+    try:
+        fd = os.open(path, _O_PATH | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    finally:
+        os.close(fd)
+    if not real.startswith("/") or real.endswith(" (deleted)"):
+        raise ValueError(real)  # not a path of this namespace: realpath's answer stands
+    return real
 
 
 @builtin("hookgate.session_files", "hookgate", 1, reads_host=True)
@@ -323,3 +391,195 @@ def _read_patch(path: str) -> str | None:
         return None
     finally:
         os.close(fd)
+
+
+# ---- matching paths against the protected set ------------------------------------------------
+# The guard asks, for every path a call changes or names, whether it is (or holds, or lies
+# under) a protected path. In Rego that is a cross product of the call's paths with ~30
+# protected entries, evaluated on every decision; here it is a few dictionary lookups per path
+# against an index built once per protected set (the rule that builds it is computed once per
+# environment, so the same object comes back call after call).
+
+_INDEX: list = [None, None]  # [the index argument, its compiled form]
+
+
+class _Index:
+    """``hookgate.protected_hits``'s ``index`` argument as lookup tables (all keys lower-cased)."""
+
+    __slots__ = ("exact", "prefixes", "starts", "parents", "holders", "anywhere", "names", "tails")
+
+    def __init__(self, index: Any) -> None:
+        self.exact: dict[str, list[str]] = {}  # a protected path → what it holds
+        self.prefixes: dict[str, list[str]] = {}  # "<protected dir>/" → what it holds
+        self.parents: dict[str, list[str]] = {}  # "<ancestor or the path>/" → what it holds
+        self.holders: dict[str, list[str]] = {}  # the directory of a protected file → what
+        for entry in _items(index.get("protected")):
+            path, prefix, what = entry.get("path"), entry.get("prefix"), entry.get("what")
+            if type(path) is not str or type(what) is not str:
+                continue
+            self.exact.setdefault(path, []).append(what)
+            if type(prefix) is str:
+                self.prefixes.setdefault(prefix, []).append(what)
+            else:
+                self.holders.setdefault(path.rpartition("/")[0], []).append(what)
+            for i, char in enumerate(path):
+                if char == "/":  # "/" too: removing the root takes everything
+                    self.parents.setdefault(path[: i + 1], []).append(what)
+            self.parents.setdefault(path + "/", []).append(what)
+        self.starts = tuple(self.prefixes)
+        # Each anywhere pattern: (bare, "/bare", "/bare/" for a directory or None, heads, what).
+        self.anywhere: list[tuple] = []
+        anywhere = index.get("anywhere")
+        for pattern, what in anywhere.items() if isinstance(anywhere, dict) else ():
+            if type(pattern) is not str or type(what) is not str:
+                continue
+            bare = _trim_slash(pattern.lower())
+            parts = bare.split("/")
+            heads = ["/".join(parts[:n]) for n in range(1, len(parts))]
+            middle = f"/{bare}/" if pattern.endswith("/") else None
+            self.anywhere.append((bare, "/" + bare, middle, heads, what))
+        environment = index.get("environment")
+        environment = environment if isinstance(environment, dict) else {}
+        self.names = frozenset(
+            n.lower() for n in _items(environment.get("names")) if type(n) is str
+        )
+        self.tails = tuple(t.lower() for t in _items(environment.get("paths")) if type(t) is str)
+
+    def protected(self, key: str, tree: bool, holder: bool) -> list[str]:
+        """What ``key`` changes of the protected set: itself, or under a protected directory;
+        with ``tree``, any protected path under it; with ``holder``, the protected files of the
+        directory it names."""
+        found = list(self.exact.get(key, ()))
+        if key.startswith(self.starts):  # one test for most paths, which are under none
+            end = key.find("/", 1)
+            while end > 0:
+                found.extend(self.prefixes.get(key[: end + 1], ()))
+                end = key.find("/", end + 1)
+        if tree:
+            found.extend(self.parents.get(_trim_slash(key) + "/", ()))
+        if holder:
+            found.extend(self.holders.get(_trim_slash(key), ()))
+        if ("/." in key or key.startswith(".")) and self.anywhere:
+            found.extend(self._anywhere(key, tree, holder))
+        return found
+
+    def _anywhere(self, key: str, tree: bool, holder: bool) -> list[str]:
+        wrapped = f"/{key}/"
+        bare_key = _trim_slash(key)
+        found = []
+        for bare, tail, middle, heads, what in self.anywhere:
+            # tree: removing .git, .claude, .github/… takes the file with it; holder: naming
+            # the directory the file sits in (.claude for .claude/settings.json).
+            if (
+                key == bare
+                or key.endswith(tail)
+                or (middle is not None and middle in wrapped)
+                or (tree and any(_ends_with_part(bare_key, h) for h in heads))
+                or (holder and heads and _ends_with_part(bare_key, heads[-1]))
+            ):
+                found.append(what)
+        return found
+
+    def environment(self, key: str) -> bool:
+        if key.rpartition("/")[2] in self.names:
+            return True
+        for tail in self.tails:
+            if tail in key:
+                return True
+        return False
+
+
+def _ends_with_part(path: str, tail: str) -> bool:
+    return path == tail or path.endswith("/" + tail)
+
+
+def _trim_slash(path: str) -> str:
+    """Without one trailing ``/`` (Rego's ``trim_suffix(path, "/")``)."""
+    return path[:-1] if path.endswith("/") else path
+
+
+def _items(value: Any) -> list:
+    if isinstance(value, (list, dict, str)) or value is None:
+        return value if isinstance(value, list) else []
+    return list(value)  # the interpreter's set
+
+
+@builtin("hookgate.protected_hits", "hookgate", 2)
+def protected_hits(entries: Any, index: Any) -> list[dict]:
+    """Which of ``entries`` touch a protected path, in one pass over lookup tables.
+
+    ``entries``: an array or set of objects ``{"path", "how"}`` with optional ``"real"`` (the
+    path as the disk resolves it, ``hookgate.on_disk``: compared too when it differs, and shown
+    as ``"<path> (on disk <real>)"``), ``"tree"`` (the change takes everything under the path:
+    a protected path below it is hit) and ``"holder"`` (naming a directory that holds a
+    protected file, or the directory an "anywhere" file sits in, hits that file). Paths are
+    compared lower-cased.
+
+    ``index``: an object with ``"protected"`` (an array or set of ``{"path", "prefix",
+    "what"}``: lower-case absolute paths, ``prefix`` a directory's path with a trailing ``/``,
+    or null for a file), ``"anywhere"`` (``{pattern: what}``: a path, or with a trailing ``/`` a
+    directory, protected in any directory; matched in paths with a dot component) and
+    ``"environment"`` (``{"names": [base name…], "paths": [text…]}``: shell start-up, ``.env``,
+    direnv and mise files). Its lookup tables are built once per ``index`` object.
+
+    Returns ``[{"path", "of", "how", "what", "kind"}]``, one per hit: ``path`` as shown, ``of``
+    the entry's ``path``, ``kind`` ``"protected"`` (``what``: what the path holds) or
+    ``"environment"`` (``what`` null). ``[]`` when ``index`` is not an object.
+    """
+    if not isinstance(index, dict):
+        return []
+    if _INDEX[0] is not index:
+        _INDEX[:] = index, _Index(index)
+    compiled: _Index = _INDEX[1]
+    out: list[dict] = []
+    for entry in _items(entries):
+        if not isinstance(entry, dict):
+            continue
+        path = entry.get("path")
+        if type(path) is not str:
+            continue
+        how = entry.get("how")
+        tree, holder = entry.get("tree") is True, entry.get("holder") is True
+        real = entry.get("real")
+        shown = [(path, path)]
+        if type(real) is str and real != path:
+            shown.append((f"{path} (on disk {real})", real))
+        for text, key in shown:
+            key = key.lower()
+            for what in dict.fromkeys(compiled.protected(key, tree, holder)):
+                out.append(
+                    {"path": text, "of": path, "how": how, "what": what, "kind": "protected"}
+                )
+            if compiled.environment(key):
+                out.append(
+                    {"path": text, "of": path, "how": how, "what": None, "kind": "environment"}
+                )
+    return out
+
+
+@builtin("hookgate.path_words", "hookgate", 1)
+def path_words(words: Any) -> list[str]:
+    """The words of ``words`` (a command's arguments, without the command word) that may name a
+    file: each operand, the value of ``--option=VALUE`` and of ``NAME=VALUE`` (``make
+    DESTDIR=~/.claude``, ``dd of=FILE``; the whole word too), and a short option's attached value
+    that starts with ``/``, ``~`` or ``.`` (``-t/dir``); only those holding a ``/`` or starting
+    with ``~`` or ``.``, each once, in order."""
+    if not isinstance(words, list):
+        return []
+    out: list[str] = []
+    for a in words:
+        if type(a) is not str:
+            continue
+        if a.startswith("-"):
+            if a.startswith("--"):
+                candidates = (a.partition("=")[2],) if "=" in a else ()
+            else:
+                candidates = (a[2:],) if len(a) > 2 and a[2] in "/~." else ()
+        elif "=" in a:
+            candidates = (a, a.partition("=")[2])
+        else:
+            candidates = (a,)
+        for w in candidates:
+            if ("/" in w or w.startswith(("~", "."))) and w not in out:
+                out.append(w)
+    return out
