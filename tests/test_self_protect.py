@@ -412,3 +412,179 @@ def test_pkill_f_matches_the_whole_command_line_as_the_model_says(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+# ---- the builtins the guard's path matching runs on every decision ---------------------------
+
+
+@pytest.mark.parametrize("through_proc", [True, False], ids=["O_PATH", "lstat walk"])
+def test_on_disk_resolves_as_realpath_does(tmp_path, monkeypatch, through_proc):
+    from hookgate.builtins import hookgate as hb
+
+    if through_proc and not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    monkeypatch.setattr(hb, "_FD_DIR", [through_proc])
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("")
+    (tmp_path / "lnk").symlink_to("a/b")
+    (tmp_path / "dang").symlink_to(tmp_path / "nowhere" / "x")
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    (tmp_path / "a" / "b" / "up").symlink_to("../..")
+    os.mkfifo(tmp_path / "a" / "fifo")
+    base = str(tmp_path)
+    for tail in [
+        "",
+        "/lnk",
+        "/lnk/f",
+        "/lnk/new",
+        "/lnk/new/deeper",
+        "/dang",  # a link to nothing: written, it creates its target
+        "/dang/x",
+        "/loop1",
+        "/loop1/x",
+        "/a/fifo",
+        "/a/fifo/x",
+        "/a/b/f/x",
+        "/lnk/up/lnk/f",
+        "/lnk/../x",
+        "/./lnk//f",
+        "/lnk/",
+        "/missing/a/b",
+        "/a/b/up/.hidden",
+    ]:
+        assert hb.on_disk(base + tail) == os.path.realpath(base + tail), tail
+    assert hb.on_disk("/") == "/"
+
+
+def test_path_words_are_the_words_that_may_name_a_file():
+    from hookgate.builtins.hookgate import path_words
+
+    assert path_words(["test", "--", "--watch=false", "-v"]) == []
+    assert path_words(["src/a.py", "~", ".env", "x", "src/a.py"]) == ["src/a.py", "~", ".env"]
+    assert path_words(["--output=/tmp/o", "-t/dir", "-t", "-oFILE", "-x=./y"]) == ["/tmp/o", "/dir"]
+    assert path_words(["DESTDIR=~/.claude", "of=/dev/x", "a=b"]) == [
+        "DESTDIR=~/.claude",
+        "~/.claude",
+        "of=/dev/x",
+        "/dev/x",
+    ]
+    assert path_words("src/a.py") == []
+    assert path_words([1, None, "./x"]) == ["./x"]
+
+
+INDEX = {
+    "protected": [
+        {"path": "/h/.claude/settings.json", "prefix": None, "what": "claude"},
+        {"path": "/h/.config/hookgate", "prefix": "/h/.config/hookgate/", "what": "hookgate"},
+        {"path": "/etc/codex", "prefix": "/etc/codex/", "what": "managed"},
+    ],
+    "anywhere": {".git/hooks/": "git hooks", ".claude/settings.json": "project claude"},
+    "environment": {"names": [".bashrc", ".env"], "paths": ["/.config/fish/config.fish"]},
+}
+
+
+def reference_hits(entry: dict, index: dict) -> set:
+    """The matching as the guard's rules wrote it before it became a builtin (self_protect.rego's
+    covers/names_protected/anywhere/names_anywhere), path by protected path: what the builtin's
+    lookup tables must agree with."""
+    found = set()
+    keys = [(entry["path"], entry["path"])]
+    real = entry.get("real")
+    if isinstance(real, str) and real != entry["path"]:
+        keys.append((f"{entry['path']} (on disk {real})", real))
+    tree, holder = entry.get("tree", False), entry.get("holder", False)
+    for shown, raw in keys:
+        key = raw.lower()
+        bare_key = key[:-1] if key.endswith("/") else key
+        for p in index["protected"]:
+            if (
+                key == p["path"]
+                or (p["prefix"] and key.startswith(p["prefix"]))
+                or (tree and (p["path"] + "/").startswith(bare_key + "/"))
+                or (holder and p["prefix"] is None and bare_key == p["path"].rpartition("/")[0])
+            ):
+                found.add((shown, p["what"]))
+        if "/." in key or key.startswith("."):
+            for pattern, what in index["anywhere"].items():
+                bare = pattern.lower().rstrip("/")
+                parts = bare.split("/")
+                heads = ["/".join(parts[:n]) for n in range(1, len(parts))]
+
+                def ends(tail, k=bare_key):
+                    return k == tail or k.endswith("/" + tail)
+
+                if (
+                    key == bare
+                    or key.endswith("/" + bare)
+                    or (pattern.endswith("/") and f"/{bare}/" in f"/{key}/")
+                    or (tree and any(ends(h) for h in heads))
+                    or (holder and heads and ends(heads[-1]))
+                ):
+                    found.add((shown, what))
+        name = key.rpartition("/")[2]
+        environment = index["environment"]
+        if name in environment["names"] or any(t in key for t in environment["paths"]):
+            found.add((shown, None))
+    return found
+
+
+PATHS = [
+    "/h/.claude/settings.json",
+    "/H/.Claude/Settings.JSON",
+    "/h/.claude",
+    "/h/.claude/",
+    "/h",
+    "/",
+    "/h/.config/hookgate",
+    "/h/.config/hookgate/state/x",
+    "/h/.config/hookgatex",
+    "/h/.config",
+    "/etc/codex/requirements.toml",
+    "/etc",
+    "/r/.git/hooks/pre-commit",
+    "/r/.git/hooks",
+    "/r/.git",
+    "/r/.gitx/hooks",
+    ".git/hooks",
+    ".git",
+    "/p/.claude/settings.json",
+    "/p/.claude",
+    "/h/.bashrc",
+    "/p/sub/.env",
+    "/h/.config/fish/config.fish",
+    "/tmp/project/src/app.py",
+    "relative/file",
+]
+
+
+@pytest.mark.parametrize("tree", [False, True])
+@pytest.mark.parametrize("holder", [False, True])
+def test_protected_hits_agree_with_the_rules_they_replace(tree, holder):
+    from hookgate.builtins.hookgate import protected_hits
+
+    for path in PATHS:
+        for real in (None, path, "/h/.claude/settings.json", "/r/.git/hooks/x", "/h/.bashrc"):
+            entry = {"path": path, "how": "h", "tree": tree, "holder": holder, "real": real}
+            got = {(h["path"], h["what"]) for h in protected_hits([entry], INDEX)}
+            assert got == reference_hits(entry, INDEX), (path, real, tree, holder)
+    hits = protected_hits(
+        [{"path": "/x/link", "real": "/H/.claude/settings.json", "how": "w"}], INDEX
+    )
+    assert {h["what"] for h in hits} == {"claude", "project claude"}
+    for h in hits:
+        assert h["path"] == "/x/link (on disk /H/.claude/settings.json)" and h["of"] == "/x/link"
+        assert h["kind"] == "protected" and h["how"] == "w"
+
+
+def test_protected_hits_builds_its_tables_once_per_index_object():
+    from hookgate.builtins import hookgate as hb
+
+    entry = [{"path": "/etc/codex/x", "how": "w"}]
+    assert hb.protected_hits(entry, INDEX)
+    tables = hb._INDEX[1]
+    assert hb.protected_hits(entry, INDEX) and hb._INDEX[1] is tables
+    other = {**INDEX, "protected": []}  # another index (another environment): its own tables
+    assert hb.protected_hits(entry, other) == [] and hb._INDEX[1] is not tables
+    assert hb.protected_hits(entry, None) == []
+    assert hb.protected_hits([{"path": 3}, "x", {"how": "w"}], INDEX) == []

@@ -2,8 +2,11 @@
 
 The self-protection guard reads these so that a moved state directory (``HOOKGATE_HOME``,
 ``XDG_STATE_HOME``) or a host home moved by its own variable (``CLAUDE_CONFIG_DIR``,
-``CODEX_HOME``, ``COPILOT_HOME``) stays protected. Environment lookups only: nothing is read
-from disk.
+``CODEX_HOME``, ``COPILOT_HOME``) stays protected (``hookgate.paths``: the environment, and once
+per process what the hook runs). It judges the paths a call changes as the disk resolves them
+(``hookgate.on_disk``) and matches them against the protected set in one pass
+(``hookgate.protected_hits``), which every decision does, so both are built to cost a few
+microseconds.
 """
 
 from __future__ import annotations
@@ -296,7 +299,7 @@ def _resolve(path: str) -> str:
         if real is not None:
             try:
                 os.lstat(path)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 return f"{real.rstrip('/')}/{name}"
             return os.path.realpath(path)  # there but not resolvable: a dangling link
     import stat
