@@ -177,7 +177,7 @@ changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into"
 
 # cp -r src/. DEST, cp -rT src DEST, rsync -a src/ DEST: a directory's contents, whose names the
 # line does not show, go into DEST: naming the directory that holds a protected file changes it.
-contents_into contains {"path": absolute(c, dest), "how": sprintf("`%s` would copy a directory's contents into", [c.name])} if {
+changed contains {"path": absolute(c, dest), "how": sprintf("`%s` would copy a directory's contents into", [c.name]), "tree": false, "holder": true} if {
 	pre
 	some c in data.hookgate.lib.commands
 	cfg.commands[c.name] in {"last", "move"}
@@ -207,17 +207,23 @@ copies_contents(c, _) if {
 	contains(a, "T")
 }
 
-hits contains h if {
-	some h in hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true} | some x in contents_into], index)
-	h.kind == "protected"
-}
-
 # patch and git apply: the files the diff names, from a here-document or the patch file on disk
 # (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
 # name also without its first component (a/, b/, -p1).
 changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false} if {
 	pre
-	some c in patch_commands
+	some c in data.hookgate.lib.commands
+	c.name == "patch"
+	some target in patch_targets(c)
+	some t in patch_names(target)
+}
+
+changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false} if {
+	pre
+	some x in data.hookgate.lib.git_commands
+	sub := object.get(x.git, "subcommand", "")
+	sub in {"apply", "am"}
+	c := x.cmd
 	some target in patch_targets(c)
 	some t in patch_names(target)
 }
@@ -225,16 +231,6 @@ changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [co
 patch_names(t) := [strip_first(t)] if regex.match(`^[ab]/`, t)
 
 patch_names(t) := [t, strip_first(t)] if not regex.match(`^[ab]/`, t)
-
-patch_commands contains c if {
-	some c in data.hookgate.lib.commands
-	c.name == "patch"
-}
-
-patch_commands contains x.cmd if {
-	some x in data.hookgate.lib.git_commands
-	object.get(x.git, "subcommand", "") in {"apply", "am"}
-}
 
 patch_targets(c) := hookgate.patch_paths(c.stdin, null) if is_string(c.stdin)
 
@@ -258,7 +254,7 @@ strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
 named contains {"path": absolute(c, w), "how": sprintf("`%s` names", [c.name])} if {
 	pre
 	some c in data.hookgate.lib.commands
-	words := path_words(c)
+	words := hookgate.path_words(array.slice(c.argv, 1, count(c.argv)))
 	count(words) > 0 # most commands name no path: the tables below are not consulted
 	not known_program(c)
 	some w in words
@@ -270,7 +266,7 @@ named contains {"path": absolute(x.cmd, w), "how": sprintf("`git %s` names", [su
 	some x in data.hookgate.lib.git_commands
 	sub := object.get(x.git, "subcommand", "")
 	not sub in cfg.git_readers
-	some w in path_words(x.cmd)
+	some w in hookgate.path_words(array.slice(x.cmd.argv, 1, count(x.cmd.argv)))
 }
 
 known_program(c) if c.name == "git" # judged by subcommand above
@@ -292,13 +288,13 @@ program_name(name) := trimmed if {
 } else := name
 
 reader(c, spec) if {
-	not spec["if"]
+	not spec.if
 	not writes_by_option(c, object.get(spec, "unless", []))
 }
 
 # A reader only with one of these words (python -c: the code is judged as code; python -m json.tool).
 reader(c, spec) if {
-	some w in spec["if"]
+	some w in spec.if
 	w in c.argv
 	not writes_by_option(c, object.get(spec, "unless", []))
 }
@@ -321,19 +317,8 @@ option_is(a, o) if {
 	contains(substring(a, 1, -1), substring(o, 1, 1))
 }
 
-# The words of a command that may be paths (hookgate.path_words): its operands and option values
-# as shell.operands reads them, the value of --option=VALUE and NAME=VALUE, and of a short option
-# with its value attached (-tDIR); only words with a / or a leading ~ or dot.
-path_words(c) := hookgate.path_words(array.slice(c.argv, 1, count(c.argv)))
-
-# What the named paths touch (each as written and as the disk resolves it): naming the directory
-# that holds a protected file counts (cp -t ~/.claude x), and so does an environment file.
-named_matches := hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true} | some x in named], index)
-
-named_hits contains h if {
-	some h in named_matches
-	h.kind == "protected"
-}
+# (hookgate.path_words: the operands and option values that may be paths, with a / or a leading
+# ~ or dot, as shell.operands reads them, and the value of --option=VALUE, NAME=VALUE and -tDIR.)
 
 # ---- what is protected ----------------------------------------------------------------------
 
@@ -388,15 +373,22 @@ dir_prefix(_, false) := null
 # any directory.
 index := {"protected": protected, "anywhere": cfg.anywhere, "environment": cfg.environment_files}
 
-# What the changed paths touch, each path as written and as the disk resolves it now
-# (hookgate.on_disk: the links of its deepest existing ancestor followed): a write through a
-# link into a protected directory writes the protected path. Deleting or moving a parent takes
-# the protected path with it (tree).
-changed_matches := hookgate.protected_hits([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree} | some x in changed], index)
+# What the paths the call changes or names touch, each path as written and as the disk resolves
+# it now (hookgate.on_disk: the links of its deepest existing ancestor followed): a write
+# through a link into a protected directory writes the protected path. Deleting or moving a
+# parent takes the protected path with it (tree); naming the directory that holds a protected
+# file, as a destination whose names the line does not show or as a word of a program that is
+# not a known reader, counts too (holder).
+entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": object.get(x, "holder", false), "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
+
+matches := hookgate.protected_hits(entries, index) if {
+	count(entries) > 0 # most calls change no path: the protected set is not looked at
+} else := []
 
 hits contains h if {
-	some h in changed_matches
+	some h in matches
 	h.kind == "protected"
+	h.tag == "changed"
 }
 
 # One reason per path and way of changing it (chmod and cp of one file are two reasons).
@@ -419,9 +411,9 @@ ask contains r if {
 # Not a known reader, not a known writer: asked, not denied (reading is the common case, and
 # the readers table may lack a program that only reads).
 unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
-	some change in {{"path": h.path, "how": h.how} | some h in named_hits}
+	some change in {{"path": h.path, "how": h.how} | some h in matches; h.kind == "protected"; h.tag == "named"}
 	not change.path in {h.path | some h in hits}
-	what := concat("; ", sort({h.what | some h in named_hits; h.path == change.path}))
+	what := concat("; ", sort({h.what | some h in matches; h.kind == "protected"; h.tag == "named"; h.path == change.path}))
 	msg := sprintf("%s %s, which holds %s, and is not a program known only to read files (self_protect.readers): it may change it. An agent must not change the guard that checks it, or the hooks and settings that run it: if this only reads it, the user can allow it.", [change.how, change.path, what])
 }
 
@@ -445,9 +437,10 @@ sets_variable(text) if regex.match(cfg.environment_files.variables, text)
 
 # The environment files a file tool writes or edits (by the path the tool names, "of"), and
 # those the line changes or names (hookgate.protected_hits' "environment" kind).
-env_changes contains {"path": h.path, "how": h.how} if {
-	some h in changed_matches
+violations contains env_violation(h) if {
+	some h in matches
 	h.kind == "environment"
+	h.tag == "changed"
 	some e in input.effects
 	e.path == h.of
 	e.kind in {"write", "edit"}
@@ -455,14 +448,8 @@ env_changes contains {"path": h.path, "how": h.how} if {
 	sets_variable(object.get(e, field, ""))
 }
 
-env_changes contains {"path": h.path, "how": h.how} if {
-	some h in changed_matches
-	h.kind == "environment"
-	sets_variable(line_text)
-}
-
-env_changes contains {"path": h.path, "how": h.how} if {
-	some h in named_matches
+violations contains env_violation(h) if {
+	some h in matches
 	h.kind == "environment"
 	sets_variable(line_text)
 }
@@ -472,8 +459,7 @@ line_text := concat("\n", [t |
 	is_string(t)
 ])
 
-violations contains {"reason": msg, "pattern": "self-protect-environment"} if {
-	some change in env_changes
+env_violation(change) := {"reason": msg, "pattern": "self-protect-environment"} if {
 	msg := sprintf("%s %s with a line that sets a variable hookgate's hook reads (self_protect.environment_files.variables): that would move hookgate's configuration or change what the hook runs in the next session. Ask the user to make this change themselves.", [change.how, change.path])
 }
 
@@ -482,12 +468,10 @@ violations contains {"reason": msg, "pattern": "self-protect-environment"} if {
 # (hookgate.paths().processes: their names and command lines), by every process of the user, or
 # by a pid read from hookgate's own files.
 
-signals(c) if c.name in cfg.signals.commands
-
 signal_lines contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	signals(c)
+	c.name in cfg.signals.commands
 }
 
 # pkill/pgrep PATTERN: an extended regular expression searched in the process name, or with -f
@@ -620,21 +604,26 @@ deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
 # environment (a bare pip when PATH or VIRTUAL_ENV makes it the hook's), or with a --target,
 # --prefix or --python that names it.
 
-# (The verb first: a lookup per word, and most commands have none.)
 package_commands contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	some a in c.argv
-	a in cfg.package_managers.verbs
-	program_name(c.name) in cfg.package_managers.programs
+	trim_right(c.name, "0123456789.") in package_stems # one lookup for most commands
+	package_command(c)
 }
 
-package_commands contains c if {
-	pre
-	some c in data.hookgate.lib.commands
+# The names above without a version (pip3, python3.12): what a command's name is looked up as.
+package_stems := {trim_right(p, "0123456789.") | some p in cfg.package_managers.programs} | {"python"}
+
+package_command(c) if {
+	program_name(c.name) in cfg.package_managers.programs
+	some a in c.argv
+	a in cfg.package_managers.verbs
+}
+
+package_command(c) if {
+	program_name(c.name) == "python"
 	some i, a in c.argv
 	a in {"-m", "-mpip"}
-	program_name(c.name) == "python"
 	some b in c.argv
 	b in cfg.package_managers.verbs
 	pip_module(c.argv, i, a)

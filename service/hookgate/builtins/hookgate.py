@@ -515,8 +515,8 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
     path as the disk resolves it, ``hookgate.on_disk``: compared too when it differs, and shown
     as ``"<path> (on disk <real>)"``), ``"tree"`` (the change takes everything under the path:
     a protected path below it is hit) and ``"holder"`` (naming a directory that holds a
-    protected file, or the directory an "anywhere" file sits in, hits that file). Paths are
-    compared lower-cased.
+    protected file, or the directory an "anywhere" file sits in, hits that file), and ``"tag"``
+    (any value, given back with each of the entry's hits). Paths are compared lower-cased.
 
     ``index``: an object with ``"protected"`` (an array or set of ``{"path", "prefix",
     "what"}``: lower-case absolute paths, ``prefix`` a directory's path with a trailing ``/``,
@@ -525,8 +525,8 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
     ``"environment"`` (``{"names": [base name…], "paths": [text…]}``: shell start-up, ``.env``,
     direnv and mise files). Its lookup tables are built once per ``index`` object.
 
-    Returns ``[{"path", "of", "how", "what", "kind"}]``, one per hit: ``path`` as shown, ``of``
-    the entry's ``path``, ``kind`` ``"protected"`` (``what``: what the path holds) or
+    Returns ``[{"path", "of", "how", "tag", "what", "kind"}]``, one per hit: ``path`` as shown,
+    ``of`` the entry's ``path``, ``kind`` ``"protected"`` (``what``: what the path holds) or
     ``"environment"`` (``what`` null). ``[]`` when ``index`` is not an object.
     """
     if not isinstance(index, dict):
@@ -541,7 +541,7 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
         path = entry.get("path")
         if type(path) is not str:
             continue
-        how = entry.get("how")
+        how, tag = entry.get("how"), entry.get("tag")
         tree, holder = entry.get("tree") is True, entry.get("holder") is True
         real = entry.get("real")
         shown = [(path, path)]
@@ -551,11 +551,25 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
             key = key.lower()
             for what in dict.fromkeys(compiled.protected(key, tree, holder)):
                 out.append(
-                    {"path": text, "of": path, "how": how, "what": what, "kind": "protected"}
+                    {
+                        "path": text,
+                        "of": path,
+                        "how": how,
+                        "tag": tag,
+                        "what": what,
+                        "kind": "protected",
+                    }
                 )
             if compiled.environment(key):
                 out.append(
-                    {"path": text, "of": path, "how": how, "what": None, "kind": "environment"}
+                    {
+                        "path": text,
+                        "of": path,
+                        "how": how,
+                        "tag": tag,
+                        "what": None,
+                        "kind": "environment",
+                    }
                 )
     return out
 
