@@ -254,7 +254,7 @@ strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
 named contains {"path": absolute(c, w), "how": sprintf("`%s` names", [c.name])} if {
 	pre
 	some c in data.hookgate.lib.commands
-	words := hookgate.path_words(array.slice(c.argv, 1, count(c.argv)))
+	words := hookgate.path_words(c.argv)
 	count(words) > 0 # most commands name no path: the tables below are not consulted
 	not known_program(c)
 	some w in words
@@ -266,7 +266,7 @@ named contains {"path": absolute(x.cmd, w), "how": sprintf("`git %s` names", [su
 	some x in data.hookgate.lib.git_commands
 	sub := object.get(x.git, "subcommand", "")
 	not sub in cfg.git_readers
-	some w in hookgate.path_words(array.slice(x.cmd.argv, 1, count(x.cmd.argv)))
+	some w in hookgate.path_words(x.cmd.argv)
 }
 
 known_program(c) if c.name == "git" # judged by subcommand above
@@ -379,9 +379,8 @@ index := {"protected": protected, "anywhere": cfg.anywhere, "environment": cfg.e
 # parent takes the protected path with it (tree); naming the directory that holds a protected
 # file, as a destination whose names the line does not show or as a word of a program that is
 # not a known reader, counts too (holder).
-entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": object.get(x, "holder", false), "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
-
 matches := hookgate.protected_hits(entries, index) if {
+	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": object.get(x, "holder", false), "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 	count(entries) > 0 # most calls change no path: the protected set is not looked at
 } else := []
 
@@ -419,11 +418,13 @@ unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
 
 ask contains r if {
 	cfg.unknown_action == "ask"
+	count(matches) > 0
 	some r in unknown
 }
 
 deny contains r if {
 	cfg.unknown_action == "deny"
+	count(matches) > 0
 	some r in unknown
 }
 
@@ -539,7 +540,7 @@ kills contains {"cmd": c, "why": sprintf("its pids come from %q, which matches h
 names_hookgate_file(c, w) if {
 	some d in ["config", "state", "cache"]
 	is_string(machine[d])
-	some v in hookgate.path_words([w])
+	some v in hookgate.path_words([c.name, w])
 	startswith(concat("", [lower(absolute(c, v)), "/"]), concat("", [lower(machine[d]), "/"]))
 }
 
@@ -594,7 +595,7 @@ killall_matches(c, p, name) if {
 }
 
 deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
-	count(signal_lines) > 0 # most lines signal nothing: kills is not evaluated
+	"signal" in watched # most lines signal nothing: kills is not evaluated
 	some k in kills
 	msg := sprintf("`%s` would signal hookgate's own processes (the hook or its warm process): %s. An agent must not stop the guard that checks it; name the process you mean more exactly.", [concat(" ", k.cmd.argv), k.why])
 }
@@ -607,20 +608,14 @@ deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
 package_commands contains c if {
 	pre
 	some c in data.hookgate.lib.commands
-	trim_right(c.name, "0123456789.") in package_stems # one lookup for most commands
-	package_command(c)
-}
-
-# The names above without a version (pip3, python3.12): what a command's name is looked up as.
-package_stems := {trim_right(p, "0123456789.") | some p in cfg.package_managers.programs} | {"python"}
-
-package_command(c) if {
 	program_name(c.name) in cfg.package_managers.programs
 	some a in c.argv
 	a in cfg.package_managers.verbs
 }
 
-package_command(c) if {
+package_commands contains c if {
+	pre
+	some c in data.hookgate.lib.commands
 	program_name(c.name) == "python"
 	some i, a in c.argv
 	a in {"-m", "-mpip"}
@@ -628,6 +623,16 @@ package_command(c) if {
 	b in cfg.package_managers.verbs
 	pip_module(c.argv, i, a)
 }
+
+# Which of the sections above a line needs, by one lookup per command of its name without a
+# version (pip3, python3.12): the rules of a section are evaluated only for a line that needs it.
+watched contains kind if {
+	pre
+	some c in data.hookgate.lib.commands
+	kind := watched_names[trim_right(c.name, "0123456789.")]
+}
+
+watched_names := object.union({trim_right(p, "0123456789."): "package" | some p in array.concat(cfg.package_managers.programs, ["python"])}, {n: "signal" | some n in cfg.signals.commands})
 
 pip_module(_, _, "-mpip") := true
 
@@ -668,6 +673,7 @@ hook_environment(c) if {
 }
 
 ask contains {"reason": msg, "pattern": "self-protect-environment"} if {
+	"package" in watched # most lines run no package manager
 	some c in package_commands
 	not uninstalls(c) # asked once, as uninstalling
 	hook_environment(c)

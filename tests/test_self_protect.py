@@ -460,17 +460,21 @@ def test_on_disk_resolves_as_realpath_does(tmp_path, monkeypatch, through_proc):
 def test_path_words_are_the_words_that_may_name_a_file():
     from hookgate.builtins.hookgate import path_words
 
-    assert path_words(["test", "--", "--watch=false", "-v"]) == []
-    assert path_words(["src/a.py", "~", ".env", "x", "src/a.py"]) == ["src/a.py", "~", ".env"]
-    assert path_words(["--output=/tmp/o", "-t/dir", "-t", "-oFILE", "-x=./y"]) == ["/tmp/o", "/dir"]
-    assert path_words(["DESTDIR=~/.claude", "of=/dev/x", "a=b"]) == [
+    assert path_words(["npm", "test", "--", "--watch=false", "-v"]) == []
+    assert path_words(["/bin/rm"]) == []
+    assert path_words(["cp", "src/a.py", "~", ".env", "x", "src/a.py"]) == ["src/a.py", "~", ".env"]
+    assert path_words(["curl", "--output=/tmp/o", "-t/dir", "-t", "-oFILE", "-x=./y"]) == [
+        "/tmp/o",
+        "/dir",
+    ]
+    assert path_words(["make", "DESTDIR=~/.claude", "of=/dev/x", "a=b"]) == [
         "DESTDIR=~/.claude",
         "~/.claude",
         "of=/dev/x",
         "/dev/x",
     ]
     assert path_words("src/a.py") == []
-    assert path_words([1, None, "./x"]) == ["./x"]
+    assert path_words(["x", 1, None, "./x"]) == ["./x"]
 
 
 INDEX = {
@@ -588,3 +592,15 @@ def test_protected_hits_builds_its_tables_once_per_index_object():
     assert hb.protected_hits(entry, other) == [] and hb._INDEX[1] is not tables
     assert hb.protected_hits(entry, None) == []
     assert hb.protected_hits([{"path": 3}, "x", {"how": "w"}], INDEX) == []
+
+
+def test_the_sections_gate_finds_every_command_the_section_judges():
+    """self_protect.rego's `watched` looks a command up by its name without a version
+    (trim_right of digits and dots): a signal command or package manager whose own name ended
+    in one would never be looked at."""
+    config = json.loads((POLICIES / "data.json").read_text())["hookgate"]["config"]
+    table = config["self_protect"]
+    for name in table["signals"]["commands"]:
+        assert name.rstrip("0123456789.") == name, name
+    for name in table["package_managers"]["programs"]:
+        assert name.rstrip("0123456789.") == name, name

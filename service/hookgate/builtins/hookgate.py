@@ -575,16 +575,15 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
 
 
 @builtin("hookgate.path_words", "hookgate", 1)
-def path_words(words: Any) -> list[str]:
-    """The words of ``words`` (a command's arguments, without the command word) that may name a
-    file: each operand, the value of ``--option=VALUE`` and of ``NAME=VALUE`` (``make
+def path_words(argv: Any) -> list[str]:
+    """The words of a command's ``argv`` after the command word that may name a file: each operand, the value of ``--option=VALUE`` and of ``NAME=VALUE`` (``make
     DESTDIR=~/.claude``, ``dd of=FILE``; the whole word too), and a short option's attached value
     that starts with ``/``, ``~`` or ``.`` (``-t/dir``); only those holding a ``/`` or starting
     with ``~`` or ``.``, each once, in order."""
-    if not isinstance(words, list):
+    if not isinstance(argv, list):
         return []
     out: list[str] = []
-    for a in words:
+    for a in argv[1:]:
         if type(a) is not str:
             continue
         if a.startswith("-"):
