@@ -380,8 +380,8 @@ index := {"protected": protected, "anywhere": cfg.anywhere, "environment": cfg.e
 # file, as a destination whose names the line does not show or as a word of a program that is
 # not a known reader, counts too (holder).
 matches := hookgate.protected_hits(entries, index) if {
+	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
 	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": object.get(x, "holder", false), "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
-	count(entries) > 0 # most calls change no path: the protected set is not looked at
 } else := []
 
 hits contains h if {
