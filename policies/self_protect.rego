@@ -366,12 +366,13 @@ dir_prefix(path, true) := concat("", [path, "/"])
 dir_prefix(_, false) := null
 
 # The protected set and the data's path tables in one object: computed once per policy set and
-# environment (it reads no input), so hookgate.protected_hits compiles its lookup tables once.
+# environment (it reads no input), so hookgate.protected_hits compiles its lookup tables once
+# (an array: a set of objects cannot be handed to a builtin of every Rego engine).
 # Paths are compared lower-cased (protected ones are stored so): the file systems of macOS and
 # Windows ignore case by default, so .Claude/Settings.json is the hook settings file there. The
 # "anywhere" paths (another repository's .git/hooks, a project's host settings) are matched in
 # any directory.
-index := {"protected": protected, "anywhere": cfg.anywhere, "environment": cfg.environment_files}
+index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "environment": cfg.environment_files}
 
 # What the paths the call changes or names touch, each path as written and as the disk resolves
 # it now (hookgate.on_disk: the links of its deepest existing ancestor followed): a write
