@@ -604,3 +604,24 @@ def test_the_sections_gate_finds_every_command_the_section_judges():
         assert name.rstrip("0123456789.") == name, name
     for name in table["package_managers"]["programs"]:
         assert name.rstrip("0123456789.") == name, name
+
+
+def test_the_paths_answer_survives_a_change_of_directory_unless_a_variable_is_relative(
+    tmp_path, monkeypatch
+):
+    """A warm process's child works in its caller's directory: when no variable is relative,
+    the answer (and so every rule built on it, and protected_hits' tables) stays the one the
+    warm process computed before the call."""
+    from hookgate.builtins.hookgate import hookgate_paths
+
+    monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path / "hg"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    first = hookgate_paths()
+    monkeypatch.chdir(tmp_path / "b")
+    assert hookgate_paths() is first
+    monkeypatch.setenv("HOOKGATE_HOME", "rel")
+    assert hookgate_paths()["state"] == str(tmp_path / "b" / "rel" / "state")
+    monkeypatch.chdir(tmp_path / "a")
+    assert hookgate_paths()["state"] == str(tmp_path / "a" / "rel" / "state")

@@ -44,13 +44,15 @@ _VARIABLES = (
     "XDG_STATE_HOME",
     "XDG_CACHE_HOME",
     *(variable for _, variable, _ in _HOST_HOMES if variable),
-    "PATH",  # which pip or python a bare name runs (bare_tools)
     "VIRTUAL_ENV",
+    "PATH",  # which pip or python a bare name runs (bare_tools); the last
 )
 # os.environ's own store and its keys as stored: reading nine variables through the mapping
 # would cost more than the rest of a typical decision's path checks.
 _STORE = os.environ._data
 _KEYS = tuple(map(os.environ.encodekey, _VARIABLES))
+# The variables before PATH name paths (of PATH, only absolute directories are read).
+_PATH_AT = _VARIABLES.index("PATH")
 _last: list = [None, None]  # [environment key, answer]: one answer object per environment
 
 
@@ -77,11 +79,17 @@ def hookgate_paths() -> dict:
     process's identity). The runtime part is read once per process (a few ``stat`` calls, no
     subprocess); the rest from the environment.
     """
-    try:
-        cwd = os.getcwd()
-    except OSError:  # a removed working directory: no key, answer afresh
-        return _paths()
-    key = (*map(_STORE.get, _KEYS), cwd)
+    values = tuple(map(_STORE.get, _KEYS))
+    cwd = None
+    # The working directory matters only as the base of a relative value (and a warm process's
+    # child works in the caller's directory: keyed on it, each call would build the rules on
+    # this answer again).
+    if any(v and not v.startswith(b"/") for v in values[:_PATH_AT]):
+        try:
+            cwd = os.getcwd()
+        except OSError:  # a removed working directory: no key, answer afresh
+            return _paths()
+    key = (values, cwd)
     if key == _last[0]:
         return _last[1]  # the same object: rules built on it stay computed (Group.memo_env)
     answer = _paths()
