@@ -14,19 +14,20 @@ pre if input.hook_event_name == "PreToolUse"
 # protected. null on the server, which reads no disk: the "anywhere" paths still apply there.
 machine := hookgate.paths()
 
-# ---- what the call changes: {"path", "how", "tree"} ------------------------------------------
+# ---- what the call changes: {"path", "how", "tree", "holder"} --------------------------------
 # tree: the change reaches everything under the path (deleting or moving a directory), so a
-# parent of a protected file counts too. (An effect's tool and kind are strings: concat, the
+# parent of a protected file counts too. holder: the change reaches files under the path whose
+# names the line does not show, so the directory that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
 # cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
 
-changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}} if {
+changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}, "holder": false} if {
 	pre
 	some e in input.effects
 	e.kind in {"write", "edit", "delete", "move"}
 	is_string(e.path)
 }
 
-changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false} if {
+changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false, "holder": false} if {
 	pre
 	some e in input.effects
 	e.kind == "move"
@@ -34,13 +35,13 @@ changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file o
 }
 
 # Redirections (> f, >> f, 2> f, exec 3> f): the shell opens the file for writing.
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
+changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	some p in c.writes
 }
 
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
+changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	some p in c.appends
@@ -48,7 +49,7 @@ changed contains {"path": absolute(c, p), "how": "a redirection would write", "t
 
 # rm, mv, cp, ln, chmod, truncate, tee, sed -i, dd of=…: the paths the command changes (each
 # with whether the change takes the whole tree under it: rm -r, mv and chmod -R do).
-changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree} if {
+changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	which := cfg.commands[c.name]
@@ -56,7 +57,7 @@ changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change
 }
 
 # git rm deletes its paths from the work tree too (not with --cached).
-changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true} if {
+changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true, "holder": false} if {
 	pre
 	some r in data.hookgate.lib.git_removed
 }
@@ -64,7 +65,7 @@ changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete
 # Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
 # literals name may be what it changes, with what is under it (os.path.join(".claude",
 # "settings.json") names .claude). Code that only reads names paths freely.
-changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true} if {
+changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true, "holder": false} if {
 	some x in data.hookgate.lib.interpreter_code
 	data.hookgate.lib.code_writes(x.code)
 	some p in data.hookgate.lib.code_literals(x.code)
@@ -73,7 +74,7 @@ changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, whic
 
 # curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
 # option's value is written (a directory: anything under it may be).
-changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree} if {
+changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	spec := cfg.writing_options[c.name]
@@ -167,7 +168,7 @@ home_prefixed(p, prefix) if startswith(p, concat("", [prefix, "/"]))
 # cp -t DIR, curl --output-dir DIR, patch -d DIR (self_protect.writing_directories): the option's
 # value is a directory the command writes into: naming the directory that holds a protected
 # file, or any parent of one, changes it.
-changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into", [c.name]), "tree": true} if {
+changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into", [c.name]), "tree": true, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	options := cfg.writing_directories[c.name]
@@ -210,7 +211,7 @@ copies_contents(c, _) if {
 # patch and git apply: the files the diff names, from a here-document or the patch file on disk
 # (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
 # name also without its first component (a/, b/, -p1).
-changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false} if {
+changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	c.name == "patch"
@@ -218,7 +219,7 @@ changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [co
 	some t in patch_names(target)
 }
 
-changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false} if {
+changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false, "holder": false} if {
 	pre
 	some x in data.hookgate.lib.git_commands
 	sub := object.get(x.git, "subcommand", "")
@@ -382,7 +383,7 @@ index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "env
 # not a known reader, counts too (holder).
 matches := hookgate.protected_hits(entries, index) if {
 	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
-	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": object.get(x, "holder", false), "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
+	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": x.holder, "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 } else := []
 
 hits contains h if {
