@@ -80,6 +80,9 @@ def hookgate_paths() -> dict:
     subprocess); the rest from the environment.
     """
     values = tuple(map(_STORE.get, _KEYS))
+    last = _last[0]
+    if last is not None and last[1] is None and last[0] == values:
+        return _last[1]  # the same object: rules built on it stay computed (Group.memo_env)
     cwd = None
     # The working directory matters only as the base of a relative value (and a warm process's
     # child works in the caller's directory: keyed on it, each call would build the rules on
