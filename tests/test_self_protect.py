@@ -586,10 +586,10 @@ def test_protected_hits_builds_its_tables_once_per_index_object():
 
     entry = [{"path": "/etc/codex/x", "how": "w"}]
     assert hb.protected_hits(entry, INDEX)
-    tables = hb._INDEX[1]
-    assert hb.protected_hits(entry, INDEX) and hb._INDEX[1] is tables
+    tables = hb._INDEX[0][1]
+    assert hb.protected_hits(entry, INDEX) and hb._INDEX[0][1] is tables
     other = {**INDEX, "protected": []}  # another index (another environment): its own tables
-    assert hb.protected_hits(entry, other) == [] and hb._INDEX[1] is not tables
+    assert hb.protected_hits(entry, other) == [] and hb._INDEX[0][1] is not tables
     assert hb.protected_hits(entry, None) == []
     assert hb.protected_hits([{"path": 3}, "x", {"how": "w"}], INDEX) == []
 

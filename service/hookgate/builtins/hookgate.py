@@ -53,7 +53,9 @@ _STORE = os.environ._data
 _KEYS = tuple(map(os.environ.encodekey, _VARIABLES))
 # The variables before PATH name paths (of PATH, only absolute directories are read).
 _PATH_AT = _VARIABLES.index("PATH")
-_last: list = [None, None]  # [environment key, answer]: one answer object per environment
+# [(environment key, answer)]: one answer object per environment, the pair read and replaced
+# at once (the server evaluates in threads).
+_last: list = [(None, None)]
 
 
 @builtin("hookgate.paths", "hookgate", 0, reads_host=True, environment=True)
@@ -80,9 +82,9 @@ def hookgate_paths() -> dict:
     subprocess); the rest from the environment.
     """
     values = tuple(map(_STORE.get, _KEYS))
-    last = _last[0]
+    last, answer = _last[0]
     if last is not None and last[1] is None and last[0] == values:
-        return _last[1]  # the same object: rules built on it stay computed (Group.memo_env)
+        return answer  # the same object: rules built on it stay computed (Group.memo_env)
     cwd = None
     # The working directory matters only as the base of a relative value (and a warm process's
     # child works in the caller's directory: keyed on it, each call would build the rules on
@@ -93,10 +95,10 @@ def hookgate_paths() -> dict:
         except OSError:  # a removed working directory: no key, answer afresh
             return _paths()
     key = (values, cwd)
-    if key == _last[0]:
-        return _last[1]  # the same object: rules built on it stay computed (Group.memo_env)
+    if key == last:
+        return answer
     answer = _paths()
-    _last[:] = key, answer
+    _last[0] = key, answer
     return answer
 
 
@@ -414,7 +416,9 @@ def _read_patch(path: str) -> str | None:
 # against an index built once per protected set (the rule that builds it is computed once per
 # environment, so the same object comes back call after call).
 
-_INDEX: list = [None, None]  # [the index argument, its compiled form]
+# [(the index argument, its tables)]: one pair, read and replaced at once (the server evaluates
+# in threads, each possibly with another index).
+_INDEX: list = [(None, None)]
 
 
 class _Index:
@@ -542,9 +546,10 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
     """
     if not isinstance(index, dict):
         return []
-    if _INDEX[0] is not index:
-        _INDEX[:] = index, _Index(index)
-    compiled: _Index = _INDEX[1]
+    known, compiled = _INDEX[0]
+    if known is not index:
+        compiled = _Index(index)
+        _INDEX[0] = index, compiled
     out: list[dict] = []
     for entry in _items(entries):
         if not isinstance(entry, dict):
