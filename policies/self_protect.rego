@@ -14,19 +14,20 @@ pre if input.hook_event_name == "PreToolUse"
 # protected. null on the server, which reads no disk: the "anywhere" paths still apply there.
 machine := hookgate.paths()
 
-# ---- what the call changes: {"path", "how", "tree"} ------------------------------------------
+# ---- what the call changes: {"path", "how", "tree", "holder"} --------------------------------
 # tree: the change reaches everything under the path (deleting or moving a directory), so a
-# parent of a protected file counts too. (An effect's tool and kind are strings: concat, the
+# parent of a protected file counts too. holder: the change reaches files under the path whose
+# names the line does not show, so the directory that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
 # cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
 
-changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}} if {
+changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}, "holder": false} if {
 	pre
 	some e in input.effects
 	e.kind in {"write", "edit", "delete", "move"}
 	is_string(e.path)
 }
 
-changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false} if {
+changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false, "holder": false} if {
 	pre
 	some e in input.effects
 	e.kind == "move"
@@ -34,13 +35,13 @@ changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file o
 }
 
 # Redirections (> f, >> f, 2> f, exec 3> f): the shell opens the file for writing.
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
+changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	some p in c.writes
 }
 
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false} if {
+changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	some p in c.appends
@@ -48,7 +49,7 @@ changed contains {"path": absolute(c, p), "how": "a redirection would write", "t
 
 # rm, mv, cp, ln, chmod, truncate, tee, sed -i, dd of=…: the paths the command changes (each
 # with whether the change takes the whole tree under it: rm -r, mv and chmod -R do).
-changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree} if {
+changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	which := cfg.commands[c.name]
@@ -56,7 +57,7 @@ changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change
 }
 
 # git rm deletes its paths from the work tree too (not with --cached).
-changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true} if {
+changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true, "holder": false} if {
 	pre
 	some r in data.hookgate.lib.git_removed
 }
@@ -64,7 +65,7 @@ changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete
 # Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
 # literals name may be what it changes, with what is under it (os.path.join(".claude",
 # "settings.json") names .claude). Code that only reads names paths freely.
-changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true} if {
+changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true, "holder": false} if {
 	some x in data.hookgate.lib.interpreter_code
 	data.hookgate.lib.code_writes(x.code)
 	some p in data.hookgate.lib.code_literals(x.code)
@@ -73,7 +74,7 @@ changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, whic
 
 # curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
 # option's value is written (a directory: anything under it may be).
-changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree} if {
+changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	spec := cfg.writing_options[c.name]
@@ -164,6 +165,162 @@ home_prefixed(p, prefix) if p == prefix
 
 home_prefixed(p, prefix) if startswith(p, concat("", [prefix, "/"]))
 
+# cp -t DIR, curl --output-dir DIR, patch -d DIR (self_protect.writing_directories): the option's
+# value is a directory the command writes into: naming the directory that holds a protected
+# file, or any parent of one, changes it.
+changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into", [c.name]), "tree": true, "holder": false} if {
+	pre
+	some c in data.hookgate.lib.commands
+	options := cfg.writing_directories[c.name]
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, options)
+}
+
+# cp -r src/. DEST, cp -rT src DEST, rsync -a src/ DEST: a directory's contents, whose names the
+# line does not show, go into DEST: naming the directory that holds a protected file changes it.
+changed contains {"path": absolute(c, dest), "how": sprintf("`%s` would copy a directory's contents into", [c.name]), "tree": false, "holder": true} if {
+	pre
+	some c in data.hookgate.lib.commands
+	cfg.commands[c.name] in {"last", "move"}
+	ops := shell.operands(c)
+	count(ops) > 1
+	dest := ops[count(ops) - 1]
+	some src in array.slice(ops, 0, count(ops) - 1)
+	copies_contents(c, src)
+}
+
+copies_contents(_, src) if endswith(src, "/.")
+
+copies_contents(c, src) if {
+	c.name == "rsync"
+	endswith(src, "/")
+}
+
+copies_contents(c, _) if {
+	some a in c.argv
+	a in {"-T", "--no-target-directory"}
+}
+
+copies_contents(c, _) if {
+	some a in c.argv
+	startswith(a, "-")
+	not startswith(a, "--")
+	contains(a, "T")
+}
+
+# patch and git apply: the files the diff names, from a here-document or the patch file on disk
+# (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
+# name also without its first component (a/, b/, -p1).
+changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false, "holder": false} if {
+	pre
+	some c in data.hookgate.lib.commands
+	c.name == "patch"
+	some target in patch_targets(c)
+	some t in patch_names(target)
+}
+
+changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false, "holder": false} if {
+	pre
+	some x in data.hookgate.lib.git_commands
+	sub := object.get(x.git, "subcommand", "")
+	sub in {"apply", "am"}
+	c := x.cmd
+	some target in patch_targets(c)
+	some t in patch_names(target)
+}
+
+patch_names(t) := [strip_first(t)] if regex.match(`^[ab]/`, t)
+
+patch_names(t) := [t, strip_first(t)] if not regex.match(`^[ab]/`, t)
+
+patch_targets(c) := hookgate.patch_paths(c.stdin, null) if is_string(c.stdin)
+
+patch_targets(c) := [t |
+	some op in shell.operands(c)
+	op != "apply"
+	op != "am"
+	some t in hookgate.patch_paths(null, absolute(c, op))
+] if not is_string(c.stdin)
+
+strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
+	parts := split(p, "/")
+	count(parts) > 1
+} else := p
+
+# ---- the writer table turned around ---------------------------------------------------------
+# A command that names a protected path (an operand, an option's value, attached or not) is
+# presumed to write it, unless it is a known reader (self_protect.readers) or a writer the
+# tables above judge exactly: what it does to the path is not known, so it asks.
+
+named contains {"path": absolute(c, w), "how": sprintf("`%s` names", [c.name])} if {
+	pre
+	some c in data.hookgate.lib.commands
+	words := hookgate.path_words(c.argv)
+	count(words) > 0 # most commands name no path: the tables below are not consulted
+	not known_program(c)
+	some w in words
+}
+
+# git: by subcommand (git diff/log/show/status read; git checkout, apply, restore … may write).
+named contains {"path": absolute(x.cmd, w), "how": sprintf("`git %s` names", [sub])} if {
+	pre
+	some x in data.hookgate.lib.git_commands
+	sub := object.get(x.git, "subcommand", "")
+	not sub in cfg.git_readers
+	some w in hookgate.path_words(x.cmd.argv)
+}
+
+known_program(c) if c.name == "git" # judged by subcommand above
+
+known_program(c) if c.name == "" # a bare redirection: judged as one
+
+known_program(c) if cfg.commands[c.name]
+
+known_program(c) if cfg.writing_options[c.name]
+
+known_program(c) if cfg.writing_directories[c.name]
+
+known_program(c) if reader(c, cfg.readers[program_name(c.name)])
+
+# python3.12 is python, perl5.36 is perl (string builtins: no regular expression on every call)
+program_name(name) := trimmed if {
+	trimmed := trim_right(name, "0123456789.")
+	trimmed in {"python", "pypy", "perl", "ruby", "node", "php", "pip"}
+} else := name
+
+reader(c, spec) if {
+	not spec.if
+	not writes_by_option(c, object.get(spec, "unless", []))
+}
+
+# A reader only with one of these words (python -c: the code is judged as code; python -m json.tool).
+reader(c, spec) if {
+	some w in spec.if
+	w in c.argv
+	not writes_by_option(c, object.get(spec, "unless", []))
+}
+
+writes_by_option(c, options) if {
+	some a in c.argv
+	some o in options
+	option_is(a, o)
+}
+
+option_is(a, o) if a == o
+
+option_is(a, o) if startswith(a, concat("", [o, "="]))
+
+# -i.bak, -ni: a short option attached or bundled
+option_is(a, o) if {
+	count(o) == 2
+	startswith(a, "-")
+	not startswith(a, "--")
+	contains(substring(a, 1, -1), substring(o, 1, 1))
+}
+
+# (hookgate.path_words: the operands and option values that may be paths, with a / or a leading
+# ~ or dot, as shell.operands reads them, and the value of --option=VALUE, NAME=VALUE and -tDIR.)
+
 # ---- what is protected ----------------------------------------------------------------------
 
 # Absolute protected paths on this machine: {"path", "prefix" (path/ for a directory, else
@@ -178,6 +335,13 @@ protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "ho
 protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "hookgate's own program"} if {
 	is_string(machine.program)
 	path := lower(machine.program)
+}
+
+# What the hook really runs (hookgate.paths().runtime): its interpreter as named and resolved,
+# pyvenv.cfg, ._pth files and every directory on its sys.path, hookgate's dependencies among them.
+protected contains {"path": path, "prefix": concat("", [path, "/"]), "what": "the Python that runs hookgate, or its dependencies"} if {
+	some p in machine.runtime
+	path := lower(p)
 }
 
 protected contains {"path": path, "prefix": dir_prefix(path, spec.dir), "what": spec.what} if {
@@ -202,95 +366,31 @@ dir_prefix(path, true) := concat("", [path, "/"])
 
 dir_prefix(_, false) := null
 
+# The protected set and the data's path tables in one object: computed once per policy set and
+# environment (it reads no input), so hookgate.protected_hits compiles its lookup tables once
+# (an array: a set of objects cannot be handed to a builtin of every Rego engine).
 # Paths are compared lower-cased (protected ones are stored so): the file systems of macOS and
-# Windows ignore case by default, so .Claude/Settings.json is the hook settings file there.
-folded contains {"path": x.path, "key": lower(x.path), "how": x.how, "tree": x.tree} if {
-	some x in changed
+# Windows ignore case by default, so .Claude/Settings.json is the hook settings file there. The
+# "anywhere" paths (another repository's .git/hooks, a project's host settings) are matched in
+# any directory.
+index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "environment": cfg.environment_files}
+
+# What the paths the call changes or names touch, each path as written and as the disk resolves
+# it now (hookgate.on_disk: the links of its deepest existing ancestor followed): a write
+# through a link into a protected directory writes the protected path. Deleting or moving a
+# parent takes the protected path with it (tree); naming the directory that holds a protected
+# file, as a destination whose names the line does not show or as a word of a program that is
+# not a known reader, counts too (holder).
+matches := hookgate.protected_hits(entries, index) if {
+	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
+	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": x.holder, "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
+} else := []
+
+hits contains h if {
+	some h in matches
+	h.kind == "protected"
+	h.tag == "changed"
 }
-
-hits contains {"path": x.path, "how": x.how, "what": p.what} if {
-	some x in folded
-	near_protected(x)
-	some p in protected
-	covers(x, p)
-}
-
-# Whether covers(x, p) can hold for some p, in three lookups, so that a call changing no
-# protected path (most calls) never walks the protected list. The sets below do not depend on
-# the call: they are computed once per policy set and environment, like `protected`.
-near_protected(x) if x.key in protected_paths
-
-near_protected(x) if strings.any_prefix_match(x.key, protected_prefixes)
-
-near_protected(x) if {
-	x.tree
-	strings.any_prefix_match(protected_parents, slash(x.key))
-}
-
-protected_paths := {p.path | some p in protected}
-
-protected_prefixes := {p.prefix | some p in protected; is_string(p.prefix)}
-
-protected_parents := {concat("", [p.path, "/"]) | some p in protected}
-
-# A path as a directory: with one trailing slash.
-slash(path) := concat("", [trim_suffix(path, "/"), "/"])
-
-covers(x, p) if x.key == p.path
-
-covers(x, p) if {
-	is_string(p.prefix)
-	startswith(x.key, p.prefix)
-}
-
-# Deleting or moving a parent takes the protected path with it.
-covers(x, p) if {
-	x.tree
-	startswith(concat("", [p.path, "/"]), slash(x.key))
-}
-
-# The same files in any directory: another repository's .git/hooks, a project's host settings.
-# Every such pattern starts with a dot directory: other paths skip the matching altogether.
-anywhere_patterns := [{"bare": bare, "tail": concat("", ["/", bare]), "middle": middle, "heads": heads, "what": what} |
-	some pattern, what in cfg.anywhere
-	bare := lower(trim_suffix(pattern, "/"))
-	middle := {true: concat("", ["/", bare, "/"]), false: null}[endswith(pattern, "/")]
-	parts := split(bare, "/")
-	heads := [concat("/", array.slice(parts, 0, n)) | some n in numbers.range(1, count(parts) - 1); n < count(parts)]
-]
-
-hits contains {"path": x.path, "how": x.how, "what": a.what} if {
-	some x in folded
-	dotted(x)
-	wrapped := concat("", ["/", x.key, "/"])
-	some a in anywhere_patterns
-	anywhere(x, wrapped, a)
-}
-
-dotted(x) if contains(x.key, "/.")
-
-dotted(x) if startswith(x.key, ".")
-
-# wrapped: the path between slashes, /path/.
-anywhere(x, _, a) if x.key == a.bare
-
-anywhere(x, _, a) if endswith(x.key, a.tail)
-
-anywhere(_, wrapped, a) if {
-	is_string(a.middle)
-	contains(wrapped, a.middle)
-}
-
-# Deleting or moving .git, .claude, .github/… takes the protected file with it.
-anywhere(x, _, a) if {
-	x.tree
-	some head in a.heads
-	ends_with_part(trim_suffix(x.key, "/"), head)
-}
-
-ends_with_part(path, tail) if path == tail
-
-ends_with_part(path, tail) if endswith(path, concat("", ["/", tail]))
 
 # One reason per path and way of changing it (chmod and cp of one file are two reasons).
 violations contains {"reason": msg, "pattern": "self-protect"} if {
@@ -307,6 +407,279 @@ deny contains r if {
 ask contains r if {
 	cfg.action == "ask"
 	some r in violations
+}
+
+# Not a known reader, not a known writer: asked, not denied (reading is the common case, and
+# the readers table may lack a program that only reads).
+unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
+	some change in {{"path": h.path, "how": h.how} | some h in matches; h.kind == "protected"; h.tag == "named"}
+	not change.path in {h.path | some h in hits}
+	what := concat("; ", sort({h.what | some h in matches; h.kind == "protected"; h.tag == "named"; h.path == change.path}))
+	msg := sprintf("%s %s, which holds %s, and is not a program known only to read files (self_protect.readers): it may change it. An agent must not change the guard that checks it, or the hooks and settings that run it: if this only reads it, the user can allow it.", [change.how, change.path, what])
+}
+
+ask contains r if {
+	cfg.unknown_action == "ask"
+	count(matches) > 0
+	some r in unknown
+}
+
+deny contains r if {
+	cfg.unknown_action == "deny"
+	count(matches) > 0
+	some r in unknown
+}
+
+# ---- hookgate's environment set in shell start-up, .env, direnv and mise files ----------------
+# The file as a whole is the user's; a line in it that sets or unsets a variable the hook's
+# process honours (HOOKGATE_HOME, XDG_*, PYTHONPATH, LD_PRELOAD, CLAUDE_CONFIG_DIR, …) moves
+# hookgate's configuration, or what the hook runs, in the next session. Judged by the text the
+# call writes where it shows it (a file tool's content, an edit's old and new text, the line).
+
+sets_variable(text) if regex.match(cfg.environment_files.variables, text)
+
+# The environment files a file tool writes or edits (by the path the tool names, "of"), and
+# those the line changes or names (hookgate.protected_hits' "environment" kind).
+violations contains env_violation(h) if {
+	some h in matches
+	h.kind == "environment"
+	h.tag == "changed"
+	some e in input.effects
+	e.path == h.of
+	e.kind in {"write", "edit"}
+	some field in ["content", "old_text", "new_text"]
+	sets_variable(object.get(e, field, ""))
+}
+
+violations contains env_violation(h) if {
+	some h in matches
+	h.kind == "environment"
+	sets_variable(line_text)
+}
+
+line_text := concat("\n", [t |
+	some t in [object.get(input.tool_input, "command", ""), concat("\n", [r.command | some r in input.effects; r.kind == "run"; is_string(r.command)])]
+	is_string(t)
+])
+
+env_violation(change) := {"reason": msg, "pattern": "self-protect-environment"} if {
+	msg := sprintf("%s %s with a line that sets a variable hookgate's hook reads (self_protect.environment_files.variables): that would move hookgate's configuration or change what the hook runs in the next session. Ask the user to make this change themselves.", [change.how, change.path])
+}
+
+# ---- signalling hookgate's processes ----------------------------------------------------------
+# kill, pkill, killall of the hook or its warm process: by a name or pattern that matches them
+# (hookgate.paths().processes: their names and command lines), by every process of the user, or
+# by a pid read from hookgate's own files.
+
+signal_lines contains c if {
+	pre
+	some c in data.hookgate.lib.commands
+	c.name in cfg.signals.commands
+}
+
+# pkill/pgrep PATTERN: an extended regular expression searched in the process name, or with -f
+# in the whole command line; -x anchors it, -i ignores case.
+kills contains {"cmd": c, "why": sprintf("its pattern %q matches hookgate's processes", [p])} if {
+	some c in signal_lines
+	c.name in {"pkill", "pgrep", "skill"}
+	some p in signal_patterns(c, cfg.signals.pkill_value_options)
+	some target in process_targets(c)
+	pattern_matches(c, p, target)
+}
+
+# killall NAME: the process name exactly (-r: a regular expression).
+kills contains {"cmd": c, "why": sprintf("the name %q is a name of hookgate's processes", [p])} if {
+	some c in signal_lines
+	c.name == "killall"
+	some p in signal_patterns(c, cfg.signals.killall_value_options)
+	some name in machine.processes.names
+	killall_matches(c, p, name)
+}
+
+# pkill -u me, killall -u me, kill -1: every process of the user, hookgate's among them.
+kills contains {"cmd": c, "why": "it signals every process of a user, hookgate's among them"} if {
+	some c in signal_lines
+	c.name in {"pkill", "killall"}
+	count(signal_patterns(c, cfg.signals.pkill_value_options)) == 0
+	some a in c.argv
+	a in {"-u", "-U", "--euid", "--uid", "--user"}
+}
+
+# kill -9 -1, kill -- -1 (a lone -1 first is a signal number: kill -1 PID is SIGHUP).
+kills contains {"cmd": c, "why": "pid -1 is every process the user may signal, hookgate's among them"} if {
+	some c in signal_lines
+	c.name == "kill"
+	some i, a in c.argv
+	a == "-1"
+	i >= 2
+}
+
+# A pid read from hookgate's files or found by its name: kill $(cat ~/.local/state/hookgate/…),
+# pkill -F <hookgate's file>, cat …/hookgate/… | xargs kill, kill $(pgrep -f hookgate).
+kills contains {"cmd": c, "why": sprintf("%q names hookgate", [w])} if {
+	some c in signal_lines
+	some w in array.slice(c.argv, 1, count(c.argv))
+	regex.match(`(?i)hookgate`, w)
+}
+
+kills contains {"cmd": c, "why": sprintf("it reads its pids from %s, hookgate's own", [w])} if {
+	some c in signal_lines
+	some other in data.hookgate.lib.commands
+	some w in array.slice(other.argv, 1, count(other.argv))
+	names_hookgate_file(other, w)
+}
+
+kills contains {"cmd": c, "why": sprintf("its pids come from %q, which matches hookgate's processes", [concat(" ", finder.argv)])} if {
+	some c in signal_lines
+	c.name == "kill"
+	some finder in data.hookgate.lib.commands
+	finder.name in {"pgrep", "pidof"}
+	some p in signal_patterns(finder, cfg.signals.pkill_value_options)
+	some target in process_targets(finder)
+	pattern_matches(finder, p, target)
+}
+
+names_hookgate_file(c, w) if {
+	some d in ["config", "state", "cache"]
+	is_string(machine[d])
+	some v in hookgate.path_words([c.name, w])
+	startswith(concat("", [lower(absolute(c, v)), "/"]), concat("", [lower(machine[d]), "/"]))
+}
+
+signal_patterns(c, value_options) := [a |
+	some i, a in c.argv
+	i > 0
+	not startswith(a, "-")
+	not c.argv[i - 1] in value_options
+]
+
+process_targets(c) := machine.processes.cmdlines if full_line(c)
+
+process_targets(c) := machine.processes.names if not full_line(c)
+
+full_line(c) if {
+	some a in c.argv
+	option_is(a, "-f")
+	not startswith(a, "--")
+}
+
+full_line(c) if "--full" in c.argv
+
+pattern_matches(c, p, target) if {
+	pattern := concat("", [ignore_case(c), anchored(c, p)])
+	regex.is_valid(pattern)
+	regex.match(pattern, target)
+}
+
+ignore_case(c) := "(?i)" if {
+	some a in c.argv
+	option_is(a, "-i")
+	not startswith(a, "--")
+} else := ""
+
+anchored(c, p) := concat("", ["^(?:", p, ")$"]) if {
+	some a in c.argv
+	option_is(a, "-x")
+	not startswith(a, "--")
+} else := p
+
+killall_matches(c, p, name) if {
+	not "-r" in c.argv
+	not "--regexp" in c.argv
+	lower(p) == lower(name)
+}
+
+killall_matches(c, p, name) if {
+	some r in ["-r", "--regexp"]
+	r in c.argv
+	regex.is_valid(p)
+	regex.match(p, name)
+}
+
+deny contains {"reason": msg, "pattern": "self-protect-signal"} if {
+	"signal" in watched # most lines signal nothing: kills is not evaluated
+	some k in kills
+	msg := sprintf("`%s` would signal hookgate's own processes (the hook or its warm process): %s. An agent must not stop the guard that checks it; name the process you mean more exactly.", [concat(" ", k.cmd.argv), k.why])
+}
+
+# ---- package managers that change the environment the hook runs -------------------------------
+# pip/uv/pipx/poetry/conda install, uninstall, upgrade… run with the hook's interpreter, in its
+# environment (a bare pip when PATH or VIRTUAL_ENV makes it the hook's), or with a --target,
+# --prefix or --python that names it.
+
+package_commands contains c if {
+	pre
+	some c in data.hookgate.lib.commands
+	program_name(c.name) in cfg.package_managers.programs
+	some a in c.argv
+	a in cfg.package_managers.verbs
+}
+
+package_commands contains c if {
+	pre
+	some c in data.hookgate.lib.commands
+	program_name(c.name) == "python"
+	some i, a in c.argv
+	a in {"-m", "-mpip"}
+	some b in c.argv
+	b in cfg.package_managers.verbs
+	pip_module(c.argv, i, a)
+}
+
+# Which of the sections above a line needs, by one lookup per command of its name without a
+# version (pip3, python3.12): the rules of a section are evaluated only for a line that needs it.
+watched contains kind if {
+	pre
+	some c in data.hookgate.lib.commands
+	kind := watched_names[trim_right(c.name, "0123456789.")]
+}
+
+watched_names := object.union({trim_right(p, "0123456789."): "package" | some p in array.concat(cfg.package_managers.programs, ["python"])}, {n: "signal" | some n in cfg.signals.commands})
+
+pip_module(_, _, "-mpip") := true
+
+pip_module(argv, i, "-m") if argv[i + 1] in {"pip", "ensurepip", "uv"}
+
+# the command word itself is the hook's interpreter or a program of its environment
+hook_environment(c) if {
+	word := absolute(c, c.argv[0])
+	some p in array.concat(machine.interpreters, [concat("", [machine.environment, "/"])])
+	startswith(lower(word), lower(p))
+}
+
+hook_environment(c) if {
+	machine.bare_tools
+	not contains(c.argv[0], "/")
+}
+
+hook_environment(c) if {
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, cfg.package_managers.path_options)
+	some h in hookgate.protected_hits([{"path": absolute(c, v), "holder": true}], index)
+	h.what == "the Python that runs hookgate, or its dependencies"
+}
+
+hook_environment(c) if {
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, cfg.package_managers.path_options)
+	is_string(machine.environment)
+	lower(trim_suffix(absolute(c, v), "/")) == lower(machine.environment)
+}
+
+# pipx and uv tool manage hookgate's own environment by its name: pipx upgrade hookgate,
+# pipx upgrade-all, uv tool upgrade --all.
+hook_environment(c) if {
+	c.name in {"pipx", "uv"}
+	some a in c.argv
+	regex.match(`^(?i)(hookgate([<>=!~\[].*)?|--all|[a-z]+-all)$`, a)
+}
+
+ask contains {"reason": msg, "pattern": "self-protect-environment"} if {
+	"package" in watched # most lines run no package manager
+	some c in package_commands
+	not uninstalls(c) # asked once, as uninstalling
+	hook_environment(c)
+	msg := sprintf("`%s` would change the Python environment hookgate's hook runs in (its interpreter, hookgate or a dependency). Only the user decides that: ask them.", [concat(" ", c.argv)])
 }
 
 # ---- uninstalling hookgate --------------------------------------------------------------------

@@ -195,3 +195,184 @@ test_interpreter_code_that_only_reads_or_writes_elsewhere if {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
 }
+
+# ---- what the hook really runs ------------------------------------------------------------------
+
+running := object.union(machine, {
+	"runtime": [
+		"/home/u/.local/share/hookgate/venv/bin/python",
+		"/home/u/.pyenv/versions/3.12.4/bin/python3.12",
+		"/home/u/.local/share/hookgate/venv/pyvenv.cfg",
+		"/home/u/.pyenv/versions/3.12.4/lib/python3.12",
+		"/home/u/.local/share/hookgate/venv/lib/python3.12/site-packages",
+	],
+	"interpreters": ["/home/u/.local/share/hookgate/venv/bin/python", "/home/u/.pyenv/versions/3.12.4/bin/python3.12"],
+	"environment": "/home/u/.local/share/hookgate/venv",
+	"bare_tools": false,
+	"processes": {
+		"names": ["hookgate", "python", "python3.12"],
+		"cmdlines": ["/home/u/.local/share/hookgate/venv/bin/python -I -S -c import sys;sys.path[3:3]=[];from hookgate.launcher import launch;launch() --serve-warm eval"],
+	},
+})
+
+test_what_the_hook_runs_is_protected if {
+	every cmd in [
+		"echo 'import os' > ~/.local/share/hookgate/venv/lib/python3.12/site-packages/sitecustomize.py",
+		"rm -rf ~/.local/share/hookgate/venv/lib/python3.12/site-packages/pydantic",
+		"sed -i s/a/b/ ~/.local/share/hookgate/venv/pyvenv.cfg",
+		"cp /tmp/evil ~/.pyenv/versions/3.12.4/bin/python3.12",
+		"echo x > ~/.pyenv/versions/3.12.4/lib/python3.12/os.py",
+		"ln -sf /tmp/evil ~/.local/share/hookgate/venv/bin/python",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+	every cmd in ["cat ~/.local/share/hookgate/venv/pyvenv.cfg", "ls ~/.pyenv/versions/3.12.4/lib/python3.12", "python3 -m venv .venv", "rm -rf .venv"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+		count(data.hookgate.self_protect.ask) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+}
+
+test_package_managers_changing_the_hooks_environment_ask if {
+	every cmd in [
+		"~/.local/share/hookgate/venv/bin/pip install -U pydantic",
+		"/home/u/.local/share/hookgate/venv/bin/python -m pip uninstall -y lark",
+		"/home/u/.pyenv/versions/3.12.4/bin/python3.12 -m pip install x",
+		"pip install --target ~/.local/share/hookgate/venv/lib/python3.12/site-packages evil",
+		"pip install --prefix=/home/u/.local/share/hookgate/venv evil",
+		"uv pip install --python ~/.local/share/hookgate/venv/bin/python evil",
+		"pipx upgrade hookgate",
+		"pipx inject hookgate evil",
+		"pipx upgrade-all",
+		"uv tool upgrade --all",
+	] {
+		count(data.hookgate.self_protect.ask) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+	every cmd in ["pip install requests", "python3 -m pip install -r requirements.txt", "uv pip install -e .", "pipx install black", "poetry install"] {
+		count(data.hookgate.self_protect.ask) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+	count(data.hookgate.self_protect.ask) > 0 with input as shell_input("pip install requests") with data.hookgate.self_protect.machine as object.union(running, {"bare_tools": true})
+}
+
+# ---- the writer table turned around -----------------------------------------------------------
+
+test_a_program_not_known_to_only_read_asks if {
+	every cmd in [
+		"awk -i inplace '{print}' ~/.claude/settings.json",
+		"my-formatter --write ~/.claude/settings.json",
+		"prettier --write .claude/settings.json",
+		"vim ~/.codex/hooks.json",
+		"find ~/.claude -name settings.json -exec sed -i s/a/b/ {} +",
+		"git checkout stash@{0} -- .claude/settings.json",
+		"git restore --source=HEAD~3 .git/hooks/pre-commit",
+		"tool --config-dir=/home/u/.claude",
+		"tool -o/home/u/.claude/settings.json",
+		"make DESTDIR=/home/u/.claude install",
+		"sort -u x -o .git/config",
+	] {
+		count(data.hookgate.self_protect.ask) + count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
+
+test_known_readers_and_unrelated_paths_are_left_alone if {
+	every cmd in [
+		"cat ~/.claude/settings.json",
+		"jq .hooks ~/.claude/settings.json",
+		"python3 -m json.tool ~/.codex/hooks.json",
+		"grep -n hookgate .claude/settings.json",
+		"diff .claude/settings.json /tmp/old.json",
+		"git diff .claude/settings.json",
+		"git log -p -- .git/hooks",
+		"git add .claude/settings.json",
+		"find ~/.claude -name '*.json'",
+		"head -c 200 ~/.config/hookgate/login.json",
+		"ls -la ~/.cache/hookgate",
+		"my-formatter --write src/app.py",
+		"cd ~/.claude && ls",
+		"export GIT_DIR=../other/.git",
+	] {
+		count(data.hookgate.self_protect.ask) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
+
+test_writers_into_a_protected_directory_are_denied if {
+	every cmd in [
+		"cp -t ~/.claude settings.json",
+		"cp --target-directory=/home/u/.claude settings.json",
+		"curl --output-dir ~/.claude -O https://example.com/settings.json",
+		"rsync -a staged/ ~/.claude/",
+		"cp -r backup/. .git/hooks",
+		"mkfifo ~/.cache/hookgate/bundle.json",
+		"mkfifo /srv/moved/state/warm.lock",
+		"touch .git/hooks/pre-commit",
+		"ln -s /tmp/mine ~/.claude/settings.json",
+		"ln -s ~/.claude/settings.json x",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["cp notes.md ~/.claude/agents/", "rsync -a src/ build/", "cp -t dist a.js b.js", "mkdir -p build/out", "touch src/new.py"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
+
+test_a_patch_is_judged_by_the_files_it_names if {
+	patch := "patch -p1 <<'EOF'\n--- a/.git/hooks/pre-commit\n+++ b/.git/hooks/pre-commit\n@@ -1 +1 @@\n-x\n+exit 0\nEOF"
+	count(data.hookgate.self_protect.deny) > 0 with input as shell_input(patch) with data.hookgate.self_protect.machine as machine
+	fine := "git apply <<'EOF'\ndiff --git a/src/x.py b/src/x.py\n--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\nEOF"
+	count(data.hookgate.self_protect.deny) == 0 with input as shell_input(fine) with data.hookgate.self_protect.machine as machine
+}
+
+# ---- hookgate's variables in start-up, .env, direnv and mise files ---------------------------
+
+test_setting_hookgates_variables_in_start_up_files_is_denied if {
+	every cmd in [
+		"echo 'export HOOKGATE_HOME=/tmp/x' >> ~/.bashrc",
+		"printf 'export XDG_CONFIG_HOME=%s\\n' /tmp/c >> ~/.profile",
+		"cat >> ~/.zshenv <<'EOF'\nexport XDG_STATE_HOME=/tmp/s\nEOF",
+		"echo 'set -gx HOOKGATE_HOME /tmp/x' | tee -a ~/.config/fish/config.fish",
+		"echo HOOKGATE_HOME=/tmp/x >> .env",
+		"echo 'export LD_PRELOAD=/tmp/x.so' >> .envrc",
+		"sed -i '/HOOKGATE_HOME/d' ~/.bash_profile",
+		"echo '[env]\nCLAUDE_CONFIG_DIR = \"/tmp/c\"' >> mise.toml",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in [
+		"echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.bashrc",
+		"echo 'alias ll=\"ls -la\"' >> ~/.zshrc",
+		"echo \"cache: $XDG_CACHE_HOME\" > notes.txt",
+		"echo 'DATABASE_URL=postgres://localhost/db' >> .env",
+		"grep HOOKGATE ~/.bashrc",
+	] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	count(data.hookgate.self_protect.deny) > 0 with input as effect_input({"kind": "edit", "path": "/home/u/.bashrc", "old_text": "", "new_text": "export XDG_CACHE_HOME=/tmp/c", "tool": "Edit"}) with data.hookgate.self_protect.machine as machine
+	count(data.hookgate.self_protect.deny) == 0 with input as effect_input({"kind": "edit", "path": "/home/u/.bashrc", "old_text": "", "new_text": "alias gs='git status'", "tool": "Edit"}) with data.hookgate.self_protect.machine as machine
+}
+
+# ---- signalling hookgate's processes ------------------------------------------------------------
+
+test_signalling_hookgates_processes_is_denied if {
+	every cmd in [
+		"pkill -f hookgate",
+		"pkill -9 -f 'serve-warm'",
+		"pkill -f 'hook.ate'",
+		"pkill python",
+		"pkill -x python3.12",
+		"killall python3.12",
+		"killall -9 hookgate",
+		"killall -r '^pyth'",
+		"kill $(pgrep -f hookgate.launcher)",
+		"kill -9 $(cat /srv/moved/state/warm/0a1b2c3d.lock)",
+		"cat /srv/moved/state/warm/0a1b2c3d.lock | xargs kill",
+		"pkill -F /srv/moved/state/warm/0a1b2c3d.lock",
+		"kill -9 -1",
+		"kill -- -1",
+		"pkill -u u",
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+	every cmd in ["pkill -f 'python manage.py runserver'", "killall node", "kill %1", "kill -9 12345", "kill -1 12345", "pkill -f uvicorn", "pkill -x python3.11"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
+	}
+}

@@ -45,31 +45,6 @@ FORCE, PLAIN = "git push --force origin main", "git push origin main"
 NO_VERIFY = "git commit --no-verify -m x"
 DEADLINE = 10.0  # config.DEFAULT_DEADLINE: the hook's whole-process deadline
 
-# Probes that fail on this branch only because another helper's part of issue 30 is not merged
-# yet (r30-protect2: on-disk paths, inverted writers, signals, package managers, start-up lines;
-# r30-memory: session memory by identity, interpreter scripts read as one-liners). The lead
-# removes this set at merge; every probe in it must pass then.
-AWAITING_MERGE = {
-    # r30-protect2: paths judged on the disk (a link to a protected directory, then a write)
-    "test_a_symlink_to_a_protected_dir_then_a_write_under_it[personal]",
-    # r30-protect2: the writer table turned around
-    "test_a_writer_not_in_any_table[personal-awk-inplace]",
-    "test_a_writer_not_in_any_table[personal-curl-output-dir]",
-    "test_a_writer_not_in_any_table[personal-find-exec]",
-    "test_a_writer_not_in_any_table[personal-git-apply]",
-    "test_a_writer_not_in_any_table[personal-patch]",
-    # r30-protect2: start-up lines setting hookgate's variables
-    "test_export_hookgate_home_in_bashrc[personal]",
-    # r30-protect2: signalling hookgate's processes
-    "test_signalling_hookgates_processes[personal-pkill]",
-    "test_signalling_hookgates_processes[personal-killall]",
-    "test_signalling_hookgates_processes[personal-kill-pid]",
-    # r30-protect2: package-manager commands on hookgate's environment
-    "test_package_manager_commands_on_hookgates_environment[personal-upgrade]",
-    "test_package_manager_commands_on_hookgates_environment[personal-target]",
-    # r30-memory: interpreter scripts the session wrote, read as their one-liners
-    "test_a_session_script_that_names_hookgates_files[personal]",
-}
 
 
 # --- the two modes -----------------------------------------------------------------------------
@@ -277,8 +252,6 @@ _WORLDS = itertools.count(1)
 
 @pytest.fixture(params=["personal", "managed"])
 def mode(request, tmp_path) -> Mode:
-    if request.node.name in AWAITING_MERGE:
-        pytest.skip("awaits the merge of r30-protect2 / r30-memory (AWAITING_MERGE)")
     if request.param == "personal":
         venv = request.getfixturevalue("venv")
         if request.node.originalname in REWRITES_CODE:
@@ -686,12 +659,3 @@ def test_a_session_script_that_names_hookgates_files(mode: Mode) -> None:
     if mode.name == "personal":
         assert answer.refused, answer
     assert mode.guard_decides()
-
-
-# --- bookkeeping ----------------------------------------------------------------------------------
-
-
-def test_awaiting_merge_names_only_probes_that_exist() -> None:
-    names = {n for n, v in globals().items() if n.startswith("test_") and callable(v)}
-    for key in AWAITING_MERGE:
-        assert key.partition("[")[0] in names, key

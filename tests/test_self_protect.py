@@ -4,6 +4,11 @@ wherever its configuration puts them, through every host's tools (issue 15 part 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +150,478 @@ def test_the_program_is_the_installed_package_not_a_source_checkout(monkeypatch)
     assert hookgate_builtins._installed_program() == installed
     monkeypatch.setattr(paths, "__file__", "/home/u/src/hookgate/service/hookgate/paths.py")
     assert hookgate_builtins._installed_program() is None
+
+
+# ---- issue 30: what the hook runs, paths on the disk, the writer table turned around, signals ----
+
+CORPUS = json.loads(
+    (Path(__file__).resolve().parent / "data" / "guards" / "self_protect.json").read_text()
+)["rows"]
+_MOVERS = ("HOOKGATE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME")
+_XDG = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """A home (hookgate's directories at their defaults under it) and a project in it."""
+    home = tmp_path / "home"
+    proj = home / "proj"
+    proj.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for var in (*_MOVERS, *_XDG):
+        monkeypatch.delenv(var, raising=False)
+    yield home, proj
+    for lock in home.glob(".local/state/hookgate/warm/*.lock"):  # sleeps a setup started
+        if not lock.is_file() or lock.is_symlink():  # a row's FIFO would block the read
+            continue
+        try:
+            os.kill(int(lock.read_text().strip()), signal.SIGKILL)
+        except (ValueError, OSError):
+            pass
+
+
+def _bash(script: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x"})
+    return subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _runtime_fill(command: str) -> str | None:
+    """The row's command with this machine's hook environment put in; None when this hook
+    runs from no venv (a row about the venv does not apply)."""
+    from hookgate.builtins import hookgate as hb
+
+    machine = hb.hookgate_paths()
+    venv = machine["environment"]
+    sites = [p for p in machine["runtime"] if p.endswith("-packages")]
+    names = ("{site}", "{venv}", "{python}", "{real_python}")
+    if not any(name in command for name in names):
+        return command
+    if venv is None or not sites:
+        return None
+    for name, value in zip(
+        names,
+        (sites[0], venv, machine["interpreters"][0], machine["interpreters"][-1]),
+        strict=True,
+    ):
+        command = command.replace(name, value)
+    return command
+
+
+def _outcome(engine, command: str, cwd: Path):
+    decision = engine.evaluate(shell_call(command, str(cwd)), host="claude")
+    faults = [e for e in decision.errors if e.get("kind") == "fault"]
+    return decision.outcome, faults, decision.reasons
+
+
+@pytest.mark.parametrize("row", CORPUS, ids=[r["id"] for r in CORPUS])
+def test_self_protect_corpus_row(pack, sandbox, row):
+    """Each row of tests/data/guards/self_protect.json, in a sandbox home after its setup (the
+    links and files earlier calls made): attacks denied or asked, everyday work left alone."""
+    home, proj = sandbox
+    command = _runtime_fill(row["command"])
+    if command is None:
+        pytest.skip("this hook runs from no venv")
+    if "setup" in row:
+        done = _bash(row["setup"], home, proj)
+        assert done.returncode == 0, done.stderr
+    outcome, faults, reasons = _outcome(pack, command, proj)
+    expect = row["expect"] if isinstance(row["expect"], list) else [row["expect"]]
+    assert faults == []
+    assert outcome in expect, (command, outcome, reasons)
+    if outcome != "allow":
+        assert any("self-protect" in r for r in reasons), reasons
+
+
+CHECKED = [r for r in CORPUS if "check" in r]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("row", CHECKED, ids=[r["id"] for r in CHECKED])
+def test_self_protect_premise_holds_in_real_bash(sandbox, row):
+    """What the row says the command does, it does: run for real in the sandbox home with real
+    bash (and the real cp, sed, patch, git, kill, mkfifo), then its check holds."""
+    home, proj = sandbox
+    if "setup" in row:
+        assert _bash(row["setup"], home, proj).returncode == 0
+    _bash(row["command"], home, proj)
+    check = _bash(row["check"], home, proj)
+    assert check.returncode == 0, (row["command"], check.stdout, check.stderr)
+
+
+def test_the_corpus_covers_every_class_both_ways():
+    classes = {r["class"] for r in CORPUS}
+    assert {"runtime", "environment", "disk", "writers", "signals", "everyday"} <= classes
+    for cls in classes - {"everyday"}:
+        assert any(r["expect"] != "allow" for r in CORPUS if r["class"] == cls), cls
+    assert sum(r["expect"] == "allow" for r in CORPUS) >= 20
+    assert all(("check" in r) != ("not_run" in r) for r in CORPUS)
+
+
+def test_the_protected_set_is_what_this_hook_runs():
+    """The interpreter as named and resolved, pyvenv.cfg, and the directories hookgate's
+    dependencies are imported from: not only site-packages/hookgate."""
+    import sys
+
+    import lark
+
+    from hookgate.builtins import hookgate as hb
+
+    machine = hb.hookgate_paths()
+    runtime = machine["runtime"]
+    assert os.path.abspath(sys.executable) in runtime
+    assert os.path.realpath(sys.executable) in runtime
+    assert os.path.realpath(sys.executable) in machine["interpreters"]
+
+    def covered(path: str) -> bool:
+        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in runtime)
+
+    assert covered(os.path.dirname(os.path.dirname(lark.__file__)))  # a dependency's directory
+    assert covered(os.path.dirname(os.__file__))  # the standard library
+    if sys.prefix != sys.base_prefix:
+        assert os.path.join(sys.prefix, "pyvenv.cfg") in runtime
+        assert machine["environment"] == sys.prefix
+    # a source checkout of hookgate (this one, installed editable) is the project, not the hook
+    from hookgate import paths
+
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(paths.__file__)))
+    if hb._PROGRAM is None:
+        assert checkout not in runtime
+
+
+def test_the_import_directories_leave_out_the_working_directory_and_the_home(monkeypatch, tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    site = tmp_path / "venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "venv")
+    dirs = hb._import_dirs(["", str(tmp_path / "venv"), str(tmp_path), "/", str(site), "hook"])
+    assert dirs == [str(site)]
+
+
+def test_a_moved_gemini_home_is_protected(engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "alt"))
+    settings = tmp_path / "alt" / ".gemini" / "settings.json"
+    assert engine.evaluate(write_call(str(settings), str(tmp_path))).outcome == "deny"
+
+
+def test_a_write_through_a_link_is_judged_where_it_lands(engine, tmp_path):
+    """A link made by an earlier call (or by anyone) into a protected directory: the path the
+    call names compares as text with nothing protected, the file it writes is the settings."""
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "cfg").symlink_to(claude)
+    (proj / "up").symlink_to(tmp_path / "home")
+    for path in (proj / "cfg" / "settings.json", proj / "up" / ".claude" / "settings.json"):
+        decision = engine.evaluate(write_call(str(path), str(proj)))
+        assert decision.outcome == "deny", path
+        assert any("on disk" in r for r in decision.reasons)
+    mine = proj / "cfg2"
+    mine.mkdir()
+    assert engine.evaluate(write_call(str(mine / "settings.json"), str(proj))).outcome == "allow"
+
+
+def test_on_disk_follows_the_existing_prefix_and_never_opens_a_fifo(tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    assert hb.on_disk(str(tmp_path / "link" / "a" / "b")) == str(real / "a" / "b")
+    os.mkfifo(tmp_path / "fifo")
+    done = subprocess.run(  # a hang would time out: realpath only lstat()s and readlink()s
+        [
+            sys.executable,
+            "-c",
+            "import sys; from hookgate.builtins.hookgate import on_disk; print(on_disk(sys.argv[1]))",
+            str(tmp_path / "fifo" / "x"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.stdout.strip() == str(tmp_path / "fifo" / "x")
+    assert hb.on_disk("relative/path") == "relative/path"
+    assert hb.on_disk(None) is None
+
+
+def test_patch_paths_reads_a_regular_patch_file_only(tmp_path):
+    from hookgate.builtins import hookgate as hb
+
+    patch = tmp_path / "p.diff"
+    patch.write_text(
+        "diff --git a/x b/.claude/settings.json\n--- a/x\n+++ b/.claude/settings.json\n"
+    )
+    assert set(hb.patch_paths(None, str(patch))) == {"a/x", "b/.claude/settings.json"}
+    os.mkfifo(tmp_path / "fifo.patch")
+    assert hb.patch_paths(None, str(tmp_path / "fifo.patch")) == []  # opened without blocking
+    (tmp_path / "l.patch").symlink_to(patch)
+    assert hb.patch_paths(None, str(tmp_path / "l.patch")) == []  # O_NOFOLLOW
+    text = "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+exit 0\n*** End Patch"
+    assert hb.patch_paths(text, None) == [".git/hooks/pre-commit"]
+
+
+def test_the_warm_process_model_matches_what_warm_and_install_run():
+    """The command line self-protection matches pkill -f against is the one the warm process
+    runs: the same serve argument and the launcher's code."""
+    from hookgate import warm
+    from hookgate.builtins import hookgate as hb
+    from hookgate.integrations import hostconfig
+
+    assert hb._SERVE == warm.SERVE
+    model = hb._processes(sys.executable, sys.executable)["cmdlines"][-1]
+    assert "from hookgate.launcher import launch" in hostconfig.LAUNCH_CODE
+    assert "from hookgate.launcher import launch" in model and warm.SERVE in model
+
+
+@pytest.mark.skipif(shutil.which("pkill") is None, reason="needs procps")
+def test_pkill_f_matches_the_whole_command_line_as_the_model_says(tmp_path):
+    """Premise of the signal rules: pkill -f searches its pattern in the command line with the
+    words joined by spaces (pgrep, its read-only twin, shows it)."""
+    token = f"probe{os.getpid()}"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            "import time; time.sleep(60)",
+            "--serve-warm",
+            "eval",
+            token,
+        ]
+    )
+    try:
+        found = subprocess.run(
+            ["pgrep", "-f", f"sleep\\(60\\) --serve-warm eval {token}"],
+            capture_output=True,
+            text=True,
+        )
+        assert str(proc.pid) in found.stdout.split()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ---- the builtins the guard's path matching runs on every decision ---------------------------
+
+
+@pytest.mark.parametrize("through_proc", [True, False], ids=["O_PATH", "lstat walk"])
+def test_on_disk_resolves_as_realpath_does(tmp_path, monkeypatch, through_proc):
+    from hookgate.builtins import hookgate as hb
+
+    if through_proc and not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    monkeypatch.setattr(hb, "_FD_DIR", [through_proc])
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("")
+    (tmp_path / "lnk").symlink_to("a/b")
+    (tmp_path / "dang").symlink_to(tmp_path / "nowhere" / "x")
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    (tmp_path / "a" / "b" / "up").symlink_to("../..")
+    os.mkfifo(tmp_path / "a" / "fifo")
+    base = str(tmp_path)
+    for tail in [
+        "",
+        "/lnk",
+        "/lnk/f",
+        "/lnk/new",
+        "/lnk/new/deeper",
+        "/dang",  # a link to nothing: written, it creates its target
+        "/dang/x",
+        "/loop1",
+        "/loop1/x",
+        "/a/fifo",
+        "/a/fifo/x",
+        "/a/b/f/x",
+        "/lnk/up/lnk/f",
+        "/lnk/../x",
+        "/./lnk//f",
+        "/lnk/",
+        "/missing/a/b",
+        "/a/b/up/.hidden",
+    ]:
+        assert hb.on_disk(base + tail) == os.path.realpath(base + tail), tail
+    assert hb.on_disk("/") == "/"
+
+
+def test_path_words_are_the_words_that_may_name_a_file():
+    from hookgate.builtins.hookgate import path_words
+
+    assert path_words(["npm", "test", "--", "--watch=false", "-v"]) == []
+    assert path_words(["/bin/rm"]) == []
+    assert path_words(["cp", "src/a.py", "~", ".env", "x", "src/a.py"]) == ["src/a.py", "~", ".env"]
+    assert path_words(["curl", "--output=/tmp/o", "-t/dir", "-t", "-oFILE", "-x=./y"]) == [
+        "/tmp/o",
+        "/dir",
+    ]
+    assert path_words(["make", "DESTDIR=~/.claude", "of=/dev/x", "a=b"]) == [
+        "DESTDIR=~/.claude",
+        "~/.claude",
+        "of=/dev/x",
+        "/dev/x",
+    ]
+    assert path_words("src/a.py") == []
+    assert path_words(["x", 1, None, "./x"]) == ["./x"]
+
+
+INDEX = {
+    "protected": [
+        {"path": "/h/.claude/settings.json", "prefix": None, "what": "claude"},
+        {"path": "/h/.config/hookgate", "prefix": "/h/.config/hookgate/", "what": "hookgate"},
+        {"path": "/etc/codex", "prefix": "/etc/codex/", "what": "managed"},
+    ],
+    "anywhere": {".git/hooks/": "git hooks", ".claude/settings.json": "project claude"},
+    "environment": {"names": [".bashrc", ".env"], "paths": ["/.config/fish/config.fish"]},
+}
+
+
+def reference_hits(entry: dict, index: dict) -> set:
+    """The matching as the guard's rules wrote it before it became a builtin (self_protect.rego's
+    covers/names_protected/anywhere/names_anywhere), path by protected path: what the builtin's
+    lookup tables must agree with."""
+    found = set()
+    keys = [(entry["path"], entry["path"])]
+    real = entry.get("real")
+    if isinstance(real, str) and real != entry["path"]:
+        keys.append((f"{entry['path']} (on disk {real})", real))
+    tree, holder = entry.get("tree", False), entry.get("holder", False)
+    for shown, raw in keys:
+        key = raw.lower()
+        bare_key = key[:-1] if key.endswith("/") else key
+        for p in index["protected"]:
+            if (
+                key == p["path"]
+                or (p["prefix"] and key.startswith(p["prefix"]))
+                or (tree and (p["path"] + "/").startswith(bare_key + "/"))
+                or (holder and p["prefix"] is None and bare_key == p["path"].rpartition("/")[0])
+            ):
+                found.add((shown, p["what"]))
+        if "/." in key or key.startswith("."):
+            for pattern, what in index["anywhere"].items():
+                bare = pattern.lower().rstrip("/")
+                parts = bare.split("/")
+                heads = ["/".join(parts[:n]) for n in range(1, len(parts))]
+
+                def ends(tail, k=bare_key):
+                    return k == tail or k.endswith("/" + tail)
+
+                if (
+                    key == bare
+                    or key.endswith("/" + bare)
+                    or (pattern.endswith("/") and f"/{bare}/" in f"/{key}/")
+                    or (tree and any(ends(h) for h in heads))
+                    or (holder and heads and ends(heads[-1]))
+                ):
+                    found.add((shown, what))
+        name = key.rpartition("/")[2]
+        environment = index["environment"]
+        if name in environment["names"] or any(t in key for t in environment["paths"]):
+            found.add((shown, None))
+    return found
+
+
+PATHS = [
+    "/h/.claude/settings.json",
+    "/H/.Claude/Settings.JSON",
+    "/h/.claude",
+    "/h/.claude/",
+    "/h",
+    "/",
+    "/h/.config/hookgate",
+    "/h/.config/hookgate/state/x",
+    "/h/.config/hookgatex",
+    "/h/.config",
+    "/etc/codex/requirements.toml",
+    "/etc",
+    "/r/.git/hooks/pre-commit",
+    "/r/.git/hooks",
+    "/r/.git",
+    "/r/.gitx/hooks",
+    ".git/hooks",
+    ".git",
+    "/p/.claude/settings.json",
+    "/p/.claude",
+    "/h/.bashrc",
+    "/p/sub/.env",
+    "/h/.config/fish/config.fish",
+    "/tmp/project/src/app.py",
+    "relative/file",
+]
+
+
+@pytest.mark.parametrize("tree", [False, True])
+@pytest.mark.parametrize("holder", [False, True])
+def test_protected_hits_agree_with_the_rules_they_replace(tree, holder):
+    from hookgate.builtins.hookgate import protected_hits
+
+    for path in PATHS:
+        for real in (None, path, "/h/.claude/settings.json", "/r/.git/hooks/x", "/h/.bashrc"):
+            entry = {"path": path, "how": "h", "tree": tree, "holder": holder, "real": real}
+            got = {(h["path"], h["what"]) for h in protected_hits([entry], INDEX)}
+            assert got == reference_hits(entry, INDEX), (path, real, tree, holder)
+    hits = protected_hits(
+        [{"path": "/x/link", "real": "/H/.claude/settings.json", "how": "w"}], INDEX
+    )
+    assert {h["what"] for h in hits} == {"claude", "project claude"}
+    for h in hits:
+        assert h["path"] == "/x/link (on disk /H/.claude/settings.json)" and h["of"] == "/x/link"
+        assert h["kind"] == "protected" and h["how"] == "w"
+
+
+def test_protected_hits_builds_its_tables_once_per_index_object():
+    from hookgate.builtins import hookgate as hb
+
+    entry = [{"path": "/etc/codex/x", "how": "w"}]
+    assert hb.protected_hits(entry, INDEX)
+    tables = hb._INDEX[0][1]
+    assert hb.protected_hits(entry, INDEX) and hb._INDEX[0][1] is tables
+    other = {**INDEX, "protected": []}  # another index (another environment): its own tables
+    assert hb.protected_hits(entry, other) == [] and hb._INDEX[0][1] is not tables
+    assert hb.protected_hits(entry, None) == []
+    assert hb.protected_hits([{"path": 3}, "x", {"how": "w"}], INDEX) == []
+
+
+def test_the_sections_gate_finds_every_command_the_section_judges():
+    """self_protect.rego's `watched` looks a command up by its name without a version
+    (trim_right of digits and dots): a signal command or package manager whose own name ended
+    in one would never be looked at."""
+    config = json.loads((POLICIES / "data.json").read_text())["hookgate"]["config"]
+    table = config["self_protect"]
+    for name in table["signals"]["commands"]:
+        assert name.rstrip("0123456789.") == name, name
+    for name in table["package_managers"]["programs"]:
+        assert name.rstrip("0123456789.") == name, name
+
+
+def test_the_paths_answer_survives_a_change_of_directory_unless_a_variable_is_relative(
+    tmp_path, monkeypatch
+):
+    """A warm process's child works in its caller's directory: when no variable is relative,
+    the answer (and so every rule built on it, and protected_hits' tables) stays the one the
+    warm process computed before the call."""
+    from hookgate.builtins.hookgate import hookgate_paths
+
+    monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path / "hg"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    first = hookgate_paths()
+    monkeypatch.chdir(tmp_path / "b")
+    assert hookgate_paths() is first
+    monkeypatch.setenv("HOOKGATE_HOME", "rel")
+    assert hookgate_paths()["state"] == str(tmp_path / "b" / "rel" / "state")
+    monkeypatch.chdir(tmp_path / "a")
+    assert hookgate_paths()["state"] == str(tmp_path / "a" / "rel" / "state")

@@ -254,7 +254,7 @@ def test_a_teams_setting_never_fails_a_shipped_test(tmp_path, capsys):
         },
     )
     pack = default_pack_path()
-    assert cli.main(["test", pack, str(layer)]) == 0, capsys.readouterr().out
+    assert cli.main(["test", "-v", pack, str(layer)]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert "test_force_is_denied: PASS" in out  # the team's test sees its configuration
     assert "test_curl_denied: PASS" in out

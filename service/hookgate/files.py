@@ -130,7 +130,7 @@ def try_flock(fd: int) -> bool:
 # | pulled bundle (sync)                          | refused  | 64 MiB | limit                  |
 # | bundle.checked (sync: skips hashing)          | refused  | 512 B  | rebuild: hash again    |
 # | login.json (sync, read by pull only)          | refused  | 1 MiB  | pull refuses, naming it|
-# | session memory (sessions/<id>)                | refused  | 128 KiB| limit                  |
+# | session memory (sessions/<id>)                | refused  | 268 KiB| limit                  |
 # | policies given by --policies (sources)        | followed | 16 MiB | limit                  |
 # | git configuration, repo files (repo.read_file)| refused  | 1 MiB  | "skipped" (git model)  |
 # | .claude agent/skill files (builtins/host)     | refused  | 1 MiB  | not an agent           |
