@@ -46,7 +46,6 @@ NO_VERIFY = "git commit --no-verify -m x"
 DEADLINE = 10.0  # config.DEFAULT_DEADLINE: the hook's whole-process deadline
 
 
-
 # --- the two modes -----------------------------------------------------------------------------
 
 
