@@ -625,3 +625,20 @@ def test_the_paths_answer_survives_a_change_of_directory_unless_a_variable_is_re
     assert hookgate_paths()["state"] == str(tmp_path / "b" / "rel" / "state")
     monkeypatch.chdir(tmp_path / "a")
     assert hookgate_paths()["state"] == str(tmp_path / "a" / "rel" / "state")
+
+
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs the tests to run in a venv")
+def test_the_venv_is_found_when_the_hook_runs_without_site(tmp_path):
+    # The wired launcher runs `python -I -S`: site.py never points sys.prefix at the venv, yet
+    # the venv's pyvenv.cfg and a `python -m pip install --upgrade` into it change the hook.
+    service = Path(__file__).resolve().parents[1] / "service"
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(service)!r});"
+        "from hookgate.builtins.hookgate import _runtime;"
+        "r = _runtime(); print(json.dumps([r['environment'], r['paths']]))"
+    )
+    python = os.path.join(sys.prefix, "bin", "python")
+    done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True)
+    environment, found = json.loads(done.stdout)
+    assert environment == sys.prefix, done.stderr
+    assert os.path.join(sys.prefix, "pyvenv.cfg") in found

@@ -431,6 +431,34 @@ def test_a_script_that_rewrites_host_settings_is_judged_like_the_one_liner(env, 
     assert answer.get("permissionDecision") == "deny", answer
 
 
+@pytest.mark.parametrize(
+    "write",
+    [
+        "cat > fix.py <<'EOF'\n{text}EOF",
+        "printf '%s\\n' \"{flat}\" > fix.py",
+        "mkdir -p sub && cd sub && cat > ../fix.py <<'EOF'\n{text}EOF",
+    ],
+    ids=["heredoc", "printf", "cd-relative"],
+)
+def test_a_script_a_shell_line_wrote_is_judged_when_a_later_line_runs_it(env, tmp_path, write):
+    # The session writes by redirection as often as with a file tool.
+    project = tmp_path / "proj"
+    project.mkdir()
+    text = "open('.claude/settings.json', 'w').write('{}')\n"
+    line = write.format(text=text, flat=text.strip().replace("'", "\\'"))
+    assert call(env, project, "Bash", {"command": line}) == {}
+    (project / "fix.py").write_text(text)  # what the host ran
+    answer = call(env, project, "Bash", {"command": "python3 fix.py"})
+    assert answer.get("permissionDecision") == "deny", answer
+    # A line the hook denied wrote nothing: it is not remembered.
+    other = tmp_path / "other"
+    other.mkdir()
+    denied = "cat > x.py <<'EOF'\nx\nEOF\ngit push --no-verify"
+    assert call(env, other, "Bash", {"command": denied}).get("permissionDecision") == "deny"
+    (other / "x.py").unlink(missing_ok=True)
+    assert call(env, other, "Bash", {"command": "python3 x.py"}) == {}
+
+
 # -- the tables (launchers.txt): every entry does what its section says ----------------------
 
 from hookgate.shell.launchers import ONE_LINERS, TABLES  # noqa: E402

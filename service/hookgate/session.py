@@ -327,9 +327,10 @@ def _record(session_id: str, new: list[str], contents: dict[str, str] | None) ->
         save(session_id, memory)
 
 
-def remember(document: object, outcome: str) -> None:
+def remember(document: object, outcome: str, also: list[str] | tuple[str, ...] = ()) -> None:
     """Record the files that a ``PreToolUse`` call let through writes with a file tool (its
-    effects: a write's or an edit's path, a move's destination); on any other call of a session
+    effects: a write's or an edit's path, a move's destination) and ``also`` (absolute paths
+    its shell line writes by redirection); on any other call of a session
     that remembers files, settle what earlier calls wrote (the host has written it since)."""
     if not isinstance(document, dict):
         return
@@ -352,6 +353,8 @@ def remember(document: object, outcome: str) -> None:
                         edited = _edited(path, tool_input)
                         if edited is not None:
                             contents[path] = edited
+    if outcome != "deny":
+        found.extend(p for p in also if p not in found)  # what a shell line wrote (eval's)
     if found:
         record(session_id, found, contents)
         return

@@ -164,7 +164,13 @@ def _compute_runtime() -> dict:
     if script.startswith("/") and bin_dir and os.path.dirname(script) == bin_dir:
         found.append(script)  # the console script the hook command names
     venv = sys.prefix if sys.prefix != getattr(sys, "base_prefix", sys.prefix) else None
-    for prefix in dict.fromkeys((sys.prefix, getattr(sys, "base_prefix", sys.prefix))):
+    if venv is None and named:
+        # Under -S (the wired launcher) site.py never set sys.prefix to the venv: the venv is
+        # where the interpreter as named finds its pyvenv.cfg, as the interpreter itself looks.
+        above = os.path.dirname(os.path.dirname(named))
+        if os.path.isfile(os.path.join(above, "pyvenv.cfg")):
+            venv = above
+    for prefix in dict.fromkeys((venv or sys.prefix, getattr(sys, "base_prefix", sys.prefix))):
         found.append(os.path.join(prefix, "pyvenv.cfg"))
     for directory in dict.fromkeys(os.path.dirname(p) for p in interpreters):
         try:

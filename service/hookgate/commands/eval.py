@@ -15,6 +15,7 @@ of the hook's output never waits for that work.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from hookgate import deadline, jsonio
@@ -315,7 +316,45 @@ def _record(decision: Decision, revision: int | None) -> None:
     from hookgate import decisionlog, session
 
     decisionlog.append(decision, decision.input_document, revision)
-    session.remember(decision.input_document, decision.outcome)
+    session.remember(decision.input_document, decision.outcome, _shell_writes(decision))
+
+
+def _shell_writes(decision: Decision) -> list[str]:
+    """The files a shell line let through writes by redirection (``cat > w.py <<EOF``), as
+    absolute paths: the session's memory keeps them as it keeps a file tool's writes, so that a
+    later ``python3 w.py`` is judged by what w.py holds."""
+    document = decision.input_document
+    if decision.outcome == "deny" or not isinstance(document, dict):
+        return []
+    cwd = document.get("cwd")
+    cwd = cwd if isinstance(cwd, str) and cwd.startswith("/") else None
+    lines = [
+        e["command"]
+        for e in document.get("effects") or ()
+        if isinstance(e, dict)
+        and e.get("kind") == "run"
+        and e.get("dialect") == "sh"
+        and isinstance(e.get("command"), str)
+    ]
+    if not lines:
+        return []
+    from hookgate.shell.analysis import analyse
+
+    found = []
+    for line in lines:
+        try:
+            commands = analyse(line, None, cwd)
+        except Exception:  # a limit or a line the model cannot read: nothing to remember
+            continue
+        for cmd in commands:
+            # the directory the command runs in: the line's own `cd`, relative to the call's
+            base = os.path.join(cwd or "", cmd.cwd or "") or None
+            for target in (*cmd.writes, *cmd.appends):
+                if target.startswith("/"):
+                    found.append(os.path.normpath(target))
+                elif base is not None and base.startswith("/"):
+                    found.append(os.path.normpath(os.path.join(base, target)))
+    return found
 
 
 def _json_line(document: dict | None) -> str | None:
