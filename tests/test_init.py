@@ -217,5 +217,14 @@ def test_set_refuses_a_layer_that_does_not_compose_and_a_busy_output(tmp_path, r
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "x").write_text("x")
+    (busy / "stale.rego").write_text("package hookgate.stale\n")
     refused = hookgate(tmp_path, "init", "--set", str(busy), str(repo))
     assert refused.returncode == 2 and "not empty" in refused.stderr
+    # --force replaces an earlier set: nothing stale is published with the new one.
+    forced = hookgate(tmp_path, "init", "--set", str(busy), "--force", str(repo))
+    assert forced.returncode == 0, forced.stderr
+    assert not (busy / "stale.rego").exists() and (busy / "force_push.rego").exists()
+    # A set inside the layer would be read as part of it by the next `hookgate test`.
+    inside = hookgate(tmp_path, "init", "--set", str(repo / "build"), str(repo))
+    assert inside.returncode == 2 and "inside" in inside.stderr
+    assert not (repo / "build").exists()

@@ -82,7 +82,7 @@ def _write_set(layer: str, out: str, *, force: bool) -> int:
     """The set ``layer`` makes over the built-in pack, written to ``out`` in publish's shape."""
     from hookgate import layers
     from hookgate.commands.client import CommandError
-    from hookgate.commands.export import layout
+    from hookgate.commands.export import _set_files, layout
     from hookgate.lang.errors import PolicyError
 
     if not os.path.isdir(layer):
@@ -108,8 +108,20 @@ def _write_set(layer: str, out: str, *, force: bool) -> int:
         files = layout(policies, composed.data)
     except CommandError as exc:
         raise _Refused(USAGE, str(exc)) from None
-    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)) and not force:
+    inside = os.path.commonpath([os.path.abspath(layer), os.path.abspath(out)])
+    if inside == os.path.abspath(layer):
+        # The next `hookgate test DIR` would read the set as part of the layer.
+        raise _Refused(USAGE, f"{out} is inside {layer}: write the set outside the layer")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise _Refused(USAGE, f"{out}: not a directory")
+    if os.path.isdir(out) and os.listdir(out) and not force:
         raise _Refused(USAGE, f"{out} exists and is not empty: give a new directory, or --force")
+    try:
+        stale = _set_files(out)
+    except CommandError as exc:
+        raise _Refused(USAGE, str(exc)) from None
+    for path in stale:  # --force: nothing of an earlier set is published with this one
+        os.remove(path)
     for relative, text in files.items():
         path = os.path.join(out, *relative.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -202,8 +214,8 @@ WORKFLOW = """\
 # on recorded decisions and dry-run the publish; on main publish.
 #
 # The repository is a layer over hookgate's built-in pack. The server holds a whole set, so
-# impact and publish take the set this layer makes (`hookgate init --set build/set .`), never the
-# layer alone (that would delete the built-in guards: publish refuses it, exit 7).
+# impact and publish take the set this layer makes (`hookgate init --set OUT .`, OUT outside the
+# repository), never the layer alone (that would delete the built-in guards: refused).
 #
 # Exit codes:
 #   hookgate check    0 ok; 1 a policy does not parse/compile or a pack fails its tests
@@ -236,20 +248,20 @@ jobs:
         run: hookgate check .
       - name: Test
         run: hookgate test -v .
-      - name: The whole set this layer makes
-        run: hookgate init --set build/set .
+      - name: The whole set this layer makes (outside the layer)
+        run: hookgate init --set "$RUNNER_TEMP/set" .
       - name: Impact on recorded decisions (exit 6 = some would change; shown, not fatal)
         if: github.event_name == 'pull_request'
-        run: hookgate impact build/set --server "$HOOKGATE_SERVER" --limit 10000 || [ $? -eq 6 ]
+        run: hookgate impact "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER" --limit 10000 || [ $? -eq 6 ]
       - name: Dry-run the publish (exit 7 = weaker; fails the check)
         if: github.event_name == 'pull_request'
         run: >-
-          hookgate publish build/set --server "$HOOKGATE_SERVER" --dry-run
+          hookgate publish "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER" --dry-run
           -m "PR ${{ github.event.number }}"
       - name: Publish
         if: github.event_name == 'push' && github.ref == 'refs/heads/main'
         run: >-
-          hookgate publish build/set --server "$HOOKGATE_SERVER"
+          hookgate publish "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER"
           -m "${{ github.sha }}"
 """
 
@@ -276,6 +288,6 @@ hookgate test -v .                        # the team's tests, over the built-in 
 hookgate check .
 echo '{"tool_name":"Bash","tool_input":{"command":"npm publish"}}' \\
     | hookgate eval --host claude --policies .
-hookgate init --set build/set .           # the whole set, as publish and impact take it
+hookgate init --set /tmp/hookgate-set .   # the whole set, as publish and impact take it
 ```
 """
