@@ -23,9 +23,20 @@ deny contains {"reason": message(p), "pattern": "write-under-path"} if {
 	blocked(p)
 }
 
-changed_operands(c) := shell.operands(c) if c.name in cfg.changing_commands
-
-else := []
+# What a command changes (data.team.block_writes.changes): every operand (rm, mv, touch, …),
+# the last one (cp, ln, install: the sources are only read), or every operand when it edits in
+# place (sed -i); anything else reads.
+changed_operands(c) := shell.operands(c) if {
+	cfg.changes[c.name] == "all"
+} else := [ops[count(ops) - 1]] if {
+	cfg.changes[c.name] == "last"
+	ops := shell.operands(c)
+	count(ops) > 0
+} else := shell.operands(c) if {
+	cfg.changes[c.name] == "in_place"
+	some flag in ["-i", "--in-place"]
+	shell.has_flag(c, flag)
+} else := []
 
 # The directory a command runs in: the payload's cwd with the line's cd applied.
 directory(c) := shell.resolve(data.hookgate.lib.cwd, c.cwd) if is_string(c.cwd)
