@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pull": ("hookgate.commands.pull", "fetch, verify and install the central policy bundle"),
     "publish": ("hookgate.commands.publish", "make the server's policies equal a directory"),
     "impact": ("hookgate.commands.impact", "what a draft would change on recorded decisions"),
+    "init": ("hookgate.commands.init", "start a team's policy repository (a layer over the pack)"),
     "export": ("hookgate.commands.export", "write the server's active set to a directory"),
     "install": ("hookgate.commands.install", "wire hookgate into a coding agent's hooks"),
     "uninstall": ("hookgate.commands.install", "remove what `hookgate install` added"),
