@@ -343,3 +343,31 @@ def test_install_in_a_pipe_prints_no_progress_and_a_broken_layer_is_named(tmp_pa
     assert result.returncode == 1
     assert "compiling" not in result.stderr and "\r" not in result.stderr
     assert str(team) in result.stderr and "do not compile" in result.stderr
+
+
+def test_after_login_install_compiles_the_pulled_bundle_the_hook_runs(tmp_path, server):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = install_env(home)
+    login = ["login", "--server", server.url, "--token", server.agent_token]
+    assert subprocess.run(cli(*login), env=env, capture_output=True, timeout=120).returncode == 0
+    shutil.rmtree(home / "hookgate" / "cache" / "compiled")  # a new Python, a cleaned cache
+    code, out, terminal = on_pty(cli("install", "claude"), env)
+    assert code == 0, (out, terminal)
+    entries = cache_state(home)
+    assert entries
+    settings = home / ".claude" / "settings.json"
+    command = hostconfig.installed_commands(settings.read_text(), "claude")[0]
+    assert guarded(first_hook(home, command))
+    assert cache_state(home) == entries  # the first hook compiled nothing
+    # And what it read was the bundle, not the built-in pack (--explain compiles its own trace).
+    payload = json.loads(PAYLOAD.read_text())
+    result = subprocess.run(
+        ["sh", "-c", command.replace(" eval ", " eval --explain ", 1)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert '"origin": "bundle revision' in result.stderr, result.stderr
