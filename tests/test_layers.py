@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "hookgate.session",
             "hookgate.sources",
             "hookgate.layers",
+            "hookgate.progress",
             "hookgate.lang.errors",
             "hookgate.lang.values",
             "hookgate.lang.numbers",

@@ -44,6 +44,10 @@ from hookgate.files import (
 )
 from hookgate.records import Frozen, fields, set_field
 
+TYPE_CHECKING = False  # not typing's: the hook imports this module
+if TYPE_CHECKING:
+    import http.client
+
 DEFAULT_REFRESH_INTERVAL = 300.0  # seconds; $HOOKGATE_REFRESH_INTERVAL overrides
 # With no cached bundle, a bundle whose signed freshness is older than this (seconds) is refused
 # as a replay; $HOOKGATE_MAX_BUNDLE_AGE overrides.
@@ -528,8 +532,10 @@ def http_json(
     body: object = None,
     headers: dict[str, str] | None = None,
     timeout: float = HTTP_TIMEOUT,
+    progress: str | None = None,
 ) -> tuple[int, dict[str, str], object]:
     """One HTTP exchange with the server: ``(status, headers, JSON body or None)``.
+    ``progress``: the label of the download's progress line (on a terminal only).
 
     Statuses other than 2xx/304 and unreachable servers raise ``SyncError``.
     """
@@ -547,7 +553,8 @@ def http_json(
         request.add_header(name, value)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            status, raw, got = response.status, response.read(), dict(response.headers)
+            status, got = response.status, dict(response.headers)
+            raw = _read_body(response, progress) if progress else response.read()
     except urllib.error.HTTPError as exc:
         if exc.code == 422 and url.endswith("/v1/decisions"):
             from hookgate.decisionlog import RecordsRefused
@@ -563,6 +570,21 @@ def http_json(
         return status, got, jsonio.loads(raw.decode("utf-8")) if raw else None
     except ValueError:
         raise SyncError(f"{method} {url}: the response is not JSON") from None
+
+
+def _read_body(response: http.client.HTTPResponse, label: str) -> bytes:
+    """The response body, read in chunks that advance a progress line: bytes of the
+    ``Content-Length`` when the server sends one, else bytes so far."""
+    from hookgate import progress
+
+    length = response.headers.get("Content-Length")
+    total = int(length) if length and length.isdigit() else None
+    chunks = []
+    with progress.Progress(label, total, unit="bytes") as line:
+        while chunk := response.read(1 << 16):
+            chunks.append(chunk)
+            line.advance(len(chunk))
+    return b"".join(chunks)
 
 
 def _error_detail(exc: Exception) -> str:
@@ -688,7 +710,14 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
     if same_server and isinstance(cached.get("digest"), str):
         headers["If-None-Match"] = f'"{cached["digest"]}"'
     url = _endpoint(current.server, "/v1/bundle")
-    status, got, bundle = http_json("GET", url, current.token, headers=headers, timeout=timeout)
+    status, got, bundle = http_json(
+        "GET",
+        url,
+        current.token,
+        headers=headers,
+        timeout=timeout,
+        progress="downloading the bundle",
+    )
     now = time.time()
     if status == 304:
         statement = _freshness(got, current, url)
@@ -828,6 +857,7 @@ def refresh(*, wait: float = LOCK_WAIT, timeout: float = HTTP_TIMEOUT) -> Refres
 
 
 def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
+    from hookgate import progress
     from hookgate.engine import Engine
     from hookgate.lang.errors import PolicyError
 
@@ -835,7 +865,8 @@ def _compile(policies: dict[str, str], data: dict, origin: str) -> None:
     if managed:
         _public_dir(paths.compiled_dir())
     try:
-        Engine.from_sources(policies, data, cache_dir=paths.compiled_dir(), origin=origin)
+        with progress.Progress(f"compiling {origin}", ticking=True):
+            Engine.from_sources(policies, data, cache_dir=paths.compiled_dir(), origin=origin)
         if managed:
             _publish_compiled()
     except PolicyError as exc:

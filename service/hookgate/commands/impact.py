@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hookgate import progress
 from hookgate.commands.client import (
     DENIED,
     OK,
@@ -65,7 +66,7 @@ def _impact(args: argparse.Namespace) -> int:
         "session_id": args.session,
     }
     body.update({key: value for key, value in filters.items() if value is not None})
-    status, report = request("POST", args.server, "/v1/impact", body, args.timeout)
+    status, report = replay(args.server, body, args.timeout)
     if status == 422 and isinstance(report, dict) and report.get("diagnostics"):
         for diagnostic in report["diagnostics"]:
             print(diagnostic["text"], file=sys.stderr)
@@ -84,6 +85,14 @@ def _impact(args: argparse.Namespace) -> int:
             print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
         print_report(report)
     return CHANGED if report["changed"] else OK
+
+
+def replay(server: str, body: dict, timeout: float) -> tuple[int, object]:
+    """``POST /v1/impact``: the server replays up to ``body["limit"]`` recorded decisions, which
+    takes it seconds; a terminal sees the wait."""
+    label = f"impact: replaying up to {body['limit']} recorded decisions on the server"
+    with progress.Progress(label, ticking=True):
+        return request("POST", server, "/v1/impact", body, timeout)
 
 
 def disabled_statement(documents: dict) -> list[str]:

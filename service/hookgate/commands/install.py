@@ -131,7 +131,56 @@ def run(args: argparse.Namespace) -> int:
             continue
         args.host = host
         code = max(code, _run_one(args))
+    if args.command == "install" and not args.dry_run and code == 0:
+        code = compile_pack(args)
     return code
+
+
+def compile_pack(args: argparse.Namespace) -> int:
+    """Compile the policies the written hook commands run into the compile cache the hook
+    reads, so that the first hook is as fast as the rest (it would otherwise compile them, about
+    1.5 s). The same choice as ``active.local_engine``: the ``--policies`` layers (over the
+    built-in pack unless ``--no-default-pack``), else the last good pulled bundle, else the
+    built-in pack. A project-scope command names no layers, so it runs the bundle or the pack.
+    Without starting the background refresh a hook would: installing pulls nothing."""
+    from hookgate import anchors, progress, sync
+    from hookgate.engine import Engine
+    from hookgate.paths import compiled_dir
+    from hookgate.sources import default_pack_path
+
+    if anchors.present():  # managed: root's pull compiles into root's cache, the hook's
+        return 0
+    compiled = compiled_dir()  # the compile cache creates it (0700), as for the hook
+    layers = [] if args.scope == "project" else getattr(args, "policies", None) or []
+    layers = [os.path.abspath(layer) for layer in layers]
+    try:
+        with progress.Progress("compiling the pack for the first hook", ticking=True):
+            if layers and not getattr(args, "no_default_pack", False):
+                Engine.from_layers(layers, cache_dir=compiled)
+            elif layers:
+                Engine.from_paths(layers, cache_dir=compiled)
+            else:
+                bundle = sync.active_bundle()
+                if bundle is not None:
+                    origin = f"bundle revision {bundle.revision}"
+                    Engine.from_sources(
+                        bundle.policies, bundle.data, cache_dir=compiled, origin=origin
+                    )
+                else:
+                    pack = [default_pack_path()]
+                    Engine.from_paths(pack, cache_dir=compiled, origin="default pack")
+    except Exception as exc:  # the compiler's own failures too: the hook would meet them
+        what = " ".join(layers) if layers else "the active policies"
+        first = str(exc).strip().splitlines()[:1]
+        print(
+            f"hookgate install: {what} do not compile ({type(exc).__name__}: "
+            f"{' '.join(first)}): the hook answers every call with a fault until they do; "
+            "run hookgate check",
+            file=sys.stderr,
+        )
+        return 1
+    print("compiled the pack: the first hook runs as fast as the rest")
+    return 0
 
 
 def _run_one(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hookgate import progress
 from hookgate.commands.client import (
     CONFLICT,
     OK,
@@ -97,7 +98,9 @@ def _publish(args: argparse.Namespace) -> int:
         "expect_revision": args.expect_revision,
         "dry_run": args.dry_run,
     }
-    status, answer = request("POST", args.server, "/v1/changesets", body, args.timeout)
+    verb = "checking" if args.dry_run else "publishing"
+    with progress.Progress(f"{verb} the change set on the server", ticking=True):
+        status, answer = request("POST", args.server, "/v1/changesets", body, args.timeout)
     if status == 412:
         raise CommandError(CONFLICT, detail(answer))
     if status not in (200, 422) or not isinstance(answer, dict) or "changes" not in answer:
@@ -113,11 +116,11 @@ def _publish(args: argparse.Namespace) -> int:
     _print_changes(answer)
     _print_check(answer)
     if args.dry_run:
-        from hookgate.commands.impact import print_report
+        from hookgate.commands.impact import print_report, replay
 
         impact_body = {"policies": policies, "data": documents, "complete": True}
         impact_body["limit"] = args.impact_limit
-        status, report = request("POST", args.server, "/v1/impact", impact_body, args.timeout)
+        status, report = replay(args.server, impact_body, args.timeout)
         if status == 200 and isinstance(report, dict):
             print_report(report)
             weaker = _weaker(args, policies, documents, report)
@@ -157,8 +160,10 @@ def _print_check(answer: dict) -> None:
 
 def _impact(args: argparse.Namespace, policies: dict, documents: dict) -> dict | None:
     """The impact report of the draft, or None after printing why the draft is refused."""
+    from hookgate.commands.impact import replay
+
     body = {"policies": policies, "data": documents, "complete": True, "limit": args.impact_limit}
-    status, report = request("POST", args.server, "/v1/impact", body, args.timeout)
+    status, report = replay(args.server, body, args.timeout)
     if status == 422 and isinstance(report, dict):
         for diagnostic in report.get("diagnostics") or []:
             print(diagnostic.get("text", diagnostic), file=sys.stderr)
@@ -179,7 +184,8 @@ def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: d
     (``layers.guard_names``), the server's set read as ``hookgate export`` reads it."""
     from hookgate import layers
 
-    old_policies, old_documents = fetch_set(args.server, args.timeout)
+    with progress.Progress("reading the server's active set", ticking=True):
+        old_policies, old_documents = fetch_set(args.server, args.timeout)
     before = layers.guard_names(old_policies)
     after = layers.guard_names(policies)
     was_off = set(layers.disabled_guards(layers.place_documents(old_documents)))

@@ -31,8 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookgate import sync
+    from hookgate import progress, sync
 
+    if args.background:
+        progress.silence()
     try:
         if args.force_key_rotation:
             login = sync.rotate_key(timeout=args.timeout)
