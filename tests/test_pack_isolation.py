@@ -151,7 +151,9 @@ def test_the_check_runs_the_pack_tests():
         {
             "pack": "hookgate.team",
             "input": "test data.hookgate.team_test.test_high",
-            "message": "the test fails",
+            # where and why, as `hookgate test` shows it: the set is not the empty object
+            "message": "the test fails: team_test.rego:5:14: data.hookgate.team.deny == {} "
+            "(where data.hookgate.team.deny = set())",
             "file": "team_test.rego",
             "line": 5,
             "outcome": "FAIL",

@@ -153,7 +153,7 @@ def _test_problems(
     pack_names: Mapping[tuple[str, ...], str],
     shipped: tuple[set[str], PolicySet] | None = None,
 ) -> tuple[list[dict], int]:
-    from hookgate.lang.testing import discover, run_test
+    from hookgate.lang.testing import discover, explain, one_line, run_test
 
     found, passed = [], 0
     for test in discover(policy_set.modules):
@@ -164,13 +164,19 @@ def _test_problems(
         if result.outcome == "PASS":
             passed += 1
             continue
+        explain(runs_in, [result], timeout=TIMEOUT)  # only failures pay for it
+        failed = "; ".join(one_line(f) for f in result.failures)
         package = tuple(test.name.split(".")[1:-1])
         tested = (*package[:-1], package[-1].removesuffix("_test"))
         found.append(
             {
                 "pack": pack_names.get(tested, ".".join(package)),
                 "input": f"test {test.name}",
-                "message": f"error: {result.error}" if result.error else "the test fails",
+                "message": f"error: {result.error}"
+                if result.error
+                else f"the test fails: {failed}"
+                if failed
+                else "the test fails",
                 "file": test.file,
                 "line": test.line,
                 "outcome": result.outcome,

@@ -66,6 +66,16 @@ class Failure:
     inner: Failure | None = None  # for ``every``: the body's literal that failed, first item
 
 
+def one_line(f: Failure) -> str:
+    """``f`` on one line, for reports that list problems (``check``, ``publish``, the server's
+    pack check): where, the literal as written, and its terms' values."""
+    where = "; ".join(f"{t.text} = {t.value}".replace("\n", " ") for t in f.terms)
+    text = f"{f.file}:{f.line}:{f.col}: {' '.join(f.expression.split())}"
+    text += f" (where {where})" if where else ""
+    text += f" ({f.note})" if f.note else ""
+    return text + (f"; for that item: {one_line(f.inner)}" if f.inner is not None else "")
+
+
 @dataclass(frozen=True, slots=True)
 class FileCoverage:
     filename: str
