@@ -50,6 +50,9 @@ def test_a_working_setup_reports_hosts_server_and_bundle(tmp_path, home):
         assert f"cursor (user): {home}/.cursor/hooks.json runs {EXE}" in out
         assert "reachable, token accepted" in out
         assert f"revision 1 from {server.url}" in out
+        from hookgate import layers
+
+        assert f"built-in pack: hookgate-default {layers.base_version()}" in out
         assert "everything works" in out
 
         server.stop()

@@ -269,8 +269,10 @@ def _etag() -> dict[str, str]:
 
 
 def _bundle(report: _Report, login: object) -> None:
-    from hookgate import sync
+    from hookgate import layers, sync
 
+    # What a team's layers go over, and what a bug report should name.
+    report.line(f"built-in pack: {layers.BASE_NAME} {layers.base_version()}")
     path = sync.bundle_path()
     bundle = sync.active_bundle()
     if bundle is None:
