@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from realhosts import HOSTS, doctor
+from realhosts import HOSTS, doctor, hookgate
 from scripted_model import Model
 from test_real_hosts import Agent, diverge
 
@@ -32,6 +32,9 @@ def test_copilot_project_hooks_run_only_in_a_trusted_folder(
     install = ("--scope", "project", *(("--trust",) if trusted else ()))
     agent = Agent("copilot", host_binaries["copilot"], model, tmp_path, install=install)
     assert ("NOT PROTECTED YET" in agent.install_output) != trusted
+    # The project's portable hook runs the hookgate on PATH, as a developer's installed one is.
+    env = agent.world.env
+    env["PATH"] = f"{hookgate().parent}:{env['PATH']}"
     assert (doctor(agent.world).returncode == 0) == trusted
     world = agent.world
     (world.work / "f.txt").write_text("x\n")
