@@ -158,10 +158,7 @@ class Personal(Mode):
             text=True,
         )
         assert done.returncode == 0, done.stderr
-        self.settings = str(self.home / ".claude" / "settings.json")
-        # The compile cache a machine has after its first hook call (what a first call does is
-        # tested elsewhere).
-        realhosts.warm_compile_cache(self.world)
+        self.settings = str(self.home / ".claude" / "settings.json")  # (install compiled the pack)
 
     def command(self) -> str:
         try:
