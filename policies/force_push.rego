@@ -166,6 +166,14 @@ unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-
 	data.hookgate.lib.protected_branch(branch)
 }
 
+# A branch of a remote repository that a service deletes (an MCP tool of the GitHub API).
+unsafe contains {"reason": delete_message(e.branch), "pattern": "delete-protected-branch"} if {
+	some e in input.effects
+	e.kind == "push"
+	e.delete
+	data.hookgate.lib.protected_branch(e.branch)
+}
+
 unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
 	cfg.on_force == "rewrite"
 	forced_push

@@ -227,3 +227,17 @@ test_an_unknown_subcommand_may_be_a_push if {
 	not fp_denied("git $SUB -f origin main") with data.hookgate.config.git.unknown_subcommand_as as ["commit"]
 	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input("git $SUB -f origin main")
 }
+
+remote_branch_delete(branch) := {
+	"hook_event_name": "PreToolUse",
+	"tool_kind": "mcp",
+	"tool_input": {},
+	"cwd": "/home/u/proj",
+	"effects": [{"kind": "push", "branch": branch, "repository": "o/r", "delete": true, "tool": "mcp__github__delete_branch"}],
+}
+
+test_remote_delete_of_protected_branch if {
+	some r in data.hookgate.force_push.unsafe with input as remote_branch_delete("master")
+	r.pattern == "delete-protected-branch"
+	count(data.hookgate.force_push.unsafe) == 0 with input as remote_branch_delete("old-feature")
+}

@@ -25,6 +25,15 @@ violations contains {"reason": message(branch), "pattern": "commit-on-protected-
 	data.hookgate.lib.protected_branch(branch)
 }
 
+# A commit a service makes on a branch it is told, in a remote repository (an MCP tool of the
+# GitHub API: create_or_update_file, push_files, delete_file): no local git runs; the commit
+# effect names the branch.
+violations contains {"reason": message(e.branch), "pattern": "commit-on-protected-branch"} if {
+	some e in input.effects
+	e.kind == "commit"
+	data.hookgate.lib.protected_branch(e.branch)
+}
+
 # A commit in a repository the line does not show (git -C "$DIR" commit, --git-dir=$X): its
 # branch cannot be read, and it may be a protected one.
 violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {

@@ -170,3 +170,18 @@ test_a_repository_the_line_does_not_show if {
 test_show_toplevel_is_the_same_repository if {
 	denied("git -C \"$(git rev-parse --show-toplevel)\" commit -m x")
 }
+
+remote_commit(branch) := {
+	"hook_event_name": "PreToolUse",
+	"tool_kind": "mcp",
+	"tool_input": {},
+	"cwd": "/home/u/proj",
+	"effects": [{"kind": "commit", "branch": branch, "repository": "o/r", "tool": "mcp__github__push_files"}],
+}
+
+test_remote_commit_on_protected_branch if {
+	some r in data.hookgate.main_branch.violations with input as remote_commit("main")
+	r.pattern == "commit-on-protected-branch"
+	count(data.hookgate.main_branch.violations) == 0 with input as remote_commit("feature/x")
+	count(data.hookgate.main_branch.violations) == 0 with input as remote_commit(null)
+}

@@ -1,16 +1,26 @@
-"""The effects of an MCP tool hookgate does not know, read from what its arguments hold: a
-command line runs, a URL is fetched, a path is written, edited, deleted, moved or read as the
-tool's name says, and every string is a prompt to the MCP server.
+"""The effects of an MCP tool call. A tool of a well-known server (``mcp_table``: matched by its
+name and the shape of its arguments) is read by that server's table entry; any other is read from
+what its arguments hold: a command line runs, a URL is fetched, a path is written, edited,
+deleted, moved or read as the tool's name says. Every string is a prompt to the MCP server.
+
+Naming the repository is not writing it. A path that is the project directory or one of its
+parents, given to a tool whose name says it writes or edits (or says nothing), names where the
+tool works (``repo_path``, ``projectPath``, a workspace root): it is read, not written. A file
+write cannot replace a directory, and what a tool does inside it shows in its other arguments
+(a command, content for named files), which are read as such. A tool that says it deletes or
+moves keeps its verb on every path, the project's included.
 """
 
 from __future__ import annotations
 
+from hookgate.effects.mcp_table import expand, match
 from hookgate.effects.model import (
     CONTENT_KEYS,
     MAX_EFFECTS,
     NEW_KEYS,
     PATH_KEYS,
     add,
+    edit_effect,
     first,
     is_windows,
     resolve,
@@ -53,11 +63,34 @@ _VERBS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
-def mcp(out: list[dict], name: str, tool_input: dict, cwd: str | None) -> None:
+def is_mcp_name(name: str) -> bool:
+    """Whether a tool name is an MCP tool's in some host's spelling: ``mcp__s__t``, ``mcp_s_t``,
+    ``mcp:t``, or ``s__t`` (no host's own tool has a double underscore)."""
+    return name.startswith(("mcp_", "mcp:")) or "__" in name
+
+
+def mcp(
+    out: list[dict], name: str, tool_input: dict, cwd: str | None, server: str | None = None
+) -> None:
+    """An MCP tool call's effects: a table tool's by its entry, any other's by its arguments;
+    every string argument is a prompt to the MCP server. ``server`` is a server name the payload
+    gives apart from the tool name (a hint for the table, never required)."""
+    tool = match(name, tool_input, server)
+    if tool is None:
+        _unknown(out, name, tool_input, cwd)
+        return
+    expand(tool, tool_input, cwd, out)
+    for _key, value in _strings(tool_input, "", 0):
+        if len(out) >= MAX_EFFECTS:
+            break
+        add(out, {"kind": "prompt", "to": "mcp", "text": value})
+
+
+def _unknown(out: list[dict], name: str, tool_input: dict, cwd: str | None) -> None:
     """An MCP tool hookgate does not know: its arguments read by what they hold. A command
     argument (or a string that starts like a command line) runs; a path argument is written,
-    edited, deleted, moved or read as the tool's name says (written when it does not say);
-    every string is a prompt to the MCP server."""
+    edited, deleted, moved or read as the tool's name says (written when it does not say, read
+    when it is the project or a parent of it and the tool does not delete or move)."""
     verb = _mcp_verb(name)
     move: dict[str, str] = {}
     for key, value in _strings(tool_input, "", 0):
@@ -72,17 +105,26 @@ def mcp(out: list[dict], name: str, tool_input: dict, cwd: str | None) -> None:
             move["to" if k in _MOVE_TO_KEYS else "path"] = resolve(cwd, value)
         elif k in PATH_KEYS or k.endswith("path") or _looks_like_path(value):
             path = resolve(cwd, value)
-            if verb == "write":
-                content = first(tool_input, CONTENT_KEYS) or ""
-                add(out, write_effect(path, content))
+            if verb in ("write", "edit") and _holds_project(path, cwd):
+                add(out, {"kind": "read", "path": path})
+            elif verb == "write":
+                add(out, write_effect(path, first(tool_input, CONTENT_KEYS) or ""))
             elif verb == "edit":
                 new = first(tool_input, NEW_KEYS) or first(tool_input, CONTENT_KEYS) or ""
-                add(out, {"kind": "edit", "path": path, "old_text": "", "new_text": new})
+                add(out, edit_effect(path, "", new))
             else:
                 add(out, {"kind": verb if verb != "move" else "write", "path": path})
         add(out, {"kind": "prompt", "to": "mcp", "text": value})
     if move:
         add(out, {"kind": "move", "path": move.get("path"), "to": move.get("to")})
+
+
+def _holds_project(path: str, cwd: str | None) -> bool:
+    """Whether ``path`` is the call's directory or one of its parents."""
+    if cwd is None:
+        return False
+    project = resolve(None, cwd)
+    return path == project or project.startswith(path.rstrip("/") + "/")
 
 
 def _mcp_verb(name: str) -> str:

@@ -16,6 +16,8 @@ MAX_EFFECTS = 256  # effects per call: an MCP call with thousands of arguments i
 PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "file", "filename")
 CONTENT_KEYS = ("content", "contents", "file_text", "text", "new_source")
 NEW_KEYS = ("new_string", "new_str", "newString", "new_source", "insert_text")
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "/bin/sh", "/bin/bash", "/bin/zsh"})
+POWERSHELLS = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
 
 
 def first(tool_input: dict, keys: tuple[str, ...]) -> Any:
@@ -44,6 +46,11 @@ def add(out: list[dict], effect: dict | None) -> None:
 def write_effect(path: str, content: str) -> dict:
     """A ``write`` of ``content`` to ``path``."""
     return {"kind": "write", "path": path, "content": content, "empty": not content.strip()}
+
+
+def edit_effect(path: str, old_text: str, new_text: str) -> dict:
+    """An ``edit`` of ``path`` replacing ``old_text`` (empty: inserting) with ``new_text``."""
+    return {"kind": "edit", "path": path, "old_text": old_text, "new_text": new_text}
 
 
 def resolve(cwd: str | None, path: str) -> str:
@@ -75,3 +82,24 @@ def is_windows(p: str) -> bool:
     return (len(p) >= 3 and p[1] == ":" and p[0].isalpha() and p[2] in "\\/") or p.startswith(
         "\\\\"
     )
+
+
+def argv_line(argv: list, dialect: str) -> tuple[str, str | None]:
+    """A command given as an argument vector (Codex ``shell``/``local_shell``): the script of
+    ``bash -lc SCRIPT``/``pwsh -Command SCRIPT``, else the words joined and quoted."""
+    words = [w for w in argv if isinstance(w, str)]
+    if len(words) != len(argv) or not words:
+        return dialect, None
+    head = words[0].lower()
+    if len(words) >= 3 and head in SHELLS and words[1].startswith("-") and "c" in words[1]:
+        return "sh", words[2]
+    if head in POWERSHELLS:
+        rest = [w for w in words[1:] if w.lower() not in ("-command", "-c", "-noprofile")]
+        return "powershell", " ".join(rest)
+    return dialect, " ".join(sh_quote(w) for w in words)
+
+
+def sh_quote(word: str) -> str:
+    """``word`` as one shell word, quoted only where it has to be."""
+    safe = word and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in word)
+    return word if safe else "'" + word.replace("'", "'\"'\"'") + "'"

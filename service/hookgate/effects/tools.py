@@ -4,13 +4,14 @@ the hosts' tools, HOSTS.md section 8, not policy), and ``effects``: any tool cal
 
 from __future__ import annotations
 
-from hookgate.effects.mcp import mcp
+from hookgate.effects.mcp import is_mcp_name, mcp
 from hookgate.effects.model import (
     CONTENT_KEYS,
     MAX_EFFECTS,
     NEW_KEYS,
     PATH_KEYS,
     add,
+    argv_line,
     first,
     path_effect,
     resolve,
@@ -25,14 +26,18 @@ if TYPE_CHECKING:
 
 _OLD_KEYS = ("old_string", "old_str", "oldString")
 _PROMPT_KEYS = ("prompt", "description", "message", "task", "instructions", "query")
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "/bin/sh", "/bin/bash", "/bin/zsh"})
-_POWERSHELLS = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
 
 
 def effects(
-    tool_name: str | None, tool_kind: str | None, tool_input: Any, cwd: str | None
+    tool_name: str | None,
+    tool_kind: str | None,
+    tool_input: Any,
+    cwd: str | None,
+    server: str | None = None,
 ) -> list[dict]:
-    """The effects of one tool call (``[]`` for events without a tool)."""
+    """The effects of one tool call (``[]`` for events without a tool). ``server``: the MCP
+    server a payload names apart from the tool name (Claude's ``mcp_server``, Gemini's
+    ``mcp_context.server_name``)."""
     if tool_name is None or not isinstance(tool_input, dict):
         return []
     out: list[dict] = []
@@ -40,8 +45,8 @@ def effects(
     handler = _TOOLS.get(name)
     if handler is not None:
         handler(out, tool_input, cwd)
-    elif tool_kind == "mcp" or name.startswith(("mcp_", "mcp:")):
-        mcp(out, name, tool_input, cwd)
+    elif tool_kind == "mcp" or is_mcp_name(name):
+        mcp(out, name, tool_input, cwd, server)
     elif tool_kind == "shell":
         _run(out, tool_input, cwd, "sh")
     for effect in out:
@@ -54,32 +59,12 @@ def _run(out: list[dict], tool_input: dict, cwd: str | None, dialect: str) -> No
     if command is None:
         command = tool_input.get("cmd")
     if isinstance(command, list):
-        dialect, command = _argv_line(command, dialect)
+        dialect, command = argv_line(command, dialect)
     if not isinstance(command, str):
         return
     add(out, {"kind": "run", "dialect": dialect, "command": command})
     if contains_patch(command):  # Codex runs `apply_patch <<'EOF' … EOF` as a command
         _patch_effects(out, command, cwd)
-
-
-def _argv_line(argv: list, dialect: str) -> tuple[str, str | None]:
-    """A command given as an argument vector (Codex ``shell``/``local_shell``): the script of
-    ``bash -lc SCRIPT``/``pwsh -Command SCRIPT``, else the words joined and quoted."""
-    words = [w for w in argv if isinstance(w, str)]
-    if len(words) != len(argv) or not words:
-        return dialect, None
-    head = words[0].lower()
-    if len(words) >= 3 and head in _SHELLS and words[1].startswith("-") and "c" in words[1]:
-        return "sh", words[2]
-    if head in _POWERSHELLS:
-        rest = [w for w in words[1:] if w.lower() not in ("-command", "-c", "-noprofile")]
-        return "powershell", " ".join(rest)
-    return dialect, " ".join(_sh_quote(w) for w in words)
-
-
-def _sh_quote(word: str) -> str:
-    safe = word and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in word)
-    return word if safe else "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def _run_sh(out: list[dict], tool_input: dict, cwd: str | None) -> None:

@@ -109,8 +109,20 @@ class HookInput(Frozen):
             "session_id": self.session_id,
             "cwd": self.cwd,
             "extra": self.extra,
-            "effects": effects.effects(self.tool_name, self.tool_kind, self.tool_input, self.cwd),
+            "effects": effects.effects(
+                self.tool_name, self.tool_kind, self.tool_input, self.cwd, _mcp_server(self.extra)
+            ),
         }
+
+
+def _mcp_server(extra: dict) -> str | None:
+    """The MCP server a payload names apart from its tool name: Claude's ``mcp_server``,
+    Gemini's ``mcp_context.server_name``."""
+    server = extra.get("mcp_server")
+    context = extra.get("mcp_context")
+    if not isinstance(server, str) and isinstance(context, dict):
+        server = context.get("server_name")
+    return server if isinstance(server, str) else None
 
 
 def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
