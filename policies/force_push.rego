@@ -178,7 +178,7 @@ unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
 	cfg.on_force == "rewrite"
 	forced_push
 	not safe_command
-	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, run by an interpreter one-liner, or defined as a git alias). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
+	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, run by an interpreter one-liner, made by an MCP tool, or defined as a git alias). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
 }
 
 delete_message(branch) := sprintf("Deleting the protected branch %q on the remote is not allowed: it removes the shared history others build on. Delete feature branches only, or ask a maintainer.", [branch])
