@@ -222,6 +222,33 @@ SERVER_CASES = [
         {"target": "feat/y", "createBranch": True},
         [{"kind": "run", "dialect": "sh", "command": "git checkout -b feat/y"}],
     ),
+    (
+        "mcp__git__git_branch",
+        {"operation": "rename", "name": "dev", "newName": "main", "force": True},
+        [{"kind": "run", "dialect": "sh", "command": "git branch --move --force dev main"}],
+    ),
+    (
+        "mcp__git__git_merge",
+        {"path": P, "branch": "feat", "noFastForward": True, "message": "merge feat"},
+        [
+            {
+                "kind": "run",
+                "dialect": "sh",
+                "command": f"git -C {P} merge --no-ff -m 'merge feat' feat",
+            }
+        ],
+    ),
+    (
+        "mcp__git__git_remote",
+        {"mode": "set-url", "name": "origin", "url": "git@example.com:a/b.git", "push": True},
+        [
+            {
+                "kind": "run",
+                "dialect": "sh",
+                "command": "git remote set-url --push origin git@example.com:a/b.git",
+            }
+        ],
+    ),
     # filesystem
     (
         "mcp__filesystem__write_file",
@@ -705,3 +732,26 @@ def test_the_hook_answers_each_host_in_its_own_shape(repos, tmp_path):
                 == "allow"
             ), answers
             assert answers[1]["hookSpecificOutput"]["permissionDecision"] == "deny", answers
+
+
+def test_a_double_underscore_name_is_an_mcp_tool_whatever_the_host_called_its_kind():
+    out = effects("git__git_status", "other", {"repo_path": P}, P)
+    assert out[0] == {
+        "kind": "run",
+        "dialect": "sh",
+        "command": f"git -C {P} status",
+        "tool": "git__git_status",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("mcp__git__git_commit", {"repo_path": "/home/u/proj", "message": "fix: parser"}),
+        ("mcp__notes__archive", {"repo": "/home/u/proj"}),
+    ],
+)
+def test_the_examples_in_docs_effects_are_what_the_code_gives(name, tool_input):
+    text = (ROOT / "docs" / "effects.md").read_text()
+    blocks = [json.loads(b.split("```")[0]) for b in text.split("```json\n")[1:]]
+    assert effects(name, "mcp", tool_input, "/home/u/proj") in blocks
