@@ -755,3 +755,16 @@ def test_the_examples_in_docs_effects_are_what_the_code_gives(name, tool_input):
     text = (ROOT / "docs" / "effects.md").read_text()
     blocks = [json.loads(b.split("```")[0]) for b in text.split("```json\n")[1:]]
     assert effects(name, "mcp", tool_input, "/home/u/proj") in blocks
+
+
+def test_a_payload_naming_an_mcp_server_is_an_mcp_call_under_a_bare_tool_name():
+    # Gemini shows an MCP tool by its bare name when no other tool has it; mcp_context names
+    # the server. Serena's read_file is not Gemini's own read_file(file_path).
+    out = effects("read_file", "read", {"relative_path": "src/a.py"}, P, "serena")
+    assert out[0] == {"kind": "read", "path": f"{P}/src/a.py", "tool": "read_file"}
+    assert (
+        effects("execute_shell_command", "other", {"command": "git push -f"}, P, "serena")[0][
+            "kind"
+        ]
+        == "run"
+    )
