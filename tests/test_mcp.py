@@ -129,6 +129,11 @@ def test_the_shipped_table_parses():
             "servers[1].tools.git_commit.effects[0].argv[2].arg",
         ),
         ("source", lambda d: d["servers"][2].pop("source"), "servers[2].source"),
+        (
+            "delete flag",
+            lambda d: d["servers"][3]["tools"]["delete_branch"]["effects"][0].update(delete="yes"),
+            "servers[3].tools.delete_branch.effects[0].delete must be true or false",
+        ),
     ],
 )
 def test_a_bad_table_is_refused_naming_the_field(where, change, message):

@@ -40,8 +40,8 @@ _TYPES: dict[str, Any] = {
     "object": lambda v: isinstance(v, dict),
     "any": lambda v: True,
 }
-# Each effect template's fields: which name an argument (checked against the tool's), which
-# are literal.
+# The fields of an effect template whose value names an argument of the tool (checked when the
+# table is read; ``each``'s items hold ``old`` and ``new`` as their own fields).
 _ARG_FIELDS = ("path", "to", "content", "old", "new", "query", "url", "command", "cwd", "base",
                "dir", "branch", "when", "unless", "each")  # fmt: skip
 _KINDS: dict[str, frozenset[str]] = {
@@ -191,6 +191,8 @@ def _check_effect(effect: Any, args: dict, where: str) -> None:
             )
     if "each" in effect:
         _expect(effect["each"] in args, f"{where}.each", "must name an argument of the tool")
+    if "delete" in effect:
+        _expect(isinstance(effect["delete"], bool), f"{where}.delete", "must be true or false")
     if "repository" in effect:
         repo = effect["repository"]
         _expect(
