@@ -307,6 +307,22 @@ MCP_ROWS = [
         {"path": "{proj}", "force": True, "directories": True, "ignored": True},
         "deny",
     ),
+    (
+        "mcp-extra-arg-commit-main",
+        "gemini",
+        "git",
+        "git_commit",
+        {"repo_path": "{proj}", "message": "x", "signoff": True},
+        "deny",
+    ),
+    (
+        "mcp-string-force",
+        "codex",
+        "git",
+        "git_push",
+        {"path": "{other}", "branch": "feature/other", "force": "true"},
+        "deny",
+    ),
     # everyday work through the same servers: left alone
     ("mcp-status-on-main", "claude", "git", "git_status", {"repo_path": "{proj}"}, "allow"),
     ("mcp-status-gemini", "gemini", "git", "git_status", {"repo_path": "{proj}"}, "allow"),

@@ -494,13 +494,46 @@ def test_the_server_name_breaks_ties_and_is_never_required():
     )
 
 
-def test_a_call_whose_shape_is_not_the_tools_is_an_unknown_tool():
-    # an argument git_status does not take, or a wrong type: read generically, not by the table
-    assert mcp_table.match("mcp__git__git_status", {"repo_path": P, "force": True}, None) is None
-    assert mcp_table.match("mcp__git__git_commit", {"repo_path": P, "message": 3}, None) is None
+def test_a_call_without_a_required_argument_is_an_unknown_tool():
+    assert mcp_table.match("mcp__git__git_commit", {"repo_path": P}, None) is None
+    assert mcp_table.match("mcp__shell__execute", {"directory": P}, None) is None
+
+
+def test_an_extra_argument_does_not_hide_a_table_tool():
+    # pydantic and zod drop arguments a tool does not take and run the call: a commit with a
+    # made-up argument is still a commit (on main: denied), not an unknown tool naming the repo
+    call = {"repo_path": P, "message": "x", "sneaky": True}
+    assert kinds("mcp__git__git_commit", call) == [
+        {"kind": "run", "dialect": "sh", "command": f"git -C {P} commit -m x"}
+    ]
+    # of two tools of one name, the one that takes more of the call's arguments
     assert (
-        mcp_table.match("mcp__git__git_commit", {"repo_path": P}, None) is None
-    )  # message required
+        mcp_table.match(
+            "mcp__x__git_commit", {"path": P, "message": "m", "noVerify": True}, None
+        ).server
+        == "cyanheads-git"
+    )
+    assert (
+        mcp_table.match("mcp__x__git_commit", {"repo_path": P, "message": "m"}, None).server
+        == "git"
+    )
+
+
+@pytest.mark.parametrize("value", [True, "true", "True", "1", 1, "yes", "on"])
+def test_a_flag_is_set_as_the_servers_read_it(value):
+    out = kinds("mcp__git__git_push", {"path": P, "branch": "feat", "force": value})
+    assert out == [
+        {"kind": "run", "dialect": "sh", "command": f"git -C {P} push --force origin feat"}
+    ]
+
+
+@pytest.mark.parametrize("value", [False, "false", "0", 0, None, "no"])
+def test_a_flag_that_is_not_set(value):
+    out = kinds(
+        "mcp__filesystem__edit_file",
+        {"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "dryRun": value},
+    )
+    assert out == [{"kind": "edit", "path": f"{P}/a", "old_text": "x", "new_text": "y"}]
 
 
 def test_naming_the_repository_is_not_writing_it_for_unknown_tools_either():

@@ -3,8 +3,10 @@ tool's name and the shape of its arguments, then read into effects by the tool's
 
 The server name a host shows (``mcp__<server>__<tool>``, ``mcp_<server>_<tool>``, a payload's
 ``mcp_server``) is the user's choice, so it only breaks ties: a call is a table tool when its
-name ends in that tool's name and every argument it gives is one the tool takes, of its type,
-with the required ones there. Anything else is an unknown tool (``mcp.py`` reads it generically).
+name ends in that tool's name and it gives the arguments the tool requires (extra ones do not
+stop it: the servers drop them and run the call); of two tools of one name, the one that takes
+more of the call's arguments. Anything else is an unknown tool (``mcp.py`` reads it
+generically).
 
 A git operation becomes the git command line it runs (``git -C <repo> commit -m … --no-verify``)
 and a command given as an argument vector one quoted line, so the guards read MCP git and shell
@@ -77,13 +79,20 @@ class Tool:
         self.required: tuple[str, ...] = tuple(spec["required"])
         self.effects: list[dict] = spec["effects"]
 
-    def fits(self, tool_input: dict) -> bool:
-        """Whether ``tool_input`` has this tool's shape."""
+    def takes(self, tool_input: dict) -> bool:
+        """Whether a call gives every argument this tool requires. Arguments it does not take
+        do not stop it: the servers' schema libraries (pydantic, zod) drop them and run the
+        call, so an extra argument must not turn a commit into an unknown tool."""
+        return all(tool_input.get(key) is not None for key in self.required)
+
+    def fit(self, tool_input: dict) -> int:
+        """How many of the call's arguments this tool takes, of their type, less those it does
+        not take: the closer shape of two tools of one name."""
+        score = 0
         for key, value in tool_input.items():
             kind = self.args.get(key)
-            if kind is None or (value is not None and not _TYPES[kind](value)):
-                return False
-        return all(tool_input.get(key) is not None for key in self.required)
+            score += 1 if kind is not None and (value is None or _TYPES[kind](value)) else -1
+        return score
 
     def hinted(self, hint: str | None) -> int:
         """How well a server name shown by the host names this server: 2 exactly, 1 as one
@@ -286,21 +295,35 @@ def match(name: str, tool_input: dict, server: str | None) -> Tool | None:
         if rest[i] in _SEPARATORS and rest[i + 1 :] in index
     ]
     for shown, tool_name in splits:
-        fitting = [t for t in index.get(tool_name, ()) if t.fits(tool_input)]
+        fitting = [t for t in index.get(tool_name, ()) if t.takes(tool_input)]
         if fitting:
             hint = (server or shown).lower()
-            return max(fitting, key=lambda t: t.hinted(hint))  # first of the best: table order
+            # the closest shape, then the server name; first of the best: table order
+            return max(fitting, key=lambda t: (t.fit(tool_input), t.hinted(hint)))
     return None
 
 
 def expand(tool: Tool, tool_input: dict, cwd: str | None, out: list[dict]) -> None:
     """The effects of a call of ``tool`` with ``tool_input``, added to ``out``."""
     for spec in tool.effects:
-        if "when" in spec and not tool_input.get(spec["when"]):
+        if "when" in spec and not _on(tool_input.get(spec["when"])):
             continue
-        if "unless" in spec and tool_input.get(spec["unless"]):
+        if "unless" in spec and _on(tool_input.get(spec["unless"])):
             continue
         _EXPANDERS[spec["kind"]](spec, tool_input, cwd, out)
+
+
+def _on(value: Any) -> bool:
+    """Whether a flag argument is set, as the servers read it: ``true``, and what pydantic's lax
+    mode also takes for true (``1``, ``"true"``, ``"yes"``, ``"on"``…). A list or object (the
+    files of a commit to stage) is set when it is not empty. Anything else is unset."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value == 1
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "t", "true", "y", "yes", "on")
+    return bool(value) if isinstance(value, list | dict) else False
 
 
 def _strings(tool_input: dict, selector: str) -> list[str]:
@@ -431,7 +454,7 @@ def _words(template: list, tool_input: dict) -> list[str]:
             if src or dst:
                 words.append(f"{src or 'HEAD'}:{dst}" if dst else src)
         elif "if" in item:
-            if tool_input.get(item["if"]) is True:
+            if _on(tool_input.get(item["if"])):
                 words.append(item["flag"])
         else:
             words += _arg_words(item, tool_input)
