@@ -323,6 +323,21 @@ MCP_ROWS = [
         {"path": "{other}", "branch": "feature/other", "force": "true"},
         "deny",
     ),
+    (
+        "mcp-api-full-ref",
+        "claude",
+        "github",
+        "create_or_update_file",
+        {
+            "owner": "acme",
+            "repo": "site",
+            "path": "a.txt",
+            "content": "x",
+            "message": "m",
+            "branch": "refs/heads/main",
+        },
+        "deny",
+    ),
     # everyday work through the same servers: left alone
     ("mcp-status-on-main", "claude", "git", "git_status", {"repo_path": "{proj}"}, "allow"),
     ("mcp-status-gemini", "gemini", "git", "git_status", {"repo_path": "{proj}"}, "allow"),

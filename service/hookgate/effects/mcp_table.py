@@ -488,6 +488,8 @@ def _push(spec: dict, tool_input: dict, cwd: str | None, out: list[dict]) -> Non
 def _remote(spec: dict, tool_input: dict, kind: str) -> dict:
     """A commit or push a service makes on a branch of a remote repository (no local git)."""
     branch = tool_input.get(spec["branch"])
+    if isinstance(branch, str):
+        branch = branch.removeprefix("refs/heads/")  # the contents API takes a ref too
     parts = [tool_input.get(a) for a in spec["repository"]]
     repository = "/".join(p for p in parts if isinstance(p, str)) or None
     return {
