@@ -338,6 +338,14 @@ MCP_ROWS = [
         },
         "deny",
     ),
+    (
+        "mcp-pwsh-wipe-home",
+        "claude",
+        "desktop-commander",
+        "start_process",
+        {"command": "Remove-Item -Recurse -Force ~", "timeout_ms": 1000, "shell": "pwsh"},
+        "deny",
+    ),
     # everyday work through the same servers: left alone
     ("mcp-status-on-main", "claude", "git", "git_status", {"repo_path": "{proj}"}, "allow"),
     ("mcp-status-gemini", "gemini", "git", "git_status", {"repo_path": "{proj}"}, "allow"),

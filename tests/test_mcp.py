@@ -381,6 +381,15 @@ SERVER_CASES = [
         {"path": "https://example.com/x", "isUrl": True},
         [{"kind": "fetch", "url": "https://example.com/x", "prompt": None}],
     ),
+    (
+        "mcp__desktop-commander__start_process",
+        {
+            "command": "Get-ChildItem",
+            "timeout_ms": 1000,
+            "shell": "C:\\Program Files\\PowerShell\\7\\pwsh.exe",
+        },
+        [{"kind": "run", "dialect": "powershell", "command": "Get-ChildItem"}],
+    ),
     # Serena: paths relative to the project
     (
         "mcp__serena__create_text_file",

@@ -17,6 +17,7 @@ call, and checked: a malformed entry raises ``TableError`` naming its place in t
 from __future__ import annotations
 
 from hookgate.effects.model import (
+    POWERSHELLS,
     add,
     argv_line,
     edit_effect,
@@ -45,7 +46,7 @@ _TYPES: dict[str, Any] = {
 # The fields of an effect template whose value names an argument of the tool (checked when the
 # table is read; ``each``'s items hold ``old`` and ``new`` as their own fields).
 _ARG_FIELDS = ("path", "to", "content", "old", "new", "query", "url", "command", "cwd", "base",
-               "dir", "branch", "when", "unless", "each")  # fmt: skip
+               "dir", "branch", "when", "unless", "each", "shell")  # fmt: skip
 _KINDS: dict[str, frozenset[str]] = {
     "read": frozenset({"path", "path_format", "base"}),
     "write": frozenset({"path", "path_format", "base", "content", "append_if"}),
@@ -54,7 +55,7 @@ _KINDS: dict[str, frozenset[str]] = {
     "move": frozenset({"path", "to", "base"}),
     "search": frozenset({"query", "path", "base"}),
     "fetch": frozenset({"url"}),
-    "run": frozenset({"command", "cwd"}),
+    "run": frozenset({"command", "cwd", "shell"}),
     "argv": frozenset({"argv", "cwd"}),
     "git": frozenset({"dir", "argv"}),
     "commit": frozenset({"branch", "repository"}),
@@ -412,8 +413,11 @@ def _fetch(spec: dict, tool_input: dict, cwd: str | None, out: list[dict]) -> No
 
 def _run(spec: dict, tool_input: dict, cwd: str | None, out: list[dict]) -> None:
     command = tool_input.get(spec["command"])
+    shell = tool_input.get(spec["shell"]) if "shell" in spec else None
+    # the shell the call names (Desktop Commander's shell: "pwsh", a path to powershell.exe)
+    name = shell.replace("\\", "/").rsplit("/", 1)[-1].lower() if isinstance(shell, str) else ""
     if isinstance(command, str):
-        _add_run(out, "sh", command, tool_input, spec)
+        _add_run(out, "powershell" if name in POWERSHELLS else "sh", command, tool_input, spec)
 
 
 def _argv(spec: dict, tool_input: dict, cwd: str | None, out: list[dict]) -> None:
