@@ -815,3 +815,10 @@ def test_a_payload_naming_an_mcp_server_is_an_mcp_call_under_a_bare_tool_name():
         ]
         == "run"
     )
+
+
+def test_an_empty_server_field_leaves_a_host_tool_alone():
+    out = effects("Write", "edit", {"file_path": "/home/u/.bashrc", "content": ""}, P, "")
+    assert out == [
+        {"kind": "write", "path": "/home/u/.bashrc", "content": "", "empty": True, "tool": "Write"}
+    ]

@@ -44,10 +44,10 @@ def effects(
     name = tool_name.lower()
     # A payload that names an MCP server is an MCP call, even under a host tool's name (Gemini
     # may show an MCP tool by its bare name, with the server in mcp_context).
-    handler = _TOOLS.get(name) if server is None else None
+    handler = None if server else _TOOLS.get(name)
     if handler is not None:
         handler(out, tool_input, cwd)
-    elif tool_kind == "mcp" or server is not None or is_mcp_name(name):
+    elif tool_kind == "mcp" or server or is_mcp_name(name):
         mcp(out, name, tool_input, cwd, server)
     elif tool_kind == "shell":
         _run(out, tool_input, cwd, "sh")

@@ -122,7 +122,7 @@ def _mcp_server(extra: dict) -> str | None:
     context = extra.get("mcp_context")
     if not isinstance(server, str) and isinstance(context, dict):
         server = context.get("server_name")
-    return server if isinstance(server, str) else None
+    return server if isinstance(server, str) and server else None
 
 
 def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
