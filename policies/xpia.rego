@@ -25,6 +25,16 @@ outgoing contains value if {
 
 outgoing contains shell_text if pre
 
+# The input fields of an instruction channel (cfg.instruction_channels.tools, every host's
+# sub-agent, skill, delegate and memory tools): text an agent will read as its instructions.
+# Any JSON value: Codex's items are an array of parts.
+outgoing contains value if {
+	pre
+	some field in cfg.instruction_channels.tools[lower(input.tool_name)].fields
+	value := input.tool_input[field]
+	value != null
+}
+
 # The shell line with the commands whose arguments are only data blanked out: a commit message,
 # a grep pattern, an echo, an issue body mention attacks without running them. Not when the
 # line also runs a shell or interpreter, which could be running what they print.

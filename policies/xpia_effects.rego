@@ -5,8 +5,9 @@ package hookgate.xpia
 
 import rego.v1
 
-# Text written into a file an agent reads as instructions (CLAUDE.md, AGENTS.md, GEMINI.md,
-# .cursorrules, .github/copilot-instructions.md, .claude/agents/*): an instruction channel.
+# Text written into a file an agent reads as instructions, by any host (cfg.instruction_channels:
+# CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .github/copilot-instructions.md,
+# .claude/agents/*, .cursor/rules/*.mdc, .github/instructions/*): an instruction channel.
 outgoing_findings contains f if {
 	pre
 	some e in input.effects
@@ -39,15 +40,15 @@ effect_texts contains e.command if {
 instruction_file(p) if {
 	is_string(p)
 	parts := split(p, "/")
-	parts[count(parts) - 1] in cfg.instruction_files
+	cfg.instruction_channels.files[parts[count(parts) - 1]]
 }
 
 instruction_file(p) if {
 	is_string(p)
 	strings.any_prefix_match(split(p, "/"), instruction_dir_heads) # one call, usually false
-	some d in cfg.instruction_dirs
+	some d, _ in cfg.instruction_channels.dirs
 	contains(p, concat("", ["/", d]))
 }
 
 # contains(p, "/" + d) needs a part of p that starts with the first part of d.
-instruction_dir_heads := {split(d, "/")[0] | some d in cfg.instruction_dirs}
+instruction_dir_heads := {split(d, "/")[0] | some d, _ in cfg.instruction_channels.dirs}
