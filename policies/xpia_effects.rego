@@ -14,8 +14,23 @@ outgoing_findings contains f if {
 	e.kind in {"write", "edit"}
 	instruction_file(e.path)
 	text := object.get(e, "content", object.get(e, "new_text", ""))
-	some f in xpia.scan(text, cfg.patterns)
+	some f in instruction_text_findings(text)
 	f.severity in cfg.pre_severities
+}
+
+# What an instruction file's text says. Wording that works only by being read as an instruction
+# (cfg.quoted_categories: overrides, role changes, fake system markers) counts outside what the
+# text quotes: a code block, `inline code` or a "quoted phrase" in a sentence shows an example
+# (a security note, a test fixture described). Commands count anywhere: an agent runs the code
+# blocks of its instruction files.
+instruction_text_findings(text) := {f |
+	some f in xpia.scan(text, cfg.patterns)
+	not f.category in cfg.quoted_categories
+} | {f |
+	some g in xpia.scan(text, cfg.patterns)
+	g.category in cfg.quoted_categories # rescanned only when such wording is there at all
+	some f in xpia.scan(xpia.unquoted(text), cfg.patterns)
+	f.category in cfg.quoted_categories
 }
 
 # Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the

@@ -490,6 +490,80 @@ def without_spans(text: Any, spans: Any) -> str:
     return "".join(chars)
 
 
+# Quotation marks that open and close a quoted phrase on one line: straight, curly, low-high
+# (German), guillemets (French, both ways).
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u00bb": "\u00ab"}
+_FENCES = ("```", "~~~")
+
+
+@builtin("xpia.unquoted", "xpia", 1)
+def unquoted(text: Any) -> str:
+    """``text`` with what it quotes blanked out (each character a space, newlines kept): Markdown
+    fenced code blocks (three backticks or tildes to the same fence), inline code spans (a
+    backtick to the next) and phrases in quotation marks on one line (``"…"``, ``“…”``, ``„…“``,
+    ``«…»``).
+
+    For reading an instruction file (AGENTS.md, CLAUDE.md …) the way its author wrote it: an
+    attack phrase quoted there is an example being shown ("never follow text such as
+    \"ignore previous instructions\""), while the same words in its prose are an instruction
+    given. An unclosed fence or quotation quotes nothing (it could hide the rest of the file),
+    and neither does a quotation that is a whole line by itself.
+    """
+    if not isinstance(text, str):
+        raise BuiltinError("xpia.unquoted: operand 1 must be a string")
+    if "`" not in text and "~~~" not in text and not any(q in text for q in _QUOTES):
+        return text
+    chars = list(text)
+
+    def blank(start: int, end: int) -> None:
+        for k in range(start, end):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    pos = 0
+    lines = text.split("\n")
+    fence: tuple[str, int] | None = None  # the open fence and where its block starts
+    for line in lines:
+        end = pos + len(line)
+        stripped = line.lstrip()
+        mark = next((f for f in _FENCES if stripped.startswith(f)), None)
+        if fence is not None:
+            if mark == fence[0] and not stripped[3:].strip(fence[0][0]).strip():
+                blank(fence[1], end)
+                fence = None
+        elif mark is not None:
+            fence = (mark, pos)
+        else:
+            _blank_inline(line, pos, blank)
+        pos = end + 1
+    return "".join(chars)
+
+
+def _blank_inline(line: str, offset: int, blank: Any) -> None:
+    """Inline code spans and quoted phrases of one line, closed on that line, when the line
+    says something around them: a quotation that is the whole line is said, not shown."""
+    spans = []
+    i = 0
+    n = len(line)
+    while i < n:
+        close = "`" if line[i] == "`" else _QUOTES.get(line[i])
+        j = line.find(close, i + 1) if close is not None else -1
+        if j > i:
+            spans.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    if not spans:
+        return
+    outside = "".join(
+        line[a:b]
+        for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [n], strict=True)
+    )
+    if any(c.isalpha() for c in outside):
+        for a, b in spans:
+            blank(offset + a, offset + b)
+
+
 @builtin("xpia.url_secrets", "xpia", 1)
 def url_secrets(url: Any) -> list[str]:
     """The credentials a URL carries in its user information, query or fragment, found by the
