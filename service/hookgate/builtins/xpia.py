@@ -186,6 +186,38 @@ def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
     return " ".join(words) if changed else text
 
 
+MAX_AMBIGUOUS = 3  # words read both ways at once (2**3 readings); beyond, all "l" or all "i"
+
+
+def _ambiguous_readings(text: str, plain: str) -> list[str]:
+    """The readings of ``text`` other than ``plain`` (every ``1`` and ``|`` an ``i``) where
+    each word folded from a ``1`` or ``|`` may read ``l`` instead: ``f0rg3t pr3v10u5 ru135``
+    mixes both. Words are read each way together up to ``MAX_AMBIGUOUS`` of them."""
+    words = text.split(" ")
+    ambiguous = []
+    for i, w in enumerate(words):
+        if "1" in w or "|" in w:
+            core = w.strip(".,;:!?\"'()[]")
+            as_l = core.translate(_LEET_ONE_AS_L)
+            if core and as_l.isalpha() and not core.isalpha():
+                ambiguous.append((i, w.replace(core, as_l)))
+    if not ambiguous:
+        return []
+    if len(ambiguous) > MAX_AMBIGUOUS:
+        other = deobfuscate(text, _LEET_ONE_AS_L)
+        return [other] if other != plain else []
+    folded = _fold_leet(text).split(" ")
+    out = []
+    for mask in range(1, 1 << len(ambiguous)):
+        reading = list(folded)
+        for bit, (i, as_l) in enumerate(ambiguous):
+            if mask >> bit & 1:
+                reading[i] = as_l
+        joined = " ".join(reading)
+        out.append(_join_split_letters(joined) if _may_have_split_letters(joined) else joined)
+    return out
+
+
 def _join_split_letters(text: str) -> str:
     """``i g n o r e`` → ``ignore``: four or more single letters in a row, one separator apart."""
     n = len(text)
@@ -364,9 +396,7 @@ def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
     plain = deobfuscate(text)
     readings = [plain] if plain is not text else []
     if plain is not text and ("1" in text or "|" in text):  # "l" (ru1es) as well as "i" (1gnore)
-        other = deobfuscate(text, _LEET_ONE_AS_L)
-        if other != plain:
-            readings.append(other)
+        readings += _ambiguous_readings(text, plain)
     for reading in readings:
         # Obfuscation is itself a signal: what only the de-obfuscated reading shows counts more.
         for f in _match(reading, patterns, path):
