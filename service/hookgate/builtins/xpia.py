@@ -186,7 +186,7 @@ def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
     return " ".join(words) if changed else text
 
 
-MAX_AMBIGUOUS = 3  # words read both ways at once (2**3 readings); beyond, all "l" or all "i"
+MAX_AMBIGUOUS = 4  # words read both ways at once (2**4 readings); beyond, all "l" or all "i"
 
 
 def _ambiguous_readings(text: str, plain: str) -> list[str]:
