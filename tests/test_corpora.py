@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -164,3 +167,50 @@ def test_instruction_row(eng, row):
         )
     else:
         assert decision.outcome == "allow", (row["id"], decision.reasons)
+
+
+@pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("git") is None, reason="no bash/git"
+)
+@pytest.mark.parametrize(
+    "row",
+    [r for r in INSTRUCTION_ROWS if "runs" in r],
+    ids=[r["id"] for r in INSTRUCTION_ROWS if "runs" in r],
+)
+def test_instruction_row_premise_holds_in_real_bash(row, tmp_path):
+    """What a here-document row says about bash holds: a body given to cat or git is text that
+    lands in the file or the commit message; a body piped into bash is run."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    subprocess.run(["git", "init", "-q", "-b", "work"], cwd=tmp_path, env=env, check=True)
+    (tmp_path / "README.md").write_text("x\n")
+    subprocess.run(["git", "add", "README.md"], cwd=tmp_path, env=env, check=True)
+    ran = subprocess.run(
+        ["bash", "-c", row["input"]["command"]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    check = row["runs"]
+    if check["check"] == "file":
+        assert check["contains"] in (tmp_path / check["path"]).read_text()
+    elif check["check"] == "stdout":
+        assert ran.stdout.strip() == check["contains"]
+    else:
+        log = subprocess.run(
+            ["git", "log", "-1", "--format=%B"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert check["contains"] in log.stdout
