@@ -23,15 +23,19 @@ outgoing_findings contains f if {
 # text quotes: a code block, `inline code` or a "quoted phrase" in a sentence shows an example
 # (a security note, a test fixture described). Commands count anywhere: an agent runs the code
 # blocks of its instruction files.
-instruction_text_findings(text) := {f |
-	some f in xpia.scan(text, cfg.patterns)
-	not f.category in cfg.quoted_categories
-} | {f |
-	some g in xpia.scan(text, cfg.patterns)
-	g.category in cfg.quoted_categories # rescanned only when such wording is there at all
+instruction_text_findings(text) := plain | unquoted_findings(text, found) if {
+	found := xpia.scan(text, cfg.patterns)
+	plain := {f | some f in found; not f.category in cfg.quoted_categories}
+}
+
+# Rescanned without what the text quotes only when such wording is there at all.
+unquoted_findings(text, found) := {f |
 	some f in xpia.scan(xpia.unquoted(text), cfg.patterns)
 	f.category in cfg.quoted_categories
-}
+} if {
+	some g in found
+	g.category in cfg.quoted_categories
+} else := set()
 
 # Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the
 # tool's own shell line is scanned through pre_fields).

@@ -3,6 +3,9 @@ skip a text that reading would change (property tests against the full readings)
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,3 +102,23 @@ def test_the_library_words_test_skips_only_texts_no_pattern_is_tried_on(parts):
     patterns, words = xpia._patterns(LIBRARY)
     assert words == ("ignore", "ignored", "x1", "x2", "x", "#")  # each once, lowered
     assert xpia._match(text, (patterns, words), []) == xpia._match(text, (patterns, None), [])
+
+
+PACK = json.loads((Path(__file__).resolve().parent.parent / "policies" / "data.json").read_text())[
+    "hookgate"
+]["config"]["xpia"]["patterns"]
+PACK_WORDS = sorted({w for p in PACK for w in p.get("any", [])})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(pieces, st.sampled_from(PACK_WORDS)), min_size=1, max_size=40))
+def test_long_text_word_filter_agrees_with_the_searches(parts):
+    """Past ``LONG_TEXT`` the filter is one RE2 pass over the bytes: the same answers, for the
+    pack's own word lists."""
+    text = "".join(parts) or "x"
+    text = text * (xpia.LONG_TEXT // len(text) + 1)
+    patterns, words = xpia._patterns(PACK)
+    lowered = text.lower()
+    blob = lowered.encode("utf-8", "surrogatepass")
+    for needles in [words] + [n for _, n, _ in patterns if n is not None]:
+        assert xpia._holds_any(lowered, blob, needles) == xpia._holds_any(lowered, None, needles)
