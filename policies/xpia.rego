@@ -48,14 +48,11 @@ shell_text := xpia.without_spans(input.tool_input.command, data_spans) if {
 data_spans := [] if {
 	some c in data.hookgate.lib.line_commands
 	runs_text(c)
-} else := array.concat(
-	[c.span |
-		some c in data.hookgate.lib.line_commands
-		data_command(c)
-		is_array(c.span)
-	],
-	heredoc_spans,
-)
+} else := array.concat([c.span |
+	some c in data.hookgate.lib.line_commands
+	data_command(c)
+	is_array(c.span)
+], heredoc_spans)
 
 # A here-document's body is data for a command that does not run it (cat, tee, git commit -F -;
 # a line where any command runs a shell or interpreter has no data spans at all). Not a body
