@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from hookgate.builtins import xpia
 
-# Letters (ASCII and not), leet characters, other digits, every separator, punctuation and
-# whitespace that end a word or a lone letter.
-CHARS = "abcdeIGNORxyzéжΩ013457@289 -_.*,;:!?'\"()[]/\n\t+#"
+# Letters (ASCII and not), leet characters ($ and | among them), other digits, every separator,
+# punctuation and whitespace that end a word or a lone letter.
+CHARS = "abcdeIGNORxyzéжΩ013457@$|289 -_.*,;:!?'\"()[]/\n\t+#"
 pieces = st.one_of(
     st.sampled_from(list(CHARS)),
     st.sampled_from(["i g n o r e", "i-g-n-o-r-e", "1gn0r3", "x86_64", "v1.2", "a b", "é ж"]),
@@ -56,6 +56,7 @@ def test_the_prechecks_pass_the_spellings_they_exist_for():
         assert not xpia._may_have_split_letters(text)
     assert xpia.deobfuscate("1gn0r3 all") == "ignore all"
     assert xpia.deobfuscate("i g n o r e all") == "ignore all"
+    assert xpia.deobfuscate("$ystem and $YSTEM") == "system and sYSTEM"  # upper case too
 
 
 def fold_leet_every_word(text: str) -> str:
