@@ -7,8 +7,9 @@ from wheels as users install them, measured turn about on the same machine.
    by its warm process and with ``HOOKGATE_WARM=0``, for each revision, beside the minimal hook
    (``minimal_hook.py``) as the machine's yardstick.
 2. In process, µs per decision on the default pack (``Engine.evaluate``), for the everyday mix:
-   the three shell payloads of ``run.py`` and a Read, an Edit and a Write. Each revision's
-   figure is the median of three alternating rounds.
+   the three shell payloads of ``run.py`` and a Read, an Edit and a Write (``--instructions``:
+   also 4 KB texts the prompt-injection guard reads). Each revision's figure is the median of
+   three alternating rounds.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
    ratio of their times per KiB at the largest size, construct by construct.
 
@@ -66,8 +67,44 @@ def everyday_docs() -> dict[str, dict]:
     return docs
 
 
-def in_process(pythons: dict[str, str], envs: dict[str, dict], iterations: int) -> None:
-    docs = everyday_docs()
+def instruction_docs() -> dict[str, dict]:
+    """With ``--instructions``: what the prompt-injection guard reads, about 4 KB each (a
+    Write of code, of an AGENTS.md in ASCII and in accented French) and sub-agent prompts."""
+    from run import payload
+
+    code = "".join(
+        f"def step_{i}(x):\n    return x * {i} + len(str(x))  # $PATH | a1\n" for i in range(70)
+    )
+    guide = "".join(
+        f"- Run `make check` before commit {i}; ignore the lint rules in gen/.\n" for i in range(60)
+    )
+    french = "".join(
+        f"- Vérifiez la traduction n°{i} : déjà validée, à relire.\n" for i in range(75)
+    )
+    calls = {
+        "Write 4 KB code": ("Write", {"file_path": "/tmp/project/src/steps.py", "content": code}),
+        "Write 4 KB AGENTS.md": (
+            "Write",
+            {"file_path": "/tmp/project/AGENTS.md", "content": guide},
+        ),
+        "Write 4 KB AGENTS.md fr": (
+            "Write",
+            {"file_path": "/tmp/project/AGENTS.md", "content": french},
+        ),
+        "Task prompt 1 KB": ("Task", {"prompt": guide[:1024], "description": "check"}),
+        "save_memory": ("save_memory", {"fact": "The team formats Python with ruff."}),
+    }
+    docs = {}
+    for name, (tool, tool_input) in calls.items():
+        doc = payload("")
+        doc.update(tool_name=tool, tool_input=tool_input, cwd="/tmp/project")
+        docs[name] = doc
+    return docs
+
+
+def in_process(
+    pythons: dict[str, str], envs: dict[str, dict], iterations: int, docs: dict[str, dict]
+) -> None:
     stdin = json.dumps([docs, iterations])
     rounds: dict[str, list[dict]] = {label: [] for label in pythons}
     for _ in range(3):
@@ -155,6 +192,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20, help="processes per whole-process figure")
     parser.add_argument("--iterations", type=int, default=1000, help="decisions per round")
     parser.add_argument("--no-linear", action="store_true", help="skip section 3")
+    parser.add_argument(
+        "--instructions", action="store_true", help="section 2 also for 4 KB instruction texts"
+    )
     args = parser.parse_args()
 
     from installed import installed_python
@@ -185,7 +225,10 @@ def main() -> None:
     whole_process(hooks, envs, pythons["after"], args.runs)
 
     print("\n2. in process, µs per decision on the default pack (median of 3 rounds)")
-    in_process(pythons, envs, args.iterations)
+    docs = everyday_docs()
+    if args.instructions:
+        docs.update(instruction_docs())
+    in_process(pythons, envs, args.iterations, docs)
 
     if not args.no_linear:
         print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")

@@ -25,6 +25,18 @@ outgoing contains value if {
 
 outgoing contains shell_text if pre
 
+# The input fields of an instruction channel, by tool name (cfg.instruction_channels.tools: every
+# host's sub-agent, skill, delegate and memory tools, whatever kind the tool has; Gemini's
+# save_memory writes ~/.gemini/GEMINI.md): text an agent will read as its instructions. Any
+# JSON value: Codex's items are an array of parts. A tool of kind agent or skill that the table
+# does not name is still read through pre_fields.
+outgoing contains value if {
+	pre
+	some field in cfg.instruction_channels.tools[lower(input.tool_name)].fields
+	value := input.tool_input[field]
+	value != null
+}
+
 # The shell line with the commands whose arguments are only data blanked out: a commit message,
 # a grep pattern, an echo, an issue body mention attacks without running them. Not when the
 # line also runs a shell or interpreter, which could be running what they print.
@@ -36,11 +48,32 @@ shell_text := xpia.without_spans(input.tool_input.command, data_spans) if {
 data_spans := [] if {
 	some c in data.hookgate.lib.line_commands
 	runs_text(c)
-} else := [c.span |
+} else := array.concat([c.span |
 	some c in data.hookgate.lib.line_commands
 	data_command(c)
 	is_array(c.span)
+], heredoc_spans)
+
+# A here-document's body is data for a command that does not run it (cat, tee, git commit -F -;
+# a line where any command runs a shell or interpreter has no data spans at all). Not a body
+# whose command names a file an agent reads as instructions (that text is an instruction), nor
+# one that expands a command substitution (what runs is in the body).
+heredoc_spans := [[start, start + count(c.stdin)] |
+	some c in data.hookgate.lib.line_commands
+	is_string(c.stdin)
+	is_array(c.span)
+	not contains(c.stdin, "$(")
+	not contains(c.stdin, "`")
+	not names_instruction_file(c)
+	offset := indexof(substring(input.tool_input.command, c.span[1], -1), c.stdin)
+	offset >= 0
+	start := c.span[1] + offset
 ]
+
+names_instruction_file(c) if {
+	some p in array.concat(array.concat(c.argv, c.writes), c.appends)
+	instruction_file(p)
+}
 
 runs_text(c) if c.name in {"sh", "bash", "zsh", "dash", "ksh", "eval", "source", ".", "exec", "xargs"}
 

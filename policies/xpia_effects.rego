@@ -5,17 +5,37 @@ package hookgate.xpia
 
 import rego.v1
 
-# Text written into a file an agent reads as instructions (CLAUDE.md, AGENTS.md, GEMINI.md,
-# .cursorrules, .github/copilot-instructions.md, .claude/agents/*): an instruction channel.
+# Text written into a file an agent reads as instructions, by any host (cfg.instruction_channels:
+# CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .github/copilot-instructions.md,
+# .claude/agents/*, .cursor/rules/*.mdc, .github/instructions/*): an instruction channel.
 outgoing_findings contains f if {
 	pre
 	some e in input.effects
 	e.kind in {"write", "edit"}
 	instruction_file(e.path)
 	text := object.get(e, "content", object.get(e, "new_text", ""))
-	some f in xpia.scan(text, cfg.patterns)
+	some f in instruction_text_findings(text)
 	f.severity in cfg.pre_severities
 }
+
+# What an instruction file's text says. Wording that works only by being read as an instruction
+# (cfg.quoted_categories: overrides, role changes, fake system markers) counts outside what the
+# text quotes: a code block, `inline code` or a "quoted phrase" in a sentence shows an example
+# (a security note, a test fixture described). Commands count anywhere: an agent runs the code
+# blocks of its instruction files.
+instruction_text_findings(text) := plain | unquoted_findings(text, found) if {
+	found := xpia.scan(text, cfg.patterns)
+	plain := {f | some f in found; not f.category in cfg.quoted_categories}
+}
+
+# Rescanned without what the text quotes only when such wording is there at all.
+unquoted_findings(text, found) := {f |
+	some f in xpia.scan(xpia.unquoted(text), cfg.patterns)
+	f.category in cfg.quoted_categories
+} if {
+	some g in found
+	g.category in cfg.quoted_categories
+} else := set()
 
 # Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the
 # tool's own shell line is scanned through pre_fields).
@@ -39,15 +59,15 @@ effect_texts contains e.command if {
 instruction_file(p) if {
 	is_string(p)
 	parts := split(p, "/")
-	parts[count(parts) - 1] in cfg.instruction_files
+	cfg.instruction_channels.files[parts[count(parts) - 1]]
 }
 
 instruction_file(p) if {
 	is_string(p)
 	strings.any_prefix_match(split(p, "/"), instruction_dir_heads) # one call, usually false
-	some d in cfg.instruction_dirs
+	some d, _ in cfg.instruction_channels.dirs
 	contains(p, concat("", ["/", d]))
 }
 
 # contains(p, "/" + d) needs a part of p that starts with the first part of d.
-instruction_dir_heads := {split(d, "/")[0] | some d in cfg.instruction_dirs}
+instruction_dir_heads := {split(d, "/")[0] | some d, _ in cfg.instruction_channels.dirs}

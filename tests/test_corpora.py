@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -616,3 +619,118 @@ def test_mcp_row(eng, mcp_sandbox, row, monkeypatch):
     decision = eng.evaluate(_mcp_payload(row, mcp_sandbox))
     assert not report.faults(decision), report.faults(decision)
     assert decision.outcome == row[5], decision.reasons
+
+
+# -- instructions -------------------------------------------------------------------------------
+# Prompt injection through every instruction channel (tests/data/xpia/instructions.json): tool
+# inputs that instruct an agent, files an agent reads as instructions, Unicode and symbol
+# disguises, French/German/Spanish wording, here-documents and quoted examples. A "deny" row is
+# denied by the xpia guard; an "allow" row is allowed by the whole pack.
+
+INSTRUCTION_ROWS = json.loads((ROOT / "tests" / "data" / "xpia" / "instructions.json").read_text())[
+    "rows"
+]
+
+
+def host_call(row: dict) -> dict:
+    """The row's call in its host's payload shape (HOSTS.md section 7)."""
+    host, tool, tool_input = row["host"], row["tool"], row["input"]
+    cwd = "/home/u/proj"
+    if host == "copilot":
+        return {
+            "sessionId": "s",
+            "timestamp": 1,
+            "cwd": cwd,
+            "toolName": tool,
+            "toolArgs": tool_input,
+        }
+    if host == "amplifier":
+        return {"tool_name": tool, "tool_input": tool_input, "timestamp": "2026-12-05T00:00:00Z"}
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "cwd": cwd,
+    }
+    if host == "gemini":
+        payload.update(
+            hook_event_name="BeforeTool", timestamp="2026-12-05T00:00:00Z", session_id="s"
+        )
+    elif host == "codex":
+        payload.update(turn_id="t", session_id="s")
+    elif host == "cursor":
+        payload.update(hook_event_name="preToolUse", conversation_id="c", generation_id="g")
+        payload["workspace_roots"] = [cwd]
+    else:
+        payload.update(session_id="s", transcript_path="/home/u/.claude/t.jsonl")
+    return payload
+
+
+def test_instruction_rows_cover_each_class_both_ways():
+    assert len({r["id"] for r in INSTRUCTION_ROWS}) == len(INSTRUCTION_ROWS)
+    for cls in ("channel", "file", "normalise", "language", "quoted"):
+        mine = [r for r in INSTRUCTION_ROWS if r["class"] == cls]
+        assert {r["expect"] for r in mine} == {"deny", "allow"}, cls
+        assert all(r["why"] for r in mine), cls
+    hosts = {r["host"] for r in INSTRUCTION_ROWS}
+    assert hosts == {"claude", "codex", "copilot", "gemini", "cursor", "amplifier"}
+
+
+@pytest.mark.parametrize("row", INSTRUCTION_ROWS, ids=[r["id"] for r in INSTRUCTION_ROWS])
+def test_instruction_row(eng, row):
+    decision = eng.evaluate(host_call(row))
+    assert report.faults(decision) == [], decision.reasons
+    if row["expect"] == "deny":
+        assert decision.outcome == "deny" and any("[pack=xpia," in r for r in decision.reasons), (
+            row["id"],
+            decision.reasons,
+        )
+    else:
+        assert decision.outcome == "allow", (row["id"], decision.reasons)
+
+
+@pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("git") is None, reason="no bash/git"
+)
+@pytest.mark.parametrize(
+    "row",
+    [r for r in INSTRUCTION_ROWS if "runs" in r],
+    ids=[r["id"] for r in INSTRUCTION_ROWS if "runs" in r],
+)
+def test_instruction_row_premise_holds_in_real_bash(row, tmp_path):
+    """What a here-document row says about bash holds: a body given to cat or git is text that
+    lands in the file or the commit message; a body piped into bash is run."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    subprocess.run(["git", "init", "-q", "-b", "work"], cwd=tmp_path, env=env, check=True)
+    (tmp_path / "README.md").write_text("x\n")
+    subprocess.run(["git", "add", "README.md"], cwd=tmp_path, env=env, check=True)
+    ran = subprocess.run(
+        ["bash", "-c", row["input"]["command"]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    check = row["runs"]
+    if check["check"] == "file":
+        assert check["contains"] in (tmp_path / check["path"]).read_text()
+    elif check["check"] == "stdout":
+        assert ran.stdout.strip() == check["contains"]
+    else:
+        log = subprocess.run(
+            ["git", "log", "-1", "--format=%B"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert check["contains"] in log.stdout

@@ -3,14 +3,17 @@ skip a text that reading would change (property tests against the full readings)
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookgate.builtins import xpia
 
-# Letters (ASCII and not), leet characters, other digits, every separator, punctuation and
-# whitespace that end a word or a lone letter.
-CHARS = "abcdeIGNORxyzéжΩ013457@289 -_.*,;:!?'\"()[]/\n\t+#"
+# Letters (ASCII and not), leet characters ($ and | among them), other digits, every separator,
+# punctuation and whitespace that end a word or a lone letter.
+CHARS = "abcdeIGNORxyzéжΩ013457@$|289 -_.*,;:!?'\"()[]/\n\t+#"
 pieces = st.one_of(
     st.sampled_from(list(CHARS)),
     st.sampled_from(["i g n o r e", "i-g-n-o-r-e", "1gn0r3", "x86_64", "v1.2", "a b", "é ж"]),
@@ -53,6 +56,7 @@ def test_the_prechecks_pass_the_spellings_they_exist_for():
         assert not xpia._may_have_split_letters(text)
     assert xpia.deobfuscate("1gn0r3 all") == "ignore all"
     assert xpia.deobfuscate("i g n o r e all") == "ignore all"
+    assert xpia.deobfuscate("$ystem and $YSTEM") == "system and sYSTEM"  # upper case too
 
 
 def fold_leet_every_word(text: str) -> str:
@@ -99,3 +103,23 @@ def test_the_library_words_test_skips_only_texts_no_pattern_is_tried_on(parts):
     patterns, words = xpia._patterns(LIBRARY)
     assert words == ("ignore", "ignored", "x1", "x2", "x", "#")  # each once, lowered
     assert xpia._match(text, (patterns, words), []) == xpia._match(text, (patterns, None), [])
+
+
+PACK = json.loads((Path(__file__).resolve().parent.parent / "policies" / "data.json").read_text())[
+    "hookgate"
+]["config"]["xpia"]["patterns"]
+PACK_WORDS = sorted({w for p in PACK for w in p.get("any", [])})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(pieces, st.sampled_from(PACK_WORDS)), min_size=1, max_size=40))
+def test_long_text_word_filter_agrees_with_the_searches(parts):
+    """Past ``LONG_TEXT`` the filter is one RE2 pass over the bytes: the same answers, for the
+    pack's own word lists."""
+    text = "".join(parts) or "x"
+    text = text * (xpia.LONG_TEXT // len(text) + 1)
+    patterns, words = xpia._patterns(PACK)
+    lowered = text.lower()
+    blob = lowered.encode("utf-8", "surrogatepass")
+    for needles in [words] + [n for _, n, _ in patterns if n is not None]:
+        assert xpia._holds_any(lowered, blob, needles) == xpia._holds_any(lowered, None, needles)

@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     # A prepared pattern library: each pattern with its ``any`` words lower-cased (``None``: no
-    # filter), and the words of which a text must hold one for any pattern to be tried
+    # filter) and its negation words, and the words of which a text must hold one for any pattern to be tried
     # (``None`` when a pattern has no filter).
-    Library = tuple[list[tuple[dict[str, Any], tuple[str, ...] | None]], tuple[str, ...] | None]
+    Library = tuple[
+        list[tuple[dict[str, Any], tuple[str, ...] | None, frozenset[str] | None]],
+        tuple[str, ...] | None,
+    ]
 
 MAX_TEXT = 1 << 20  # characters scanned per string
 MAX_STRINGS = 2000  # strings scanned inside one structured value
@@ -47,17 +50,14 @@ NEGATIONS = frozenset(
         "nor",
     }
 )
-# Zero-width and bidi control characters: invisible, so they can split or reorder a phrase.
-_INVISIBLE = dict.fromkeys(
-    map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u061c\u200e\u200f"), None
-)
-_INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F), None))  # LRE … RLO, PDF
-_INVISIBLE.update(dict.fromkeys(range(0x2066, 0x206A), None))  # LRI … PDI
-_LEET = str.maketrans("013457@", "oieasta")
-_LEET_CHARS = frozenset("013457@")
+# Symbols written for letters. "1" and "|" read as "i" here and as "l" in a third reading
+# (``_LEET_ONE_AS_L``): ``ru1es`` and ``1gn0re`` both occur.
+_LEET = str.maketrans("013457@$|", "oieastasi")
+_LEET_ONE_AS_L = str.maketrans("013457@$|", "oleastasl")
+_LEET_CHARS = frozenset("013457@$|")
 _SPLIT_SEPARATORS = frozenset(" -_.*")
 _SEPARATORS_TO_SPACE = str.maketrans(dict.fromkeys(_SPLIT_SEPARATORS, " "))
-_confusables: dict[int, str] | None = None
+_fold: _Fold | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
 _compiled: dict[str, Any] = {}
@@ -76,34 +76,84 @@ def _compile(pattern: str) -> Any:
     return rx
 
 
-def _confusable_table() -> dict[int, str]:
-    """Unicode's confusables that imitate an ASCII letter or digit (loaded on first use)."""
-    global _confusables
-    if _confusables is None:
+class _Fold(dict):
+    """The translation of every non-ASCII character the scanner reads after NFKD, computed on
+    first sight of each character (a hook meets a few dozen, never the whole of Unicode):
+
+    - combining marks (Mn, Me; the combining grapheme joiner U+034F and variation selectors
+      are Mn) and invisible format characters (Cf: zero-width space and joiners, word joiner,
+      BOM, soft hyphen, bidi controls, invisible separators U+2061-2064) are dropped: they
+      split or disguise a word without showing;
+    - Unicode tag characters U+E0020-E007E are the ASCII character they encode (text hidden
+      in tags is read as text), the other tags dropped;
+    - look-alikes are the ASCII letter they imitate: Unicode's confusables data
+      (``data/confusables-ascii.txt``) and ``data/fold-extra.txt`` (small capitals, invisible
+      fillers)."""
+
+    def __init__(self, table: dict[int, str | None]) -> None:
+        super().__init__(table)
+
+    def __missing__(self, cp: int) -> str | None:
+        if 0xE0000 <= cp <= 0xE007F:
+            folded = chr(cp - 0xE0000) if 0xE0020 <= cp <= 0xE007E else None
+        elif unicodedata.category(chr(cp)) in ("Mn", "Me", "Cf"):
+            folded = None
+        else:
+            folded = chr(cp)
+        self[cp] = folded
+        return folded
+
+
+def _fold_table() -> _Fold:
+    """The fold (loaded on first use: ASCII text never needs it)."""
+    global _fold
+    if _fold is None:
         import os
 
-        table: dict[int, str] = {}
-        path = os.path.join(os.path.dirname(__file__), "data", "confusables-ascii.txt")
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                fields = line.split("#", 1)[0].split(";")
-                if len(fields) >= 2 and fields[0].strip():
-                    table[int(fields[0], 16)] = chr(int(fields[1], 16))
-        _confusables = table
-    return _confusables
+        table: dict[int, str | None] = {}
+        here = os.path.join(os.path.dirname(__file__), "data")
+        for name in ("confusables-ascii.txt", "fold-extra.txt"):
+            with open(os.path.join(here, name), encoding="utf-8") as f:
+                for line in f:
+                    fields = line.split("#", 1)[0].split(";")
+                    if len(fields) >= 2 and fields[0].strip():
+                        target = fields[1].strip()
+                        table[int(fields[0], 16)] = chr(int(target, 16)) if target else None
+        _fold = _Fold(table)
+    return _fold
 
 
 def normalize_text(text: str) -> str:
-    """What the scanner reads: NFKC, without zero-width and bidi controls, with look-alike
-    letters of other scripts (Cyrillic ``о``, Greek ``ο``) as the ASCII letter they imitate."""
+    """What the scanner reads: NFKD (full-width, mathematical and circled letters, ligatures
+    become plain letters; accents become combining marks), then the ``_Fold`` translation
+    (marks and invisible characters dropped, tag characters decoded, look-alikes folded), so
+    ``ｉɢɴᴏʀᴇ``, ``ignóre``, ``ig\u034fnore`` and Cyrillic ``іgnоrе`` all read ``ignore``."""
     text = text[:MAX_TEXT]
     if text.isascii():  # the common case: none of the tables can change it
         return text
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
-    return text if text.isascii() else text.translate(_confusable_table())
+    if max(text) >= _TAGS_START:
+        text = _tags_apart(text)
+    return unicodedata.normalize("NFKD", text).translate(_fold_table())
 
 
-def deobfuscate(text: str) -> str:
+_TAGS_START = "\U000e0000"
+
+
+def _tags_apart(text: str) -> str:
+    """Each run of tag characters set apart by spaces: tags are invisible, so the text they
+    hide is a message of its own, not the end of the visible word next to it."""
+    out: list[str] = []
+    inside = False
+    for ch in text:
+        tag = ch >= _TAGS_START and ch <= "\U000e007f"
+        if tag != inside:
+            out.append(" ")
+            inside = tag
+        out.append(ch)
+    return "".join(out)
+
+
+def deobfuscate(text: str, leet: dict[int, int] = _LEET) -> str:
     """A second reading of normalised ``text``: leetspeak inside words undone (``1gn0r3`` →
     ``ignore``) and runs of single letters split by spaces, hyphens, dots, underscores or
     asterisks joined (``i g n o r e``, ``i-g-n-o-r-e`` → ``ignore``). Returns ``text`` itself
@@ -113,12 +163,15 @@ def deobfuscate(text: str) -> str:
     against the full readings) skip the readings then: a word folds only if it holds a leet
     character, and letters join only where two lone letters are one separator apart."""
     if not _LEET_CHARS.isdisjoint(text):
-        text = _fold_leet(text)
+        text = _fold_leet(text, leet)
     return _join_split_letters(text) if _may_have_split_letters(text) else text
 
 
-def _fold_leet(text: str) -> str:
-    """Leetspeak inside words undone; ``text`` itself when no word changes."""
+def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
+    """Leetspeak inside words undone; ``text`` itself when no word changes. Only a word that
+    mixes letters and symbols and is all letters once folded changes (``1gn0r3``, ``$ystem``,
+    ``ru|es``): numbers, versions, hashes, paths, ``$VAR`` next to a digit and ``a|b`` pipes
+    of commands keep their meaning, since the folded reading only adds findings."""
     words = text.split(" ")
     changed = False
     for i, w in enumerate(words):
@@ -126,11 +179,43 @@ def _fold_leet(text: str) -> str:
             continue
         core = w.strip(".,;:!?\"'()[]")
         if core and not core.isalpha() and any(c.isalpha() for c in core):
-            folded = core.translate(_LEET)
+            folded = core.translate(leet)
             if folded.isalpha():  # 1gn0r3 is leet; sha256, x86_64 and v1.2 are not words
                 words[i] = w.replace(core, folded)
                 changed = True
     return " ".join(words) if changed else text
+
+
+MAX_AMBIGUOUS = 4  # words read both ways at once (2**4 readings); beyond, all "l" or all "i"
+
+
+def _ambiguous_readings(text: str, plain: str) -> list[str]:
+    """The readings of ``text`` other than ``plain`` (every ``1`` and ``|`` an ``i``) where
+    each word folded from a ``1`` or ``|`` may read ``l`` instead: ``f0rg3t pr3v10u5 ru135``
+    mixes both. Words are read each way together up to ``MAX_AMBIGUOUS`` of them."""
+    words = text.split(" ")
+    ambiguous = []
+    for i, w in enumerate(words):
+        if "1" in w or "|" in w:
+            core = w.strip(".,;:!?\"'()[]")
+            as_l = core.translate(_LEET_ONE_AS_L)
+            if core and as_l.isalpha() and not core.isalpha():
+                ambiguous.append((i, w.replace(core, as_l)))
+    if not ambiguous:
+        return []
+    if len(ambiguous) > MAX_AMBIGUOUS:
+        other = deobfuscate(text, _LEET_ONE_AS_L)
+        return [other] if other != plain else []
+    folded = _fold_leet(text).split(" ")
+    out = []
+    for mask in range(1, 1 << len(ambiguous)):
+        reading = list(folded)
+        for bit, (i, as_l) in enumerate(ambiguous):
+            if mask >> bit & 1:
+                reading[i] = as_l
+        joined = " ".join(reading)
+        out.append(_join_split_letters(joined) if _may_have_split_letters(joined) else joined)
+    return out
 
 
 def _join_split_letters(text: str) -> str:
@@ -184,11 +269,18 @@ def _may_have_split_letters(text: str) -> bool:
     return False
 
 
-def negated(text: str, start: int) -> bool:
-    """A negation among the three words before ``start``, in the same clause."""
+def negated(text: str, start: int, negations: frozenset[str] | None = None) -> bool:
+    """A negation among the three words before ``start``, in the same clause. With a
+    pattern's own ``negations`` (another language's words; an elided ``n'`` is the word
+    ``n``), also right after the first word at ``start``: German and French put it after the
+    verb ("ignoriere nicht", "n'ignorez pas"), where English has "pay no attention"."""
     clause_start = max(text.rfind(ch, 0, start) for ch in ".!?\n;:")
     words = text[clause_start + 1 : start].lower().split()[-3:]
-    return any(w.strip(",'\"()") in NEGATIONS for w in words)
+    if negations is None:
+        negations = NEGATIONS
+    else:
+        words += text[start : start + 40].lower().split(None, 2)[1:2]
+    return any(w.strip(",'\"()") in negations for w in words)
 
 
 # Pattern libraries already checked, by identity: the library is policy data, the same object
@@ -215,12 +307,17 @@ def _patterns(value: Any) -> Library:
             if isinstance(needles, list)
             else None
         )
-        out.append((p, words))
+        negations = p.get("negations")
+        if negations is not None and not (
+            isinstance(negations, list) and all(isinstance(n, str) for n in negations)
+        ):
+            raise BuiltinError(f"xpia.scan: pattern {p.get('id')!r}: negations must be strings")
+        out.append((p, words, None if negations is None else frozenset(negations)))
     # Each word once. Not fewer (dropping the words that hold a shorter one would leave a
     # dozen tests less per text): that cost a hook, which prepares the library for one call,
     # a twentieth of its run.
-    library = (out, tuple(dict.fromkeys(w for _, words in out for w in words or ())))
-    if any(words is None for _, words in out):
+    library = (out, tuple(dict.fromkeys(w for _, words, _ in out for w in words or ())))
+    if any(words is None for _, words, _ in out):
         library = (out, None)
     if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
         _prepared.clear()
@@ -297,9 +394,12 @@ def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
     findings = _match(text, patterns, path)
     seen = {f["id"] for f in findings}
     plain = deobfuscate(text)
-    if plain is not text:
+    readings = [plain] if plain is not text else []
+    if plain is not text and ("1" in text or "|" in text):  # "l" (ru1es) as well as "i" (1gnore)
+        readings += _ambiguous_readings(text, plain)
+    for reading in readings:
         # Obfuscation is itself a signal: what only the de-obfuscated reading shows counts more.
-        for f in _match(plain, patterns, path):
+        for f in _match(reading, patterns, path):
             if f["id"] not in seen:
                 f["obfuscated"] = True
                 if f["severity"] in ("low", "medium"):
@@ -333,17 +433,41 @@ def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
     return findings
 
 
+# From this length on, whether a text holds one of a list of words is one RE2 pass over its
+# UTF-8 bytes (a few µs for 4 KB and 200 words), not a search per word (a few µs each); shorter
+# text (a command line) keeps the searches and imports nothing.
+LONG_TEXT = 512
+_word_rx: dict[tuple[str, ...], Any] = {}
+
+
+def _holds_any(lowered: str, blob: bytes | None, words: tuple[str, ...]) -> bool:
+    """Whether ``lowered`` holds one of ``words`` (``blob``: its UTF-8 bytes, for long text;
+    a substring of the text is a substring of its bytes and back, since UTF-8 is
+    self-synchronising)."""
+    if blob is None:
+        return any(map(lowered.__contains__, words))
+    rx = _word_rx.get(words)
+    if rx is None:
+        import re2
+
+        if len(_word_rx) >= 256:  # bounded, as the prepared libraries are
+            _word_rx.clear()
+        rx = _word_rx[words] = re2.compile(b"|".join(re2.escape(w.encode()) for w in words))
+    return rx.search(blob) is not None
+
+
 def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
     findings = []
     lowered = text.lower()
+    blob = lowered.encode("utf-8", "surrogatepass") if len(lowered) >= LONG_TEXT else None
     patterns, words = library
-    if words is not None and not any(map(lowered.__contains__, words)):
+    if words is not None and not _holds_any(lowered, blob, words):
         return findings  # no pattern's words: no pattern is tried (one pass for most text)
-    for p, needles in patterns:
-        if needles is not None and not any(map(lowered.__contains__, needles)):
-            continue  # none of the words the pattern needs: no RE2 work (nor import) at all
+    for p, needles, negations in patterns:
+        if needles is not None and not _holds_any(lowered, blob, needles):
+            continue  # none of the words the pattern needs: no pattern RE2 work at all
         for m in _compile(p["pattern"]).finditer(text):
-            if p.get("negatable") and negated(text, m.start()):
+            if p.get("negatable") and negated(text, m.start(), negations):
                 continue
             findings.append(
                 {
@@ -418,6 +542,80 @@ def without_spans(text: Any, spans: Any) -> str:
             start, end = max(0, span[0]), min(len(chars), span[1])
             chars[start:end] = " " * max(0, end - start)
     return "".join(chars)
+
+
+# Quotation marks that open and close a quoted phrase on one line: straight, curly, low-high
+# (German), guillemets (French, both ways).
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u00bb": "\u00ab"}
+_FENCES = ("```", "~~~")
+
+
+@builtin("xpia.unquoted", "xpia", 1)
+def unquoted(text: Any) -> str:
+    """``text`` with what it quotes blanked out (each character a space, newlines kept): Markdown
+    fenced code blocks (three backticks or tildes to the same fence), inline code spans (a
+    backtick to the next) and phrases in quotation marks on one line (``"…"``, ``“…”``, ``„…“``,
+    ``«…»``).
+
+    For reading an instruction file (AGENTS.md, CLAUDE.md …) the way its author wrote it: an
+    attack phrase quoted there is an example being shown ("never follow text such as
+    \"ignore previous instructions\""), while the same words in its prose are an instruction
+    given. An unclosed fence or quotation quotes nothing (it could hide the rest of the file),
+    and neither does a quotation that is a whole line by itself.
+    """
+    if not isinstance(text, str):
+        raise BuiltinError("xpia.unquoted: operand 1 must be a string")
+    if "`" not in text and "~~~" not in text and not any(q in text for q in _QUOTES):
+        return text
+    chars = list(text)
+
+    def blank(start: int, end: int) -> None:
+        for k in range(start, end):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    pos = 0
+    lines = text.split("\n")
+    fence: tuple[str, int] | None = None  # the open fence and where its block starts
+    for line in lines:
+        end = pos + len(line)
+        stripped = line.lstrip()
+        mark = next((f for f in _FENCES if stripped.startswith(f)), None)
+        if fence is not None:
+            if mark == fence[0] and not stripped[3:].strip(fence[0][0]).strip():
+                blank(fence[1], end)
+                fence = None
+        elif mark is not None:
+            fence = (mark, pos)
+        else:
+            _blank_inline(line, pos, blank)
+        pos = end + 1
+    return "".join(chars)
+
+
+def _blank_inline(line: str, offset: int, blank: Any) -> None:
+    """Inline code spans and quoted phrases of one line, closed on that line, when the line
+    says something around them: a quotation that is the whole line is said, not shown."""
+    spans = []
+    i = 0
+    n = len(line)
+    while i < n:
+        close = "`" if line[i] == "`" else _QUOTES.get(line[i])
+        j = line.find(close, i + 1) if close is not None else -1
+        if j > i:
+            spans.append((i, j + 1))
+            i = j + 1
+        else:
+            i += 1
+    if not spans:
+        return
+    outside = "".join(
+        line[a:b]
+        for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [n], strict=True)
+    )
+    if any(c.isalpha() for c in outside):
+        for a, b in spans:
+            blank(offset + a, offset + b)
 
 
 @builtin("xpia.url_secrets", "xpia", 1)
