@@ -38,7 +38,7 @@ def sprintf(fmt: str, args: list) -> str:
     parts = fmt.split("%")
     if len(parts) == len(args) + 1:
         out = [parts[0]]
-        for part, arg in zip(parts[1:], args):
+        for part, arg in zip(parts[1:], args, strict=True):
             c = part[:1]
             t = type(arg)
             if t is str and (c == "s" or c == "v"):
@@ -90,7 +90,7 @@ class _Printer:
 
     # -- the format string (print.go doPrintf) -------------------------------------------
 
-    def run(self, fmt: str) -> None:  # noqa: C901, PLR0912, PLR0915 (one Go function, kept whole)
+    def run(self, fmt: str) -> None:
         args = self.args
         nargs = len(args)
         buf = self.buf
