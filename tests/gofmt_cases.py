@@ -10,9 +10,8 @@ hands to Go: integers small, at int64's edges and beyond, floats (integral ones 
 and non-ASCII, and booleans, null, arrays, objects and sets, which OPA passes as their Rego
 text. ``{"$set": [...]}`` stands for a set.
 
-Floats inside arrays, objects and sets are not integral and are written in plain decimal
-(``0.25``): OPA keeps a number's literal text and prints ``[4.0]`` for the literal ``4.0``,
-a text hookgate's values do not keep (docs/reference/sprintf.md).
+Inside arrays, objects and sets OPA prints a number as its text, here the JSON text Python
+writes (``4.0``, ``1e+21``), which is the text hookgate gives a float.
 """
 
 from __future__ import annotations
@@ -43,9 +42,9 @@ def value(r: random.Random, depth: int = 0) -> object:
     if k == 5:
         return r.choice([True, False, None])
     if k == 6:
-        return [member(r, depth + 1) for _ in range(r.randrange(4))]
+        return [value(r, depth + 1) for _ in range(r.randrange(4))]
     if k == 7:
-        return {r.choice(STRINGS[:8]): member(r, depth + 1) for _ in range(r.randrange(3))}
+        return {r.choice(STRINGS[:8]): value(r, depth + 1) for _ in range(r.randrange(3))}
     if k == 8:
         items: list = []
         for _ in range(r.randrange(4)):
@@ -65,13 +64,6 @@ def scalar(r: random.Random) -> object:
     if k == 2:
         return r.choice(STRINGS)
     return r.choice([True, False, None])
-
-
-def member(r: random.Random, depth: int) -> object:
-    v = value(r, depth)
-    if type(v) is float:  # see the module's docstring
-        return scalar(r) if v.is_integer() or not 1e-4 <= abs(v) < 1e15 else v
-    return v
 
 
 def directive(r: random.Random, big: bool) -> str:

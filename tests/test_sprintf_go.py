@@ -159,3 +159,15 @@ def test_sprintf_through_a_policy():
     doc = {"f": "%d|%v|%5.1f|%s", "a": [4.0, 1e6, 2, True]}
     got = policy.query("data.t.x", input=doc)
     assert got == "%!d(float64=4)|1e+06|%!f(int=    2)|true"
+
+
+def test_number_literals_format_as_their_text_makes_them():
+    """OPA keeps a literal's text: ``4.0`` and ``1e3`` are float64 to Go, and arithmetic on
+    integral operands, or with an integral result below a million, gives an integer."""
+    src = (
+        "package t\n\n"
+        'x := sprintf("%d|%v|%v|%d|%d|%v|%v", '
+        "[4.0, 1e3, 4.0 + 1, 2.5 * 2, 1e3 * 1e3, 0.5 * 4e6, [4.0, 0.5, 4.0 / 2]])\n"
+    )
+    got = load({"t.rego": src}).query("data.t.x")
+    assert got == "%!d(float64=4)|1000|5|5|1000000|2e+06|[4.0, 0.5, 2]"

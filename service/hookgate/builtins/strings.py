@@ -282,19 +282,6 @@ def _tn(v: Any) -> str:
     return type_name(v)
 
 
-def _float_text(f: float) -> str:
-    """A float as Rego text: integral values below 1e21 as their digits, others as the
-    shortest text that reads back (``1e-05``, with Go's two-digit exponent)."""
-    if f.is_integer() and abs(f) < 1e21:
-        return str(int(f))
-    r = repr(f)
-    if "e" in r:
-        mant, exp = r.split("e")
-        sign = exp[0] if exp[0] in "+-" else "+"
-        return f"{mant}e{sign}{exp.lstrip('+-').rjust(2, '0')}"
-    return r
-
-
 def rego_text(v: Any) -> str:
     """A value as Rego source text (OPA's ``String()``): strings quoted, sets sorted, ``set()``."""
     t = type(v)
@@ -305,7 +292,7 @@ def rego_text(v: Any) -> str:
     if t is int:
         return str(v)
     if t is float:
-        return _float_text(v)
+        return repr(v)  # the shortest text that reads back, as JSON writes it: 4.0, 1e+21
     if is_decimal(v):
         return str(v)
     if t is str:
