@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hookgate.builtins.registry import BuiltinError
@@ -93,6 +93,40 @@ def go_oracle(tmp_path_factory):
 def test_generated_cases_match_go(go_oracle, r):
     case = gofmt_cases.case(r)
     assert hookgate(case) == go_oracle(case), case
+
+
+def rego_source(v: object) -> str:
+    """A case's JSON argument written as a Rego term (numbers as their JSON text)."""
+    if type(v) is dict:
+        if set(v) == {"$set"}:
+            return "{" + ", ".join(map(rego_source, v["$set"])) + "}" if v["$set"] else "set()"
+        return "{" + ", ".join(f"{rego_source(k)}: {rego_source(x)}" for k, x in v.items()) + "}"
+    if type(v) is list:
+        return "[" + ", ".join(map(rego_source, v)) + "]"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _exact_int_literal(v: object) -> bool:
+    """A float literal past 2**53 that writes an integer: hookgate keeps it an exact int, where
+    OPA's sprintf sees a float64 (docs/reference/sprintf.md)."""
+    if type(v) is float:
+        return v.is_integer() and abs(v) > 2**53
+    if type(v) is dict:
+        return any(_exact_int_literal(x) for x in v.values())
+    if type(v) is list:
+        return any(_exact_int_literal(x) for x in v)
+    return False
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(r=st.randoms(use_true_random=False))
+def test_generated_cases_as_policy_source_match_go(go_oracle, r):
+    """The same cases written into a policy: the arguments are Rego literals, so the parser's
+    numbers (4.0 a float, 1e3 too) reach sprintf as OPA's do."""
+    case = gofmt_cases.case(r)
+    assume(not _exact_int_literal(case["args"]))
+    src = f"package t\n\nx := sprintf({json.dumps(case['format'])}, {rego_source(case['args'])})\n"
+    assert load({"t.rego": src}).query("data.t.x") == go_oracle(case), src
 
 
 @pytest.mark.parametrize(
