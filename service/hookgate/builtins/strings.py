@@ -262,13 +262,18 @@ def sprintf(fmt: Any, values: Any) -> str:
     want_str("sprintf", 1, fmt)
     if type(values) is not list:
         raise BuiltinError(f"sprintf: operand 2 must be array but got {_tn(values)}")
-    return gofmt.sprintf(fmt, [v if type(v) in _GO_TYPES else _go_value(v) for v in values])
+    for v in values:
+        if type(v) not in _GO_TYPES:
+            return gofmt.sprintf(fmt, [_go_value(v) for v in values])
+    return gofmt.sprintf(fmt, values)
 
 
 _GO_TYPES = frozenset({str, int, float})
 
 
 def _go_value(v: Any) -> int | float | str:
+    if type(v) in _GO_TYPES:
+        return v
     if is_decimal(v):
         # OPA's json.Number.Float64: a literal a float64 cannot hold (1e400) stays its text.
         f = float(v)
