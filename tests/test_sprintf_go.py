@@ -205,3 +205,17 @@ def test_number_literals_format_as_their_text_makes_them():
     )
     got = load({"t.rego": src}).query("data.t.x")
     assert got == "%!d(float64=4)|1000|5|5|1000000|2e+06|[4.0, 0.5, 2]"
+
+
+def test_huge_widths_are_bounded_as_they_grow():
+    """Go reads widths up to ten million: many of them are refused as the text passes the
+    evaluator's bound on a result, not after gigabytes are built."""
+    from hookgate.lang.errors import LimitError
+
+    assert len(sprintf("%70000d", [1])) == 70000
+    assert sprintf("%.9999999s", ["abc"]) == "abc"  # a precision that builds nothing
+    with pytest.raises(LimitError, match="result over"):
+        sprintf("%9999999d" * 1000, [1] * 1000)
+    policy = load({"t.rego": "package t\n\nx := sprintf(input.f, [1])\n"})
+    with pytest.raises(LimitError):
+        policy.query("data.t.x", input={"f": "%9999999d"})

@@ -19,6 +19,10 @@ _MAX_RUNE = 0x10FFFF
 _UINT64 = (1 << 64) - 1
 # Go's tooLarge: a width, precision or index past a million is not a number to fmt.
 _TOO_LARGE = 1_000_000
+# The longest text one builtin call may return (lang/runtime.py's MAX_OUTPUT), and the widths
+# and precisions past which the text is measured against it.
+MAX_TEXT = 1 << 20
+_LONG = 1 << 16
 
 
 def go_type(arg: int | float | str) -> str:
@@ -193,6 +197,8 @@ class _Printer:
                     self.plus_v, self.plus = self.plus, False
                 self.print_arg(args[arg_num], verb)
                 arg_num += 1
+                if self.wid > _LONG or self.prec > _LONG:
+                    self.bound()
 
         if not self.reordered and arg_num < nargs:
             self.clear_flags()
@@ -203,6 +209,15 @@ class _Printer:
                 buf.append(go_type(arg) + "=")
                 self.print_arg(arg, "v")
             buf.append(")")
+
+    def bound(self) -> None:
+        """Each width or precision may be ten million (Go's parsenum): a format of many would
+        build gigabytes before the evaluator's bound on a result refuses it, so the text is
+        measured as it grows past that bound."""
+        if sum(map(len, self.buf)) > MAX_TEXT:
+            from hookgate.lang.errors import LimitError
+
+            raise LimitError("output-size", f"sprintf: result over {MAX_TEXT} characters")
 
     def arg_number(self, arg_num: int, fmt: str, i: int) -> tuple[int, int, bool]:
         """An explicit ``[n]`` at ``i``: the argument it names, where the format goes on,
