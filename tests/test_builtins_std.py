@@ -259,7 +259,7 @@ def test_floats_beyond_their_range_are_errors_never_infinity(expr, message):
 )
 def test_numbers_are_exact_as_in_opa(expr, value):
     """OPA's numbers are arbitrary-precision: integers at any size, decimals a float would round
-    (kept as ``Decimal``), integral literals such as ``1e30`` or ``4.0`` as integers."""
+    (kept as ``Decimal``), integral literals as the integers they write (``4.0 % 3``)."""
     got = ev(expr)
     assert got == value and type(got) is type(value)
 

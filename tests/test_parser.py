@@ -382,13 +382,16 @@ def test_deep_nesting_is_a_clear_error():
 
 
 def test_numbers_a_float_cannot_hold_are_exact():
-    """As in OPA, a literal means the number it writes: integral ones are integers at any size,
-    others a float would round are kept exact."""
-    ps = load({"p.rego": "package p\nx := 1e400\ny := 1e-400\nz := 4.0\n"})
-    x, y, z = ps.query("data.p.x"), ps.query("data.p.y"), ps.query("data.p.z")
+    """As in OPA, a literal means the number it writes: integral ones past a float's exact
+    range are integers at any size, others a float would round are kept exact. An integral
+    literal written with a fraction or exponent within that range (``4.0``) is a float, as its
+    text makes it one to OPA's ``sprintf``, and computes as the integer it writes."""
+    ps = load({"p.rego": "package p\nx := 1e400\ny := 1e-400\nz := 4.0\nw := 4.0 + 1\n"})
+    x, y, z, w = (ps.query(f"data.p.{n}") for n in "xyzw")
     assert x == 10**400 and type(x) is int
     assert y > 0 and y * 10**400 == 1
-    assert z == 4 and type(z) is int
+    assert z == 4 and type(z) is float
+    assert w == 5 and type(w) is int
     assert error("package p\nx := 1e100000\n")[2] == "unsupported: number too big"
 
 

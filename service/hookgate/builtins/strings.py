@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from hookgate.builtins import gofmt
 from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.builtins.types import want_int, want_num, want_str, want_strings
 from hookgate.lang.values import (
     RegoSet,
     is_decimal,
-    is_number,
     obj_items,
     sorted_values,
     to_json,
@@ -256,182 +256,35 @@ def format_int(number: Any, base: Any) -> str:
 
 @builtin("sprintf", "strings", 2)
 def sprintf(fmt: Any, values: Any) -> str:
-    """Go's ``fmt.Sprintf`` for the verbs ``%v %s %d %q %x %X %b %e %f %g %t %%`` with flags,
-    width and precision; strings print raw, other values as Rego source text."""
+    """Go's ``fmt.Sprintf`` over the values as OPA hands them to it: an integer as Go's ``int``
+    (``*big.Int`` beyond int64), any other number as ``float64``, a string as itself, and
+    anything else as its Rego text (a string)."""
     want_str("sprintf", 1, fmt)
     if type(values) is not list:
         raise BuiltinError(f"sprintf: operand 2 must be array but got {_tn(values)}")
-    return _Formatter(fmt, values).run()
+    for v in values:
+        if type(v) not in _GO_TYPES:
+            return gofmt.sprintf(fmt, [_go_value(v) for v in values])
+    return gofmt.sprintf(fmt, values)
+
+
+_GO_TYPES = frozenset({str, int, float})
+
+
+def _go_value(v: Any) -> int | float | str:
+    if type(v) in _GO_TYPES:
+        return v
+    if is_decimal(v):
+        # OPA's json.Number.Float64: a literal a float64 cannot hold (1e400) stays its text.
+        f = float(v)
+        return f if f not in (float("inf"), float("-inf")) else str(v)
+    return rego_text(v)
 
 
 def _tn(v: Any) -> str:
     from hookgate.lang.values import type_name
 
     return type_name(v)
-
-
-class _Formatter:
-    def __init__(self, fmt: str, args: list) -> None:
-        self.fmt = fmt
-        self.args = args
-        self.next_arg = 0
-
-    def run(self) -> str:
-        fmt = self.fmt
-        out: list[str] = []
-        i = 0
-        n = len(fmt)
-        while i < n:
-            c = fmt[i]
-            if c != "%":  # the text up to the next verb, at once
-                j = fmt.find("%", i)
-                j = n if j < 0 else j
-                out.append(fmt[i:j])
-                i = j
-                continue
-            i += 1
-            flags = ""
-            while i < n and fmt[i] in "+-# 0":
-                flags += fmt[i]
-                i += 1
-            width = ""
-            while i < n and fmt[i].isdigit():
-                width += fmt[i]
-                i += 1
-            prec = None
-            if i < n and fmt[i] == ".":
-                i += 1
-                prec = ""
-                while i < n and fmt[i].isdigit():
-                    prec += fmt[i]
-                    i += 1
-            if i >= n:
-                out.append("%!(NOVERB)")
-                break
-            verb = fmt[i]
-            i += 1
-            if verb == "%":
-                out.append("%")
-                continue
-            if self.next_arg >= len(self.args):
-                # Go prints "%!v(MISSING)"; other Rego engines raise: refuse rather than differ.
-                raise BuiltinError("unsupported: sprintf with fewer arguments than verbs")
-            if (width and len(width) > 6) or (prec and len(prec) > 6):
-                # A width of a billion would build a gigabyte string: refuse, do not hang.
-                raise BuiltinError("sprintf: width or precision too large")
-            arg = self.args[self.next_arg]
-            self.next_arg += 1
-            out.append(self.verb(verb, arg, flags, int(width) if width else None, prec))
-        if self.next_arg < len(self.args):
-            extra = ", ".join(self.describe(a) for a in self.args[self.next_arg :])
-            out.append(f"%!(EXTRA {extra})")
-        return "".join(out)
-
-    @staticmethod
-    def describe(arg: Any) -> str:
-        t = type(arg)
-        if t is str:
-            return f"string={arg}"
-        if t is int:
-            return f"int={arg}"
-        if t is float or is_decimal(arg):
-            return f"float64={_go_g(float(arg))}"
-        return f"{_go_type(arg)}={rego_text(arg)}"
-
-    def verb(self, verb: str, arg: Any, flags: str, width: int | None, prec: str | None) -> str:
-        t = type(arg)
-        p = int(prec) if prec else (0 if prec == "" else None)
-        if verb in "vs":
-            if t is str:
-                text = arg if p is None else arg[:p]
-            elif t is int:  # OPA formats an integer as a big.Int: %s and %v print its digits
-                text = str(arg)
-            elif t is float or is_decimal(arg):
-                text = _go_g(float(arg)) if verb == "v" else f"%!s({self.describe(arg)})"
-            else:
-                text = rego_text(arg)
-        elif verb == "t":
-            text = ("true" if arg else "false") if t is bool else f"%!t({self.describe(arg)})"
-        elif verb == "q":
-            text = _go_quote(arg) if t is str else f"%!q({self.describe(arg)})"
-        elif verb in "dboxX" and t is int:
-            if verb == "o":
-                # Go writes 100 for %o of 64, other Rego engines 0O100: refuse rather than differ.
-                raise BuiltinError("unsupported: sprintf verb %o")
-            text = format(abs(arg), verb)
-            if prec is not None and p is not None:
-                text = text.rjust(p, "0")
-            if "#" in flags and verb in "xX":
-                text = "0" + verb + text
-            text = ("-" if arg < 0 else ("+" if "+" in flags else "")) + text
-        elif verb in "xX" and t is str:
-            text = arg.encode().hex()
-            text = text.upper() if verb == "X" else text
-        elif verb in "eEfFgG" and is_number(arg):
-            f = float(arg)
-            if verb in "gG" and p is None:
-                text = _go_g(f)
-                text = text.upper() if verb == "G" else text
-            else:
-                text = format(
-                    f, ("+" if "+" in flags else "") + "." + str(6 if p is None else p) + verb
-                )
-        else:
-            text = f"%!{verb}({self.describe(arg)})"
-        if width is not None and len(text) < width:
-            if "-" in flags:
-                text = text.ljust(width)
-            elif "0" in flags and verb in "dbxXeEfFgG" and t in (int, float):
-                sign = text[0] if text[0] in "+-" else ""
-                text = sign + text[len(sign) :].rjust(width - len(sign), "0")
-            else:
-                text = text.rjust(width)
-        return text
-
-
-def _go_type(v: Any) -> str:
-    t = type(v)
-    if t is bool:
-        return "bool"
-    return "ast.Value"
-
-
-def _go_g(f: float) -> str:
-    """Go's ``%v`` of a float64: the shortest representation, exponent form for large/small."""
-    if f.is_integer() and abs(f) < 1e21:
-        return str(int(f))
-    r = repr(f)
-    if "e" in r:
-        mant, exp = r.split("e")
-        sign = exp[0] if exp[0] in "+-" else "+"
-        digits = exp.lstrip("+-").rjust(2, "0")
-        return f"{mant}e{sign}{digits}"
-    return r
-
-
-def _go_quote(s: str) -> str:
-    """Go's ``strconv.Quote``."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif o < 0x20 or o == 0x7F:
-            out.append(f"\\x{o:02x}")
-        elif not ch.isprintable():
-            out.append(f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def rego_text(v: Any) -> str:
@@ -444,11 +297,11 @@ def rego_text(v: Any) -> str:
     if t is int:
         return str(v)
     if t is float:
-        return _go_g(v)
+        return repr(v)  # the shortest text that reads back, as JSON writes it: 4.0, 1e+21
     if is_decimal(v):
         return str(v)
     if t is str:
-        return _go_quote(v)
+        return gofmt.quote(v)
     if t is list:
         return "[" + ", ".join(rego_text(x) for x in v) + "]"
     if t is dict:

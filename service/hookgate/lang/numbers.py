@@ -25,7 +25,7 @@ class NumberError(ValueError):
 
 
 def literal(text: str) -> int | float | Decimal:
-    """The value of a number literal with a fraction or exponent (``4.0`` → 4, ``1e30`` → an
+    """The value of a number literal with a fraction or exponent (``4.0`` → 4.0, ``1e30`` → an
     exact int, ``0.5`` → 0.5, ``0.1234567890123456789`` → a Decimal)."""
     from decimal import Decimal, InvalidOperation
 
@@ -34,10 +34,19 @@ def literal(text: str) -> int | float | Decimal:
     except InvalidOperation:
         raise NumberError(f"invalid number {text}") from None
     if d.is_zero():
-        return 0
+        return float(d)  # 0.0, -0.0, 0e99999: a float64 zero in OPA
     if d.adjusted() >= MAX_INT_DIGITS:
         raise NumberError("unsupported: number too big")
+    if d == d.to_integral_value() and abs(d) <= _FLOAT_EXACT:
+        # OPA keeps a literal's text, and a text with a fraction or exponent is a float to
+        # sprintf (``%d`` of 4.0 is ``%!d(float64=4)``): an integral one a float holds
+        # exactly stays one; arithmetic on it is integer arithmetic (operators.py).
+        return float(d)
     return normalize(d)
+
+
+# A float holds every integer up to this exactly; an integral literal past it is an int.
+_FLOAT_EXACT = 1 << 53
 
 
 def normalize(d: Decimal) -> int | float | Decimal:

@@ -34,9 +34,22 @@ def _exact(op: str, a: Any, b: Any) -> Any:
     return arith(op, a, b)
 
 
+def _integral_result(r: float, a: Any, b: Any, op: Callable[[int, int], int]) -> Any:
+    """An integral float result as OPA gives it: integer operands (``4.0``, ``1e3`` count)
+    make integer arithmetic, exact at any size; any other integral result below a million is
+    an integer too (big.Float's shortest text has no exponent there), one above stays a float.
+    """
+    if (type(a) is int or a.is_integer()) and (type(b) is int or b.is_integer()):
+        return op(int(a), int(b))
+    return int(r) if -1e6 < r < 1e6 else r
+
+
 def op_plus(a: Any, b: Any) -> Any:
     if _num_check("plus", a, b):
-        return a + b
+        r = a + b
+        if type(r) is float and r.is_integer():
+            return _integral_result(r, a, b, int.__add__)
+        return r
     return _exact("+", a, b)
 
 
@@ -47,13 +60,19 @@ def op_minus(a: Any, b: Any) -> Any:
     if (ta is RegoSet) != (tb is RegoSet):
         raise BuiltinError("minus: operands must be both numbers or both sets")
     if _num_check("minus", a, b):
-        return a - b
+        r = a - b
+        if type(r) is float and r.is_integer():
+            return _integral_result(r, a, b, int.__sub__)
+        return r
     return _exact("-", a, b)
 
 
 def op_mul(a: Any, b: Any) -> Any:
     if _num_check("mul", a, b):
-        return a * b
+        r = a * b
+        if type(r) is float and r.is_integer():
+            return _integral_result(r, a, b, int.__mul__)
+        return r
     return _exact("*", a, b)
 
 
@@ -67,7 +86,9 @@ def op_div(a: Any, b: Any) -> Any:
         q, r = divmod(a, b)
         if r == 0:
             return q
-    return a / b
+    r = a / b
+    # OPA divides in big.Float: an integral quotient below a million is an integer (4.0 / 2).
+    return int(r) if r.is_integer() and -1e6 < r < 1e6 else r
 
 
 def op_rem(a: Any, b: Any) -> Any:
