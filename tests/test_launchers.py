@@ -11,7 +11,8 @@ import pytest
 
 from hookgate.shell import launchers
 from hookgate.shell.analysis import analyse
-from hookgate.shell.launchers import TABLES, awk_commands, make_recipes
+from hookgate.shell.awk import awk_commands
+from hookgate.shell.launchers import SHELLS, TABLES, make_recipes
 
 
 def runs(line: str, name: str = "rm") -> list[list[str]]:
@@ -106,12 +107,15 @@ def test_every_awk_runs_what_its_program_hands_a_shell(name):
 
 
 def test_awk_programs():
-    assert awk_commands('BEGIN { print "rm -rf ~" | "sh" }') == "rm -rf ~"
-    assert awk_commands('{ "date +%s" | getline t }') == "date +%s"
-    assert awk_commands('BEGIN { system("rm -rf " ENVIRON["HOME"] "/x") }') == "rm -rf ${HOME}/x"
-    assert awk_commands('{ system("rm -rf " $1) }') == "rm -rf ${awk_1}"
-    assert awk_commands('BEGIN { system("printf \\"a\\\\n\\"") }') == 'printf "a\\n"'
-    assert awk_commands("{ print $1 }") == ""
+    assert awk_commands('BEGIN { print "rm -rf ~" | "sh" }', SHELLS) == "rm -rf ~"
+    assert awk_commands('{ "date +%s" | getline t }', SHELLS) == "date +%s"
+    assert (
+        awk_commands('BEGIN { system("rm -rf " ENVIRON["HOME"] "/x") }', SHELLS)
+        == "rm -rf ${HOME}/x"
+    )
+    assert awk_commands('{ system("rm -rf " $1) }', SHELLS) == "rm -rf ${awk_1}"
+    assert awk_commands('BEGIN { system("printf \\"a\\\\n\\"") }', SHELLS) == 'printf "a\\n"'
+    assert awk_commands("{ print $1 }", SHELLS) == ""
 
 
 @pytest.mark.parametrize("name", sorted(TABLES["makes"]))

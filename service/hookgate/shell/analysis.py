@@ -23,7 +23,6 @@ from hookgate.shell.expansion import (
 )
 from hookgate.shell.files import FileEffects, SessionFiles
 from hookgate.shell.launchers import (
-    ONE_LINERS,
     SCRIPT_FILES,
     SHELLS,
     TABLES,
@@ -32,7 +31,6 @@ from hookgate.shell.launchers import (
     make_recipes,
     reads_script_from_stdin,
     script_files,
-    shebang,
     suffix_interpreter,
     unwrap,
     wrapper_chdir,
@@ -43,12 +41,12 @@ from hookgate.shell.launchers import (
 from hookgate.shell.limits import (
     MAX_ANALYSED,
     MAX_COMMAND_CHARS,
-    MAX_DEPTH,
     MAX_LOOP_VALUES,
     MAX_NEST,
     Budget,
     too_deep,
 )
+from hookgate.shell.nesting import Nesting
 from hookgate.shell.output import (
     backslash_escapes,
     command_output,
@@ -70,7 +68,6 @@ from hookgate.shell.words import (
     normalize_path,
     single_quoted,
     span_of,
-    word_offsets,
 )
 
 TYPE_CHECKING = False
@@ -78,12 +75,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Run(FileEffects, ShellState):
+class Run(FileEffects, ShellState, Nesting):
     """The symbolic run of one script (the root line or a nested one): what its commands do to
     the variables, functions, directories and files later commands see, and which commands they
     run in turn. Its parser hands it each construct as it reads it (the methods of
     ``runner.Runner``); the run appends every simple command to ``out``. What it does to files
-    is in ``files.FileEffects``, to variables and directories in ``state.ShellState``."""
+    is in ``files.FileEffects``, to variables and directories in ``state.ShellState``, how it
+    reads the scripts it runs in ``nesting.Nesting``."""
 
     def __init__(
         self, depth: int, out: list[Command], cwd: str | None, via: list[str], budget: Budget
@@ -641,120 +639,6 @@ class Run(FileEffects, ShellState):
             runs = [[w.text for w in command] + batch for batch in batches]
         self.budget.expand(sum(len(a) for run in runs for a in run))
         return "\n".join(" ".join(single_quoted(a) for a in run) for run in runs)
-
-    def nested_words(
-        self,
-        words: list[Word],
-        owner: Command,
-        via: str,
-        remote: bool = False,
-        args: list[Word] | None = None,
-    ) -> None:
-        """Parse the words' text (joined by spaces) as a script run by ``owner``; ``args``
-        are a shell's operands after its ``-c`` script (``$0``, then ``$1``…), when it is one."""
-        if any(w.span is None and len(w.offs) != len(w.text) for w in words):
-            # A word an expansion made ($x, $(echo …)) is nowhere in the original text: nothing
-            # of this script may be edited in place (offsets made up for it would edit others).
-            self.nested_printed(" ".join(w.text for w in words), owner, via, remote, args)
-            return
-        text_parts: list[str] = []
-        offs: list[int] = []
-        for w in words:
-            if text_parts:
-                text_parts.append(" ")
-                offs.append(offs[-1] if offs else 0)
-            text_parts.append(w.text)
-            offs.extend(word_offsets(w))
-        self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
-
-    def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
-        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
-        makes the script of the file's text (a makefile's recipes)."""
-        text = self.written(path, self.cwd, run=True)
-        if text is not None:
-            self.nested_printed(read(text) if read else text, owner, via)
-
-    def run_file(self, path: str, owner: Command, args: list[Word]) -> None:
-        """``./w.sh`` (or ``uv run w.py``) of a file whose text the line shows: its ``#!``
-        line (or, run by a package runner, its suffix) names an interpreter whose one-liner the
-        guards read (``python3 -c``); else the shell runs it (bash runs a file with no ``#!``
-        line as its own script)."""
-        text = self.written(path, self.cwd, run=True)
-        if text is None:
-            return
-        program = shebang(text) or suffix_interpreter(path, owner.via)
-        interpreter = interpreter_of(program) if program else None
-        if interpreter is not None:
-            self.one_liner(program or interpreter, text, args, owner)
-        else:
-            self.nested_printed(text, owner, owner.name)
-
-    def one_liner(self, program: str, code: str, args: list[Word], owner: Command) -> None:
-        """``python3 w.py a`` of a file whose text the line shows, as the guards read it:
-        ``python3 -c "<w.py's text>" a`` (not in the line's text: no offsets, nothing edits it
-        in place; it carries the owner's span)."""
-        self.budget.command()
-        self.budget.read(len(code))
-        option = ONE_LINERS[interpreter_of(program) or program]
-        texts = [program, option, code] + [w.text for w in args]
-        words = [Word(t, None, True, []) for t in texts]
-        self.out.append(
-            Command(program, words, owner.env, owner.span, owner.cwd, owner.via, owner.incomplete)
-        )
-
-    def nested_printed(
-        self,
-        text: str,
-        owner: Command,
-        via: str,
-        remote: bool = False,
-        args: list[Word] | None = None,
-    ) -> None:
-        """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
-        by ``owner``. Its commands are not in the original text: their words have no span, so
-        nothing edits them in place, and they carry the owner's span."""
-        found: list[Command] = []
-        saved, self.out = self.out, found
-        try:
-            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote, args)
-        finally:
-            self.out = saved
-        for c in found:
-            words = [Word(w.text, None, w.literal, [], kind=w.kind) for w in c.words]
-            printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
-            printed.writes = c.writes
-            printed.branch, printed.git_config = c.branch, c.git_config
-            self.out.append(printed)
-
-    def nested(
-        self,
-        text: str,
-        offs: list[int],
-        via: list[str],
-        remote: bool = False,
-        args: list[Word] | None = None,
-        bound: dict[str, str] | None = None,
-    ) -> None:
-        if self.depth + 1 > MAX_DEPTH:
-            raise too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
-        cwd = None if remote else self.cwd
-        sub = Run(self.depth + 1, self.out, cwd, via, self.budget)
-        sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
-        if args is not None:  # bash -c 'script' arg0 arg1 …
-            kinds = [w.kind for w in args if w.kind is not None]
-            kind = kinds[0] if kinds else None
-            sub.vars["0"] = Value([args[0].text if args else via[-1]], kind)
-            sub.vars["@"] = Value([w.text for w in args[1:]], kind)
-        for var, value in (bound or {}).items():  # a loop's variable, for one of its values
-            sub.vars[var] = Value([value])
-        sub.scripts = self.scripts  # the same files, wherever they are written or run
-        sub.aliases.update(self.aliases)
-        sub.functions = dict(self.functions)
-        sub.share_state(self)
-        Parser(text, offs, sub).parse()
-        if via[-1:] in (["source"], ["."]):  # run in this shell: what it defines stays
-            self.functions.update(sub.functions)
-            self.vars.update(sub.vars)
 
 
 # Commands whose output is a file's content: $(cat f) is an unknown file, not a command's text.
