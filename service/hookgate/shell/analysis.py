@@ -554,14 +554,39 @@ class Run(FileEffects, ShellState, Nesting):
     ) -> Command:
         """A command whose word is an alias bash expands here: the alias's text, then the
         other words, read as a script (nothing of it can be edited in place)."""
-        text = self.aliases[words[0].text]
+        value = self.aliases[words[0].text]
+        parts = [value]
+        k = 1
+        # an alias ending in a blank makes bash read the next word as an alias too (alias
+        # s='sudo '; s ll), and so on while the alias it gives ends in one
+        while value[-1:] in (" ", "\t") and k < len(words) and self.alias_word(words[k]):
+            value = self.aliases[words[k].text]
+            parts.append(self.alias_text(words[k].text, frozenset()))
+            k += 1
         cmd = Command(command_name(words[0].text), words, env, span, self.cwd, via)
         self.out.append(cmd)
-        script = text + " " + " ".join(single_quoted(w.text) for w in words[1:])
+        script = " ".join(parts + [single_quoted(w.text) for w in words[k:]])
         self.enter()
         self.nested_printed(script, cmd, "alias")
         self.leave()
         return cmd
+
+    def alias_text(self, name: str, active: frozenset[str]) -> str:
+        """Alias ``name``'s text, its first word expanded when that is another alias (bash
+        reads an alias's text again as it reads the line; not an alias being expanded)."""
+        text = self.aliases[name]
+        head = text.lstrip()
+        first = head.split(None, 1)[0] if head.strip() else ""
+        if first in self.aliases and first not in active and first != name:
+            return self.alias_text(first, active | {name}) + head[len(first) :]
+        return text
+
+    def alias_word(self, word: Word) -> bool:
+        """Whether bash reads ``word`` as an alias: one of the line's, unexpanded and not
+        quoted (its text is all of its span, where it has one)."""
+        if word.text not in self.aliases or word.marks is not None:
+            return False
+        return word.span is None or word.span[1] - word.span[0] == len(word.text)
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is

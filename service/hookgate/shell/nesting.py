@@ -149,6 +149,7 @@ class Nesting:
         sub.functions = dict(self.functions)
         sub.share_state(self)
         Parser(text, offs, sub).parse()
-        if via[-1:] in (["source"], ["."]):  # run in this shell: what it defines stays
+        if via[-1:] in (["source"], ["."], ["eval"]):  # run in this shell: what it defines stays
             self.functions.update(sub.functions)
             self.vars.update(sub.vars)
+            self.aliases.update(sub.aliases)
