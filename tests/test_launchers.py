@@ -32,7 +32,8 @@ def test_the_table_parses_and_names_its_errors():
 
 
 def _wrapped(name: str) -> str:
-    operand = " x" if name in TABLES["operand-first"] else ""
+    leading = TABLES["operand-first"].keys() | TABLES["leading-operand"].keys()
+    operand = " x" if name in leading else ""
     if name == "cross-env-shell":
         return f"{name} 'rm -rf /x'"
     return f"{name}{operand} rm -rf /x"
@@ -58,6 +59,40 @@ def test_a_script_option_of_the_wrapped_command_is_not_the_wrappers():
     # flock's -c ends with its options: here -c belongs to git commit (a message file)
     assert runs("flock f git commit -c HEAD", "git") == [["git", "commit", "-c", "HEAD"]]
     assert runs("su -lc 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["leading-operand"]))
+def test_a_leading_operand_is_the_wrappers_only_when_it_is_no_option(name):
+    assert runs(f"{name} x -R rm -rf /x") == [["rm", "-rf", "/x"]]
+    assert runs(f"{name} -R rm -rf /x") == [["rm", "-rf", "/x"]]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["argv-options"]))
+def test_every_argv_option_runs_the_rest_of_the_words(name):
+    for option in sorted(TABLES["argv-options"][name]):
+        assert runs(f"{name} develop .#x {option} rm -rf /x") == [["rm", "-rf", "/x"]], option
+    assert runs(f"{name} develop .#x", "rm") == []
+
+
+def test_sg_runs_its_operand_as_a_shell_script():
+    # as real sg does: sg GROUP 'a; b' runs /bin/sh -c 'a; b' (sg root echo x y prints a
+    # blank line: echo is the script, x its $0)
+    assert runs("sg staff 'rm -rf /x; true'") == [["rm", "-rf", "/x"]]
+    assert runs("sg - staff -c 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+    assert runs("sg staff rm -rf /x") == [["rm"]]
+
+
+def test_an_images_entrypoint_is_the_program_its_words_go_to():
+    for image, program in TABLES["image-entrypoints"].items():
+        (name,) = program
+        for ref in (image, f"docker.io/{image}:1.2", f"{image}@sha256:ab"):
+            line = f"docker run -v /:/h {ref} --rm -rf /h/etc"
+            assert runs(line, name) == [[name, "--rm", "-rf", "/etc"]], ref
+    for image, program in TABLES["image-option-programs"].items():
+        (name,) = program
+        assert runs(f"podman run -v /:/h {image} -x /h/etc", name) == [[name, "-x", "/etc"]]
+        # a first word that is no option is the command (docker run bash rm …: rm)
+        assert runs(f"docker run -v /:/h library/{image} rm -rf /h") == [["rm", "-rf", "/"]]
 
 
 @pytest.mark.parametrize("name", sorted(TABLES["multiplexers"]))

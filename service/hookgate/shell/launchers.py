@@ -27,6 +27,8 @@ PATH = os.path.join(os.path.dirname(__file__), "launchers.txt")
 SECTIONS = (
     "wrappers",
     "operand-first",
+    "leading-operand",
+    "argv-options",
     "wrapper-scripts",
     "script-files",
     "operands-are-a-script",
@@ -34,6 +36,9 @@ SECTIONS = (
     "multiplexers",
     "package-runners",
     "containers",
+    "image-entrypoints",
+    "image-option-programs",
+    "git-scripts",
     "container-subcommands",
     "shells",
     "awks",
@@ -107,6 +112,7 @@ SHELLS = frozenset(TABLES["shells"])
 _WRAPPER_VALUES = TABLES["wrappers"]
 _TRANSPARENT = frozenset(_WRAPPER_VALUES)
 _OPERAND_FIRST = frozenset(TABLES["operand-first"])
+_LEADING = frozenset(TABLES["leading-operand"])
 _SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
 SCRIPT_FILES = TABLES["script-files"]
 FILE_READERS = frozenset(TABLES["file-readers"])
@@ -164,7 +170,8 @@ def unwrap(
                     return ("script", [head] + words[k + 1 :]), k + 1
         # sudo takes VAR=value before its command too (sudo A=1 rm -rf ~)
         env_like = name in ("env", "cross-env", "cross-env-shell", "sudo")
-        k = _options_end(words, 1, _WRAPPER_VALUES[name], skip_assignments=env_like)
+        start = 2 if name in _LEADING and n > 1 and not words[1].text.startswith("-") else 1
+        k = _options_end(words, start, _WRAPPER_VALUES[name], skip_assignments=env_like)
         if name in _OPERAND_FIRST and k < n:
             k += 1  # the duration / lock file / new root / mask / priority
         if name == "cross-env-shell":  # its command is a shell script
@@ -200,6 +207,14 @@ def unwrap(
     if name in TABLES["operands-are-scripts"]:
         k = _options_end(words, 1, TABLES["operands-are-scripts"][name])
         return (("scripts", words[k:]), k) if k < n else (None, n)
+    if name in TABLES["argv-options"]:  # nix develop -c git push: git push
+        options = TABLES["argv-options"][name]
+        k = next((k for k in range(1, n) if words[k].text in options), n)
+        return (("argv", words[k + 1 :], []), k + 1) if k + 1 < n else (None, n)
+    if name == "sg":  # sg GROUP [-c] SCRIPT [ARG0 …]: /bin/sh -c SCRIPT
+        k = 1 + (words[1].text == "-" if n > 1 else 0)
+        k += 1 + (k + 1 < n and words[k + 1].text == "-c")
+        return (("script", [words[k]]), n) if k < n else (None, n)
     if name in TABLES["multiplexers"] and n > 1:  # busybox rm -rf ~: the applet is the command
         return ("argv", words[1:], []), 1
     if name in TABLES["awks"]:
@@ -435,6 +450,13 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
     if j >= n:
         return None, n
     inner = words[j + 1 :]
+    image = _image_name(words[j].text)
+    if entrypoint is None and sub == "run":
+        program = TABLES["image-entrypoints"].get(image)
+        if program is None and inner and inner[0].text.startswith("-"):
+            program = TABLES["image-option-programs"].get(image)
+        if program:  # one program: a section's entry is "image: program"
+            entrypoint = Word(next(iter(program)), None, True, [])
     if entrypoint is not None and entrypoint.text:
         inner = [entrypoint, *inner]
     if not inner:
@@ -442,6 +464,21 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
     # docker exec and compose: the container's mounts are not on the line
     known = sub == "run" and not compose
     return ("container", inner, mounts if known else None, workdir), j + 1
+
+
+def _image_name(ref: str) -> str:
+    """An image reference without its registry, ``library/``, tag and digest
+    (``docker.io/alpine/git:v2@sha256:…`` is ``alpine/git``)."""
+    name = ref.split("@", 1)[0]
+    slash = name.rfind("/")
+    if name.rfind(":") > slash:
+        name = name[: name.rfind(":")]
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # a registry host
+    if parts[:1] == ["library"]:
+        parts = parts[1:]
+    return "/".join(parts)
 
 
 def host_source(src: str, here: str) -> str:
@@ -568,7 +605,8 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
-    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run``; and
+    """Commands git itself runs: options of [git-scripts] (``rebase -x``, ``difftool -x``,
+    ``clone --upload-pack``), ``submodule foreach``, ``bisect run``; and
     the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
     ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
     Shell aliases and program settings given to a command itself are read by
@@ -581,10 +619,11 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     parsed = parse_argv(argv, {}, None)
     sub = parsed["subcommand"]
     rest = words[len(argv) - len(parsed["args"]) :]
-    if sub == "rebase":
-        scripts = [_option_value(rest, k, ("-x", "--exec")) for k in range(len(rest))]
+    if sub in TABLES["git-scripts"]:  # rebase -x, difftool -x, clone --upload-pack, …
+        names = tuple(TABLES["git-scripts"][sub])
+        scripts = [_option_value(rest, k, names) for k in range(len(rest))]
         found = [w for w in scripts if w is not None]
-        return (("script", found[:1]), len(words)) if found else (None, len(words))
+        return (("scripts", found), len(words)) if found else (None, len(words))
     texts = [w.text for w in rest]
     if sub == "submodule" and "foreach" in texts:
         k = texts.index("foreach") + 1
