@@ -85,6 +85,16 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	runs(run, file)
 }
 
+# A shell or interpreter running what a download prints, however the line connects them (curl …
+# | /bin/bash, wget -O- … | tee log | busybox sh, bash < <(curl …), curl … > >(sh), source
+# <(curl …)): the commands that feed it, from shell analysis (fed_by).
+outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	"critical" in cfg.pre_severities
+	some c in data.hookgate.lib.commands
+	some name in c.fed_by
+	name in {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nc", "ncat", "socat"}
+}
+
 # The file a curl or wget command writes: its output option's value (-o for curl, -O for wget,
 # also ending a bundle of flags: -fsSLo FILE), attached (-oFILE, --output=FILE), or the URL's
 # last part (curl -O, wget without -O).

@@ -30,6 +30,7 @@ from hookgate.shell.launchers import (
     interpreter_of,
     make_recipes,
     reads_script_from_stdin,
+    runs_stdin,
     script_files,
     suffix_interpreter,
     unwrap,
@@ -216,6 +217,7 @@ class Run(FileEffects, ShellState, Nesting):
                 fed = stdin = self.written(reads[-1], self.cwd, run=True)
         cmd.writes = writes
         cmd.appends = appends
+        self.fed_through_substitutions(cmd, reads if not heredocs else [], writes + appends)
         if heredocs:
             reader = self.runs.get(id(cmd), cmd)
             self.unread[id(cmd)] = [reader] if reads_script_from_stdin(reader) else []
@@ -231,6 +233,24 @@ class Run(FileEffects, ShellState, Nesting):
                 self.nested_printed(fed, reader, reader.name)
         return cmd
 
+    def fed_through_substitutions(self, cmd: Command, reads: list[str], writes: list[str]) -> None:
+        """A shell or interpreter running what a process substitution prints (``bash <
+        <(curl …)``), or run by one that ``cmd`` writes to (``curl … > >(bash)``): what
+        feeds it (``Command.fed_by``)."""
+        reader = self.runs.get(id(cmd), cmd)
+        if reads and runs_stdin(reader):
+            self.fed_from(reader, reads[-1])
+        for path in writes:
+            for inner in self.subs.get(path, ()) if path.startswith(">(") else ():
+                if inner.piped is None and runs_stdin(self.runs.get(id(inner), inner)):
+                    self.runs.get(id(inner), inner).fed_by = _producers(cmd)
+
+    def fed_from(self, reader: Command, source: str) -> None:
+        """``reader`` runs what process substitution ``source`` prints (``<(curl …)``)."""
+        ran = [c for c in self.subs.get(source, ()) if c.name] if source.startswith("<(") else []
+        if ran:
+            reader.fed_by = _producers(ran[-1])
+
     def pipeline(self, cmds: list[Command | None]) -> None:
         """A pipeline was read: each command reads what the one before prints (a shell among
         them runs it as its script); a lone ``cd``, ``pushd`` or ``popd`` moves later ones."""
@@ -239,6 +259,8 @@ class Run(FileEffects, ShellState, Nesting):
                 cmd.piped = prev
                 self.wrote_output(cmd, prev)
                 reader = self.runs.get(id(cmd), cmd)
+                if runs_stdin(reader):
+                    reader.fed_by = _producers(prev)
                 if reads_script_from_stdin(reader):
                     self.feed_shell(prev, reader)
         last = cmds[-1]
@@ -426,6 +448,10 @@ class Run(FileEffects, ShellState, Nesting):
         self.out.append(cmd)
         if self.budget.earlier is not None:
             self.changed(cmd)  # sed -i w.sh: a file the session wrote, changed unseen
+        if name in SHELLS or name in ("source", "."):  # bash <(curl …): its script file
+            first = next((w for w in words[1:] if not w.text.startswith(("-", "+"))), None)
+            if first is not None:
+                self.fed_from(cmd, first.text)
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
@@ -664,6 +690,15 @@ class Run(FileEffects, ShellState, Nesting):
             runs = [[w.text for w in command] + batch for batch in batches]
         self.budget.expand(sum(len(a) for run in runs for a in run))
         return "\n".join(" ".join(single_quoted(a) for a in run) for run in runs)
+
+
+def _producers(cmd: Command) -> list[str]:
+    """The names of ``cmd`` and of the commands piped into it, nearest first."""
+    names = [cmd.name]
+    while cmd.piped is not None and len(names) <= MAX_NEST:
+        cmd = cmd.piped
+        names.append(cmd.name)
+    return names
 
 
 # Commands whose output is a file's content: $(cat f) is an unknown file, not a command's text.

@@ -38,6 +38,7 @@ SECTIONS = (
     "containers",
     "image-entrypoints",
     "image-option-programs",
+    "path-execs",
     "git-scripts",
     "container-subcommands",
     "shells",
@@ -250,8 +251,8 @@ def unwrap(
         return None, n
     if name == "parallel":
         return _parallel_runs(words)
-    if name == "find":
-        return _find_exec(words)
+    if name in TABLES["path-execs"]:
+        return _find_exec(words, TABLES["path-execs"][name])
     if name == "git":
         return _git_runs(words)
     interpreter = name.rstrip("0123456789.")
@@ -264,6 +265,28 @@ def interpreter_of(name: str) -> str | None:
     """The [interpreters] entry of program ``name`` (python3.12: python), or None."""
     interpreter = name.rstrip("0123456789.")
     return interpreter if interpreter in ONE_LINERS else None
+
+
+def runs_stdin(cmd: Command) -> bool:
+    """Whether ``cmd`` runs what it reads on stdin as code: a shell without ``-c`` or a
+    script (``reads_script_from_stdin``), an interpreter without code, module or script file
+    (``python3``, ``node -``)."""
+    if reads_script_from_stdin(cmd):
+        return True
+    interpreter = interpreter_of(cmd.name)
+    if interpreter is None:
+        return False
+    stops = TABLES["interpreter-stops"].get(interpreter, frozenset())
+    values = TABLES["interpreters"][interpreter]
+    k = 1
+    while k < len(cmd.words):
+        a = cmd.words[k].text
+        if a in stops or a.split("=", 1)[0] in stops:
+            return a == "-"
+        if not a.startswith("-") or a == "--":
+            return False  # a script file
+        k += 2 if a in values else 1
+    return True
 
 
 def _interpreted(interpreter: str, words: list[Word]) -> tuple[Any, int]:
@@ -583,14 +606,15 @@ def _sourced(operand: list[Word], printed: Callable[[str], str | None]) -> tuple
     return None if text is None else ("printed", text)
 
 
-def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
-    """``find … -exec cmd {} ;``: the commands it runs; find keeps every other word."""
+def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | list[Word]]:
+    """``find … -exec cmd {} ;``, ``fd … -x cmd``: the commands it runs (after an option of
+    ``starts``); it keeps every other word."""
     inner: list[list[Word]] = []
     own: list[Word] = words[:1]
     k = 1
     while k < len(words):
         own.append(words[k])
-        if words[k].text in ("-exec", "-execdir", "-ok", "-okdir"):
+        if words[k].text in starts:
             j = k + 1
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1

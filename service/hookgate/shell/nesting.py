@@ -118,6 +118,7 @@ class Nesting:
             printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
             printed.writes = c.writes
             printed.branch, printed.git_config = c.branch, c.git_config
+            printed.fed_by = c.fed_by
             self.out.append(printed)
 
     def nested(
