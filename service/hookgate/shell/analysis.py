@@ -513,7 +513,7 @@ class Run(FileEffects, ShellState, Nesting):
         """Analyse the argv a container runs: its paths under a bind mount are the host's
         (``-v /:/host`` … ``rm -rf /host/etc`` deletes ``/etc``), its other absolute paths are
         the container's own (``container:/etc``: no host path); ``-w`` is its directory."""
-        _, argv, mounts, workdir = inner
+        _, argvs, mounts, workdir = inner
         saved = self.mounts, self.cwd
         if mounts is not None:
             here = "." if self.cwd is None else self.cwd
@@ -527,8 +527,9 @@ class Run(FileEffects, ShellState, Nesting):
             self.mounts = sorted(table, key=lambda m: -len(m[0]))
             self.cwd = self.host_path(normalize_path("/" + (workdir or "/")))
         try:
-            self.budget.command()
-            self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
+            for argv in argvs:
+                self.budget.command()
+                self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
         finally:
             self.mounts, self.cwd = saved
 

@@ -144,8 +144,8 @@ def unwrap(
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
     that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
     path)``, ``("interpreted", interpreter, script word, its arguments)`` (``python3 -u w.py
-    a``: an [interpreters] program running a script file) or ``("container", inner, mounts,
-    workdir)`` (argv run in a container).
+    a``: an [interpreters] program running a script file) or ``("container", argvs, mounts,
+    workdir)`` (each argv may be what runs in a container).
 
     The second value is how many words belong to the wrapper itself (or those words).
     ``printed`` is what a command substitution prints, when the line shows it (None if not):
@@ -178,7 +178,7 @@ def unwrap(
         if name == "cross-env-shell":  # its command is a shell script
             return (("script", words[k:]), k) if k < n else (None, n)
         if name == "chroot" and k < n:  # the new root is its command's /, and its directory
-            return ("container", words[k:], [("/", words[k - 1].text)], "/"), k
+            return ("container", [words[k:]], [("/", words[k - 1].text)], "/"), k
         return (("argv", words[k:], []), k) if k < n else (None, n)
     if name in SHELLS:
         k = 1
@@ -473,20 +473,23 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
     if j >= n:
         return None, n
     inner = words[j + 1 :]
+    # the words as a command, and, when the image's entrypoint is a known program, as its
+    # arguments too (a local image may carry the same name with another entrypoint)
+    runs = [inner] if inner else []
     image = _image_name(words[j].text)
     if entrypoint is None and sub == "run":
         program = TABLES["image-entrypoints"].get(image)
         if program is None and inner and inner[0].text.startswith("-"):
             program = TABLES["image-option-programs"].get(image)
         if program:  # one program: a section's entry is "image: program"
-            entrypoint = Word(next(iter(program)), None, True, [])
-    if entrypoint is not None and entrypoint.text:
-        inner = [entrypoint, *inner]
-    if not inner:
+            runs.insert(0, [Word(next(iter(program)), None, True, []), *inner])
+    elif entrypoint is not None and entrypoint.text:
+        runs = [[entrypoint, *inner]]
+    if not runs:
         return None, n
     # docker exec and compose: the container's mounts are not on the line
     known = sub == "run" and not compose
-    return ("container", inner, mounts if known else None, workdir), j + 1
+    return ("container", runs, mounts if known else None, workdir), j + 1
 
 
 def _image_name(ref: str) -> str:
