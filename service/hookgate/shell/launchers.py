@@ -633,7 +633,7 @@ def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | li
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
     """Commands git itself runs: options of [git-scripts] (``rebase -x``, ``difftool -x``,
-    ``clone --upload-pack``), ``submodule foreach``, ``bisect run``; and
+    ``filter-branch --tree-filter``), ``submodule foreach``, ``bisect run``; and
     the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
     ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
     Shell aliases and program settings given to a command itself are read by
