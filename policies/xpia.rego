@@ -95,6 +95,16 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	name in {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nc", "ncat", "socat"}
 }
 
+# Interpreter code that fetches code and runs it (python3 -c "exec(urlopen(u).read())", ruby -e
+# "eval(URI.open(u).read)"): interpreters.fetch_patterns and eval_patterns, both in one program.
+outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	"critical" in cfg.pre_severities
+	interpreters := data.hookgate.config.interpreters
+	some x in data.hookgate.lib.interpreter_code
+	regex.match(concat("|", interpreters.fetch_patterns), x.code)
+	regex.match(concat("|", interpreters.eval_patterns), x.code)
+}
+
 # The file a curl or wget command writes: its output option's value (-o for curl, -O for wget,
 # also ending a bundle of flags: -fsSLo FILE), attached (-oFILE, --output=FILE), or the URL's
 # last part (curl -O, wget without -O).
