@@ -322,3 +322,14 @@ def test_running_what_a_download_prints_is_denied(pack, line):
 )
 def test_reading_a_download_is_allowed(pack, line):
     assert _outcome(pack, line) == "allow"
+
+
+@pytest.mark.parametrize("image", sorted(TABLES["image-commands"]))
+def test_an_images_default_shell_reads_the_script_it_is_fed_where_it_runs(image):
+    # the script's paths are the container's: under the mount they are the host's
+    assert runs(f"echo 'rm -rf /h/x' | docker run -i -v /:/h {image}:1") == [["rm", "-rf", "/x"]]
+    heredoc = f"docker run -i -v /:/h {image} <<'EOF'\nrm -rf /h/y\nEOF"
+    assert runs(heredoc) == [["rm", "-rf", "/y"]]
+    line = f"echo 'rm -rf /etc' | docker run -i {image}"
+    assert runs(line) == [["rm", "-rf", "container:/etc"]]  # the container's own: no host path
+    assert runs(f"docker run {image} echo hi") == []

@@ -73,6 +73,7 @@ from hookgate.shell.words import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -133,6 +134,9 @@ class Run(FileEffects, ShellState, Nesting):
         # By the id of a command with here-documents: the shells their bodies are fed to (its
         # own reader, and a shell piped from it before the bodies are read: cat <<EOF | sh)
         self.unread: dict[int, list[Command]] = {}
+        # By the id of a command run in a container: its mounts and directory there, for the
+        # script it reads on stdin (echo 'rm -rf /h/x' | docker run -i -v ~:/h alpine sh)
+        self.contained: dict[int, tuple[list[tuple[str, str]] | None, str | None]] = {}
 
     # -- what the parser hands over (runner.Runner) ----------------------------------------------
 
@@ -230,8 +234,18 @@ class Run(FileEffects, ShellState, Nesting):
         elif fed is not None:
             reader = self.runs.get(id(cmd), cmd)
             if reads_script_from_stdin(reader):
-                self.nested_printed(fed, reader, reader.name)
+                self.where_run(reader, lambda: self.nested_printed(fed, reader, reader.name))
         return cmd
+
+    def where_run(self, reader: Command, read: Callable[[], None]) -> None:
+        """``read`` the script ``reader`` reads on stdin where it runs: in a container, with
+        the container's mounts and directory (``contained``)."""
+        saved = self.mounts, self.cwd
+        self.mounts, self.cwd = self.contained.get(id(reader), saved)
+        try:
+            read()
+        finally:
+            self.mounts, self.cwd = saved
 
     def fed_through_substitutions(self, cmd: Command, reads: list[str], writes: list[str]) -> None:
         """A shell or interpreter running what a process substitution prints (``bash <
@@ -262,7 +276,7 @@ class Run(FileEffects, ShellState, Nesting):
                 if runs_stdin(reader):
                     reader.fed_by = _producers(prev)
                 if reads_script_from_stdin(reader):
-                    self.feed_shell(prev, reader)
+                    self.where_run(reader, lambda p=prev, r=reader: self.feed_shell(p, r))
         last = cmds[-1]
         if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd", "popd"):
             self.change_dir(last)
@@ -277,7 +291,8 @@ class Run(FileEffects, ShellState, Nesting):
                 if shell.name in TABLES["makes"]:
                     self.nested_printed(make_recipes(body), shell, shell.name)
                 else:
-                    self.nested(body, offs, shell.via + [shell.name])
+                    via = shell.via + [shell.name]
+                    self.where_run(shell, lambda v=via: self.nested(body, offs, v))
         elif not quoted:
             # an unquoted here-document expands $( ) and `…` in its body
             sub = Run(self.depth, self.out, self.cwd, self.via, self.budget)
@@ -529,7 +544,10 @@ class Run(FileEffects, ShellState, Nesting):
         try:
             for argv in argvs:
                 self.budget.command()
-                self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
+                ran = self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
+                reader = self.runs.get(id(ran), ran)
+                self.runs[id(cmd)] = reader
+                self.contained[id(reader)] = (self.mounts, self.cwd)
         finally:
             self.mounts, self.cwd = saved
 

@@ -38,6 +38,7 @@ SECTIONS = (
     "containers",
     "image-entrypoints",
     "image-option-programs",
+    "image-commands",
     "path-execs",
     "git-scripts",
     "container-subcommands",
@@ -481,6 +482,8 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
         program = TABLES["image-entrypoints"].get(image)
         if program is None and inner and inner[0].text.startswith("-"):
             program = TABLES["image-option-programs"].get(image)
+        if program is None and not inner:
+            program = TABLES["image-commands"].get(image)
         if program:  # one program: a section's entry is "image: program"
             runs.insert(0, [Word(next(iter(program)), None, True, []), *inner])
     elif entrypoint is not None and entrypoint.text:
