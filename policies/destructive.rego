@@ -141,10 +141,30 @@ begins_with_dir(path, dir) if path == dir
 
 begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
-unsafe_target(c, target) := path if {
-	path := resolved(c, target)
-	not safe_path(path, project(c))
+unsafe_target(c, target) := paths[0] if {
+	paths := [path |
+		some alternative in defaults(target)
+		path := resolved(c, alternative)
+		not safe_path(path, project(c))
+	]
+	count(paths) > 0
 }
+
+# What a target may be: ${V:-WORD}/x (or ${V-WORD}/x) with V not set by the line is $V/x when
+# the environment sets V, else WORD/x (${TMPDIR:-/tmp}/build): both must be safe.
+defaults(t) := [concat("", ["${", name, "}", rest]), concat("", [word, rest])] if {
+	startswith(t, "${")
+	end := indexof(t, "}")
+	inner := substring(t, 2, end - 2)
+	dash := indexof(inner, "-")
+	dash > 0
+	name := trim_suffix(substring(inner, 0, dash), ":")
+	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, name)
+	word := substring(inner, dash + 1, -1)
+	not contains(word, "$")
+	not contains(word, "{")
+	rest := substring(t, end + 1, -1)
+} else := [t]
 
 # A target as the command's shell would resolve it: ~, $HOME and $PWD expanded, against its cwd.
 resolved(c, target) := shell.resolve(base(c), expand_pwd(c, expand_home(c, target)))

@@ -288,12 +288,17 @@ git_removed := [{"cmd": x.cmd, "path": p} |
 	some p in x.git.operands
 ]
 
+# fd PATTERN PATH… (and Debian's fdfind): the paths after its pattern.
+find_roots(c) := {a |
+	some i, a in shell.operands(c)
+	i > 0
+} if c.name in {"fd", "fdfind"}
+
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |
-	c.name == "find"
 	some i, a in c.argv
 	i > 0
 	every j in numbers.range(1, i) {
 		not substring(c.argv[j], 0, 1) in {"-", "(", "!"}
 	}
-}
+} if c.name == "find"

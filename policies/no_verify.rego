@@ -92,6 +92,32 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	msg := sprintf("Overriding %s on the git command line replaces the repository's hooks. %s", [key, advice])
 }
 
+# A hooks directory kept on the command line (-c core.hooksPath=.git/hooks, GIT_CONFIG_*) where
+# the repository's configuration names another one (husky's .husky/_): that command runs the
+# other directory's hooks, or none, instead of the ones the repository set up.
+violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand in cfg.hook_subcommands
+	value := x.git.config["core.hookspath"]
+	hooks_dir_kept("core.hookspath", value)
+	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
+	current != ""
+	moves_away({"op": "set", "value": value}, current)
+	msg := sprintf("Overriding core.hooksPath on the git command line (%s) skips the hooks the repository's configuration points to (%s). %s", [value, current, advice])
+}
+
+# ... or at a hooks directory of the project that is not there: git runs no hook from it.
+violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
+	some x in data.hookgate.lib.git_commands
+	x.git.subcommand in cfg.hook_subcommands
+	value := x.git.config["core.hookspath"]
+	hooks_dir_kept("core.hookspath", value)
+	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
+	is_object(dir)
+	not dir.exists
+	msg := sprintf("git %s -c core.hooksPath=%s would run no hooks: no directory is there. %s", [x.git.subcommand, value, advice])
+}
+
 # git config in any spelling (set, --global, -f file, --add, --replace-all); unsetting it
 # restores .git/hooks (see below for a repository whose hooks live elsewhere).
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {

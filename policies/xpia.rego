@@ -118,6 +118,26 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	runs(run, file)
 }
 
+# A shell or interpreter running what a download prints, however the line connects them (curl …
+# | /bin/bash, wget -O- … | tee log | busybox sh, bash < <(curl …), curl … > >(sh), source
+# <(curl …)): the commands that feed it, from shell analysis (fed_by).
+outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	"critical" in cfg.pre_severities
+	some c in data.hookgate.lib.commands
+	some name in c.fed_by
+	name in {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nc", "ncat", "socat"}
+}
+
+# Interpreter code that fetches code and runs it (python3 -c "exec(urlopen(u).read())", ruby -e
+# "eval(URI.open(u).read)"): interpreters.fetch_patterns and eval_patterns, both in one program.
+outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	"critical" in cfg.pre_severities
+	interpreters := data.hookgate.config.interpreters
+	some x in data.hookgate.lib.interpreter_code
+	regex.match(concat("|", interpreters.fetch_patterns), x.code)
+	regex.match(concat("|", interpreters.eval_patterns), x.code)
+}
+
 # The file a curl or wget command writes: its output option's value (-o for curl, -O for wget,
 # also ending a bundle of flags: -fsSLo FILE), attached (-oFILE, --output=FILE), or the URL's
 # last part (curl -O, wget without -O).

@@ -151,6 +151,23 @@ LINE_CASES = [
         None,
     ),
     ("git config user.name x && git config --global pull.rebase true && " + COMMIT, "allow", True),
+    # HOME= moves git's global files to the home the command gives
+    (
+        "mkdir -p /tmp/x && printf '[core]\\n\\thooksPath = /tmp/x\\n' > /tmp/x/.gitconfig && HOME=/tmp/x "
+        + COMMIT,
+        "deny",
+        False,
+    ),
+    (
+        "export HOME=/tmp/x; mkdir -p $HOME; printf '[core]\\n\\thooksPath = /tmp\\n' >> $HOME/.gitconfig; "
+        + COMMIT,
+        "ask",  # appended to a file the line does not show whole
+        False,
+    ),
+    ("HOME=/tmp/x " + COMMIT, "ask", None),  # a home the line does not show (git: no identity)
+    # a hooks path given on the command line that is not there: no hook runs
+    ("git -c core.hooksPath=.githooks " + COMMIT[4:], "deny", False),
+    ("git -c core.hooksPath=.git/hooks " + COMMIT[4:], "allow", True),
 ]
 
 
@@ -326,3 +343,45 @@ def test_a_hooks_directory_the_team_trusts_keeps_hooks_on(sandbox, tmp_path):
     assert sandbox["decide"](COMMIT).outcome == "allow"
     sandbox["eng"][0] = Engine.from_paths([str(ROOT / "policies")])
     assert sandbox["decide"](COMMIT).outcome == "deny"
+
+
+def test_a_command_line_hooks_path_away_from_the_configured_one_skips_its_hooks(eng, sandbox):
+    """.husky holds the hooks the repository configured; -c core.hooksPath=.git/hooks runs the
+    other directory's instead, a hooks directory of the project though it is."""
+    sandbox["eng"].append(eng)
+    sandbox["sh"](
+        "mkdir .husky && sed s/pre-commit/husky/ .git/hooks/pre-commit > .husky/pre-commit"
+        " && chmod +x .husky/pre-commit && git config core.hooksPath .husky"
+    )
+    assert "husky" in sandbox["hooks_run"](COMMIT)
+    assert sandbox["decide"](COMMIT).outcome == "allow"
+    for override in ("git -c core.hooksPath=.git/hooks", "git -c core.hooksPath=.githooks"):
+        command = f"{override} {COMMIT[4:]}"
+        assert "husky" not in sandbox["hooks_run"](command)
+        decision = sandbox["decide"](command)
+        assert decision.outcome == "deny", decision.reasons
+    assert sandbox["decide"]("git -c core.hooksPath=./.husky/ " + COMMIT[4:]).outcome == "allow"
+
+
+def test_a_remote_added_as_a_push_mirror_makes_its_pushes_mirror_pushes(eng, sandbox):
+    sandbox["eng"].append(eng)
+    for spelling, mirror in (
+        ("--mirror=push", True),
+        ("--mirror", True),
+        ("--mirror=fetch", False),
+    ):
+        add = f"git remote add {spelling} copy ../remote.git"
+        decision = sandbox["decide"](f"{add} && git push copy")
+        assert (decision.outcome == "deny") is mirror, (spelling, decision.reasons)
+        sandbox["sh"](f"{add} 2>/dev/null")
+        real = subprocess.run(
+            [GIT, "config", "--bool", "remote.copy.mirror"],
+            cwd=sandbox["home"] / "proj",
+            capture_output=True,
+            text=True,
+        )
+        assert (real.stdout.strip() == "true") is mirror, spelling  # what git really set
+        sandbox["sh"]("git remote remove copy")
+    assert sandbox["decide"](
+        "git remote add copy ../remote.git && git push copy feature"
+    ).outcome == ("allow")

@@ -82,6 +82,11 @@ OPERATORS = (
     "/#a/b",
     "/%a/b",
     "//[xyz]/-",
+    "/#/-",
+    "/%/-",
+    "/#/--",
+    "//a/-f",
+    "/#?/-",
     ":1:2",
     ":1",
     ": -2",
@@ -177,6 +182,7 @@ def word(draw, construct: str, assigned: list[str]) -> str:
                     "${a[-1]}",
                     '"${a[@]:1}"',
                     '"${a[@]/a/b}"',
+                    "${a[@]/#/-}",
                     "x${a[0]}y",
                     "$a",
                     '"$a"',
@@ -267,6 +273,30 @@ def test_each_gap_is_still_a_gap(gap):
     assert model_probes(text) != bash_probes(text), (
         f"the model now expands {gap} ({GAPS[gap]}): move it from GAPS to SUPPORTED"
     )
+
+
+# Aliases (bash expands them with expand_aliases, from the next line on), definitions made by
+# eval, and printf -v: each line's probes as bash prints them.
+STATE_LINES = (
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" f='-f o'\nP f",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" f='-f o'\nP 'f' \\f",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@\" f='-f o'\nP f",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" Q='x ' f=-f\nP Q f Q",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" Q='x ' R='Q ' S=Q\nP R Q -f",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" Q='x ' R='Q ' S=Q\nP S Q -f",
+    "shopt -s expand_aliases\nalias P=\"printf '%s\\n' @@ \" Q='x ' R='Q ' S=Q\nP R R",
+    "shopt -s expand_aliases\neval \"alias P='printf %s\\\\\\\\n @@ -f'\"\nP o",
+    "eval 'x=-f'; printf '%s\\n' @@ $x",
+    "printf -v x -- '-%s' f; printf '%s\\n' @@ $x",
+    "printf -vx '%s-%s' a b; printf '%s\\n' @@ \"$x\" x$x",
+    "x=1; printf -v x '%s' 'a b'; printf '%s\\n' @@ $x",
+)
+
+
+@pytest.mark.parametrize("text", STATE_LINES)
+def test_aliases_eval_and_printf_v_agree_with_bash(text):
+    probes = bash_probes(text)
+    assert probes and model_probes(text) == probes
 
 
 # -- focused cases: what a guard sees for each construct -----------------------------------------

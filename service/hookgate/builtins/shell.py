@@ -97,7 +97,10 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``git switch -c x``, ``checkout -b x``, ``switch x`` of the line left that repository on,
     ``""`` after ``--detach``, else ``null``), ``git_config`` (for ``git``: what earlier ``git
     config`` commands of the line wrote to the configuration it reads, ``[op, key, value]`` with
-    op ``set``/``add``/``unset``), ``kinds`` (one per ``argv`` word: ``null`` when
+    op ``set``/``add``/``unset``), ``fed_by`` (for a shell or interpreter that runs what other
+    commands print: their names, nearest first, as in ``curl … | tee l | bash``, ``bash <
+    <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; else empty), ``kinds`` (one per
+    ``argv`` word: ``null`` when
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
     ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``

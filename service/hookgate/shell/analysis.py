@@ -23,7 +23,6 @@ from hookgate.shell.expansion import (
 )
 from hookgate.shell.files import FileEffects, SessionFiles
 from hookgate.shell.launchers import (
-    ONE_LINERS,
     SCRIPT_FILES,
     SHELLS,
     TABLES,
@@ -31,8 +30,8 @@ from hookgate.shell.launchers import (
     interpreter_of,
     make_recipes,
     reads_script_from_stdin,
+    runs_stdin,
     script_files,
-    shebang,
     suffix_interpreter,
     unwrap,
     wrapper_chdir,
@@ -43,12 +42,12 @@ from hookgate.shell.launchers import (
 from hookgate.shell.limits import (
     MAX_ANALYSED,
     MAX_COMMAND_CHARS,
-    MAX_DEPTH,
     MAX_LOOP_VALUES,
     MAX_NEST,
     Budget,
     too_deep,
 )
+from hookgate.shell.nesting import Nesting
 from hookgate.shell.output import (
     backslash_escapes,
     command_output,
@@ -70,20 +69,21 @@ from hookgate.shell.words import (
     normalize_path,
     single_quoted,
     span_of,
-    word_offsets,
 )
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
-class Run(FileEffects, ShellState):
+class Run(FileEffects, ShellState, Nesting):
     """The symbolic run of one script (the root line or a nested one): what its commands do to
     the variables, functions, directories and files later commands see, and which commands they
     run in turn. Its parser hands it each construct as it reads it (the methods of
     ``runner.Runner``); the run appends every simple command to ``out``. What it does to files
-    is in ``files.FileEffects``, to variables and directories in ``state.ShellState``."""
+    is in ``files.FileEffects``, to variables and directories in ``state.ShellState``, how it
+    reads the scripts it runs in ``nesting.Nesting``."""
 
     def __init__(
         self, depth: int, out: list[Command], cwd: str | None, via: list[str], budget: Budget
@@ -134,6 +134,9 @@ class Run(FileEffects, ShellState):
         # By the id of a command with here-documents: the shells their bodies are fed to (its
         # own reader, and a shell piped from it before the bodies are read: cat <<EOF | sh)
         self.unread: dict[int, list[Command]] = {}
+        # By the id of a command run in a container: its mounts and directory there, for the
+        # script it reads on stdin (echo 'rm -rf /h/x' | docker run -i -v ~:/h alpine sh)
+        self.contained: dict[int, tuple[list[tuple[str, str]] | None, str | None]] = {}
 
     # -- what the parser hands over (runner.Runner) ----------------------------------------------
 
@@ -218,6 +221,7 @@ class Run(FileEffects, ShellState):
                 fed = stdin = self.written(reads[-1], self.cwd, run=True)
         cmd.writes = writes
         cmd.appends = appends
+        self.fed_through_substitutions(cmd, reads if not heredocs else [], writes + appends)
         if heredocs:
             reader = self.runs.get(id(cmd), cmd)
             self.unread[id(cmd)] = [reader] if reads_script_from_stdin(reader) else []
@@ -230,8 +234,36 @@ class Run(FileEffects, ShellState):
         elif fed is not None:
             reader = self.runs.get(id(cmd), cmd)
             if reads_script_from_stdin(reader):
-                self.nested_printed(fed, reader, reader.name)
+                self.where_run(reader, lambda: self.nested_printed(fed, reader, reader.name))
         return cmd
+
+    def where_run(self, reader: Command, read: Callable[[], None]) -> None:
+        """``read`` the script ``reader`` reads on stdin where it runs: in a container, with
+        the container's mounts and directory (``contained``)."""
+        saved = self.mounts, self.cwd
+        self.mounts, self.cwd = self.contained.get(id(reader), saved)
+        try:
+            read()
+        finally:
+            self.mounts, self.cwd = saved
+
+    def fed_through_substitutions(self, cmd: Command, reads: list[str], writes: list[str]) -> None:
+        """A shell or interpreter running what a process substitution prints (``bash <
+        <(curl …)``), or run by one that ``cmd`` writes to (``curl … > >(bash)``): what
+        feeds it (``Command.fed_by``)."""
+        reader = self.runs.get(id(cmd), cmd)
+        if reads and runs_stdin(reader):
+            self.fed_from(reader, reads[-1])
+        for path in writes:
+            for inner in self.subs.get(path, ()) if path.startswith(">(") else ():
+                if inner.piped is None and runs_stdin(self.runs.get(id(inner), inner)):
+                    self.runs.get(id(inner), inner).fed_by = _producers(cmd)
+
+    def fed_from(self, reader: Command, source: str) -> None:
+        """``reader`` runs what process substitution ``source`` prints (``<(curl …)``)."""
+        ran = [c for c in self.subs.get(source, ()) if c.name] if source.startswith("<(") else []
+        if ran:
+            reader.fed_by = _producers(ran[-1])
 
     def pipeline(self, cmds: list[Command | None]) -> None:
         """A pipeline was read: each command reads what the one before prints (a shell among
@@ -241,8 +273,10 @@ class Run(FileEffects, ShellState):
                 cmd.piped = prev
                 self.wrote_output(cmd, prev)
                 reader = self.runs.get(id(cmd), cmd)
+                if runs_stdin(reader):
+                    reader.fed_by = _producers(prev)
                 if reads_script_from_stdin(reader):
-                    self.feed_shell(prev, reader)
+                    self.where_run(reader, lambda p=prev, r=reader: self.feed_shell(p, r))
         last = cmds[-1]
         if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd", "popd"):
             self.change_dir(last)
@@ -257,7 +291,8 @@ class Run(FileEffects, ShellState):
                 if shell.name in TABLES["makes"]:
                     self.nested_printed(make_recipes(body), shell, shell.name)
                 else:
-                    self.nested(body, offs, shell.via + [shell.name])
+                    via = shell.via + [shell.name]
+                    self.where_run(shell, lambda v=via: self.nested(body, offs, v))
         elif not quoted:
             # an unquoted here-document expands $( ) and `…` in its body
             sub = Run(self.depth, self.out, self.cwd, self.via, self.budget)
@@ -428,6 +463,10 @@ class Run(FileEffects, ShellState):
         self.out.append(cmd)
         if self.budget.earlier is not None:
             self.changed(cmd)  # sed -i w.sh: a file the session wrote, changed unseen
+        if name in SHELLS or name in ("source", "."):  # bash <(curl …): its script file
+            first = next((w for w in words[1:] if not w.text.startswith(("-", "+"))), None)
+            if first is not None:
+                self.fed_from(cmd, first.text)
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
@@ -489,7 +528,7 @@ class Run(FileEffects, ShellState):
         """Analyse the argv a container runs: its paths under a bind mount are the host's
         (``-v /:/host`` … ``rm -rf /host/etc`` deletes ``/etc``), its other absolute paths are
         the container's own (``container:/etc``: no host path); ``-w`` is its directory."""
-        _, argv, mounts, workdir = inner
+        _, argvs, mounts, workdir = inner
         saved = self.mounts, self.cwd
         if mounts is not None:
             here = "." if self.cwd is None else self.cwd
@@ -503,8 +542,12 @@ class Run(FileEffects, ShellState):
             self.mounts = sorted(table, key=lambda m: -len(m[0]))
             self.cwd = self.host_path(normalize_path("/" + (workdir or "/")))
         try:
-            self.budget.command()
-            self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
+            for argv in argvs:
+                self.budget.command()
+                ran = self.run_command(argv, {}, via, span_of(argv) or cmd.span, expanded=True)
+                reader = self.runs.get(id(ran), ran)
+                self.runs[id(cmd)] = reader
+                self.contained[id(reader)] = (self.mounts, self.cwd)
         finally:
             self.mounts, self.cwd = saved
 
@@ -556,14 +599,39 @@ class Run(FileEffects, ShellState):
     ) -> Command:
         """A command whose word is an alias bash expands here: the alias's text, then the
         other words, read as a script (nothing of it can be edited in place)."""
-        text = self.aliases[words[0].text]
+        value = self.aliases[words[0].text]
+        parts = [value]
+        k = 1
+        # an alias ending in a blank makes bash read the next word as an alias too (alias
+        # s='sudo '; s ll), and so on while the alias it gives ends in one
+        while value[-1:] in (" ", "\t") and k < len(words) and self.alias_word(words[k]):
+            value = self.aliases[words[k].text]
+            parts.append(self.alias_text(words[k].text, frozenset()))
+            k += 1
         cmd = Command(command_name(words[0].text), words, env, span, self.cwd, via)
         self.out.append(cmd)
-        script = text + " " + " ".join(single_quoted(w.text) for w in words[1:])
+        script = " ".join(parts + [single_quoted(w.text) for w in words[k:]])
         self.enter()
         self.nested_printed(script, cmd, "alias")
         self.leave()
         return cmd
+
+    def alias_text(self, name: str, active: frozenset[str]) -> str:
+        """Alias ``name``'s text, its first word expanded when that is another alias (bash
+        reads an alias's text again as it reads the line; not an alias being expanded)."""
+        text = self.aliases[name]
+        head = text.lstrip()
+        first = head.split(None, 1)[0] if head.strip() else ""
+        if first in self.aliases and first not in active and first != name:
+            return self.alias_text(first, active | {name}) + head[len(first) :]
+        return text
+
+    def alias_word(self, word: Word) -> bool:
+        """Whether bash reads ``word`` as an alias: one of the line's, unexpanded and not
+        quoted (its text is all of its span, where it has one)."""
+        if word.text not in self.aliases or word.marks is not None:
+            return False
+        return word.span is None or word.span[1] - word.span[0] == len(word.text)
 
     def feed_shell(self, producer: Command, shell: Command) -> None:
         """``echo 'cmd' | sh`` and ``cat <<EOF | bash``: the producer's text is a script; so is
@@ -642,119 +710,14 @@ class Run(FileEffects, ShellState):
         self.budget.expand(sum(len(a) for run in runs for a in run))
         return "\n".join(" ".join(single_quoted(a) for a in run) for run in runs)
 
-    def nested_words(
-        self,
-        words: list[Word],
-        owner: Command,
-        via: str,
-        remote: bool = False,
-        args: list[Word] | None = None,
-    ) -> None:
-        """Parse the words' text (joined by spaces) as a script run by ``owner``; ``args``
-        are a shell's operands after its ``-c`` script (``$0``, then ``$1``…), when it is one."""
-        if any(w.span is None and len(w.offs) != len(w.text) for w in words):
-            # A word an expansion made ($x, $(echo …)) is nowhere in the original text: nothing
-            # of this script may be edited in place (offsets made up for it would edit others).
-            self.nested_printed(" ".join(w.text for w in words), owner, via, remote, args)
-            return
-        text_parts: list[str] = []
-        offs: list[int] = []
-        for w in words:
-            if text_parts:
-                text_parts.append(" ")
-                offs.append(offs[-1] if offs else 0)
-            text_parts.append(w.text)
-            offs.extend(word_offsets(w))
-        self.nested("".join(text_parts), offs, owner.via + [via], remote, args)
 
-    def run_written(self, path: str, owner: Command, via: str, read: Any = None) -> None:
-        """Parse the script the line wrote at ``path`` (if it did) as run by ``owner``; ``read``
-        makes the script of the file's text (a makefile's recipes)."""
-        text = self.written(path, self.cwd, run=True)
-        if text is not None:
-            self.nested_printed(read(text) if read else text, owner, via)
-
-    def run_file(self, path: str, owner: Command, args: list[Word]) -> None:
-        """``./w.sh`` (or ``uv run w.py``) of a file whose text the line shows: its ``#!``
-        line (or, run by a package runner, its suffix) names an interpreter whose one-liner the
-        guards read (``python3 -c``); else the shell runs it (bash runs a file with no ``#!``
-        line as its own script)."""
-        text = self.written(path, self.cwd, run=True)
-        if text is None:
-            return
-        program = shebang(text) or suffix_interpreter(path, owner.via)
-        interpreter = interpreter_of(program) if program else None
-        if interpreter is not None:
-            self.one_liner(program or interpreter, text, args, owner)
-        else:
-            self.nested_printed(text, owner, owner.name)
-
-    def one_liner(self, program: str, code: str, args: list[Word], owner: Command) -> None:
-        """``python3 w.py a`` of a file whose text the line shows, as the guards read it:
-        ``python3 -c "<w.py's text>" a`` (not in the line's text: no offsets, nothing edits it
-        in place; it carries the owner's span)."""
-        self.budget.command()
-        self.budget.read(len(code))
-        option = ONE_LINERS[interpreter_of(program) or program]
-        texts = [program, option, code] + [w.text for w in args]
-        words = [Word(t, None, True, []) for t in texts]
-        self.out.append(
-            Command(program, words, owner.env, owner.span, owner.cwd, owner.via, owner.incomplete)
-        )
-
-    def nested_printed(
-        self,
-        text: str,
-        owner: Command,
-        via: str,
-        remote: bool = False,
-        args: list[Word] | None = None,
-    ) -> None:
-        """Parse ``text``, printed by a substitution (``source <(echo …)``), as a script run
-        by ``owner``. Its commands are not in the original text: their words have no span, so
-        nothing edits them in place, and they carry the owner's span."""
-        found: list[Command] = []
-        saved, self.out = self.out, found
-        try:
-            self.nested(text, [owner.span[0]] * len(text), owner.via + [via], remote, args)
-        finally:
-            self.out = saved
-        for c in found:
-            words = [Word(w.text, None, w.literal, [], kind=w.kind) for w in c.words]
-            printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
-            printed.writes = c.writes
-            printed.branch, printed.git_config = c.branch, c.git_config
-            self.out.append(printed)
-
-    def nested(
-        self,
-        text: str,
-        offs: list[int],
-        via: list[str],
-        remote: bool = False,
-        args: list[Word] | None = None,
-        bound: dict[str, str] | None = None,
-    ) -> None:
-        if self.depth + 1 > MAX_DEPTH:
-            raise too_deep("scripts run by shells, eval and wrappers", MAX_DEPTH)
-        cwd = None if remote else self.cwd
-        sub = Run(self.depth + 1, self.out, cwd, via, self.budget)
-        sub.vars.update(self.vars)  # eval sees them; for "bash -c" a harmless over-approximation
-        if args is not None:  # bash -c 'script' arg0 arg1 …
-            kinds = [w.kind for w in args if w.kind is not None]
-            kind = kinds[0] if kinds else None
-            sub.vars["0"] = Value([args[0].text if args else via[-1]], kind)
-            sub.vars["@"] = Value([w.text for w in args[1:]], kind)
-        for var, value in (bound or {}).items():  # a loop's variable, for one of its values
-            sub.vars[var] = Value([value])
-        sub.scripts = self.scripts  # the same files, wherever they are written or run
-        sub.aliases.update(self.aliases)
-        sub.functions = dict(self.functions)
-        sub.share_state(self)
-        Parser(text, offs, sub).parse()
-        if via[-1:] in (["source"], ["."]):  # run in this shell: what it defines stays
-            self.functions.update(sub.functions)
-            self.vars.update(sub.vars)
+def _producers(cmd: Command) -> list[str]:
+    """The names of ``cmd`` and of the commands piped into it, nearest first."""
+    names = [cmd.name]
+    while cmd.piped is not None and len(names) <= MAX_NEST:
+        cmd = cmd.piped
+        names.append(cmd.name)
+    return names
 
 
 # Commands whose output is a file's content: $(cat f) is an unknown file, not a command's text.

@@ -650,8 +650,8 @@ def _remove(value: str, pattern: str, op: str) -> str:
 
 
 def _replace(value: str, pattern: str, repl: str, mode: str) -> str:
-    if not pattern:
-        return value
+    if not pattern:  # an empty pattern anchored at an end matches there: ${x/#/-} is -$x
+        return repl + value if mode == "#" else value + repl if mode == "%" else value
     if not has_glob(pattern):
         if mode == "/":
             return value.replace(pattern, repl)

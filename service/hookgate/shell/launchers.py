@@ -1,7 +1,7 @@
 """Programs that run other programs: the tables of ``launchers.txt`` and what each launcher
 runs (``unwrap``): wrappers (``sudo``, ``env``, ``timeout``), shells and their ``-c`` scripts,
-``eval``, package runners, containers, ``awk`` programs, makefile recipes, ``parallel`` jobs,
-``find -exec``, the programs git itself runs; and whether a command reads its script on stdin.
+``eval``, package runners, containers, awk programs (read in ``awk``), makefile recipes,
+``parallel`` jobs, ``find -exec``, the programs git itself runs; and whether a command reads its script on stdin.
 
 The tables are read once per process, without ``json`` or ``re`` (the hook imports this on
 every shell call).
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
+from hookgate.shell.awk import awk_runs
 from hookgate.shell.expansion import is_unknown
-from hookgate.shell.lexer import ansi_escape
 from hookgate.shell.words import Command, Word, join_path, normalize_option, single_quoted
 
 TYPE_CHECKING = False
@@ -27,6 +27,8 @@ PATH = os.path.join(os.path.dirname(__file__), "launchers.txt")
 SECTIONS = (
     "wrappers",
     "operand-first",
+    "leading-operand",
+    "argv-options",
     "wrapper-scripts",
     "script-files",
     "operands-are-a-script",
@@ -34,6 +36,11 @@ SECTIONS = (
     "multiplexers",
     "package-runners",
     "containers",
+    "image-entrypoints",
+    "image-option-programs",
+    "image-commands",
+    "path-execs",
+    "git-scripts",
     "container-subcommands",
     "shells",
     "awks",
@@ -107,6 +114,7 @@ SHELLS = frozenset(TABLES["shells"])
 _WRAPPER_VALUES = TABLES["wrappers"]
 _TRANSPARENT = frozenset(_WRAPPER_VALUES)
 _OPERAND_FIRST = frozenset(TABLES["operand-first"])
+_LEADING = frozenset(TABLES["leading-operand"])
 _SCRIPT_OPTIONS = TABLES["wrapper-scripts"]
 SCRIPT_FILES = TABLES["script-files"]
 FILE_READERS = frozenset(TABLES["file-readers"])
@@ -137,8 +145,8 @@ def unwrap(
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
     that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
     path)``, ``("interpreted", interpreter, script word, its arguments)`` (``python3 -u w.py
-    a``: an [interpreters] program running a script file) or ``("container", inner, mounts,
-    workdir)`` (argv run in a container).
+    a``: an [interpreters] program running a script file) or ``("container", argvs, mounts,
+    workdir)`` (each argv may be what runs in a container).
 
     The second value is how many words belong to the wrapper itself (or those words).
     ``printed`` is what a command substitution prints, when the line shows it (None if not):
@@ -164,13 +172,14 @@ def unwrap(
                     return ("script", [head] + words[k + 1 :]), k + 1
         # sudo takes VAR=value before its command too (sudo A=1 rm -rf ~)
         env_like = name in ("env", "cross-env", "cross-env-shell", "sudo")
-        k = _options_end(words, 1, _WRAPPER_VALUES[name], skip_assignments=env_like)
+        start = 2 if name in _LEADING and n > 1 and not words[1].text.startswith("-") else 1
+        k = _options_end(words, start, _WRAPPER_VALUES[name], skip_assignments=env_like)
         if name in _OPERAND_FIRST and k < n:
             k += 1  # the duration / lock file / new root / mask / priority
         if name == "cross-env-shell":  # its command is a shell script
             return (("script", words[k:]), k) if k < n else (None, n)
         if name == "chroot" and k < n:  # the new root is its command's /, and its directory
-            return ("container", words[k:], [("/", words[k - 1].text)], "/"), k
+            return ("container", [words[k:]], [("/", words[k - 1].text)], "/"), k
         return (("argv", words[k:], []), k) if k < n else (None, n)
     if name in SHELLS:
         k = 1
@@ -200,10 +209,18 @@ def unwrap(
     if name in TABLES["operands-are-scripts"]:
         k = _options_end(words, 1, TABLES["operands-are-scripts"][name])
         return (("scripts", words[k:]), k) if k < n else (None, n)
+    if name in TABLES["argv-options"]:  # nix develop -c git push: git push
+        options = TABLES["argv-options"][name]
+        k = next((k for k in range(1, n) if words[k].text in options), n)
+        return (("argv", words[k + 1 :], []), k + 1) if k + 1 < n else (None, n)
+    if name == "sg":  # sg GROUP [-c] SCRIPT [ARG0 …]: /bin/sh -c SCRIPT
+        k = 1 + (words[1].text == "-" if n > 1 else 0)
+        k += 1 + (k + 1 < n and words[k + 1].text == "-c")
+        return (("script", [words[k]]), n) if k < n else (None, n)
     if name in TABLES["multiplexers"] and n > 1:  # busybox rm -rf ~: the applet is the command
         return ("argv", words[1:], []), 1
     if name in TABLES["awks"]:
-        return _awk_runs(words)
+        return awk_runs(words, SHELLS)
     if name in TABLES["makes"]:
         return ("makefile", _makefile(words)), n
     runner = _package_runner(name, words)
@@ -235,8 +252,8 @@ def unwrap(
         return None, n
     if name == "parallel":
         return _parallel_runs(words)
-    if name == "find":
-        return _find_exec(words)
+    if name in TABLES["path-execs"]:
+        return _find_exec(words, TABLES["path-execs"][name])
     if name == "git":
         return _git_runs(words)
     interpreter = name.rstrip("0123456789.")
@@ -249,6 +266,28 @@ def interpreter_of(name: str) -> str | None:
     """The [interpreters] entry of program ``name`` (python3.12: python), or None."""
     interpreter = name.rstrip("0123456789.")
     return interpreter if interpreter in ONE_LINERS else None
+
+
+def runs_stdin(cmd: Command) -> bool:
+    """Whether ``cmd`` runs what it reads on stdin as code: a shell without ``-c`` or a
+    script (``reads_script_from_stdin``), an interpreter without code, module or script file
+    (``python3``, ``node -``)."""
+    if reads_script_from_stdin(cmd):
+        return True
+    interpreter = interpreter_of(cmd.name)
+    if interpreter is None:
+        return False
+    stops = TABLES["interpreter-stops"].get(interpreter, frozenset())
+    values = TABLES["interpreters"][interpreter]
+    k = 1
+    while k < len(cmd.words):
+        a = cmd.words[k].text
+        if a in stops or a.split("=", 1)[0] in stops:
+            return a == "-"
+        if not a.startswith("-") or a == "--":
+            return False  # a script file
+        k += 2 if a in values else 1
+    return True
 
 
 def _interpreted(interpreter: str, words: list[Word]) -> tuple[Any, int]:
@@ -435,13 +474,40 @@ def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
     if j >= n:
         return None, n
     inner = words[j + 1 :]
-    if entrypoint is not None and entrypoint.text:
-        inner = [entrypoint, *inner]
-    if not inner:
+    # the words as a command, and, when the image's entrypoint is a known program, as its
+    # arguments too (a local image may carry the same name with another entrypoint)
+    runs = [inner] if inner else []
+    image = _image_name(words[j].text)
+    if entrypoint is None and sub == "run":
+        program = TABLES["image-entrypoints"].get(image)
+        if program is None and inner and inner[0].text.startswith("-"):
+            program = TABLES["image-option-programs"].get(image)
+        if program is None and not inner:
+            program = TABLES["image-commands"].get(image)
+        if program:  # one program: a section's entry is "image: program"
+            runs.insert(0, [Word(next(iter(program)), None, True, []), *inner])
+    elif entrypoint is not None and entrypoint.text:
+        runs = [[entrypoint, *inner]]
+    if not runs:
         return None, n
     # docker exec and compose: the container's mounts are not on the line
     known = sub == "run" and not compose
-    return ("container", inner, mounts if known else None, workdir), j + 1
+    return ("container", runs, mounts if known else None, workdir), j + 1
+
+
+def _image_name(ref: str) -> str:
+    """An image reference without its registry, ``library/``, tag and digest
+    (``docker.io/alpine/git:v2@sha256:…`` is ``alpine/git``)."""
+    name = ref.split("@", 1)[0]
+    slash = name.rfind("/")
+    if name.rfind(":") > slash:
+        name = name[: name.rfind(":")]
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # a registry host
+    if parts[:1] == ["library"]:
+        parts = parts[1:]
+    return "/".join(parts)
 
 
 def host_source(src: str, here: str) -> str:
@@ -534,113 +600,6 @@ def _parallel_runs(words: list[Word]) -> tuple[Any, int | list[Word]]:
     return ("printed", "\n".join(jobs)), words[:k] + words[end:]
 
 
-def _awk_runs(words: list[Word]) -> tuple[Any, int]:
-    """The shell commands an awk program runs: ``system(…)``, ``print … | "cmd"`` (the printed
-    text is a script when cmd is a shell) and ``"cmd" | getline``."""
-    n = len(words)
-    k = 1
-    while k < n:
-        a = words[k].text
-        if a in ("-f", "--file", "-E", "--exec"):
-            return None, n  # the program is in a file
-        if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
-            k += 2
-            continue
-        if not a.startswith("-") or a == "-":
-            break
-        k += 1 + (a == "--")
-    if k >= n:
-        return None, n
-    script = awk_commands(words[k].text)
-    return (("printed", script), n) if script else (None, n)
-
-
-def awk_commands(program: str) -> str:
-    """The scripts ``program`` hands to a shell, one per line (see ``_awk_runs``). String
-    literals are decoded and joined as awk concatenates them; ``ENVIRON["X"]`` is ``$X`` and
-    any other value an unknown ``$v``, so that a computed target stays unknown."""
-    tokens = _awk_tokens(program)
-    scripts: list[str] = []
-    for i, (kind, text) in enumerate(tokens):
-        if kind == "name" and text == "system" and tokens[i + 1 : i + 2] == [("op", "(")]:
-            scripts.append(_awk_value(tokens, i + 2, ")"))
-        elif kind == "op" and text == "|":
-            right = _awk_value(tokens, i + 1, ";}\n")
-            if right.split()[:1] == ["getline"]:
-                start = max(
-                    (j for j in range(i) if tokens[j][1] in (";", "{", "}", "(")), default=-1
-                )
-                scripts.append(_awk_value(tokens, start + 1, "|"))
-            elif right.split()[:1] and right.split()[0] in SHELLS:
-                start = max((j for j in range(i) if tokens[j][1] in ("print", "printf")), default=i)
-                scripts.append(_awk_value(tokens, start + 1, "|"))
-            else:
-                scripts.append(right)
-    return "\n".join(s for s in scripts if s.strip())
-
-
-def _awk_tokens(program: str) -> list[tuple[str, str]]:
-    """``program`` as (kind, text): ``str`` (decoded), ``name``, ``op``; one pass."""
-    out: list[tuple[str, str]] = []
-    i, n = 0, len(program)
-    while i < n:
-        c = program[i]
-        if c == '"':
-            j = i + 1
-            text: list[str] = []
-            while j < n and program[j] != '"':
-                if program[j] == "\\" and j + 1 < n:
-                    ch, j = ansi_escape(program, j + 1)
-                    text.append(ch)
-                    continue
-                text.append(program[j])
-                j += 1
-            out.append(("str", "".join(text)))
-            i = j + 1
-        elif c.isalnum() or c == "_":
-            j = i
-            while j < n and (program[j].isalnum() or program[j] == "_"):
-                j += 1
-            out.append(("name", program[i:j]))
-            i = j
-        elif c in " \t":
-            i += 1
-        elif c == "|" and program.startswith("||", i):
-            out.append(("op", "||"))
-            i += 2
-        else:
-            out.append(("op", c))
-            i += 1
-    return out
-
-
-def _awk_value(tokens: list[tuple[str, str]], i: int, stop: str) -> str:
-    """The text of the awk expression at ``tokens[i]`` up to an unnested ``stop`` token."""
-    out: list[str] = []
-    level = 0
-    while i < len(tokens):
-        kind, text = tokens[i]
-        if kind == "op" and text in stop and level == 0:
-            break
-        if text == "(":
-            level += 1
-        elif text == ")":
-            level -= 1
-        if kind == "str":
-            out.append(text)
-        elif kind == "name" and text == "ENVIRON" and tokens[i + 1 : i + 2] == [("op", "[")]:
-            key = tokens[i + 2][1] if i + 2 < len(tokens) else ""
-            out.append("${" + key + "}")
-            i += 4
-            continue
-        elif kind == "name" and text not in ("print", "printf", "getline"):
-            out.append("${awk_" + text + "}")  # a value computed at run time: unknown
-        elif kind == "name":
-            out.append(text + " ")
-        i += 1
-    return "".join(out)
-
-
 def _sourced(operand: list[Word], printed: Callable[[str], str | None]) -> tuple[str, str] | None:
     """``("printed", script)`` when a shell or ``source`` reads its script from a process
     substitution that prints a known text (``bash <(echo 'git push -f')``), ``("file", path)``
@@ -653,14 +612,15 @@ def _sourced(operand: list[Word], printed: Callable[[str], str | None]) -> tuple
     return None if text is None else ("printed", text)
 
 
-def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
-    """``find … -exec cmd {} ;``: the commands it runs; find keeps every other word."""
+def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | list[Word]]:
+    """``find … -exec cmd {} ;``, ``fd … -x cmd``: the commands it runs (after an option of
+    ``starts``); it keeps every other word."""
     inner: list[list[Word]] = []
     own: list[Word] = words[:1]
     k = 1
     while k < len(words):
         own.append(words[k])
-        if words[k].text in ("-exec", "-execdir", "-ok", "-okdir"):
+        if words[k].text in starts:
             j = k + 1
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1
@@ -675,7 +635,8 @@ def _find_exec(words: list[Word]) -> tuple[Any, int | list[Word]]:
 
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
-    """Commands git itself runs: ``rebase -x``, ``submodule foreach``, ``bisect run``; and
+    """Commands git itself runs: options of [git-scripts] (``rebase -x``, ``difftool -x``,
+    ``filter-branch --tree-filter``), ``submodule foreach``, ``bisect run``; and
     the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
     ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
     Shell aliases and program settings given to a command itself are read by
@@ -688,10 +649,11 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     parsed = parse_argv(argv, {}, None)
     sub = parsed["subcommand"]
     rest = words[len(argv) - len(parsed["args"]) :]
-    if sub == "rebase":
-        scripts = [_option_value(rest, k, ("-x", "--exec")) for k in range(len(rest))]
+    if sub in TABLES["git-scripts"]:  # rebase -x, difftool -x, clone --upload-pack, …
+        names = tuple(TABLES["git-scripts"][sub])
+        scripts = [_option_value(rest, k, names) for k in range(len(rest))]
         found = [w for w in scripts if w is not None]
-        return (("script", found[:1]), len(words)) if found else (None, len(words))
+        return (("scripts", found), len(words)) if found else (None, len(words))
     texts = [w.text for w in rest]
     if sub == "submodule" and "foreach" in texts:
         k = texts.index("foreach") + 1

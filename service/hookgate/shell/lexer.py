@@ -135,8 +135,10 @@ class Lexer:
                 if not self.procsub_at():
                     break
                 p = self.i
+                first = len(self.run.out)
                 self.i += 2
                 self.subshell(")")
+                self.run.substituted(t[p : self.i], first)  # what it runs: a script's source
                 a = len(offs)
                 for j in range(p, self.i):
                     text.append(t[j])

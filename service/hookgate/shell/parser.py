@@ -298,9 +298,13 @@ class Parser(Lexer):
                 return header
 
     def loop(self, header: list[Word]) -> None:
-        """``for v in a b c; do BODY; done`` (at the end of its header): the run reads BODY
+        """``for v in a b c; do BODY; done`` (at the end of its header; ``for v; do`` is ``for v
+        in "$@"``): the run reads BODY
         once more for each value after the first, when the body's end is found."""
-        if len(header) < 3 or header[1].text != "in" or not header[0].text.isidentifier():
+        if len(header) == 1 and header[0].text.isidentifier():
+            # for v; do …: for v in "$@"
+            header = [header[0], header[0], Word("$@", None, False, [], marks=[(0, 2, True)])]
+        elif len(header) < 3 or header[1].text != "in" or not header[0].text.isidentifier():
             return
         found = _loop_body(self.t, self.i)
         body = None if found is None else (self.t[found[0] : found[1]], self.roots(*found))

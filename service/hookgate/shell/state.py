@@ -7,12 +7,13 @@ variables, arrays and positional parameters (``x=$y``, ``a+=(z)``, ``export``, `
 from __future__ import annotations
 
 from hookgate.shell.expansion import UNKNOWN_VARIABLE, Expander, Value
+from hookgate.shell.output import printf_output
 from hookgate.shell.parser import assignment
 from hookgate.shell.words import Command, Word, join_path
 
 # Builtins that change what later words expand to (variables, positional parameters).
 STATE_BUILTINS = frozenset(
-    "export declare typeset readonly local set shift unset read mapfile readarray getopts".split()
+    "export declare typeset readonly local set shift unset read mapfile readarray getopts printf".split()
 )
 
 
@@ -97,6 +98,8 @@ class ShellState:
                 self.vars["@"] = Value(pos.items[int(n) :], pos.kind)
             else:
                 self.vars.pop("@", None)
+        elif name == "printf":
+            self.printf_assigned(words)
         elif name == "unset":
             for w in words[1:]:
                 if w.text.isidentifier():
@@ -105,6 +108,23 @@ class ShellState:
             for w in words[1:]:
                 if w.text.isidentifier():
                     self.vars.pop(w.text, None)
+
+    def printf_assigned(self, words: list[Word]) -> None:
+        """``printf -v VAR FORMAT ARGS`` (also ``-vVAR``): VAR holds what printf would print;
+        unknown when the line does not show it. Any other printf sets nothing."""
+        first = words[1].text if len(words) > 1 else ""
+        if first == "-v" and len(words) > 2:
+            var, rest = words[2].text, words[3:]
+        elif first.startswith("-v") and len(first) > 2:
+            var, rest = first[2:], words[2:]
+        else:
+            return
+        known = var.isidentifier() and rest and all(w.kind is None for w in rest)
+        text = printf_output([w.text for w in rest], self.expander.charge) if known else None
+        if text is None:  # printf -v 'a[1]' …, or what it prints is not shown: unknown
+            self.vars.pop(var.split("[", 1)[0], None)
+        else:
+            self.vars[var] = Value([text])
 
     def change_dir(self, cmd: Command) -> None:
         """The directory ``cd``, ``cd -``, ``pushd`` and ``popd`` move later commands to (and

@@ -56,6 +56,7 @@ class Command(Record):
         "branch",
         "piped",
         "git_config",
+        "fed_by",
     )
 
     def __init__(
@@ -87,6 +88,9 @@ class Command(Record):
         # git: what earlier git config commands of the line wrote to the configuration this
         # command reads ([op, key, value], op set/add/unset), in order
         self.git_config: list[list[str]] = []
+        # a shell or interpreter that runs what other commands print, which the line does not
+        # show (curl … | bash, bash < <(curl …), curl … > >(sh)): their names, nearest first
+        self.fed_by: list[str] = []
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -103,6 +107,7 @@ class Command(Record):
             "appends": list(self.appends),
             "branch": self.branch,
             "git_config": [list(op) for op in self.git_config],
+            "fed_by": list(self.fed_by),
         }
 
 

@@ -12,6 +12,7 @@ from hookgate.shell.git.configchange import (
     effective,
     env_config,
     last_value,
+    remote_change,
 )
 from hookgate.shell.words import join_path, normalize_option
 
@@ -448,9 +449,9 @@ def _is_read(j: int, options: list, operands: list) -> bool:
 
 
 def _change(subcommand: str | None, args: list[str]) -> dict[str, Any] | None:
-    if subcommand != "config":
+    if subcommand not in ("config", "remote"):
         return None
-    change = config_change(args)
+    change = config_change(args) if subcommand == "config" else remote_change(args)
     if change is None:
         return None
     out: dict[str, Any] = dict(zip(("op", "key", "value", "scope"), change, strict=True))

@@ -185,3 +185,26 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
     if len(operands) < 2:
         return None  # git config k: reads k
     return (op, key, operands[1], scope)
+
+
+def remote_change(args: list[str]) -> tuple[str, str, str, str] | None:
+    """What ``git remote <args>`` writes that changes what a later push does, as ``config_change``
+    gives it: ``remote add --mirror=push NAME URL`` (and the older ``--mirror``, both fetch and
+    push) sets ``remote.NAME.mirror``, which makes every ``git push NAME`` a ``--mirror`` push."""
+    if args[:1] != ["add"]:
+        return None
+    mirror = False
+    operands: list[str] = []
+    k = 1
+    while k < len(args):
+        a = normalize_option(args[k])
+        if a in ("--mirror", "--mirror=push"):
+            mirror = True
+        elif a in ("-t", "--track", "-m", "--master"):
+            k += 1  # their value
+        elif not a.startswith("-") or a == "-":
+            operands.append(args[k])
+        k += 1
+    if not mirror or not operands:
+        return None
+    return ("set", config_key(f"remote.{operands[0]}.mirror"), "true", "local")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 
 from hookgate.shell.git.argv import parse_argv
-from hookgate.shell.git.configchange import config_change
 from hookgate.shell.git.programs import PROGRAM_ENV, program_scripts
 from hookgate.shell.words import join_path
 
@@ -96,7 +95,7 @@ class LineState:
         env = {
             k: v.text
             for k, v in variables.items()
-            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV or k == "XDG_CONFIG_HOME"
+            if k.startswith("GIT_CONFIG") or k in PROGRAM_ENV or k in ("XDG_CONFIG_HOME", "HOME")
         }
         exported = {
             k: v.text
@@ -123,9 +122,10 @@ class LineState:
         added = worktree_added(parsed)
         if added is not None:
             self.switches.append(((None, join_path(parsed["dir"], added[0])), added[1]))
-        if parsed["subcommand"] == "config" and not parsed["help"]:
-            change = config_change(parsed["args"])
+        if parsed["subcommand"] in ("config", "remote") and not parsed["help"]:
+            change = parsed["config_change"]
             if change is not None:
+                change = (change["op"], change["key"], change["value"], change["scope"])
                 op, name, value, scope = change
                 where: Any = ("repo", key) if scope in ("local", "worktree") else scope
                 if scope.startswith("file:"):
@@ -185,10 +185,19 @@ class LineState:
                 ops += self._file(join_path(cwd, path), written)
         texts = {_home_key(k): k for k in written}
         if not isinstance(env.get("GIT_CONFIG_GLOBAL"), str):
+            # HOME=dir git …: git's global files are dir's (HOME is exported, set or not)
+            home = env.get("HOME")
+            home = _home_key(join_path(cwd, home)) if isinstance(home, str) and home else "~"
             xdg = env.get("XDG_CONFIG_HOME")
-            xdg = _home_key(xdg) if isinstance(xdg, str) and xdg else "~/.config"
-            for path in (join_path(None, xdg + "/git/config"), "~/.gitconfig"):
-                ops += self._line_file(path, texts, written)
+            xdg = _home_key(xdg) if isinstance(xdg, str) and xdg else home + "/.config"
+            for path in (
+                join_path(None, xdg + "/git/config"),
+                join_path(None, home + "/.gitconfig"),
+            ):
+                if home == "~" or path in texts or path in self._named:
+                    ops += self._line_file(path, texts, written)
+                else:  # a home of the line's whose files the line does not show: on the disk
+                    ops += self._file(path, written)
             ops += self.config.get("global", [])
         for path in sorted(set(texts) | self._named):
             top = _repo_file(path)
