@@ -205,6 +205,11 @@ def test_json_patch_bad_index_is_a_labelled_error(path, message):
     assert ev(expr, strict=False) is UNDEFINED
 
 
+def test_json_patch_removing_the_whole_document_gives_no_value():
+    assert ev('json.patch([1], [{"op": "remove", "path": ""}])', strict=False) is UNDEFINED
+    assert ev('json.patch([1], [{"op": "replace", "path": "", "value": 2}])') == 2
+
+
 def test_json_patch_appends_with_dash_and_array_paths():
     assert ev('json.patch([1], [{"op": "add", "path": "/-", "value": 2}])') == [1, 2]
     assert ev('json.patch({"a": [1]}, [{"op": "add", "path": ["a", 0], "value": 0}])') == {

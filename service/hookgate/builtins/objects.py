@@ -277,7 +277,8 @@ def _apply(doc: Any, op: dict) -> Any:
     if kind == "add":
         return _add(doc, path, op.get("value", UNDEFINED))
     if kind == "remove":
-        return _remove(doc, path)
+        # Removing the whole document leaves OPA's edit tree with nothing to render: no value.
+        return _remove(doc, path) if path else UNDEFINED
     if kind == "replace":
         doc = _remove(doc, path)
         return UNDEFINED if doc is UNDEFINED else _add(doc, path, op.get("value", UNDEFINED))
