@@ -208,6 +208,10 @@ def test_json_patch_bad_index_is_a_labelled_error(path, message):
 def test_json_patch_removing_the_whole_document_gives_no_value():
     assert ev('json.patch([1], [{"op": "remove", "path": ""}])', strict=False) is UNDEFINED
     assert ev('json.patch([1], [{"op": "replace", "path": "", "value": 2}])') == 2
+    removed_then_added = '[{"op": "remove", "path": ""}, {"op": "add", "path": "", "value": 3}]'
+    assert ev(f"json.patch([1], {removed_then_added})") == 3
+    removed_then_test = '[{"op": "remove", "path": ""}, {"op": "test", "path": "", "value": 3}]'
+    assert ev(f"json.patch([1], {removed_then_test})", strict=False) is UNDEFINED
 
 
 def test_json_patch_appends_with_dash_and_array_paths():

@@ -254,7 +254,13 @@ def patch(doc: Any, patches: Any) -> Any:
             kind = op.get("op")
             shown = repr(kind) if type(kind) is str else "without a string op"
             raise BuiltinError(f"json.patch: operation {n} ({shown}) does not apply")
+    if doc is _REMOVED:  # OPA's edit tree renders nothing: no value
+        raise BuiltinError("json.patch: the operations removed the whole document")
     return doc
+
+
+# The document after `{"op": "remove", "path": ""}`: OPA's edit tree with no value at its root.
+_REMOVED = object()
 
 
 def _path(value: Any) -> list | None:
@@ -276,9 +282,10 @@ def _apply(doc: Any, op: dict) -> Any:
         return UNDEFINED
     if kind == "add":
         return _add(doc, path, op.get("value", UNDEFINED))
+    if doc is _REMOVED:  # only a new whole document can follow (OPA's edit tree)
+        return op.get("value", UNDEFINED) if kind == "add" and not path else UNDEFINED
     if kind == "remove":
-        # Removing the whole document leaves OPA's edit tree with nothing to render: no value.
-        return _remove(doc, path) if path else UNDEFINED
+        return _remove(doc, path) if path else _REMOVED
     if kind == "replace":
         doc = _remove(doc, path)
         return UNDEFINED if doc is UNDEFINED else _add(doc, path, op.get("value", UNDEFINED))
