@@ -134,6 +134,8 @@ def test_cidr_merge_as_opa(addrs, want):
         ('net.cidr_expand("255.255.255.255/32")', RegoSet(["255.255.255.255"])),
         # Go's ParseCIDR: a decimal prefix length (leading zeros allowed), nothing else.
         ('net.cidr_is_valid("10.0.0.0/08")', True),
+        ('net.cidr_is_valid("10.0.0.0/000000000008")', True),
+        ('net.cidr_is_valid("10.0.0.0/' + "9" * 5000 + '")', False),
         ('net.cidr_is_valid("10.0.0.0/255.0.0.0")', False),
         ('net.cidr_is_valid("10.0.0.0/33")', False),
         ('net.cidr_is_valid("10.0.0.0")', False),

@@ -61,16 +61,17 @@ def _parse_cidr(text: str) -> tuple[bytes, tuple[bytes, bytes]] | None:
     """Go's ``net.ParseCIDR``: (the address as written, the network), or None. A prefix length
     is required, in decimal; a dotted mask, a zone or an IPv4 prefix over 32 is refused."""
     addr, slash, length = text.partition("/")
-    if not slash or not length.isascii() or not length.isdigit() or len(length) > 8:
+    if not slash or not length.isascii() or not length.isdigit():
         return None
     parsed = _parse_ip(addr)
     if parsed is None:
         return None
     ip, is4 = parsed
     bits = 32 if is4 else 128
-    if int(length) > bits:
+    digits = length.lstrip("0") or "0"  # Go's dtoi takes leading zeros
+    if len(digits) > 3 or int(digits) > bits:
         return None
-    mask = _cidr_mask(int(length), bits)
+    mask = _cidr_mask(int(digits), bits)
     return ip, (_masked(ip, mask), mask)
 
 
