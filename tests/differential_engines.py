@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -51,6 +52,7 @@ def regorus_answer(source: str, inp: dict) -> str:
 
 
 _worker: subprocess.Popen | None = None
+REGOCPP_SECONDS = 3
 
 
 def regocpp_answer(source: str, inp: dict) -> str:
@@ -64,6 +66,13 @@ def regocpp_answer(source: str, inp: dict) -> str:
     assert _worker.stdin is not None and _worker.stdout is not None
     _worker.stdin.write(json.dumps({"source": source, "input": inp}) + "\n")
     _worker.stdin.flush()
+    # rego-cpp 1.x spins on some calls (strings.replace_n with an empty key): no answer in
+    # REGOCPP_SECONDS is its failure, and the next program gets a fresh worker.
+    if not select.select([_worker.stdout], [], [], REGOCPP_SECONDS)[0]:
+        _worker.kill()
+        _worker.wait()
+        _worker = None
+        return "error: rego-cpp timed out"
     line = _worker.stdout.readline()
     if not line:  # the worker died on this program
         _worker = None
@@ -83,18 +92,60 @@ def classify(source: str, inp: dict) -> tuple[str, dict]:
     see tests/test_differential_random.py), ``third answer`` (they disagree and hookgate gives
     neither answer), ``oracles fail`` (both oracles refuse a program hookgate runs, each for a
     reason of its own, such as a parser limit: no verdict)."""
-    answers = {
+    answers = _answers(source, inp)
+    return _verdict(answers["hookgate"], answers["regorus"], answers["rego-cpp"]), answers
+
+
+def _answers(source: str, inp: dict) -> dict:
+    return {
         "hookgate": hookgate_answer(source, inp),
         "regorus": regorus_answer(source, inp),
         "rego-cpp": regocpp_answer(source, inp),
     }
-    ours, a, b = answers["hookgate"], answers["regorus"], answers["rego-cpp"]
+
+
+def _verdict(ours: str, a: str, b: str) -> str:
     if ours.startswith("unsupported:"):
-        return "unsupported", answers
+        return "unsupported"
     if a.startswith("error") and b.startswith("error") and not ours.startswith("error"):
-        return "oracles fail", answers  # each refuses, for reasons of its own: no verdict
+        return "oracles fail"
     if _same(a, b):
-        return ("agree" if _same(ours, a) else "ours"), answers
+        return "agree" if _same(ours, a) else "ours"
     if _same(ours, a) or _same(ours, b):
-        return "oracles differ", answers
-    return "third answer", answers
+        return "oracles differ"
+    return "third answer"
+
+
+def _per_rule(answer: str, rules: set) -> dict:
+    """One engine's answer for ``data.g`` split by rule (``data.g.<rule>``): an object's
+    members, a missing one undefined; an error or undefined document is that answer for all."""
+    if not answer.startswith("{"):
+        return dict.fromkeys(rules, answer)
+    doc = json.loads(answer)
+    return {r: _canon(doc[r]) if r in doc else UNDEF for r in rules}
+
+
+def classify_queries(
+    source: str, inp: dict, lacking: tuple[str, ...] = ()
+) -> list[tuple[str, str, dict]]:
+    """``classify`` query by query: ``(rule, verdict, answers)`` for each rule of the program
+    (each top-level key any engine reports), so that one rule's disagreement does not hide or
+    taint the program's other rules. An oracle named in ``lacking`` does not implement what the
+    program calls: its answer counts as its failure, whatever it printed."""
+    answers = _answers(source, inp)
+    for engine in lacking:
+        answers[engine] = f"error: {engine} lacks a builtin the program calls"
+    rules = set()
+    for text in answers.values():
+        if text.startswith("{"):
+            rules |= set(json.loads(text))
+    if not rules:  # no engine gave a document: the program's one answer
+        return [
+            ("", _verdict(answers["hookgate"], answers["regorus"], answers["rego-cpp"]), answers)
+        ]
+    split = {engine: _per_rule(text, rules) for engine, text in answers.items()}
+    out = []
+    for rule in sorted(rules):
+        per = {engine: split[engine][rule] for engine in answers}
+        out.append((rule, _verdict(per["hookgate"], per["regorus"], per["rego-cpp"]), per))
+    return out

@@ -81,7 +81,7 @@ def test_future_keywords_imports_are_accepted():
     ("src", "message"),
     [
         ("import foo.bar", "must begin with one of"),
-        ("import rego.v2", "unknown import rego.v2"),
+        ("import rego.v2", "unsupported: import rego.v2"),
         ("import future.keywords.nope", "unknown future keyword"),
         ("import data.x as if", "keyword 'if'"),
         ("import data.x.if", "must not end with a keyword"),

@@ -244,14 +244,23 @@ def json_remove(obj: Any, paths: Any) -> dict:
 def patch(doc: Any, patches: Any) -> Any:
     """``doc`` with the RFC 6902 operations of ``patches`` applied (add, remove, replace, move,
     copy, test); a path is a ``/``-separated string or an array; a set member is addressed by
-    its value. Undefined when an operation does not apply."""
-    for op in want_array("json.patch", 2, patches):
+    its value. An operation that does not apply is an error, as in OPA (so undefined unless
+    builtin errors are strict)."""
+    for n, op in enumerate(want_array("json.patch", 2, patches)):
         if type(op) is not dict:
             raise BuiltinError("json.patch: operand 2 must be array of objects")
         doc = _apply(doc, op)
         if doc is UNDEFINED:
-            return UNDEFINED
+            kind = op.get("op")
+            shown = repr(kind) if type(kind) is str else "without a string op"
+            raise BuiltinError(f"json.patch: operation {n} ({shown}) does not apply")
+    if doc is _REMOVED:  # OPA's edit tree renders nothing: no value
+        raise BuiltinError("json.patch: the operations removed the whole document")
     return doc
+
+
+# The document after `{"op": "remove", "path": ""}`: OPA's edit tree with no value at its root.
+_REMOVED = object()
 
 
 def _path(value: Any) -> list | None:
@@ -273,8 +282,10 @@ def _apply(doc: Any, op: dict) -> Any:
         return UNDEFINED
     if kind == "add":
         return _add(doc, path, op.get("value", UNDEFINED))
+    if doc is _REMOVED:  # only a new whole document can follow (OPA's edit tree)
+        return op.get("value", UNDEFINED) if kind == "add" and not path else UNDEFINED
     if kind == "remove":
-        return _remove(doc, path)
+        return _remove(doc, path) if path else _REMOVED
     if kind == "replace":
         doc = _remove(doc, path)
         return UNDEFINED if doc is UNDEFINED else _add(doc, path, op.get("value", UNDEFINED))
@@ -296,14 +307,28 @@ def _apply(doc: Any, op: dict) -> Any:
 
 
 def _index(arr: list, key: Any, *, append: bool) -> int | None:
-    if append and key == "-":
-        return len(arr)
-    if type(key) is str and key.isdigit():
-        key = int(key)
-    if type(key) is not int:
-        return None
+    """OPA's ``toIndex`` (internal/edittree): ``-`` is the end of the array, a string index is
+    read as Go's ``strconv.ParseInt`` reads it (ASCII digits, an optional sign, 64 bits) and
+    may not start with ``0`` unless it is ``0``; a number must be an integer. A malformed index
+    is an error; one out of range makes the operation not apply (None)."""
+    if type(key) is str:
+        if key == "-":
+            i = len(arr)
+        else:
+            digits = key[1:] if key.startswith(("+", "-")) else key
+            if not (digits.isascii() and digits.isdigit()) or not -(2**63) <= int(key) < 2**63:
+                raise BuiltinError(f"json.patch: invalid string for indexing: {key!r}")
+            if key != "0" and key.startswith("0"):
+                raise BuiltinError(
+                    f"json.patch: leading zeros are not allowed in JSON paths: {key!r}"
+                )
+            i = int(key)
+    elif type(key) is int and -(2**63) <= key < 2**63:
+        i = key
+    else:
+        raise BuiltinError(f"json.patch: invalid {type_name(key)} for indexing an array")
     limit = len(arr) + (1 if append else 0)
-    return key if 0 <= key < limit else None
+    return i if 0 <= i < limit else None
 
 
 def _child(node: Any, key: Any) -> Any:

@@ -103,29 +103,62 @@ def replace(s: Any, old: Any, new: Any) -> str:
 
 @builtin("strings.replace_n", "strings", 2)
 def replace_n(patterns: Any, s: Any) -> str:
-    """``s`` with each key of the object ``patterns`` replaced by its value, scanning left to right
-    (at one position the first key in sorted order wins, as Go's ``strings.Replacer``)."""
+    """``s`` with each key of the object ``patterns`` replaced by its value, as OPA does it: Go's
+    ``strings.NewReplacer`` with the keys in sorted order."""
     if type(patterns) is not dict:
         raise BuiltinError(f"strings.replace_n: operand 1 must be object but got {_tn(patterns)}")
     want_str("strings.replace_n", 2, s)
     pairs = []
     for k, v in obj_items(patterns):
-        if type(k) is not str or type(v) is not str:
-            raise BuiltinError("strings.replace_n: operand 1 must be object of strings")
+        if type(k) is not str:
+            raise BuiltinError(
+                "strings.replace_n: operand 1 non-string key found in pattern object"
+            )
+        if type(v) is not str:
+            raise BuiltinError(
+                "strings.replace_n: operand 1 non-string value found in pattern object"
+            )
         pairs.append((k, v))
     pairs.sort()
-    out = []
-    i = 0
-    while i < len(s):
-        for old, new in pairs:
-            if old and s.startswith(old, i):
-                out.append(new)
-                i += len(old)
+    return go_replace(pairs, s)
+
+
+def go_replace(pairs: list[tuple[str, str]], s: str) -> str:
+    """Go's ``strings.NewReplacer(old1, new1, ...).Replace(s)`` (its generic algorithm, which
+    every special case of it agrees with): left to right over the UTF-8 bytes, at each position
+    the earliest pair whose old string starts there wins, matches never overlap. An empty old
+    string matches at every byte position, but not twice in a row at the same one (so a longer
+    key may still match after it), and at the end of the text; between the bytes of one
+    character it splits the character, whose halves JSON shows as U+FFFD, as Go's does."""
+    table: dict[bytes, tuple[int, bytes]] = {}
+    for rank, (old, new) in enumerate(pairs):
+        table.setdefault(old.encode(), (rank, new.encode()))
+    lengths = sorted({len(k) for k in table})
+    data = s.encode()
+    out = bytearray()
+    i = last = 0
+    prev_empty = False
+    while i <= len(data):
+        best: tuple[int, bytes] | None = None
+        size = 0
+        for n in lengths:
+            if i + n > len(data):
                 break
-        else:
-            out.append(s[i])
+            if n == 0 and prev_empty:
+                continue
+            hit = table.get(data[i : i + n])
+            if hit is not None and (best is None or hit[0] < best[0]):
+                best, size = hit, n
+        prev_empty = best is not None and size == 0
+        if best is None:
             i += 1
-    return "".join(out)
+            continue
+        out += data[last:i]
+        out += best[1]
+        i += size
+        last = i
+    out += data[last:]
+    return out.decode("utf-8", "replace")
 
 
 @builtin("strings.reverse", "strings", 1)

@@ -153,6 +153,35 @@ def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
     # `[x | y, z]` read as a term / an array when the other reading fails. We parse the usual
     # reading first and, on an error, retry with the nearest such `{` or `|` read the other
     # way; the first error is the one reported if no reading works.
+    try:
+        return _parse_readings(source, filename)
+    except PolicyError as exc:
+        # `import rego.v2` changes the syntax (`and`, `or`, `not { … }`), so a v2 module
+        # usually fails to parse before its import is read: name the import, not the symptom.
+        at = _rego_v2_import(source)
+        diag = exc.diagnostics[0]
+        if at is None or at > (diag.line, diag.col):
+            raise
+        raise _error(filename, source, *at, _REGO_V2, _REGO_V2_HINT) from None
+
+
+_REGO_V2 = "unsupported: import rego.v2 (OPA's preview of Rego v2: `and`, `or`, `not { … }`)"
+_REGO_V2_HINT = "write the module in Rego v1 (`import rego.v1` or no import)"
+
+
+def _rego_v2_import(source: str) -> tuple[int, int] | None:
+    """The line:col of `import rego.v2` among the module's leading package and import lines
+    (a rule ends them, so a raw string's line never counts), or None."""
+    for number, text in enumerate(source.split("\n"), 1):
+        words = text.split("#", 1)[0].split()
+        if words[:2] == ["import", "rego.v2"] and len(words) == 2:
+            return number, len(text) - len(text.lstrip()) + 1
+        if words and words[0] not in ("package", "import"):
+            return None
+    return None
+
+
+def _parse_readings(source: str, filename: str) -> ast.Module:
     exempt: frozenset[int] = frozenset()
     first: PolicyError | None = None
     for _ in range(3):
@@ -749,6 +778,8 @@ def _import_problem(path: tuple[str, ...], alias: str | None) -> tuple[str, str 
     if path[0] not in _ROOTS:
         return f"unexpected import path {shown}, must begin with one of: {', '.join(_ROOTS)}", None
     if path[0] == "rego":
+        if path == ("rego", "v2"):
+            return _REGO_V2, _REGO_V2_HINT
         if path != ("rego", "v1"):
             return f"unknown import {shown}", "did you mean `import rego.v1`?"
         if alias is not None:
