@@ -33,6 +33,7 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 from hookgate.server.changesets import check_set
 from hookgate.server.compilation import compile_set
+from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
 from hookgate.server.store import (
@@ -41,7 +42,6 @@ from hookgate.server.store import (
     Store,
     StoreError,
     canonical_json,
-    decision_filters,
 )
 
 HERE = Path(__file__).parent
