@@ -28,6 +28,9 @@ import os
 from hookgate.lang.errors import Diagnostic, PolicyError
 
 BASE_NAME = "hookgate-default"
+# In a directory published to the server, the statement that its layer replaces the base
+# (``hookgate publish --replace-base``); ``hookgate export`` writes it for such a server.
+REPLACE_BASE_FILE = "REPLACE-BASE"
 DISABLED_PATH = ("hookgate", "disabled")
 # A guard is a ``hookgate.*`` package that defines a decision rule (engine.DECISION_RULES).
 # Read line by line, not with ``re``: on the server these texts are an editor's input.
@@ -162,6 +165,11 @@ class _Stack:
         )
         layered.named = [file for file in self.sources if file in self.named]
         return layered
+
+
+def replaces_base(directory: str) -> bool:
+    """Whether ``directory`` states that its layer replaces the base (``REPLACE_BASE_FILE``)."""
+    return os.path.isfile(os.path.join(directory, REPLACE_BASE_FILE))
 
 
 def _placed(path: str, document: object) -> dict:

@@ -57,10 +57,11 @@ class ChangeSetIn(BaseModel):
         description="Every data document of the new team layer by data path; a stored "
         "document not named here is deleted.",
     )
-    replace_base: StrictBool = Field(
-        False,
-        description="The layer is the whole set: the built-in pack is not composed under it. "
-        "False composes the layer over the pack (restoring it if it was replaced).",
+    replace_base: StrictBool | None = Field(
+        None,
+        description="True: the layer is the whole set, the built-in pack is not composed "
+        "under it. False: the layer composes over the pack (restoring it if it was replaced). "
+        "Null keeps the server's statement. `hookgate publish` always sends it.",
     )
     message: str = Field("", max_length=2000, description="Why; kept with every revision.")
     expect_revision: StrictInt | None = Field(

@@ -46,6 +46,8 @@ def post_changeset(
     store: Store = request.app.state.store
     _check_keys(body)
     replace = body.replace_base
+    if replace is None:
+        replace = store.active_set().base is None
     policies, documents = team_layer(body.policies, body.data, replace_base=replace)
     try:
         composed = compose(policies, documents, base=not replace)
