@@ -183,7 +183,7 @@ async def documents(request: Request) -> HTMLResponse:
     data = await anyio.to_thread.run_sync(store.list, "data")
     revision = await anyio.to_thread.run_sync(store.current_revision)
     active = await anyio.to_thread.run_sync(store.active_set)
-    from hookgate.layers import disabled_guards  # guards turned off, shown as a statement
+    from hookgate.layers import BASE_NAME
 
     return page(
         "documents.html",
@@ -191,7 +191,9 @@ async def documents(request: Request) -> HTMLResponse:
         policies=policies,
         data=data,
         revision=revision,
-        disabled=disabled_guards(active.data),
+        disabled=list(active.disabled),  # guards turned off, shown as a statement
+        base=active.base,
+        base_name=BASE_NAME,
     )
 
 

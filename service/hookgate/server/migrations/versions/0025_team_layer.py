@@ -108,6 +108,20 @@ def upgrade() -> None:
         _write(conn, kind, key, number, content, message, set_revision, now_time)
 
     if why:
+        try:
+            layers.compose_set(layer, data, base=False)
+        except PolicyError:
+            # Layers type-check a deeper document against a shallower one; the old code let
+            # the deeper value win. Its merged data, one document per top-level key, is the
+            # same set in a shape that composes (the old documents stay in their history).
+            merged = _old_merge(data)
+            for key in sorted(data):
+                if key not in merged:
+                    write("data", key, None, "migration: merged into its top-level document")
+            for key, value in sorted(merged.items()):
+                if key not in data or data[key] != value:
+                    write("data", key, _json(value), "migration: the documents under it, merged")
+            why += "; data documents merged per top-level key (their types differ by depth)"
         message = f"migration: base {layers.BASE_NAME} replaced, the stored set kept whole: {why}"
         write(base_kind, layers.BASE_NAME, None, message[:2000])
         return
@@ -171,6 +185,24 @@ def _write(
     else:
         where = (documents.c.kind == kind) & (documents.c.key == key)
         conn.execute(documents.update().where(where).values(**values))
+
+
+def _old_merge(documents: dict[str, object]) -> dict:
+    """The data as the code before layers merged documents: each placed at its path, shallower
+    first; objects merge key by key, a deeper value wins anywhere else."""
+
+    def over(under: object, value: object) -> object:
+        if not (isinstance(under, dict) and isinstance(value, dict)):
+            return value
+        return {**under, **{k: over(under.get(k), v) for k, v in value.items()}}
+
+    data: dict = {}
+    for path, document in sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0])):
+        placed: object = document
+        for key in reversed(path.split("/")):
+            placed = {key: placed}
+        data = over(data, placed)  # type: ignore[assignment]
+    return data
 
 
 def _same(content: str | None, value: object) -> bool:
