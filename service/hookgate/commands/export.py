@@ -65,6 +65,7 @@ def _export(args: argparse.Namespace) -> int:
         )
     for path in existing:
         os.remove(path)
+    os.makedirs(args.directory, exist_ok=True)  # an empty layer is an empty directory
     for relative, text in files.items():
         path = os.path.join(args.directory, *relative.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
