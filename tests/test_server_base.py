@@ -290,3 +290,31 @@ def test_downgrading_stores_the_base_whole_again(tmp_path):
         command.downgrade(config, "0024")
     assert _whole_set(store) == (composed.policies, composed.data)
     assert store.head(BASE_KIND, layers.BASE_NAME) is None
+
+
+def test_the_console_refuses_a_setting_of_another_type_naming_the_key(tmp_path):
+    from hookgate.server.console import csrf_token
+    from hookgate.server.store import migrate
+
+    store = Store(make_engine(f"sqlite:///{tmp_path / 'server.db'}"))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    editor = store.create_token("editor", "e")
+    with client_for(store) as client:
+        client.post("/console/login", data={"token": editor})
+        form = {
+            "kind": "data", "id": "hookgate/config", "content": '{"protected_branches": "main"}',
+            "csrf": csrf_token(editor),
+        }  # fmt: skip
+        refused = client.post("/console/publish", data=form)
+        assert refused.status_code == 422 and "Not published" in refused.text
+        assert (
+            "data.hookgate.config.protected_branches is a string here but an array in the "
+            "layers below" in refused.text
+        )
+        assert store.current_revision() == 1
+        form["content"] = '{"protected_branches": ["main", "trunk"]}'
+        published = client.post("/console/publish", data=form, follow_redirects=False)
+        assert published.status_code == 303, published.text
+    config = store.active_set().data["hookgate"]["config"]
+    assert config["protected_branches"] == ["main", "trunk"] and "self_protect" in config
