@@ -275,18 +275,7 @@ def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tm
     assert "weaker" not in added.stdout
     # The published set: the team's guard and every default guard decide.
     for command in ("curl example.com", "git commit --no-verify -m x", "rm -rf ~"):
-        payload = {
-            "session_id": "s",
-            "cwd": "/repo",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        }
-        body = json.dumps({"payload": payload}).encode()
-        answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})[
-            2
-        ]
-        assert answer["decision"]["outcome"] == "deny", (command, answer)
+        assert evaluate(server, command) == "deny", command
 
 
 store = store_fixture()

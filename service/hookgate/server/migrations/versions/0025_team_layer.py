@@ -215,23 +215,14 @@ def _json(value: object) -> str:
 
 
 def _head(conn: sa.Connection, kind: str, key: str) -> tuple[int, str | None] | None:
-    found = conn.execute(
-        sa.select(revisions.c.number, revisions.c.content)
-        .select_from(
-            revisions.join(
-                documents,
-                (documents.c.kind == revisions.c.kind)
-                & (documents.c.key == revisions.c.key)
-                & (documents.c.head == revisions.c.number),
-            )
-        )
-        .where(documents.c.kind == kind, documents.c.key == key)
-    ).first()
-    return None if found is None else (found.number, found.content)
+    found = [(n, content) for k, name, n, content in _heads(conn, (kind,)) if name == key]
+    return found[0] if found else None
 
 
-def _heads(conn: sa.Connection) -> list[tuple[str, str, int, str | None]]:
-    """Every policy and data document's head: ``(kind, key, number, content)`` (content None:
+def _heads(
+    conn: sa.Connection, kinds: tuple[str, ...] = ("policy", "data")
+) -> list[tuple[str, str, int, str | None]]:
+    """The head of every document of ``kinds``: ``(kind, key, number, content)`` (content None:
     deleted)."""
     query = (
         sa.select(revisions.c.kind, revisions.c.key, revisions.c.number, revisions.c.content)
@@ -243,7 +234,7 @@ def _heads(conn: sa.Connection) -> list[tuple[str, str, int, str | None]]:
                 & (documents.c.head == revisions.c.number),
             )
         )
-        .where(documents.c.kind.in_(("policy", "data")))
+        .where(documents.c.kind.in_(kinds))
     )
     return [tuple(r) for r in conn.execute(query)]
 
