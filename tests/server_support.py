@@ -92,9 +92,10 @@ def fresh_store(url: str | None, tmp_path) -> Store:
 
 
 def seeded(store: Store, policies: dict[str, str] | None = None, data: dict | None = None) -> dict:
-    """Seed ``store`` (default: the GUARD policy) and return a token per role."""
+    """Seed ``store`` with ``policies`` and ``data`` documents as the whole set, the base
+    replaced (default: the GUARD policy), and return a token per role."""
     policies = {"git_hooks.rego": GUARD} if policies is None else policies
-    admin = store.seed(policies, data or {}, validate=compile_set)
+    admin = store.seed(policies, data or {}, validate=compile_set, base=False)
     assert admin is not None
     tokens = {"admin": admin}
     for role in ROLES:

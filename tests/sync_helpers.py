@@ -48,10 +48,10 @@ class LiveServer:
         from hookgate.commands.serve import open_store
         from hookgate.server.app import create_app
         from hookgate.server.compilation import compile_set
-        from hookgate.server.store import seed_policies
 
         self.store = open_store(f"sqlite:///{db_path}")
-        self.admin_token = self.store.seed(*seed_policies(), validate=compile_set)
+        # As ``hookgate serve`` seeds: an empty team layer over the built-in pack.
+        self.admin_token = self.store.seed({}, {}, validate=compile_set, base=True)
         self.agent_token = self.store.create_token("agent", "laptop")
         self.app = create_app(self.store)
         self._uvicorn = uvicorn
@@ -251,12 +251,12 @@ def _warm_compile_cache(home: Path) -> None:
         return
     if not _TEMPLATE:
         from hookgate.engine import Engine
-        from hookgate.server.store import seed_policies
+        from hookgate.server.store import compose
         from hookgate.sources import default_pack_path
 
         template = Path(tempfile.mkdtemp(prefix="hookgate-compiled-")) / "compiled"
         Engine.from_paths([default_pack_path()], cache_dir=template)
-        Engine.from_sources(*seed_policies(), cache_dir=template)
+        Engine.from_sources(*compose({}, {}, base=True), cache_dir=template)
         atexit.register(shutil.rmtree, template.parent, True)
         _TEMPLATE.append(template)
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

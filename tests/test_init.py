@@ -171,7 +171,7 @@ def test_the_workflow_parses_and_runs_real_commands_with_real_options(repo):
         assert f" {code} " in comments  # impact's and publish's own exit codes are explained
 
 
-# ------------------------------------------------------------------ the whole set, published
+# ------------------------------------------------------------ the repository, published as is
 
 
 @pytest.fixture
@@ -182,49 +182,44 @@ def server(tmp_path):
     live.stop()
 
 
-def test_the_set_the_workflow_publishes_keeps_the_default_guards(tmp_path, repo, server):
+def test_the_repository_the_workflow_publishes_keeps_the_default_guards(tmp_path, repo, server):
     def on_server(*argv: str):
         return hookgate(tmp_path, *argv, "--server", server.url, HOOKGATE_TOKEN=server.editor_token)
 
-    # The layer alone would make the server's set equal to it, deleting the pack: refused
-    # (it does not even pass the check without the pack's library).
-    alone = on_server("publish", str(repo), "-m", "layer alone", "--dry-run")
-    assert alone.returncode in (1, 7), alone.stdout + alone.stderr
-    assert "- force_push.rego" in alone.stdout + alone.stderr
-    built = tmp_path / "build" / "set"
-    made = hookgate(tmp_path, "init", "--set", str(built), str(repo))
-    assert made.returncode == 0, made.stderr
-    published = on_server("publish", str(built), "-m", "team layer")
+    # The server keeps the repository as the team's layer over its built-in pack.
+    dry = on_server("publish", str(repo), "-m", "team layer", "--dry-run")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "+ team_example.rego" in dry.stdout and "force_push.rego" not in dry.stdout
+    published = on_server("publish", str(repo), "-m", "team layer")
     assert published.returncode == 0, published.stdout + published.stderr
-    again = on_server("publish", str(built), "-m", "again")
+    again = on_server("publish", str(repo), "-m", "again")
     assert again.returncode == 0 and "nothing to change" in again.stdout
     exported = tmp_path / "exported"
     assert on_server("export", str(exported)).returncode == 0
-    only = ("--no-default-pack",)
-    assert decision(tmp_path, exported, "npm publish", *only)[0] == "deny"
-    assert decision(tmp_path, exported, "git push -f origin feature", *only)[0] == "deny"
-    assert decision(tmp_path, exported, "rm -rf ~", *only)[0] == "deny"
-    assert decision(tmp_path, exported, "ls -la", *only)[0] == "allow"
+    # The export is the layer: the repository's policy and data files, nothing of the pack.
+    assert files_of(exported) == {"team_example.rego", "team_example_test.rego", "data.json"}
+    assert json.loads((exported / "data.json").read_text()) == init.OVERRIDES
+    assert decision(tmp_path, exported, "npm publish")[0] == "deny"
+    assert decision(tmp_path, exported, "git push -f origin main")[0] == "deny"
+    assert decision(tmp_path, exported, "rm -rf ~")[0] == "deny"
+    assert decision(tmp_path, exported, "ls -la")[0] == "allow"
 
 
-def test_set_refuses_a_layer_that_does_not_compose_and_a_busy_output(tmp_path, repo):
+def test_a_setting_of_another_type_is_refused_by_the_server_naming_the_key(tmp_path, repo, server):
     (repo / "data.json").write_text(
         json.dumps({"hookgate": {"config": {"force_push": {"on_force": 1}}}})
     )
-    bad = hookgate(tmp_path, "init", "--set", str(tmp_path / "out"), str(repo))
-    assert bad.returncode == 1 and "force_push.on_force" in bad.stderr
-    (repo / "data.json").write_text("{}")
-    busy = tmp_path / "busy"
-    busy.mkdir()
-    (busy / "x").write_text("x")
-    (busy / "stale.rego").write_text("package hookgate.stale\n")
-    refused = hookgate(tmp_path, "init", "--set", str(busy), str(repo))
-    assert refused.returncode == 2 and "not empty" in refused.stderr
-    # --force replaces an earlier set: nothing stale is published with the new one.
-    forced = hookgate(tmp_path, "init", "--set", str(busy), "--force", str(repo))
-    assert forced.returncode == 0, forced.stderr
-    assert not (busy / "stale.rego").exists() and (busy / "force_push.rego").exists()
-    # A set inside the layer would be read as part of it by the next `hookgate test`.
-    inside = hookgate(tmp_path, "init", "--set", str(repo / "build"), str(repo))
-    assert inside.returncode == 2 and "inside" in inside.stderr
-    assert not (repo / "build").exists()
+    bad = hookgate(
+        tmp_path, "publish", str(repo), "-m", "bad", "--server", server.url,
+        HOOKGATE_TOKEN=server.editor_token,
+    )  # fmt: skip
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert (
+        "data/hookgate:1:1: data.hookgate.config.force_push.on_force is a number here but a "
+        "string in the layers below" in bad.stderr
+    )
+
+
+def test_init_has_no_set_option_any_more(tmp_path, repo):
+    # The server composes the layer itself: there is no whole set to build.
+    assert hookgate(tmp_path, "init", "--set", str(tmp_path / "out"), str(repo)).returncode == 2

@@ -70,21 +70,23 @@ def upload(server, *commands):
     server.request("POST", "/v1/decisions", body, {"Content-Type": "application/json"})
 
 
+EXTRA_TEST = "package hookgate.team_extra_test\n\nimport rego.v1\n\ntest_extra if true\n"
+
+
 def test_publish_makes_the_server_equal_the_directory_in_one_revision(tmp_path, server, pack):
-    # The seed is the pack as a team keeps it in git (tests included): nothing to change.
+    # A copy of the pack (tests included) is no layer over it: nothing to change.
     same = hookgate(tmp_path, server, "publish", str(pack), "-m", "from git")
     assert same.returncode == 0 and "nothing to change" in same.stdout, same.stderr
-    (pack / "no_verify_test.rego").write_text(
-        (pack / "no_verify_test.rego").read_text() + "\ntest_extra if true\n"
-    )
+    (pack / "team_extra_test.rego").write_text(EXTRA_TEST)
     first = hookgate(
         tmp_path, server, "publish", str(pack), "-m", "from git", "--expect-revision", "1"
     )
     assert first.returncode == 0, first.stderr
     assert "published bundle revision 2 (was 1)" in first.stdout
-    assert "~ no_verify_test.rego" in first.stdout  # the tests go along, and ran on the server
+    assert "+ team_extra_test.rego" in first.stdout  # the tests go along, and ran on the server
+    assert "check: ok; tests: " in first.stdout
     bundle = server.request("GET", "/v1/bundle")[2]
-    assert bundle["revision"] == 2 and "test_extra" in bundle["policies"]["no_verify_test.rego"]
+    assert bundle["revision"] == 2 and "test_extra" in bundle["policies"]["team_extra_test.rego"]
 
     again = hookgate(tmp_path, server, "publish", str(pack), "-m", "again")
     assert again.returncode == 0 and "nothing to change" in again.stdout
@@ -92,12 +94,12 @@ def test_publish_makes_the_server_equal_the_directory_in_one_revision(tmp_path, 
     stale = hookgate(tmp_path, server, "publish", str(pack), "-m", "x", "--expect-revision", "1")
     assert stale.returncode == 3 and "not 1" in stale.stderr
 
-    (pack / "xpia_test.rego").unlink()
+    (pack / "team_extra_test.rego").unlink()
     (pack / "no_deploy.rego").write_text(NO_DEPLOY)
     upload(server, "make deploy ENV=prod", "ls -la")
     dry = hookgate(tmp_path, server, "publish", str(pack), "-m", "add a guard", "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert "+++ b/no_deploy.rego" in dry.stdout and "--- a/xpia_test.rego" in dry.stdout
+    assert "+++ b/no_deploy.rego" in dry.stdout and "--- a/team_extra_test.rego" in dry.stdout
     assert "check: ok" in dry.stdout
     assert "impact: 1 of 2 replayed decisions would change" in dry.stdout
     assert "allow→deny" in dry.stdout and "hookgate.no_deploy/make-deploy" in dry.stdout
@@ -110,18 +112,18 @@ def test_publish_makes_the_server_equal_the_directory_in_one_revision(tmp_path, 
 
     published = hookgate(tmp_path, server, "publish", str(pack), "-m", "add a guard")
     assert published.returncode == 0, published.stderr
-    assert "- xpia_test.rego" in published.stdout and "+ no_deploy.rego" in published.stdout
+    assert "- team_extra_test.rego" in published.stdout and "+ no_deploy.rego" in published.stdout
     assert hookgate(tmp_path, server, "impact", str(pack)).returncode == 0  # nothing left
 
 
 def test_a_failing_test_refuses_the_whole_set_and_names_its_line(tmp_path, server, pack):
-    test_file = pack / "no_verify_test.rego"
-    text = test_file.read_text()
-    test_file.write_text(text.replace("if {", "if {\n\tfalse", 1))
+    (pack / "no_deploy_test.rego").write_text(
+        "package hookgate.no_deploy_test\n\nimport rego.v1\n\ntest_fails if {\n\tfalse\n}\n"
+    )
     (pack / "no_deploy.rego").write_text(NO_DEPLOY)
     refused = hookgate(tmp_path, server, "publish", str(pack), "-m", "broken test")
     assert refused.returncode == 1
-    assert "no_verify_test.rego:" in refused.stderr and ": FAIL" in refused.stderr
+    assert "no_deploy_test.rego:5:" in refused.stderr and ": FAIL" in refused.stderr
     assert "refused: nothing was changed" in refused.stderr
     assert server.request("GET", "/v1/bundle")[2]["revision"] == 1
 

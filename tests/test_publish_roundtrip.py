@@ -80,23 +80,21 @@ def upload(server, outcome: str, *commands: str) -> None:
     server.request("POST", "/v1/decisions", body, {"Content-Type": "application/json"})
 
 
-def test_a_fresh_server_exports_the_pack_and_publishing_it_back_is_a_no_op(tmp_path, server):
+def test_a_fresh_server_exports_an_empty_layer_and_publishing_it_back_is_a_no_op(tmp_path, server):
     out = tmp_path / "repo"
     exported = hookgate(tmp_path, server, "export", str(out))
     assert exported.returncode == 0, exported.stderr
-    # The seed is the pack as a team keeps it in git: every file, tests included, one data.json.
-    pack_files = {p.name: p.read_text() for p in PACK.glob("*.rego")}
-    written = files(out)
-    assert {k: v for k, v in written.items() if k.endswith(".rego")} == pack_files
-    assert set(written) - set(pack_files) == {"data.json"}
-    data = json.loads(written["data.json"])
-    assert (
-        data["hookgate"]["config"]
-        == json.loads((PACK / "data.json").read_text())["hookgate"]["config"]
-    )
+    # The seed is an empty team layer over the pack: nothing of the pack is written.
+    assert files(out) == {}
+    assert f"over the base hookgate-default {layers.base_version()}" in exported.stdout
     again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
     assert again.returncode == 0, again.stderr + again.stdout
     assert "nothing to change" in again.stdout
+    # A copy of the pack is no change either: the base holds every file of it.
+    copy = tmp_path / "copy"
+    shutil.copytree(PACK, copy, ignore=shutil.ignore_patterns("__*"))
+    same = hookgate(tmp_path, server, "publish", str(copy), "-m", "a copy")
+    assert same.returncode == 0 and "nothing to change" in same.stdout, same.stdout + same.stderr
     assert revision(server) == 1
     base = server.request("GET", "/v1/bundle")[2]["base"]
     assert base == {
@@ -149,38 +147,109 @@ def test_export_never_mixes_a_set_with_files_already_there(tmp_path, server):
     assert not (out / "stale.rego").exists() and (out / ".git" / "config").exists()
 
 
-def test_a_directory_of_only_the_teams_guard_is_refused_as_weaker(tmp_path, server):
-    # Published as is, it would delete the whole default pack from the server.
+def evaluate(server, command: str) -> str:
+    payload = {
+        "session_id": "s",
+        "cwd": "/repo",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    body = json.dumps({"payload": payload}).encode()
+    answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})
+    return answer[2]["decision"]["outcome"]
+
+
+def test_a_directory_of_only_the_teams_guard_adds_it_over_the_default_guards(tmp_path, server):
     team = tmp_path / "team"
     team.mkdir()
     (team / "no_curl.rego").write_text(NO_CURL)
     upload(server, "deny", "git push --force origin main", "rm -rf ~")
+    dry = hookgate(tmp_path, server, "publish", str(team), "-m", "mine", "--dry-run")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "+ no_curl.rego" in dry.stdout and "weaker" not in dry.stdout
+    published = hookgate(tmp_path, server, "publish", str(team), "-m", "mine")
+    assert published.returncode == 0, published.stdout + published.stderr
+    assert revision(server) == 2
+    assert evaluate(server, "curl example.com") == "deny"
+    assert evaluate(server, "rm -rf ~") == "deny"
+    assert evaluate(server, "git push --force origin main") == "rewrite"  # the pack's, kept
+
+
+def test_replacing_the_base_is_an_explicit_statement_refused_as_weaker(tmp_path, server):
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "no_curl.rego").write_text(NO_CURL)
+    upload(server, "deny", "rm -rf ~", "rm -rf /")
     for extra in ([], ["--dry-run"]):
-        refused = hookgate(tmp_path, server, "publish", str(team), "-m", "mine", *extra)
+        refused = hookgate(
+            tmp_path, server, "publish", str(team), "-m", "only mine", "--replace-base", *extra
+        )
         assert refused.returncode == 7, refused.stdout + refused.stderr
-        assert "weaker: guards removed: destructive, force_push" in refused.stdout
+        assert "weaker: guards removed: destructive, " in refused.stdout
         assert "--allow-weaker" in refused.stderr
-    assert "recorded decisions would become allows (deny→allow: " in refused.stdout
-    assert revision(server) == 1
-
-
-def test_removing_a_guard_needs_allow_weaker(tmp_path, server):
-    repo = tmp_path / "repo"
-    shutil.copytree(PACK, repo, ignore=shutil.ignore_patterns("__*"))
-    (repo / "force_push.rego").unlink()
-    (repo / "force_push_test.rego").unlink()
-    refused = hookgate(tmp_path, server, "publish", str(repo), "-m", "drop force push")
-    assert refused.returncode == 7
-    assert "weaker: guards removed: force_push\n" in refused.stdout
+    # The dry-run shows the statement and the base's change, and the decisions it opens.
+    assert "base hookgate-default replaced (--replace-base or REPLACE-BASE)" in refused.stdout
+    assert f"-base hookgate-default {layers.base_version()}" in refused.stdout
+    assert "- base hookgate-default" in refused.stdout
+    assert "recorded decisions would become allows (deny→allow: 2)" in refused.stdout
     assert revision(server) == 1
     allowed = hookgate(
-        tmp_path, server, "publish", str(repo), "-m", "drop force push", "--allow-weaker"
+        tmp_path, server, "publish", str(team), "-m", "only mine", "--replace-base",
+        "--allow-weaker",
+    )  # fmt: skip
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert revision(server) == 2
+    assert server.request("GET", "/v1/bundle")[2]["base"]["policies"] == "replaced"
+    assert evaluate(server, "rm -rf ~") == "allow" and evaluate(server, "curl x") == "deny"
+    # The export says so, and publishing it back is a no-op.
+    out = tmp_path / "out"
+    assert hookgate(tmp_path, server, "export", str(out)).returncode == 0
+    assert set(files(out)) == {"no_curl.rego", "REPLACE-BASE"}
+    again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
+    assert again.returncode == 0 and "nothing to change" in again.stdout, again.stdout
+    # Without the statement the layer composes over the pack again: stronger, not refused.
+    (out / "REPLACE-BASE").unlink()
+    restored = hookgate(tmp_path, server, "publish", str(out), "-m", "the pack again")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert "+ base hookgate-default" in restored.stdout
+    assert revision(server) == 3 and evaluate(server, "rm -rf ~") == "deny"
+    history = server.request("GET", "/v1/base/revisions")[2]["revisions"]
+    assert [(r["op"], r["bundle_revision"]) for r in history] == [
+        ("put", 1),
+        ("delete", 2),
+        ("put", 3),
+    ]
+
+
+def test_removing_a_teams_guard_needs_allow_weaker(tmp_path, server):
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "no_curl.rego").write_text(NO_CURL)
+    assert hookgate(tmp_path, server, "publish", str(team), "-m", "add").returncode == 0
+    (team / "no_curl.rego").unlink()
+    refused = hookgate(tmp_path, server, "publish", str(team), "-m", "drop no_curl")
+    assert refused.returncode == 7
+    assert "weaker: guards removed: no_curl\n" in refused.stdout
+    assert revision(server) == 2
+    allowed = hookgate(
+        tmp_path, server, "publish", str(team), "-m", "drop no_curl", "--allow-weaker"
     )
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
-    assert "allowed by --allow-weaker: weaker: guards removed: force_push" in allowed.stdout
-    assert revision(server) == 2
-    base = server.request("GET", "/v1/bundle")[2]["base"]
-    assert base["name"] == "hookgate-default" and base["policies"] == "modified"
+    assert "allowed by --allow-weaker: weaker: guards removed: no_curl" in allowed.stdout
+    assert revision(server) == 3
+
+
+def test_an_edited_copy_of_a_base_file_is_refused_naming_it(tmp_path, server):
+    repo = tmp_path / "repo"
+    shutil.copytree(PACK, repo, ignore=shutil.ignore_patterns("__*"))
+    text = (repo / "force_push.rego").read_text()
+    (repo / "force_push.rego").write_text(text.replace("deny contains", "ask contains", 1))
+    refused = hookgate(tmp_path, server, "publish", str(repo), "-m", "edit the pack")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "force_push.rego:1:1: force_push.rego is an edited copy" in refused.stderr
+    assert "--replace-base" in refused.stderr
+    assert revision(server) == 1
 
 
 def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tmp_path, server):
@@ -206,18 +275,7 @@ def test_turning_a_guard_off_is_shown_and_refused_with_the_decisions_it_opens(tm
     assert "weaker" not in added.stdout
     # The published set: the team's guard and every default guard decide.
     for command in ("curl example.com", "git commit --no-verify -m x", "rm -rf ~"):
-        payload = {
-            "session_id": "s",
-            "cwd": "/repo",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        }
-        body = json.dumps({"payload": payload}).encode()
-        answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})[
-            2
-        ]
-        assert answer["decision"]["outcome"] == "deny", (command, answer)
+        assert evaluate(server, command) == "deny", command
 
 
 store = store_fixture()

@@ -22,7 +22,7 @@ from server_support import (
 
 from hookgate.bundle_format import BundleError, verify
 from hookgate.server.compilation import compile_set
-from hookgate.server.store import Store, make_engine, seed_policies
+from hookgate.server.store import Store, make_engine
 
 store = store_fixture()
 
@@ -244,7 +244,7 @@ def test_facts_answer_host_builtins_and_the_server_disk_is_never_read(client, to
 
 def test_every_openapi_example_gets_a_decision_from_the_default_pack(tmp_path):
     store = fresh_store("sqlite", tmp_path / "default")
-    admin = store.seed(*seed_policies(), validate=compile_set)
+    admin = store.seed({}, {}, validate=compile_set, base=True)
     with client_for(store) as client:
         spec = client.get("/openapi.json").json()
         operation = spec["paths"]["/v1/evaluate"]["post"]
@@ -260,15 +260,22 @@ def test_every_openapi_example_gets_a_decision_from_the_default_pack(tmp_path):
     store.engine.dispose()
 
 
-def test_the_seed_is_the_default_pack_as_publish_stores_a_copy_of_it():
+def test_the_seed_is_an_empty_team_layer_over_the_pack_as_a_publish_stores_it(tmp_path):
     # Issue 31: one shape, so that publishing a copy (or an export) of the pack changes nothing.
-    from hookgate.server.store import seed_documents
+    from hookgate import layers
+    from hookgate.server.changesets import team_layer
     from hookgate.sources import default_pack_path, directory_documents
 
-    policies, data = seed_policies()
-    assert policies and all(key.endswith(".rego") and "/" not in key for key in policies)
-    assert "force_push_test.rego" in policies  # the pack's tests go along, as publish sends them
-    assert (policies, seed_documents(data)) == directory_documents(default_pack_path())
+    store = fresh_store("sqlite", tmp_path / "default")
+    store.seed({}, {}, validate=compile_set, base=True)
+    active = store.active_set()
+    assert (active.layer, active.documents, active.base) == ({}, {}, layers.base_version())
+    policies, documents = directory_documents(default_pack_path())
+    assert "force_push_test.rego" in active.policies  # the pack's tests go along, as ever
+    assert active.policies == policies
+    assert active.data == layers.place_documents(documents)
+    assert team_layer(policies, documents, replace_base=False) == ({}, {})
+    store.engine.dispose()
 
 
 def test_check_reports_diagnostics_for_a_draft(client, tokens):

@@ -10,7 +10,7 @@ from pathlib import Path
 from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
 from hookgate.server.compilation import compile_set
-from hookgate.server.store import merge_documents, seed_policies
+from hookgate.server.store import compose
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -33,15 +33,19 @@ def _method_and_path(argv: list[str]) -> tuple[str, str]:
 
 
 def test_the_readme_recipe_changes_the_config_of_a_fresh_and_of_a_published_server(store):
-    from hookgate.server.changesets import apply
+    from hookgate.server.changesets import apply, team_layer
     from hookgate.sources import default_pack_path, directory_documents
 
-    admin = store.seed(*seed_policies(), validate=compile_set)
-    # The seed stores what publishing a copy of the pack stores: publishing it changes nothing.
+    admin = store.seed({}, {}, validate=compile_set, base=True)
+    # The seed is an empty team layer, and a copy of the pack is no layer: publishing it
+    # changes nothing.
     policies, documents = directory_documents(default_pack_path())
+    policies, documents = team_layer(policies, documents, replace_base=False)
+    assert (policies, documents) == ({}, {})
     base, revision, changes = apply(
-        store, policies, documents, expect_revision=1, author="ci", message="from git"
-    )
+        store, policies, documents, replace_base=False, expect_revision=1, author="ci",
+        message="from git",
+    )  # fmt: skip
     assert (base, revision, changes) == (1, 1, [])
     create, read, write = _recipe()
     assert _method_and_path(create) == ("PUT", "/v1/data/hookgate/config")
@@ -78,15 +82,15 @@ def test_the_readme_recipe_changes_the_config_of_a_fresh_and_of_a_published_serv
 def test_a_deeper_document_overrides_the_matching_part_of_a_shallower_one():
     team = {"sub": {"a": 1, "b": {"c": 2, "d": 3}}, "other": [1]}
     sub = {"b": {"c": 20}, "e": 5}
-    documents = [("teamx/sub", sub), ("teamx", team)]
-    merged = merge_documents(documents)
+    documents = {"teamx/sub": sub, "teamx": team}
+    merged = compose({}, documents, base=False)[1]
     assert merged == {"teamx": {"sub": {"a": 1, "b": {"c": 20, "d": 3}, "e": 5}, "other": [1]}}
     # Nothing given was changed: merging again gives the same answer.
     assert team == {"sub": {"a": 1, "b": {"c": 2, "d": 3}}, "other": [1]}
     assert sub == {"b": {"c": 20}, "e": 5}
-    assert merge_documents(documents) == merged
+    assert compose({}, documents, base=False)[1] == merged
     # A value that is not an object is replaced as a whole.
-    assert merge_documents([("t", {"x": [1, 2]}), ("t/x", [3])]) == {"t": {"x": [3]}}
+    assert compose({}, {"t": {"x": [1, 2]}, "t/x": [3]}, base=False)[1] == {"t": {"x": [3]}}
 
 
 def test_nested_documents_never_break_checks_or_dry_runs(store):

@@ -15,6 +15,8 @@ MINIMUM_ROLE = {
     ("GET", "/healthz"): None,
     ("GET", "/readyz"): None,
     ("GET", "/metrics"): None,
+    ("GET", "/v1/base"): "viewer",
+    ("GET", "/v1/base/revisions"): "viewer",
     ("GET", "/v1/policies"): "viewer",
     ("GET", "/v1/policies/{id}"): "viewer",
     ("PUT", "/v1/policies/{id}"): "editor",

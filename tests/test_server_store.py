@@ -30,7 +30,7 @@ from hookgate.server.store import (
     NotFound,
     PreconditionFailed,
     PreconditionRequired,
-    merge_documents,
+    compose,
 )
 
 store = store_fixture(database_params())
@@ -51,7 +51,7 @@ def test_migrations_create_exactly_the_tables_of_the_metadata(store):
 def test_seed_happens_once_and_makes_revision_one(store):
     tokens = seeded(store)
     assert tokens["admin"].startswith("hg_")
-    assert store.seed({"other.rego": GUARD}, {}, validate=compile_set) is None
+    assert store.seed({"other.rego": GUARD}, {}, validate=compile_set, base=False) is None
     active = store.active_set()
     assert active.revision == 1
     assert active.policies == {"git_hooks.rego": GUARD}
@@ -61,7 +61,7 @@ def test_seed_happens_once_and_makes_revision_one(store):
 
 def test_seed_refuses_a_pack_that_does_not_compile(store):
     with pytest.raises(PolicyError):
-        store.seed({"broken.rego": BROKEN}, {}, validate=compile_set)
+        store.seed({"broken.rego": BROKEN}, {}, validate=compile_set, base=False)
     assert store.current_revision() == 0
 
 
@@ -136,9 +136,23 @@ def test_data_documents_merge_by_path(store):
 
 def test_data_under_a_non_object_is_a_conflict_named_by_path():
     with pytest.raises(PolicyError) as caught:
-        merge_documents([("a", 1), ("a/b", {"c": 2})])
-    assert caught.value.diagnostics[0].headline().startswith("data/a/b:1:1: ")
-    assert merge_documents([("a/b", 2), ("a", {"x": 1})]) == {"a": {"x": 1, "b": 2}}
+        compose({}, {"a": 1, "a/b": {"c": 2}}, base=False)
+    headline = caught.value.diagnostics[0].headline()
+    assert headline.startswith("data/a/b:1:1: data.a is an object here but a number"), headline
+    assert compose({}, {"a/b": 2, "a": {"x": 1}}, base=False)[1] == {"a": {"x": 1, "b": 2}}
+
+
+def test_a_data_override_keeps_the_type_of_the_setting_below(store):
+    # As layers.overlay checks a --policies layer: the error names the key path and document.
+    seeded(store, data={"hookgate": {"config": {"protected_branches": ["main"]}}})
+    with pytest.raises(PolicyError) as caught:
+        put(store, "data", "hookgate/config", '{"protected_branches": "main"}')
+    assert caught.value.diagnostics[0].headline() == (
+        "data/hookgate/config:1:1: data.hookgate.config.protected_branches is a string here "
+        "but an array in the layers below: a setting keeps its type"
+    )
+    put(store, "data", "hookgate/config", '{"protected_branches": ["main", "dev"]}')
+    assert store.active_set().data["hookgate"]["config"]["protected_branches"] == ["main", "dev"]
 
 
 def test_racing_editors_exactly_one_wins(store):

@@ -94,12 +94,13 @@ def test_a_new_teams_journey_never_loses_protection_silently(tmp_path, server):
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "test_destroy_is_denied: PASS" in tested.stdout
 
-    # 2. Publish to a freshly seeded server: the team's guard and the default guards deny there.
-    built = tmp_path / "set"
-    assert hookgate("init", "--set", str(built), str(team)).returncode == 0
-    published = on_server("publish", str(built), "-m", "team guard")
+    # 2. Publish the team's directory, as it is, to a freshly seeded server: it is the team's
+    # layer there, and the team's guard and the default guards deny.
+    published = on_server("publish", str(team), "-m", "team guard")
     assert published.returncode == 0, published.stdout + published.stderr
-    for command in ("terraform destroy", "git commit --no-verify -m x", "rm -rf ~"):
+    assert "weaker" not in published.stdout
+    commands = ("terraform destroy", "git commit --no-verify -m x", "rm -rf ~")
+    for command in (*commands, "git push --force origin main"):
         body = json.dumps({"payload": json.loads(bash(command, "check"))}).encode()
         answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})
         assert answer[2]["decision"]["outcome"] == "deny", (command, answer)

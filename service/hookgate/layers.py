@@ -7,12 +7,15 @@ layers below:
   the same text (a copy of the pack is no change) and is an error when it declares the same
   package (an edited copy): a layer adds guards, it never replaces the base's silently
   (``base=False`` replaces the whole base).
-- its data files, shallower first, are deep-merged over the data below (``overlay``): objects merge key by key, arrays
-  and scalars replace; a value whose JSON type differs from the value it replaces is an error
+- its data files, shallower first, are deep-merged over the data below (``overlay``): objects
+  merge key by key, arrays and scalars replace; a value whose JSON type differs from the value it replaces is an error
   naming the key path and the file.
 - a built-in guard is turned off only by naming it in ``data.hookgate.disabled``; each name must
   be a guard of the set (an unknown one is an error), and the statement is shown by ``check``,
   ``publish --dry-run`` and ``impact`` (``Layered.disabled``). The engine skips those guards.
+
+The server composes its active set the same way (``compose_set``): the base, then the team's
+layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``.
 
 The pack's version (``pack_version``) is hookgate's version plus a digest of the pack's files,
 so two machines with the same version string run the same base.
@@ -25,6 +28,9 @@ import os
 from hookgate.lang.errors import Diagnostic, PolicyError
 
 BASE_NAME = "hookgate-default"
+# In a directory published to the server, the statement that its layer replaces the base
+# (``hookgate publish --replace-base``); ``hookgate export`` writes it for such a server.
+REPLACE_BASE_FILE = "REPLACE-BASE"
 DISABLED_PATH = ("hookgate", "disabled")
 # A guard is a ``hookgate.*`` package that defines a decision rule (engine.DECISION_RULES).
 # Read line by line, not with ``re``: on the server these texts are an editor's input.
@@ -70,49 +76,123 @@ def compose(
     if base:
         base_sources, base_data = load_paths([default_pack_path()], include_tests=include_tests)
         version = pack_version(base_sources, base_data) if include_tests else base_version()
-    by_name = {os.path.basename(file): file for file in base_sources}
     # The base's tests run only when a layer names them (the pack's directory, or copies of its
     # files): they test the shipped pack, which the layers above cannot change.
     sources = {file: text for file, text in base_sources.items() if not _is_test(file)}
-    data = _copy(base_data)
-    disabled_by = None
-    named: set[str] = set()
+    stack = _Stack(sources, base_sources, base_data, "--no-default-pack")
     for layer in layers:
         layer = os.fspath(layer)
         if base and _same_dir(layer, default_pack_path()):
             sources.update(base_sources)  # the pack itself named as a layer (``check policies/``)
-            named.update(base_sources)
+            stack.named.update(base_sources)
             continue
-        layer_sources = _modules(layer, include_tests)
-        for file, text in layer_sources.items():
+        stack.add(_modules(layer, include_tests), _documents(layer))
+    return stack.layered(version)
+
+
+def compose_set(policies: dict[str, str], documents: dict[str, object], *, base: bool) -> Layered:
+    """The server's active set: the built-in pack (``base``; policy id = file name, its tests
+    included, as the server has always carried them) with one team layer over it, composed as
+    ``compose`` composes directories: ``policies`` by id, ``documents`` (data documents by
+    slash path, each placed at its path, shallower first) overlaid with the same type checks.
+    A team policy with a base file's id is the base's file when it is the same text and a
+    ``PolicyError`` otherwise (an id names one module: a layer never replaces the base's)."""
+    base_sources, base_data, version = _server_base() if base else ({}, {}, None)
+    stack = _Stack(dict(base_sources), base_sources, base_data, "--replace-base")
+    found = sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0]))
+    stack.add(policies, [(f"data/{path}", _placed(path, doc)) for path, doc in found])
+    return stack.layered(version)
+
+
+class _Stack:
+    """Layers laid one over another (``add``), from the base up: what ``compose`` and
+    ``compose_set`` share, so a directory and the server compose alike."""
+
+    def __init__(
+        self, sources: dict[str, str], base_sources: dict[str, str], base_data: dict, flag: str
+    ) -> None:
+        self.sources = sources
+        self.base_sources = base_sources
+        self.base_data = base_data
+        self.data = _copy(base_data)
+        self.by_name = {os.path.basename(file): file for file in base_sources}
+        self.named: set[str] = set()
+        self.disabled_by: str | None = None
+        self.flag = flag  # how a user replaces the whole base, for the error's hint
+
+    def add(self, modules: dict[str, str], documents: list[tuple[str, dict]]) -> None:
+        for file, text in modules.items():
             name = os.path.basename(file)
-            if name in by_name and file not in base_sources:
-                if base_sources[by_name[name]] == text:
-                    sources[by_name[name]] = text
-                    named.add(by_name[name])
+            base_file = self.by_name.get(name)
+            if base_file is not None:
+                if self.base_sources[base_file] == text:  # a copy of the pack is no change
+                    self.sources[base_file] = text
+                    self.named.add(base_file)
                     continue
-                if _package(base_sources[by_name[name]]) != _package(text):
-                    sources[file] = text  # only the name is shared: the team's own module
-                    named.add(file)
+                same_package = _package(self.base_sources[base_file]) == _package(text)
+                if file != base_file and not same_package:
+                    self.sources[file] = text  # only the name is shared: the team's own module
+                    self.named.add(file)
                     continue
-                message = (
-                    f"{name} is an edited copy of the built-in pack's file ({BASE_NAME}: same "
-                    "name and package); a layer adds files and cannot replace the base's: keep "
-                    "only your own files, turn a guard off with data.hookgate.disabled, or "
-                    "replace the whole base (--no-default-pack)"
-                )
-                raise PolicyError([Diagnostic(file, 1, 1, message)])
-            sources[file] = text
-            named.add(file)
-        # Each file over the layers below on its own, so an error names the file.
-        for file, document in _documents(layer):
-            overlay(data, document, file)
+                raise PolicyError([Diagnostic(file, 1, 1, self._replaced(name, same_package))])
+            self.sources[file] = text
+            self.named.add(file)
+        # Each document over the layers below on its own, so an error names its file.
+        for file, document in documents:
+            overlay(self.data, document, file)
             if _get(document, DISABLED_PATH) is not None:
-                disabled_by = file
-    disabled = _disabled(data, sources, disabled_by or "data")
-    layered = Layered(sources, data, base_sources, base_data, version, disabled, disabled_by)
-    layered.named = [file for file in sources if file in named]
-    return layered
+                self.disabled_by = file
+
+    def _replaced(self, name: str, same_package: bool) -> str:
+        what = "an edited copy of" if same_package else "named as"
+        return (
+            f"{name} is {what} the built-in pack's file ({BASE_NAME}: same name"
+            f"{' and package' if same_package else ''}); a layer adds files and cannot replace "
+            "the base's: keep only your own files (under names of their own), turn a guard off "
+            f"with data.hookgate.disabled, or replace the whole base ({self.flag})"
+        )
+
+    def layered(self, version: str | None) -> Layered:
+        disabled = _disabled(self.data, self.sources, self.disabled_by or "data")
+        layered = Layered(
+            self.sources,
+            self.data,
+            self.base_sources,
+            self.base_data,
+            version,
+            disabled,
+            self.disabled_by,
+        )
+        layered.named = [file for file in self.sources if file in self.named]
+        return layered
+
+
+def replaces_base(directory: str) -> bool:
+    """Whether ``directory`` states that its layer replaces the base (``REPLACE_BASE_FILE``)."""
+    return os.path.isfile(os.path.join(directory, REPLACE_BASE_FILE))
+
+
+def _placed(path: str, document: object) -> dict:
+    placed: object = _copy(document)
+    for key in reversed(path.split("/")):
+        placed = {key: placed}
+    return placed  # type: ignore[return-value]
+
+
+_SERVER_BASE: tuple[dict[str, str], dict, str] | None = None
+
+
+def _server_base() -> tuple[dict[str, str], dict, str]:
+    """The built-in pack as the server composes it: ``(modules by file name, tests included;
+    data; version)``, read once a process (the installed pack does not change under it)."""
+    global _SERVER_BASE
+    if _SERVER_BASE is None:
+        from hookgate.sources import default_pack_sources
+
+        found, data = default_pack_sources(include_tests=True)
+        sources = {os.path.basename(file): text for file, text in found.items()}
+        _SERVER_BASE = (sources, data, pack_version(found, data))
+    return _SERVER_BASE
 
 
 def overlay(into: dict, layer: dict, source: str, where: tuple[str, ...] = ()) -> None:
@@ -186,10 +266,7 @@ def place_documents(documents: dict[str, object]) -> dict:
     reading a set's ``disabled`` statement without the server's code."""
     data: dict = {}
     for path, document in sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0])):
-        placed: object = _copy(document)
-        for key in reversed(path.split("/")):
-            placed = {key: placed}
-        _deep(data, placed)
+        _deep(data, _placed(path, document))
     return data
 
 

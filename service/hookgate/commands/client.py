@@ -68,6 +68,15 @@ def fetch_set(server: str, timeout: float) -> tuple[dict[str, str], dict[str, ob
 KINDS = (("policy", "/v1/policies"), ("data", "/v1/data"))
 
 
+def fetch_base(server: str, timeout: float) -> dict:
+    """The server's base layer (``GET /v1/base``): its ``version`` (None when ``replaced``)
+    and the base's ``guards``."""
+    status, answer = request("GET", server, "/v1/base", None, timeout)
+    if status != 200 or not isinstance(answer, dict) or "replaced" not in answer:
+        raise CommandError(SERVER, f"GET /v1/base: HTTP {status}: {detail(answer)}")
+    return answer
+
+
 def _heads(server: str, base: str, timeout: float) -> dict[str, int]:
     status, answer = request("GET", server, base, None, timeout)
     if status != 200 or not isinstance(answer, dict):

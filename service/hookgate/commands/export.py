@@ -1,11 +1,14 @@
-"""``hookgate export DIR --server URL``: write the server's active set to a directory, the
+"""``hookgate export DIR --server URL``: write the server's team layer to a directory, the
 shape ``hookgate publish`` reads (``sources.directory_documents``), so that publishing the
-directory back changes nothing: the start of a policy repository in git.
+directory back changes nothing: the start of a policy repository in git. The built-in pack
+under the layer is not written (the server composes it, as ``--policies DIR`` does locally);
+when the team replaced it, ``DIR/REPLACE-BASE`` says so, and publish reads that statement.
 
 Each policy is ``DIR/<id>``. The data documents at the top (``hookgate``) are the keys of
 ``DIR/data.json``; a document at ``a/b`` is ``DIR/a/b/data.json``. A directory that already
-holds policy or data files is refused unless ``--force``, which removes them first (hidden
-directories, such as ``.git``, are left alone), so nothing stale is published with the set.
+holds policy or data files (or a ``REPLACE-BASE``) is refused unless ``--force``, which removes
+them first (hidden directories, such as ``.git``, are left alone), so nothing stale is
+published with the set.
 
 Exit codes as ``hookgate publish``'s: 0 written, 2 usage (the directory), 4 the token, 5 the
 server.
@@ -23,12 +26,14 @@ from hookgate.commands.client import (
     USAGE,
     CommandError,
     add_server_arguments,
+    fetch_base,
     fetch_set,
 )
+from hookgate.layers import BASE_NAME, REPLACE_BASE_FILE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("directory", metavar="DIR", help="where to write the active set")
+    parser.add_argument("directory", metavar="DIR", help="where to write the team layer")
     add_server_arguments(parser)
     parser.add_argument(
         "--force",
@@ -47,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     policies, documents = fetch_set(args.server, args.timeout)
+    base = fetch_base(args.server, args.timeout)
     files = layout(policies, documents)
+    if base["replaced"]:
+        files[REPLACE_BASE_FILE] = _REPLACED
     existing = _set_files(args.directory)
     if existing and not args.force:
         raise CommandError(
@@ -57,6 +65,7 @@ def _export(args: argparse.Namespace) -> int:
         )
     for path in existing:
         os.remove(path)
+    os.makedirs(args.directory, exist_ok=True)  # an empty layer is an empty directory
     for relative, text in files.items():
         path = os.path.join(args.directory, *relative.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -65,6 +74,10 @@ def _export(args: argparse.Namespace) -> int:
     print(
         f"exported {len(policies)} policies and {len(documents)} data documents to {args.directory}"
     )
+    if base["replaced"]:
+        print(f"the base {BASE_NAME} is replaced: {REPLACE_BASE_FILE} says so")
+    else:
+        print(f"over the base {BASE_NAME} {base['version']} (not written: the server adds it)")
     return OK
 
 
@@ -88,6 +101,13 @@ def layout(policies: dict[str, str], documents: dict[str, object]) -> dict[str, 
     return files
 
 
+_REPLACED = f"""This layer replaces the built-in pack ({BASE_NAME}): it is the whole set.
+
+hookgate publish reads this file as --replace-base. Delete it to compose the layer over the
+pack again (publish refuses that as weaker only if it removes a guard).
+"""
+
+
 def _plain_name(name: str) -> bool:
     # What sources._walk reads back: no separators, nothing hidden or private.
     return bool(name) and "/" not in name and "\\" not in name and not name.startswith((".", "__"))
@@ -105,4 +125,5 @@ def _set_files(directory: str) -> list[str]:
         raise CommandError(USAGE, f"{directory}: not a directory")
     from hookgate.sources import _walk
 
-    return sorted(_walk(directory))
+    marker = os.path.join(directory, REPLACE_BASE_FILE)
+    return sorted(_walk(directory) + ([marker] if os.path.isfile(marker) else []))

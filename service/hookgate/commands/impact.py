@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hookgate import progress
+from hookgate import layers, progress
 from hookgate.commands.client import (
     DENIED,
     OK,
@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
 def _impact(args: argparse.Namespace) -> int:
     policies, documents = read_directory(args.directory)
     body = {"policies": policies, "data": documents, "complete": True, "limit": args.limit}
+    # The directory is a team layer, over the base unless it says it replaces it (as publish).
+    body["replace_base"] = layers.replaces_base(args.directory)
     filters = {
         "since": args.since,
         "until": args.until,

@@ -6,11 +6,9 @@ overrides file holding only the keys that differ from the defaults, a GitHub Act
 refused unless ``--force``, and even then no existing file is overwritten without it: the
 starter files are named, so the refusal says which.
 
-``hookgate init --set OUT DIR`` writes the whole set DIR's layer makes over the built-in pack
-(every policy with the pack's tests, the deep-merged data) in the shape ``hookgate publish``
-and ``hookgate impact`` read: the server's active set is a whole set, so the workflow
-publishes this, never the team's files alone (which would delete the pack). Exit codes: 0
-written, 1 the layer does not compose (the file named), 2 usage (the directory).
+The repository is what ``hookgate publish`` sends as is: the server keeps it as the team's
+layer over its built-in pack, as ``--policies DIR`` composes it locally. Exit codes: 0 written,
+2 usage (the directory).
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ import json
 import os
 import sys
 
-OK, INVALID, USAGE = 0, 1, 2
+OK, USAGE = 0, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,19 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write into a non-empty DIR, replacing files of the same names",
     )
-    parser.add_argument(
-        "--set",
-        metavar="OUT",
-        dest="set_out",
-        help="instead: write the whole set DIR's layer makes over the built-in pack to OUT "
-        "(what publish and impact take)",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.set_out:
-            return _write_set(args.directory, args.set_out, force=args.force)
         return _init(args.directory, force=args.force)
     except _Refused as exc:
         print(f"hookgate init: {exc}", file=sys.stderr)
@@ -75,59 +64,6 @@ def _init(directory: str, *, force: bool) -> int:
     for relative in files:
         print(f"  {relative}")
     print(f"next: hookgate test {directory}   (the built-in pack's guards stay on underneath)")
-    return OK
-
-
-def _write_set(layer: str, out: str, *, force: bool) -> int:
-    """The set ``layer`` makes over the built-in pack, written to ``out`` in publish's shape."""
-    from hookgate import layers
-    from hookgate.commands.client import CommandError
-    from hookgate.commands.export import _set_files, layout
-    from hookgate.lang.errors import PolicyError
-
-    if not os.path.isdir(layer):
-        raise _Refused(USAGE, f"{layer}: not a directory")
-    try:
-        composed = layers.compose([layer], include_tests=True)
-    except PolicyError as exc:
-        raise _Refused(INVALID, exc.render() if hasattr(exc, "render") else str(exc)) from None
-    policies: dict[str, str] = {}
-    where: dict[str, str] = {}
-    # The pack's tests too: the server stores the pack with them (the seed's shape), so a set
-    # without them would delete them on publish.
-    for file, text in [*composed.base_sources.items(), *composed.sources.items()]:
-        name = os.path.basename(file)
-        if name in where and policies[name] != text:
-            raise _Refused(
-                INVALID,
-                f"{file}: the server names a policy by its file name, and {name} is also "
-                f"{where[name]}; rename the team's file",
-            )
-        policies[name], where[name] = text, file
-    try:
-        files = layout(policies, composed.data)
-    except CommandError as exc:
-        raise _Refused(USAGE, str(exc)) from None
-    inside = os.path.commonpath([os.path.abspath(layer), os.path.abspath(out)])
-    if inside == os.path.abspath(layer):
-        # The next `hookgate test DIR` would read the set as part of the layer.
-        raise _Refused(USAGE, f"{out} is inside {layer}: write the set outside the layer")
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise _Refused(USAGE, f"{out}: not a directory")
-    if os.path.isdir(out) and os.listdir(out) and not force:
-        raise _Refused(USAGE, f"{out} exists and is not empty: give a new directory, or --force")
-    try:
-        stale = _set_files(out)
-    except CommandError as exc:
-        raise _Refused(USAGE, str(exc)) from None
-    for path in stale:  # --force: nothing of an earlier set is published with this one
-        os.remove(path)
-    for relative, text in files.items():
-        path = os.path.join(out, *relative.split("/"))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    print(f"wrote {len(policies)} policies and {len(composed.data)} data documents to {out}")
     return OK
 
 
@@ -213,9 +149,8 @@ WORKFLOW = """\
 # hookgate: check and test the team's layer on every change; on a pull request show the impact
 # on recorded decisions and dry-run the publish; on main publish.
 #
-# The repository is a layer over hookgate's built-in pack. The server holds a whole set, so
-# impact and publish take the set this layer makes (`hookgate init --set OUT .`, OUT outside the
-# repository), never the layer alone (that would delete the built-in guards: refused).
+# The repository is a layer over hookgate's built-in pack, and the server keeps it as one: impact
+# and publish take the repository as it is, and every built-in guard stays on underneath.
 #
 # Exit codes:
 #   hookgate check    0 ok; 1 a policy does not parse/compile or a pack fails its tests
@@ -248,20 +183,18 @@ jobs:
         run: hookgate check .
       - name: Test
         run: hookgate test -v .
-      - name: The whole set this layer makes (outside the layer)
-        run: hookgate init --set "$RUNNER_TEMP/set" .
       - name: Impact on recorded decisions (exit 6 = some would change; shown, not fatal)
         if: github.event_name == 'pull_request'
-        run: hookgate impact "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER" --limit 10000 || [ $? -eq 6 ]
+        run: hookgate impact . --server "$HOOKGATE_SERVER" --limit 10000 || [ $? -eq 6 ]
       - name: Dry-run the publish (exit 7 = weaker; fails the check)
         if: github.event_name == 'pull_request'
         run: >-
-          hookgate publish "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER" --dry-run
+          hookgate publish . --server "$HOOKGATE_SERVER" --dry-run
           -m "PR ${{ github.event.number }}"
       - name: Publish
         if: github.event_name == 'push' && github.ref == 'refs/heads/main'
         run: >-
-          hookgate publish "$RUNNER_TEMP/set" --server "$HOOKGATE_SERVER"
+          hookgate publish . --server "$HOOKGATE_SERVER"
           -m "${{ github.sha }}"
 """
 
@@ -288,6 +221,6 @@ hookgate test -v .                        # the team's tests, over the built-in 
 hookgate check .
 echo '{"tool_name":"Bash","tool_input":{"command":"npm publish"}}' \\
     | hookgate eval --host claude --policies .
-hookgate init --set /tmp/hookgate-set .   # the whole set, as publish and impact take it
+hookgate publish . --server "$HOOKGATE_SERVER" --dry-run -m "try"   # the diff, check, impact
 ```
 """

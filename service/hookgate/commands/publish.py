@@ -1,10 +1,16 @@
-"""``hookgate publish DIR --server URL --message TEXT``: make the server's active set equal to a
-directory (policies and data: additions, changes, deletions) as one change set.
+"""``hookgate publish DIR --server URL --message TEXT``: make the server's team layer equal to
+a directory (policies and data: additions, changes, deletions) as one change set. The layer
+composes over the built-in pack (the base layer) the server runs, as ``--policies DIR`` does
+locally: a directory of only the team's guards and the data keys it changes keeps every default
+guard. ``--replace-base`` (or a ``REPLACE-BASE`` file in DIR, which ``hookgate export`` writes
+for such a server) states that the layer is the whole set instead, as ``--no-default-pack``
+does locally; ``--dry-run`` always shows that statement.
 
 The directory is read as ``hookgate test`` reads it: every ``.rego`` file (test modules
 included, so the server runs them) is a policy whose id is its file name; a ``.json`` file at
 the top holds data documents by their top-level key (``data.json`` with ``{"hookgate": …}`` is
-the document ``hookgate``), one under ``a/b/`` is the document at path ``a/b``.
+the document ``hookgate``), one under ``a/b/`` is the document at path ``a/b``. A file or
+document the same as the base's is no change (a copy of ``policies/`` publishes nothing).
 
 The token comes from ``$HOOKGATE_TOKEN`` (an editor's; never on the command line, where the
 process list would show it). Exit codes, for CI:
@@ -15,8 +21,8 @@ process list would show it). Exit codes, for CI:
 - 3: ``--expect-revision`` is not the server's revision (it moved): read it again
 - 4: the token is missing, unknown, or its role is too low
 - 5: the server is unreachable or answered an error
-- 7: refused as weaker: the change removes a guard (a guard's package gone, or newly named in
-  ``data.hookgate.disabled``) or turns recorded deny/ask decisions into allows (the impact of
+- 7: refused as weaker: the change removes a guard (a guard's package gone, the base's guards
+  among them when the base is replaced, or newly named in ``data.hookgate.disabled``) or turns recorded deny/ask decisions into allows (the impact of
   the newest ``--impact-limit`` records); ``--allow-weaker`` publishes it anyway. Checked on a
   dry-run too, so CI sees it before merging.
 """
@@ -26,7 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hookgate import progress
+from hookgate import layers, progress
 from hookgate.commands.client import (
     CONFLICT,
     OK,
@@ -36,6 +42,7 @@ from hookgate.commands.client import (
     CommandError,
     add_server_arguments,
     detail,
+    fetch_base,
     fetch_set,
     read_directory,
     request,
@@ -65,6 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="replay the newest N recorded decisions to find weakened ones (default 1000)",
     )
     parser.add_argument(
+        "--replace-base",
+        action="store_true",
+        help="the directory is the whole set: the built-in pack is not composed under it (as "
+        f"--no-default-pack locally; a {layers.REPLACE_BASE_FILE} file in DIR says the same)",
+    )
+    parser.add_argument(
         "--allow-weaker",
         action="store_true",
         help="publish even if the change removes a guard or turns recorded denies/asks into "
@@ -82,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     policies, documents = read_directory(args.directory)
+    args.replace_base = args.replace_base or layers.replaces_base(args.directory)
     weaker = None
     if not args.dry_run:
         # Before anything is written: the impact replays the draft, then the guards compare.
@@ -94,6 +108,7 @@ def _publish(args: argparse.Namespace) -> int:
     body = {
         "policies": policies,
         "data": documents,
+        "replace_base": args.replace_base,
         "message": args.message,
         "expect_revision": args.expect_revision,
         "dry_run": args.dry_run,
@@ -110,6 +125,8 @@ def _publish(args: argparse.Namespace) -> int:
 
         for change in answer["changes"]:
             sys.stdout.write(change["diff"])
+        if args.replace_base:
+            print(_REPLACED)
         off = disabled_statement(documents)
         if off:
             print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
@@ -119,6 +136,7 @@ def _publish(args: argparse.Namespace) -> int:
         from hookgate.commands.impact import print_report, replay
 
         impact_body = {"policies": policies, "data": documents, "complete": True}
+        impact_body["replace_base"] = args.replace_base
         impact_body["limit"] = args.impact_limit
         status, report = replay(args.server, impact_body, args.timeout)
         if status == 200 and isinstance(report, dict):
@@ -142,10 +160,17 @@ def _publish(args: argparse.Namespace) -> int:
     return OK
 
 
+_REPLACED = (
+    f"base {layers.BASE_NAME} replaced (--replace-base or {layers.REPLACE_BASE_FILE}): the "
+    "directory is the whole set"
+)
+
+
 def _print_changes(answer: dict) -> None:
     signs = {"add": "+", "change": "~", "delete": "-"}
+    prefixes = {"policy": "", "data": "data/", "base": "base "}
     for change in answer["changes"]:
-        name = change["id"] if change["kind"] == "policy" else f"data/{change['id']}"
+        name = prefixes.get(change["kind"], "") + change["id"]
         revision = f" (revision {change['revision']})" if change.get("revision") else ""
         print(f"{signs[change['op']]} {name}{revision}")
 
@@ -163,6 +188,7 @@ def _impact(args: argparse.Namespace, policies: dict, documents: dict) -> dict |
     from hookgate.commands.impact import replay
 
     body = {"policies": policies, "data": documents, "complete": True, "limit": args.impact_limit}
+    body["replace_base"] = args.replace_base
     status, report = replay(args.server, body, args.timeout)
     if status == 422 and isinstance(report, dict):
         for diagnostic in report.get("diagnostics") or []:
@@ -181,13 +207,15 @@ GUARDED = ("deny", "ask")
 def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: dict) -> dict:
     """What the change weakens: ``{"removed": [guard…], "disabled": [guard…], "decisions":
     n, "transitions": {...}}``, empty when nothing. Guards are compared by name
-    (``layers.guard_names``), the server's set read as ``hookgate export`` reads it."""
-    from hookgate import layers
-
+    (``layers.guard_names``) over the composed sets: the server's team layer (read as
+    ``hookgate export`` reads it) and base guards, against the directory's layer and the same
+    base unless it is replaced."""
     with progress.Progress("reading the server's active set", ticking=True):
         old_policies, old_documents = fetch_set(args.server, args.timeout)
-    before = layers.guard_names(old_policies)
-    after = layers.guard_names(policies)
+        base = fetch_base(args.server, args.timeout)
+    base_guards = set(base["guards"])
+    before = layers.guard_names(old_policies) | (set() if base["replaced"] else base_guards)
+    after = layers.guard_names(policies) | (set() if args.replace_base else base_guards)
     was_off = set(layers.disabled_guards(layers.place_documents(old_documents)))
     now_off = set(layers.disabled_guards(layers.place_documents(documents)))
     found: dict = {}

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
-    from hookgate.server.store import default_db_url, seed_policies
+    from hookgate.server.store import default_db_url
 
     url = args.db or default_db_url()
     shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
@@ -122,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         masker = masker_from_env(args.mask_pattern)
         store = open_store(url)
-        admin_token = store.seed(*seed_policies(), validate=compile_set)
+        # An empty team layer over the built-in pack: the shape a publish stores.
+        admin_token = store.seed({}, {}, validate=compile_set, base=True)
+        upgraded = store.sync_base(validate=compile_set)
     except (MaskError, PolicyError) as exc:
         print(f"hookgate serve: {exc}", file=sys.stderr)
         return 1
@@ -134,8 +136,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"hookgate server: database {shown_url}")
     print(f"Swagger UI: {address}/docs   (ReDoc: {address}/redoc)")
     if admin_token is not None:
-        print("Seeded the default policy pack as revision 1.")
+        print("Seeded an empty team layer over the built-in pack as revision 1.")
         print(f"Admin token (shown only this once; store it now): {admin_token}")
+    if upgraded is not None:
+        print(f"Base layer {upgraded[0]} -> {upgraded[1]}: a new bundle revision")
     sys.stdout.flush()
     quota = DEFAULT_DECISION_QUOTA if args.decision_quota is None else args.decision_quota
     app = create_app(

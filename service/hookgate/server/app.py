@@ -105,6 +105,7 @@ def create_app(
     health.add_routes(app)
     documents.add_routes(app, "policy", "/v1/policies", "{id}", policy_content)
     documents.add_routes(app, "data", "/v1/data", "{path:path}", data_content)
+    documents.add_base_routes(app)
     tokens.add_routes(app)
     app.include_router(changesets.router)
     app.include_router(impact.router)

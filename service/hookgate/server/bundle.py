@@ -8,7 +8,7 @@ import threading
 import time
 
 from hookgate import bundle_format
-from hookgate.server.store import Store
+from hookgate.server.store import ActiveSet, Store
 
 
 class Bundler:
@@ -76,27 +76,21 @@ class Bundler:
             "digest": digest,
             "signature": base64.b64encode(signature).decode("ascii"),
             "key_id": bundle_format.key_id(public),
-            "base": base_layer(active.policies, active.data),
+            "base": base_layer(active),
         }
 
 
-def base_layer(policies: dict[str, str], data: dict) -> dict:
-    """What of the built-in pack (the base layer) the set holds, for people reading the bundle:
-    not signed, and nothing trusts it."""
+def base_layer(active: ActiveSet) -> dict:
+    """Which base layer the set composes (the built-in pack's name and version, or
+    ``replaced``) and the guards the team turned off, for people reading the bundle: not
+    signed, and nothing trusts it (the signed policies are the composed set)."""
     from hookgate import layers
-    from hookgate.sources import default_pack_sources
 
-    pack = {
-        name.rsplit("/", 1)[-1]: text
-        for name, text in default_pack_sources(include_tests=True)[0].items()
-    }
-    same = sum(policies.get(name) == text for name, text in pack.items())
-    state = "complete" if same == len(pack) else "absent" if not same else "modified"
     return {
         "name": layers.BASE_NAME,
-        "version": layers.base_version(),
-        "policies": state,
-        "disabled": layers.disabled_guards(data),
+        "version": active.base,
+        "policies": "replaced" if active.base is None else "complete",
+        "disabled": list(active.disabled),
     }
 
 

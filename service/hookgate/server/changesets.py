@@ -1,5 +1,12 @@
-"""Change sets: make the active set equal to a given set of policies and data documents
-(additions, changes and deletions) as one new bundle revision, all or nothing.
+"""Change sets: make the team layer equal to a given set of policies and data documents
+(additions, changes and deletions), and say whether it composes over the built-in pack or
+replaces it, as one new bundle revision, all or nothing.
+
+The layer is what a team publishes: its own guards and the data keys it changes. A policy or a
+data document identical to the base's (the same text under a base file's id, the same value at a
+base data path) is no change and is not stored, so a copy of ``policies/`` publishes as the
+layer it adds. ``replace_base`` is the explicit statement that the layer is the whole set
+(``hookgate publish --replace-base``, or an exported ``REPLACE-BASE`` file).
 
 ``POST /v1/changesets`` (editor, ``routes/changesets.py``) backs ``hookgate publish``. The set is checked as a whole
 before anything is written, as a change through the per-document API is (``packcheck``): it
@@ -25,11 +32,13 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import models as api
 from hookgate.server import tables as m
 from hookgate.server.store import (
+    BASE_KIND,
     ActiveSet,
     PreconditionFailed,
     Store,
     _now,
     canonical_json,
+    write_base,
 )
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
@@ -40,13 +49,19 @@ class ChangeSetIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     policies: dict[str, str] = Field(
-        description="Every policy of the new active set by id (test modules included); a "
+        description="Every policy of the new team layer by id (test modules included); a "
         "stored policy not named here is deleted."
     )
     data: api.JSONObject = Field(
         default_factory=dict,
-        description="Every data document of the new active set by data path; a stored "
+        description="Every data document of the new team layer by data path; a stored "
         "document not named here is deleted.",
+    )
+    replace_base: StrictBool | None = Field(
+        None,
+        description="True: the layer is the whole set, the built-in pack is not composed "
+        "under it. False: the layer composes over the pack (restoring it if it was replaced). "
+        "Null keeps the server's statement. `hookgate publish` always sends it.",
     )
     message: str = Field("", max_length=2000, description="Why; kept with every revision.")
     expect_revision: StrictInt | None = Field(
@@ -56,7 +71,7 @@ class ChangeSetIn(BaseModel):
 
 
 class ChangeOut(BaseModel):
-    kind: str = Field(description="policy or data")
+    kind: str = Field(description="policy, data, or base (the built-in pack kept or replaced)")
     id: str
     op: str = Field(description="add, change or delete")
     diff: str = Field(description="Unified diff of the stored content against the new one.")
@@ -85,14 +100,52 @@ def documents_text(kind: str, value: object) -> str:
     return value if kind == "policy" else canonical_json(value)
 
 
+def team_layer(
+    policies: dict[str, str], documents: dict[str, object], *, replace_base: bool
+) -> tuple[dict[str, str], dict[str, object]]:
+    """``policies`` and ``documents`` without what the base already holds (over the base: a
+    copy of one of its files, a document equal to its data at that path)."""
+    if replace_base:
+        return policies, documents
+    from hookgate import layers
+
+    base = layers.compose_set({}, {}, base=True)
+    kept = {key: text for key, text in policies.items() if base.sources.get(key) != text}
+    missing = object()
+    same = {
+        path
+        for path, value in documents.items()
+        if value is not None and _at(base.data, path, missing) == value
+    }
+    return kept, {path: value for path, value in documents.items() if path not in same}
+
+
+def _at(data: object, path: str, missing: object) -> object:
+    for key in path.split("/"):
+        if not isinstance(data, dict) or key not in data:
+            return missing
+        data = data[key]
+    return data
+
+
 def plan(
-    active: ActiveSet, policies: dict[str, str], documents: dict[str, object]
+    active: ActiveSet, policies: dict[str, str], documents: dict[str, object], replace_base: bool
 ) -> list[dict[str, Any]]:
-    """The changes that turn ``active`` into exactly ``policies`` and ``documents``, in kind
-    then id order, each with a unified diff."""
+    """The changes that turn ``active``'s team layer into exactly ``policies`` and
+    ``documents`` (``team_layer`` of them) and its base into ``replace_base``'s: the base's
+    change first, then kind then id order, each with a unified diff."""
+    from hookgate import layers
+
     changes = []
+    if (active.base is None) != replace_base:
+        version = layers.base_version()
+        line = f"base {layers.BASE_NAME} {active.base or version}"
+        op, diff = ("delete", f"-{line}\n") if replace_base else ("add", f"+{line}\n")
+        if replace_base:
+            diff += "+(replaced: the team layer is the whole set)\n"
+        changes.append({"kind": "base", "id": layers.BASE_NAME, "op": op, "diff": diff})
     for kind, old, new in (
-        ("policy", active.policies, policies),
+        ("policy", active.layer, policies),
         ("data", active.documents, documents),
     ):
         for key in sorted(set(old) | set(new)):
@@ -167,6 +220,7 @@ def apply(
     policies: dict[str, str],
     documents: dict[str, object],
     *,
+    replace_base: bool,
     expect_revision: int | None,
     author: str,
     message: str,
@@ -185,7 +239,7 @@ def apply(
                 f"the bundle revision is {base}, not {expect_revision}: the server moved; "
                 "read it again"
             )
-        changes = plan(store._active(conn), policies, documents)
+        changes = plan(store._active(conn), policies, documents, replace_base)
         if not changes:
             return base, base, []
         revision = base + 1
@@ -196,6 +250,10 @@ def apply(
         for change in changes:
             kind, key = change["kind"], change["id"]
             head = store._head(conn, kind, key)
+            if kind == BASE_KIND:
+                written = write_base(conn, store, not replace_base, author, revision, now, head)
+                change["revision"] = written.number
+                continue
             content = None
             if change["op"] != "delete":
                 source = policies if kind == "policy" else documents

@@ -19,8 +19,9 @@ from hookgate.impact import replay
 from hookgate.server import models as api
 from hookgate.server import tables as m
 from hookgate.server.compilation import check_in_workers
+from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
-from hookgate.server.store import Store, decision_filters, merge_documents
+from hookgate.server.store import Store, compose
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 MAX_RECORDS = 10_000
@@ -41,7 +42,12 @@ class ImpactIn(BaseModel):
         default_factory=dict, description="Draft data documents by path, likewise."
     )
     complete: StrictBool = Field(
-        False, description="The draft is the whole set (as a change set), not an overlay."
+        False, description="The draft is the whole team layer (as a change set), not an overlay."
+    )
+    replace_base: StrictBool | None = Field(
+        None,
+        description="The draft replaces the built-in pack (true) or composes over it (false); "
+        "null keeps the active set's base.",
     )
     limit: int = Field(1000, ge=1, le=MAX_RECORDS, description="The newest N records.")
     since: datetime | None = Field(None, description="Decision time ≥ this.")
@@ -143,9 +149,10 @@ def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
 
 
 def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
-    """The draft's policies and merged data: the body alone when ``complete``, else laid over
-    the active set (as dry-runs with drafts are)."""
-    policies = {} if body.complete else dict(active.policies)
+    """The draft's policies and composed data: the body alone when ``complete``, else laid over
+    the active set's team layer (as dry-runs with drafts are), composed over the base unless
+    the draft, or else the active set, replaces it."""
+    policies = {} if body.complete else dict(active.layer)
     documents = {} if body.complete else dict(active.documents)
     for key, text in body.policies.items():
         check_key("policy", key, f"body.policies.{key}")
@@ -155,7 +162,8 @@ def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
             policies[key] = text
     for path, value in body.data.items():
         documents[check_key("data", path, f"body.data.{path}")] = value
-    return policies, merge_documents(documents.items())
+    replaced = active.base is None if body.replace_base is None else body.replace_base
+    return compose(policies, documents, base=not replaced)
 
 
 async def run_replay(

@@ -123,6 +123,17 @@ class RevisionList(BaseModel):
     revisions: list[RevisionOut]
 
 
+class BaseOut(BaseModel):
+    name: str = Field(description="The base layer: the built-in pack (hookgate-default).")
+    version: str | None = Field(
+        description="The pack version the active set composes; null when the team replaced "
+        "the base (its layer is the whole set)."
+    )
+    replaced: bool = Field(description="True when the team layer replaces the base.")
+    guards: list[str] = Field(description="The base's guards (packages without hookgate.).")
+    revision: int = Field(description="The base document's revision (its history: /revisions).")
+
+
 class RollbackIn(BaseModel):
     revision: StrictInt = Field(
         ge=1, le=MAX_INT, description="The revision whose content becomes current again."

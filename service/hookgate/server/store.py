@@ -2,7 +2,11 @@
 
 All state lives in the database (SQLite by default, PostgreSQL for teams), so any number of
 server processes can share one. Every change of a policy or data document is an immutable
-revision; the active set (the head of each non-deleted document) is what bundles carry.
+revision. The stored documents are the team's layer; the active set, which bundles carry, is
+that layer composed over the built-in pack (the base layer) by ``layers.compose_set``, the code
+``--policies`` layers use. The base is itself a document (kind ``base``): its head holds the
+pack version the set runs, or is a delete when the team replaced the base; a server that runs a
+new hookgate version writes the new version as a new bundle revision (``Store.sync_base``).
 """
 
 from __future__ import annotations
@@ -14,18 +18,25 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hookgate import jsonio
-from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
+from hookgate.server.decisionrows import (
+    add_rows,
+    add_rows_pg,
+    cursor_of,
+    decision_filters,
+    insert_ignore,
+    parse_cursor,
+    utc,
+)
 
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
 TOKEN_PREFIX = "hg_"
@@ -100,28 +111,35 @@ class Revision:
 
     def value(self) -> object:
         """The document's content: policy text, or the parsed data document."""
-        if self.content is None or self.kind == "policy":
+        if self.content is None or self.kind != "data":  # a policy's text, a base's version
             return self.content
         return json.loads(self.content)
+
+
+BASE_KIND = "base"  # the document that says which base the set runs (``Store.sync_base``)
 
 
 @dataclass(frozen=True)
 class ActiveSet:
     revision: int
     updated_at: datetime
-    policies: dict[str, str]
-    data: dict  # the merged data document
-    documents: dict[str, object]  # the data documents by path
+    policies: dict[str, str]  # the composed set's modules by id: the base's and the layer's
+    data: dict  # the composed data document
+    layer: dict[str, str]  # the team layer's policies by id, as stored
+    documents: dict[str, object]  # the team layer's data documents by path, as stored
+    base: str | None  # the base's version, or None when the team replaced the base
+    disabled: tuple[str, ...] = ()  # the guards data.hookgate.disabled turns off
 
 
-def seed_policies() -> tuple[dict[str, str], dict]:
-    """The default guard pack as ``hookgate publish`` of a copy of it stores it
-    (``sources.directory_documents``): policy id = file name, test modules included, and the
-    data merged (``Store.seed`` stores one document per top-level key, as publish does)."""
-    from hookgate.sources import default_pack_path, directory_documents
+def compose(
+    policies: dict[str, str], documents: dict[str, object], *, base: bool
+) -> tuple[dict[str, str], dict]:
+    """A team layer over the built-in pack (unless ``base`` is false): the set's modules and
+    data. ``PolicyError`` naming the document for an edited base file or a mistyped setting."""
+    from hookgate import layers
 
-    policies, documents = directory_documents(default_pack_path())
-    return policies, merge_documents(documents.items())
+    layered = layers.compose_set(policies, documents, base=base)
+    return layered.sources, layered.data
 
 
 def default_db_url() -> str:
@@ -183,53 +201,6 @@ def canonical_json(value: object) -> str:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _utc(value: datetime) -> datetime:
-    # SQLite hands back naive datetimes (everything stored is UTC); PostgreSQL, aware ones in
-    # the session's time zone.
-    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def merge_documents(documents: Iterable[tuple[str, object]]) -> dict:
-    """The data document: each ``(path, document)`` placed at its slash-separated path,
-    shallower documents first; a deeper document overrides the matching part of a shallower
-    one (objects merge key by key, the deeper value wins anywhere else). The documents are
-    never changed (the result shares only what nothing writes to). Placing a document under a
-    non-object is a ``PolicyError`` naming the path, like any other change that would break
-    the active set."""
-    data: dict = {}
-    for path, document in sorted(documents, key=lambda item: (item[0].count("/"), item[0])):
-        parts = path.split("/")
-        node = data
-        for depth, part in enumerate(parts[:-1]):
-            child = node.get(part, {})
-            if not isinstance(child, dict):
-                above = "/".join(parts[: depth + 1])
-                message = f"data document {path} cannot be placed: {above} is not an object"
-                raise PolicyError([Diagnostic(f"data/{path}", 1, 1, message)])
-            child = dict(child)  # a copy: it may be a document's own object
-            node[part] = child
-            node = child
-        node[parts[-1]] = _overlay(node.get(parts[-1]), document)
-    return data
-
-
-def _overlay(under: object, over: object) -> object:
-    """``over`` laid over ``under``: objects merge key by key (new objects), else ``over``."""
-    if not (isinstance(under, dict) and isinstance(over, dict)):
-        return over
-    merged = dict(under)
-    for key, value in over.items():
-        merged[key] = _overlay(under.get(key), value)
-    return merged
-
-
-def seed_documents(data: dict) -> dict[str, object]:
-    """The seed's data as the documents ``hookgate publish`` of the same directory stores: one
-    per top-level key (a data file at the top of a directory holds its documents by key), so
-    that publishing an export of a freshly seeded server changes nothing."""
-    return dict(data)
 
 
 class Store:
@@ -299,8 +270,8 @@ class Store:
                 "id": r.id,
                 "name": r.name,
                 "role": r.role,
-                "created_at": _utc(r.created_at),
-                "revoked_at": r.revoked_at and _utc(r.revoked_at),
+                "created_at": utc(r.created_at),
+                "revoked_at": r.revoked_at and utc(r.revoked_at),
             }
             for r in rows
         ]
@@ -318,23 +289,56 @@ class Store:
 
     # -- first start --------------------------------------------------------------------------
 
-    def seed(self, policies: dict[str, str], data: dict, *, validate: Validator) -> str | None:
-        """On an empty database: the given policies and data (checked by ``validate``) as
-        revision 1, author ``seed``, and an admin token, which is returned. ``None`` when the
-        database was not empty."""
+    def seed(
+        self,
+        policies: dict[str, str],
+        documents: dict[str, object],
+        *,
+        validate: Validator,
+        base: bool,
+    ) -> str | None:
+        """On an empty database: a team layer (``policies`` by id, data ``documents`` by path;
+        ``hookgate serve`` seeds an empty one, the shape a publish stores) over the built-in
+        pack, or with the base replaced (``base`` false), checked by ``validate``, as revision
+        1, author ``seed``, and an admin token, which is returned. ``None`` when the database
+        was not empty."""
         with self.engine.begin() as conn:
             if conn.execute(sa.select(m.state.c.id)).first() is not None:
                 return None
-            validate(policies, data)
+            validate(*compose(policies, documents, base=base))
             now = _now()
             # Inserting the state row first makes a concurrent second seeder fail on its key.
             conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
-            documents = [("policy", key, text) for key, text in sorted(policies.items())]
-            stored = sorted(seed_documents(data).items())
-            documents += [("data", key, canonical_json(v)) for key, v in stored]
-            for kind, key, content in documents:
-                self._write(conn, kind, key, None, content, "put", "seed", "default pack", 1, now)
+            stored = [("policy", key, text) for key, text in sorted(policies.items())]
+            stored += [("data", key, canonical_json(v)) for key, v in sorted(documents.items())]
+            for kind, key, content in stored:
+                self._write(conn, kind, key, None, content, "put", "seed", "team layer", 1, now)
+            write_base(conn, self, base, "seed", 1, now)
             return self.create_token("admin", "admin", conn)
+
+    def sync_base(self, *, validate: Validator) -> tuple[str, str] | None:
+        """Run this hookgate's built-in pack: when the stored base names another version (the
+        server was upgraded, or downgraded), write this one as a new bundle revision (author
+        ``hookgate``), so clients pull it and the base's history shows it. Returns ``(old,
+        new)`` versions when it did; ``None`` when the base is current, replaced, or the
+        database is not seeded. The team layer must compose over the new base (``validate``
+        and ``compose`` raise otherwise, and nothing is written)."""
+        from hookgate import layers
+
+        version = layers.base_version()
+        with self.engine.begin() as conn:
+            # The write lock first (the state row), as every change takes it.
+            locked = conn.execute(m.state.update().values(updated_at=m.state.c.updated_at))
+            head = self._head(conn, BASE_KIND, layers.BASE_NAME)
+            if locked.rowcount == 0 or head is None or head.content in (None, version):
+                return None
+            active = self._active(conn)
+            validate(*compose(active.layer, active.documents, base=True))
+            now = _now()
+            conn.execute(m.state.update().values(revision=active.revision + 1, updated_at=now))
+            write_base(conn, self, True, "hookgate", active.revision + 1, now, head)
+        self._revision = None
+        return head.content, version
 
     # -- documents ----------------------------------------------------------------------------
 
@@ -451,13 +455,13 @@ class Store:
                     raise NotFound(f"{kind} {key}: not found")
                 op = "delete"
             active = self._active(conn)
-            policies, documents = dict(active.policies), dict(self._data_documents(conn))
+            policies, documents = dict(active.layer), dict(active.documents)
             target_docs = policies if kind == "policy" else documents
             if content is None:
                 target_docs.pop(key, None)
             else:
                 target_docs[key] = content if kind == "policy" else json.loads(content)
-            validate(policies, merge_documents(documents.items()))
+            validate(*compose(policies, documents, base=active.base is not None))
             written = self._write(
                 conn, kind, key, head, content, op, author, message, set_revision, now
             )
@@ -527,15 +531,29 @@ class Store:
         )
         return [_revision(r) for r in conn.execute(query)]
 
-    def _data_documents(self, conn: Connection) -> list[tuple[str, object]]:
-        return [(r.key, r.value()) for r in self._heads(conn, "data")]
-
     def _active(self, conn: Connection) -> ActiveSet:
+        """The team layer as stored, composed over the base its base document names (the
+        running pack: ``sync_base`` keeps the document's version current). A database never
+        seeded has no base document, and its set is what it stores."""
+        from hookgate import layers
+
         row = conn.execute(sa.select(m.state.c.revision, m.state.c.updated_at)).first()
-        revision, updated = (row.revision, _utc(row.updated_at)) if row else (0, _now())
-        policies = {r.key: r.content for r in self._heads(conn, "policy")}
-        documents = dict(self._data_documents(conn))
-        return ActiveSet(revision, updated, policies, merge_documents(documents.items()), documents)
+        revision, updated = (row.revision, utc(row.updated_at)) if row else (0, _now())
+        layer = {r.key: r.content for r in self._heads(conn, "policy")}
+        documents = {r.key: r.value() for r in self._heads(conn, "data")}
+        base = self._head(conn, BASE_KIND, layers.BASE_NAME)
+        on = base is not None and base.content is not None
+        layered = layers.compose_set(layer, documents, base=on)
+        return ActiveSet(
+            revision,
+            updated,
+            layered.sources,
+            layered.data,
+            layer,
+            documents,
+            layered.base_version,
+            tuple(layered.disabled),
+        )
 
     # -- the bundle signing key ---------------------------------------------------------------
 
@@ -595,9 +613,9 @@ class Store:
                 _count_usage(conn, token_id, now, len(decisions), hourly_quota)
             uploader = {"uploaded_by": uploaded_by, "token_id": token_id, "received_at": now}
             if conn.dialect.name == "postgresql":
-                accepted = _add_decisions_pg(conn, decisions, uploader)
+                accepted = add_rows_pg(conn, decisions, uploader)
             else:
-                accepted = _add_decisions(conn, decisions, uploader)
+                accepted = add_rows(conn, decisions, uploader)
         return accepted, len(decisions) - accepted
 
     def purge_decisions(self, before: datetime, batch: int = 50_000) -> int:
@@ -651,8 +669,8 @@ class Store:
             # the page in order: one range, however many records the window holds.
             keys = sa.select(dm.decision_seq.label("seq"), dm.time).where(dm.pack == pack)
             keys = keys.where(dm.outcome == outcome) if outcome is not None else keys
-            keys = keys.where(dm.time >= _utc(since)) if since is not None else keys
-            keys = keys.where(dm.time < _utc(until)) if until is not None else keys
+            keys = keys.where(dm.time >= utc(since)) if since is not None else keys
+            keys = keys.where(dm.time < utc(until)) if until is not None else keys
             if any(value is not None for value in rest.values()):
                 keys = decision_filters(keys.join(m.decisions, d.seq == dm.decision_seq), **rest)
             keys = keys.distinct()  # a record with two matches of the pack, once
@@ -688,7 +706,7 @@ class Store:
         items = [
             {
                 "decision_id": r.decision_id,
-                "time": _utc(r.time),
+                "time": utc(r.time),
                 "host": r.host,
                 "event": r.event,
                 "session_id": r.session_id,
@@ -702,13 +720,13 @@ class Store:
                 "input_truncated": r.input_truncated,
                 "uploaded_by": r.uploaded_by,
                 "token_id": r.token_id,
-                "received_at": _utc(r.received_at),
+                "received_at": utc(r.received_at),
                 "stream": r.stream,
                 "seq": r.stream_seq,
             }
             for r, matches in page
         ]
-        next_cursor = _cursor(page[-1][0]) if len(rows) > limit else None
+        next_cursor = cursor_of(page[-1][0]) if len(rows) > limit else None
         return items, next_cursor
 
     def decision_streams(self, limit: int = 1000) -> tuple[list[dict], bool]:
@@ -769,7 +787,7 @@ class Store:
                     "missing": r.last - r.first + 1 - r.distinct,
                     "gaps": [],
                     "rewritten": [],
-                    "last_received_at": _utc(r.received),
+                    "last_received_at": utc(r.received),
                 }
                 for r in conn.execute(summary)
             }
@@ -783,53 +801,30 @@ class Store:
         return list(found.values()), len(rows) > limit
 
 
-def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
-    """``select`` over decisions narrowed by the filters the API offers (``None``: any):
-    host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
-    match), errors (``any``, ``fault`` or ``limit``: records with such an error)."""
-    d = m.decisions.c
-    for name in ("host", "outcome", "session_id", "token_id"):
-        if filters.get(name) is not None:
-            select = select.where(getattr(d, name) == filters[name])
-    if filters.get("since") is not None:
-        select = select.where(d.time >= _utc(filters["since"]))
-    if filters.get("until") is not None:
-        select = select.where(d.time < _utc(filters["until"]))
-    if filters.get("errors") is not None:  # "any", "fault" or "limit"
-        kind = filters["errors"]
-        select = select.where(d.errors.isnot(None))
-        select = select if kind == "any" else select.where(d.errors.contains(f'"kind":"{kind}"'))
-    if filters.get("pack") is not None:
-        dm = m.decision_matches.c
-        select = select.where(
-            sa.exists().where(dm.decision_seq == d.seq, dm.pack == filters["pack"])
-        )
-    return select
+def write_base(
+    conn: Connection,
+    store: Store,
+    on: bool,
+    author: str,
+    set_revision: int,
+    now: datetime,
+    head: Revision | None = None,
+) -> Revision:
+    """Write the base document: the running pack's version (``on``), or a delete that replaces
+    the base. Its message says what changed, for the revision history."""
+    from hookgate import layers
 
-
-CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-
-
-def _cursor(row: sa.Row) -> str:
-    """A page's position as text: the decision time in microseconds since 1970, and seq."""
-    return f"{(_utc(row.time) - _EPOCH) // _MICROSECOND}_{row.seq}"
-
-
-def _digits(text: str, most: int) -> bool:
-    return 0 < len(text) <= most and text.isascii() and text.isdigit()
-
-
-def parse_cursor(cursor: str) -> tuple[datetime, int]:
-    """``(time, seq)`` of a cursor ``_cursor`` made; ``ValueError`` for any other text."""
-    micros, _, seq = cursor.partition("_")
-    try:
-        if not (_digits(micros.removeprefix("-"), 18) and _digits(seq, 10)):
-            raise ValueError
-        return _EPOCH + int(micros) * _MICROSECOND, int(seq)
-    except (ValueError, OverflowError):
-        raise ValueError("not a cursor this server gave (next_cursor of a page)") from None
+    version = layers.base_version()
+    if on:
+        was = f" (was {head.content})" if head is not None and head.content else ""
+        message = f"base {layers.BASE_NAME} {version}{was}"
+    else:
+        message = f"base {layers.BASE_NAME} replaced: the team layer is the whole set"
+    content = version if on else None
+    op = "put" if on else "delete"
+    return store._write(
+        conn, BASE_KIND, layers.BASE_NAME, head, content, op, author, message, set_revision, now
+    )
 
 
 def _check_precondition(kind: str, key: str, head: Revision | None, if_match: str | None) -> None:
@@ -855,7 +850,7 @@ def _count_usage(conn: Connection, token_id: int, now: datetime, records: int, q
     (the caller's transaction then rolls the count back with the batch)."""
     window = now.replace(minute=0, second=0, microsecond=0)
     u = m.token_usage
-    upsert = _insert_ignore(conn)(u).values(token_id=token_id, hour_start=window, records=records)
+    upsert = insert_ignore(conn)(u).values(token_id=token_id, hour_start=window, records=records)
     total = conn.execute(
         upsert.on_conflict_do_update(
             index_elements=["token_id", "hour_start"],
@@ -870,105 +865,6 @@ def _count_usage(conn: Connection, token_id: int, now: datetime, records: int, q
         )
 
 
-# The columns of a decision record as the upload gives them (the uploader's are added).
-_RECORD_COLUMNS = {
-    "decision_id": "text",
-    "time": "timestamptz",
-    "host": "text",
-    "event": "text",
-    "session_id": "text",
-    "tool_name": "text",
-    "outcome": "text",
-    "bundle_revision": "integer",
-    "command": "text",
-    "input": "text",
-    "input_truncated": "boolean",
-    "stream": "text",
-    "stream_seq": "integer",
-    "prev_hash": "text",
-    "record_hash": "text",
-    "errors": "text",
-}
-_MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
-_MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}
-
-
-def _unnest(columns: dict[str, str], prefix: str) -> str:
-    arrays = ", ".join(f"CAST(%({prefix}{c})b AS {t}[])" for c, t in columns.items())
-    return f"unnest({arrays}) AS {prefix}({', '.join(columns)})"
-
-
-# One statement a batch, whatever its size: the records and their matches travel as one array
-# a column (one parameter each, so nothing is compiled per row; in binary, so no string is
-# escaped), the decisions are inserted in the batch's order (seq is arrival order), and the
-# matches of those stored join on the ids it returns. A record already stored returns nothing,
-# and so do its matches. psycopg's own placeholders: SQLAlchemy cannot ask for binary.
-_PG_ADD = f"""WITH stored AS (
-    INSERT INTO decisions ({", ".join(_RECORD_COLUMNS)}, uploaded_by, token_id, received_at)
-    SELECT r.*, %(uploaded_by)s, %(token_id)s, %(received_at)s FROM {_unnest(_RECORD_COLUMNS, "r")}
-    ON CONFLICT (decision_id) DO NOTHING
-    RETURNING seq, decision_id
-), matched AS (
-    INSERT INTO decision_matches (decision_seq, position, pack, pattern, rule, time, outcome)
-    SELECT stored.seq, m.position, m.pack, m.pattern, m.rule, m.time, m.outcome
-    FROM stored JOIN {_unnest(_MATCH_COLUMNS, "m")} ON m.decision_id = stored.decision_id
-)
-SELECT count(*) FROM stored"""
-
-
-def _add_decisions_pg(conn: Connection, decisions: list[dict], uploader: dict) -> int:
-    """PostgreSQL: the batch in one statement (``_PG_ADD``); returns how many were stored."""
-    first = {d["decision_id"]: d for d in reversed(decisions)}  # a repeated id: its first
-    batch = [first.pop(d["decision_id"]) for d in decisions if d["decision_id"] in first]
-    params = {f"r{c}": [d.get(c) for d in batch] for c in _RECORD_COLUMNS}
-    params["rinput_truncated"] = [bool(d.get("input_truncated")) for d in batch]
-    matches = [(d, i, match) for d in batch for i, match in enumerate(d.get("matches") or [])]
-    params["mposition"] = [i for _, i, _ in matches]
-    for c in ("decision_id", "time", "outcome"):
-        params[f"m{c}"] = [d[c] for d, _, _ in matches]
-    for c in ("pack", "pattern", "rule"):
-        params[f"m{c}"] = [match.get(c) for _, _, match in matches]
-    with conn.connection.driver_connection.cursor() as cursor:  # in conn's transaction
-        return cursor.execute(_PG_ADD, params | uploader).fetchone()[0]
-
-
-def _add_decisions(conn: Connection, decisions: list[dict], uploader: dict) -> int:
-    """Any database: the ids the insert returns are the decisions it stored (a duplicate,
-    within the batch or already stored, returns nothing). Executed for many rows, one statement
-    compiled once and sent in multi-row batches (SQLAlchemy's insertmanyvalues): a literal
-    multi-row VALUES would compile thousands of parameters on every upload."""
-    rows = [{k: v for k, v in d.items() if k != "matches"} | uploader for d in decisions]
-    stored = [
-        row
-        for row in conn.execute(
-            _insert_ignore(conn)(m.decisions)
-            .on_conflict_do_nothing(index_elements=["decision_id"])
-            .returning(m.decisions.c.seq, m.decisions.c.decision_id),
-            rows,
-        )
-        if row is not None
-    ]
-    seq_of = {decision_id: seq for seq, decision_id in stored}
-    matches = []
-    for decision in decisions:
-        seq = seq_of.pop(decision["decision_id"], None)  # pop: a repeated id once
-        if seq is not None:
-            for i, match in enumerate(decision.get("matches") or []):
-                copied = {"time": decision["time"], "outcome": decision["outcome"]}
-                matches.append({"decision_seq": seq, "position": i, **match} | copied)
-    if matches:
-        conn.execute(m.decision_matches.insert(), matches)
-    return len(stored)
-
-
-def _insert_ignore(conn: Connection) -> Callable:
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
-
-
 def _revision(row: sa.Row) -> Revision:
     return Revision(
         kind=row.kind,
@@ -979,6 +875,6 @@ def _revision(row: sa.Row) -> Revision:
         content_hash=row.content_hash,
         author=row.author,
         message=row.message,
-        created_at=_utc(row.created_at),
+        created_at=utc(row.created_at),
         set_revision=row.set_revision,
     )

@@ -33,6 +33,7 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
 from hookgate.server.changesets import check_set
 from hookgate.server.compilation import compile_set
+from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
 from hookgate.server.store import (
@@ -41,7 +42,6 @@ from hookgate.server.store import (
     Store,
     StoreError,
     canonical_json,
-    decision_filters,
 )
 
 HERE = Path(__file__).parent
@@ -183,7 +183,7 @@ async def documents(request: Request) -> HTMLResponse:
     data = await anyio.to_thread.run_sync(store.list, "data")
     revision = await anyio.to_thread.run_sync(store.current_revision)
     active = await anyio.to_thread.run_sync(store.active_set)
-    from hookgate.layers import disabled_guards  # guards turned off, shown as a statement
+    from hookgate.layers import BASE_NAME
 
     return page(
         "documents.html",
@@ -191,7 +191,9 @@ async def documents(request: Request) -> HTMLResponse:
         policies=policies,
         data=data,
         revision=revision,
-        disabled=disabled_guards(active.data),
+        disabled=list(active.disabled),  # guards turned off, shown as a statement
+        base=active.base,
+        base_name=BASE_NAME,
     )
 
 

@@ -9,9 +9,16 @@ from fastapi.responses import JSONResponse
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import models as api
 from hookgate.server.auth import Editor
-from hookgate.server.changesets import ChangeSetIn, ChangeSetOut, apply, check_set, plan
+from hookgate.server.changesets import (
+    ChangeSetIn,
+    ChangeSetOut,
+    apply,
+    check_set,
+    plan,
+    team_layer,
+)
 from hookgate.server.deps import check_key
-from hookgate.server.store import PreconditionFailed, Store, merge_documents
+from hookgate.server.store import PreconditionFailed, Store, compose
 
 
 def _check_keys(body: ChangeSetIn) -> None:
@@ -26,7 +33,7 @@ router = APIRouter(tags=["change sets"])
 
 @router.post(
     "/v1/changesets",
-    summary="Make the active set equal to these policies and data, as one bundle revision",
+    summary="Make the team layer equal to these policies and data, as one bundle revision",
     response_model=ChangeSetOut,
     responses={
         412: {"model": api.ErrorOut, "description": "expect_revision is not the revision now."},
@@ -38,12 +45,16 @@ def post_changeset(
 ) -> Any:
     store: Store = request.app.state.store
     _check_keys(body)
+    replace = body.replace_base
+    if replace is None:
+        replace = store.active_set().base is None
+    policies, documents = team_layer(body.policies, body.data, replace_base=replace)
     try:
-        merged = merge_documents(body.data.items())
+        composed = compose(policies, documents, base=not replace)
     except PolicyError as exc:
         diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
     else:
-        diagnostics, tests = check_set(request.app.state.workers, body.policies, merged)
+        diagnostics, tests = check_set(request.app.state.workers, *composed)
     ok = not diagnostics
     if body.dry_run or not ok:
         active = store.active_set()
@@ -56,7 +67,9 @@ def post_changeset(
             "applied": False,
             "base_revision": active.revision,
             "revision": active.revision,
-            "changes": [{**c, "revision": None} for c in plan(active, body.policies, body.data)],
+            "changes": [
+                {**c, "revision": None} for c in plan(active, policies, documents, replace)
+            ],
             "ok": ok,
             "diagnostics": [_diagnostic_out(d) for d in diagnostics],
             "tests": tests,
@@ -67,8 +80,9 @@ def post_changeset(
         return JSONResponse({"detail": detail, **answer}, 422)
     base, revision, changes = apply(
         store,
-        body.policies,
-        body.data,
+        policies,
+        documents,
+        replace_base=replace,
         expect_revision=body.expect_revision,
         author=principal.name,
         message=body.message or "change set",

@@ -11,9 +11,10 @@ from hookgate import recorded
 from hookgate.masking import Masker
 from hookgate.server import models as api
 from hookgate.server.auth import Agent, Viewer
+from hookgate.server.decisionrows import CURSOR_PATTERN, parse_cursor
 from hookgate.server.deps import invalid
 from hookgate.server.metrics import Metrics
-from hookgate.server.store import CURSOR_PATTERN, Store, parse_cursor
+from hookgate.server.store import Store
 
 RECORD_FIELDS = tuple(api.DecisionRecordIn.model_fields)
 

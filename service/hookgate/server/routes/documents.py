@@ -1,6 +1,7 @@
-"""``/v1/policies`` and ``/v1/data``: documents as immutable revisions, with ETags, history
-and rollback. Both kinds share every route; only the body's media type differs, so
-``add_routes`` is called once per kind."""
+"""``/v1/policies`` and ``/v1/data``: the team layer's documents as immutable revisions, with
+ETags, history and rollback. Both kinds share every route; only the body's media type differs,
+so ``add_routes`` is called once per kind. ``/v1/base`` (``add_base_routes``) says which base
+layer the set composes, with its history; a change set (``publish``) replaces or restores it."""
 
 from functools import partial
 from typing import Annotated, Any
@@ -14,7 +15,7 @@ from hookgate.server.auth import Editor, Viewer
 from hookgate.server.compilation import compile_in_workers
 from hookgate.server.deps import data_path, policy_id
 from hookgate.server.responses import revision_out
-from hookgate.server.store import Principal, Revision, Store
+from hookgate.server.store import BASE_KIND, Principal, Revision, Store
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 IfMatch = Annotated[
@@ -162,3 +163,40 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
     ) -> dict:
         revision = change(key, principal, content=None, if_match=if_match, message=message)
         return revision_out(revision)
+
+
+def add_base_routes(app: FastAPI) -> None:
+    """``GET /v1/base`` and ``GET /v1/base/revisions``: the base layer the active set composes
+    (the built-in pack's version, or replaced) and every change of it (seed, upgrades of the
+    server's hookgate, publishes that replaced or restored it)."""
+    from hookgate import layers
+
+    store: Store = app.state.store
+
+    @app.get(
+        "/v1/base",
+        tags=["policies"],
+        summary="The base layer under the team's documents: its version, or replaced",
+        response_model=api.BaseOut,
+    )
+    def get_base(_: Viewer) -> dict:
+        head = store.head(BASE_KIND, layers.BASE_NAME)
+        version = None if head is None else head.content
+        pack = layers.compose_set({}, {}, base=True).base_sources
+        return {
+            "name": layers.BASE_NAME,
+            "version": version,
+            "replaced": version is None,
+            "guards": sorted(layers.guard_names(pack)),
+            "revision": 0 if head is None else head.number,
+        }
+
+    @app.get(
+        "/v1/base/revisions",
+        tags=["policies"],
+        summary="Every revision of the base layer, oldest first (content: its version)",
+        response_model=api.RevisionList,
+    )
+    def base_revisions(_: Viewer) -> dict:
+        found = store.revisions(BASE_KIND, layers.BASE_NAME)
+        return {"revisions": [revision_out(r) for r in found]}

@@ -14,7 +14,7 @@ from hookgate.server.compilation import ActiveSets, DryRunSlots, set_key
 from hookgate.server.deps import check_depth, check_key
 from hookgate.server.metrics import Metrics
 from hookgate.server.responses import FastJSONResponse
-from hookgate.server.store import ActiveSet, merge_documents
+from hookgate.server.store import ActiveSet, compose
 from hookgate.server.workers import WorkerPool
 
 # The response's decision: what EvaluateOut documents of a Decision (never its input document
@@ -33,8 +33,8 @@ _DRY_RUN_ERRORS: dict = {
 def _with_drafts(
     active: ActiveSet, policies: dict[str, str | None] | None, data: dict[str, Any] | None
 ) -> tuple[dict[str, str], dict]:
-    """The active set with draft policies and data documents laid over it."""
-    merged_policies = dict(active.policies)
+    """The active set with draft policies and data documents laid over its team layer."""
+    merged_policies = dict(active.layer)
     for key, text in (policies or {}).items():
         check_key("policy", key, f"body.policies.{key}")
         if text is None:
@@ -46,7 +46,7 @@ def _with_drafts(
         field = f"body.data.{path}"
         check_depth(check_key("data", path, field), value, field)
         documents[path] = value
-    return merged_policies, merge_documents(documents.items())
+    return compose(merged_policies, documents, base=active.base is not None)
 
 
 def _draft_set(
