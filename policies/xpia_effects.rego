@@ -6,14 +6,15 @@ package hookgate.xpia
 import rego.v1
 
 # Text written into a file an agent reads as instructions (CLAUDE.md, AGENTS.md, GEMINI.md,
-# .cursorrules, .github/copilot-instructions.md, .claude/agents/*): an instruction channel.
+# .cursorrules, .github/copilot-instructions.md, .claude/agents/*): an instruction channel,
+# whatever writes it (lib.file_effects: a file tool, a patch, a redirection, tee, a copy, a move
+# or a link of a file the line wrote, PowerShell, MCP).
 outgoing_findings contains f if {
 	pre
-	some e in input.effects
-	e.kind in {"write", "edit"}
+	some e in data.hookgate.lib.file_effects
+	is_string(e.content)
 	instruction_file(e.path)
-	text := object.get(e, "content", object.get(e, "new_text", ""))
-	some f in xpia.scan(text, cfg.patterns)
+	some f in xpia.scan(e.content, cfg.patterns)
 	f.severity in cfg.pre_severities
 }
 

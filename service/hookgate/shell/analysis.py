@@ -21,7 +21,7 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FileEffects, SessionFiles
+from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops
 from hookgate.shell.launchers import (
     ONE_LINERS,
     SCRIPT_FILES,
@@ -433,6 +433,8 @@ class Run(FileEffects, ShellState):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         elif name in ("mv", "ln", "cp", "install"):
             self.moved(cmd)
+        elif name in FILE_COMMANDS:
+            file_ops(cmd)
         if name in SCRIPT_FILES:
             for path in script_files(SCRIPT_FILES[name], own_words, env, self.vars):
                 self.run_written(path, cmd, name)

@@ -56,6 +56,7 @@ class Command(Record):
         "branch",
         "piped",
         "git_config",
+        "files",
     )
 
     def __init__(
@@ -87,6 +88,8 @@ class Command(Record):
         # git: what earlier git config commands of the line wrote to the configuration this
         # command reads ([op, key, value], op set/add/unset), in order
         self.git_config: list[list[str]] = []
+        # what it does to files (shell/files.py: FileEffects.record), the write effects' shape
+        self.files: list[dict[str, Any]] = []
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -103,6 +106,7 @@ class Command(Record):
             "appends": list(self.appends),
             "branch": self.branch,
             "git_config": [list(op) for op in self.git_config],
+            "files": [dict(f) for f in self.files],
         }
 
 
