@@ -86,6 +86,10 @@ command_file_effects := [object.union(f, {"path": shell.resolve(cwd, f.path), "f
 	some f in object.get(c, "files", [])
 ]
 
+# The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
+# copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
+file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "touch", "sed", "perl", "ruby", "cp", "mv", "ln", "install", "tee", "dd", "sponge"}
+
 placed(p) := shell.resolve(cwd, p) if is_string(p)
 
 placed(p) := null if not is_string(p)

@@ -139,7 +139,7 @@ class FileEffects:
         # a command that reads a pipeline is read again when the pipeline is (with producer)
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
-            output = self.output(cmd)
+            output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
             record_writes(cmd, (cmd.writes, cmd.appends), output)
             if output is not None:
                 self.wrote(cmd, output)
@@ -340,6 +340,8 @@ def operand_ops(
     return out
 
 
+# Commands that print nothing: : > f, true > f empty f.
+_SILENT = frozenset(("", ":", "true", "false"))
 _CHMOD_FLAGS = frozenset(("-R", "-v", "-c", "-f", "-h", "-H", "-L", "-P"))
 _SCRIPT_OPTIONS = frozenset(("-e", "-f", "--expression", "--file"))
 
