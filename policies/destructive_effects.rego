@@ -1,6 +1,6 @@
 # METADATA
 # title: destructive (effects)
-# description: File tools judged like the shell: a whole-file write outside the project is > file; deleting or moving is rm/mv.
+# description: Write effects judged like the shell: a whole-file write outside the project is > file; deleting or moving is rm/mv.
 package hookgate.destructive
 
 import rego.v1
@@ -16,23 +16,17 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	msg := sprintf("%s would %s %s (%s). %s", [e.tool, verb, e.path, place(e.path, data.hookgate.lib.cwd), write_advice])
 }
 
-# Deleting a file or directory (Cursor's Delete, a patch's Delete File, an MCP delete) outside
-# the project: judged by where it is, as rm -rf is.
-violations contains {"reason": msg, "pattern": "delete-path"} if {
-	some e in input.effects
-	e.kind == "delete"
+# dd of=FILE outside the project replaces it as > FILE does (the shell rules of destructive.rego
+# judge redirections, tee and truncate; cp, mv and install onto a file outside the project are
+# installs, left alone). A path the line does not show ($OUT) is not judged here.
+violations contains {"reason": msg, "pattern": "overwrite-file"} if {
+	some e in data.hookgate.lib.command_file_effects
+	e.by == "dd"
+	e.op == "write"
+	not contains(e.path, "$")
 	unsafe_effect_path(e.path)
-	msg := sprintf("%s would delete %s (%s). %s", [e.tool, e.path, place(e.path, data.hookgate.lib.cwd), advice])
-}
-
-# Moving a path away is deleting it where it was; moving onto a path replaces what is there.
-violations contains {"reason": msg, "pattern": "move-path"} if {
-	some e in input.effects
-	e.kind == "move"
-	some p in [e.path, e.to]
-	is_string(p)
-	unsafe_effect_path(p)
-	msg := sprintf("%s would move %s to %s: %s is %s. %s", [e.tool, e.path, e.to, p, place(p, data.hookgate.lib.cwd), advice])
+	not agent_data(e.path)
+	msg := sprintf("`dd` would replace %s (%s). %s", [e.path, place(e.path, data.hookgate.lib.cwd), write_advice])
 }
 
 unsafe_effect_path(p) if {

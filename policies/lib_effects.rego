@@ -72,7 +72,7 @@ tool_file_effect(e) := [file_effect("edit", e.path, null, object.get(e, "new_tex
 
 tool_file_effect(e) := [file_effect("delete", e.path, null, null, e.tool)] if e.kind == "delete"
 
-tool_file_effect(e) := [file_effect("delete", e.path, null, null, e.tool), file_effect("move", e.to, e.path, null, e.tool)] if {
+tool_file_effect(e) := [file_effect("delete", e.path, null, null, e.tool), file_effect("move", e.to, e.path, object.get(e, "content", null), e.tool)] if {
 	e.kind == "move"
 	is_string(e.to)
 }
