@@ -29,6 +29,41 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	msg := sprintf("`dd` would replace %s (%s). %s", [e.path, place(e.path, data.hookgate.lib.cwd), write_advice])
 }
 
+# the project: judged by where it is, as rm -rf is.
+violations contains {"reason": msg, "pattern": "delete-path"} if {
+	some e in input.effects
+	e.kind == "delete"
+	unsafe_effect_path(e.path)
+	msg := sprintf("%s would delete %s (%s). %s", [e.tool, e.path, place(e.path, data.hookgate.lib.cwd), advice])
+}
+
+# Moving a path away is deleting it where it was; moving onto a path replaces what is there.
+violations contains {"reason": msg, "pattern": "move-path"} if {
+	some e in input.effects
+	e.kind == "move"
+	some p in [e.path, e.to]
+	is_string(p)
+	unsafe_effect_path(p)
+	msg := sprintf("%s would move %s to %s: %s is %s. %s", [e.tool, e.path, e.to, p, place(p, data.hookgate.lib.cwd), advice])
+}
+
+unsafe_effect_path(p) if {
+	is_string(p)
+	not stream(p)
+	not safe_path(p, data.hookgate.lib.cwd)
+}
+
+# The project itself, or a directory that holds it, moved away (mv proj /tmp/x, Move-Item): its
+# files go with it. (rm has the rules above; git rm and git mv refuse to lose uncommitted work.)
+violations contains {"reason": msg, "pattern": "delete-project"} if {
+	some e in data.hookgate.lib.command_file_effects
+	e.op == "delete"
+	e.by == "mv"
+	is_string(data.hookgate.lib.cwd)
+	covers_project(e.path, data.hookgate.lib.cwd)
+	msg := sprintf("`%s` would take away %s (%s). %s", [e.by, e.path, place(e.path, data.hookgate.lib.cwd), advice])
+}
+
 unsafe_effect_path(p) if {
 	is_string(p)
 	not stream(p)

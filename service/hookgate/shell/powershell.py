@@ -426,7 +426,7 @@ def _arguments(words: list[_Token], state: _State) -> list[str]:
 def _hashtable(body: str) -> dict[str, str]:
     """``Key = value; Key2 = 'v'`` (a hashtable literal's body) as keys and unquoted values."""
     table: dict[str, str] = {}
-    for entry in body.replace("\n", ";").split(";"):
+    for entry in _entries(body):
         key, eq, value = entry.partition("=")
         key = key.strip().strip("'\"")
         if eq and key:
@@ -435,6 +435,20 @@ def _hashtable(body: str) -> dict[str, str]:
                 value = value[1:-1]
             table[key] = value
     return table
+
+
+def _entries(body: str) -> list[str]:
+    """A hashtable body split on ``;`` and newlines outside quotes."""
+    entries, start, i = [], 0, 0
+    while i < len(body):
+        if body[i] in "'\"":
+            i = _quoted_end(body, i)
+            continue
+        if body[i] in ";\n":
+            entries.append(body[start:i])
+            start = i + 1
+        i += 1
+    return [*entries, body[start:]]
 
 
 def _param(args: list[str], full: str) -> str | None:
