@@ -97,7 +97,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     ``git switch -c x``, ``checkout -b x``, ``switch x`` of the line left that repository on,
     ``""`` after ``--detach``, else ``null``), ``git_config`` (for ``git``: what earlier ``git
     config`` commands of the line wrote to the configuration it reads, ``[op, key, value]`` with
-    op ``set``/``add``/``unset``), ``kinds`` (one per ``argv`` word: ``null`` when
+    op ``set``/``add``/``unset``), ``files`` (its write effects: ``{op, path, from, content,
+    mode}``, the path after the line's ``cd``, the content where the line shows it; see
+    docs/reference/effects.md), ``kinds`` (one per ``argv`` word: ``null`` when
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
     ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``
