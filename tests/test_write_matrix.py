@@ -95,6 +95,14 @@ def patch_move(path: str, text: str) -> dict:
     return tool("apply_patch", {"input": body})
 
 
+def diff(path: str, text: str) -> str:
+    """A unified diff that adds ``text``'s lines at the top of ``path`` (relative, a/ b/)."""
+    lines = text.splitlines()
+    added = "".join(f"+{line}\n" for line in lines)
+    name = rel(path)
+    return f"--- a/{name}\n+++ b/{name}\n@@ -1 +1,{len(lines) + 1} @@\n{added} npm test\n"
+
+
 # name -> (class, payload for (path, content))
 WRITERS = {
     "Write": ("replace", lambda p, t: tool("Write", {"file_path": p, "content": t})),
@@ -181,6 +189,8 @@ WRITERS = {
             f"Set-Location {psq(split(p)[0])}; Set-Content -Path {psq(split(p)[1])} -Value {psq(t)}"
         ),
     ),
+    "patch <<EOF": ("edit", lambda p, t: bash(f"patch -p1 <<'EOF'\n{diff(p, t)}EOF")),
+    "git apply <<EOF": ("edit", lambda p, t: bash(f"git apply <<'EOF'\n{diff(p, t)}EOF")),
     "sed -i": ("opaque", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
     "perl -pi": ("opaque", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
     "rm": ("delete", lambda p, t: bash(f"rm -rf {q(p)}")),

@@ -146,6 +146,9 @@ class FileEffects:
             elif unseen:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
                     self.unknown(join_path(cmd.cwd, path))
+        if cmd.stdin and applies_patch(cmd):
+            for op, key, content in diff_ops(cmd.stdin, cmd.cwd):
+                record(cmd, op, key, content)
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
@@ -377,6 +380,49 @@ FILE_COMMANDS = {
     "touch": "touch",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
 }
+
+
+def applies_patch(cmd: Command) -> bool:
+    """``patch``, ``git apply`` and ``git am`` read a diff on stdin."""
+    if cmd.name == "patch":
+        return True
+    words = [w.text for w in cmd.words[1:] if not w.text.startswith("-")]
+    return cmd.name == "git" and bool(words) and words[0] in ("apply", "am")
+
+
+def diff_ops(text: str, cwd: str | None) -> list[tuple[str, str, str | None]]:
+    """(op, path, added lines) for each file a unified diff changes: ``edit`` with the lines it
+    adds, ``write`` of a new file (``--- /dev/null``), ``delete`` (``+++ /dev/null``). Paths
+    lose git's ``a/``/``b/`` (``-p1``, what git apply and most patch lines use)."""
+    out: list[tuple[str, str, str | None]] = []
+    old = new = None
+    added: list[str] = []
+
+    def flush() -> None:
+        if new is None:
+            return
+        if new == "/dev/null":
+            if old not in (None, "/dev/null"):
+                out.append(("delete", join_path(cwd, old), None))
+            return
+        op = "write" if old == "/dev/null" else "edit"
+        out.append((op, join_path(cwd, new), "\n".join(added)))
+
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            flush()
+            old, new, added = _diff_name(line[4:]), None, []
+        elif line.startswith("+++ ") and new is None:
+            new = _diff_name(line[4:])
+        elif line.startswith("+") and new is not None:
+            added.append(line[1:])
+    flush()
+    return out
+
+
+def _diff_name(text: str) -> str:
+    name = text.split("\t", 1)[0].strip()
+    return name[2:] if name.startswith(("a/", "b/")) else name
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).
