@@ -81,10 +81,20 @@ file_effect(op, path, from, content, by) := {"op": op, "path": path, "from": fro
 
 # What the shell model (shell/files.py) and the PowerShell reading record for each command: its
 # paths are relative to the payload's cwd (a cd, pushd or Set-Location before it is in them).
+# (A file tool's call runs no command: its commands are not worked out for nothing.)
+default command_file_effects := []
+
 command_file_effects := [object.union(f, {"path": shell.resolve(cwd, f.path), "from": placed(f.from), "by": c.name}) |
 	some c in commands
 	some f in object.get(c, "files", [])
-]
+] if runs_commands
+
+runs_commands if input.tool_kind == "shell"
+
+runs_commands if {
+	some e in object.get(input, "effects", [])
+	e.kind == "run"
+}
 
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
 # copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
@@ -95,11 +105,18 @@ placed(p) := shell.resolve(cwd, p) if is_string(p)
 placed(p) := null if not is_string(p)
 
 # git rm, git mv, git checkout/restore of paths: what they do to the work tree.
+# (git's parse, only for a line that runs git.)
+default git_file_effects := []
+
 git_file_effects := [x |
 	some g in git_commands
 	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
 	some x in git_effects(g.cmd, g.git)
-]
+] if {
+	runs_commands
+	some c in commands
+	c.name == "git"
+}
 
 git_effects(c, g) := [file_effect("delete", git_path(c, p), null, null, "git rm") | some p in g.operands] if {
 	g.subcommand == "rm"
