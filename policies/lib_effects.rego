@@ -59,23 +59,21 @@ run_commands(e) := powershell.commands(e.command) if {
 # these, not the channels.
 file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), git_file_effects)
 
-tool_file_effects := [x |
+tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": e.tool} |
 	some e in object.get(input, "effects", [])
-	e.kind in {"write", "edit", "delete", "move"}
+	op := file_ops[e.kind]
 	is_string(e.path)
-	some x in tool_file_effect(e)
-]
+], move_targets)
 
-tool_file_effect(e) := [file_effect("write", e.path, null, e.content, e.tool)] if e.kind == "write"
+# The write effects' op of each file effect kind of input.effects (a move's source is deleted).
+file_ops := {"write": "write", "edit": "edit", "delete": "delete", "move": "delete"}
 
-tool_file_effect(e) := [file_effect("edit", e.path, null, object.get(e, "new_text", null), e.tool)] if e.kind == "edit"
-
-tool_file_effect(e) := [file_effect("delete", e.path, null, null, e.tool)] if e.kind == "delete"
-
-tool_file_effect(e) := [file_effect("delete", e.path, null, null, e.tool), file_effect("move", e.to, e.path, object.get(e, "content", null), e.tool)] if {
+# A move is a delete of its source (above) and a move onto its target, with what a patch adds.
+move_targets := [file_effect("move", e.to, e.path, object.get(e, "content", null), e.tool) |
+	some e in object.get(input, "effects", [])
 	e.kind == "move"
 	is_string(e.to)
-}
+]
 
 file_effect(op, path, from, content, by) := {"op": op, "path": path, "from": from, "content": content, "mode": null, "by": by}
 

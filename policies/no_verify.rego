@@ -299,10 +299,11 @@ inert(e) if {
 	exit_line(trim_space(line))
 }
 
-# chmod -x, a-x, 644: a hook git cannot execute is skipped; +x, 755 keep it running.
+# chmod -x, a-x, u=rw, 644: a hook its owner cannot execute is skipped by git; +x, g-w and
+# 755 keep it running.
 inert(e) if {
 	e.op == "mode"
-	not regex.match(`^[ugoa]*[+=][rwxXst]*x|^[0-7]*[1357][0-7][0-7]$`, e.mode)
+	regex.match(`^([ugoa]*[ua][ugoa]*)?-[rwXst]*x|^([ugoa]*[ua][ugoa]*)?=[rwst]*$|^[0-7]*[0246][0-7][0-7]$`, e.mode)
 }
 
 # Text that runs no check: nothing but idle lines (below), or an exit before the first line that

@@ -23,19 +23,24 @@ machine := hookgate.paths()
 # Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, git rm/mv/checkout, PowerShell, MCP). Deleting
 # or moving a path away, or changing modes, takes the tree under it.
-changed contains {"path": expand(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
 	pre
 	some e in data.hookgate.lib.file_effects
 	is_string(e.path)
 }
 
 # A link made to a protected path: a later write through the link writes it.
-changed contains {"path": expand(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
+changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
 	pre
 	some e in data.hookgate.lib.file_effects
 	e.op == "link"
 	is_string(e.from)
 }
+
+# A write effect's path is absolute already, unless it starts with ~ or $HOME.
+placed(p) := p if startswith(p, "/")
+
+placed(p) := expand(p) if not startswith(p, "/")
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
