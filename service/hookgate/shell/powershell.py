@@ -192,8 +192,7 @@ def _dotnet_call(text: str, i: int, tokens: list[_Token]) -> int:
             continue
         k = _word(text, k, inner, stop=",)")
     token = _Token(f"{cls}::{method}", i, end, False)
-    token.call = [t.text if t.quoted else t.text for t in inner]
-    token.quoted = False
+    token.call = [t.text for t in inner]
     tokens.append(token)
     return end
 
