@@ -57,7 +57,7 @@ run_commands(e) := powershell.commands(e.command) if {
 # to place), content null where the call does not show it, by the tool or command it comes from.
 # Every guard on files (self-protect, the instruction-file scan, hook files, destructive) reads
 # these, not the channels.
-file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), git_file_effects)
+file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects))
 
 tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": e.tool} |
 	some e in object.get(input, "effects", [])
@@ -147,3 +147,28 @@ git_path(c, p) := shell.resolve(cwd, shell.resolve(c.cwd, p)) if is_string(c.cwd
 git_path(c, p) := shell.resolve(cwd, p) if not is_string(c.cwd)
 
 base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
+
+# Interpreter code that writes files (python3 -c "open('.husky/pre-commit', 'w').write('exit
+# 0')", lib.code_writes): each literal that names a file may be what it writes, and what it
+# writes there is among its other literals (mode strings such as 'w' and 'a' aside), their \n
+# escapes as new lines, as lib.interpreter_shell_lines reads a script the code writes.
+default code_file_effects := []
+
+code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_text(texts), x.cmd.name) |
+	some x in interpreter_code
+	code_writes(x.code)
+	literals := code_literals(x.code)
+	some file in literals
+	regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file)
+	texts := [replace(l, `\n`, "\n") |
+		some l in literals
+		l != file
+		not regex.match(`^[A-Za-z_][\w.+]*$`, l) # a mode ('w'), a module ('fs'), a name
+	]
+] if runs_commands
+
+# No literal left: what the code writes comes from elsewhere (sys.stdin.read()), not shown.
+code_text(texts) := concat("\n", texts) if count(texts) > 0
+
+code_text(texts) := null if count(texts) == 0
+

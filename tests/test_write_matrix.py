@@ -47,6 +47,8 @@ CLASSES = {
     "install": {"protected", "instruction", "hook"},
     "append": {"protected", "instruction"},
     "edit": {"protected", "instruction", "hook"},
+    # interpreter code: what it writes is among its string literals (docs/reference/effects.md)
+    "code": {"protected", "instruction", "hook"},
     "opaque": {"protected"},  # what it leaves there the call does not show (sed -i, perl -pi)
     "delete": {"protected", "hook", "destructive"},
     # git rm and git mv refuse to drop uncommitted changes: the project's work stays in git
@@ -191,6 +193,16 @@ WRITERS = {
     ),
     "patch <<EOF": ("edit", lambda p, t: bash(f"patch -p1 <<'EOF'\n{diff(p, t)}EOF")),
     "git apply <<EOF": ("edit", lambda p, t: bash(f"git apply <<'EOF'\n{diff(p, t)}EOF")),
+    "python3 -c": (
+        "code",
+        lambda p, t: bash(f"python3 -c {q(f'open({p!r}, {chr(39)}w{chr(39)}).write({t!r})')}"),
+    ),
+    "node -e": (
+        "code",
+        lambda p, t: bash(
+            f"node -e {q(f'require({chr(34)}fs{chr(34)}).writeFileSync({p!r}, {t!r})')}"
+        ),
+    ),
     "sed -i": ("opaque", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
     "perl -pi": ("opaque", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
     "rm": ("delete", lambda p, t: bash(f"rm -rf {q(p)}")),
