@@ -165,7 +165,10 @@ code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_tex
 		l != file
 		not regex.match(`^[A-Za-z_][\w.+]*$`, l) # a mode ('w'), a module ('fs'), a name
 	]
-] if runs_commands
+] if {
+	runs_commands
+	count(interpreter_commands) > 0 # most lines run no interpreter
+}
 
 # No literal left: what the code writes comes from elsewhere (sys.stdin.read()), not shown.
 code_text(texts) := concat("\n", texts) if count(texts) > 0
