@@ -47,3 +47,131 @@ run_commands(e) := powershell.commands(e.command) if {
 	e.dialect == "powershell"
 	count(e.command) <= max_command_chars
 }
+
+# ---- the write model: every file a call changes, from every channel, in one shape -------------
+# {"op", "path", "from", "content", "mode", "by"} (effects/model.py's FILE_OPS, documented in
+# docs/reference/effects.md): op is write (content replaces the file), append, edit (changed in
+# place: content is the new text where known), delete, move (path is where it arrives, from where
+# it was; its source end is a delete of its own), copy, link (from is the link's target), mode
+# (chmod's mode). path is absolute where the call's cwd is known (a ~ path is left for each guard
+# to place), content null where the call does not show it, by the tool or command it comes from.
+# Every guard on files (self-protect, the instruction-file scan, hook files, destructive) reads
+# these, not the channels.
+file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects))
+
+tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": e.tool} |
+	some e in object.get(input, "effects", [])
+	op := file_ops[e.kind]
+	is_string(e.path)
+], move_targets)
+
+# The write effects' op of each file effect kind of input.effects (a move's source is deleted).
+file_ops := {"write": "write", "edit": "edit", "delete": "delete", "move": "delete"}
+
+# A move is a delete of its source (above) and a move onto its target, with what a patch adds.
+move_targets := [file_effect("move", e.to, e.path, object.get(e, "content", null), e.tool) |
+	some e in object.get(input, "effects", [])
+	e.kind == "move"
+	is_string(e.to)
+]
+
+file_effect(op, path, from, content, by) := {"op": op, "path": path, "from": from, "content": content, "mode": null, "by": by}
+
+# What the shell model (shell/files.py) and the PowerShell reading record for each command: its
+# paths are relative to the payload's cwd (a cd, pushd or Set-Location before it is in them).
+# (A file tool's call runs no command: its commands are not worked out for nothing.)
+default command_file_effects := []
+
+command_file_effects := [object.union(f, {"path": shell.resolve(cwd, f.path), "from": placed(f.from), "by": c.name}) |
+	some c in commands
+	some f in object.get(c, "files", [])
+] if runs_commands
+
+runs_commands if input.tool_kind == "shell"
+
+runs_commands if {
+	some e in object.get(input, "effects", [])
+	e.kind == "run"
+}
+
+# The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
+# copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
+file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "touch", "sed", "perl", "ruby", "cp", "mv", "ln", "install", "tee", "dd", "sponge"}
+
+placed(p) := shell.resolve(cwd, p) if is_string(p)
+
+placed(p) := null if not is_string(p)
+
+# git rm, git mv, git checkout/restore of paths: what they do to the work tree.
+# (git's parse, only for a line that runs git.)
+default git_file_effects := []
+
+git_file_effects := [x |
+	some g in git_commands
+	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
+	some x in git_effects(g.cmd, g.git)
+] if {
+	runs_commands
+	some c in commands
+	c.name == "git"
+}
+
+git_effects(c, g) := [file_effect("delete", git_path(c, p), null, null, "git rm") | some p in g.operands] if {
+	g.subcommand == "rm"
+	not "--cached" in g.args
+}
+
+git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, null, "git mv") | some p in sources], [file_effect("move", git_path(c, t), git_path(c, p), null, "git mv") |
+	some p in sources
+	some t in [dest, concat("/", [dest, base_name(p)])]
+]) if {
+	g.subcommand == "mv"
+	count(g.operands) > 1
+	dest := g.operands[count(g.operands) - 1]
+	sources := array.slice(g.operands, 0, count(g.operands) - 1)
+}
+
+# git checkout [tree] -- paths, git restore paths: the files are written from the index or tree.
+git_effects(c, g) := [file_effect("write", git_path(c, p), null, null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
+
+restored(g) := array.slice(g.args, i + 1, count(g.args)) if {
+	g.subcommand == "checkout"
+	some i, a in g.args
+	a == "--"
+}
+
+restored(g) := g.operands if g.subcommand == "restore"
+
+git_path(c, p) := shell.resolve(cwd, shell.resolve(c.cwd, p)) if is_string(c.cwd)
+
+git_path(c, p) := shell.resolve(cwd, p) if not is_string(c.cwd)
+
+base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
+
+# Interpreter code that writes files (python3 -c "open('.husky/pre-commit', 'w').write('exit
+# 0')", lib.code_writes): each literal that names a file may be what it writes, and what it
+# writes there is among its other literals (mode strings such as 'w' and 'a' aside), their \n
+# escapes as new lines, as lib.interpreter_shell_lines reads a script the code writes.
+default code_file_effects := []
+
+code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_text(texts), x.cmd.name) |
+	some x in interpreter_code
+	code_writes(x.code)
+	literals := code_literals(x.code)
+	some file in literals
+	regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file)
+	texts := [replace(l, `\n`, "\n") |
+		some l in literals
+		l != file
+		not regex.match(`^[A-Za-z_][\w.+]*$`, l) # a mode ('w'), a module ('fs'), a name
+	]
+] if {
+	runs_commands
+	count(interpreter_commands) > 0 # most lines run no interpreter
+}
+
+# No literal left: what the code writes comes from elsewhere (sys.stdin.read()), not shown.
+code_text(texts) := concat("\n", texts) if count(texts) > 0
+
+code_text(texts) := null if count(texts) == 0
+

@@ -289,43 +289,73 @@ hook_file(path) if {
 	glob.match(pattern, ["/"], trim_prefix(path, "./"))
 }
 
+# What a hook file is left as by each write effect (lib.file_effects: a file tool, a patch, the
+# shell, git rm/mv, PowerShell, MCP): inert when nothing it holds runs a check any more.
 violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
-	some c in data.hookgate.lib.commands
-	c.name in {"rm", "unlink", "shred", "truncate", "mv", "chmod"}
-	some t in shell.operands(c)
-	hook_file(t)
-	not chmod_keeps_running(c)
-	msg := sprintf("%s %s switches the git hook it defines off for every later commit. %s", [c.name, t, advice])
+	some e in data.hookgate.lib.file_effects
+	hook_file(relative(e.path))
+	inert(e)
+	msg := sprintf("%s would %s %s, which switches the git hook it defines off for every later commit. %s", [e.by, inert_verbs[e.op], e.path, advice])
 }
 
-violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
-	some r in data.hookgate.lib.git_removed
-	hook_file(r.path)
-	msg := sprintf("git rm %s switches the git hook it defines off for every later commit. %s", [r.path, advice])
+inert_verbs := {"delete": "remove", "write": "leave nothing that runs a check in", "edit": "put an early exit into", "copy": "copy nothing that runs a check onto", "move": "move nothing that runs a check onto", "link": "link nothing that runs a check at", "mode": "make non-executable"}
+
+relative(p) := trim_prefix(p, concat("", [input.cwd, "/"])) if is_string(input.cwd)
+
+relative(p) := p if not is_string(input.cwd)
+
+inert(e) if e.op == "delete"
+
+inert(e) if {
+	e.op in {"write", "copy", "move", "link"}
+	is_string(e.content)
+	inert_text(e.content)
 }
 
-# chmod +x or u+x keeps a hook running; -x, a-x, 644 stop it.
-chmod_keeps_running(c) if {
-	c.name == "chmod"
-	some a in shell.operands(c)
-	regex.match(`^[ugoa]*\+[rwxXst]*x`, a)
+inert(e) if {
+	e.op in {"copy", "move", "link"}
+	e.from in cfg.inert_sources # /dev/null, /bin/true
 }
 
-# > f with nothing printed, or echo/printf of a line that does nothing (exit 0, true, :).
-violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
-	some c in data.hookgate.lib.commands
-	some t in c.writes
-	hook_file(t)
-	idle_output(c)
-	msg := sprintf("Writing %s with nothing to run switches the git hook it defines off for every later commit. %s", [t, advice])
+# An edit that puts an exit line in: the checks after it no longer run.
+inert(e) if {
+	e.op == "edit"
+	is_string(e.content)
+	some line in split(e.content, "\n")
+	exit_line(trim_space(line))
 }
 
-idle_output(c) if c.name in {"", ":", "true"}
-
-idle_output(c) if {
-	c.name in {"echo", "printf"}
-	idle_text(concat(" ", shell.operands(c)))
+# chmod -x, a-x, u=rw, 644: a hook its owner cannot execute is skipped by git; +x, g-w and
+# 755 keep it running.
+inert(e) if {
+	e.op == "mode"
+	regex.match(`^([ugoa]*[ua][ugoa]*)?-[rwXst]*x|^([ugoa]*[ua][ugoa]*)?=[rwst]*$|^[0-7]*[0246][0-7][0-7]$`, e.mode)
 }
+
+# Text that runs no check: nothing but idle lines (below), or an exit before the first line that
+# runs anything (set, export and husky's loader come first in real hooks).
+inert_text(text) if idle_text(text)
+
+inert_text(text) if {
+	lines := [l |
+		some raw in split(replace(text, "\\n", "\n"), "\n")
+		l := trim_space(raw)
+		not noop_line(l)
+	]
+	count(lines) > 0
+	exit_line(lines[0])
+}
+
+exit_line(l) if regex.match(cfg.exit_pattern, l)
+
+# A line before the exit that runs no check: an idle line that does not exit (blank, comment,
+# true), or a prelude (no_verify.prelude_pattern: set -e, export, husky's loader).
+noop_line(l) if {
+	idle_line(l)
+	not exit_line(l)
+}
+
+noop_line(l) if regex.match(cfg.prelude_pattern, l)
 
 # Text that runs no check: blank, comments and a shebang, and lines of no_verify.idle_lines.
 idle_text(text) if {

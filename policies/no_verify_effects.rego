@@ -33,31 +33,3 @@ git_config_file(p) if endswith(lower(p), "/.git/config.worktree")
 git_config_file(p) if endswith(p, "/.gitconfig")
 
 git_config_file(p) if endswith(p, "/git/config") # $XDG_CONFIG_HOME/git/config
-
-# The hook frameworks' own files (no_verify.hook_files): deleted, moved, written with nothing to
-# run, or edited to exit first.
-violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
-	some e in input.effects
-	some p in [e.path, object.get(e, "to", null)]
-	is_string(p)
-	hook_file(relative(p))
-	disables(e)
-	msg := sprintf("%s would switch off the git hook %s defines for every later commit. %s", [e.tool, p, advice])
-}
-
-relative(p) := trim_prefix(p, concat("", [input.cwd, "/"])) if is_string(input.cwd)
-
-relative(p) := p if not is_string(input.cwd)
-
-disables(e) if e.kind in {"delete", "move"}
-
-disables(e) if {
-	e.kind == "write"
-	idle_text(e.content)
-}
-
-disables(e) if {
-	e.kind == "edit"
-	some line in split(object.get(e, "new_text", ""), "\n")
-	trim_space(line) in {"exit", "exit 0"}
-}

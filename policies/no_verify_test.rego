@@ -240,6 +240,13 @@ test_hook_framework_files_switched_off if {
 		"chmod -x .husky/pre-commit",
 		"git rm .husky/pre-commit",
 		"rm web/.husky/pre-commit",
+		"cp /dev/null .husky/pre-commit",
+		"ln -sf /bin/true .githooks/pre-push",
+		"printf '#!/bin/sh\\nset -e\\nexit 0 # off\\nnpm test\\n' > .husky/pre-commit",
+		"truncate -s 0 .husky/pre-commit",
+		"chmod u=rw .husky/pre-commit",
+		"git mv .husky/pre-commit .husky/off",
+		"cd .husky && echo 'exec true' > pre-commit",
 	] {
 		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd)
 	}
@@ -247,6 +254,9 @@ test_hook_framework_files_switched_off if {
 		"echo 'npm test' > .husky/pre-commit",
 		"echo 'npx lint-staged' >> .husky/pre-commit",
 		"chmod +x .husky/pre-commit",
+		"chmod g-w .husky/pre-commit",
+		"printf '#!/bin/sh\\nset -e\\nnpm test\\n' > .husky/pre-commit",
+		"echo 'exit 0' >> .husky/pre-commit",
 		"cat .pre-commit-config.yaml",
 		"git rm --cached .husky/pre-commit",
 		"rm src/hooks/useAuth.ts",

@@ -20,46 +20,40 @@ machine := hookgate.paths()
 # names the line does not show, so the directory that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
 # cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
 
-changed contains {"path": e.path, "how": concat(" ", [e.tool, "would", e.kind]), "tree": e.kind in {"delete", "move"}, "holder": false} if {
+# Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
+# redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, git rm/mv/checkout, PowerShell, MCP). Deleting
+# or moving a path away, or changing modes, takes the tree under it.
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
 	pre
-	some e in input.effects
-	e.kind in {"write", "edit", "delete", "move"}
+	some e in data.hookgate.lib.file_effects
 	is_string(e.path)
 }
 
-changed contains {"path": e.to, "how": concat(" ", [e.tool, "would move a file onto"]), "tree": false, "holder": false} if {
+# A link made to a protected path: a later write through the link writes it.
+changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
 	pre
-	some e in input.effects
-	e.kind == "move"
-	is_string(e.to)
+	some e in data.hookgate.lib.file_effects
+	e.op == "link"
+	is_string(e.from)
 }
 
-# Redirections (> f, >> f, 2> f, exec 3> f): the shell opens the file for writing.
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	some p in c.writes
-}
+# A write effect's path is absolute already, unless it starts with ~ or $HOME.
+placed(p) := p if startswith(p, "/")
 
-changed contains {"path": absolute(c, p), "how": "a redirection would write", "tree": false, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	some p in c.appends
-}
+placed(p) := expand(p) if not startswith(p, "/")
+
+effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
 # rm, mv, cp, ln, chmod, truncate, tee, sed -i, dd of=…: the paths the command changes (each
 # with whether the change takes the whole tree under it: rm -r, mv and chmod -R do).
+# The commands the write model does not read (chown, chattr, rsync, mkdir…; lib.file_writers
+# are read above).
 changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree, "holder": false} if {
 	pre
 	some c in data.hookgate.lib.commands
 	which := cfg.commands[c.name]
+	not c.name in data.hookgate.lib.file_writers
 	some t in targets(c, which)
-}
-
-# git rm deletes its paths from the work tree too (not with --cached).
-changed contains {"path": absolute(r.cmd, r.path), "how": "`git rm` would delete", "tree": true, "holder": false} if {
-	pre
-	some r in data.hookgate.lib.git_removed
 }
 
 # Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string

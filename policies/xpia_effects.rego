@@ -7,14 +7,15 @@ import rego.v1
 
 # Text written into a file an agent reads as instructions, by any host (cfg.instruction_channels:
 # CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .github/copilot-instructions.md,
-# .claude/agents/*, .cursor/rules/*.mdc, .github/instructions/*): an instruction channel.
+# .claude/agents/*, .cursor/rules/*.mdc, .github/instructions/*): an instruction channel,
+# whatever writes it (lib.file_effects: a file tool, a patch, a redirection, tee, a copy, a move
+# or a link of a file the line wrote, PowerShell, MCP).
 outgoing_findings contains f if {
 	pre
-	some e in input.effects
-	e.kind in {"write", "edit"}
+	some e in data.hookgate.lib.file_effects
+	is_string(e.content)
 	instruction_file(e.path)
-	text := object.get(e, "content", object.get(e, "new_text", ""))
-	some f in instruction_text_findings(text)
+	some f in instruction_text_findings(e.content)
 	f.severity in cfg.pre_severities
 }
 

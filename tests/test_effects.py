@@ -189,7 +189,7 @@ def test_apply_patch_every_operation():
             "old_text": "    return 1",
             "new_text": "    return 2",
         },
-        {"kind": "move", "path": "/p/src/a.py", "to": "/p/src/b.py"},
+        {"kind": "move", "path": "/p/src/a.py", "to": "/p/src/b.py", "content": "    return 2"},
         {"kind": "delete", "path": "/p/old.txt"},
     ]
 

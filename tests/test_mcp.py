@@ -799,7 +799,7 @@ def test_a_double_underscore_name_is_an_mcp_tool_whatever_the_host_called_its_ki
     ],
 )
 def test_the_examples_in_docs_effects_are_what_the_code_gives(name, tool_input):
-    text = (ROOT / "docs" / "effects.md").read_text()
+    text = (ROOT / "docs" / "reference" / "effects.md").read_text()
     blocks = [json.loads(b.split("```")[0]) for b in text.split("```json\n")[1:]]
     assert effects(name, "mcp", tool_input, "/home/u/proj") in blocks
 

@@ -111,3 +111,105 @@ def test_hostile_input_is_bounded():
 def test_words_the_line_does_not_show_have_kinds():
     [git] = commands("git $sub -f $(Get-Date) $true")
     assert git["kinds"] == [None, "unknown-variable", None, "unknown-output", None]
+
+
+# ---- issue 32: the line's state carries on; .NET calls, splatting, New-Item -Value -----------
+
+
+def files(line: str) -> list[tuple[str, str, str | None]]:
+    return [(f["op"], f["path"], f["content"]) for c in commands(line) for f in c["files"]]
+
+
+@pytest.mark.parametrize(
+    ("line", "cwd"),
+    [
+        ("Set-Location .claude; Remove-Item settings.json", ".claude"),
+        ("cd src\\app; sl ..\\lib; ri x", "src/lib"),
+        ("Push-Location build; Pop-Location; rm x", None),
+        ("pushd a; pushd b; popd; rm x", "a"),
+        ("Set-Location C:\\Users\\me\\.claude; rm settings.json", "~/.claude"),
+    ],
+)
+def test_locations_move_later_commands(line, cwd):
+    last = commands(line)[-1]
+    assert last["cwd"] == cwd
+    assert last["files"][0]["path"] == ("x" if cwd is None else f"{cwd}/{last['argv'][-1]}")
+
+
+def test_env_assignments_reach_later_commands():
+    line = "$env:GIT_DIR = 'other/.git'; $env:HUSKY = '0'; git commit -m x"
+    git = commands(line)[-1]
+    assert git["env"] == {"GIT_DIR": "other/.git", "HUSKY": "0"}
+
+
+@pytest.mark.parametrize(
+    ("line", "argv", "effects"),
+    [
+        (
+            "[System.IO.File]::WriteAllText('CLAUDE.md', 'hi, there')",
+            ["file::writealltext"],
+            [("write", "CLAUDE.md", "hi, there")],
+        ),
+        (
+            '[IO.File]::AppendAllText("$HOME\\.bashrc", "x")',
+            ["file::appendalltext"],
+            [("append", "~/.bashrc", "x")],
+        ),
+        ("[IO.File]::Delete('a.txt')", ["rm", "a.txt"], [("delete", "a.txt", None)]),
+        (
+            "[System.IO.Directory]::Delete('C:\\work\\proj', $true)",
+            ["rm", "-r", "-f", "/work/proj"],
+            [("delete", "/work/proj", None)],
+        ),
+        (
+            "[IO.File]::Move('a', 'b')",
+            ["mv", "a", "b"],
+            [("delete", "a", None), ("move", "b", None)],
+        ),
+        (
+            "[IO.File]::CreateSymbolicLink('.husky/pre-commit', '/dev/null')",
+            ["ln", "-s", "/dev/null", ".husky/pre-commit"],
+            [("link", ".husky/pre-commit", None)],
+        ),
+    ],
+)
+def test_dotnet_calls_are_the_commands_that_do_the_same(line, argv, effects):
+    [cmd] = commands(line)
+    assert cmd["argv"] == argv
+    assert [(f["op"], f["path"], f["content"]) for f in cmd["files"]] == effects
+
+
+def test_a_dotnet_call_that_writes_no_file_is_kept_as_written():
+    [cmd] = commands("[IO.File]::Exists('a')")
+    assert cmd["argv"] == ["file::exists", "a"] and cmd["files"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "$p = @{Path = 'notes.md'; Value = 'a; b'}; Set-Content @p",
+            [("write", "notes.md", "a; b\n")],
+        ),
+        (
+            "$p = @{\n  Path = 'x'\n  Recurse = $true\n  Force = $true\n}\nRemove-Item @p",
+            [("delete", "x", None)],
+        ),
+        ("New-Item -Path CLAUDE.md -Value 'text' -Force", [("write", "CLAUDE.md", "text")]),
+        ("New-Item -ItemType Directory build", []),
+        (
+            "Set-Content notes.md 'second positional'",
+            [("write", "notes.md", "second positional\n")],
+        ),
+        ("'piped' | Out-File log.txt", [("write", "log.txt", "piped\n")]),
+        ("Add-Content -Path a -Value b -NoNewline", [("append", "a", "b")]),
+        ("Clear-Content hooks.txt", [("write", "hooks.txt", "")]),
+    ],
+)
+def test_cmdlets_write_what_the_line_shows(line, expected):
+    assert files(line) == expected
+
+
+def test_splatted_recursion_is_rm_r():
+    [rm] = commands("$p = @{Path = 'x'; Recurse = $true; Force = $true}; Remove-Item @p")
+    assert rm["argv"] == ["rm", "-r", "-f", "x"]

@@ -21,7 +21,11 @@ def commands(line: Any) -> list[dict]:
     ``Copy-Item`` is ``cp``; ``Set-Content``/``Clear-Content``/``Out-File`` list their file
     in ``writes`` (``Add-Content``, ``Out-File -Append``, ``>>`` in ``appends``);
     ``New-Item -ItemType SymbolicLink`` is ``ln -s``; ``$env:X = v`` is a command with an empty
-    name and ``env`` ``{X: v}``. What ``Invoke-Expression``/``iex`` (of a string or a variable
+    name and ``env`` ``{X: v}``, and ``X`` is in every later command's ``env``;
+    ``Set-Location``/``Push-Location``/``Pop-Location`` set later commands' ``cwd``; .NET file
+    and directory calls (``[System.IO.File]::WriteAllText(p, t)``, ``[IO.Directory]::Delete(p,
+    $true)``) are the commands that do the same; ``@name`` splats a hashtable the line set; each
+    command's ``files`` are its write effects (docs/reference/effects.md). What ``Invoke-Expression``/``iex`` (of a string or a variable
     set on the line), a script block, ``&``, ``Start-Process``, ``powershell -Command`` and
     ``cmd /c`` run are commands too (``via`` names the runner; their ``span`` is null).
     Windows paths become POSIX ones: ``$HOME``, ``$env:USERPROFILE``, ``C:\\Users\\<name>``

@@ -99,8 +99,10 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     config`` commands of the line wrote to the configuration it reads, ``[op, key, value]`` with
     op ``set``/``add``/``unset``), ``fed_by`` (for a shell or interpreter that runs what other
     commands print: their names, nearest first, as in ``curl … | tee l | bash``, ``bash <
-    <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; else empty), ``kinds`` (one per
-    ``argv`` word: ``null`` when
+    <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; else empty), ``files`` (its write
+    effects: ``{op, path, from, content, mode}``, the path after the line's ``cd``, the content
+    where the line shows it; see docs/reference/effects.md), ``kinds`` (one per ``argv`` word:
+    ``null`` when
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
     ``unknown-file`` (a file's content: ``$(cat f)``, ``$(< f)``), ``unknown-number``

@@ -7,7 +7,7 @@ file. Each effect is a JSON object with a ``kind``:
 - ``run``: ``{"dialect": "sh" | "powershell", "command"}``, a command line a shell will run;
 - ``write`` / ``edit`` / ``delete`` / ``read``: ``{"path"}`` (absolute when the call's ``cwd``
   is known), ``write`` with ``content`` and ``empty``, ``edit`` with ``old_text``/``new_text``;
-- ``move``: ``{"path", "to"}``;
+- ``move``: ``{"path", "to"}`` (a patch's "Move to" also with ``content``: the lines it adds);
 - ``fetch``: ``{"url", "prompt"}``; ``search``: ``{"query", "path"}``;
 - ``prompt``: ``{"to": "agent" | "mcp" | "skill", "text"}``, text another model will read;
 - every effect also carries ``tool``: the tool name it came from.

@@ -1,6 +1,16 @@
 """The effect objects every tool's reading builds: the tool-input fields they are read from,
 the bound on how many one call has, and the paths they carry, made absolute and normal (``~``
 and home variables, Windows drives and separators, the call's working directory).
+
+The write model. Every way a call creates, changes, moves, links or deletes a file is one
+*write effect* of the same shape, whatever its channel: ``{"op", "path", "from", "content",
+"mode"}`` with ``op`` one of ``FILE_OPS``. A host's file tool, an apply_patch, an MCP write tool
+give them as ``write``/``edit``/``delete``/``move`` effects (``move`` with the ``content`` a
+patch's "Move to" brings); each shell or PowerShell command gives them in its ``files`` (the
+shell model, shell/files.py and shell/powershell.py, records them with the path resolved after
+``cd``, ``pushd`` and ``Set-Location``). The pack joins both into ``lib.file_effects``
+(policies/lib_effects.rego), the only thing its file guards read. docs/reference/effects.md
+documents the vocabulary.
 """
 
 from __future__ import annotations
@@ -12,6 +22,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_EFFECTS = 256  # effects per call: an MCP call with thousands of arguments is cut here
+
+# The write effects' ops: what each leaves at ``path``.
+FILE_OPS: dict[str, str] = {
+    "write": "the file replaced by content (null: content the call does not show)",
+    "append": "content added at the end (touch: nothing added, the file created)",
+    "edit": "changed in place: content is the new text where known (sed -i: null)",
+    "delete": "removed with everything under it (the source end of a move too)",
+    "move": "a file moved there from `from`, with the content it carries where known",
+    "copy": "a copy of `from`, with its content where the call or line shows it",
+    "link": "a link to `from` (symbolic or hard)",
+    "mode": "its permission bits set to `mode` (chmod's mode as written)",
+}
 
 PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "file", "filename")
 CONTENT_KEYS = ("content", "contents", "file_text", "text", "new_source")

@@ -185,8 +185,9 @@ def _patch_effects(out: list[dict], text: str, cwd: str | None) -> None:
         else:
             old_text = "\n".join(op["removed"])
             add(out, {"kind": "edit", "path": path, "old_text": old_text, "new_text": new_text})
-            if op["to"] is not None:
-                add(out, {"kind": "move", "path": path, "to": resolve(cwd, op["to"])})
+            if op["to"] is not None:  # the updated file arrives there with the added lines
+                to = resolve(cwd, op["to"])
+                add(out, {"kind": "move", "path": path, "to": to, "content": new_text})
 
 
 _TOOLS: dict[str, Any] = {

@@ -21,7 +21,7 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FileEffects, SessionFiles
+from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops
 from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
@@ -472,6 +472,8 @@ class Run(FileEffects, ShellState, Nesting):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         elif name in ("mv", "ln", "cp", "install"):
             self.moved(cmd)
+        elif name in FILE_COMMANDS:
+            file_ops(cmd)
         if name in SCRIPT_FILES:
             for path in script_files(SCRIPT_FILES[name], own_words, env, self.vars):
                 self.run_written(path, cmd, name)

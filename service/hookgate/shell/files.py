@@ -139,15 +139,20 @@ class FileEffects:
         # a command that reads a pipeline is read again when the pipeline is (with producer)
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
-            output = self.output(cmd)
+            output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
+            record_writes(cmd, (cmd.writes, cmd.appends), output)
             if output is not None:
                 self.wrote(cmd, output)
             elif unseen:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
                     self.unknown(join_path(cmd.cwd, path))
+        if cmd.stdin and applies_patch(cmd):
+            for op, key, content in diff_ops(cmd.stdin, cmd.cwd):
+                record(cmd, op, key, content)
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
+            record_writes(cmd, into, fed)
             if fed is not None:
                 self.wrote(cmd, fed, into)
             elif unseen:
@@ -214,7 +219,12 @@ class FileEffects:
             if script is None and memory is not None:
                 self.written(original, None)  # mv w.sh x.sh: what the session wrote there
                 script = self.scripts.get(original)
+            content = None if script is None else "\n".join(script)
+            op = "link" if cmd.name == "ln" else "move" if cmd.name == "mv" else "copy"
+            if op == "move":
+                record(cmd, "delete", original)  # the source end: gone from where it was
             for name in names:
+                record(cmd, op, name, content, original)
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
@@ -259,6 +269,160 @@ class FileEffects:
         if symlink and not rest and not text.endswith(("/", "/.")):
             return text  # rm -rf h removes the link, not what it points to
         return join_path(original, rest) if rest else original
+
+
+def record(
+    cmd: Command,
+    op: str,
+    key: str,
+    content: str | None = None,
+    source: str | None = None,
+    mode: str | None = None,
+) -> None:
+    """One write effect of ``cmd`` (effects/model.py's vocabulary, ``FILE_OPS``): ``op`` on
+    ``key`` (a path relative to the payload's cwd, or absolute), with the ``content`` it leaves
+    there when the line shows it, the ``source`` path it comes from (copy, move, link) and the
+    ``mode`` chmod gives. Seen again (a here-document read after the redirection), it is
+    updated, not repeated."""
+    for f in cmd.files:
+        if f["op"] == op and f["path"] == key:
+            if content is not None:
+                f["content"] = content
+            return
+    cmd.files.append({"op": op, "path": key, "from": source, "content": content, "mode": mode})
+
+
+def record_writes(cmd: Command, into: tuple[list[str], list[str]], content: str | None) -> None:
+    for op, paths in (("write", into[0]), ("append", into[1])):
+        for path in paths:
+            record(cmd, op, join_path(cmd.cwd, path), content)
+
+
+def file_ops(cmd: Command) -> None:
+    """The write effects of a command that changes files by its operands (``FILE_COMMANDS``)."""
+    for op, key, content, mode in operand_ops(cmd.name, [w.text for w in cmd.words], cmd.cwd):
+        record(cmd, op, key, content, mode=mode)
+
+
+def operand_ops(
+    name: str, argv: list[str], cwd: str | None
+) -> list[tuple[str, str, str | None, str | None]]:
+    """(op, path, content, mode) for each file ``argv`` changes by its operands: rm, unlink,
+    shred, rmdir delete; truncate empties (``-s 0``) or edits; chmod sets a mode; touch
+    creates; sed/perl/ruby ``-i`` edit in place (``FILE_COMMANDS``)."""
+    how = FILE_COMMANDS[name]
+    operands = argv_operands(argv)
+    mode = None
+    if how == "in_place":
+        if not any(_in_place(a) for a in argv[1:]):
+            return []
+        # the script (sed's first operand, or each -e/-f value) is no file it edits
+        scripts = sum(1 for a in argv[1:] if a in _SCRIPT_OPTIONS or _bundle_ends_in_e(a))
+        operands = operands[max(scripts, 1) :]
+    elif how == "mode":  # chmod -x f: a symbolic mode may start with "-"
+        words = [a for a in argv[1:] if a not in _CHMOD_FLAGS and not a.startswith("--")]
+        mode, operands = (words[0], words[1:]) if words else ("", [])
+    elif how == "truncate":  # -s SIZE, -r FILE: values, not files it truncates
+        operands = [
+            a
+            for k, a in enumerate(argv)
+            if k
+            and not a.startswith("-")
+            and argv[k - 1] not in ("-s", "--size", "-r", "--reference")
+        ]
+    out: list[tuple[str, str, str | None, str | None]] = []
+    for path in operands:
+        key = join_path(cwd, path)
+        if how == "truncate":
+            empties = _truncate_size(argv) in ("0", "=0", "<0", "/0")
+            out.append(("write" if empties else "edit", key, "" if empties else None, None))
+        elif how == "touch":
+            out.append(("append", key, "", None))
+        else:  # delete, mode, or "edit" in place (what the script makes of it is not known)
+            out.append((how if how != "in_place" else "edit", key, None, mode))
+    return out
+
+
+# Commands that print nothing: : > f, true > f empty f.
+_SILENT = frozenset(("", ":", "true", "false"))
+_CHMOD_FLAGS = frozenset(("-R", "-v", "-c", "-f", "-h", "-H", "-L", "-P"))
+_SCRIPT_OPTIONS = frozenset(("-e", "-f", "--expression", "--file"))
+
+
+def _in_place(a: str) -> bool:
+    """sed -i, -i.bak, -ni, --in-place=.bak, perl -pi: an option bundle with ``i``."""
+    if a == "--in-place" or a.startswith("--in-place="):
+        return True
+    return a.startswith("-") and not a.startswith("--") and "i" in a[1:].split(".", 1)[0]
+
+
+def _bundle_ends_in_e(a: str) -> bool:
+    """perl -pie CODE: a bundle whose last option takes the code."""
+    return len(a) > 2 and a[0] == "-" and a[1] != "-" and a.endswith("e") and a[1:].isalpha()
+
+
+def _truncate_size(argv: list[str]) -> str | None:
+    for k, a in enumerate(argv[1:], 1):
+        if a in ("-s", "--size") and k + 1 < len(argv):
+            return argv[k + 1]
+        if a.startswith("--size="):
+            return a[7:]
+        if a.startswith("-s") and len(a) > 2:
+            return a[2:]
+    return None
+
+
+# Commands whose write effects file_ops reads from their operands, by how.
+FILE_COMMANDS = {
+    **dict.fromkeys(("rm", "unlink", "shred", "rmdir"), "delete"),
+    "truncate": "truncate",
+    "chmod": "mode",
+    "touch": "touch",
+    **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
+}
+
+
+def applies_patch(cmd: Command) -> bool:
+    """``patch``, ``git apply`` and ``git am`` read a diff on stdin."""
+    if cmd.name == "patch":
+        return True
+    words = [w.text for w in cmd.words[1:] if not w.text.startswith("-")]
+    return cmd.name == "git" and bool(words) and words[0] in ("apply", "am")
+
+
+def diff_ops(text: str, cwd: str | None) -> list[tuple[str, str, str | None]]:
+    """(op, path, added lines) for each file a unified diff changes: ``edit`` with the lines it
+    adds, ``write`` of a new file (``--- /dev/null``), ``delete`` (``+++ /dev/null``). Paths
+    lose git's ``a/``/``b/`` (``-p1``, what git apply and most patch lines use)."""
+    out: list[tuple[str, str, str | None]] = []
+    old = new = None
+    added: list[str] = []
+
+    def flush() -> None:
+        if new is None:
+            return
+        if new == "/dev/null":
+            if old not in (None, "/dev/null"):
+                out.append(("delete", join_path(cwd, old), None))
+            return
+        op = "write" if old == "/dev/null" else "edit"
+        out.append((op, join_path(cwd, new), "\n".join(added)))
+
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            flush()
+            old, new, added = _diff_name(line[4:]), None, []
+        elif line.startswith("+++ ") and new is None:
+            new = _diff_name(line[4:])
+        elif line.startswith("+") and new is not None:
+            added.append(line[1:])
+    flush()
+    return out
+
+
+def _diff_name(text: str) -> str:
+    name = text.split("\t", 1)[0].strip()
+    return name[2:] if name.startswith(("a/", "b/")) else name
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).

@@ -12,12 +12,25 @@ an assignment ``X=v``; ``Invoke-Expression``/``iex`` of a string, script blocks,
 ``Start-Process`` and ``cmd /c`` run what they are given. Windows paths map onto POSIX ones
 (``$HOME``, ``$env:USERPROFILE``, ``C:\\Users\\<name>`` are ``~``; ``\\`` is ``/``).
 
+The line's state carries from one statement to the next as PowerShell carries it:
+``Set-Location``/``Push-Location``/``Pop-Location`` move later commands' relative paths (their
+``cwd``), ``$env:NAME = v`` is in every later command's environment (``$env:GIT_DIR``,
+``$env:GIT_CONFIG_PARAMETERS`` reach a later ``git``), and ``$name = @{…}`` is splatted by
+``@name``. .NET file and directory calls (``[System.IO.File]::WriteAllText(p, t)``,
+``[IO.Directory]::Delete(p, $true)``, …) are the commands that do the same. Each command also
+has ``files``: its write effects (effects/model.py's ``FILE_OPS``), with the content where the
+line shows it (``Set-Content``'s value, ``New-Item -Value``, a .NET call's text).
+
 The reading is lexical and bounded (nesting, size); nothing runs.
 """
 
 from __future__ import annotations
 
+from hookgate.shell.files import FILE_COMMANDS, operand_ops
+from hookgate.shell.words import join_path
+
 MAX_DEPTH = 8
+MAX_STACK = 64  # Push-Location entries kept
 
 # Cmdlets and their aliases (lower-cased) -> the POSIX command they act as.
 _CMDLETS: dict[str, str] = {
@@ -30,7 +43,9 @@ _CMDLETS: dict[str, str] = {
     **dict.fromkeys(("start-process", "start", "saps"), "start"),
     **dict.fromkeys(("foreach-object", "%", "where-object", "?", "invoke-command", "icm"), "block"),
     **dict.fromkeys(("new-item", "ni"), "new-item"),
-    **dict.fromkeys(("set-location", "cd", "sl", "chdir", "push-location", "pushd"), "cd"),
+    **dict.fromkeys(("set-location", "cd", "sl", "chdir"), "cd"),
+    **dict.fromkeys(("push-location", "pushd"), "pushd"),
+    **dict.fromkeys(("pop-location", "popd"), "popd"),
     **dict.fromkeys(("write-output", "echo", "write", "write-host"), "echo"),
 }
 # Parameters by the POSIX flag they become (PowerShell accepts any unambiguous prefix).
@@ -48,8 +63,26 @@ _FLAG_PARAMS = (
 _CMD_BUILTINS = {"del": "rm", "erase": "rm", "rd": "rm", "rmdir": "rm", "copy": "cp", "move": "mv"}
 
 
+# .NET calls by (class, method), lower-cased -> (the POSIX command, the operands it takes from
+# the call's arguments: "p" a path, "t" text, "r" a recursive flag, "-" ignored).
+_DOTNET: dict[tuple[str, str], tuple[str, str]] = {
+    **{("file", m): ("write", "pt") for m in (
+        "writealltext", "writealllines", "writeallbytes", "create", "createtext", "openwrite")},
+    **{("file", m): ("append", "pt") for m in ("appendalltext", "appendalllines", "appendtext")},
+    ("file", "delete"): ("rm", "p"),
+    ("file", "copy"): ("cp", "pp"),
+    ("file", "move"): ("mv", "pp"),
+    ("file", "replace"): ("mv", "pp"),
+    ("file", "createsymboliclink"): ("ln", "pp"),
+    ("directory", "delete"): ("rm", "pr"),
+    ("directory", "move"): ("mv", "pp"),
+    ("directory", "createdirectory"): ("mkdir", "p"),
+    ("directory", "createsymboliclink"): ("ln", "pp"),
+}  # fmt: skip
+
+
 class _Token:
-    __slots__ = ("text", "start", "end", "quoted", "block")
+    __slots__ = ("text", "start", "end", "quoted", "block", "call")
 
     def __init__(self, text: str, start: int, end: int, quoted: bool, block: bool = False) -> None:
         self.text = text
@@ -57,22 +90,37 @@ class _Token:
         self.end = end
         self.quoted = quoted
         self.block = block  # a { script block }: text is its body
+        self.call: list[str] | None = None  # a .NET call's arguments (text: class::method)
+
+
+class _State:
+    """What one statement leaves for the next: variables (a string, or a hashtable to splat),
+    the directory (relative to the payload's cwd, None there), Push-Location's stack, and the
+    environment ``$env:`` assignments set."""
+
+    __slots__ = ("variables", "cwd", "stack", "env")
+
+    def __init__(self) -> None:
+        self.variables: dict[str, str | dict[str, str]] = {}
+        self.cwd: str | None = None
+        self.stack: list[str | None] = []
+        self.env: dict[str, str] = {}
 
 
 def commands(line: str) -> list[dict]:
     """The simple commands of PowerShell ``line``, in order, as ``shell.commands`` dicts."""
     out: list[dict] = []
-    _statements(line, 0, [], {}, out, 0)
+    _statements(line, 0, [], _State(), out, 0)
     return out
 
 
 def _statements(
-    text: str, offset: int, via: list[str], variables: dict, out: list[dict], depth: int
+    text: str, offset: int, via: list[str], state: _State, out: list[dict], depth: int
 ) -> None:
     producer = None
     for statement, piped in _split(text):
         before = len(out)
-        _statement(statement, offset, via, variables, out, depth, producer if piped else None)
+        _statement(statement, offset, via, state, out, depth, producer if piped else None)
         producer = out[-1] if len(out) > before else None
 
 
@@ -101,6 +149,8 @@ def _split(text: str) -> list[tuple[list[_Token], bool]]:
                 j += 1
             groups[-1].append(_Token(text[i:j], i, j, False))
             i = j
+        elif c == "[" and _dotnet_head(text, i) is not None:
+            i = _dotnet_call(text, i, groups[-1])
         elif c == "{":
             j = _matching(text, i, "{", "}")
             groups[-1].append(_Token(text[i + 1 : j - 1], i, j, False, block=True))
@@ -108,6 +158,43 @@ def _split(text: str) -> list[tuple[list[_Token], bool]]:
         else:
             i = _word(text, i, groups[-1])
     return [(g, p) for g, p in zip(groups, piped, strict=True) if g]
+
+
+def _dotnet_head(text: str, i: int) -> tuple[str, str, int] | None:
+    """``[System.IO.File]::Method(`` at ``i``: (class, method, index of the ``(``), else None."""
+    close = text.find("]::", i, i + 40)
+    if close < 0:
+        return None
+    cls = text[i + 1 : close].lower().replace(" ", "")
+    cls = cls.removeprefix("system.").removeprefix("io.")
+    j = close + 3
+    k = j
+    while k < len(text) and (text[k].isalnum() or text[k] == "_"):
+        k += 1
+    paren = k
+    while paren < len(text) and text[paren] in " \t":
+        paren += 1
+    if cls not in ("file", "directory") or k == j or paren >= len(text) or text[paren] != "(":
+        return None
+    return cls, text[j:k].lower(), paren
+
+
+def _dotnet_call(text: str, i: int, tokens: list[_Token]) -> int:
+    """A .NET call as one token: ``class::method`` with its arguments, each unquoted."""
+    cls, method, paren = _dotnet_head(text, i)  # type: ignore[misc]
+    end = _matching(text, paren, "(", ")")
+    inner: list[_Token] = []
+    k = paren + 1
+    while k < end - 1:
+        c = text[k]
+        if c in " \t,\r\n":
+            k += 1
+            continue
+        k = _word(text, k, inner, stop=",)")
+    token = _Token(f"{cls}::{method}", i, end, False)
+    token.call = [t.text for t in inner]
+    tokens.append(token)
+    return end
 
 
 def _matching(text: str, i: int, open_: str, close: str) -> int:
@@ -146,12 +233,14 @@ def _quoted_end(text: str, i: int) -> int:
     return n
 
 
-def _word(text: str, i: int, tokens: list[_Token]) -> int:
-    """One word from ``i``: quotes removed, backtick escapes applied, ``$(…)`` kept whole."""
+def _word(text: str, i: int, tokens: list[_Token], stop: str = "") -> int:
+    """One word from ``i``: quotes removed, backtick escapes applied, ``$(…)`` kept whole;
+    ``stop``: more characters that end it (a .NET call's ``,`` and ``)``)."""
     start, n = i, len(text)
     parts: list[str] = []
     quoted = False
-    while i < n and text[i] not in " \t\r\n;|{}" and not text.startswith("&&", i):
+    ends = " \t\r\n;|{}" + stop
+    while i < n and text[i] not in ends and not text.startswith("&&", i):
         c = text[i]
         if c in "'\"":
             end = _quoted_end(text, i)
@@ -195,7 +284,7 @@ def _statement(
     tokens: list[_Token],
     offset: int,
     via: list[str],
-    variables: dict,
+    state: _State,
     out: list[dict],
     depth: int,
     producer: dict | None = None,
@@ -221,66 +310,223 @@ def _statement(
     span = [offset + tokens[0].start, offset + tokens[-1].end] if not via else None
     head = words[0]
     if head.block:
-        _statements(head.text, offset + head.start + 1, via, variables, out, depth + 1)
+        _statements(head.text, offset + head.start + 1, via, state, out, depth + 1)
+        return
+    if head.call is not None:
+        out.append(_dotnet(head, state, span, via))
         return
     text = head.text
-    # $env:NAME = value, $name = value
+    # $env:NAME = value, $name = value, $name = @{ Key = value; … }
     if text.startswith("$") and (
         (len(words) >= 3 and words[1].text == "=") or text.endswith("=") or "=" in text
     ):
+        if len(words) == 4 and words[2].text == "@" and words[3].block and words[1].text == "=":
+            state.variables[text[1:].lower()] = _hashtable(words[3].text)
+            return
         name, value = _assignment(words)
         if name is not None:
             if name.lower().startswith("env:"):
-                out.append(_command("", [], {name[4:]: value}, span, via, writes, appends))
+                state.env[name[4:]] = value
+                out.append(_command("", [], {name[4:]: value}, span, via, writes, appends, state))
             else:
-                variables[name.lower()] = value
+                state.variables[name.lower()] = value
             return
     if text in ("&", ".") and len(words) > 1:
         words = words[1:]
         head = words[0]
+    elif head.quoted and len(words) == 1:  # a string alone is output: 'exit 0' | Out-File f
+        out.append(_command("echo", ["echo", text], {}, span, via, writes, appends, state))
+        return
     name = _name(head.text)
-    args = [_value(w, variables) for w in words[1:] if not w.block]
+    args = _arguments(words[1:], state)
     role = _CMDLETS.get(name)
     blocks = [w for w in words[1:] if w.block]
     for b in blocks:
-        _statements(b.text, offset + b.start + 1, [*via, name], variables, out, depth + 1)
+        _statements(b.text, offset + b.start + 1, [*via, name], state, out, depth + 1)
     if role == "iex":
         for a in args:
             if a and not a.startswith(("$", "(")):
-                _statements(a, 0, [*via, "iex"], variables, out, depth + 1)
+                _statements(a, 0, [*via, "iex"], state, out, depth + 1)
         return
     if role == "start":
         argv = _start_process(args)
         if argv:
-            out.append(_command(_name(argv[0]), argv, {}, None, [*via, "start-process"], [], []))
+            out.append(
+                _command(_name(argv[0]), argv, {}, None, [*via, "start-process"], [], [], state)
+            )
         return
     if name in ("cmd", "cmd.exe") and any(a.lower() in ("/c", "/k") for a in args):
         body = " ".join(args[[a.lower() for a in args].index("/c" if "/c" in args else "/k") + 1 :])
-        _cmd_line(body, [*via, "cmd"], out, depth + 1)
+        _cmd_line(body, [*via, "cmd"], out, depth + 1, state)
         return
     if name in ("powershell", "pwsh") and args:
         rest = [a for a in args if a.lower() not in ("-command", "-c", "-noprofile", "-nop")]
-        _statements(" ".join(rest), 0, [*via, name], variables, out, depth + 1)
+        _statements(" ".join(rest), 0, [*via, name], state, out, depth + 1)
         return
+    content = None
     if role == "rm" and producer is not None and not _paths(args):
         argv = [role, *_translate(args), *_piped_items(producer)]
     elif role in ("rm", "mv", "cp"):
         argv = [role, *_translate(args)]
-    elif role == "write":
+    elif role in ("write", "append"):
         paths = _paths(args)
-        writes += paths[:1] if name != "out-file" or not _has_switch(args, "append") else []
-        appends += paths[:1] if name == "out-file" and _has_switch(args, "append") else []
-        argv = [name]
-    elif role == "append":
-        appends += _paths(args)[:1]
+        content = _content(name, args, paths, producer)
+        appending = role == "append" or (name == "out-file" and _has_switch(args, "append"))
+        (appends if appending else writes).extend(paths[:1])
         argv = [name]
     elif role == "new-item":
         argv = _new_item(args)
-    elif role == "cd":
-        argv = ["cd", *_paths(args)[:1]]
+        if argv[0] == "touch":  # a file, with its -Value
+            writes += argv[1:]
+            content = _param(args, "value") or ""
+            argv = ["new-item"]
+    elif role in ("cd", "pushd", "popd"):
+        _move(state, role, _paths(args)[:1])
+        return
     else:
         argv = [name, *(_posix_path(a) if _looks_like_path(a) else a for a in args)]
-    out.append(_command(argv[0] if argv else name, argv, {}, span, via, writes, appends))
+    cmd = _command(argv[0] if argv else name, argv, {}, span, via, writes, appends, state)
+    _record(cmd, content)
+    out.append(cmd)
+
+
+def _move(state: _State, role: str, paths: list[str]) -> None:
+    """Set-Location/Push-Location to a path (relative to where the line is), Pop-Location."""
+    if role == "popd":
+        if state.stack:
+            state.cwd = state.stack.pop()
+        return
+    if role == "pushd" and len(state.stack) < MAX_STACK:
+        state.stack.append(state.cwd)
+    if paths:
+        state.cwd = join_path(state.cwd, paths[0])
+
+
+def _arguments(words: list[_Token], state: _State) -> list[str]:
+    """The words' values: a variable the line set replaced, ``@name`` of a hashtable splatted
+    as ``-Key value`` pairs (of a string: its comma-separated items, positional)."""
+    args: list[str] = []
+    for w in words:
+        if w.block:
+            continue
+        if w.text.startswith("@") and not w.quoted and len(w.text) > 1:
+            value = state.variables.get(w.text[1:].lower())
+            if isinstance(value, dict):
+                for key, v in value.items():
+                    args += [f"-{key}", v] if v.lower() not in ("$true", "") else [f"-{key}"]
+                continue
+            if isinstance(value, str):
+                args += [item.strip().strip("'\"") for item in value.split(",")]
+                continue
+        args.append(_value(w, state))
+    return args
+
+
+def _hashtable(body: str) -> dict[str, str]:
+    """``Key = value; Key2 = 'v'`` (a hashtable literal's body) as keys and unquoted values."""
+    table: dict[str, str] = {}
+    for entry in _entries(body):
+        key, eq, value = entry.partition("=")
+        key = key.strip().strip("'\"")
+        if eq and key:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            table[key] = value
+    return table
+
+
+def _entries(body: str) -> list[str]:
+    """A hashtable body split on ``;`` and newlines outside quotes."""
+    entries, start, i = [], 0, 0
+    while i < len(body):
+        if body[i] in "'\"":
+            i = _quoted_end(body, i)
+            continue
+        if body[i] in ";\n":
+            entries.append(body[start:i])
+            start = i + 1
+        i += 1
+    return [*entries, body[start:]]
+
+
+def _param(args: list[str], full: str) -> str | None:
+    """The value of parameter ``-full`` (any unambiguous prefix, ``-P:v`` too), else None."""
+    for k, a in enumerate(args):
+        if a.startswith("-") and len(a) > 2:
+            name, colon, value = a[1:].partition(":")
+            if full.startswith(name.lower()):
+                if colon:
+                    return value
+                return args[k + 1] if k + 1 < len(args) else None
+    return None
+
+
+def _content(name: str, args: list[str], paths: list[str], producer: dict | None) -> str | None:
+    """What Set-Content/Add-Content/Out-File write: ``-Value`` (``-InputObject``), else the
+    second positional argument, else what an echo piped to them prints; Clear-Content: ""."""
+    if name in ("clear-content", "clc"):
+        return ""
+    value = _param(args, "value") or _param(args, "inputobject")
+    if value is None and len(paths) > 1 and _param(args, "path") is None:
+        value = paths[1]
+    if value is None and producer is not None and producer["name"] == "echo":
+        value = " ".join(producer["argv"][1:])
+    return None if value is None else value + ("" if _has_switch(args, "nonewline") else "\n")
+
+
+def _dotnet(call: _Token, state: _State, span: list[int] | None, via: list[str]) -> dict:
+    """A .NET file or directory call as the command that does the same (``_DOTNET``)."""
+    cls, method = call.text.split("::")
+    args = [_posix_path(a) if k == 0 else a for k, a in enumerate(call.call or [])]
+    role, shape = _DOTNET.get((cls, method), ("dotnet", ""))
+    paths = [_posix_path(a) for a, kind in zip(args, shape, strict=False) if kind == "p"]
+    texts = [a for a, kind in zip(args, shape, strict=False) if kind == "t"]
+    recursive = any(
+        kind == "r" and a.lower() == "$true" for a, kind in zip(args, shape, strict=False)
+    )
+    writes: list[str] = []
+    appends: list[str] = []
+    content = None
+    if role in ("write", "append"):
+        (writes if role == "write" else appends).extend(paths[:1])
+        content = texts[0] if texts else ""
+        argv = [call.text]
+    elif role == "rm":
+        argv = ["rm", *(["-r", "-f"] if recursive else []), *paths]
+    elif role == "ln":  # CreateSymbolicLink(path, target)
+        argv = ["ln", "-s", *paths[1:], *paths[:1]]
+    else:
+        argv = [role, *paths] if role != "dotnet" else [call.text, *args]
+    cmd = _command(argv[0], argv, {}, span, via, writes, appends, state)
+    _record(cmd, content)
+    return cmd
+
+
+def _record(cmd: dict, content: str | None) -> None:
+    """The write effects of a translated command (shell/files.py's shape): its ``writes`` and
+    ``appends`` with ``content``, what rm/cp/mv/ln/mkdir do to their operands."""
+    files, cwd, argv = cmd["files"], cmd["cwd"], cmd["argv"]
+
+    def add(op: str, path: str, text: str | None = None, source: str | None = None) -> None:
+        files.append({"op": op, "path": path, "from": source, "content": text, "mode": None})
+
+    for op in ("writes", "appends"):
+        for path in cmd[op]:
+            add("write" if op == "writes" else "append", join_path(cwd, path), content)
+    name = cmd["name"]
+    if name in FILE_COMMANDS:
+        for op, key, text, _ in operand_ops(name, argv, cwd):
+            add(op, key, text)
+        return
+    operands = [a for a in argv[1:] if not a.startswith("-")]
+    if name in ("cp", "mv", "ln") and len(operands) >= 2:
+        dest = join_path(cwd, operands[-1])
+        for src in operands[:-1]:
+            source = join_path(cwd, src)
+            if name == "mv":
+                add("delete", source)
+            add({"cp": "copy", "mv": "move", "ln": "link"}[name], dest, None, source)
 
 
 def _assignment(words: list[_Token]) -> tuple[str | None, str]:
@@ -314,9 +560,11 @@ def _name(word: str) -> str:
     return name[:-4] if name.endswith(".exe") else name
 
 
-def _value(word: _Token, variables: dict) -> str:
-    if word.text.startswith("$") and not word.quoted and word.text[1:].lower() in variables:
-        return variables[word.text[1:].lower()]
+def _value(word: _Token, state: _State) -> str:
+    if word.text.startswith("$") and not word.quoted:
+        value = state.variables.get(word.text[1:].lower())
+        if isinstance(value, str):
+            return value
     return word.text
 
 
@@ -379,7 +627,7 @@ def _new_item(args: list[str]) -> list[str]:
     paths = [p for p in _translate(args) if not p.startswith("-")]
     if kind in ("symboliclink", "hardlink", "junction"):
         return ["ln", "-s", target, *paths[:1]]
-    return ["touch", *paths[:1]]
+    return ["mkdir" if kind == "directory" else "touch", *paths[:1]]
 
 
 def _start_process(args: list[str]) -> list[str]:
@@ -403,7 +651,7 @@ def _start_process(args: list[str]) -> list[str]:
     return [program, *rest] if program else []
 
 
-def _cmd_line(body: str, via: list[str], out: list[dict], depth: int) -> None:
+def _cmd_line(body: str, via: list[str], out: list[dict], depth: int, state: _State) -> None:
     """A ``cmd /c`` line: ``&``/``&&``/``|`` separate commands; ``del /s /q`` is ``rm -r -f``."""
     for part in body.replace("&&", "&").replace("||", "&").replace("|", "&").split("&"):
         words = part.split()
@@ -418,7 +666,7 @@ def _cmd_line(body: str, via: list[str], out: list[dict], depth: int) -> None:
             flags = ["-r"] if any(a.lower() == "/s" for a in args) else []
             flags += ["-f"] if any(a.lower() == "/q" for a in args) else []
             argv = [role, *flags, *(_posix_path(a) for a in args if not a.startswith("/"))]
-        out.append(_command(argv[0], argv, {}, None, via, [], []))
+        out.append(_command(argv[0], argv, {}, None, via, [], [], state))
 
 
 def _looks_like_path(arg: str) -> bool:
@@ -455,19 +703,21 @@ def _command(
     via: list[str],
     writes: list[str],
     appends: list[str],
+    state: _State,
 ) -> dict:
     return {
         "name": name,
         "argv": argv,
         "kinds": [_kind(a) for a in argv],
-        "env": env,
+        "env": {**state.env, **env},  # $env: set earlier in the line, as the process has it
         "span": span,
-        "cwd": None,
+        "cwd": state.cwd,
         "via": list(via),
         "incomplete": False,
         "stdin": None,
         "writes": writes,
         "appends": appends,
+        "files": [],
     }
 
 

@@ -57,6 +57,7 @@ class Command(Record):
         "piped",
         "git_config",
         "fed_by",
+        "files",
     )
 
     def __init__(
@@ -91,6 +92,8 @@ class Command(Record):
         # a shell or interpreter that runs what other commands print, which the line does not
         # show (curl … | bash, bash < <(curl …), curl … > >(sh)): their names, nearest first
         self.fed_by: list[str] = []
+        # what it does to files (shell/files.py: FileEffects.record), the write effects' shape
+        self.files: list[dict[str, Any]] = []
 
     def to_value(self) -> dict[str, Any]:
         return {
@@ -108,6 +111,7 @@ class Command(Record):
             "branch": self.branch,
             "git_config": [list(op) for op in self.git_config],
             "fed_by": list(self.fed_by),
+            "files": [dict(f) for f in self.files],
         }
 
 
