@@ -59,7 +59,7 @@ run_commands(e) := powershell.commands(e.command) if {
 # these, not the channels.
 file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects))
 
-tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": e.tool} |
+tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": object.get(e, "tool", "the call")} |
 	some e in object.get(input, "effects", [])
 	op := file_ops[e.kind]
 	is_string(e.path)
@@ -69,7 +69,7 @@ tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "con
 file_ops := {"write": "write", "edit": "edit", "delete": "delete", "move": "delete"}
 
 # A move is a delete of its source (above) and a move onto its target, with what a patch adds.
-move_targets := [file_effect("move", e.to, e.path, object.get(e, "content", null), e.tool) |
+move_targets := [file_effect("move", e.to, e.path, object.get(e, "content", null), object.get(e, "tool", "the call")) |
 	some e in object.get(input, "effects", [])
 	e.kind == "move"
 	is_string(e.to)
