@@ -1,5 +1,5 @@
-"""How the suite runs in parallel (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml)
-without two tests sharing what one of them changes:
+"""How the suite runs in parallel (``pytest -n auto``, pytest-xdist; opt-in, see
+docs/evidence/ci.md) without two tests sharing what one of them changes:
 
 - each test file is one unit of distribution (a group): its tests run in order on one worker,
   so module-scoped fixtures (a server, a managed namespace, a browser) start once, as in a
@@ -16,34 +16,28 @@ without two tests sharing what one of them changes:
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
 PG_ENV = "HOOKGATE_TEST_PG_URL"
 
-# Files (relative to tests/) sharing state no per-test isolation covers, one group each.
-SHARED = {"hosts/": "hosts"}
-
-# The files that take longest on CI (docs/evidence/ci.md), slowest first: started first.
-SLOW_FIRST: list[str] = []
+# Paths (from the rootdir, as in node ids) of files sharing state that no per-test isolation
+# covers: one group each.
+SHARED = {"tests/hosts/": "hosts"}
 
 
-def _file(item: pytest.Item) -> str:
-    """The item's file, relative to tests/ when it is under it."""
-    path = Path(str(item.path))
-    return path.relative_to(HERE).as_posix() if HERE in path.parents else str(path)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """With -n: whole groups (a file, or a SHARED group) to a worker. Not xdist's loadgroup
+    marks: pytest 9 ignores the node id suffix they work by (each test went its own way)."""
+    from xdist.scheduler import LoadScopeScheduling
 
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return next((g for prefix, g in SHARED.items() if path.startswith(prefix)), path)
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    for item in items:
-        name = _file(item)
-        group = next((g for prefix, g in SHARED.items() if name.startswith(prefix)), name)
-        item.add_marker(pytest.mark.xdist_group(group))
-    # A stable sort: each file's tests keep their order, whole files move.
-    items.sort(key=lambda item: rank.get(_file(item), len(rank)))
+    return ByGroup(config, log)
 
 
 def pytest_configure(config: pytest.Config) -> None:
