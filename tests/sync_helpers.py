@@ -8,15 +8,12 @@ says (the bundle, its key) the way an attacker in the middle would.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -25,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from compile_support import seed_compile_cache
 
 SOURCE_DIR = Path(__file__).resolve().parents[1] / "service"
 
@@ -239,33 +237,9 @@ class TamperingProxy:
         return document
 
 
-_TEMPLATE: list[Path] = []
-
-
-def _warm_compile_cache(home: Path) -> None:
-    """Give a new ``home`` the compile cache a machine has after its first hooks: the default
-    pack and the server's seed set, compiled once per test run (entries are keyed by content,
-    so a policy set that a test changes is still compiled for real)."""
-    target = home / "cache" / "compiled"
-    if target.exists():
-        return
-    if not _TEMPLATE:
-        from hookgate.engine import Engine
-        from hookgate.server.store import compose
-        from hookgate.sources import default_pack_path
-
-        template = Path(tempfile.mkdtemp(prefix="hookgate-compiled-")) / "compiled"
-        Engine.from_paths([default_pack_path()], cache_dir=template)
-        Engine.from_sources(*compose({}, {}, base=True), cache_dir=template)
-        atexit.register(shutil.rmtree, template.parent, True)
-        _TEMPLATE.append(template)
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    shutil.copytree(_TEMPLATE[0], target)
-
-
 def hookgate_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment of a hookgate process living in ``home`` (HOOKGATE_HOME)."""
-    _warm_compile_cache(home)
+    seed_compile_cache(home / "cache" / "compiled")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
     env.update(HOOKGATE_HOME=str(home), HOME=str(home), **extra)
     return env

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from compile_support import seed_compile_cache
 
 HOOKGATE = str(Path(sys.executable).parent / "hookgate")
 DATA = Path(__file__).parent / "data"
@@ -23,6 +24,7 @@ SECRET = "sk-live-DO-NOT-LEAK-1234567890"
 
 @pytest.fixture
 def env(tmp_path):
+    seed_compile_cache(tmp_path / "home" / "cache" / "compiled")
     environ = dict(os.environ)
     environ.update(
         HOOKGATE_HOME=str(tmp_path / "home"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -114,3 +116,22 @@ def test_both_ways_agree(path):
     )
     assert jsonio.dumps(value) == json.dumps(value)
     assert jsonio.loads(' [1, {"a": null}, 1e300] \n') == [1, {"a": None}, 1e300]
+
+
+@pytest.mark.parametrize("text", ["{this is not json", '{"a": tru}', "[1,,2]", '{"a" 1}'])
+def test_fails_with_jsons_error_where_nothing_imported_json(text):
+    """The hook reads its payload before anything has imported json (a warm compile cache):
+    the accelerator's own error lookup then finds no json.decoder, and loads still raises
+    DecodeError at json's position, never SystemError (which failed the hook open)."""
+    probe = (
+        "import sys; from hookgate import jsonio; assert 'json.decoder' not in sys.modules\n"
+        "try: jsonio.loads(sys.argv[1])\n"
+        "except jsonio.DecodeError as exc: print(exc.pos)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, text], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    assert result.stdout.strip() == str(expected.value.pos)

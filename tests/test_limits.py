@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from compile_support import seed_compile_cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,7 @@ NO_VERIFY = "git commit --no-verify -m x"
 
 @pytest.fixture
 def env(tmp_path):
+    seed_compile_cache(tmp_path / "home" / "cache" / "compiled")
     environ = dict(os.environ)
     environ.update(
         HOOKGATE_HOME=str(tmp_path / "home"),

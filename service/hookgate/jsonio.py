@@ -82,7 +82,10 @@ def loads(text: str) -> Any:
             start = len(text) - len(text.lstrip(_WHITESPACE))
             try:
                 value, end = _scan(text, start)
-            except (StopIteration, ValueError):  # no value at start, or json's error: see below
+            # No value at start, json's error, or (SystemError) json's error before anything
+            # imported json.decoder: the accelerator looks its error class up there, and only
+            # there (CPython 3.11). json, imported below, then says what is wrong.
+            except (StopIteration, ValueError, SystemError):
                 pass
             else:
                 if not text[end:].strip(_WHITESPACE):
