@@ -8,13 +8,14 @@ query of either kind is a failure unless ``ALLOWED`` below names it with the OPA
 docs that make hookgate's answer OPA's. tests/test_differential_long.py runs the fixed 3,000
 (seeds 0..2999) in the suite's slow tier; docs/evidence/differential.md keeps the counts.
 
-    .venv/bin/python bench/differential.py [--programs 3000] [--start 0] [--json out.json]
+    .venv/bin/python bench/differential.py [--programs 3000] [--start 0] [--jobs N] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -164,13 +165,47 @@ def allowed_reason(rule_text: str, answers: dict) -> str | None:
     return None
 
 
-def run(programs: int = PROGRAMS, start: int = 0) -> dict:
-    """Counts per verdict (queries and programs) and the queries that need a reason."""
+def run(programs: int = PROGRAMS, start: int = 0, jobs: int = 1) -> dict:
+    """Counts per verdict (queries and programs) and the queries that need a reason, the seeds
+    dealt round-robin to ``jobs`` processes (each with its own rego-cpp worker): the oracles
+    and hookgate are all CPU-bound, and the suite runs one test at a time."""
+    seeds = range(start, start + programs)
+    if jobs <= 1:
+        parts = [_run_seeds(seeds)]
+    else:
+        import multiprocessing
+
+        # fork: the children inherit sys.path and the imported engines; each starts its own
+        # rego-cpp worker rather than sharing the parent's pipe.
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_own_worker) as pool:
+            parts = pool.map(_run_seeds, [seeds[i::jobs] for i in range(jobs)])
+    queries: Counter = Counter()
+    worst: Counter = Counter()
+    findings = []
+    for part in parts:
+        queries.update(part["queries"])
+        worst.update(part["programs_by_worst"])
+        findings.extend(part["findings"])
+    findings.sort(key=lambda f: f["seed"])
+    return {
+        "programs": programs,
+        "start": start,
+        "queries": queries,
+        "programs_by_worst": worst,
+        "findings": findings,
+    }
+
+
+def _own_worker() -> None:
+    differential_engines._worker = None
+
+
+def _run_seeds(seeds: range) -> dict:
     queries: Counter = Counter()
     worst: Counter = Counter()
     findings = []
     order = ["agree", "unsupported", "oracles fail", "oracles differ", *NEEDS_REASON]
-    for seed in range(start, start + programs):
+    for seed in seeds:
         verdicts = []
         for _query, source, inp in differential_builtins.programs(seed):
             lacking = tuple(
@@ -199,13 +234,7 @@ def run(programs: int = PROGRAMS, start: int = 0) -> dict:
                         }
                     )
         worst[max(verdicts, key=order.index)] += 1
-    return {
-        "programs": programs,
-        "start": start,
-        "queries": queries,
-        "programs_by_worst": worst,
-        "findings": findings,
-    }
+    return {"queries": queries, "programs_by_worst": worst, "findings": findings}
 
 
 def _rule_text(source: str, rule: str) -> str:
@@ -225,10 +254,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--programs", type=int, default=PROGRAMS)
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
     ap.add_argument("--json", help="write the counts and findings here")
     args = ap.parse_args()
     began = time.monotonic()
-    result = run(args.programs, args.start)
+    result = run(args.programs, args.start, args.jobs)
     took = time.monotonic() - began
     for f in result["findings"]:
         tag = f"allowed: {f['allowed']}" if f["allowed"] else "NOT ALLOWED"

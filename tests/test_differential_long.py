@@ -32,7 +32,7 @@ import differential  # noqa: E402
 @pytest.mark.slow
 @pytest.mark.skipif(not SLOW_TIER, reason="slow tier: set HOOKGATE_SLOW_TESTS=1 (CI=true runs it)")
 def test_three_thousand_programs_query_by_query() -> None:
-    result = differential.run(differential.PROGRAMS, 0)
+    result = differential.run(differential.PROGRAMS, 0, jobs=os.cpu_count() or 1)
     unexplained = [f for f in result["findings"] if not f["allowed"]]
     print(dict(result["queries"]))
     assert not unexplained, "\n\n".join(
