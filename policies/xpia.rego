@@ -105,6 +105,26 @@ outgoing_findings contains f if {
 	some value in outgoing
 	some f in xpia.scan(value, cfg.patterns)
 	f.severity in cfg.pre_severities
+	not modelled(value, f)
+}
+
+# A pattern the shell model decides by structure (cfg.shell_modelled: pipe-to-shell, whose
+# structural rule is download-and-run through fed_by) does not decide on a shell line the model
+# read in full: `curl … | python3 -m json.tool` runs nothing it fetched. It still decides on
+# every other text (a prompt, a URL) and on a line the model could not read (unbalanced quotes,
+# PowerShell, too long).
+modelled(value, f) if {
+	f.id in cfg.shell_modelled
+	value == shell_text
+	shell_read
+}
+
+shell_read if {
+	commands := data.hookgate.lib.line_commands
+	count(commands) > 0
+	every c in commands {
+		not c.incomplete
+	}
 }
 
 # `curl … | sh` with a file in between: the command line downloads a file, then runs it.
