@@ -107,10 +107,14 @@ placed(p) := null if not is_string(p)
 # (git's parse, only for a line that runs git.)
 default git_file_effects := []
 
-git_file_effects := [x |
+git_file_effects := array.concat([x |
 	some g in git_commands
-	some x in array.concat(git_effects(g.cmd, g.git), [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) | some p in g.git.writes])
-] if {
+	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
+	some x in git_effects(g.cmd, g.git)
+], [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) |
+	some g in git_commands
+	some p in g.git.writes
+]) if {
 	runs_commands
 	some c in commands
 	c.name == "git"
@@ -130,8 +134,6 @@ git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, n
 	dest := g.operands[count(g.operands) - 1]
 	sources := array.slice(g.operands, 0, count(g.operands) - 1)
 }
-
-default git_effects(_, _) := []
 
 # A path git reads after its -C DIR (git -C web diff --output=../d.diff writes d.diff here).
 in_dir(g, p) := shell.resolve(g.dir, p) if is_string(g.dir)
