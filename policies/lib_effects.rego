@@ -102,15 +102,19 @@ placed(p) := shell.resolve(cwd, p) if is_string(p)
 
 placed(p) := null if not is_string(p)
 
-# git rm, git mv, git checkout/restore of paths: what they do to the work tree.
+# git rm, git mv, git checkout/restore of paths: what they do to the work tree; and the file
+# an output option writes (git diff --output=F, git archive -o F: the parse's writes).
 # (git's parse, only for a line that runs git.)
 default git_file_effects := []
 
-git_file_effects := [x |
+git_file_effects := array.concat([x |
 	some g in git_commands
 	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
 	some x in git_effects(g.cmd, g.git)
-] if {
+], [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) |
+	some g in git_commands
+	some p in g.git.writes
+]) if {
 	runs_commands
 	some c in commands
 	c.name == "git"
@@ -130,6 +134,11 @@ git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, n
 	dest := g.operands[count(g.operands) - 1]
 	sources := array.slice(g.operands, 0, count(g.operands) - 1)
 }
+
+# A path git reads after its -C DIR (git -C web diff --output=../d.diff writes d.diff here).
+in_dir(g, p) := shell.resolve(g.dir, p) if is_string(g.dir)
+
+else := p
 
 # git checkout [tree] -- paths, git restore paths: the files are written from the index or tree.
 git_effects(c, g) := [file_effect("write", git_path(c, p), null, null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}

@@ -126,6 +126,7 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	change.op != "unset"
 	change.key in cfg.bypass_config
 	not hooks_dir_kept(change.key, change.value)
+	not outranked(x.git, change, change.key)
 	msg := sprintf("Setting %s with git config disables the repository's hooks. %s", [change.key, advice])
 }
 
@@ -139,8 +140,24 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some current in repo_hooks_paths[data.hookgate.lib.git_target(x.git)]
 	current != ""
 	moves_away(change, current)
+	not outranked(x.git, change, "core.hookspath")
 	msg := sprintf("Unsetting or changing core.hooksPath switches off the hooks it points to (%s). %s", [current, advice])
 }
+
+# A change in a scope git reads before the one whose value decides (git config --global
+# --unset core.hooksPath where the repository's own config sets it: local wins) leaves the
+# effective value as it is, unless the deciding value lives in the very file the change writes
+# (a local include of ~/.gitconfig). Not when the reader gave up on a file.
+outranked(g, change, key) if {
+	read := git.config_read(data.hookgate.lib.git_target(g))
+	count(read.unknown) == 0
+	origins := read.origins[key]
+	last := origins[count(origins) - 1]
+	scope_rank[last[0]] > scope_rank[change.scope]
+	last[1] != read.writes[change.scope]
+}
+
+scope_rank := {"system": 0, "global": 1, "local": 2, "worktree": 3}
 
 changes_hooks_path(change) if change.key == "core.hookspath"
 

@@ -56,8 +56,10 @@ data_spans := [] if {
 
 # A here-document's body is data for a command that does not run it (cat, tee, git commit -F -;
 # a line where any command runs a shell or interpreter has no data spans at all). Not a body
-# whose command names a file an agent reads as instructions (that text is an instruction), nor
-# one that expands a command substitution (what runs is in the body).
+# whose command names a file an agent reads as instructions (that text is an instruction),
+# unless the write model shows the body written there: then it is judged as that file's text
+# (xpia_effects.rego), as a file tool's would be. Nor one that expands a command substitution
+# (what runs is in the body).
 heredoc_spans := [[start, start + count(c.stdin)] |
 	some c in data.hookgate.lib.line_commands
 	is_string(c.stdin)
@@ -73,6 +75,13 @@ heredoc_spans := [[start, start + count(c.stdin)] |
 names_instruction_file(c) if {
 	some p in array.concat(array.concat(c.argv, c.writes), c.appends)
 	instruction_file(p)
+	not written_as_file_text(c.stdin)
+}
+
+written_as_file_text(text) if {
+	some e in data.hookgate.lib.file_effects
+	e.content == text
+	instruction_file(e.path)
 }
 
 runs_text(c) if c.name in {"sh", "bash", "zsh", "dash", "ksh", "eval", "source", ".", "exec", "xargs"}
@@ -105,6 +114,26 @@ outgoing_findings contains f if {
 	some value in outgoing
 	some f in xpia.scan(value, cfg.patterns)
 	f.severity in cfg.pre_severities
+	not modelled(value, f)
+}
+
+# A pattern the shell model decides by structure (cfg.shell_modelled: pipe-to-shell, whose
+# structural rule is download-and-run through fed_by) does not decide on a shell line the model
+# read in full: `curl … | python3 -m json.tool` runs nothing it fetched. It still decides on
+# every other text (a prompt, a URL) and on a line the model could not read (unbalanced quotes,
+# PowerShell, too long).
+modelled(value, f) if {
+	f.id in cfg.shell_modelled
+	value == shell_text
+	shell_read
+}
+
+shell_read if {
+	commands := data.hookgate.lib.line_commands
+	count(commands) > 0
+	every c in commands {
+		not c.incomplete
+	}
 }
 
 # `curl … | sh` with a file in between: the command line downloads a file, then runs it.

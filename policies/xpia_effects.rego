@@ -17,13 +17,16 @@ outgoing_findings contains f if {
 	instruction_file(e.path)
 	some f in instruction_text_findings(e.content)
 	f.severity in cfg.pre_severities
+	not f.id in cfg.heading_patterns
 }
 
 # What an instruction file's text says. Wording that works only by being read as an instruction
 # (cfg.quoted_categories: overrides, role changes, fake system markers) counts outside what the
 # text quotes: a code block, `inline code` or a "quoted phrase" in a sentence shows an example
 # (a security note, a test fixture described). Commands count anywhere: an agent runs the code
-# blocks of its instruction files.
+# blocks of its instruction files. An instruction file is markdown: a heading there (### System,
+# ## Developer) titles a section of documentation, and is no role marker by itself
+# (cfg.heading_patterns); in a prompt it is one, and what a section says is scanned either way.
 instruction_text_findings(text) := plain | unquoted_findings(text, found) if {
 	found := xpia.scan(text, cfg.patterns)
 	plain := {f | some f in found; not f.category in cfg.quoted_categories}

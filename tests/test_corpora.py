@@ -567,6 +567,24 @@ MCP_ROWS = [
         "allow",
     ),
     ("mcp-unknown-names-repo", "claude", "docs", "index_repository", {"root": "{proj}"}, "allow"),
+    # mcp-server-git hands git_diff's target to git diff as one argument: an option there
+    # (--output=FILE) makes git write the diff to FILE, as on the command line
+    (
+        "mcp-diff-output-hook",
+        "gemini",
+        "mcp-server-git",
+        "git_diff",
+        {"repo_path": "{proj}", "target": "--output=.git/hooks/pre-commit"},
+        "deny",
+    ),
+    (
+        "mcp-diff-target",
+        "gemini",
+        "mcp-server-git",
+        "git_diff",
+        {"repo_path": "{proj}", "target": "main"},
+        "allow",
+    ),
 ]
 
 

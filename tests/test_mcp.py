@@ -20,6 +20,7 @@ import pytest
 
 from hookgate.effects import effects, mcp_table
 from hookgate.engine import Engine
+from hookgate.hostio.normalize import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "hosts" / "real"
@@ -482,6 +483,50 @@ def test_every_host_spelling_of_a_tool_name_matches(name):
     assert kinds(name, {"repo_path": P}) == [
         {"kind": "run", "dialect": "sh", "command": f"git -C {P} status"}
     ]
+
+
+# Copilot CLI names an MCP tool <server-key>-<tool> (its config's key, then the tool), with no
+# mcp prefix; none of its own tools has a hyphen. Payloads in Copilot's shape (toolName,
+# toolArgs), judged end to end.
+@pytest.mark.parametrize(
+    ("tool", "args", "outcome"),
+    [
+        (
+            "filesystem-write_file",
+            {"path": "/home/u/proj/.git/hooks/pre-commit", "content": "exit 0\n"},
+            "deny",
+        ),
+        ("github-mcp-server-push_files", {"owner": "o", "repo": "r", "branch": "main"}, None),
+        (
+            "git-git_diff",
+            {"repo_path": "/home/u/proj", "target": "--output=.git/hooks/pre-push"},
+            "deny",
+        ),
+        (
+            "filesystem-write_file",
+            {"path": "/home/u/proj/src/app.py", "content": "x = 1\n"},
+            "allow",
+        ),
+        ("github-get_file_contents", {"owner": "o", "repo": "r", "path": "README.md"}, "allow"),
+        ("git-git_diff", {"repo_path": "/home/u/proj", "target": "main"}, "allow"),
+    ],
+)
+def test_copilot_names_an_mcp_tool_server_dash_tool(engine, tool, args, outcome):
+    payload = {"sessionId": "s", "timestamp": 1, "cwd": "/home/u/proj", "toolName": tool}
+    payload["toolArgs"] = args
+    assert normalize(payload).tool_kind == "mcp"
+    if outcome is not None:
+        assert engine.evaluate(payload).outcome == outcome
+
+
+def test_a_hyphen_makes_an_mcp_tool_on_copilot_only():
+    assert normalize({"tool_name": "github-get_file_contents", "tool_input": {}}).host == "claude"
+    assert normalize({"tool_name": "github-get_file_contents", "tool_input": {}}).tool_kind == (
+        "other"
+    )
+    for own in ("bash", "view", "str_replace_editor", "apply_patch", "report_intent"):
+        payload = {"sessionId": "s", "timestamp": 1, "toolName": own, "toolArgs": {}}
+        assert normalize(payload).tool_kind != "mcp", own
 
 
 def test_the_server_name_breaks_ties_and_is_never_required():

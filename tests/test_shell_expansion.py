@@ -555,6 +555,22 @@ def test_a_loop_body_is_read_once_per_value_as_bash_runs_it(text):
     assert sorted(model_probes(text)) == sorted(bash_probes(text))
 
 
+# A function is read where it is called, with that call's arguments; what its definition
+# read with them unknown is not what runs. (One never called keeps its definition's reading:
+# the pack judges a body the line may call later in a way it cannot see.)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "f() { for x; do printf '%s\\n' @@ $x/b; done; }; f a c",
+        'f() { for x in "$@"; do printf \'%s\\n\' @@ "$x"; done; }; f p q; f s',
+        'f() { printf \'%s\\n\' @@ "$1" "$#"; }; g() { f "$2-$1"; }; g a b',
+        "function f { printf '%s\\n' @@ $1-x; }\nf 1\nf 2",
+    ],
+)
+def test_a_function_body_is_read_where_it_is_called(text):
+    assert sorted(model_probes(text)) == sorted(bash_probes(text))
+
+
 @pytest.mark.parametrize(
     "word",
     [

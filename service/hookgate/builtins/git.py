@@ -178,8 +178,11 @@ def config_read(directory: Any) -> dict[str, Any]:
     ``values`` is what ``git.config`` answers (the system file too, ``GIT_CONFIG_SYSTEM`` or
     ``/etc/gitconfig`` unless ``GIT_CONFIG_NOSYSTEM``; ``GIT_CONFIG_GLOBAL`` and
     ``XDG_CONFIG_HOME`` as the hook's environment gives them), ``files`` every file read in
-    order, and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on: a symlinked
-    ``.git`` (a symlinked file is followed as git follows it, to a regular file only), a FIFO
+    order, ``origins`` key → the ``[scope, file]`` of each of its values (scope ``system``,
+    ``global``, ``local`` or ``worktree``: the file read, or one it includes), ``writes`` scope
+    → the file ``git config --<scope>`` writes (``~/.gitconfig``, or the XDG file when only
+    that one exists), and ``unknown`` ``[{"path", "why"}]`` every file the reader gave up on:
+    a symlinked ``.git`` (a symlinked file is followed as git follows it, to a regular file only), a FIFO
     or other non-regular file, a link loop, an unreadable or too large file, includes past the depth or count
     bound, an include path it cannot expand, a file git itself would refuse. A non-empty
     ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.

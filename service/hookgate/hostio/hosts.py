@@ -181,13 +181,17 @@ _TOOL_KINDS: dict[str, str] = {
 _MCP_PREFIXES: tuple[str, ...] = ("mcp_", "mcp:")
 
 
-def tool_kind(tool_name: str) -> str:
-    """The vocabulary word for a host's tool name, matched case-insensitively."""
+def tool_kind(tool_name: str, host: str | None = None) -> str:
+    """The vocabulary word for ``host``'s tool name, matched case-insensitively. Copilot names
+    an MCP tool ``<server-key>-<tool>`` (``github-mcp-server-get_file_contents``), and none of
+    its own tools has a hyphen: there, a name it does not list that has one is an MCP tool's."""
     name = tool_name.lower()
     kind = _TOOL_KINDS.get(name)
     if kind is not None:
         return kind
-    return "mcp" if name.startswith(_MCP_PREFIXES) else "other"
+    if name.startswith(_MCP_PREFIXES) or (host == COPILOT and "-" in name):
+        return "mcp"
+    return "other"
 
 
 def detect_host(payload: dict, event: str | None) -> str:

@@ -204,7 +204,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
     elif hosts.is_mcp_event(host_event):
         kind = "mcp"
     else:
-        kind = hosts.tool_kind(tool_name) if tool_name is not None else None
+        kind = hosts.tool_kind(tool_name, host) if tool_name is not None else None
 
     return HookInput(
         event=event,

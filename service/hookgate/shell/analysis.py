@@ -109,6 +109,7 @@ class Run(FileEffects, ShellState, Nesting):
         self.aliases: dict[str, str] = {}
         # functions the line defined so far (sourced files included): name → body text
         self.functions: dict[str, str] = {}
+        self.body_spans: dict[str, tuple[int, int] | None] = {}  # name → its body's root span
         self.namerefs: dict[str, str] = {}  # declare -n r=x: r → x
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
         # Each is a list of parts (appends add one): a line of many appends is not copied each time.
@@ -299,9 +300,10 @@ class Run(FileEffects, ShellState, Nesting):
             sub.share_state(self)
             Parser(body, offs, sub).scan_expansions()
 
-    def define(self, name: str, body: str) -> None:
-        """Function ``name`` is defined (its body's text: what a call runs)."""
-        self.functions[name] = body
+    def define(self, name: str, body: str, span: tuple[int, int] | None) -> None:
+        """Function ``name`` is defined (its body's text: what a call runs; ``span``: where
+        the text has it, None when it has it nowhere as written)."""
+        self.functions[name], self.body_spans[name] = body, span
 
     def forget(self, name: str) -> None:
         """Variable ``name`` takes values the line does not show (a loop's variable)."""
@@ -584,6 +586,7 @@ class Run(FileEffects, ShellState, Nesting):
         self.out.append(cmd)
         body = self.functions[name]
         if "$" in body:
+            self.supersede_body(name)
             zero = self.vars.get("0")
             arg0 = Word(zero.text if zero is not None else name, None, True, [])
             saved = self.functions

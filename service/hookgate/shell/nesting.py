@@ -32,6 +32,7 @@ class Nesting:
     scripts: dict[str, list[str]]
     aliases: dict[str, str]
     functions: dict[str, str]
+    body_spans: dict[str, tuple[int, int] | None]
 
     written: Callable[..., str | None]  # files.FileEffects
     share_state: Callable[[Any], None]
@@ -148,9 +149,23 @@ class Nesting:
         sub.scripts = self.scripts  # the same files, wherever they are written or run
         sub.aliases.update(self.aliases)
         sub.functions = dict(self.functions)
+        sub.body_spans = dict(self.body_spans)
         sub.share_state(self)
         Parser(text, offs, sub).parse()
         if via[-1:] in (["source"], ["."], ["eval"]):  # run in this shell: what it defines stays
             self.functions.update(sub.functions)
+            self.body_spans.update(sub.body_spans)
             self.vars.update(sub.vars)
             self.aliases.update(sub.aliases)
+
+    def supersede_body(self, name: str) -> None:
+        """A call reads function ``name``'s body again with the call's arguments as ``$1``…:
+        what the definition read, with them unknown, is not what runs, and goes (``f() { for
+        d; do rm -rf "$d/b"; done; }; f a c``). A function the line never calls keeps it, and
+        so does one whose body is nowhere in the text as written (no span)."""
+        span = self.body_spans.pop(name, None)
+        if span is not None:
+            lo, hi = span
+            self.out[:] = [
+                c for c in self.out if c.span is None or not lo <= c.span[0] <= c.span[1] <= hi
+            ]

@@ -202,7 +202,9 @@ class Parser(Lexer):
             end = self.i
             if only_redirects:
                 continue
-            if not words and w.span is not None and w.text in RESERVED and self._is_plain(s):
+            # a keyword as written here (not quoted, escaped nor expanded), wherever the text
+            # came from: a function body a call reads again has no offsets of its own
+            if not words and w.text in RESERVED and self.t[s:end] == w.text:
                 if w.text == "esac":
                     self.case_depth = max(0, self.case_depth - 1)
                 start = self.i
@@ -313,7 +315,8 @@ class Parser(Lexer):
     def define(self, name: str | None, start: int) -> None:
         """Function ``name``'s body starts at ``start`` of the text: the run keeps its text."""
         if name:
-            self.run.define(name, self.t[start : _body_end(self.t, start)])
+            end = _body_end(self.t, start)
+            self.run.define(name, self.t[start:end], self.root_span(start, end))
 
     # -- here-documents ----------------------------------------------------------------------------
 

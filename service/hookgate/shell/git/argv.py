@@ -439,7 +439,38 @@ def parse_argv(
             if j < end and j < len(rest) and _is_read(j, options, operands)
         ],
         "help": help_,
+        "writes": output_files(subcommand, rest),
     }
+
+
+# The subcommands that take git's diff options, whose --output FILE (or --output=FILE) sends
+# the diff to FILE instead of stdout, created or emptied even when the command then fails;
+# archive writes its archive with -o FILE / --output=FILE.
+_DIFF_OUTPUT = frozenset(
+    "diff diff-files diff-index diff-tree log show whatchanged format-patch range-diff stash"
+    " reflog".split()
+)
+
+
+def output_files(subcommand: str | None, args: list[str]) -> list[str]:
+    """The files ``git SUBCOMMAND ARGS`` writes by an output option (``git diff
+    --output=x.diff``, ``git archive -o a.tgz HEAD``), as written; none after ``--``."""
+    if subcommand not in _DIFF_OUTPUT and subcommand != "archive":
+        return []
+    shorts = ("-o",) if subcommand == "archive" else ()
+    files: list[str] = []
+    k = 0
+    while k < len(args) and args[k] != "--":
+        a = args[k]
+        if a.startswith("--output="):
+            files.append(a[len("--output=") :])
+        elif (a == "--output" or a in shorts) and k + 1 < len(args):
+            files.append(args[k + 1])
+            k += 1
+        elif shorts and a.startswith("-o") and not a.startswith("--"):
+            files.append(a[2:])
+        k += 1
+    return files
 
 
 def _is_read(j: int, options: list, operands: list) -> bool:

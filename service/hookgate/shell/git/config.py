@@ -52,12 +52,16 @@ class Config:
     """The values read (``values``: canonical key → every value in order) and the files that
     exist but were not read (``skipped``: (path, why)), which a caller must treat as unknown."""
 
-    __slots__ = ("values", "skipped", "files")
+    __slots__ = ("values", "skipped", "files", "origins", "scopes")
 
     def __init__(self) -> None:
         self.values: dict[str, list[str]] = {}
         self.skipped: list[tuple[str, str]] = []
         self.files: list[str] = []  # every file read, in order
+        # key → (the scope, the file) of each of its values: a scope's file or one it includes
+        self.origins: dict[str, list[tuple[str, str]]] = {}
+        # scope → the file ``git config --<scope>`` writes (system, global, local, worktree)
+        self.scopes: dict[str, str] = {}
 
 
 def read_config(
@@ -92,22 +96,27 @@ def read(
     defaults to ``home/.config``; ``global_file`` stands for ``GIT_CONFIG_GLOBAL`` and replaces
     both global files; ``system_file`` is read first when given. Raises ``ConfigError`` where
     git would die (or the reader's bounds are reached)."""
-    files: list[str] = [system_file] if system_file else []
+    files: list[tuple[str, str]] = [("system", system_file)] if system_file else []
     if global_file is not None:
-        files.append(global_file)
+        files.append(("global", global_file))
     elif home is not None:
-        xdg = xdg_config_home or os.path.join(home, ".config")
-        files += [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+        xdg = os.path.join(xdg_config_home or os.path.join(home, ".config"), "git", "config")
+        files += [("global", xdg), ("global", os.path.join(home, ".gitconfig"))]
     reader = _Reader(git_dir, home)
     common = common_dir(git_dir) if git_dir is not None else None
     if common is not None:
         local = os.path.join(common, "config")
-        files.append(local)
+        files.append(("local", local))
         if _worktree_config(reader, local):
-            files.append(os.path.join(git_dir, "config.worktree"))
-    reader.top_files = files
-    for path in files:
+            files.append(("worktree", os.path.join(git_dir, "config.worktree")))
+    reader.top_files = [path for _scope, path in files]
+    for scope, path in files:
+        reader.scope = scope
         reader.read_file(path, 0)
+        # git config --global writes ~/.gitconfig, or the XDG file when only that one exists
+        written = reader.out.scopes.get(scope)
+        if written is None or os.path.lexists(path) or not os.path.lexists(written):
+            reader.out.scopes[scope] = path
     return reader.out
 
 
@@ -134,8 +143,10 @@ def environment_files(environ: Any = None) -> dict[str, str | None]:
 
 def state(path: str, environ: Any = None) -> dict[str, Any]:
     """What ``git.config_read`` answers for absolute ``path``: ``values`` (as ``read_config``),
-    ``files`` (each file read, in order) and ``unknown`` (``[{"path", "why"}]``: every file
-    the reader gave up on; empty when the answer is complete), and ``dormant``: a
+    ``files`` (each file read, in order), ``unknown`` (``[{"path", "why"}]``: every file
+    the reader gave up on; empty when the answer is complete), ``origins`` (key → the
+    ``[scope, file]`` of each of its values), ``writes`` (scope → the file ``git config
+    --<scope>`` writes) and ``dormant``: a
     ``config.worktree`` git does not read now (``extensions.worktreeConfig`` is off) but would
     once a command turns the extension on. Without a repository: ``{}`` values and no
     unknown."""
@@ -150,7 +161,13 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
         where, _, why = str(e).partition(": ")
         return {"values": {}, "files": [], "unknown": [{"path": where, "why": why or str(e)}]}
     unknown = [{"path": p, "why": why} for p, why in config.skipped]
-    out: dict[str, Any] = {"values": config.values, "files": config.files, "unknown": unknown}
+    out: dict[str, Any] = {
+        "values": config.values,
+        "files": config.files,
+        "unknown": unknown,
+        "origins": {k: [list(o) for o in v] for k, v in config.origins.items()},
+        "writes": config.scopes,
+    }
     dormant = os.path.join(git_dir, "config.worktree")
     if dormant not in config.files and os.path.lexists(dormant):
         out["dormant"] = dormant  # git reads it once extensions.worktreeConfig is turned on
@@ -166,6 +183,7 @@ class _Reader:
         self.collect_urls = collect_urls  # the pass that finds remote URLs for hasconfig:
         self.remote_urls: list[str] | None = None
         self.count = 0
+        self.scope = ""  # the scope of the file read() reads, its includes too
 
     def read_file(self, path: str, depth: int) -> None:
         entries = _parsed(path, self.out.skipped)
@@ -177,6 +195,7 @@ class _Reader:
         self.out.files.append(path)
         for key, value, line in entries:
             self._add(key, VALUELESS if value is None else value)
+            self.out.origins.setdefault(key, []).append((self.scope, path))
             if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
                 if value is None:
                     raise ConfigError(f"{path}:{line}: missing value for '{key}'")
