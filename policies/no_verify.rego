@@ -297,14 +297,13 @@ bypasses(_, values) if "*" in values
 # (exit 0), switches the checks off for every later commit, as --no-verify does for one. Writing
 # real content into them (echo "npm test" > .husky/pre-commit) is everyday setup.
 hook_file(path) if {
-	some pattern in cfg.hook_files
-	glob.match(concat("", ["**/", pattern]), ["/"], trim_prefix(path, "./"))
+	relative_path := trim_prefix(path, "./")
+	some pattern in hook_globs
+	glob.match(pattern, ["/"], relative_path)
 }
 
-hook_file(path) if {
-	some pattern in cfg.hook_files
-	glob.match(pattern, ["/"], trim_prefix(path, "./"))
-}
+# Each pattern at the top of the work tree and in any directory (built once, not per path).
+hook_globs := [g | some pattern in cfg.hook_files; some g in [pattern, concat("", ["**/", pattern])]]
 
 # What a hook file is left as by each write effect (lib.file_effects: a file tool, a patch, the
 # shell, git rm/mv, PowerShell, MCP): inert when nothing it holds runs a check any more.

@@ -91,6 +91,39 @@ def test_regex_and_glob(expr, want):
     assert ev(expr) == want
 
 
+def test_glob_literal_checks_agree_with_the_regex():
+    """glob.match answers from the pattern's literal text (start, end, runs between wildcards)
+    before asking RE2: on random patterns over the glob's own metacharacters, escapes and
+    malformed classes included, it answers as the regex alone does, both ways."""
+    import random
+
+    from hookgate.builtins.regex import _compile, _glob, _GlobTranslator
+
+    rng = random.Random(32)
+    alphabet = "ab/.*?[]{},\\!-"
+    answers = set()
+    for _ in range(3000):
+        pattern = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7)))
+        delims = rng.choice(["", "/", "/."])
+        try:
+            glob = _glob(pattern, delims)
+        except BuiltinError:
+            continue
+        regex = _compile("(?s)" + _GlobTranslator(pattern, delims).translate())
+        for _ in range(20):
+            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+            want = regex.fullmatch(value) is not None
+            assert glob.match(value) is want, (pattern, delims, value)
+            answers.add(want)
+    for pattern, value in [
+        ("**/.husky/*", "repo/.husky/pre-commit"),
+        ("lefthook.yml", "lefthook.yml"),
+    ]:
+        assert _glob(pattern, "/").match(value)
+        answers.add(True)
+    assert answers == {True, False}
+
+
 def test_regex_is_linear_time_on_catastrophic_patterns():
     # (a+)+$ backtracks exponentially in Python's re; RE2 answers at once.
     assert ev("regex.match(`^(a+)+$`, input.s)", {"s": "a" * 5000 + "!"}) is False

@@ -100,9 +100,11 @@ LIBRARY = [
 @given(st.lists(st.one_of(pieces, st.sampled_from(["Ignore previous", "X1", "#!", "igno"]))))
 def test_the_library_words_test_skips_only_texts_no_pattern_is_tried_on(parts):
     text = "".join(parts)
-    patterns, words = xpia._patterns(LIBRARY)
+    patterns, words, by_start = xpia._patterns(LIBRARY)
     assert words == ("ignore", "ignored", "x1", "x2", "x", "#")  # each once, lowered
-    assert xpia._match(text, (patterns, words), []) == xpia._match(text, (patterns, None), [])
+    assert xpia._match(text, (patterns, words, by_start), []) == xpia._match(
+        text, (patterns, None, by_start), []
+    )
 
 
 PACK = json.loads((Path(__file__).resolve().parent.parent / "policies" / "data.json").read_text())[
@@ -118,8 +120,21 @@ def test_long_text_word_filter_agrees_with_the_searches(parts):
     pack's own word lists."""
     text = "".join(parts) or "x"
     text = text * (xpia.LONG_TEXT // len(text) + 1)
-    patterns, words = xpia._patterns(PACK)
+    patterns, words, _ = xpia._patterns(PACK)
     lowered = text.lower()
     blob = lowered.encode("utf-8", "surrogatepass")
     for needles in [words] + [n for _, n, _ in patterns if n is not None]:
-        assert xpia._holds_any(lowered, blob, needles) == xpia._holds_any(lowered, None, needles)
+        assert xpia._holds_any(blob, needles) == any(w in lowered for w in needles)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(pieces, st.sampled_from([*PACK_WORDS, "X1", "#!", "igno"])), max_size=40))
+def test_short_text_words_are_found_by_their_first_two_characters(parts):
+    """Under ``LONG_TEXT`` only the words a pair of the text's adjacent characters starts are
+    searched for: the same words as a search for each, for the pack's words and for words of
+    one character."""
+    text = "".join(parts).lower()
+    for library in (PACK, LIBRARY):
+        _, _, by_start = xpia._patterns(library)
+        every = {w for group in by_start.values() for w in group}
+        assert xpia._present(text, by_start) == {w for w in every if w in text}

@@ -187,12 +187,45 @@ def glob_match(pattern: Any, delimiters: Any, value: Any) -> bool:
                 raise BuiltinError("glob.match: operand 2 must be array of strings")
         delims = "".join(items) or "."
     want_str("glob.match", 3, value)
-    return _glob_regex(pattern, delims).fullmatch(value) is not None
+    return _glob(pattern, delims).match(value)
+
+
+class _Glob:
+    """A compiled glob: the literal text every match must hold (its start, its end, the runs
+    between wildcards) is checked with string operations first, since most globs of a pack are
+    tried against paths they do not match and a call into RE2 costs more than the whole check.
+    A pattern without wildcards is a plain comparison."""
+
+    __slots__ = ("exact", "prefix", "suffix", "inner", "regex")
+
+    def __init__(self, pattern: str, delims: str) -> None:
+        translator = _GlobTranslator(pattern, delims)
+        self.regex = _compile("(?s)" + translator.translate())
+        pieces = [None] if translator.opaque else translator.pieces
+        literal_only = len(pieces) <= 1 and None not in pieces
+        self.exact = "".join(pieces) if literal_only else None  # type: ignore[arg-type]
+        self.prefix = pieces[0] if pieces and pieces[0] is not None else ""
+        self.suffix = pieces[-1] if len(pieces) > 1 and pieces[-1] is not None else ""
+        self.inner = tuple(piece for piece in pieces[1:-1] if piece is not None)
+
+    def match(self, value: str) -> bool:
+        if self.exact is not None:
+            return value == self.exact
+        if (
+            not value.startswith(self.prefix)
+            or not value.endswith(self.suffix)
+            or len(value) < len(self.prefix) + len(self.suffix)
+        ):
+            return False
+        for literal in self.inner:
+            if literal not in value:
+                return False
+        return self.regex.fullmatch(value) is not None
 
 
 @lru_cache(maxsize=256)
-def _glob_regex(pattern: str, delims: str) -> Any:
-    return _compile("(?s)" + _GlobTranslator(pattern, delims).translate())
+def _glob(pattern: str, delims: str) -> _Glob:
+    return _Glob(pattern, delims)
 
 
 def _esc(ch: str) -> str:
@@ -204,6 +237,9 @@ class _GlobTranslator:
         self.p = pattern
         self.i = 0
         self.one = "[^" + "".join(_esc(d) for d in delims) + "]" if delims else "."
+        # The pattern's top level as literal runs and None for anything else (_Glob).
+        self.pieces: list[str | None] = []
+        self.opaque = False  # the regex reads the pattern otherwise than ``pieces`` say
 
     def translate(self, in_braces: bool = False) -> str:
         out = []
@@ -213,6 +249,14 @@ class _GlobTranslator:
             if in_braces and c in ",}":
                 break
             self.i += 1
+            if not in_braces:
+                literal = p[self.i] if c == "\\" and self.i < len(p) else c
+                if c in "*?[{":
+                    self.pieces.append(None)
+                elif self.pieces and self.pieces[-1] is not None:
+                    self.pieces[-1] += literal
+                else:
+                    self.pieces.append(literal)
             if c == "*":
                 if self.i < len(p) and p[self.i] == "*":
                     self.i += 1
@@ -251,6 +295,9 @@ class _GlobTranslator:
         negate = body.startswith("!")
         if negate:
             body = body[1:]
+        if not body:  # "[^]": RE2 reads the "]" after it as a member, not as the class's end
+            self.pieces.append(None)
+            self.opaque = True
         parts = []
         for k, ch in enumerate(body):
             parts.append(ch if ch == "-" and 0 < k < len(body) - 1 else _esc(ch))

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
     # A prepared pattern library: each pattern with its ``any`` words lower-cased (``None``: no
     # filter) and its negation words, and the words of which a text must hold one for any pattern to be tried
-    # (``None`` when a pattern has no filter).
+    # (``None`` when a pattern has no filter), and every pattern's words by their first two
+    # characters (``_present``).
     Library = tuple[
         list[tuple[dict[str, Any], tuple[str, ...] | None, frozenset[str] | None]],
         tuple[str, ...] | None,
+        dict[str, tuple[str, ...]],
     ]
 
 MAX_TEXT = 1 << 20  # characters scanned per string
@@ -316,9 +318,11 @@ def _patterns(value: Any) -> Library:
     # Each word once. Not fewer (dropping the words that hold a shorter one would leave a
     # dozen tests less per text): that cost a hook, which prepares the library for one call,
     # a twentieth of its run.
-    library = (out, tuple(dict.fromkeys(w for _, words, _ in out for w in words or ())))
-    if any(words is None for _, words, _ in out):
-        library = (out, None)
+    every = tuple(dict.fromkeys(w for _, words, _ in out for w in words or ()))
+    by_start: dict[str, tuple[str, ...]] = {}
+    for word in every:
+        by_start[word[:2]] = (*by_start.get(word[:2], ()), word)
+    library = (out, None if any(words is None for _, words, _ in out) else every, by_start)
     if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
         _prepared.clear()
     _prepared[id(value)] = (value, library)
@@ -435,17 +439,15 @@ def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
 
 # From this length on, whether a text holds one of a list of words is one RE2 pass over its
 # UTF-8 bytes (a few µs for 4 KB and 200 words), not a search per word (a few µs each); shorter
-# text (a command line) keeps the searches and imports nothing.
+# text (a command line) searches only the words its character pairs can start (``_present``)
+# and imports nothing.
 LONG_TEXT = 512
 _word_rx: dict[tuple[str, ...], Any] = {}
 
 
-def _holds_any(lowered: str, blob: bytes | None, words: tuple[str, ...]) -> bool:
-    """Whether ``lowered`` holds one of ``words`` (``blob``: its UTF-8 bytes, for long text;
-    a substring of the text is a substring of its bytes and back, since UTF-8 is
-    self-synchronising)."""
-    if blob is None:
-        return any(map(lowered.__contains__, words))
+def _holds_any(blob: bytes, words: tuple[str, ...]) -> bool:
+    """Whether the long text ``blob`` (its UTF-8 bytes) holds one of ``words`` (a substring of
+    the text is a substring of its bytes and back, since UTF-8 is self-synchronising)."""
     rx = _word_rx.get(words)
     if rx is None:
         import re2
@@ -456,15 +458,28 @@ def _holds_any(lowered: str, blob: bytes | None, words: tuple[str, ...]) -> bool
     return rx.search(blob) is not None
 
 
+def _present(lowered: str, by_start: dict[str, tuple[str, ...]]) -> set[str]:
+    """The words of ``by_start`` (keyed by their first two characters) that ``lowered`` holds:
+    only the words that start with a pair of adjacent characters of the text (or one of its
+    characters, for a word of one) are searched for, a few of the hundreds a library has (a
+    search per word cost a command line 15 µs)."""
+    starts = set(map(str.__add__, lowered, lowered[1:]))
+    starts.update(lowered, ("",))
+    return {w for start in by_start.keys() & starts for w in by_start[start] if w in lowered}
+
+
 def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
     findings = []
     lowered = text.lower()
     blob = lowered.encode("utf-8", "surrogatepass") if len(lowered) >= LONG_TEXT else None
-    patterns, words = library
-    if words is not None and not _holds_any(lowered, blob, words):
+    patterns, words, by_start = library
+    present = _present(lowered, by_start) if blob is None else None
+    if words is not None and not (present if blob is None else _holds_any(blob, words)):
         return findings  # no pattern's words: no pattern is tried (one pass for most text)
     for p, needles, negations in patterns:
-        if needles is not None and not _holds_any(lowered, blob, needles):
+        if needles is not None and (
+            present.isdisjoint(needles) if present is not None else not _holds_any(blob, needles)
+        ):
             continue  # none of the words the pattern needs: no pattern RE2 work at all
         for m in _compile(p["pattern"]).finditer(text):
             if p.get("negatable") and negated(text, m.start(), negations):
