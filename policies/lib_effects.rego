@@ -136,9 +136,9 @@ git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, n
 }
 
 # A path git reads after its -C DIR (git -C web diff --output=../d.diff writes d.diff here).
-in_dir(g, p) := shell.resolve(g.dir, p) if is_string(g.dir)
-
-else := p
+in_dir(g, p) := shell.resolve(g.dir, p) if {
+	is_string(g.dir)
+} else := p
 
 # git checkout [tree] -- paths, git restore paths: the files are written from the index or tree.
 git_effects(c, g) := [file_effect("write", git_path(c, p), null, null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
@@ -183,4 +183,3 @@ code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_tex
 code_text(texts) := concat("\n", texts) if count(texts) > 0
 
 code_text(texts) := null if count(texts) == 0
-
