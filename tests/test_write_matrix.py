@@ -306,3 +306,25 @@ def test_shell_records_use_the_model_vocabulary():
     assert ops == set(FILE_OPS)
     keys = {tuple(sorted(f)) for c in commands(line) + ps_commands(ps) for f in c["files"]}
     assert keys == {("content", "from", "mode", "op", "path")}
+
+
+# A link at an instruction file to a file whose text the line does not show: judged by where it
+# points (docs/reference/effects.md), since the target may change after the call.
+LINKS = [
+    ("ln -sf /tmp/evil.md CLAUDE.md", "ask"),
+    ("cd docs && ln -s ~/notes/x.md AGENTS.md", "ask"),
+    ("ln -s ../other-repo/GEMINI.md GEMINI.md", "ask"),
+    ("ln -sf /srv/shared/rules.mdc .cursor/rules/", "ask"),
+    ("ln -s AGENTS.md CLAUDE.md", "allow"),
+    (f"ln -s {CWD}/docs/AGENTS.md AGENTS.md", "allow"),
+    ("ln -sf /tmp/evil.md notes.md", "allow"),
+]
+
+
+@pytest.mark.parametrize(("line", "outcome"), LINKS)
+def test_an_instruction_file_linked_outside_the_project_is_asked(engine, line, outcome):
+    decision = engine.evaluate(bash(line))
+    assert not decision.errors, decision.errors
+    assert decision.outcome == outcome, (line, decision.reasons)
+    if outcome == "ask":
+        assert any("pattern=instruction-file-link" in r for r in decision.reasons)
