@@ -202,45 +202,6 @@ copies_contents(c, _) if {
 	contains(a, "T")
 }
 
-# patch and git apply: the files the diff names, from a here-document or the patch file on disk
-# (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
-# name also without its first component (a/, b/, -p1).
-changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	c.name == "patch"
-	some target in patch_targets(c)
-	some t in patch_names(target)
-}
-
-changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false, "holder": false} if {
-	pre
-	some x in data.hookgate.lib.git_commands
-	sub := object.get(x.git, "subcommand", "")
-	sub in {"apply", "am"}
-	c := x.cmd
-	some target in patch_targets(c)
-	some t in patch_names(target)
-}
-
-patch_names(t) := [strip_first(t)] if regex.match(`^[ab]/`, t)
-
-patch_names(t) := [t, strip_first(t)] if not regex.match(`^[ab]/`, t)
-
-patch_targets(c) := hookgate.patch_paths(c.stdin, null) if is_string(c.stdin)
-
-patch_targets(c) := [t |
-	some op in shell.operands(c)
-	op != "apply"
-	op != "am"
-	some t in hookgate.patch_paths(null, absolute(c, op))
-] if not is_string(c.stdin)
-
-strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
-	parts := split(p, "/")
-	count(parts) > 1
-} else := p
-
 # ---- the writer table turned around ---------------------------------------------------------
 # A command that names a protected path (an operand, an option's value, attached or not) is
 # presumed to write it, unless it is a known reader (self_protect.readers) or a writer the

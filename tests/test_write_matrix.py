@@ -15,6 +15,7 @@ that runs a check) and destructive (a file outside the project replaced, or the 
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from base64 import b64encode
@@ -328,3 +329,54 @@ def test_an_instruction_file_linked_outside_the_project_is_asked(engine, line, o
     assert decision.outcome == outcome, (line, decision.reasons)
     if outcome == "ask":
         assert any("pattern=instruction-file-link" in r for r in decision.reasons)
+
+
+# A patch file the line names but does not show: read from the disk, bounded, and applied to
+# the write model as a diff in the line is (hookgate.patch_effects), whatever way it is fed.
+PATCH_FILE_WRITERS = {
+    "git apply FILE": "git apply {f}",
+    "git apply < FILE": "git apply < {f}",
+    "cat FILE | git apply": "cat {f} | git apply",
+    "git am < FILE": "git am < {f}",
+    "patch -p1 -i FILE": "patch -p1 -i {f}",
+    "patch -p1 < FILE after cd": "mkdir -p sub && cd sub && patch -p1 < ../{f}",
+}
+
+
+@pytest.mark.parametrize("guard", ["protected", "instruction", "hook"])
+@pytest.mark.parametrize("writer", sorted(PATCH_FILE_WRITERS))
+def test_a_patch_file_meets_every_guard_of_an_edit(engine, tmp_path, writer, guard):
+    path, content, pack = target(guard, "edit")
+    (tmp_path / "fix.patch").write_text(diff(path, content))
+    line = PATCH_FILE_WRITERS[writer].format(f="fix.patch")
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert not decision.errors, decision.errors
+    assert decision.outcome == "deny", (writer, guard, decision.reasons)
+    assert any(f"[pack={pack}," in r for r in decision.reasons), decision.reasons
+
+
+@pytest.mark.parametrize("writer", sorted(PATCH_FILE_WRITERS))
+def test_an_everyday_patch_file_is_allowed(engine, tmp_path, writer):
+    (tmp_path / "fix.patch").write_text(diff(EVERYDAY[0], EVERYDAY[1]))
+    line = PATCH_FILE_WRITERS[writer].format(f="fix.patch")
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert not decision.errors, decision.errors
+    assert decision.outcome == "allow", (writer, decision.reasons)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["git apply --check fix.patch", "git apply --stat < fix.patch", "patch --dry-run -i fix.patch"],
+)
+def test_a_patch_only_checked_is_not_a_write(engine, tmp_path, line):
+    path, content, _ = SCENARIOS["protected"]
+    (tmp_path / "fix.patch").write_text(diff(path, content))
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert decision.outcome == "allow", decision.reasons
+
+
+def test_a_patch_file_that_is_not_a_regular_file_is_not_read(engine, tmp_path):
+    """A FIFO would block the hook: it is not opened (and a link to a patch is not followed)."""
+    os.mkfifo(tmp_path / "fix.patch")
+    decision = engine.evaluate({**bash("git apply fix.patch"), "cwd": str(tmp_path)})
+    assert decision.outcome == "allow", decision.reasons

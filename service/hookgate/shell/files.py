@@ -146,8 +146,9 @@ class FileEffects:
             elif unseen:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
                     self.unknown(join_path(cmd.cwd, path))
-        if cmd.stdin and applies_patch(cmd):
-            for op, key, content in diff_ops(cmd.stdin, cmd.cwd):
+        if applies_patch(cmd):
+            diff = cmd.stdin if producer is None else self.output(producer)
+            for op, key, content in diff_ops(diff or "", cmd.cwd):
                 record(cmd, op, key, content)
         into = input_files(cmd)
         if into is not None:
@@ -168,6 +169,16 @@ class FileEffects:
         if not texts or None in texts or "-" in files:
             return None
         return "\n".join(texts)  # type: ignore[arg-type]
+
+    def cat_file(self, cmd: Command) -> str | None:
+        """The one file ``cat FILE`` prints when the line does not show its text (``cat
+        fix.patch | git apply``): what the next command reads on stdin (``stdin_file``)."""
+        if cmd.name != "cat" or any(w.kind is not None for w in cmd.words):
+            return None
+        files = argv_operands([w.text for w in cmd.words])
+        if len(files) != 1 or files[0] == "-" or self.catted(cmd) is not None:
+            return None
+        return join_path(cmd.cwd, files[0])
 
     def moved(self, cmd: Command) -> None:
         """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
@@ -383,46 +394,64 @@ FILE_COMMANDS = {
 
 
 def applies_patch(cmd: Command) -> bool:
-    """``patch``, ``git apply`` and ``git am`` read a diff on stdin."""
+    """``patch``, ``git apply`` and ``git am`` read a diff on stdin and apply it (not ``patch
+    --dry-run``, nor ``git apply --check``/``--stat``/… without ``--apply``: lib_effects.rego's
+    patch_commands reads a patch file by the same rule)."""
+    argv = [w.text for w in cmd.words]
     if cmd.name == "patch":
-        return True
-    words = [w.text for w in cmd.words[1:] if not w.text.startswith("-")]
-    return cmd.name == "git" and bool(words) and words[0] in ("apply", "am")
+        return "--dry-run" not in argv
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    if cmd.name != "git" or not words or words[0] not in ("apply", "am"):
+        return False
+    return "--apply" in argv or not _REPORTS.intersection(argv)
+
+
+_REPORTS = frozenset(("--check", "--stat", "--numstat", "--summary"))
 
 
 def diff_ops(text: str, cwd: str | None) -> list[tuple[str, str, str | None]]:
     """(op, path, added lines) for each file a unified diff changes: ``edit`` with the lines it
-    adds, ``write`` of a new file (``--- /dev/null``), ``delete`` (``+++ /dev/null``). Paths
-    lose git's ``a/``/``b/`` (``-p1``, what git apply and most patch lines use)."""
+    adds, ``write`` of a new file (``--- /dev/null``) or of a git rename's or copy's target,
+    ``delete`` (``+++ /dev/null``). A name with git's ``a/``/``b/`` loses it (``-p1``, what git
+    apply and most patch lines use); any other is taken both as written and without its first
+    component (``patch`` without ``-p``, ``-p1`` of ``proj/x``)."""
     out: list[tuple[str, str, str | None]] = []
     old = new = None
     added: list[str] = []
+
+    def add(op: str, name: str, content: str | None) -> None:
+        for n in _diff_names(name):
+            out.append((op, join_path(cwd, n), content))
 
     def flush() -> None:
         if new is None:
             return
         if new == "/dev/null":
             if old not in (None, "/dev/null"):
-                out.append(("delete", join_path(cwd, old), None))
+                add("delete", old, None)
             return
-        op = "write" if old == "/dev/null" else "edit"
-        out.append((op, join_path(cwd, new), "\n".join(added)))
+        add("write" if old == "/dev/null" else "edit", new, "\n".join(added))
 
     for line in text.splitlines():
         if line.startswith("--- "):
             flush()
-            old, new, added = _diff_name(line[4:]), None, []
+            old, new, added = line[4:].split("\t", 1)[0].strip(), None, []
         elif line.startswith("+++ ") and new is None:
-            new = _diff_name(line[4:])
+            new = line[4:].split("\t", 1)[0].strip()
         elif line.startswith("+") and new is not None:
             added.append(line[1:])
+        elif line.startswith(("rename to ", "copy to ")):
+            # a git rename or copy without a hunk: the file arrives with what it held
+            out.append(("write", join_path(cwd, line.split(" to ", 1)[1].strip()), None))
     flush()
     return out
 
 
-def _diff_name(text: str) -> str:
-    name = text.split("\t", 1)[0].strip()
-    return name[2:] if name.startswith(("a/", "b/")) else name
+def _diff_names(name: str) -> list[str]:
+    if name.startswith(("a/", "b/")):
+        return [name[2:]]
+    first, _, rest = name.partition("/")
+    return [name, rest] if first and rest else [name]
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).
