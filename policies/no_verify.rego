@@ -329,6 +329,7 @@ inert(e) if {
 # 755 keep it running.
 inert(e) if {
 	e.op == "mode"
+	is_string(e.mode) # chown, chattr, setfacl: no chmod mode
 	regex.match(`^([ugoa]*[ua][ugoa]*)?-[rwXst]*x|^([ugoa]*[ua][ugoa]*)?=[rwst]*$|^[0-7]*[0246][0-7][0-7]$`, e.mode)
 }
 

@@ -159,6 +159,14 @@ WRITERS = {
         "install",
         lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; ln -sf /tmp/stage {q(p)}"),
     ),
+    "link of a file the line wrote": (
+        "install",
+        lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; link /tmp/stage {q(p)}"),
+    ),
+    "rsync of a file the line wrote": (
+        "install",
+        lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; rsync -avt /tmp/stage {q(p)}"),
+    ),
     "> after cd": (
         "replace",
         lambda p, t: bash(f"cd {q(split(p)[0])} && printf '%s' {q(t)} > {q(split(p)[1])}"),
@@ -206,6 +214,13 @@ WRITERS = {
     ),
     "sed -i": ("opaque", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
     "perl -pi": ("opaque", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
+    "chown": ("opaque", lambda p, t: bash(f"chown nobody:nogroup {q(p)}")),
+    "chgrp -R": ("opaque", lambda p, t: bash(f"chgrp -R staff {q(p)}")),
+    "chattr +i": ("opaque", lambda p, t: bash(f"chattr +i {q(p)}")),
+    "setfacl -m": ("opaque", lambda p, t: bash(f"setfacl -m u:nobody:rw {q(p)}")),
+    "mkdir -m": ("opaque", lambda p, t: bash(f"mkdir -p -m 700 {q(p)}")),
+    "mkfifo": ("opaque", lambda p, t: bash(f"mkfifo {q(p)}")),
+    "mknod": ("opaque", lambda p, t: bash(f"mknod {q(p)} p")),
     "rm": ("delete", lambda p, t: bash(f"rm -rf {q(p)}")),
     "unlink": ("delete", lambda p, t: bash(f"unlink {q(p)}")),
     "mv away": ("delete", lambda p, t: bash(f"mv {q(p)} /tmp/away")),

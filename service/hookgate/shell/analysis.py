@@ -474,7 +474,7 @@ class Run(FileEffects, ShellState, Nesting):
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
-        elif name in ("mv", "ln", "cp", "install"):
+        elif name in ("mv", "ln", "cp", "install", "link", "rsync"):
             self.moved(cmd)
         elif name in FILE_COMMANDS:
             file_ops(cmd)

@@ -183,7 +183,8 @@ class FileEffects:
     def moved(self, cmd: Command) -> None:
         """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
         reaches): a later ``rm -rf B`` deletes ``A`` (``cp -r A B`` leaves ``A`` alone). A
-        script the line wrote at ``A`` is ``B``'s too, copied (``cp``, ``install``) or linked."""
+        script the line wrote at ``A`` is ``B``'s too, copied (``cp``, ``install``, ``rsync``)
+        or linked (``ln``, ``link``)."""
         argv = [w.text for w in cmd.words]
         symlink = cmd.name == "ln" and (
             argv_has_option(argv, "-s") or argv_has_option(argv, "--symbolic")
@@ -196,7 +197,7 @@ class FileEffects:
         k = 1
         while k < len(argv):
             a = argv[k]
-            if a in ("-t", "--target-directory") and k + 1 < len(argv):
+            if a in ("-t", "--target-directory") and k + 1 < len(argv) and cmd.name != "rsync":
                 into, k = argv[k + 1], k + 1
             elif a.startswith("--target-directory="):
                 into = a.split("=", 1)[1]
@@ -231,7 +232,7 @@ class FileEffects:
                 self.written(original, None)  # mv w.sh x.sh: what the session wrote there
                 script = self.scripts.get(original)
             content = None if script is None else "\n".join(script)
-            op = "link" if cmd.name == "ln" else "move" if cmd.name == "mv" else "copy"
+            op = "link" if cmd.name in ("ln", "link") else "move" if cmd.name == "mv" else "copy"
             if op == "move":
                 record(cmd, "delete", original)  # the source end: gone from where it was
             for name in names:
@@ -319,10 +320,13 @@ def operand_ops(
     name: str, argv: list[str], cwd: str | None
 ) -> list[tuple[str, str, str | None, str | None]]:
     """(op, path, content, mode) for each file ``argv`` changes by its operands: rm, unlink,
-    shred, rmdir delete; truncate empties (``-s 0``) or edits; chmod sets a mode; touch
-    creates; sed/perl/ruby ``-i`` edit in place (``FILE_COMMANDS``)."""
+    shred, rmdir delete; truncate empties (``-s 0``) or edits; chmod sets a mode (chown,
+    chgrp, chattr, setfacl a ``mode`` op without one); touch creates; mkdir, mkfifo, mknod
+    make a directory or special file there (a ``write`` of no content); sed/perl/ruby ``-i``
+    edit in place (``FILE_COMMANDS``)."""
     how = FILE_COMMANDS[name]
-    operands = argv_operands(argv)
+    values = _OPERAND_VALUES.get(name, ())
+    operands = argv_operands([a for k, a in enumerate(argv) if not (k and argv[k - 1] in values)])
     mode = None
     if how == "in_place":
         if not any(_in_place(a) for a in argv[1:]):
@@ -333,6 +337,13 @@ def operand_ops(
     elif how == "mode":  # chmod -x f: a symbolic mode may start with "-"
         words = [a for a in argv[1:] if a not in _CHMOD_FLAGS and not a.startswith("--")]
         mode, operands = (words[0], words[1:]) if words else ("", [])
+    elif how == "owner":  # chown OWNER FILE…, chgrp GROUP FILE… (not with --reference=REF)
+        if not any(a.startswith("--reference") for a in argv):
+            operands = operands[1:]
+    elif how == "attributes":  # chattr +i FILE (a -i is read as an option already)
+        operands = [a for a in operands if not a.startswith(("+", "="))]
+    elif how == "node":  # mknod NAME TYPE [MAJOR MINOR]
+        operands = operands[:1]
     elif how == "truncate":  # -s SIZE, -r FILE: values, not files it truncates
         operands = [
             a
@@ -349,10 +360,21 @@ def operand_ops(
             out.append(("write" if empties else "edit", key, "" if empties else None, None))
         elif how == "touch":
             out.append(("append", key, "", None))
+        elif how in ("create", "node"):  # a directory or a special file made at the path
+            out.append(("write", key, None, None))
+        elif how in ("owner", "attributes", "acl"):  # who may change or run it: no chmod mode
+            out.append(("mode", key, None, None))
         else:  # delete, mode, or "edit" in place (what the script makes of it is not known)
             out.append((how if how != "in_place" else "edit", key, None, mode))
     return out
 
+
+# Options whose value is no file the command changes (mkdir -m 755 d, setfacl -m u:x:rw f).
+_OPERAND_VALUES = {
+    **dict.fromkeys(("mkdir", "mkfifo", "mknod"), ("-m", "--mode", "-Z", "--context")),
+    "setfacl": ("-m", "-x", "-M", "-X", "--modify", "--remove", "--set"),
+    "chattr": ("-v", "-p"),
+}
 
 # Commands that print nothing: : > f, true > f empty f.
 _SILENT = frozenset(("", ":", "true", "false"))
@@ -388,7 +410,12 @@ FILE_COMMANDS = {
     **dict.fromkeys(("rm", "unlink", "shred", "rmdir"), "delete"),
     "truncate": "truncate",
     "chmod": "mode",
+    **dict.fromkeys(("chown", "chgrp"), "owner"),
+    "chattr": "attributes",
+    "setfacl": "acl",
     "touch": "touch",
+    **dict.fromkeys(("mkdir", "mkfifo"), "create"),
+    "mknod": "node",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
 }
 
@@ -455,13 +482,15 @@ def _diff_names(name: str) -> list[str]:
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).
-_MODELLED = frozenset(("cp", "mv", "ln", "install", "tee", "sponge", "dd"))
+_MODELLED = frozenset(("cp", "mv", "ln", "link", "install", "rsync", "tee", "sponge", "dd"))
 
 
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
 _COPY_VALUES = {
     "cp": ("-S", "--suffix"),
     "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+    # (rsync's -t is --times; its long options mostly take =VALUE)
+    "rsync": ("-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "-B"),
 }
 
 
