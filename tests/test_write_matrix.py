@@ -395,3 +395,13 @@ def test_a_patch_file_that_is_not_a_regular_file_is_not_read(engine, tmp_path):
     os.mkfifo(tmp_path / "fix.patch")
     decision = engine.evaluate({**bash("git apply fix.patch"), "cwd": str(tmp_path)})
     assert decision.outcome == "allow", decision.reasons
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_every_writer_into_the_installed_hooks_is_denied(engine, writer):
+    """Any change under .git/hooks, by any writer (no_verify_effects.rego reads the write model
+    only): an installed hook replaced, emptied, removed or un-executed skips its checks."""
+    cls, make = WRITERS[writer]
+    decision = engine.evaluate(make(f"{CWD}/.git/hooks/pre-commit", "exit 0\n"))
+    assert decision.outcome == "deny", (writer, decision.reasons)
+    assert any("pattern=git-hooks-modified]" in r for r in decision.reasons), decision.reasons
