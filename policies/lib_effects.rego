@@ -57,7 +57,7 @@ run_commands(e) := powershell.commands(e.command) if {
 # to place), content null where the call does not show it, by the tool or command it comes from.
 # Every guard on files (self-protect, the instruction-file scan, hook files, destructive) reads
 # these, not the channels.
-file_effects := array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects))
+file_effects := array.concat(array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects)), patch_file_effects)
 
 tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": object.get(e, "tool", "the call")} |
 	some e in object.get(input, "effects", [])
@@ -96,7 +96,7 @@ runs_commands if {
 
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
 # copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
-file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "touch", "sed", "perl", "ruby", "cp", "mv", "ln", "install", "tee", "dd", "sponge"}
+file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge"}
 
 placed(p) := shell.resolve(cwd, p) if is_string(p)
 
@@ -156,6 +156,48 @@ git_path(c, p) := shell.resolve(cwd, shell.resolve(c.cwd, p)) if is_string(c.cwd
 git_path(c, p) := shell.resolve(cwd, p) if not is_string(c.cwd)
 
 base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
+
+# patch, git apply and git am of a patch file the line names but does not show (git apply
+# fix.patch, patch -p1 -i fix.patch, git apply < fix.patch, cat fix.patch | git apply): what the
+# file holds on the disk now, bounded (hookgate.patch_effects, as the shell model reads a diff
+# given in the line). A patch file the line does not place (~/x.patch, $P) is not read.
+default patch_file_effects := []
+
+patch_file_effects := [file_effect(x.op, git_path(p.cmd, x.path), null, x.content, p.by) |
+	some p in patch_commands
+	not is_string(p.cmd.stdin) # a diff in the line: the shell model's (command_file_effects)
+	some f in patch_files(p)
+	some x in hookgate.patch_effects(f)
+] if {
+	runs_commands
+	some c in commands
+	c.name in {"patch", "git"}
+}
+
+patch_commands contains {"cmd": c, "by": "patch"} if {
+	some c in commands
+	c.name == "patch"
+	not "--dry-run" in c.argv
+}
+
+patch_commands contains {"cmd": g.cmd, "by": concat(" ", ["git", g.git.subcommand])} if {
+	some g in git_commands
+	g.git.subcommand in {"apply", "am"}
+	not only_reports(g.cmd.argv)
+}
+
+# git apply --check, --stat, --numstat, --summary: reports on the patch, applies nothing
+# (unless --apply is given too).
+only_reports(argv) if {
+	some a in argv
+	a in {"--check", "--stat", "--numstat", "--summary"}
+	not "--apply" in argv
+}
+
+patch_files(p) := array.concat([shell.resolve(cwd, p.cmd.stdin_file) | is_string(p.cmd.stdin_file)], [git_path(p.cmd, f) |
+	some f in shell.operands(p.cmd)
+	not f in {"apply", "am"}
+])
 
 # Interpreter code that writes files (python3 -c "open('.husky/pre-commit', 'w').write('exit
 # 0')", lib.code_writes): each literal that names a file may be what it writes, and what it

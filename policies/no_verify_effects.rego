@@ -5,15 +5,21 @@ package hookgate.no_verify
 
 import rego.v1
 
-# Write, Edit, apply_patch, an MCP filesystem tool…: any change under a repository's .git/hooks.
+# Any change under a repository's .git/hooks, whatever its channel (lib.file_effects: Write,
+# Edit, apply_patch, MCP, a redirection, rm/cp/mv/ln/chmod/tee/truncate…, git apply, PowerShell,
+# interpreter code), and a link made to a hook (a later write through the link changes it):
+# emptying, replacing or removing an installed hook switches it off as --no-verify does.
 violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
-	some e in input.effects
-	e.kind in {"write", "edit", "delete", "move"}
-	some p in [e.path, object.get(e, "to", null)]
+	some e in data.hookgate.lib.file_effects
+	some p in [e.path, link_target(e)]
 	is_string(p)
 	contains(lower(concat("", ["/", p, "/"])), "/.git/hooks/") # .GIT/Hooks on macOS too
-	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.tool, p, advice])
+	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.by, p, advice])
 }
+
+link_target(e) := e.from if e.op == "link"
+
+link_target(e) := null if e.op != "link"
 
 # core.hooksPath written into a repository's .git/config (or any git config file) by a file tool.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {

@@ -44,18 +44,6 @@ placed(p) := expand(p) if not startswith(p, "/")
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
-# rm, mv, cp, ln, chmod, truncate, tee, sed -i, dd of=…: the paths the command changes (each
-# with whether the change takes the whole tree under it: rm -r, mv and chmod -R do).
-# The commands the write model does not read (chown, chattr, rsync, mkdir…; lib.file_writers
-# are read above).
-changed contains {"path": absolute(c, t.path), "how": sprintf("`%s` would change", [c.name]), "tree": t.tree, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	which := cfg.commands[c.name]
-	not c.name in data.hookgate.lib.file_writers
-	some t in targets(c, which)
-}
-
 # Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
 # literals name may be what it changes, with what is under it (os.path.join(".claude",
 # "settings.json") names .claude). Code that only reads names paths freely.
@@ -107,40 +95,6 @@ takes_next(a, options) if {
 	regex.match(`^-[A-Za-z]+$`, a)
 	endswith(a, substring(o, 1, 1))
 }
-
-targets(c, which) := [{"path": p, "tree": true} | some p in shell.operands(c)] if which == "all"
-
-targets(c, which) := [{"path": p, "tree": false} | some p in shell.operands(c)] if which == "links"
-
-targets(c, which) := [{"path": p, "tree": true} | some p in array.slice(ops, 1, count(ops))] if {
-	which == "after_first"
-	ops := shell.operands(c)
-}
-
-# cp/install/rsync SRC… DEST: DEST itself, and DEST/<name of each source> (DEST a directory).
-targets(c, which) := into(shell.operands(c)) if which == "last"
-
-# mv SRC… DEST: the sources go away with everything under them, and DEST is written.
-targets(c, which) := array.concat([{"path": p, "tree": true} | some p in array.slice(ops, 0, count(ops) - 1)], into(ops)) if {
-	which == "move"
-	ops := shell.operands(c)
-}
-
-into(ops) := array.concat([{"path": dest, "tree": false}], [{"path": concat("/", [dest, base_name(s)]), "tree": false} | some s in array.slice(ops, 0, count(ops) - 1)]) if {
-	count(ops) > 1
-	dest := ops[count(ops) - 1]
-}
-
-targets(c, which) := [{"path": substring(a, 3, -1), "tree": false} | some a in c.argv; startswith(a, "of=")] if which == "of"
-
-# sed -i, perl -i, ruby -i: edits its file operands in place (the script is no protected path).
-targets(c, which) := [{"path": p, "tree": false} | some p in shell.operands(c)] if {
-	which == "in_place"
-	some a in c.argv
-	regex.match(`^(-[a-zA-Z]*i.*|--in-place(=.*)?)$`, a)
-}
-
-base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
 
 # A command's path made absolute: ~ and $HOME from this machine, then its cd chain and the cwd.
 absolute(c, p) := shell.resolve(directory(c), expand(p))
@@ -201,45 +155,6 @@ copies_contents(c, _) if {
 	not startswith(a, "--")
 	contains(a, "T")
 }
-
-# patch and git apply: the files the diff names, from a here-document or the patch file on disk
-# (hookgate.patch_paths): a patch that adds, edits or deletes a protected file changes it. Each
-# name also without its first component (a/, b/, -p1).
-changed contains {"path": absolute(c, t), "how": sprintf("`%s` would patch", [concat(" ", array.slice(c.argv, 0, 2))]), "tree": false, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	c.name == "patch"
-	some target in patch_targets(c)
-	some t in patch_names(target)
-}
-
-changed contains {"path": absolute(c, t), "how": sprintf("`git %s` would patch", [sub]), "tree": false, "holder": false} if {
-	pre
-	some x in data.hookgate.lib.git_commands
-	sub := object.get(x.git, "subcommand", "")
-	sub in {"apply", "am"}
-	c := x.cmd
-	some target in patch_targets(c)
-	some t in patch_names(target)
-}
-
-patch_names(t) := [strip_first(t)] if regex.match(`^[ab]/`, t)
-
-patch_names(t) := [t, strip_first(t)] if not regex.match(`^[ab]/`, t)
-
-patch_targets(c) := hookgate.patch_paths(c.stdin, null) if is_string(c.stdin)
-
-patch_targets(c) := [t |
-	some op in shell.operands(c)
-	op != "apply"
-	op != "am"
-	some t in hookgate.patch_paths(null, absolute(c, op))
-] if not is_string(c.stdin)
-
-strip_first(p) := concat("/", array.slice(parts, 1, count(parts))) if {
-	parts := split(p, "/")
-	count(parts) > 1
-} else := p
 
 # ---- the writer table turned around ---------------------------------------------------------
 # A command that names a protected path (an operand, an option's value, attached or not) is

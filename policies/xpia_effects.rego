@@ -20,6 +20,43 @@ outgoing_findings contains f if {
 	not f.id in cfg.heading_patterns
 }
 
+# A link made at an instruction file to a file outside the project whose text the line does not
+# show (ln -sf /tmp/evil.md CLAUDE.md): the agent reads whatever that file holds, now and after
+# any later change to it, and nothing that writes there is an instruction-file write (a file
+# under /tmp or home is the agent's to write). Reading it now would judge only today's text, so
+# the link is judged by where it points: asked. A link to a file of the project (ln -s AGENTS.md
+# CLAUDE.md) is allowed: every write to that file meets this scan, and a link whose text the
+# line wrote is scanned above.
+unknown_instructions contains {"reason": msg, "pattern": "instruction-file-link"} if {
+	pre
+	some e in data.hookgate.lib.file_effects
+	e.op == "link"
+	not is_string(e.content)
+	instruction_file(e.path)
+	not in_project(e.from)
+	msg := sprintf("%s would make %s, an agent instruction file, a link to %s, outside the project: the agent would read as instructions whatever that file holds, now or later, which this call does not show. Ask the user to make this link themselves, or copy the text into the file so it can be checked.", [e.by, e.path, e.from])
+}
+
+ask contains r if {
+	some r in unknown_instructions
+}
+
+# A relative path without .. is under the call's cwd, as is an absolute path below it.
+in_project(p) if {
+	is_string(p)
+	not startswith(p, "/")
+	not startswith(p, "~")
+	not startswith(p, "$")
+	not contains(concat("", ["/", p, "/"]), "/../")
+}
+
+in_project(p) if {
+	cwd := data.hookgate.lib.cwd
+	is_string(cwd)
+	startswith(p, concat("", [trim_suffix(cwd, "/"), "/"]))
+	not contains(concat("", [p, "/"]), "/../")
+}
+
 # What an instruction file's text says. Wording that works only by being read as an instruction
 # (cfg.quoted_categories: overrides, role changes, fake system markers) counts outside what the
 # text quotes: a code block, `inline code` or a "quoted phrase" in a sentence shows an example

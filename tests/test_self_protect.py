@@ -356,20 +356,26 @@ def test_on_disk_follows_the_existing_prefix_and_never_opens_a_fifo(tmp_path):
     assert hb.on_disk(None) is None
 
 
-def test_patch_paths_reads_a_regular_patch_file_only(tmp_path):
+def test_patch_effects_reads_a_regular_patch_file_only(tmp_path):
     from hookgate.builtins import hookgate as hb
 
     patch = tmp_path / "p.diff"
     patch.write_text(
         "diff --git a/x b/.claude/settings.json\n--- a/x\n+++ b/.claude/settings.json\n"
+        '@@ -1 +1 @@\n-{}\n+{"hooks": {}}\n--- proj/CLAUDE.md\n+++ /dev/null\n'
+        "diff --git a/y b/.husky/pre-commit\nrename from y\nrename to .husky/pre-commit\n"
     )
-    assert set(hb.patch_paths(None, str(patch))) == {"a/x", "b/.claude/settings.json"}
+    assert hb.patch_effects(str(patch)) == [
+        {"op": "edit", "path": ".claude/settings.json", "content": '{"hooks": {}}'},
+        {"op": "write", "path": ".husky/pre-commit", "content": None},
+        {"op": "delete", "path": "proj/CLAUDE.md", "content": None},
+        {"op": "delete", "path": "CLAUDE.md", "content": None},  # as -p1 reads it
+    ]
     os.mkfifo(tmp_path / "fifo.patch")
-    assert hb.patch_paths(None, str(tmp_path / "fifo.patch")) == []  # opened without blocking
+    assert hb.patch_effects(str(tmp_path / "fifo.patch")) == []  # opened without blocking
     (tmp_path / "l.patch").symlink_to(patch)
-    assert hb.patch_paths(None, str(tmp_path / "l.patch")) == []  # O_NOFOLLOW
-    text = "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+exit 0\n*** End Patch"
-    assert hb.patch_paths(text, None) == [".git/hooks/pre-commit"]
+    assert hb.patch_effects(str(tmp_path / "l.patch")) == []  # O_NOFOLLOW
+    assert hb.patch_effects("p.diff") == []  # a path the hook cannot place is not read
 
 
 def test_the_warm_process_model_matches_what_warm_and_install_run():

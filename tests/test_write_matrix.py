@@ -15,6 +15,7 @@ that runs a check) and destructive (a file outside the project replaced, or the 
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from base64 import b64encode
@@ -158,6 +159,14 @@ WRITERS = {
         "install",
         lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; ln -sf /tmp/stage {q(p)}"),
     ),
+    "link of a file the line wrote": (
+        "install",
+        lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; link /tmp/stage {q(p)}"),
+    ),
+    "rsync of a file the line wrote": (
+        "install",
+        lambda p, t: bash(f"printf '%s' {q(t)} > /tmp/stage; rsync -avt /tmp/stage {q(p)}"),
+    ),
     "> after cd": (
         "replace",
         lambda p, t: bash(f"cd {q(split(p)[0])} && printf '%s' {q(t)} > {q(split(p)[1])}"),
@@ -205,6 +214,13 @@ WRITERS = {
     ),
     "sed -i": ("opaque", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
     "perl -pi": ("opaque", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
+    "chown": ("opaque", lambda p, t: bash(f"chown nobody:nogroup {q(p)}")),
+    "chgrp -R": ("opaque", lambda p, t: bash(f"chgrp -R staff {q(p)}")),
+    "chattr +i": ("opaque", lambda p, t: bash(f"chattr +i {q(p)}")),
+    "setfacl -m": ("opaque", lambda p, t: bash(f"setfacl -m u:nobody:rw {q(p)}")),
+    "mkdir -m": ("opaque", lambda p, t: bash(f"mkdir -p -m 700 {q(p)}")),
+    "mkfifo": ("opaque", lambda p, t: bash(f"mkfifo {q(p)}")),
+    "mknod": ("opaque", lambda p, t: bash(f"mknod {q(p)} p")),
     "rm": ("delete", lambda p, t: bash(f"rm -rf {q(p)}")),
     "unlink": ("delete", lambda p, t: bash(f"unlink {q(p)}")),
     "mv away": ("delete", lambda p, t: bash(f"mv {q(p)} /tmp/away")),
@@ -306,3 +322,86 @@ def test_shell_records_use_the_model_vocabulary():
     assert ops == set(FILE_OPS)
     keys = {tuple(sorted(f)) for c in commands(line) + ps_commands(ps) for f in c["files"]}
     assert keys == {("content", "from", "mode", "op", "path")}
+
+
+# A link at an instruction file to a file whose text the line does not show: judged by where it
+# points (docs/reference/effects.md), since the target may change after the call.
+LINKS = [
+    ("ln -sf /tmp/evil.md CLAUDE.md", "ask"),
+    ("cd docs && ln -s ~/notes/x.md AGENTS.md", "ask"),
+    ("ln -s ../other-repo/GEMINI.md GEMINI.md", "ask"),
+    ("ln -sf /srv/shared/rules.mdc .cursor/rules/", "ask"),
+    ("ln -s AGENTS.md CLAUDE.md", "allow"),
+    (f"ln -s {CWD}/docs/AGENTS.md AGENTS.md", "allow"),
+    ("ln -sf /tmp/evil.md notes.md", "allow"),
+]
+
+
+@pytest.mark.parametrize(("line", "outcome"), LINKS)
+def test_an_instruction_file_linked_outside_the_project_is_asked(engine, line, outcome):
+    decision = engine.evaluate(bash(line))
+    assert not decision.errors, decision.errors
+    assert decision.outcome == outcome, (line, decision.reasons)
+    if outcome == "ask":
+        assert any("pattern=instruction-file-link" in r for r in decision.reasons)
+
+
+# A patch file the line names but does not show: read from the disk, bounded, and applied to
+# the write model as a diff in the line is (hookgate.patch_effects), whatever way it is fed.
+PATCH_FILE_WRITERS = {
+    "git apply FILE": "git apply {f}",
+    "git apply < FILE": "git apply < {f}",
+    "cat FILE | git apply": "cat {f} | git apply",
+    "git am < FILE": "git am < {f}",
+    "patch -p1 -i FILE": "patch -p1 -i {f}",
+    "patch -p1 < FILE after cd": "mkdir -p sub && cd sub && patch -p1 < ../{f}",
+}
+
+
+@pytest.mark.parametrize("guard", ["protected", "instruction", "hook"])
+@pytest.mark.parametrize("writer", sorted(PATCH_FILE_WRITERS))
+def test_a_patch_file_meets_every_guard_of_an_edit(engine, tmp_path, writer, guard):
+    path, content, pack = target(guard, "edit")
+    (tmp_path / "fix.patch").write_text(diff(path, content))
+    line = PATCH_FILE_WRITERS[writer].format(f="fix.patch")
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert not decision.errors, decision.errors
+    assert decision.outcome == "deny", (writer, guard, decision.reasons)
+    assert any(f"[pack={pack}," in r for r in decision.reasons), decision.reasons
+
+
+@pytest.mark.parametrize("writer", sorted(PATCH_FILE_WRITERS))
+def test_an_everyday_patch_file_is_allowed(engine, tmp_path, writer):
+    (tmp_path / "fix.patch").write_text(diff(EVERYDAY[0], EVERYDAY[1]))
+    line = PATCH_FILE_WRITERS[writer].format(f="fix.patch")
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert not decision.errors, decision.errors
+    assert decision.outcome == "allow", (writer, decision.reasons)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["git apply --check fix.patch", "git apply --stat < fix.patch", "patch --dry-run -i fix.patch"],
+)
+def test_a_patch_only_checked_is_not_a_write(engine, tmp_path, line):
+    path, content, _ = SCENARIOS["protected"]
+    (tmp_path / "fix.patch").write_text(diff(path, content))
+    decision = engine.evaluate({**bash(line), "cwd": str(tmp_path)})
+    assert decision.outcome == "allow", decision.reasons
+
+
+def test_a_patch_file_that_is_not_a_regular_file_is_not_read(engine, tmp_path):
+    """A FIFO would block the hook: it is not opened (and a link to a patch is not followed)."""
+    os.mkfifo(tmp_path / "fix.patch")
+    decision = engine.evaluate({**bash("git apply fix.patch"), "cwd": str(tmp_path)})
+    assert decision.outcome == "allow", decision.reasons
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_every_writer_into_the_installed_hooks_is_denied(engine, writer):
+    """Any change under .git/hooks, by any writer (no_verify_effects.rego reads the write model
+    only): an installed hook replaced, emptied, removed or un-executed skips its checks."""
+    cls, make = WRITERS[writer]
+    decision = engine.evaluate(make(f"{CWD}/.git/hooks/pre-commit", "exit 0\n"))
+    assert decision.outcome == "deny", (writer, decision.reasons)
+    assert any("pattern=git-hooks-modified]" in r for r in decision.reasons), decision.reasons

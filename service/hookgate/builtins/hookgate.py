@@ -371,32 +371,25 @@ def session_files(session_id: Any) -> dict[str, Any] | list[str]:
 _PATCH_MAX = 1 << 20  # a patch file larger than this is not read
 
 
-@builtin("hookgate.patch_paths", "hookgate", 2, reads_host=True)
-def patch_paths(text: Any, path: Any) -> list[str]:
-    """The files a unified or git diff changes: ``text`` (a patch given in the line, or null) or
-    the patch file at absolute ``path`` (read only when it is a regular file of at most 1 MiB,
-    opened without blocking and without following a final link). Each file as the diff names it
-    (``a/``/``b/`` prefixes kept, ``/dev/null`` left out); ``[]`` when there is none or the file
-    cannot be read."""
-    if not isinstance(text, str):
-        text = _read_patch(path) if isinstance(path, str) and path.startswith("/") else None
+@builtin("hookgate.patch_effects", "hookgate", 1, reads_host=True)
+def patch_effects(path: Any) -> list[dict[str, Any]]:
+    """The write effects of applying the patch file at absolute ``path`` (``git apply
+    fix.patch``, ``patch < fix.patch``), read only when it is a regular file of at most 1 MiB,
+    opened without blocking and without following a final link: ``{"op", "path", "content"}``
+    for each file the diff changes, as the shell model reads a diff given in the line
+    (``shell/files.py``'s ``diff_ops``: ``edit`` with the lines it adds, ``write`` of a new file
+    or a rename's target, ``delete``; each path relative to where the patch is applied). ``[]``
+    when there is none or the file cannot be read."""
+    from hookgate.shell.files import diff_ops
+
+    text = _read_patch(path) if isinstance(path, str) and path.startswith("/") else None
     if not text:
         return []
-    out: list[str] = []
-    for line in text.splitlines():
-        if line.startswith(("+++ ", "--- ", "*** Add File: ", "*** Update File: ")):
-            name = line.split(": ", 1)[1] if line.startswith("***") else line[4:]
-            name = name.split("\t", 1)[0].strip()
-        elif line.startswith("diff --git "):
-            out.extend(w for w in line[11:].split(" ") if w[:2] in ("a/", "b/"))
-            continue
-        elif line.startswith(("rename to ", "copy to ")):
-            name = line.split(" to ", 1)[1].strip()
-        else:
-            continue
-        if name and name != "/dev/null" and name not in out and len(out) < 256:
-            out.append(name)
-    return out
+    ops = diff_ops(text, None)[:_PATCH_FILES]
+    return [{"op": op, "path": p, "content": content} for op, p, content in ops]
+
+
+_PATCH_FILES = 256  # the files of one patch the guards look at
 
 
 def _read_patch(path: str) -> str | None:

@@ -90,7 +90,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     and ``find`` keeps its words around ``-exec … ;``), ``env`` (leading assignments),
     ``span`` (``[start, end)`` character offsets into ``cmdline``), ``cwd`` (directory set by a preceding ``cd dir &&``, ``cd -``, ``pushd``/``popd`` or ``env -C``,
     relative to the payload's cwd, or ``null``), ``via`` (the wrappers/shells it runs under),
-    ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``), ``writes``
+    ``stdin`` (the body of a here-document or a here-string fed to it, or ``null``),
+    ``stdin_file`` (the file it reads on stdin when the line names it but does not show its
+    text: ``< f``, ``cat f |``; relative to the payload's cwd, else ``null``), ``writes``
     (the files its redirections empty: ``> f``, ``>| f``, ``&> f``, ``>& f``, not ``>> f`` nor
     ``>&2``; a bare ``> f`` or ``(…) > f`` is a command with an empty name), ``appends`` (the
     files it appends to: ``>> f``, ``&>> f``), ``branch`` (for ``git``: the branch an earlier

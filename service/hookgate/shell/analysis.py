@@ -228,6 +228,8 @@ class Run(FileEffects, ShellState, Nesting):
             self.unread[id(cmd)] = [reader] if reads_script_from_stdin(reader) else []
         if stdin is not None:
             cmd.stdin = stdin
+        elif reads and not heredocs and not reads[-1].startswith("<("):
+            cmd.stdin_file = join_path(self.cwd, reads[-1])
         self.wrote_output(cmd)
         if herestrings:
             if reads_script_from_stdin(cmd):
@@ -272,6 +274,8 @@ class Run(FileEffects, ShellState, Nesting):
         for prev, cmd in zip(cmds, cmds[1:], strict=False):
             if cmd is not None and prev is not None:
                 cmd.piped = prev
+                if cmd.stdin is None:
+                    cmd.stdin_file = self.cat_file(prev)
                 self.wrote_output(cmd, prev)
                 reader = self.runs.get(id(cmd), cmd)
                 if runs_stdin(reader):
@@ -472,7 +476,7 @@ class Run(FileEffects, ShellState, Nesting):
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
-        elif name in ("mv", "ln", "cp", "install"):
+        elif name in ("mv", "ln", "cp", "install", "link", "rsync"):
             self.moved(cmd)
         elif name in FILE_COMMANDS:
             file_ops(cmd)

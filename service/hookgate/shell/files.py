@@ -146,8 +146,9 @@ class FileEffects:
             elif unseen:  # curl … > w.sh: not what it held
                 for path in cmd.writes + cmd.appends:
                     self.unknown(join_path(cmd.cwd, path))
-        if cmd.stdin and applies_patch(cmd):
-            for op, key, content in diff_ops(cmd.stdin, cmd.cwd):
+        if applies_patch(cmd):
+            diff = cmd.stdin if producer is None else self.output(producer)
+            for op, key, content in diff_ops(diff or "", cmd.cwd):
                 record(cmd, op, key, content)
         into = input_files(cmd)
         if into is not None:
@@ -169,10 +170,21 @@ class FileEffects:
             return None
         return "\n".join(texts)  # type: ignore[arg-type]
 
+    def cat_file(self, cmd: Command) -> str | None:
+        """The one file ``cat FILE`` prints when the line does not show its text (``cat
+        fix.patch | git apply``): what the next command reads on stdin (``stdin_file``)."""
+        if cmd.name != "cat" or any(w.kind is not None for w in cmd.words):
+            return None
+        files = argv_operands([w.text for w in cmd.words])
+        if len(files) != 1 or files[0] == "-" or self.catted(cmd) is not None:
+            return None
+        return join_path(cmd.cwd, files[0])
+
     def moved(self, cmd: Command) -> None:
         """Remember what ``mv A B`` and ``ln -s A B`` make ``B`` (``A``, or what a link to it
         reaches): a later ``rm -rf B`` deletes ``A`` (``cp -r A B`` leaves ``A`` alone). A
-        script the line wrote at ``A`` is ``B``'s too, copied (``cp``, ``install``) or linked."""
+        script the line wrote at ``A`` is ``B``'s too, copied (``cp``, ``install``, ``rsync``)
+        or linked (``ln``, ``link``)."""
         argv = [w.text for w in cmd.words]
         symlink = cmd.name == "ln" and (
             argv_has_option(argv, "-s") or argv_has_option(argv, "--symbolic")
@@ -185,7 +197,7 @@ class FileEffects:
         k = 1
         while k < len(argv):
             a = argv[k]
-            if a in ("-t", "--target-directory") and k + 1 < len(argv):
+            if a in ("-t", "--target-directory") and k + 1 < len(argv) and cmd.name != "rsync":
                 into, k = argv[k + 1], k + 1
             elif a.startswith("--target-directory="):
                 into = a.split("=", 1)[1]
@@ -220,7 +232,7 @@ class FileEffects:
                 self.written(original, None)  # mv w.sh x.sh: what the session wrote there
                 script = self.scripts.get(original)
             content = None if script is None else "\n".join(script)
-            op = "link" if cmd.name == "ln" else "move" if cmd.name == "mv" else "copy"
+            op = "link" if cmd.name in ("ln", "link") else "move" if cmd.name == "mv" else "copy"
             if op == "move":
                 record(cmd, "delete", original)  # the source end: gone from where it was
             for name in names:
@@ -308,10 +320,13 @@ def operand_ops(
     name: str, argv: list[str], cwd: str | None
 ) -> list[tuple[str, str, str | None, str | None]]:
     """(op, path, content, mode) for each file ``argv`` changes by its operands: rm, unlink,
-    shred, rmdir delete; truncate empties (``-s 0``) or edits; chmod sets a mode; touch
-    creates; sed/perl/ruby ``-i`` edit in place (``FILE_COMMANDS``)."""
+    shred, rmdir delete; truncate empties (``-s 0``) or edits; chmod sets a mode (chown,
+    chgrp, chattr, setfacl a ``mode`` op without one); touch creates; mkdir, mkfifo, mknod
+    make a directory or special file there (a ``write`` of no content); sed/perl/ruby ``-i``
+    edit in place (``FILE_COMMANDS``)."""
     how = FILE_COMMANDS[name]
-    operands = argv_operands(argv)
+    values = _OPERAND_VALUES.get(name, ())
+    operands = argv_operands([a for k, a in enumerate(argv) if not (k and argv[k - 1] in values)])
     mode = None
     if how == "in_place":
         if not any(_in_place(a) for a in argv[1:]):
@@ -322,6 +337,13 @@ def operand_ops(
     elif how == "mode":  # chmod -x f: a symbolic mode may start with "-"
         words = [a for a in argv[1:] if a not in _CHMOD_FLAGS and not a.startswith("--")]
         mode, operands = (words[0], words[1:]) if words else ("", [])
+    elif how == "owner":  # chown OWNER FILE…, chgrp GROUP FILE… (not with --reference=REF)
+        if not any(a.startswith("--reference") for a in argv):
+            operands = operands[1:]
+    elif how == "attributes":  # chattr +i FILE (a -i is read as an option already)
+        operands = [a for a in operands if not a.startswith(("+", "="))]
+    elif how == "node":  # mknod NAME TYPE [MAJOR MINOR]
+        operands = operands[:1]
     elif how == "truncate":  # -s SIZE, -r FILE: values, not files it truncates
         operands = [
             a
@@ -338,10 +360,21 @@ def operand_ops(
             out.append(("write" if empties else "edit", key, "" if empties else None, None))
         elif how == "touch":
             out.append(("append", key, "", None))
+        elif how in ("create", "node"):  # a directory or a special file made at the path
+            out.append(("write", key, None, None))
+        elif how in ("owner", "attributes", "acl"):  # who may change or run it: no chmod mode
+            out.append(("mode", key, None, None))
         else:  # delete, mode, or "edit" in place (what the script makes of it is not known)
             out.append((how if how != "in_place" else "edit", key, None, mode))
     return out
 
+
+# Options whose value is no file the command changes (mkdir -m 755 d, setfacl -m u:x:rw f).
+_OPERAND_VALUES = {
+    **dict.fromkeys(("mkdir", "mkfifo", "mknod"), ("-m", "--mode", "-Z", "--context")),
+    "setfacl": ("-m", "-x", "-M", "-X", "--modify", "--remove", "--set"),
+    "chattr": ("-v", "-p"),
+}
 
 # Commands that print nothing: : > f, true > f empty f.
 _SILENT = frozenset(("", ":", "true", "false"))
@@ -377,62 +410,87 @@ FILE_COMMANDS = {
     **dict.fromkeys(("rm", "unlink", "shred", "rmdir"), "delete"),
     "truncate": "truncate",
     "chmod": "mode",
+    **dict.fromkeys(("chown", "chgrp"), "owner"),
+    "chattr": "attributes",
+    "setfacl": "acl",
     "touch": "touch",
+    **dict.fromkeys(("mkdir", "mkfifo"), "create"),
+    "mknod": "node",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
 }
 
 
 def applies_patch(cmd: Command) -> bool:
-    """``patch``, ``git apply`` and ``git am`` read a diff on stdin."""
+    """``patch``, ``git apply`` and ``git am`` read a diff on stdin and apply it (not ``patch
+    --dry-run``, nor ``git apply --check``/``--stat``/… without ``--apply``: lib_effects.rego's
+    patch_commands reads a patch file by the same rule)."""
+    argv = [w.text for w in cmd.words]
     if cmd.name == "patch":
-        return True
-    words = [w.text for w in cmd.words[1:] if not w.text.startswith("-")]
-    return cmd.name == "git" and bool(words) and words[0] in ("apply", "am")
+        return "--dry-run" not in argv
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    if cmd.name != "git" or not words or words[0] not in ("apply", "am"):
+        return False
+    return "--apply" in argv or not _REPORTS.intersection(argv)
+
+
+_REPORTS = frozenset(("--check", "--stat", "--numstat", "--summary"))
 
 
 def diff_ops(text: str, cwd: str | None) -> list[tuple[str, str, str | None]]:
     """(op, path, added lines) for each file a unified diff changes: ``edit`` with the lines it
-    adds, ``write`` of a new file (``--- /dev/null``), ``delete`` (``+++ /dev/null``). Paths
-    lose git's ``a/``/``b/`` (``-p1``, what git apply and most patch lines use)."""
+    adds, ``write`` of a new file (``--- /dev/null``) or of a git rename's or copy's target,
+    ``delete`` (``+++ /dev/null``). A name with git's ``a/``/``b/`` loses it (``-p1``, what git
+    apply and most patch lines use); any other is taken both as written and without its first
+    component (``patch`` without ``-p``, ``-p1`` of ``proj/x``)."""
     out: list[tuple[str, str, str | None]] = []
     old = new = None
     added: list[str] = []
+
+    def add(op: str, name: str, content: str | None) -> None:
+        for n in _diff_names(name):
+            out.append((op, join_path(cwd, n), content))
 
     def flush() -> None:
         if new is None:
             return
         if new == "/dev/null":
             if old not in (None, "/dev/null"):
-                out.append(("delete", join_path(cwd, old), None))
+                add("delete", old, None)
             return
-        op = "write" if old == "/dev/null" else "edit"
-        out.append((op, join_path(cwd, new), "\n".join(added)))
+        add("write" if old == "/dev/null" else "edit", new, "\n".join(added))
 
     for line in text.splitlines():
         if line.startswith("--- "):
             flush()
-            old, new, added = _diff_name(line[4:]), None, []
+            old, new, added = line[4:].split("\t", 1)[0].strip(), None, []
         elif line.startswith("+++ ") and new is None:
-            new = _diff_name(line[4:])
+            new = line[4:].split("\t", 1)[0].strip()
         elif line.startswith("+") and new is not None:
             added.append(line[1:])
+        elif line.startswith(("rename to ", "copy to ")):
+            # a git rename or copy without a hunk: the file arrives with what it held
+            out.append(("write", join_path(cwd, line.split(" to ", 1)[1].strip()), None))
     flush()
     return out
 
 
-def _diff_name(text: str) -> str:
-    name = text.split("\t", 1)[0].strip()
-    return name[2:] if name.startswith(("a/", "b/")) else name
+def _diff_names(name: str) -> list[str]:
+    if name.startswith(("a/", "b/")):
+        return [name[2:]]
+    first, _, rest = name.partition("/")
+    return [name, rest] if first and rest else [name]
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).
-_MODELLED = frozenset(("cp", "mv", "ln", "install", "tee", "sponge", "dd"))
+_MODELLED = frozenset(("cp", "mv", "ln", "link", "install", "rsync", "tee", "sponge", "dd"))
 
 
 # Options of cp and install that take a value (not a source): install -m 755 x.sh bin/x.
 _COPY_VALUES = {
     "cp": ("-S", "--suffix"),
     "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"),
+    # (rsync's -t is --times; its long options mostly take =VALUE)
+    "rsync": ("-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "-B"),
 }
 
 

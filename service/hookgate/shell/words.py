@@ -51,6 +51,7 @@ class Command(Record):
         "via",
         "incomplete",
         "stdin",
+        "stdin_file",
         "writes",
         "appends",
         "branch",
@@ -79,6 +80,9 @@ class Command(Record):
         self.via = via
         self.incomplete = incomplete
         self.stdin = stdin
+        # the file it reads on stdin when the line names it but not its text (git apply <
+        # fix.patch, cat fix.patch | git apply), relative to the payload's cwd
+        self.stdin_file: str | None = None
         self.writes: list[str] = []  # files its redirections truncate (> f, >| f, &> f)
         self.appends: list[str] = []  # files it appends to (>> f)
         # git: the branch an earlier command of the line switched its repository to ("" when it
@@ -106,6 +110,7 @@ class Command(Record):
             "via": list(self.via),
             "incomplete": self.incomplete,
             "stdin": self.stdin,
+            "stdin_file": self.stdin_file,
             "writes": list(self.writes),
             "appends": list(self.appends),
             "branch": self.branch,
