@@ -89,6 +89,14 @@ command_file_effects := [object.union(f, {"path": shell.resolve(cwd, f.path), "f
 
 runs_commands if input.tool_kind == "shell"
 
+# The programs the line runs: a rule whose effects need one program's parse asks for its name
+# here, once, rather than once per command of the line (a complete rule's body with a solution
+# per command would work its value out again for each).
+command_names contains c.name if {
+	runs_commands
+	some c in commands
+}
+
 runs_commands if {
 	some e in object.get(input, "effects", [])
 	e.kind == "run"
@@ -114,11 +122,7 @@ git_file_effects := array.concat([x |
 ], [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) |
 	some g in git_commands
 	some p in g.git.writes
-]) if {
-	runs_commands
-	some c in commands
-	c.name == "git"
-}
+]) if "git" in command_names
 
 git_effects(c, g) := [file_effect("delete", git_path(c, p), null, null, "git rm") | some p in g.operands] if {
 	g.subcommand == "rm"
@@ -168,11 +172,7 @@ patch_file_effects := [file_effect(x.op, git_path(p.cmd, x.path), null, x.conten
 	not is_string(p.cmd.stdin) # a diff in the line: the shell model's (command_file_effects)
 	some f in patch_files(p)
 	some x in hookgate.patch_effects(f)
-] if {
-	runs_commands
-	some c in commands
-	c.name in {"patch", "git"}
-}
+] if count(command_names & {"patch", "git"}) > 0
 
 patch_commands contains {"cmd": c, "by": "patch"} if {
 	some c in commands
