@@ -72,6 +72,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="dry-runs one token may have running at once on this instance; past it 429 "
         "(default 2)",
     )
+    parser.add_argument(
+        "--session-hours",
+        type=_count(1),
+        default=None,
+        metavar="H",
+        help="a console sign-in ends this long after it began, however active (default 8)",
+    )
+    parser.add_argument(
+        "--session-idle-minutes",
+        type=_count(1),
+        default=None,
+        metavar="MIN",
+        help="a console sign-in ends after this long without a request (default 30)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
     parser.add_argument(
         "--no-access-log",
@@ -105,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
+    from hookgate.server.sessions import console_sessions
     from hookgate.server.store import default_db_url
 
     url = args.db or default_db_url()
@@ -156,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
         retention_days=DEFAULT_RETENTION_DAYS
         if args.retention_days is None
         else args.retention_days,
+        sessions=console_sessions(store.engine, args.session_hours, args.session_idle_minutes),
     )
     config = uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
     # uvicorn has set up its access logger; the app writes the lines itself (with secrets in

@@ -3,10 +3,11 @@ editor (diagnostics as you type, the pack's tests, a dry-run, the impact of the 
 publish), a decision-log explorer, and token management for admins.
 
 Server-rendered Jinja2 templates with vendored htmx (``static/``; nothing from a CDN, so it works
-offline). Signing in takes the same API tokens and roles: the token is entered once and kept in
-an HttpOnly, ``SameSite=Strict`` cookie scoped to ``/console``. Every state-changing request
-must also carry the CSRF token (a hidden form field, or the ``X-CSRF-Token`` header htmx sends),
-an HMAC of the session token that a page from another site cannot read or compute; SameSite
+offline). Signing in takes the same API tokens and roles: the token is entered once and opens a
+server-side session (``sessions.py``) whose random id is kept in an HttpOnly, ``SameSite=Strict``
+cookie scoped to ``/console``; the token never leaves the sign-in request. Every state-changing
+request must also carry the CSRF token (a hidden form field, or the ``X-CSRF-Token`` header htmx
+sends), an HMAC of the session id that a page from another site cannot read or compute; SameSite
 already keeps the cookie off cross-site requests, the CSRF token covers browsers that ignore it.
 """
 
@@ -36,6 +37,7 @@ from hookgate.server.compilation import compile_set
 from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
     NotFound,
     Principal,
@@ -71,24 +73,23 @@ def csrf_token(token: str) -> str:
 
 
 class Session:
-    """The signed-in user of one request: principal, token (for the CSRF token), form."""
+    """The signed-in user of one request: principal, session id (for the CSRF token), form."""
 
-    def __init__(self, principal: Principal, token: str, form: dict[str, str]) -> None:
+    def __init__(self, principal: Principal, session_id: str, form: dict[str, str]) -> None:
         self.principal = principal
-        self.csrf = csrf_token(token)
+        self.session_id = session_id
+        self.csrf = csrf_token(session_id)
         self.form = form
 
 
 async def session(request: Request, role: str = "viewer") -> Session:
     """The request's session with at least ``role``; a redirect to sign-in without one, 403
     with a lower role, 403 for a state-changing request without the CSRF token."""
-    store: Store = request.app.state.store
-    token = request.cookies.get(COOKIE)
+    sessions: Sessions = request.app.state.sessions
+    session_id = request.cookies.get(COOKIE)
     principal = None
-    if token:
-        principal = store.cached_principal(token) or await anyio.to_thread.run_sync(
-            store.authenticate, token
-        )
+    if session_id:
+        principal = await anyio.to_thread.run_sync(sessions.principal, session_id)
     if principal is None or not principal.has("viewer"):
         raise HTTPException(303, "sign in", {"Location": "/console/login"})
     form: dict[str, str] = {}
@@ -96,11 +97,11 @@ async def session(request: Request, role: str = "viewer") -> Session:
         body = (await request.body()).decode("utf-8", "replace")
         form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
         sent = request.headers.get("X-CSRF-Token") or form.get("csrf", "")
-        if not hmac.compare_digest(sent, csrf_token(token)):
+        if not hmac.compare_digest(sent, csrf_token(session_id)):
             raise HTTPException(403, "missing or wrong CSRF token: reload the page")
     if not principal.has(role):
         raise HTTPException(403, f"this needs the {role} role; yours is {principal.role}")
-    return Session(principal, token, form)
+    return Session(principal, session_id, form)
 
 
 def page(name: str, user: Session | None, status: int = 200, **values: Any) -> HTMLResponse:
@@ -125,22 +126,28 @@ async def login(request: Request) -> Response:
     if principal is None or not principal.has("viewer"):
         error = "Unknown or revoked token." if principal is None else "Agent tokens cannot sign in."
         return page("login.html", None, 401, error=error)
+    sessions: Sessions = request.app.state.sessions
+    # A new session on every sign-in, ending the one the browser held (no session fixation).
+    session_id = await anyio.to_thread.run_sync(
+        sessions.open, principal.token_id, request.cookies.get(COOKIE)
+    )
     response = RedirectResponse("/console/policies", 303)
     response.set_cookie(
         COOKIE,
-        token,
+        session_id,
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
         path="/console",
-        max_age=12 * 3600,
+        max_age=int(sessions.lifetime.total_seconds()),
     )
     return response
 
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
-    await session(request)
+    user = await session(request)
+    await anyio.to_thread.run_sync(request.app.state.sessions.close, user.session_id)
     response = RedirectResponse("/console/login", 303)
     response.delete_cookie(COOKIE, path="/console")
     return response

@@ -1,0 +1,115 @@
+"""Console sessions are server-side objects (issue 33): the cookie is a random session id, not
+the API token; sign-out, the lifetime, the idle timeout and the token's revocation end it, in
+every process; each sign-in opens a new one. API tokens still work for machines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from server_support import auth, client_for, database_params, store_fixture, tokens_fixture
+
+from hookgate.server import tables as m
+from hookgate.server.console import COOKIE, csrf_token
+from hookgate.server.sessions import Sessions
+from hookgate.server.store import hash_token
+
+store = store_fixture(database_params())
+tokens = tokens_fixture()
+
+
+def sign_in(client, token: str) -> str:
+    answer = client.post("/console/login", data={"token": token}, follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    return client.cookies[COOKIE]
+
+
+def signed_in(client) -> bool:
+    return client.get("/console/policies", follow_redirects=False).status_code == 200
+
+
+def test_the_cookie_is_a_stored_session_id_and_never_the_token(store, tokens):
+    with client_for(store) as client:
+        session_id = sign_in(client, tokens["viewer"])
+        assert session_id != tokens["viewer"] and len(session_id) >= 43
+        with store.engine.connect() as conn:
+            stored = conn.execute(sa.select(m.console_sessions.c.id_hash)).scalars().all()
+        assert stored == [hash_token(session_id)]  # only its hash is stored
+        assert signed_in(client)
+    # The token as a cookie is no session: what a leaked old-style cookie held.
+    with client_for(store) as other:
+        other.cookies.set(COOKIE, tokens["viewer"], path="/console")
+        assert not signed_in(other)
+
+
+def test_sign_out_revokes_the_session_everywhere_its_cookie_is(store, tokens):
+    with client_for(store) as client, client_for(store) as copy:
+        session_id = sign_in(client, tokens["editor"])
+        copy.cookies.set(COOKIE, session_id, path="/console")  # a stolen copy of the cookie
+        assert signed_in(copy)
+        out = client.post("/console/logout", data={"csrf": csrf_token(session_id)})
+        assert out.status_code in (200, 303)
+        assert not signed_in(copy)
+        assert not signed_in(client)
+
+
+def test_each_sign_in_opens_a_new_session_and_ends_the_previous_one(store, tokens):
+    with client_for(store) as client, client_for(store) as planted:
+        first = sign_in(client, tokens["viewer"])
+        planted.cookies.set(COOKIE, first, path="/console")
+        second = sign_in(client, tokens["viewer"])
+        assert second != first
+        assert signed_in(client) and not signed_in(planted)
+
+
+def test_expiry_and_the_idle_timeout_end_a_session(store, tokens):
+    sessions = Sessions(store.engine, lifetime=timedelta(hours=1), idle=timedelta(minutes=5))
+    with client_for(store, sessions=sessions) as client:
+        session_id = sign_in(client, tokens["viewer"])
+        assert (
+            f"Max-Age={3600}"
+            in client.post(
+                "/console/login", data={"token": tokens["viewer"]}, follow_redirects=False
+            ).headers["set-cookie"]
+        )
+        session_id = client.cookies[COOKIE]
+        row = m.console_sessions.c.id_hash == hash_token(session_id)
+        now = datetime.now(UTC)
+
+        def age(**values) -> None:
+            with store.engine.begin() as conn:
+                conn.execute(m.console_sessions.update().where(row).values(**values))
+
+        age(last_seen_at=now - timedelta(minutes=4))
+        assert signed_in(client)  # within the idle timeout, and the request counts as activity
+        with store.engine.connect() as conn:
+            seen = conn.execute(sa.select(m.console_sessions.c.last_seen_at).where(row)).scalar()
+        assert seen.replace(tzinfo=UTC) > now - timedelta(minutes=1)
+        age(last_seen_at=now - timedelta(minutes=6))
+        assert not signed_in(client)  # idle too long
+        age(last_seen_at=now, expires_at=now - timedelta(seconds=1))
+        assert not signed_in(client)  # past its lifetime, however active
+
+
+def test_revoking_the_token_ends_its_sessions_and_tokens_still_work_for_machines(store, tokens):
+    with client_for(store) as client:
+        sign_in(client, tokens["editor"])
+        assert client.get("/v1/policies", headers=auth(tokens["editor"])).status_code == 200
+        principal = store.authenticate(tokens["editor"])
+        store.revoke_token(principal.token_id)
+        assert not signed_in(client)
+
+
+def test_the_server_takes_the_lifetime_and_idle_timeout_as_options(store):
+    import argparse
+
+    from hookgate.commands import serve
+    from hookgate.server.sessions import DEFAULT_IDLE, DEFAULT_LIFETIME, console_sessions
+
+    parser = argparse.ArgumentParser()
+    serve.add_arguments(parser)
+    args = parser.parse_args(["--session-hours", "2", "--session-idle-minutes", "10"])
+    given = console_sessions(store.engine, args.session_hours, args.session_idle_minutes)
+    assert (given.lifetime, given.idle) == (timedelta(hours=2), timedelta(minutes=10))
+    default = console_sessions(store.engine, None, None)
+    assert (default.lifetime, default.idle) == (DEFAULT_LIFETIME, DEFAULT_IDLE)
