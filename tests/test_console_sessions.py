@@ -113,3 +113,59 @@ def test_the_server_takes_the_lifetime_and_idle_timeout_as_options(store):
     assert (given.lifetime, given.idle) == (timedelta(hours=2), timedelta(minutes=10))
     default = console_sessions(store.engine, None, None)
     assert (default.lifetime, default.idle) == (DEFAULT_LIFETIME, DEFAULT_IDLE)
+
+
+def test_a_sign_in_sent_from_another_site_is_refused(store, tokens):
+    """Login CSRF: another site's page posts its own token to the sign-in form."""
+    with client_for(store) as client:
+        base = "http://testserver"
+        for headers in (
+            {"Origin": "https://attacker.example"},
+            {"Origin": "null"},  # a sandboxed frame or a data: page
+            {"Origin": "http://testserver:8080"},  # another origin of the same host
+            {"Sec-Fetch-Site": "cross-site"},
+            {"Sec-Fetch-Site": "same-site", "Origin": base},  # a sibling subdomain's page
+        ):
+            forged = client.post(
+                "/console/login", data={"token": tokens["viewer"]}, headers=headers,
+                follow_redirects=False,
+            )  # fmt: skip
+            assert forged.status_code == 403, headers
+            assert "set-cookie" not in forged.headers and COOKIE not in client.cookies
+        for headers in ({"Origin": base, "Sec-Fetch-Site": "same-origin"}, {}):
+            assert sign_in_with(client, tokens["viewer"], headers).status_code == 303, headers
+
+
+def sign_in_with(client, token: str, headers: dict):
+    return client.post(
+        "/console/login", data={"token": token}, headers=headers, follow_redirects=False
+    )
+
+
+def test_every_answer_carries_the_security_headers(store, tokens):
+    from hookgate.server.headers import CONSOLE_POLICY
+
+    with client_for(store) as client:
+        sign_in(client, tokens["admin"])
+        answers = {
+            "login": client.get("/console/login"),
+            "page": client.get("/console/decisions"),
+            "redirect": client.get("/console/", follow_redirects=False),
+            "static": client.get("/console/static/console.css"),
+            "decisions": client.get("/v1/decisions", headers=auth(tokens["viewer"])),
+            "unauthorized": client.get("/v1/decisions"),
+            "bundle": client.get("/v1/bundle", headers=auth(tokens["agent"])),
+            "docs": client.get("/docs"),
+        }
+    for name, answer in answers.items():
+        assert answer.headers["x-content-type-options"] == "nosniff", name
+        assert answer.headers["x-frame-options"] == "DENY", name
+        assert answer.headers["referrer-policy"] == "same-origin", name
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"], name
+    for name in ("login", "page", "redirect", "static"):
+        assert answers[name].headers["content-security-policy"] == CONSOLE_POLICY.decode()
+    for name in ("login", "page", "redirect", "decisions", "unauthorized", "docs"):
+        assert answers[name].headers["cache-control"] == "no-store", name
+    # A route's own caching stands: the bundle revalidates by ETag, static files are cached.
+    assert answers["bundle"].headers["cache-control"] == "no-cache"
+    assert answers["static"].headers["cache-control"].startswith("public")

@@ -117,9 +117,25 @@ def login_form() -> HTMLResponse:
     return page("login.html", None)
 
 
+def cross_site(request: Request) -> bool:
+    """Whether a browser sent this request from a page of another origin (OWASP's check of
+    the Fetch Metadata and Origin headers). A sign-in from another site would sign the browser
+    into the sender's token (login CSRF); ``SameSite`` does not help, there is no session yet.
+    A client that sends neither header is no browser on another site's page: browsers send
+    ``Origin`` on every cross-origin POST and ``Sec-Fetch-Site`` on every request."""
+    fetched_from = request.headers.get("sec-fetch-site")
+    if fetched_from is not None and fetched_from not in ("same-origin", "none"):
+        return True  # same-site too: a sibling subdomain is another party
+    origin = request.headers.get("origin")
+    return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
+
+
 @router.post("/login")
 async def login(request: Request) -> Response:
     store: Store = request.app.state.store
+    if cross_site(request):
+        error = "This sign-in was sent from another site: sign in here instead."
+        return page("login.html", None, 403, error=error)
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     token = (form.get("token") or [""])[-1].strip()
     principal = await anyio.to_thread.run_sync(store.authenticate, token) if token else None
