@@ -169,3 +169,14 @@ def test_every_answer_carries_the_security_headers(store, tokens):
     # A route's own caching stands: the bundle revalidates by ETag, static files are cached.
     assert answers["bundle"].headers["cache-control"] == "no-cache"
     assert answers["static"].headers["cache-control"].startswith("public")
+
+
+def test_the_public_url_makes_the_cookie_secure_and_its_origin_may_sign_in(store, tokens):
+    public = "https://hookgate.example"
+    with client_for(store, public_url=public) as client:  # TLS ends at a proxy: plain http here
+        answer = sign_in_with(client, tokens["viewer"], {"Origin": public})
+        assert answer.status_code == 303
+        assert "secure" in answer.headers["set-cookie"].lower()
+    with client_for(store) as client:
+        answer = sign_in_with(client, tokens["viewer"], {})
+        assert "secure" not in answer.headers["set-cookie"].lower()

@@ -127,7 +127,15 @@ def cross_site(request: Request) -> bool:
     if fetched_from is not None and fetched_from not in ("same-origin", "none"):
         return True  # same-site too: a sibling subdomain is another party
     origin = request.headers.get("origin")
-    return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
+    own = (f"{request.url.scheme}://{request.url.netloc}", request.app.state.public_url)
+    return origin is not None and origin not in own
+
+
+def secure_cookie(request: Request) -> bool:
+    """Whether the session cookie is ``Secure``: the public URL is https, or this request came
+    over https (as uvicorn sees it: from a trusted proxy, ``X-Forwarded-Proto``)."""
+    public_url = request.app.state.public_url
+    return request.url.scheme == "https" or (public_url or "").startswith("https:")
 
 
 @router.post("/login")
@@ -153,7 +161,7 @@ async def login(request: Request) -> Response:
         session_id,
         httponly=True,
         samesite="strict",
-        secure=request.url.scheme == "https",
+        secure=secure_cookie(request),
         path="/console",
         max_age=int(sessions.lifetime.total_seconds()),
     )
@@ -165,7 +173,9 @@ async def logout(request: Request) -> Response:
     user = await session(request)
     await anyio.to_thread.run_sync(request.app.state.sessions.close, user.session_id)
     response = RedirectResponse("/console/login", 303)
-    response.delete_cookie(COOKIE, path="/console")
+    response.delete_cookie(
+        COOKIE, path="/console", secure=secure_cookie(request), httponly=True, samesite="strict"
+    )
     return response
 
 
