@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import json
 from collections import Counter
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -92,16 +93,26 @@ async def session(request: Request, role: str = "viewer") -> Session:
         principal = await anyio.to_thread.run_sync(sessions.principal, session_id)
     if principal is None or not principal.has("viewer"):
         raise HTTPException(303, "sign in", {"Location": "/console/login"})
+    _no_nul(request.query_params)
     form: dict[str, str] = {}
     if request.method == "POST":
         body = (await request.body()).decode("utf-8", "replace")
         form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        _no_nul(form)
         sent = request.headers.get("X-CSRF-Token") or form.get("csrf", "")
         if not hmac.compare_digest(sent, csrf_token(session_id)):
             raise HTTPException(403, "missing or wrong CSRF token: reload the page")
     if not principal.has(role):
         raise HTTPException(403, f"this needs the {role} role; yours is {principal.role}")
     return Session(principal, session_id, form)
+
+
+def _no_nul(fields: Mapping[str, str]) -> None:
+    """A 422 naming the first field that holds a NUL: no document, id or filter has one, and
+    PostgreSQL cannot even compare text with it."""
+    for name, value in fields.items():
+        if "\x00" in name or "\x00" in value:
+            raise HTTPException(422, f"{name.replace(chr(0), '?')}: holds a NUL character")
 
 
 def page(name: str, user: Session | None, status: int = 200, **values: Any) -> HTMLResponse:
@@ -194,6 +205,16 @@ def static(name: str) -> Response:
 
 
 # -- policies and data -----------------------------------------------------------------------
+
+
+def _number(user: Session, name: str, default: int) -> int:
+    """The whole-number form field ``name`` (``default`` when blank); 422 naming it else."""
+    text = user.form.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise HTTPException(422, f"{name}: a whole number")
+    return int(text)
 
 
 def _kind(value: str | None) -> str:
@@ -340,7 +361,7 @@ async def dryrun(request: Request) -> HTMLResponse:
 async def impact(request: Request) -> HTMLResponse:
     user = await session(request)
     store: Store = request.app.state.store
-    limit = int(user.form.get("limit") or 1000)
+    limit = _number(user, "limit", 1000)
     try:
         sources, data = await anyio.to_thread.run_sync(_draft, request, user)
         query = ImpactIn(limit=max(1, min(limit, 10_000)))
@@ -548,6 +569,7 @@ async def rollback(request: Request) -> Response:
 
 FILTERS = ("outcome", "errors", "pack", "host", "session_id", "since", "until")
 ERROR_FILTERS = ("any", "fault", "limit")
+TIME_RANGE = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))
 
 
 def _filters(request: Request) -> dict[str, Any]:
@@ -561,8 +583,12 @@ def _filters(request: Request) -> dict[str, Any]:
         if name in ("since", "until"):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
+                # The form asks for UTC and its placeholder has no offset: a naive time is UTC.
+                value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+            except (ValueError, OverflowError):
                 raise HTTPException(422, f"{name}: not a date and time (ISO 8601)") from None
+            # Held within what the chart's window can be computed around (no record is older).
+            value = min(max(value, TIME_RANGE[0]), TIME_RANGE[1])
         values[name] = value
     return values
 
@@ -720,7 +746,7 @@ async def revoke_token(request: Request) -> Response:
     user = await session(request, "admin")
     store: Store = request.app.state.store
     try:
-        await anyio.to_thread.run_sync(store.revoke_token, int(user.form.get("token_id") or 0))
+        await anyio.to_thread.run_sync(store.revoke_token, _number(user, "token_id", 0))
     except NotFound as exc:
         raise HTTPException(404, exc.message) from None
     return RedirectResponse("/console/tokens", 303)
