@@ -168,3 +168,27 @@ def test_roles_and_bad_keys_are_refused_before_anything_runs(client, tokens):
     assert bad.json()["detail"][0]["field"] == "body.policies.../x.rego"
     bad_path = post(client, tokens["editor"], policies={"git_hooks.rego": GUARD}, data={"a-b": {}})
     assert bad_path.json()["detail"][0]["field"] == "body.data.a-b"
+
+
+@pytest.mark.parametrize("path", ["deep", "a/b/c/d/e/f/g/h"])
+def test_a_change_set_enforces_the_nesting_limit_that_put_enforces(client, tokens, store, path):
+    from hookgate.server.deps import MAX_DATA_DEPTH
+
+    def nested(levels: int) -> dict:
+        value: dict = {}
+        for _ in range(levels - 1):
+            value = {"n": value}
+        return value
+
+    # The deepest document PUT accepts at this path, and one level more.
+    fits = MAX_DATA_DEPTH - path.count("/") - 1
+    editor = tokens["editor"]
+    too_deep = client.put(f"/v1/data/{path}", json=nested(fits + 1), headers=auth(editor))
+    assert too_deep.status_code == 422
+    policies = {"git_hooks.rego": GUARD}
+    refused = post(client, editor, policies=policies, data={path: nested(fits + 1)})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"][0]["field"] == f"body.data.{path}"
+    assert store.active_set().revision == 1
+    accepted = post(client, editor, policies=policies, data={path: nested(fits)}, dry_run=True)
+    assert accepted.status_code == 200, accepted.text

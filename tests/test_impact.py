@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import unicodedata
 import uuid
 
 from server_support import (
@@ -149,3 +150,58 @@ def test_reading_records_stops_at_the_input_byte_bound(store, monkeypatch):
         monkeypatch.setattr(server_impact, "MAX_INPUT_BYTES", size * 3 + 1)
         report = client.post("/v1/impact", json={}, headers=auth(tokens["viewer"])).json()
     assert (report["considered"], report["size_capped"]) == (3, True)
+
+
+HOSTILE = [
+    "git push\n::error file=app.py,line=1::forged by the agent",
+    "ls \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J",
+    "echo \x9b31m C1 CSI and a \r carriage return",
+    "x\u2028impact: 0 of 9 replayed decisions would change",
+    "  ::set-output name=ok::true",
+    "echo ##vso[task.setvariable variable=x]1 and ##[error]forged",
+    "rm \u202egnp.exe and \U000e0041 a tag",
+]
+
+
+def test_the_impact_report_prints_agent_text_inert(capsys):
+    from hookgate.commands.impact import print_report
+
+    examples = [
+        {"before": "allow", "after": "deny", "host": "claude", "time": "2026-01-01T00:00:00Z",
+         "command": command, "tool_name": "Bash", "reasons_after": [command]}
+        for command in HOSTILE
+    ]  # fmt: skip
+    report = {
+        "changed": len(HOSTILE), "replayed": len(HOSTILE), "considered": len(HOSTILE),
+        "skipped_without_input": 0, "truncated_inputs": 0, "bundle_revision": 3,
+        "transitions": {"allow→deny": len(HOSTILE)}, "by_pack": {"::warning::pack": 1},
+        "by_pattern": {}, "examples": examples,
+    }  # fmt: skip
+    print_report(report)
+    out = capsys.readouterr().out
+    lines = out.split("\n")[:-1]
+    # One header, two count headings and their lines, the examples' heading, two per example.
+    assert len(lines) == 1 + 4 + 1 + 2 * len(HOSTILE), out
+    for line in lines:
+        assert all(ch == "\t" or unicodedata.category(ch)[0] != "C" for ch in line), repr(line)
+        assert not line.lstrip().startswith("::"), line
+        assert "##vso[" not in line and "##[" not in line, line
+        assert not line.startswith("impact:") or line is lines[0], line
+    assert "\\x1b]52;c;" in out and "\\x9b31m" in out and "\\u202e" in out
+    assert "\\x3a:error file=app.py" in out
+
+
+def test_the_impact_json_report_carries_no_raw_control_character(monkeypatch, capsys):
+    from hookgate.commands import impact
+
+    report = {"changed": 1, "examples": [{"command": HOSTILE[2] + HOSTILE[3] + HOSTILE[6]}]}
+    monkeypatch.setattr(impact, "read_directory", lambda directory: ({}, {}))
+    monkeypatch.setattr(impact, "replay", lambda server, body, timeout: (200, dict(report)))
+    args = impact.argparse.Namespace(
+        directory="draft", server="http://x", timeout=1.0, limit=10, json=True,
+        since=None, until=None, host=None, pack=None, outcome=None, session=None,
+    )  # fmt: skip
+    assert impact.run(args) == impact.CHANGED
+    out = capsys.readouterr().out
+    assert out.isascii()
+    assert json.loads(out)["examples"] == report["examples"]

@@ -114,3 +114,43 @@ def test_uuids_are_identifiers_not_secrets():
     secret = "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5z"
     assert m.mask(f"echo 0b6f4d1e-3c2a-4d5e-9f8a-1b2c3d4e5f60{secret}") == "echo ***"
     assert m.mask(f"echo {secret}") == "echo ***"
+
+
+CREDENTIAL_FILES = [
+    ("machine github.com login alice password s3cr3tNetrc", "s3cr3tNetrc"),
+    ("machine api.example.com\n  login bob\n  password hunter2netrc\n", "hunter2netrc"),
+    ("default login anonymous password guestNetrcPw", "guestNetrcPw"),
+    ("db.example.com:5432:app:alice:pgPassw0rd", "pgPassw0rd"),
+    ("*:*:*:postgres:pg\\:with\\:colons", "pg\\:with\\:colons"),
+    ("[default]\naws_access_key_id = AKIA0000\naws_secret_access_key = wJalrXUtnFEMIK7MDENG", "wJalrXUtnFEMIK7MDENG"),
+    ("[default]\naws_session_token=FwoGZXIvYXdzEJr", "FwoGZXIvYXdzEJr"),
+    ("//registry.npmjs.org/:_authToken=npm_abcdefNpmTok", "npm_abcdefNpmTok"),
+    ("_auth = dXNlcjpwYXNzd29yZA==\nemail=a@b.c", "dXNlcjpwYXNzd29yZA=="),
+    ("[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc", "pypi-AgEIcHlwaS5vcmc"),
+    ("[server]\nrepository: https://x\npassword: PypircPlain", "PypircPlain"),
+    ('{"client_id": "1.apps", "client_secret": "d-FL95Q19q7MQmFpd7hHD0Ty", "type": "authorized_user"}', "d-FL95Q19q7MQmFpd7hHD0Ty"),
+    ('{"refresh_token": "1//0gLongRefresh", "type": "authorized_user"}', "1//0gLongRefresh"),
+    ('{"auths": {"ghcr.io": {"auth": "Ym9iOmRvY2tlcnB3"}}}', "Ym9iOmRvY2tlcnB3"),
+    ("users:\n- name: ci\n  user:\n    token: kubeTokenValue123\n", "kubeTokenValue123"),
+    ("    client-key-data: LS0tLS1CRUdJTiBSU0Eg\n", "LS0tLS1CRUdJTiBSU0Eg"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "secret"), CREDENTIAL_FILES)
+def test_credential_files_are_masked(text, secret):
+    masked = Masker().mask(text)
+    assert secret not in masked and MASK in masked, masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tokens = tokenize(source)",
+        "password_field = form.get('password')",
+        "at 12:30:45 on 2026-01-01",
+        "aws_access_key_id = AKIAEXAMPLEONLYID",
+        '{"name": "x", "type": "module"}',
+    ],
+)
+def test_credential_file_rules_leave_code_and_plain_text_alone(text):
+    assert Masker().mask(text) == text

@@ -293,7 +293,7 @@ def test_downgrading_stores_the_base_whole_again(tmp_path):
 
 
 def test_the_console_refuses_a_setting_of_another_type_naming_the_key(tmp_path):
-    from hookgate.server.console import csrf_token
+    from hookgate.server.console import COOKIE, csrf_token
     from hookgate.server.store import migrate
 
     store = Store(make_engine(f"sqlite:///{tmp_path / 'server.db'}"))
@@ -304,7 +304,7 @@ def test_the_console_refuses_a_setting_of_another_type_naming_the_key(tmp_path):
         client.post("/console/login", data={"token": editor})
         form = {
             "kind": "data", "id": "hookgate/config", "content": '{"protected_branches": "main"}',
-            "csrf": csrf_token(editor),
+            "csrf": csrf_token(client.cookies[COOKIE]),
         }  # fmt: skip
         refused = client.post("/console/publish", data=form)
         assert refused.status_code == 422 and "Not published" in refused.text

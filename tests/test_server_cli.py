@@ -127,3 +127,30 @@ def test_a_limit_out_of_range_is_refused_naming_the_flag(tmp_path, env, flag, va
     run = hookgate("serve", flag, value, "--db", f"sqlite:///{tmp_path / 'a.db'}", env=env)
     assert run.returncode == 2 and f"argument {flag}: {says}" in run.stderr
     assert not (tmp_path / "a.db").exists()
+
+
+@pytest.mark.parametrize(("proxies", "secure"), [("10.9.9.9", False), ("*", True)])
+def test_forwarded_proto_is_believed_from_the_trusted_proxies_alone(tmp_path, env, proxies, secure):
+    # A TLS proxy that is not on 127.0.0.1: uvicorn believed only 127.0.0.1 before the option.
+    server = Server(f"sqlite:///{tmp_path / 's.db'}", env, "--forwarded-allow-ips", proxies)
+    try:
+        token = next(line for line in server.lines if "Admin token" in line).split()[-1]
+        answer = httpx.post(
+            f"{server.url}/console/login", data={"token": token},
+            headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.7"},
+        )  # fmt: skip
+        assert answer.status_code == 303
+        cookie = answer.headers["set-cookie"]
+        assert ("secure" in cookie.lower()) is secure, cookie
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "value", ["hookgate.example", "ftp://x", "https://x/console", "https://u@x", "https://x?a"]
+)
+def test_a_public_url_that_is_no_http_origin_is_refused(tmp_path, env, value):
+    run = hookgate(
+        "serve", "--public-url", value, "--db", f"sqlite:///{tmp_path / 'a.db'}", env=env
+    )
+    assert run.returncode == 2 and "argument --public-url:" in run.stderr

@@ -52,6 +52,18 @@ _DEFAULT_RULES: tuple[str, ...] = (
     r"\bAIza[0-9A-Za-z_-]{35}",
     # AWS access key ids.
     r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    # Credential files, as an agent reads, writes or echoes them:
+    # .netrc: machine HOST login USER password SECRET (one line or several; "default" too).
+    r"(?i)(?:\bmachine\s+\S+|\bdefault\b|\blogin\s+\S+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<secret>\S+)",
+    # INI, YAML and .npmrc lines whose key is a credential: ~/.aws/credentials
+    # (aws_secret_access_key = …), .pypirc (password: …), .npmrc (//registry/:_authToken=…),
+    # kubeconfig (token: …, client-key-data: …). The key is the whole name: tokens = … is code.
+    r"(?im)^[ \t]*(?:[^\s=:#;]*:)?(?:aws_secret_access_key|aws_session_token|aws_security_token|password|passwd|_password|_auth|_authtoken|token|client_secret|client-secret|refresh_token|access_token|secret|api_key|apikey|client-key-data|private_key)[ \t]*[=:][ \t]*(?P<secret>\S+)",
+    # JSON credential files: gcloud's application_default_credentials.json (client_secret,
+    # refresh_token, private_key), Azure's token caches, Docker's config.json ("auth").
+    r"(?i)\"(?:[a-z0-9_-]*(?:secret|password|passwd|token|api_?key|private_?key)[a-z0-9_-]*|auth)\"\s*:\s*\"(?P<secret>[^\"\\]*(?:\\.[^\"\\]*)*)\"",
+    # .pgpass: hostname:port:database:username:password, a line each (\: escapes a colon).
+    r"(?m)^(?:[^:\n\\]|\\.)*:(?:\d{1,5}|\*):(?:[^:\n\\]|\\.)*:(?:[^:\n\\]|\\.)*:(?P<secret>[^\n]+)$",
 )
 
 # Rules that need only a long run of hex/base64 characters (no secret word, prefix or URL):
@@ -86,6 +98,7 @@ _SECRET_WORDS = (
     "auth",
     "bearer",
     "basic",
+    "key-data",
 )
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
 _TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
@@ -108,7 +121,7 @@ def may_hold_secret(text: str) -> bool:
 
 def _needs_word_rules(text: str) -> bool:
     """False only when no rule of _DEFAULT_RULES can match ``text``."""
-    if "://" in text:
+    if "://" in text or text.count(":") >= 4:  # a URL, or maybe a .pgpass line
         return True
     lowered = text.lower()
     if any(word in lowered for word in _SECRET_WORDS):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 
 from hookgate import layers, progress
 from hookgate.commands.client import (
@@ -81,7 +82,9 @@ def _impact(args: argparse.Namespace) -> int:
         import json
 
         report["disabled"] = off
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        # ASCII escapes: raw C1 controls (U+009B is a terminal's CSI) and line separators in a
+        # recorded command would otherwise reach the terminal inside the JSON strings.
+        print(json.dumps(report, indent=2, ensure_ascii=True))
     else:
         if off:
             print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
@@ -104,13 +107,40 @@ def disabled_statement(documents: dict) -> list[str]:
     return layers.disabled_guards(layers.place_documents(documents))
 
 
+# Characters a terminal or a CI log acts on: controls (ESC, CR, C1's CSI), format characters
+# (bidirectional overrides that reorder what is shown), line and paragraph separators.
+_UNPRINTED = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+# CI log commands: GitHub Actions reads ``::name ...::`` at a line's start after its leading
+# blanks, Azure Pipelines reads ``##vso[`` and ``##[`` anywhere in a line.
+_CI_COMMANDS = (("::", "\\x3a:"), ("##vso[", "\\x23#vso["), ("##[", "\\x23#["))
+
+
+def shown(text: object) -> str:
+    """``text`` (agent-controlled: commands, reasons, hosts) as one inert line: characters a
+    terminal or a CI runner acts on become visible ``\\xNN``/``\\uNNNN`` escapes, so a recorded
+    command can neither forge report lines nor run terminal or CI log commands."""
+    out = []
+    for char in str(text):
+        if unicodedata.category(char) in _UNPRINTED:
+            code = ord(char)
+            escape = "\\x%02x" if code < 0x100 else "\\u%04x" if code < 0x10000 else "\\U%08x"
+            out.append(escape % code)
+        else:
+            out.append(char)
+    line = "".join(out)
+    for command, escaped in _CI_COMMANDS:
+        line = line.replace(command, escaped)
+    return line
+
+
 def print_report(report: dict) -> None:
-    """The impact report for a person: counts, transitions, packs and patterns, examples."""
+    """The impact report for a person: counts, transitions, packs and patterns, examples. Every
+    text the report carries came from recorded decisions, so it is printed through ``shown``."""
     print(
         f"impact: {report['changed']} of {report['replayed']} replayed decisions would change "
         f"(considered {report['considered']}, {report['skipped_without_input']} without a "
         f"recorded input, {report['truncated_inputs']} with a cut input; active set at "
-        f"revision {report['bundle_revision']})"
+        f"revision {shown(report['bundle_revision'])})"
     )
     if report.get("drifted"):
         print(
@@ -125,14 +155,14 @@ def print_report(report: dict) -> None:
         if counts:
             print(f"  {title}:")
             for name, count in counts.items():
-                print(f"    {count:6d}  {name}")
+                print(f"    {count:6d}  {shown(name)}")
     if report["examples"]:
         print("  examples:")
     for example in report["examples"]:
         what = example["command"] or example["tool_name"] or "?"
         print(
-            f"    {example['before']}→{example['after']}  {example['host']}  "
-            f"{example['time']}  {what[:120]}"
+            f"    {shown(example['before'])}→{shown(example['after'])}  {shown(example['host'])}  "
+            f"{shown(example['time'])}  {shown(what[:120])}"
         )
         for reason in example["reasons_after"][:2]:
-            print(f"        {reason[:160]}")
+            print(f"        {shown(reason[:160])}")

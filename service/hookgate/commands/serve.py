@@ -26,6 +26,18 @@ def _count(least: int) -> Callable[[str], int]:
     return parse
 
 
+def _public_url(text: str) -> str:
+    """An argparse type for ``--public-url``: an http(s) origin, no path, query or fragment."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not http(s)://host[:port]")
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not http(s)://host[:port]")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any free)")
@@ -72,6 +84,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="dry-runs one token may have running at once on this instance; past it 429 "
         "(default 2)",
     )
+    parser.add_argument(
+        "--session-hours",
+        type=_count(1),
+        default=None,
+        metavar="H",
+        help="a console sign-in ends this long after it began, however active (default 8)",
+    )
+    parser.add_argument(
+        "--session-idle-minutes",
+        type=_count(1),
+        default=None,
+        metavar="MIN",
+        help="a console sign-in ends after this long without a request (default 30)",
+    )
+    parser.add_argument(
+        "--public-url",
+        type=_public_url,
+        default=None,
+        metavar="URL",
+        help="the address people open, e.g. https://hookgate.example.com behind a TLS proxy: "
+        "the console's cookie is Secure when it is https, and sign-ins from it are accepted",
+    )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="proxies (comma-separated addresses or networks, * for any) whose "
+        "X-Forwarded-Proto/-For are believed (default $FORWARDED_ALLOW_IPS, else 127.0.0.1)",
+    )
     parser.add_argument("--log-level", default="info", help="uvicorn's log level (default info)")
     parser.add_argument(
         "--no-access-log",
@@ -105,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
+    from hookgate.server.sessions import console_sessions
     from hookgate.server.store import default_db_url
 
     url = args.db or default_db_url()
@@ -156,8 +198,18 @@ def run(args: argparse.Namespace) -> int:
         retention_days=DEFAULT_RETENTION_DAYS
         if args.retention_days is None
         else args.retention_days,
+        sessions=console_sessions(store.engine, args.session_hours, args.session_idle_minutes),
+        public_url=args.public_url,
     )
-    config = uvicorn.Config(app, log_level=args.log_level, access_log=not args.no_access_log)
+    # uvicorn reads X-Forwarded-Proto/-For only from these proxies: the scheme the console sees
+    # (Secure cookies, the sign-in's origin check) is the client's, not the proxy's hop.
+    config = uvicorn.Config(
+        app,
+        log_level=args.log_level,
+        access_log=not args.no_access_log,
+        proxy_headers=True,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+    )
     # uvicorn has set up its access logger; the app writes the lines itself (with secrets in
     # URLs masked), so uvicorn's own, which prints the URL as sent, is turned off.
     config.access_log = False

@@ -31,6 +31,7 @@ from hookgate.server.routes import (
     impact,
     tokens,
 )
+from hookgate.server.sessions import Sessions
 from hookgate.server.store import Store
 from hookgate.server.workers import WorkerPool
 
@@ -62,10 +63,13 @@ def create_app(
     workers: WorkerPool | None = None,
     dry_runs_per_token: int = DEFAULT_DRY_RUNS_PER_TOKEN,
     retention_days: int = 0,
+    sessions: Sessions | None = None,
+    public_url: str | None = None,
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
-    access logger, secrets masked."""
+    access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
+    timeout)."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -94,6 +98,8 @@ def create_app(
     app.state.active = ActiveSets(store)
     app.state.workers = workers or WorkerPool(initializer=dryrun.warm_up)
     app.state.dry_runs = DryRunSlots(dry_runs_per_token)
+    app.state.sessions = sessions or Sessions(store.engine)
+    app.state.public_url = public_url
     app.router.on_shutdown.append(app.state.workers.close)
     if retention_days:
         add_retention(app, store, retention_days)

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from hookgate.masking import Masker
 from hookgate.server.auth import bearer_token
 from hookgate.server.errors import DATABASE_DOWN
+from hookgate.server.headers import secure
 from hookgate.server.metrics import Metrics
 from hookgate.server.store import TOKEN_PREFIX, Store
 
@@ -25,7 +26,7 @@ ACCESS_LOG = logging.getLogger("uvicorn.access")
 class Gate:
     """Pure ASGI middleware in front of every route.
 
-    In order: refuses a token in the query string (400: URLs end up in logs and histories);
+    Every answer gets the security headers (``headers.py``). In order: refuses a token in the query string (400: URLs end up in logs and histories);
     authenticates ``/v1/`` requests from the Authorization header alone (401 before a byte of
     the body is read, so an unauthenticated client cannot make the server read or parse
     anything); refuses bodies over the limit with 413 before any handler reads them; counts
@@ -57,6 +58,7 @@ class Gate:
         async def send_counted(message: dict) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
+                secure(scope["path"], message)
             await send(message)
 
         try:

@@ -146,3 +146,17 @@ token_usage = Table(
     Column("hour_start", DateTime(timezone=True), primary_key=True),  # UTC
     Column("records", Integer, nullable=False),
 )
+
+# Console sign-ins (``sessions.py``): the cookie holds a random session id, stored only hashed.
+# A session acts with its token's role and ends with it (revoked token, sign-out, expiry, idle).
+console_sessions = Table(
+    "console_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),  # sha256 hex, never the session id
+    Column("token_id", Integer, ForeignKey("tokens.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    Index("ix_console_sessions_expires_at", "expires_at"),
+)

@@ -3,10 +3,11 @@ editor (diagnostics as you type, the pack's tests, a dry-run, the impact of the 
 publish), a decision-log explorer, and token management for admins.
 
 Server-rendered Jinja2 templates with vendored htmx (``static/``; nothing from a CDN, so it works
-offline). Signing in takes the same API tokens and roles: the token is entered once and kept in
-an HttpOnly, ``SameSite=Strict`` cookie scoped to ``/console``. Every state-changing request
-must also carry the CSRF token (a hidden form field, or the ``X-CSRF-Token`` header htmx sends),
-an HMAC of the session token that a page from another site cannot read or compute; SameSite
+offline). Signing in takes the same API tokens and roles: the token is entered once and opens a
+server-side session (``sessions.py``) whose random id is kept in an HttpOnly, ``SameSite=Strict``
+cookie scoped to ``/console``; the token never leaves the sign-in request. Every state-changing
+request must also carry the CSRF token (a hidden form field, or the ``X-CSRF-Token`` header htmx
+sends), an HMAC of the session id that a page from another site cannot read or compute; SameSite
 already keeps the cookie off cross-site requests, the CSRF token covers browsers that ignore it.
 """
 
@@ -17,6 +18,7 @@ import hashlib
 import hmac
 import json
 from collections import Counter
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from hookgate.server.compilation import compile_set
 from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
     NotFound,
     Principal,
@@ -71,36 +74,45 @@ def csrf_token(token: str) -> str:
 
 
 class Session:
-    """The signed-in user of one request: principal, token (for the CSRF token), form."""
+    """The signed-in user of one request: principal, session id (for the CSRF token), form."""
 
-    def __init__(self, principal: Principal, token: str, form: dict[str, str]) -> None:
+    def __init__(self, principal: Principal, session_id: str, form: dict[str, str]) -> None:
         self.principal = principal
-        self.csrf = csrf_token(token)
+        self.session_id = session_id
+        self.csrf = csrf_token(session_id)
         self.form = form
 
 
 async def session(request: Request, role: str = "viewer") -> Session:
     """The request's session with at least ``role``; a redirect to sign-in without one, 403
     with a lower role, 403 for a state-changing request without the CSRF token."""
-    store: Store = request.app.state.store
-    token = request.cookies.get(COOKIE)
+    sessions: Sessions = request.app.state.sessions
+    session_id = request.cookies.get(COOKIE)
     principal = None
-    if token:
-        principal = store.cached_principal(token) or await anyio.to_thread.run_sync(
-            store.authenticate, token
-        )
+    if session_id:
+        principal = await anyio.to_thread.run_sync(sessions.principal, session_id)
     if principal is None or not principal.has("viewer"):
         raise HTTPException(303, "sign in", {"Location": "/console/login"})
+    _no_nul(request.query_params)
     form: dict[str, str] = {}
     if request.method == "POST":
         body = (await request.body()).decode("utf-8", "replace")
         form = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        _no_nul(form)
         sent = request.headers.get("X-CSRF-Token") or form.get("csrf", "")
-        if not hmac.compare_digest(sent, csrf_token(token)):
+        if not hmac.compare_digest(sent, csrf_token(session_id)):
             raise HTTPException(403, "missing or wrong CSRF token: reload the page")
     if not principal.has(role):
         raise HTTPException(403, f"this needs the {role} role; yours is {principal.role}")
-    return Session(principal, token, form)
+    return Session(principal, session_id, form)
+
+
+def _no_nul(fields: Mapping[str, str]) -> None:
+    """A 422 naming the first field that holds a NUL: no document, id or filter has one, and
+    PostgreSQL cannot even compare text with it."""
+    for name, value in fields.items():
+        if "\x00" in name or "\x00" in value:
+            raise HTTPException(422, f"{name.replace(chr(0), '?')}: holds a NUL character")
 
 
 def page(name: str, user: Session | None, status: int = 200, **values: Any) -> HTMLResponse:
@@ -116,33 +128,65 @@ def login_form() -> HTMLResponse:
     return page("login.html", None)
 
 
+def cross_site(request: Request) -> bool:
+    """Whether a browser sent this request from a page of another origin (OWASP's check of
+    the Fetch Metadata and Origin headers). A sign-in from another site would sign the browser
+    into the sender's token (login CSRF); ``SameSite`` does not help, there is no session yet.
+    A client that sends neither header is no browser on another site's page: browsers send
+    ``Origin`` on every cross-origin POST and ``Sec-Fetch-Site`` on every request."""
+    fetched_from = request.headers.get("sec-fetch-site")
+    if fetched_from is not None and fetched_from not in ("same-origin", "none"):
+        return True  # same-site too: a sibling subdomain is another party
+    origin = request.headers.get("origin")
+    own = (f"{request.url.scheme}://{request.url.netloc}", request.app.state.public_url)
+    return origin is not None and origin not in own
+
+
+def secure_cookie(request: Request) -> bool:
+    """Whether the session cookie is ``Secure``: the public URL is https, or this request came
+    over https (as uvicorn sees it: from a trusted proxy, ``X-Forwarded-Proto``)."""
+    public_url = request.app.state.public_url
+    return request.url.scheme == "https" or (public_url or "").startswith("https:")
+
+
 @router.post("/login")
 async def login(request: Request) -> Response:
     store: Store = request.app.state.store
+    if cross_site(request):
+        error = "This sign-in was sent from another site: sign in here instead."
+        return page("login.html", None, 403, error=error)
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     token = (form.get("token") or [""])[-1].strip()
     principal = await anyio.to_thread.run_sync(store.authenticate, token) if token else None
     if principal is None or not principal.has("viewer"):
         error = "Unknown or revoked token." if principal is None else "Agent tokens cannot sign in."
         return page("login.html", None, 401, error=error)
+    sessions: Sessions = request.app.state.sessions
+    # A new session on every sign-in, ending the one the browser held (no session fixation).
+    session_id = await anyio.to_thread.run_sync(
+        sessions.open, principal.token_id, request.cookies.get(COOKIE)
+    )
     response = RedirectResponse("/console/policies", 303)
     response.set_cookie(
         COOKIE,
-        token,
+        session_id,
         httponly=True,
         samesite="strict",
-        secure=request.url.scheme == "https",
+        secure=secure_cookie(request),
         path="/console",
-        max_age=12 * 3600,
+        max_age=int(sessions.lifetime.total_seconds()),
     )
     return response
 
 
 @router.post("/logout")
 async def logout(request: Request) -> Response:
-    await session(request)
+    user = await session(request)
+    await anyio.to_thread.run_sync(request.app.state.sessions.close, user.session_id)
     response = RedirectResponse("/console/login", 303)
-    response.delete_cookie(COOKIE, path="/console")
+    response.delete_cookie(
+        COOKIE, path="/console", secure=secure_cookie(request), httponly=True, samesite="strict"
+    )
     return response
 
 
@@ -161,6 +205,16 @@ def static(name: str) -> Response:
 
 
 # -- policies and data -----------------------------------------------------------------------
+
+
+def _number(user: Session, name: str, default: int) -> int:
+    """The whole-number form field ``name`` (``default`` when blank); 422 naming it else."""
+    text = user.form.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise HTTPException(422, f"{name}: a whole number")
+    return int(text)
 
 
 def _kind(value: str | None) -> str:
@@ -307,7 +361,7 @@ async def dryrun(request: Request) -> HTMLResponse:
 async def impact(request: Request) -> HTMLResponse:
     user = await session(request)
     store: Store = request.app.state.store
-    limit = int(user.form.get("limit") or 1000)
+    limit = _number(user, "limit", 1000)
     try:
         sources, data = await anyio.to_thread.run_sync(_draft, request, user)
         query = ImpactIn(limit=max(1, min(limit, 10_000)))
@@ -515,6 +569,7 @@ async def rollback(request: Request) -> Response:
 
 FILTERS = ("outcome", "errors", "pack", "host", "session_id", "since", "until")
 ERROR_FILTERS = ("any", "fault", "limit")
+TIME_RANGE = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))
 
 
 def _filters(request: Request) -> dict[str, Any]:
@@ -528,8 +583,12 @@ def _filters(request: Request) -> dict[str, Any]:
         if name in ("since", "until"):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
+                # The form asks for UTC and its placeholder has no offset: a naive time is UTC.
+                value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+            except (ValueError, OverflowError):
                 raise HTTPException(422, f"{name}: not a date and time (ISO 8601)") from None
+            # Held within what the chart's window can be computed around (no record is older).
+            value = min(max(value, TIME_RANGE[0]), TIME_RANGE[1])
         values[name] = value
     return values
 
@@ -687,7 +746,7 @@ async def revoke_token(request: Request) -> Response:
     user = await session(request, "admin")
     store: Store = request.app.state.store
     try:
-        await anyio.to_thread.run_sync(store.revoke_token, int(user.form.get("token_id") or 0))
+        await anyio.to_thread.run_sync(store.revoke_token, _number(user, "token_id", 0))
     except NotFound as exc:
         raise HTTPException(404, exc.message) from None
     return RedirectResponse("/console/tokens", 303)

@@ -17,15 +17,16 @@ from hookgate.server.changesets import (
     plan,
     team_layer,
 )
-from hookgate.server.deps import check_key
+from hookgate.server.deps import check_depth, check_key
 from hookgate.server.store import PreconditionFailed, Store, compose
 
 
 def _check_keys(body: ChangeSetIn) -> None:
     for key in body.policies:
         check_key("policy", key, f"body.policies.{key}")
-    for path in body.data:
+    for path, value in body.data.items():
         check_key("data", path, f"body.data.{path}")
+        check_depth(path, value, f"body.data.{path}")
 
 
 router = APIRouter(tags=["change sets"])
