@@ -160,6 +160,21 @@ def evaluate(server, command: str) -> str:
     return answer[2]["decision"]["outcome"]
 
 
+def local_outcome(tmp_path, layer: Path, command: str) -> str:
+    payload = {
+        "session_id": "s",
+        "cwd": "/repo",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    argv = ("eval", "--host", "claude", "--policies", str(layer))
+    answer = run_hookgate(tmp_path / "home", *argv, stdin=json.dumps(payload))
+    assert answer.returncode == 0, answer.stderr
+    output = json.loads(answer.stdout).get("hookSpecificOutput", {})
+    return output.get("permissionDecision", "allow")
+
+
 def test_a_directory_of_only_the_teams_guard_adds_it_over_the_default_guards(tmp_path, server):
     team = tmp_path / "team"
     team.mkdir()
@@ -206,6 +221,9 @@ def test_replacing_the_base_is_an_explicit_statement_refused_as_weaker(tmp_path,
     out = tmp_path / "out"
     assert hookgate(tmp_path, server, "export", str(out)).returncode == 0
     assert set(files(out)) == {"no_curl.rego", "REPLACE-BASE"}
+    # Locally the export decides as the server does: REPLACE-BASE drops the pack there too.
+    for command, expected in (("rm -rf ~", "allow"), ("curl x", "deny")):
+        assert local_outcome(tmp_path, out, command) == expected == evaluate(server, command)
     again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
     assert again.returncode == 0 and "nothing to change" in again.stdout, again.stdout
     # Without the statement the layer composes over the pack again: stronger, not refused.

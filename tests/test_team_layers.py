@@ -233,6 +233,35 @@ def test_replacing_the_base_is_an_explicit_flag(tmp_path, capsys):
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+def test_a_replace_base_file_states_locally_what_it_states_on_the_server(tmp_path, capsys):
+    # ``hookgate export`` writes REPLACE-BASE for a server whose base is replaced: the directory
+    # then decides on a laptop as on the server, with no flag to remember.
+    layer = team(tmp_path / "team", {"no_curl.rego": TEAM_GUARD, "tests/t_test.rego": ""})
+    (layer / "tests" / "t_test.rego").write_text(TEAM_GUARD_TEST)
+    (layer / layers.REPLACE_BASE_FILE).write_text("")
+    assert cli.main(["check", str(layer)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"base: none ({layer / layers.REPLACE_BASE_FILE}: the paths replace")
+    assert cli.main(["check", "--format", "json", str(layer)]) == 0
+    assert json.loads(capsys.readouterr().out)["base"] is None
+    assert cli.main(["test", str(layer)]) == 0
+    assert "PASS: 1/1" in capsys.readouterr().out  # the team's test alone: no pack test ran
+    # Under a second layer too: one statement makes the whole stack the set.
+    other = team(tmp_path / "other", {"data.json": FORCE_DENY})
+    composed = layers.compose([other, layer])
+    assert composed.base_version is None and "destructive.rego" not in str(composed.sources)
+    payload = bash("rm -rf ~")
+    assert run_eval(tmp_path, payload, "--policies", str(layer)) == {}
+    curl = run_eval(tmp_path, bash("curl x"), "--policies", str(layer))
+    assert curl["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # The compile cache keys on the statement: taking it away brings the base back, and again.
+    (layer / layers.REPLACE_BASE_FILE).unlink()
+    answer = run_eval(tmp_path, payload, "--policies", str(layer))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    (layer / layers.REPLACE_BASE_FILE).write_text("")
+    assert run_eval(tmp_path, payload, "--policies", str(layer)) == {}
+
+
 # ------------------------------------------------------------------ tests and versions
 
 

@@ -15,7 +15,10 @@ layers below:
   ``publish --dry-run`` and ``impact`` (``Layered.disabled``). The engine skips those guards.
 
 The server composes its active set the same way (``compose_set``): the base, then the team's
-layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``.
+layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``. A
+layer directory holding a ``REPLACE-BASE`` file (``hookgate export`` writes one for a server
+whose base is replaced) states the same locally: the layers compose without the base, so an
+exported directory decides on a laptop as it did on the server.
 
 The pack's version (``pack_version``) is hookgate's version plus a digest of the pack's files,
 so two machines with the same version string run the same base.
@@ -60,6 +63,8 @@ class Layered:
         self.disabled = disabled
         self.disabled_by = disabled_by
         self.named: list[str] = list(sources)  # the modules the layers named (``compose``)
+        # The REPLACE_BASE_FILE that dropped the base (``compose``), None when none did.
+        self.replaced_by: str | None = None
 
 
 def compose(
@@ -73,6 +78,8 @@ def compose(
     base_sources: dict[str, str] = {}
     base_data: dict = {}
     version = None
+    replaced_by = replacing(layers) if base else None
+    base = base and replaced_by is None
     if base:
         base_sources, base_data = load_paths([default_pack_path()], include_tests=include_tests)
         version = pack_version(base_sources, base_data) if include_tests else base_version()
@@ -87,7 +94,9 @@ def compose(
             stack.named.update(base_sources)
             continue
         stack.add(_modules(layer, include_tests), _documents(layer))
-    return stack.layered(version)
+    layered = stack.layered(version)
+    layered.replaced_by = replaced_by
+    return layered
 
 
 def compose_set(policies: dict[str, str], documents: dict[str, object], *, base: bool) -> Layered:
@@ -169,7 +178,18 @@ class _Stack:
 
 def replaces_base(directory: str) -> bool:
     """Whether ``directory`` states that its layer replaces the base (``REPLACE_BASE_FILE``)."""
-    return os.path.isfile(os.path.join(directory, REPLACE_BASE_FILE))
+    return replacing([directory]) is not None
+
+
+def replacing(layers: list[str] | list[os.PathLike]) -> str | None:
+    """The first ``REPLACE_BASE_FILE`` among ``layers``' directories, or None: one layer stating
+    it replaces the base makes every layer compose without it, as the set it was exported
+    from did on the server."""
+    for layer in layers:
+        marker = os.path.join(os.fspath(layer), REPLACE_BASE_FILE)
+        if os.path.isfile(marker):
+            return marker
+    return None
 
 
 def _placed(path: str, document: object) -> dict:

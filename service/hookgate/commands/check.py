@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
 def _base_line(layered: object) -> str:
     from hookgate import layers
 
+    if layered.replaced_by is not None:
+        return f"base: none ({layered.replaced_by}: the paths replace the built-in pack)"
     if layered.base_version is None:
         return "base: none (--no-default-pack: the paths replace the built-in pack)"
     return f"base: {layers.BASE_NAME} {layered.base_version} (the built-in pack)"
