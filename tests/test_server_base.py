@@ -31,7 +31,7 @@ def env(tmp_path):
     return {**os.environ, "HOOKGATE_HOME": str(tmp_path / "home"), "HOOKGATE_DB_URL": ""}
 
 
-def _as_if_last_run_by_an_older_hookgate(url: str) -> None:
+def _as_if_last_run_by_an_older_hookgate(url: str, version: str = OLD) -> None:
     engine = make_engine(url)
     r, d = tables.revisions.c, tables.documents.c
     with engine.begin() as conn:
@@ -41,7 +41,7 @@ def _as_if_last_run_by_an_older_hookgate(url: str) -> None:
         conn.execute(
             tables.revisions.update()
             .where(r.kind == BASE_KIND, r.key == layers.BASE_NAME, r.number == head)
-            .values(content=OLD)
+            .values(content=version)
         )
     engine.dispose()
 
@@ -108,6 +108,56 @@ def test_an_upgrade_the_team_layer_cannot_compose_over_is_refused_at_start(tmp_p
     )  # fmt: skip
     assert started.returncode == 1
     assert "data.hookgate.config.protected_branches is a string here" in started.stderr
+
+
+def test_a_server_older_than_the_databases_base_refuses_to_start(tmp_path, env):
+    # Two server processes of different versions on one database: the older one must not move
+    # every client back to its pack at each start (nor flip it with the newer one).
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+    Server(db, env).stop()
+    newer = "99.0.0+000000000000"
+    _as_if_last_run_by_an_older_hookgate(db, newer)
+    started = subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", "serve", "--port", "0", "--db", db],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert started.returncode == 1, started.stdout + started.stderr
+    assert f"the database's base is {layers.BASE_NAME} {newer}, newer than this" in started.stderr
+    assert "never moves the base back" in started.stderr
+    store = Store(make_engine(db))
+    assert store.active_set().revision == 1  # untouched
+    assert store.head(BASE_KIND, layers.BASE_NAME).content == newer
+
+
+@pytest.mark.parametrize(
+    ("stored", "written"),
+    [
+        ("99.0.0+000000000000", False),  # a newer release
+        ("not-a-version", False),  # no order: never guessed older
+        (f"{layers.base_version().split('+')[0]}.post1+000000000000", False),
+        ("0.0.1+000000000000", True),  # an older release: the upgrade
+        (f"{layers.base_version().split('+')[0]}rc1+000000000000", True),  # its pre-release
+        (f"{layers.base_version().split('+')[0]}+000000000000", True),  # another build of it
+    ],
+)
+def test_the_base_moves_only_forward(tmp_path, stored, written):
+    from hookgate.server.store import BaseNewer, migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    _as_if_last_run_by_an_older_hookgate(url, stored)
+    if written:
+        assert store.sync_base(validate=compile_set) == (stored, layers.base_version())
+        assert store.active_set().revision == 2
+    else:
+        with pytest.raises(BaseNewer, match="never moves the base back"):
+            store.sync_base(validate=compile_set)
+        assert store.active_set().revision == 1
 
 
 def test_a_replaced_base_is_never_upgraded_under_the_team(tmp_path):

@@ -314,6 +314,31 @@ def pack_version(sources: dict[str, str], data: dict) -> str:
     return f"{hookgate.__version__}+{digest.hexdigest()[:12]}"
 
 
+def release_key(version: str) -> tuple[tuple[int, ...], int] | None:
+    """How ``pack_version``'s release part orders (``0.2.0`` after ``0.1.9``; a pre-release
+    such as ``0.2.0rc1`` or ``0.2.0.dev1`` before ``0.2.0``, ``0.2.0.post1`` after it), or
+    None when it is no release number. The digest after ``+`` has no order: two builds of one
+    release compare equal, as do two pre-releases of one release."""
+    numbers: list[int] = []
+    final = 1
+    for part in version.split("+", 1)[0].split("."):
+        digits = len(part) - len(part.lstrip("0123456789"))
+        if digits == 0 and not numbers:
+            return None
+        if digits < len(part):
+            # A suffix: a post-release (post1) comes after its release, any other (rc1, dev1,
+            # a1, b1) before the release it leads to.
+            final = 2 if part[digits:].startswith("post") else 0
+        if digits == 0 or final != 1:
+            if digits:
+                numbers.append(int(part[:digits]))
+            break
+        numbers.append(int(part))
+    while numbers and numbers[-1] == 0:  # 0.2 and 0.2.0 are one release
+        numbers.pop()
+    return tuple(numbers), final
+
+
 def base_version() -> str:
     """The version of the built-in pack this hookgate ships."""
     from hookgate.sources import default_pack_sources

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
-    from hookgate.server.store import default_db_url
+    from hookgate.server.store import BaseNewer, default_db_url
 
     url = args.db or default_db_url()
     shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         # An empty team layer over the built-in pack: the shape a publish stores.
         admin_token = store.seed({}, {}, validate=compile_set, base=True)
         upgraded = store.sync_base(validate=compile_set)
-    except (MaskError, PolicyError) as exc:
+    except (MaskError, PolicyError, BaseNewer) as exc:
         print(f"hookgate serve: {exc}", file=sys.stderr)
         return 1
     except sqlalchemy.exc.SQLAlchemyError as exc:

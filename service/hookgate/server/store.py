@@ -68,6 +68,13 @@ class PreconditionRequired(StoreError):
     status = 428
 
 
+class BaseNewer(StoreError):
+    """The database's base is a newer hookgate's pack than the one this process runs: a
+    server never moves the base back (``Store.sync_base``)."""
+
+    status = 409
+
+
 class QuotaExceeded(StoreError):
     """A token has uploaded its hourly quota of decision records; ``retry_after`` seconds
     until the next hour starts."""
@@ -317,12 +324,16 @@ class Store:
             return self.create_token("admin", "admin", conn)
 
     def sync_base(self, *, validate: Validator) -> tuple[str, str] | None:
-        """Run this hookgate's built-in pack: when the stored base names another version (the
-        server was upgraded, or downgraded), write this one as a new bundle revision (author
-        ``hookgate``), so clients pull it and the base's history shows it. Returns ``(old,
-        new)`` versions when it did; ``None`` when the base is current, replaced, or the
-        database is not seeded. The team layer must compose over the new base (``validate``
-        and ``compose`` raise otherwise, and nothing is written)."""
+        """Run this hookgate's built-in pack: when the stored base names an older release (the
+        server was upgraded) or another build of this one, write this one as a new bundle
+        revision (author ``hookgate``), so clients pull it and the base's history shows it.
+        Returns ``(old, new)`` versions when it did; ``None`` when the base is current,
+        replaced, or the database is not seeded. The team layer must compose over the new base
+        (``validate`` and ``compose`` raise otherwise, and nothing is written).
+
+        ``BaseNewer`` when the stored base is a newer release (or no release number): an older
+        server next to a newer one on one database would otherwise move every client back to
+        the older pack at each start, and the two would flip the base back and forth."""
         from hookgate import layers
 
         version = layers.base_version()
@@ -332,6 +343,13 @@ class Store:
             head = self._head(conn, BASE_KIND, layers.BASE_NAME)
             if locked.rowcount == 0 or head is None or head.content in (None, version):
                 return None
+            stored, running = layers.release_key(head.content), layers.release_key(version)
+            if stored is None or running is None or stored > running:
+                raise BaseNewer(
+                    f"the database's base is {layers.BASE_NAME} {head.content}, newer than this "
+                    f"hookgate's {version}: a newer hookgate serves this database; run that "
+                    "version here too (a server never moves the base back)"
+                )
             active = self._active(conn)
             validate(*compose(active.layer, active.documents, base=True))
             now = _now()
