@@ -6,6 +6,7 @@ migrate without losing anything (migration 0025)."""
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -158,6 +159,32 @@ def test_the_base_moves_only_forward(tmp_path, stored, written):
         with pytest.raises(BaseNewer, match="never moves the base back"):
             store.sync_base(validate=compile_set)
         assert store.active_set().revision == 1
+
+
+def test_the_consoles_history_lists_the_base_and_its_upgrades(tmp_path):
+    from server_support import client_for
+
+    from hookgate.server.store import migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    _as_if_last_run_by_an_older_hookgate(url)
+    store.sync_base(validate=compile_set)
+    viewer = store.create_token("viewer", "v")
+    with client_for(store) as client:
+        client.post("/console/login", data={"token": viewer})
+        listed = client.get("/console/policies").text
+        link = f"/console/revisions?kind=base&amp;id={layers.BASE_NAME}"
+        assert f'href="{link}"' in listed
+        page = client.get(link.replace("&amp;", "&"))
+        assert page.status_code == 200
+        rows = re.findall(r'<td class="version">([^<]*)</td>', page.text)
+        assert rows == [layers.base_version(), OLD]  # newest first
+        assert f"base {layers.BASE_NAME} {layers.base_version()} (was {OLD})" in page.text
+        assert "Roll back" not in page.text and "/console/edit?kind=base" not in page.text
+        assert client.get("/console/revisions?kind=bogus&id=x").status_code == 404
 
 
 def test_a_replaced_base_is_never_upgraded_under_the_team(tmp_path):

@@ -37,6 +37,7 @@ from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
 from hookgate.server.store import (
+    BASE_KIND,
     NotFound,
     Principal,
     Store,
@@ -436,7 +437,10 @@ def _json_or(text: str) -> object:
 @router.get("/revisions")
 async def revisions(request: Request, kind: str, id: str, published: int | None = None) -> Any:
     user = await session(request)
-    return await _revisions_page(request, user, _kind(kind), id, published=published)
+    # The base document's history too (read only: its revisions are the seed, each server
+    # upgrade and each publish that replaced or restored the base; content: the version).
+    kind = kind if kind == BASE_KIND else _kind(kind)
+    return await _revisions_page(request, user, kind, id, published=published)
 
 
 async def _revisions_page(
