@@ -162,8 +162,6 @@ def test_the_base_moves_only_forward(tmp_path, stored, written):
 
 
 def test_the_consoles_history_lists_the_base_and_its_upgrades(tmp_path):
-    from server_support import client_for
-
     from hookgate.server.store import migrate
 
     url = f"sqlite:///{tmp_path / 'server.db'}"
@@ -185,6 +183,69 @@ def test_the_consoles_history_lists_the_base_and_its_upgrades(tmp_path):
         assert f"base {layers.BASE_NAME} {layers.base_version()} (was {OLD})" in page.text
         assert "Roll back" not in page.text and "/console/edit?kind=base" not in page.text
         assert client.get("/console/revisions?kind=bogus&id=x").status_code == 404
+
+
+def test_a_put_of_the_bases_own_content_keeps_no_copy_in_the_team_layer(tmp_path):
+    # A stored copy of a pack file pinned the old text and stopped the next upgrade; publish
+    # already dropped such copies, the per-document API and the console now do too.
+    from hookgate.server.console import csrf_token
+    from hookgate.server.store import migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    editor = store.create_token("editor", "e")
+    pack = directory_documents(default_pack_path())[0]
+    h = auth(editor)
+    with client_for(store) as client:
+        put = client.put("/v1/policies/force_push.rego", content=pack["force_push.rego"], headers=h)
+        assert put.status_code == 200, put.text
+        assert put.json() == {
+            "id": "force_push.rego",
+            "unchanged": True,
+            "message": "policy force_push.rego is identical to the built-in pack's file "
+            f"({layers.BASE_NAME} {layers.base_version()}): the team layer keeps no copy, "
+            "the base holds it",
+        }
+        assert store.head("policy", "force_push.rego") is None
+        assert store.active_set().revision == 1  # no bundle revision for no change
+        # A data document equal to the pack's data at its path: the same.
+        branches = "/v1/data/hookgate/config/protected_branches"
+        put = client.put(branches, json=["main", "master"], headers=h)
+        assert put.status_code == 200 and put.json()["unchanged"] is True, put.text
+        assert store.head("data", "hookgate/config/protected_branches") is None
+        # Unless the team's own shallower document sets it otherwise: then it is a change.
+        put = client.put(
+            "/v1/data/hookgate/config", json={"protected_branches": ["trunk"]}, headers=h
+        )
+        assert put.status_code == 201, put.text
+        put = client.put(branches, json=["main", "master"], headers=h)
+        assert put.status_code == 201, put.text
+        assert store.active_set().data["hookgate"]["config"]["protected_branches"] == [
+            "main",
+            "master",
+        ]
+        # A team override set back to the pack's value is deleted from the layer, said so.
+        client.delete("/v1/data/hookgate/config", headers={**h, "If-Match": "*"})
+        head = store.head("data", "hookgate/config/protected_branches")
+        put = client.put(branches, json=["main", "master"], headers={**h, "If-Match": head.etag})
+        assert put.status_code == 200 and put.json()["op"] == "delete", put.text
+        assert "identical to the built-in pack's data there" in put.json()["message"]
+        assert store.active_set().layer == {} and store.active_set().documents == {}
+        # The console says it and writes nothing.
+        client.post("/console/login", data={"token": editor})
+        csrf = csrf_token(editor)
+        revision = store.active_set().revision
+        sent = client.post(
+            "/console/publish",
+            data={"csrf": csrf, "kind": "policy", "id": "destructive.rego",
+                  "content": pack["destructive.rego"]},
+        )  # fmt: skip
+        assert sent.status_code == 200 and 'id="unchanged"' in sent.text, sent.text
+        assert "destructive.rego is identical to the built-in pack" in sent.text
+        assert store.head("policy", "destructive.rego") is None
+        assert store.active_set().revision == revision
 
 
 def test_a_replaced_base_is_never_upgraded_under_the_team(tmp_path):

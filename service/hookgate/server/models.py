@@ -119,6 +119,15 @@ class RevisionOut(BaseModel):
     etag: str = Field(description="Send it back in If-Match to change this document.")
 
 
+class UnchangedOut(BaseModel):
+    id: str = Field(description="The policy id or the data path.")
+    unchanged: Literal[True] = Field(
+        description="The content is the base's own (the built-in pack's file, or its data at "
+        "that path): the team layer keeps no copy, and nothing was written."
+    )
+    message: str = Field(description="Which base holds it.")
+
+
 class RevisionList(BaseModel):
     revisions: list[RevisionOut]
 

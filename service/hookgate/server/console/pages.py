@@ -177,7 +177,7 @@ def _text(kind: str, value: object) -> str:
 
 
 @router.get("/policies")
-async def documents(request: Request) -> HTMLResponse:
+async def documents(request: Request, unchanged: str | None = None) -> HTMLResponse:
     user = await session(request)
     store: Store = request.app.state.store
     policies = await anyio.to_thread.run_sync(store.list, "policy")
@@ -195,6 +195,7 @@ async def documents(request: Request) -> HTMLResponse:
         disabled=list(active.disabled),  # guards turned off, shown as a statement
         base=active.base,
         base_name=BASE_NAME,
+        unchanged=unchanged,  # a publish of the base's own content, which wrote nothing
     )
 
 
@@ -423,6 +424,8 @@ async def publish(request: Request) -> Response:
             return back_to_editor(status, found, message)
 
         return await anyio.to_thread.run_sync(stale, exc.status, exc.message)
+    if revision is None:  # the base's own content: nothing written (``Store.change``)
+        return RedirectResponse(f"/console/policies?{urlencode({'unchanged': key})}", 303)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
@@ -511,6 +514,8 @@ async def rollback(request: Request) -> Response:
         return await _revisions_page(
             request, user, kind, key, exc.status, stale=exc.message, target=target
         )
+    if revision is None:  # the base's own content: nothing written (``Store.change``)
+        return RedirectResponse(f"/console/policies?{urlencode({'unchanged': key})}", 303)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
