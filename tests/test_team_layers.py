@@ -262,6 +262,53 @@ def test_a_replace_base_file_states_locally_what_it_states_on_the_server(tmp_pat
     assert run_eval(tmp_path, payload, "--policies", str(layer)) == {}
 
 
+def test_a_setting_nothing_reads_is_named_by_check(tmp_path, capsys):
+    # This pack renamed xpia.instruction_files to xpia.instruction_channels: a team override of
+    # the old key was silently ignored. check names it (a warning; an error with --strict).
+    guard = TEAM_GUARD.replace('"curl "', "data.hookgate.config.team_no_curl.word")
+    layer = team(
+        tmp_path / "team",
+        {
+            "no_curl.rego": guard,
+            "data.json": {
+                "hookgate": {
+                    "config": {
+                        "xpia": {"instruction_files": ["RULES.md"]},
+                        "force_push": {"on_forse": "deny"},
+                        "team_no_curl": {"word": "curl "},  # the team guard reads it
+                        "self_protect": {"host_files": {"myhost": {"name": "m", "files": []}}},
+                    }
+                }
+            },
+        },
+    )
+    assert cli.main(["check", str(layer)]) == 0
+    out = capsys.readouterr().out
+    data = layer / "data.json"
+    found = [line for line in out.splitlines() if "no policy reads" in line]
+    assert found == [
+        f"warning: {data}: data.hookgate.config.xpia.instruction_files is a setting the base "
+        f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
+        "changes nothing (renamed in the pack, or misspelled?)",
+        f"warning: {data}: data.hookgate.config.force_push.on_forse is a setting the base "
+        f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
+        "changes nothing (renamed in the pack, or misspelled?)",
+    ]  # not the team guard's own setting, nor a new entry of a table (host_files)
+    assert "2 warnings" in out
+    assert cli.main(["check", "--strict", str(layer)]) == 1
+    assert "error: " in capsys.readouterr().out
+    assert cli.main(["check", "--format", "json", str(layer)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [u["path"] for u in report["unread"]] == [
+        "data.hookgate.config.xpia.instruction_files",
+        "data.hookgate.config.force_push.on_forse",
+    ]
+    # Without the guard that reads it, the team's own setting is unread too.
+    (layer / "no_curl.rego").unlink()
+    assert cli.main(["check", str(layer)]) == 0
+    assert "data.hookgate.config.team_no_curl is a setting" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------ tests and versions
 
 

@@ -65,6 +65,8 @@ class Layered:
         self.named: list[str] = list(sources)  # the modules the layers named (``compose``)
         # The REPLACE_BASE_FILE that dropped the base (``compose``), None when none did.
         self.replaced_by: str | None = None
+        # ``(file, key path)`` of each setting a layer sets that nothing reads (``unread``).
+        self.unread: list[tuple[str, str]] = []
 
 
 def compose(
@@ -128,6 +130,7 @@ class _Stack:
         self.named: set[str] = set()
         self.disabled_by: str | None = None
         self.flag = flag  # how a user replaces the whole base, for the error's hint
+        self.new_keys: list[tuple[str, tuple[str, ...]]] = []  # settings the base lacks
 
     def add(self, modules: dict[str, str], documents: list[tuple[str, dict]]) -> None:
         for file, text in modules.items():
@@ -148,6 +151,7 @@ class _Stack:
             self.named.add(file)
         # Each document over the layers below on its own, so an error names its file.
         for file, document in documents:
+            self.new_keys.extend((file, path) for path in _new_settings(document, self.base_data))
             overlay(self.data, document, file)
             if _get(document, DISABLED_PATH) is not None:
                 self.disabled_by = file
@@ -173,7 +177,58 @@ class _Stack:
             self.disabled_by,
         )
         layered.named = [file for file in self.sources if file in self.named]
+        if self.new_keys:
+            read = _words(text for file, text in self.sources.items() if not _is_test(file))
+            layered.unread = [
+                (file, ".".join(("data", *path)))
+                for file, path in self.new_keys
+                if path[-1] not in read
+            ]
         return layered
+
+
+def _new_settings(
+    document: object, base: object, where: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
+    """The key paths ``document`` sets inside one of the base's settings objects (an object
+    whose values are not all objects: a record of settings, not a table of named entries such
+    as ``host_files``) that the base does not have."""
+    if not isinstance(document, dict) or not isinstance(base, dict):
+        return []
+    found = []
+    record = bool(base) and not all(isinstance(value, dict) for value in base.values())
+    for key, value in document.items():
+        if key in base:
+            found.extend(_new_settings(value, base[key], (*where, key)))
+        elif record:
+            found.append((*where, key))
+    return found
+
+
+def _words(texts: object) -> set[str]:
+    """Every identifier-like word of ``texts`` (names, strings and comments alike): a setting
+    whose key is none of them is read by no module by name."""
+    words: set[str] = set()
+    for text in texts:  # type: ignore[attr-defined]
+        word = []
+        for char in text + " ":
+            if char.isalnum() or char == "_":
+                word.append(char)
+            elif word:
+                words.add("".join(word))
+                word = []
+    return words
+
+
+def unread_lines(layered: Layered) -> list[str]:
+    """One line per setting a layer sets that the base does not have and no module reads
+    (a key renamed in a newer pack, a typo): it changes nothing, so say so."""
+    base = f"the base {BASE_NAME} {layered.base_version}" if layered.base_version else "the set"
+    return [
+        f"{file}: {path} is a setting {base} does not have and no policy reads: it changes "
+        "nothing (renamed in the pack, or misspelled?)"
+        for file, path in layered.unread
+    ]
 
 
 def replaces_base(directory: str) -> bool:
