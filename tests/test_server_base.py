@@ -87,6 +87,31 @@ def test_a_server_upgraded_runs_the_new_base_as_a_new_bundle_revision(tmp_path, 
         server.stop()
 
 
+def test_an_upgrade_names_the_teams_settings_nothing_reads(tmp_path, env):
+    # A pack that renames a setting the team overrides (xpia.instruction_files became
+    # xpia.instruction_channels): the override changes nothing, and the server says so.
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+    Server(db, env).stop()
+    _as_if_last_run_by_an_older_hookgate(db)
+    engine = make_engine(db)
+    store = Store(engine)
+    with engine.begin() as conn:
+        store._write(
+            conn, "data", "hookgate/config/xpia", None, '{"instruction_files":["RULES.md"]}',
+            "put", "old", "m", 1, store.active_set().updated_at,
+        )  # fmt: skip
+    engine.dispose()
+    server = Server(db, env)
+    said = "".join(server.lines)
+    server.stop()
+    assert "Base layer " in said
+    assert (
+        "warning: data/hookgate/config/xpia: data.hookgate.config.xpia.instruction_files is a "
+        f"setting the base {layers.BASE_NAME} {layers.base_version()} does not have and no "
+        "policy reads: it changes nothing"
+    ) in said
+
+
 def test_an_upgrade_the_team_layer_cannot_compose_over_is_refused_at_start(tmp_path, env):
     db = f"sqlite:///{tmp_path / 'server.db'}"
     Server(db, env).stop()

@@ -140,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"Admin token (shown only this once; store it now): {admin_token}")
     if upgraded is not None:
         print(f"Base layer {upgraded[0]} -> {upgraded[1]}: a new bundle revision")
+    # At every start, so an upgrade that renamed a setting the team overrides says so.
+    for line in _unread(store):
+        print(f"warning: {line}")
     sys.stdout.flush()
     quota = DEFAULT_DECISION_QUOTA if args.decision_quota is None else args.decision_quota
     app = create_app(
@@ -177,3 +180,12 @@ def _listen(host: str, port: int) -> object:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(address)
     return listener
+
+
+def _unread(store: object) -> list[str]:
+    """The team layer's settings that nothing reads (``layers.unread_lines``)."""
+    from hookgate import layers
+
+    active = store.active_set()
+    composed = layers.compose_set(active.layer, active.documents, base=active.base is not None)
+    return layers.unread_lines(composed)
