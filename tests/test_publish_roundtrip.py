@@ -315,3 +315,18 @@ def test_the_console_shows_the_guards_turned_off(store):
         page = client.get("/console/policies")
         assert page.status_code == 200
         assert re.search(r'id="disabled-guards".*Guards turned off.*git_hooks', page.text)
+
+
+def test_publish_names_a_setting_nothing_reads(tmp_path, server):
+    team = tmp_path / "team"
+    team.mkdir()
+    renamed = {"hookgate": {"config": {"xpia": {"instruction_files": ["RULES.md"]}}}}
+    (team / "data.json").write_text(json.dumps(renamed))
+    for extra in (["--dry-run"], []):
+        sent = hookgate(tmp_path, server, "publish", str(team), "-m", "old key", *extra)
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        assert (
+            "warning: data/hookgate: data.hookgate.config.xpia.instruction_files is a setting "
+            f"the base {layers.BASE_NAME} {layers.base_version()} does not have and no policy "
+            "reads: it changes nothing"
+        ) in sent.stderr
