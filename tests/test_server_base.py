@@ -258,6 +258,21 @@ def test_a_put_of_the_bases_own_content_keeps_no_copy_in_the_team_layer(tmp_path
         assert put.status_code == 200 and put.json()["op"] == "delete", put.text
         assert "identical to the built-in pack's data there" in put.json()["message"]
         assert store.active_set().layer == {} and store.active_set().documents == {}
+        # A setting the pack does not have (it renamed it) is stored, and the answer says so.
+        put = client.put("/v1/data/hookgate/config/xpia", json={"instruction_files": []}, headers=h)
+        assert put.status_code == 201, put.text
+        assert put.json()["warnings"] == [
+            "data/hookgate/config/xpia: data.hookgate.config.xpia.instruction_files is a setting "
+            f"the base {layers.BASE_NAME} {layers.base_version()} does not have and no policy "
+            "reads: it changes nothing (renamed in the pack, or misspelled?)"
+        ]
+        put = client.put(
+            "/v1/data/hookgate/config/xpia",
+            json={"pre_action": "deny"},
+            headers={**h, "If-Match": put.headers["ETag"]},
+        )
+        assert put.status_code == 200 and put.json()["warnings"] == [], put.text
+        client.delete("/v1/data/hookgate/config/xpia", headers={**h, "If-Match": "*"})
         # The console says it and writes nothing.
         client.post("/console/login", data={"token": editor})
         csrf = csrf_token(editor)

@@ -220,14 +220,16 @@ def _words(texts: object) -> set[str]:
     return words
 
 
-def unread_lines(layered: Layered) -> list[str]:
-    """One line per setting a layer sets that the base does not have and no module reads
-    (a key renamed in a newer pack, a typo): it changes nothing, so say so."""
+def unread_lines(layered: Layered, file: str | None = None) -> list[str]:
+    """One line per setting a layer sets (``file``'s alone when given) that the base does not
+    have and no module reads (a key renamed in a newer pack, a typo): it changes nothing, so
+    say so."""
     base = f"the base {BASE_NAME} {layered.base_version}" if layered.base_version else "the set"
     return [
-        f"{file}: {path} is a setting {base} does not have and no policy reads: it changes "
+        f"{found}: {path} is a setting {base} does not have and no policy reads: it changes "
         "nothing (renamed in the pack, or misspelled?)"
-        for file, path in layered.unread
+        for found, path in layered.unread
+        if file in (None, found)
     ]
 
 

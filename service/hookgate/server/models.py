@@ -117,6 +117,11 @@ class RevisionOut(BaseModel):
     created_at: datetime
     bundle_revision: int = Field(description="The bundle revision this change produced.")
     etag: str = Field(description="Send it back in If-Match to change this document.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="After a PUT of a data document: its settings that the base does not have "
+        "and no policy reads (a key the pack renamed, a typo); they change nothing.",
+    )
 
 
 class UnchangedOut(BaseModel):

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import anyio.from_thread
 from fastapi import Depends, FastAPI, Header, Path, Query, Response
 
-from hookgate import packcheck
+from hookgate import layers, packcheck
 from hookgate.server import models as api
 from hookgate.server.auth import Editor, Viewer
 from hookgate.server.compilation import compile_in_workers
@@ -151,7 +151,16 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
     ) -> dict:
         revision = change(key, principal, content=text, if_match=if_match, message=message)
         response.status_code = 201 if revision is not None and revision.number == 1 else 200
-        return etag_response(revision, response, key)
+        answer = etag_response(revision, response, key)
+        if kind == "data" and revision is not None and revision.content is not None:
+            answer["warnings"] = unread(key)
+        return answer
+
+    def unread(key: str) -> list[str]:
+        """This document's settings nothing reads, in the set as it now is."""
+        active = store.active_set()
+        layered = layers.compose_set(active.layer, active.documents, base=active.base is not None)
+        return layers.unread_lines(layered, f"data/{key}")
 
     @app.delete(
         item,
@@ -171,8 +180,6 @@ def add_base_routes(app: FastAPI) -> None:
     """``GET /v1/base`` and ``GET /v1/base/revisions``: the base layer the active set composes
     (the built-in pack's version, or replaced) and every change of it (seed, upgrades of the
     server's hookgate, publishes that replaced or restored it)."""
-    from hookgate import layers
-
     store: Store = app.state.store
 
     @app.get(
