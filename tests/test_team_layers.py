@@ -273,10 +273,15 @@ def test_a_setting_nothing_reads_is_named_by_check(tmp_path, capsys):
             "data.json": {
                 "hookgate": {
                     "config": {
-                        "xpia": {"instruction_files": ["RULES.md"]},
                         "force_push": {"on_forse": "deny"},
                         "team_no_curl": {"word": "curl "},  # the team guard reads it
                         "self_protect": {"host_files": {"myhost": {"name": "m", "files": []}}},
+                        # New entries of tables keyed by names the modules never spell.
+                        "no_verify": {"bypass_env": {"MYSKIP": ["1"]}},
+                        "xpia": {
+                            "instruction_files": ["RULES.md"],
+                            "instruction_channels": {"files": {"RULES.md": ["claude"]}},
+                        },
                     }
                 }
             },
@@ -287,10 +292,10 @@ def test_a_setting_nothing_reads_is_named_by_check(tmp_path, capsys):
     data = layer / "data.json"
     found = [line for line in out.splitlines() if "no policy reads" in line]
     assert found == [
-        f"warning: {data}: data.hookgate.config.xpia.instruction_files is a setting the base "
+        f"warning: {data}: data.hookgate.config.force_push.on_forse is a setting the base "
         f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
         "changes nothing (renamed in the pack, or misspelled?)",
-        f"warning: {data}: data.hookgate.config.force_push.on_forse is a setting the base "
+        f"warning: {data}: data.hookgate.config.xpia.instruction_files is a setting the base "
         f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
         "changes nothing (renamed in the pack, or misspelled?)",
     ]  # not the team guard's own setting, nor a new entry of a table (host_files)
@@ -300,8 +305,8 @@ def test_a_setting_nothing_reads_is_named_by_check(tmp_path, capsys):
     assert cli.main(["check", "--format", "json", str(layer)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [u["path"] for u in report["unread"]] == [
-        "data.hookgate.config.xpia.instruction_files",
         "data.hookgate.config.force_push.on_forse",
+        "data.hookgate.config.xpia.instruction_files",
     ]
     # Without the guard that reads it, the team's own setting is unread too.
     (layer / "no_curl.rego").unlink()

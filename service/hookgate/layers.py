@@ -179,10 +179,13 @@ class _Stack:
         layered.named = [file for file in self.sources if file in self.named]
         if self.new_keys:
             read = _words(text for file, text in self.sources.items() if not _is_test(file))
+            # A record of settings: the modules name each of its keys. An object keyed by
+            # names the modules never spell (bypass_env, instruction_channels.files) is a
+            # table: a new entry there is read by looking it up, not by its name.
             layered.unread = [
                 (file, ".".join(("data", *path)))
                 for file, path in self.new_keys
-                if path[-1] not in read
+                if path[-1] not in read and set(_get(self.base_data, path[:-1])) <= read
             ]
         return layered
 
