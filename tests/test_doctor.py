@@ -358,3 +358,22 @@ def test_a_managed_and_a_personal_hook_of_one_host_are_named_unless_only_managed
 
     settings.write_text(json.dumps({**managed, "allowManagedHooksOnly": True}))
     assert "twice" not in run_hookgate(home, *check).stdout
+
+
+def test_the_hooks_layers_are_composed_and_a_setting_nothing_reads_is_named(home, tmp_path):
+    team = tmp_path / "team"
+    team.mkdir()
+    renamed = {"hookgate": {"config": {"xpia": {"instruction_files": ["RULES.md"]}}}}
+    (team / "data.json").write_text(json.dumps(renamed))
+    installed = run_hookgate(home, "install", "claude", "--policies", str(team))
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    out = doctor(home).stdout
+    assert (
+        f"warning: layers {team}: {team / 'data.json'}: data.hookgate.config.xpia."
+        "instruction_files is a setting the base hookgate-default"
+    ) in out
+    (team / "REPLACE-BASE").write_text("")
+    (team / "data.json").write_text("{}")
+    out = doctor(home).stdout
+    assert f"layers {team}: the built-in pack replaced ({team / 'REPLACE-BASE'})" in out
+    assert "instruction_files" not in out

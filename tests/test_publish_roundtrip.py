@@ -160,6 +160,21 @@ def evaluate(server, command: str) -> str:
     return answer[2]["decision"]["outcome"]
 
 
+def local_outcome(tmp_path, layer: Path, command: str) -> str:
+    payload = {
+        "session_id": "s",
+        "cwd": "/repo",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    argv = ("eval", "--host", "claude", "--policies", str(layer))
+    answer = run_hookgate(tmp_path / "home", *argv, stdin=json.dumps(payload))
+    assert answer.returncode == 0, answer.stderr
+    output = json.loads(answer.stdout).get("hookSpecificOutput", {})
+    return output.get("permissionDecision", "allow")
+
+
 def test_a_directory_of_only_the_teams_guard_adds_it_over_the_default_guards(tmp_path, server):
     team = tmp_path / "team"
     team.mkdir()
@@ -206,6 +221,9 @@ def test_replacing_the_base_is_an_explicit_statement_refused_as_weaker(tmp_path,
     out = tmp_path / "out"
     assert hookgate(tmp_path, server, "export", str(out)).returncode == 0
     assert set(files(out)) == {"no_curl.rego", "REPLACE-BASE"}
+    # Locally the export decides as the server does: REPLACE-BASE drops the pack there too.
+    for command, expected in (("rm -rf ~", "allow"), ("curl x", "deny")):
+        assert local_outcome(tmp_path, out, command) == expected == evaluate(server, command)
     again = hookgate(tmp_path, server, "publish", str(out), "-m", "round trip")
     assert again.returncode == 0 and "nothing to change" in again.stdout, again.stdout
     # Without the statement the layer composes over the pack again: stronger, not refused.
@@ -297,3 +315,18 @@ def test_the_console_shows_the_guards_turned_off(store):
         page = client.get("/console/policies")
         assert page.status_code == 200
         assert re.search(r'id="disabled-guards".*Guards turned off.*git_hooks', page.text)
+
+
+def test_publish_names_a_setting_nothing_reads(tmp_path, server):
+    team = tmp_path / "team"
+    team.mkdir()
+    renamed = {"hookgate": {"config": {"xpia": {"instruction_files": ["RULES.md"]}}}}
+    (team / "data.json").write_text(json.dumps(renamed))
+    for extra in (["--dry-run"], []):
+        sent = hookgate(tmp_path, server, "publish", str(team), "-m", "old key", *extra)
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        assert (
+            "warning: data/hookgate: data.hookgate.config.xpia.instruction_files is a setting "
+            f"the base {layers.BASE_NAME} {layers.base_version()} does not have and no policy "
+            "reads: it changes nothing"
+        ) in sent.stderr

@@ -6,6 +6,7 @@ migrate without losing anything (migration 0025)."""
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -31,7 +32,7 @@ def env(tmp_path):
     return {**os.environ, "HOOKGATE_HOME": str(tmp_path / "home"), "HOOKGATE_DB_URL": ""}
 
 
-def _as_if_last_run_by_an_older_hookgate(url: str) -> None:
+def _as_if_last_run_by_an_older_hookgate(url: str, version: str = OLD) -> None:
     engine = make_engine(url)
     r, d = tables.revisions.c, tables.documents.c
     with engine.begin() as conn:
@@ -41,7 +42,7 @@ def _as_if_last_run_by_an_older_hookgate(url: str) -> None:
         conn.execute(
             tables.revisions.update()
             .where(r.kind == BASE_KIND, r.key == layers.BASE_NAME, r.number == head)
-            .values(content=OLD)
+            .values(content=version)
         )
     engine.dispose()
 
@@ -86,6 +87,31 @@ def test_a_server_upgraded_runs_the_new_base_as_a_new_bundle_revision(tmp_path, 
         server.stop()
 
 
+def test_an_upgrade_names_the_teams_settings_nothing_reads(tmp_path, env):
+    # A pack that renames a setting the team overrides (xpia.instruction_files became
+    # xpia.instruction_channels): the override changes nothing, and the server says so.
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+    Server(db, env).stop()
+    _as_if_last_run_by_an_older_hookgate(db)
+    engine = make_engine(db)
+    store = Store(engine)
+    with engine.begin() as conn:
+        store._write(
+            conn, "data", "hookgate/config/xpia", None, '{"instruction_files":["RULES.md"]}',
+            "put", "old", "m", 1, store.active_set().updated_at,
+        )  # fmt: skip
+    engine.dispose()
+    server = Server(db, env)
+    said = "".join(server.lines)
+    server.stop()
+    assert "Base layer " in said
+    assert (
+        "warning: data/hookgate/config/xpia: data.hookgate.config.xpia.instruction_files is a "
+        f"setting the base {layers.BASE_NAME} {layers.base_version()} does not have and no "
+        "policy reads: it changes nothing"
+    ) in said
+
+
 def test_an_upgrade_the_team_layer_cannot_compose_over_is_refused_at_start(tmp_path, env):
     db = f"sqlite:///{tmp_path / 'server.db'}"
     Server(db, env).stop()
@@ -108,6 +134,158 @@ def test_an_upgrade_the_team_layer_cannot_compose_over_is_refused_at_start(tmp_p
     )  # fmt: skip
     assert started.returncode == 1
     assert "data.hookgate.config.protected_branches is a string here" in started.stderr
+
+
+def test_a_server_older_than_the_databases_base_refuses_to_start(tmp_path, env):
+    # Two server processes of different versions on one database: the older one must not move
+    # every client back to its pack at each start (nor flip it with the newer one).
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+    Server(db, env).stop()
+    newer = "99.0.0+000000000000"
+    _as_if_last_run_by_an_older_hookgate(db, newer)
+    started = subprocess.run(
+        [sys.executable, "-m", "hookgate.cli", "serve", "--port", "0", "--db", db],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert started.returncode == 1, started.stdout + started.stderr
+    assert f"the database's base is {layers.BASE_NAME} {newer}, newer than this" in started.stderr
+    assert "never moves the base back" in started.stderr
+    store = Store(make_engine(db))
+    assert store.active_set().revision == 1  # untouched
+    assert store.head(BASE_KIND, layers.BASE_NAME).content == newer
+
+
+@pytest.mark.parametrize(
+    ("stored", "written"),
+    [
+        ("99.0.0+000000000000", False),  # a newer release
+        ("not-a-version", False),  # no order: never guessed older
+        (f"{layers.base_version().split('+')[0]}.post1+000000000000", False),
+        ("0.0.1+000000000000", True),  # an older release: the upgrade
+        (f"{layers.base_version().split('+')[0]}rc1+000000000000", True),  # its pre-release
+        (f"{layers.base_version().split('+')[0]}+000000000000", True),  # another build of it
+    ],
+)
+def test_the_base_moves_only_forward(tmp_path, stored, written):
+    from hookgate.server.store import BaseNewer, migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    _as_if_last_run_by_an_older_hookgate(url, stored)
+    if written:
+        assert store.sync_base(validate=compile_set) == (stored, layers.base_version())
+        assert store.active_set().revision == 2
+    else:
+        with pytest.raises(BaseNewer, match="never moves the base back"):
+            store.sync_base(validate=compile_set)
+        assert store.active_set().revision == 1
+
+
+def test_the_consoles_history_lists_the_base_and_its_upgrades(tmp_path):
+    from hookgate.server.store import migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    _as_if_last_run_by_an_older_hookgate(url)
+    store.sync_base(validate=compile_set)
+    viewer = store.create_token("viewer", "v")
+    with client_for(store) as client:
+        client.post("/console/login", data={"token": viewer})
+        listed = client.get("/console/policies").text
+        link = f"/console/revisions?kind=base&amp;id={layers.BASE_NAME}"
+        assert f'href="{link}"' in listed
+        page = client.get(link.replace("&amp;", "&"))
+        assert page.status_code == 200
+        rows = re.findall(r'<td class="version">([^<]*)</td>', page.text)
+        assert rows == [layers.base_version(), OLD]  # newest first
+        assert f"base {layers.BASE_NAME} {layers.base_version()} (was {OLD})" in page.text
+        assert "Roll back" not in page.text and "/console/edit?kind=base" not in page.text
+        assert client.get("/console/revisions?kind=bogus&id=x").status_code == 404
+
+
+def test_a_put_of_the_bases_own_content_keeps_no_copy_in_the_team_layer(tmp_path):
+    # A stored copy of a pack file pinned the old text and stopped the next upgrade; publish
+    # already dropped such copies, the per-document API and the console now do too.
+    from hookgate.server.console import csrf_token
+    from hookgate.server.store import migrate
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    store = Store(make_engine(url))
+    migrate(store.engine)
+    store.seed({}, {}, validate=compile_set, base=True)
+    editor = store.create_token("editor", "e")
+    pack = directory_documents(default_pack_path())[0]
+    h = auth(editor)
+    with client_for(store) as client:
+        put = client.put("/v1/policies/force_push.rego", content=pack["force_push.rego"], headers=h)
+        assert put.status_code == 200, put.text
+        assert put.json() == {
+            "id": "force_push.rego",
+            "unchanged": True,
+            "message": "policy force_push.rego is identical to the built-in pack's file "
+            f"({layers.BASE_NAME} {layers.base_version()}): the team layer keeps no copy, "
+            "the base holds it",
+        }
+        assert store.head("policy", "force_push.rego") is None
+        assert store.active_set().revision == 1  # no bundle revision for no change
+        # A data document equal to the pack's data at its path: the same.
+        branches = "/v1/data/hookgate/config/protected_branches"
+        put = client.put(branches, json=["main", "master"], headers=h)
+        assert put.status_code == 200 and put.json()["unchanged"] is True, put.text
+        assert store.head("data", "hookgate/config/protected_branches") is None
+        # Unless the team's own shallower document sets it otherwise: then it is a change.
+        put = client.put(
+            "/v1/data/hookgate/config", json={"protected_branches": ["trunk"]}, headers=h
+        )
+        assert put.status_code == 201, put.text
+        put = client.put(branches, json=["main", "master"], headers=h)
+        assert put.status_code == 201, put.text
+        assert store.active_set().data["hookgate"]["config"]["protected_branches"] == [
+            "main",
+            "master",
+        ]
+        # A team override set back to the pack's value is deleted from the layer, said so.
+        client.delete("/v1/data/hookgate/config", headers={**h, "If-Match": "*"})
+        head = store.head("data", "hookgate/config/protected_branches")
+        put = client.put(branches, json=["main", "master"], headers={**h, "If-Match": head.etag})
+        assert put.status_code == 200 and put.json()["op"] == "delete", put.text
+        assert "identical to the built-in pack's data there" in put.json()["message"]
+        assert store.active_set().layer == {} and store.active_set().documents == {}
+        # A setting the pack does not have (it renamed it) is stored, and the answer says so.
+        put = client.put("/v1/data/hookgate/config/xpia", json={"instruction_files": []}, headers=h)
+        assert put.status_code == 201, put.text
+        assert put.json()["warnings"] == [
+            "data/hookgate/config/xpia: data.hookgate.config.xpia.instruction_files is a setting "
+            f"the base {layers.BASE_NAME} {layers.base_version()} does not have and no policy "
+            "reads: it changes nothing (renamed in the pack, or misspelled?)"
+        ]
+        put = client.put(
+            "/v1/data/hookgate/config/xpia",
+            json={"pre_action": "deny"},
+            headers={**h, "If-Match": put.headers["ETag"]},
+        )
+        assert put.status_code == 200 and put.json()["warnings"] == [], put.text
+        client.delete("/v1/data/hookgate/config/xpia", headers={**h, "If-Match": "*"})
+        # The console says it and writes nothing.
+        client.post("/console/login", data={"token": editor})
+        csrf = csrf_token(editor)
+        revision = store.active_set().revision
+        sent = client.post(
+            "/console/publish",
+            data={"csrf": csrf, "kind": "policy", "id": "destructive.rego",
+                  "content": pack["destructive.rego"]},
+        )  # fmt: skip
+        assert sent.status_code == 200 and 'id="unchanged"' in sent.text, sent.text
+        assert "destructive.rego is identical to the built-in pack" in sent.text
+        assert store.head("policy", "destructive.rego") is None
+        assert store.active_set().revision == revision
 
 
 def test_a_replaced_base_is_never_upgraded_under_the_team(tmp_path):

@@ -233,6 +233,87 @@ def test_replacing_the_base_is_an_explicit_flag(tmp_path, capsys):
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+def test_a_replace_base_file_states_locally_what_it_states_on_the_server(tmp_path, capsys):
+    # ``hookgate export`` writes REPLACE-BASE for a server whose base is replaced: the directory
+    # then decides on a laptop as on the server, with no flag to remember.
+    layer = team(tmp_path / "team", {"no_curl.rego": TEAM_GUARD, "tests/t_test.rego": ""})
+    (layer / "tests" / "t_test.rego").write_text(TEAM_GUARD_TEST)
+    (layer / layers.REPLACE_BASE_FILE).write_text("")
+    assert cli.main(["check", str(layer)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"base: none ({layer / layers.REPLACE_BASE_FILE}: the paths replace")
+    assert cli.main(["check", "--format", "json", str(layer)]) == 0
+    assert json.loads(capsys.readouterr().out)["base"] is None
+    assert cli.main(["test", str(layer)]) == 0
+    assert "PASS: 1/1" in capsys.readouterr().out  # the team's test alone: no pack test ran
+    # Under a second layer too: one statement makes the whole stack the set.
+    other = team(tmp_path / "other", {"data.json": FORCE_DENY})
+    composed = layers.compose([other, layer])
+    assert composed.base_version is None and "destructive.rego" not in str(composed.sources)
+    payload = bash("rm -rf ~")
+    assert run_eval(tmp_path, payload, "--policies", str(layer)) == {}
+    curl = run_eval(tmp_path, bash("curl x"), "--policies", str(layer))
+    assert curl["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # The compile cache keys on the statement: taking it away brings the base back, and again.
+    (layer / layers.REPLACE_BASE_FILE).unlink()
+    answer = run_eval(tmp_path, payload, "--policies", str(layer))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    (layer / layers.REPLACE_BASE_FILE).write_text("")
+    assert run_eval(tmp_path, payload, "--policies", str(layer)) == {}
+
+
+def test_a_setting_nothing_reads_is_named_by_check(tmp_path, capsys):
+    # This pack renamed xpia.instruction_files to xpia.instruction_channels: a team override of
+    # the old key was silently ignored. check names it (a warning; an error with --strict).
+    guard = TEAM_GUARD.replace('"curl "', "data.hookgate.config.team_no_curl.word")
+    layer = team(
+        tmp_path / "team",
+        {
+            "no_curl.rego": guard,
+            "data.json": {
+                "hookgate": {
+                    "config": {
+                        "force_push": {"on_forse": "deny"},
+                        "team_no_curl": {"word": "curl "},  # the team guard reads it
+                        "self_protect": {"host_files": {"myhost": {"name": "m", "files": []}}},
+                        # New entries of tables keyed by names the modules never spell.
+                        "no_verify": {"bypass_env": {"MYSKIP": ["1"]}},
+                        "xpia": {
+                            "instruction_files": ["RULES.md"],
+                            "instruction_channels": {"files": {"RULES.md": ["claude"]}},
+                        },
+                    }
+                }
+            },
+        },
+    )
+    assert cli.main(["check", str(layer)]) == 0
+    out = capsys.readouterr().out
+    data = layer / "data.json"
+    found = [line for line in out.splitlines() if "no policy reads" in line]
+    assert found == [
+        f"warning: {data}: data.hookgate.config.force_push.on_forse is a setting the base "
+        f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
+        "changes nothing (renamed in the pack, or misspelled?)",
+        f"warning: {data}: data.hookgate.config.xpia.instruction_files is a setting the base "
+        f"{layers.BASE_NAME} {layers.base_version()} does not have and no policy reads: it "
+        "changes nothing (renamed in the pack, or misspelled?)",
+    ]  # not the team guard's own setting, nor a new entry of a table (host_files)
+    assert "2 warnings" in out
+    assert cli.main(["check", "--strict", str(layer)]) == 1
+    assert "error: " in capsys.readouterr().out
+    assert cli.main(["check", "--format", "json", str(layer)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [u["path"] for u in report["unread"]] == [
+        "data.hookgate.config.force_push.on_forse",
+        "data.hookgate.config.xpia.instruction_files",
+    ]
+    # Without the guard that reads it, the team's own setting is unread too.
+    (layer / "no_curl.rego").unlink()
+    assert cli.main(["check", str(layer)]) == 0
+    assert "data.hookgate.config.team_no_curl is a setting" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------ tests and versions
 
 

@@ -132,13 +132,15 @@ class Engine:
     def from_layers(
         cls, layers: list[str] | list[Path], *, cache_dir: str | Path | None = None
     ) -> Engine:
-        """The built-in pack with ``layers`` over it (``hookgate.layers``), through the compile
+        """The built-in pack (none when a layer holds ``REPLACE-BASE``) with ``layers`` over it
+        (``hookgate.layers``), through the compile
         cache when ``cache_dir`` is given."""
-        origin = "default pack + policies " + ", ".join(map(str, layers))
+        from hookgate.layers import compose, replacing
+
+        over = "" if replacing(layers) else "default pack + "
+        origin = f"{over}policies " + ", ".join(map(str, layers))
         if cache_dir is not None:
             return cls(load_files(list(layers), cache_dir=cache_dir, layered=True), origin=origin)
-        from hookgate.layers import compose
-
         composed = compose(list(layers))
         return cls.from_sources(composed.sources, composed.data, origin=origin)
 

@@ -15,7 +15,10 @@ layers below:
   ``publish --dry-run`` and ``impact`` (``Layered.disabled``). The engine skips those guards.
 
 The server composes its active set the same way (``compose_set``): the base, then the team's
-layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``.
+layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``. A
+layer directory holding a ``REPLACE-BASE`` file (``hookgate export`` writes one for a server
+whose base is replaced) states the same locally: the layers compose without the base, so an
+exported directory decides on a laptop as it did on the server.
 
 The pack's version (``pack_version``) is hookgate's version plus a digest of the pack's files,
 so two machines with the same version string run the same base.
@@ -60,6 +63,10 @@ class Layered:
         self.disabled = disabled
         self.disabled_by = disabled_by
         self.named: list[str] = list(sources)  # the modules the layers named (``compose``)
+        # The REPLACE_BASE_FILE that dropped the base (``compose``), None when none did.
+        self.replaced_by: str | None = None
+        # ``(file, key path)`` of each setting a layer sets that nothing reads (``unread``).
+        self.unread: list[tuple[str, str]] = []
 
 
 def compose(
@@ -73,6 +80,8 @@ def compose(
     base_sources: dict[str, str] = {}
     base_data: dict = {}
     version = None
+    replaced_by = replacing(layers) if base else None
+    base = base and replaced_by is None
     if base:
         base_sources, base_data = load_paths([default_pack_path()], include_tests=include_tests)
         version = pack_version(base_sources, base_data) if include_tests else base_version()
@@ -87,7 +96,9 @@ def compose(
             stack.named.update(base_sources)
             continue
         stack.add(_modules(layer, include_tests), _documents(layer))
-    return stack.layered(version)
+    layered = stack.layered(version)
+    layered.replaced_by = replaced_by
+    return layered
 
 
 def compose_set(policies: dict[str, str], documents: dict[str, object], *, base: bool) -> Layered:
@@ -119,6 +130,7 @@ class _Stack:
         self.named: set[str] = set()
         self.disabled_by: str | None = None
         self.flag = flag  # how a user replaces the whole base, for the error's hint
+        self.new_keys: list[tuple[str, tuple[str, ...]]] = []  # settings the base lacks
 
     def add(self, modules: dict[str, str], documents: list[tuple[str, dict]]) -> None:
         for file, text in modules.items():
@@ -139,6 +151,7 @@ class _Stack:
             self.named.add(file)
         # Each document over the layers below on its own, so an error names its file.
         for file, document in documents:
+            self.new_keys.extend((file, path) for path in _new_settings(document, self.base_data))
             overlay(self.data, document, file)
             if _get(document, DISABLED_PATH) is not None:
                 self.disabled_by = file
@@ -164,12 +177,79 @@ class _Stack:
             self.disabled_by,
         )
         layered.named = [file for file in self.sources if file in self.named]
+        if self.new_keys:
+            read = _words(text for file, text in self.sources.items() if not _is_test(file))
+            # A record of settings: the modules name each of its keys. An object keyed by
+            # names the modules never spell (bypass_env, instruction_channels.files) is a
+            # table: a new entry there is read by looking it up, not by its name.
+            layered.unread = [
+                (file, ".".join(("data", *path)))
+                for file, path in self.new_keys
+                if path[-1] not in read and set(_get(self.base_data, path[:-1])) <= read
+            ]
         return layered
+
+
+def _new_settings(
+    document: object, base: object, where: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
+    """The key paths ``document`` sets inside one of the base's settings objects (an object
+    whose values are not all objects: a record of settings, not a table of named entries such
+    as ``host_files``) that the base does not have."""
+    if not isinstance(document, dict) or not isinstance(base, dict):
+        return []
+    found = []
+    record = bool(base) and not all(isinstance(value, dict) for value in base.values())
+    for key, value in document.items():
+        if key in base:
+            found.extend(_new_settings(value, base[key], (*where, key)))
+        elif record:
+            found.append((*where, key))
+    return found
+
+
+def _words(texts: object) -> set[str]:
+    """Every identifier-like word of ``texts`` (names, strings and comments alike): a setting
+    whose key is none of them is read by no module by name."""
+    words: set[str] = set()
+    for text in texts:  # type: ignore[attr-defined]
+        word = []
+        for char in text + " ":
+            if char.isalnum() or char == "_":
+                word.append(char)
+            elif word:
+                words.add("".join(word))
+                word = []
+    return words
+
+
+def unread_lines(layered: Layered, file: str | None = None) -> list[str]:
+    """One line per setting a layer sets (``file``'s alone when given) that the base does not
+    have and no module reads (a key renamed in a newer pack, a typo): it changes nothing, so
+    say so."""
+    base = f"the base {BASE_NAME} {layered.base_version}" if layered.base_version else "the set"
+    return [
+        f"{found}: {path} is a setting {base} does not have and no policy reads: it changes "
+        "nothing (renamed in the pack, or misspelled?)"
+        for found, path in layered.unread
+        if file in (None, found)
+    ]
 
 
 def replaces_base(directory: str) -> bool:
     """Whether ``directory`` states that its layer replaces the base (``REPLACE_BASE_FILE``)."""
-    return os.path.isfile(os.path.join(directory, REPLACE_BASE_FILE))
+    return replacing([directory]) is not None
+
+
+def replacing(layers: list[str] | list[os.PathLike]) -> str | None:
+    """The first ``REPLACE_BASE_FILE`` among ``layers``' directories, or None: one layer stating
+    it replaces the base makes every layer compose without it, as the set it was exported
+    from did on the server."""
+    for layer in layers:
+        marker = os.path.join(os.fspath(layer), REPLACE_BASE_FILE)
+        if os.path.isfile(marker):
+            return marker
+    return None
 
 
 def _placed(path: str, document: object) -> dict:
@@ -292,6 +372,31 @@ def pack_version(sources: dict[str, str], data: dict) -> str:
         digest.update(os.path.basename(file).encode() + b"\0" + sources[file].encode() + b"\0")
     digest.update(jsonio.dumps(data, sort_keys=True, compact=True).encode())
     return f"{hookgate.__version__}+{digest.hexdigest()[:12]}"
+
+
+def release_key(version: str) -> tuple[tuple[int, ...], int] | None:
+    """How ``pack_version``'s release part orders (``0.2.0`` after ``0.1.9``; a pre-release
+    such as ``0.2.0rc1`` or ``0.2.0.dev1`` before ``0.2.0``, ``0.2.0.post1`` after it), or
+    None when it is no release number. The digest after ``+`` has no order: two builds of one
+    release compare equal, as do two pre-releases of one release."""
+    numbers: list[int] = []
+    final = 1
+    for part in version.split("+", 1)[0].split("."):
+        digits = len(part) - len(part.lstrip("0123456789"))
+        if digits == 0 and not numbers:
+            return None
+        if digits < len(part):
+            # A suffix: a post-release (post1) comes after its release, any other (rc1, dev1,
+            # a1, b1) before the release it leads to.
+            final = 2 if part[digits:].startswith("post") else 0
+        if digits == 0 or final != 1:
+            if digits:
+                numbers.append(int(part[:digits]))
+            break
+        numbers.append(int(part))
+    while numbers and numbers[-1] == 0:  # 0.2 and 0.2.0 are one release
+        numbers.pop()
+    return tuple(numbers), final
 
 
 def base_version() -> str:

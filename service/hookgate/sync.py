@@ -758,7 +758,10 @@ def pull(*, timeout: float = HTTP_TIMEOUT) -> PullResult:
             f"GET {url}: bundle refused: the server vouched for it {_ago(now - statement['time'])} "
             f"ago, more than the maximum age of {_ago(max_bundle_age())} (a replayed bundle?)"
         )
-    _compile(bundle["policies"], bundle["data"], f"bundle revision {bundle['revision']}")
+    # Compiled as the hook will read it back from the stored file (``_encode`` sorts keys): the
+    # compile cache's key follows the data's key order.
+    stored_data = jsonio.loads(jsonio.dumps(bundle["data"], sort_keys=True))
+    _compile(bundle["policies"], stored_data, f"bundle revision {bundle['revision']}")
     proven = {"freshness": statement, "proven_at": now}
     stored = {**bundle, "server": current.server, "fetched_at": now, **proven}
     if managed:

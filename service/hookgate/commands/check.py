@@ -92,6 +92,14 @@ def run(args: argparse.Namespace) -> int:
     diags = diagnose(sources, strict=args.strict)
     errors = sum(d.severity == "error" for d in diags)
     warnings = len(diags) - errors
+    # A setting nothing reads (renamed in the pack, misspelled) changes nothing: a warning,
+    # an error with --strict, as CI runs it.
+    unread = layers.unread_lines(layered)
+    unread_as = "error" if args.strict else "warning"
+    if args.strict:
+        errors += len(unread)
+    else:
+        warnings += len(unread)
     packs = _pack_problems(sources, data) if not errors else []
     base = _base_line(layered)
     if args.format == "json":
@@ -103,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [d.to_dict() for d in diags],
+            "unread": [
+                {"file": file, "path": path, "severity": unread_as} for file, path in layered.unread
+            ],
             "packs": packs,
         }
         print(json.dumps(report, indent=2))
@@ -113,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
             print(statement)
         for diag in diags:
             print(render(diag))
+        for line in unread:
+            print(f"{unread_as}: {line}")
         for problem in packs:
             print(f"pack {problem['pack']}: {problem['input']}: {problem['message']}")
         print(_summary(len(named), errors, warnings, len(packs)))
@@ -122,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
 def _base_line(layered: object) -> str:
     from hookgate import layers
 
+    if layered.replaced_by is not None:
+        return f"base: none ({layered.replaced_by}: the paths replace the built-in pack)"
     if layered.base_version is None:
         return "base: none (--no-default-pack: the paths replace the built-in pack)"
     return f"base: {layers.BASE_NAME} {layered.base_version} (the built-in pack)"

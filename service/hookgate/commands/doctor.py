@@ -138,7 +138,36 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
             "no host is wired in your own settings; run hookgate install "
             "claude|codex|copilot|cursor|gemini"
         )
+    _layers(report, [command for _, _, command in found])
     return found
+
+
+def _layers(report: _Report, commands: list[str]) -> None:
+    """The ``--policies`` layers the wired hooks run, composed as the hook composes them: their
+    base (or the REPLACE-BASE file that drops it) and every setting nothing reads, which
+    changes nothing (a key the pack renamed, a typo)."""
+    from hookgate import layers
+    from hookgate.integrations import hostconfig
+    from hookgate.lang.errors import PolicyError
+
+    seen = set()
+    for command in commands:
+        words = hostconfig.command_words(command)
+        paths = tuple(words[i + 1] for i, word in enumerate(words[:-1]) if word == "--policies")
+        base = "--no-default-pack" not in words
+        if not paths or (paths, base) in seen:
+            continue
+        seen.add((paths, base))
+        where = f"layers {' '.join(paths)}"
+        try:
+            composed = layers.compose(list(paths), base=base)
+        except PolicyError as exc:
+            report.problem(f"{where}: {exc}")
+            continue
+        if composed.replaced_by:
+            report.line(f"{where}: the built-in pack replaced ({composed.replaced_by})")
+        for line in layers.unread_lines(composed):
+            report.warning(f"{where}: {line}")
 
 
 def _from_path(report: _Report, where: str, binary: str) -> None:

@@ -179,6 +179,8 @@ def _print_check(answer: dict) -> None:
     tests = answer["tests"]
     for diagnostic in answer["diagnostics"]:
         print(diagnostic["text"], file=sys.stderr)
+    for warning in answer.get("warnings") or []:  # a setting nothing reads changes nothing
+        print(f"warning: {warning}", file=sys.stderr)
     verdict = "ok" if answer["ok"] else "FAILED"
     print(f"check: {verdict}; tests: {tests['passed']} passed, {len(tests['failed'])} failed")
 

@@ -299,7 +299,11 @@ def load_files(paths: list, *, cache_dir: str | os.PathLike, layered: bool = Fal
     if directory is not None:
         stamps = file_stamps([default_pack_path(), *paths] if layered else paths)
         if stamps is not None and layered:  # the same files read as layers merge otherwise
-            stamps = (("<layers over the default pack>", 0, 0, 0, 0), *stamps)
+            from hookgate.layers import replacing
+
+            # A REPLACE-BASE file is no module or data file: its presence is stamped here.
+            how = "replacing" if replacing(paths) else "over"
+            stamps = ((f"<layers {how} the default pack>", 0, 0, 0, 0), *stamps)
     if directory is not None and stamps is not None:
         found = cache.load_stamped(directory, stamps)
         if found is not None:

@@ -93,6 +93,11 @@ class ChangeSetOut(BaseModel):
     )
     diagnostics: list[api.DiagnosticOut]
     tests: TestOut
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Settings the team layer sets that the base does not have and no policy "
+        "reads (a key the pack renamed, a typo): they change nothing.",
+    )
 
 
 def documents_text(kind: str, value: object) -> str:

@@ -117,6 +117,20 @@ class RevisionOut(BaseModel):
     created_at: datetime
     bundle_revision: int = Field(description="The bundle revision this change produced.")
     etag: str = Field(description="Send it back in If-Match to change this document.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="After a PUT of a data document: its settings that the base does not have "
+        "and no policy reads (a key the pack renamed, a typo); they change nothing.",
+    )
+
+
+class UnchangedOut(BaseModel):
+    id: str = Field(description="The policy id or the data path.")
+    unchanged: Literal[True] = Field(
+        description="The content is the base's own (the built-in pack's file, or its data at "
+        "that path): the team layer keeps no copy, and nothing was written."
+    )
+    message: str = Field(description="Which base holds it.")
 
 
 class RevisionList(BaseModel):

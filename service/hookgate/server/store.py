@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from hookgate import jsonio
+from hookgate.lang.errors import PolicyError
 from hookgate.server import tables as m
 from hookgate.server.decisionrows import (
     add_rows,
@@ -66,6 +67,13 @@ class PreconditionFailed(StoreError):
 
 class PreconditionRequired(StoreError):
     status = 428
+
+
+class BaseNewer(StoreError):
+    """The database's base is a newer hookgate's pack than the one this process runs: a
+    server never moves the base back (``Store.sync_base``)."""
+
+    status = 409
 
 
 class QuotaExceeded(StoreError):
@@ -317,12 +325,16 @@ class Store:
             return self.create_token("admin", "admin", conn)
 
     def sync_base(self, *, validate: Validator) -> tuple[str, str] | None:
-        """Run this hookgate's built-in pack: when the stored base names another version (the
-        server was upgraded, or downgraded), write this one as a new bundle revision (author
-        ``hookgate``), so clients pull it and the base's history shows it. Returns ``(old,
-        new)`` versions when it did; ``None`` when the base is current, replaced, or the
-        database is not seeded. The team layer must compose over the new base (``validate``
-        and ``compose`` raise otherwise, and nothing is written)."""
+        """Run this hookgate's built-in pack: when the stored base names an older release (the
+        server was upgraded) or another build of this one, write this one as a new bundle
+        revision (author ``hookgate``), so clients pull it and the base's history shows it.
+        Returns ``(old, new)`` versions when it did; ``None`` when the base is current,
+        replaced, or the database is not seeded. The team layer must compose over the new base
+        (``validate`` and ``compose`` raise otherwise, and nothing is written).
+
+        ``BaseNewer`` when the stored base is a newer release (or no release number): an older
+        server next to a newer one on one database would otherwise move every client back to
+        the older pack at each start, and the two would flip the base back and forth."""
         from hookgate import layers
 
         version = layers.base_version()
@@ -332,6 +344,13 @@ class Store:
             head = self._head(conn, BASE_KIND, layers.BASE_NAME)
             if locked.rowcount == 0 or head is None or head.content in (None, version):
                 return None
+            stored, running = layers.release_key(head.content), layers.release_key(version)
+            if stored is None or running is None or stored > running:
+                raise BaseNewer(
+                    f"the database's base is {layers.BASE_NAME} {head.content}, newer than this "
+                    f"hookgate's {version}: a newer hookgate serves this database; run that "
+                    "version here too (a server never moves the base back)"
+                )
             active = self._active(conn)
             validate(*compose(active.layer, active.documents, base=True))
             now = _now()
@@ -421,13 +440,38 @@ class Store:
         message: str,
         validate: Validator,
         rollback_to: int | None = None,
-    ) -> Revision:
+    ) -> Revision | None:
         """Put (``content``), delete (``None``) or roll back (``rollback_to``) one document.
 
         In one transaction: take the write lock (the state row), check ``if_match`` against the
         head, build the would-be active set and ``validate`` it (its exception aborts the
         change), then append the revision and bump the bundle revision.
+
+        Content identical to the base's (a pack file's text under its id, a data document
+        equal to the pack's data at its path that changes nothing in the set) is no change to
+        the team layer, as ``publish`` treats it: a copy stored would pin the old pack's text
+        and stop the server at the next upgrade. Nothing is written (``None``), or, when the
+        layer holds the document, it is deleted (the base holds the same; the revision's
+        message says so).
         """
+        try:
+            return self._change(
+                kind, key, content, if_match, author, message, validate, rollback_to
+            )
+        except _SameAsBase:
+            return None
+
+    def _change(
+        self,
+        kind: str,
+        key: str,
+        content: str | None,
+        if_match: str | None,
+        author: str,
+        message: str,
+        validate: Validator,
+        rollback_to: int | None,
+    ) -> Revision:
         with self.engine.begin() as conn:
             now = _now()
             bumped = conn.execute(
@@ -461,6 +505,12 @@ class Store:
                 target_docs.pop(key, None)
             else:
                 target_docs[key] = content if kind == "policy" else json.loads(content)
+                if active.base is not None and _base_holds(kind, key, policies, documents):
+                    if head is None or head.content is None:
+                        raise _SameAsBase  # rolls the bundle revision back: nothing written
+                    del target_docs[key]
+                    content, op = None, "delete"
+                    message = "; ".join(filter(None, (message, same_as_base(kind, key))))
             validate(*compose(policies, documents, base=active.base is not None))
             written = self._write(
                 conn, kind, key, head, content, op, author, message, set_revision, now
@@ -799,6 +849,47 @@ class Store:
             elif not report["rewritten"] or report["rewritten"][-1] != r.n:
                 report["rewritten"].append(r.n)
         return list(found.values()), len(rows) > limit
+
+
+class _SameAsBase(Exception):
+    """A put of the base's own content where the team layer holds nothing to delete."""
+
+
+def same_as_base(kind: str, key: str) -> str:
+    """What a change of ``key`` to the base's content says (``Store.change``)."""
+    from hookgate import layers
+
+    what = "the built-in pack's file" if kind == "policy" else "the built-in pack's data there"
+    return (
+        f"{kind} {key} is identical to {what} ({layers.BASE_NAME} {layers.base_version()}): "
+        "the team layer keeps no copy, the base holds it"
+    )
+
+
+def _base_holds(
+    kind: str, key: str, policies: dict[str, str], documents: dict[str, object]
+) -> bool:
+    """Whether the base holds the team layer's ``key`` as it is: the pack's file of that id
+    with the same text, or the pack's data at that path, equal, and nothing of the team's in
+    between (without the document the composed data is the same)."""
+    from hookgate import layers
+
+    base = layers.compose_set({}, {}, base=True)
+    if kind == "policy":
+        return base.base_sources.get(key) == policies[key]
+    below: object = base.base_data
+    for part in key.split("/"):
+        if not isinstance(below, dict) or part not in below:
+            return False
+        below = below[part]
+    if below != documents[key]:
+        return False
+    without = {path: value for path, value in documents.items() if path != key}
+    try:
+        with_it = layers.compose_set(policies, documents, base=True).data
+        return layers.compose_set(policies, without, base=True).data == with_it
+    except PolicyError:
+        return False  # the change's check names the problem
 
 
 def write_base(

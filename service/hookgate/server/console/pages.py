@@ -40,6 +40,7 @@ from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
 from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
+    BASE_KIND,
     NotFound,
     Principal,
     Store,
@@ -230,7 +231,7 @@ def _text(kind: str, value: object) -> str:
 
 
 @router.get("/policies")
-async def documents(request: Request) -> HTMLResponse:
+async def documents(request: Request, unchanged: str | None = None) -> HTMLResponse:
     user = await session(request)
     store: Store = request.app.state.store
     policies = await anyio.to_thread.run_sync(store.list, "policy")
@@ -248,6 +249,7 @@ async def documents(request: Request) -> HTMLResponse:
         disabled=list(active.disabled),  # guards turned off, shown as a statement
         base=active.base,
         base_name=BASE_NAME,
+        unchanged=unchanged,  # a publish of the base's own content, which wrote nothing
     )
 
 
@@ -476,6 +478,8 @@ async def publish(request: Request) -> Response:
             return back_to_editor(status, found, message)
 
         return await anyio.to_thread.run_sync(stale, exc.status, exc.message)
+    if revision is None:  # the base's own content: nothing written (``Store.change``)
+        return RedirectResponse(f"/console/policies?{urlencode({'unchanged': key})}", 303)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 
@@ -490,7 +494,10 @@ def _json_or(text: str) -> object:
 @router.get("/revisions")
 async def revisions(request: Request, kind: str, id: str, published: int | None = None) -> Any:
     user = await session(request)
-    return await _revisions_page(request, user, _kind(kind), id, published=published)
+    # The base document's history too (read only: its revisions are the seed, each server
+    # upgrade and each publish that replaced or restored the base; content: the version).
+    kind = kind if kind == BASE_KIND else _kind(kind)
+    return await _revisions_page(request, user, kind, id, published=published)
 
 
 async def _revisions_page(
@@ -561,6 +568,8 @@ async def rollback(request: Request) -> Response:
         return await _revisions_page(
             request, user, kind, key, exc.status, stale=exc.message, target=target
         )
+    if revision is None:  # the base's own content: nothing written (``Store.change``)
+        return RedirectResponse(f"/console/policies?{urlencode({'unchanged': key})}", 303)
     query = urlencode({"kind": kind, "id": key, "published": revision.number})
     return RedirectResponse(f"/console/revisions?{query}", 303)
 

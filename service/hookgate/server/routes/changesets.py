@@ -6,6 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
+from hookgate import layers
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import models as api
 from hookgate.server.auth import Editor
@@ -18,7 +19,7 @@ from hookgate.server.changesets import (
     team_layer,
 )
 from hookgate.server.deps import check_depth, check_key
-from hookgate.server.store import PreconditionFailed, Store, compose
+from hookgate.server.store import PreconditionFailed, Store
 
 
 def _check_keys(body: ChangeSetIn) -> None:
@@ -50,12 +51,14 @@ def post_changeset(
     if replace is None:
         replace = store.active_set().base is None
     policies, documents = team_layer(body.policies, body.data, replace_base=replace)
+    warnings: list[str] = []
     try:
-        composed = compose(policies, documents, base=not replace)
+        layered = layers.compose_set(policies, documents, base=not replace)
     except PolicyError as exc:
         diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
     else:
-        diagnostics, tests = check_set(request.app.state.workers, *composed)
+        diagnostics, tests = check_set(request.app.state.workers, layered.sources, layered.data)
+        warnings = layers.unread_lines(layered)
     ok = not diagnostics
     if body.dry_run or not ok:
         active = store.active_set()
@@ -74,6 +77,7 @@ def post_changeset(
             "ok": ok,
             "diagnostics": [_diagnostic_out(d) for d in diagnostics],
             "tests": tests,
+            "warnings": warnings,
         }
         if ok or body.dry_run:
             return answer
@@ -96,6 +100,7 @@ def post_changeset(
         "ok": True,
         "diagnostics": [],
         "tests": tests,
+        "warnings": warnings,
     }
 
 

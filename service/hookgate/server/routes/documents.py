@@ -9,13 +9,13 @@ from typing import Annotated, Any
 import anyio.from_thread
 from fastapi import Depends, FastAPI, Header, Path, Query, Response
 
-from hookgate import packcheck
+from hookgate import layers, packcheck
 from hookgate.server import models as api
 from hookgate.server.auth import Editor, Viewer
 from hookgate.server.compilation import compile_in_workers
 from hookgate.server.deps import data_path, policy_id
 from hookgate.server.responses import revision_out
-from hookgate.server.store import BASE_KIND, Principal, Revision, Store
+from hookgate.server.store import BASE_KIND, Principal, Revision, Store, same_as_base
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 IfMatch = Annotated[
@@ -60,10 +60,12 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         if found:
             raise packcheck.PackCheckError(found)
 
-    def change(key: str, principal: Principal, **kwargs: Any) -> Revision:
+    def change(key: str, principal: Principal, **kwargs: Any) -> Revision | None:
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
 
-    def etag_response(revision: Revision, response: Response) -> dict:
+    def etag_response(revision: Revision | None, response: Response, key: str = "") -> dict:
+        if revision is None:  # the base's own content: nothing written (``Store.change``)
+            return {"id": key, "unchanged": True, "message": same_as_base(kind, key)}
         response.headers["ETag"] = revision.etag
         return revision_out(revision)
 
@@ -101,7 +103,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         f"{item}/rollback",
         tags=tags,
         summary="Make an earlier revision's content current again (a new revision)",
-        response_model=api.RevisionOut,
+        response_model=api.RevisionOut | api.UnchangedOut,
         responses=_CHANGE_ERRORS,
     )
     def rollback(
@@ -120,7 +122,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
             message=message,
             rollback_to=body.revision,
         )
-        return etag_response(revision, response)
+        return etag_response(revision, response, key)
 
     @app.get(
         item,
@@ -135,7 +137,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         item,
         tags=tags,
         summary="Create, or change with If-Match",
-        response_model=api.RevisionOut,
+        response_model=api.RevisionOut | api.UnchangedOut,
         openapi_extra=body_doc,
         responses={201: {"model": api.RevisionOut}, **_CHANGE_ERRORS},
     )
@@ -148,8 +150,17 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         if_match: IfMatch = None,
     ) -> dict:
         revision = change(key, principal, content=text, if_match=if_match, message=message)
-        response.status_code = 201 if revision.number == 1 else 200
-        return etag_response(revision, response)
+        response.status_code = 201 if revision is not None and revision.number == 1 else 200
+        answer = etag_response(revision, response, key)
+        if kind == "data" and revision is not None and revision.content is not None:
+            answer["warnings"] = unread(key)
+        return answer
+
+    def unread(key: str) -> list[str]:
+        """This document's settings nothing reads, in the set as it now is."""
+        active = store.active_set()
+        layered = layers.compose_set(active.layer, active.documents, base=active.base is not None)
+        return layers.unread_lines(layered, f"data/{key}")
 
     @app.delete(
         item,
@@ -169,8 +180,6 @@ def add_base_routes(app: FastAPI) -> None:
     """``GET /v1/base`` and ``GET /v1/base/revisions``: the base layer the active set composes
     (the built-in pack's version, or replaced) and every change of it (seed, upgrades of the
     server's hookgate, publishes that replaced or restored it)."""
-    from hookgate import layers
-
     store: Store = app.state.store
 
     @app.get(
