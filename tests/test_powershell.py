@@ -196,7 +196,8 @@ def test_a_dotnet_call_that_writes_no_file_is_kept_as_written():
             [("delete", "x", None)],
         ),
         ("New-Item -Path CLAUDE.md -Value 'text' -Force", [("write", "CLAUDE.md", "text")]),
-        ("New-Item -ItemType Directory build", []),
+        # a directory made there: a write of no content, as mkdir's (shell/files.py)
+        ("New-Item -ItemType Directory build", [("write", "build", None)]),
         (
             "Set-Content notes.md 'second positional'",
             [("write", "notes.md", "second positional\n")],

@@ -213,7 +213,7 @@ def test_the_consoles_history_lists_the_base_and_its_upgrades(tmp_path):
 def test_a_put_of_the_bases_own_content_keeps_no_copy_in_the_team_layer(tmp_path):
     # A stored copy of a pack file pinned the old text and stopped the next upgrade; publish
     # already dropped such copies, the per-document API and the console now do too.
-    from hookgate.server.console import csrf_token
+    from hookgate.server.console import COOKIE, csrf_token
     from hookgate.server.store import migrate
 
     url = f"sqlite:///{tmp_path / 'server.db'}"
@@ -275,7 +275,7 @@ def test_a_put_of_the_bases_own_content_keeps_no_copy_in_the_team_layer(tmp_path
         client.delete("/v1/data/hookgate/config/xpia", headers={**h, "If-Match": "*"})
         # The console says it and writes nothing.
         client.post("/console/login", data={"token": editor})
-        csrf = csrf_token(editor)
+        csrf = csrf_token(client.cookies[COOKIE])  # the console session's, not the token's
         revision = store.active_set().revision
         sent = client.post(
             "/console/publish",
