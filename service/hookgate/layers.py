@@ -108,7 +108,7 @@ def compose_set(policies: dict[str, str], documents: dict[str, object], *, base:
     slash path, each placed at its path, shallower first) overlaid with the same type checks.
     A team policy with a base file's id is the base's file when it is the same text and a
     ``PolicyError`` otherwise (an id names one module: a layer never replaces the base's)."""
-    base_sources, base_data, version = _server_base() if base else ({}, {}, None)
+    base_sources, base_data, version = server_base() if base else ({}, {}, None)
     stack = _Stack(dict(base_sources), base_sources, base_data, "--replace-base")
     found = sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0]))
     stack.add(policies, [(f"data/{path}", _placed(path, doc)) for path, doc in found])
@@ -262,7 +262,7 @@ def _placed(path: str, document: object) -> dict:
 _SERVER_BASE: tuple[dict[str, str], dict, str] | None = None
 
 
-def _server_base() -> tuple[dict[str, str], dict, str]:
+def server_base() -> tuple[dict[str, str], dict, str]:
     """The built-in pack as the server composes it: ``(modules by file name, tests included;
     data; version)``, read once a process (the installed pack does not change under it)."""
     global _SERVER_BASE
@@ -273,6 +273,15 @@ def _server_base() -> tuple[dict[str, str], dict, str]:
         sources = {os.path.basename(file): text for file, text in found.items()}
         _SERVER_BASE = (sources, data, pack_version(found, data))
     return _SERVER_BASE
+
+
+def value_at(data: object, path: str, missing: object) -> object:
+    """The value at a data document's slash ``path`` in ``data``, or ``missing``."""
+    for key in path.split("/"):
+        if not isinstance(data, dict) or key not in data:
+            return missing
+        data = data[key]
+    return data
 
 
 def overlay(into: dict, layer: dict, source: str, where: tuple[str, ...] = ()) -> None:

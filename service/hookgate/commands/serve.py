@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from hookgate.server.compilation import compile_set
     from hookgate.server.sessions import console_sessions
-    from hookgate.server.store import BaseNewer, default_db_url
+    from hookgate.server.store import BaseNewer, default_db_url, unread_settings
 
     url = args.db or default_db_url()
     shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if upgraded is not None:
         print(f"Base layer {upgraded[0]} -> {upgraded[1]}: a new bundle revision")
     # At every start, so an upgrade that renamed a setting the team overrides says so.
-    for line in _unread(store):
+    for line in unread_settings(store.active_set()):
         print(f"warning: {line}")
     sys.stdout.flush()
     quota = DEFAULT_DECISION_QUOTA if args.decision_quota is None else args.decision_quota
@@ -232,12 +232,3 @@ def _listen(host: str, port: int) -> object:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(address)
     return listener
-
-
-def _unread(store: object) -> list[str]:
-    """The team layer's settings that nothing reads (``layers.unread_lines``)."""
-    from hookgate import layers
-
-    active = store.active_set()
-    composed = layers.compose_set(active.layer, active.documents, base=active.base is not None)
-    return layers.unread_lines(composed)

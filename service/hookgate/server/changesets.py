@@ -114,23 +114,15 @@ def team_layer(
         return policies, documents
     from hookgate import layers
 
-    base = layers.compose_set({}, {}, base=True)
-    kept = {key: text for key, text in policies.items() if base.sources.get(key) != text}
+    base_sources, base_data, _ = layers.server_base()
+    kept = {key: text for key, text in policies.items() if base_sources.get(key) != text}
     missing = object()
     same = {
         path
         for path, value in documents.items()
-        if value is not None and _at(base.data, path, missing) == value
+        if value is not None and layers.value_at(base_data, path, missing) == value
     }
     return kept, {path: value for path, value in documents.items() if path not in same}
-
-
-def _at(data: object, path: str, missing: object) -> object:
-    for key in path.split("/"):
-        if not isinstance(data, dict) or key not in data:
-            return missing
-        data = data[key]
-    return data
 
 
 def plan(

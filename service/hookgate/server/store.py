@@ -150,6 +150,15 @@ def compose(
     return layered.sources, layered.data
 
 
+def unread_settings(active: ActiveSet, document: str | None = None) -> list[str]:
+    """The team layer's settings nothing reads (``layers.unread_lines``), in one data
+    document (its slash path) or in all."""
+    from hookgate import layers
+
+    layered = layers.compose_set(active.layer, active.documents, base=active.base is not None)
+    return layers.unread_lines(layered, None if document is None else f"data/{document}")
+
+
 def default_db_url() -> str:
     """``$HOOKGATE_DB_URL``, else a SQLite file in the user's state directory."""
     from hookgate.paths import state_dir
@@ -874,15 +883,11 @@ def _base_holds(
     between (without the document the composed data is the same)."""
     from hookgate import layers
 
-    base = layers.compose_set({}, {}, base=True)
+    base_sources, base_data, _ = layers.server_base()
     if kind == "policy":
-        return base.base_sources.get(key) == policies[key]
-    below: object = base.base_data
-    for part in key.split("/"):
-        if not isinstance(below, dict) or part not in below:
-            return False
-        below = below[part]
-    if below != documents[key]:
+        return base_sources.get(key) == policies[key]
+    missing = object()
+    if layers.value_at(base_data, key, missing) != documents[key]:
         return False
     without = {path: value for path, value in documents.items() if path != key}
     try:

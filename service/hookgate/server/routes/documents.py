@@ -15,7 +15,14 @@ from hookgate.server.auth import Editor, Viewer
 from hookgate.server.compilation import compile_in_workers
 from hookgate.server.deps import data_path, policy_id
 from hookgate.server.responses import revision_out
-from hookgate.server.store import BASE_KIND, Principal, Revision, Store, same_as_base
+from hookgate.server.store import (
+    BASE_KIND,
+    Principal,
+    Revision,
+    Store,
+    same_as_base,
+    unread_settings,
+)
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 IfMatch = Annotated[
@@ -153,14 +160,8 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         response.status_code = 201 if revision is not None and revision.number == 1 else 200
         answer = etag_response(revision, response, key)
         if kind == "data" and revision is not None and revision.content is not None:
-            answer["warnings"] = unread(key)
+            answer["warnings"] = unread_settings(store.active_set(), key)
         return answer
-
-    def unread(key: str) -> list[str]:
-        """This document's settings nothing reads, in the set as it now is."""
-        active = store.active_set()
-        layered = layers.compose_set(active.layer, active.documents, base=active.base is not None)
-        return layers.unread_lines(layered, f"data/{key}")
 
     @app.delete(
         item,
@@ -191,7 +192,7 @@ def add_base_routes(app: FastAPI) -> None:
     def get_base(_: Viewer) -> dict:
         head = store.head(BASE_KIND, layers.BASE_NAME)
         version = None if head is None else head.content
-        pack = layers.compose_set({}, {}, base=True).base_sources
+        pack = layers.server_base()[0]
         return {
             "name": layers.BASE_NAME,
             "version": version,
