@@ -11,6 +11,9 @@ docs/evidence/ci.md) without two tests sharing what one of them changes:
   of ``$HOOKGATE_TEST_PG_URL``): ``server_support.fresh_store`` drops every table of the
   database it is given, so two workers on one database would empty each other's store;
 - the slowest files start first, so that the last file to finish is a short one.
+
+It also holds ``engine``, the shipped pack as the hook runs it, for the files that judge calls
+through it (a file that needs another engine defines its own).
 """
 
 from __future__ import annotations
@@ -20,6 +23,16 @@ import os
 import pytest
 
 PG_ENV = "HOOKGATE_TEST_PG_URL"
+POLICIES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "policies")
+
+
+@pytest.fixture(scope="module")
+def engine() -> object:
+    """The shipped pack (``policies/``), compiled once per test file."""
+    from hookgate.engine import Engine
+
+    return Engine.from_paths([POLICIES])
+
 
 # Paths (from the rootdir, as in node ids) of files sharing state that no per-test isolation
 # covers: one group each.

@@ -10,16 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
-
 ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "data" / "effects" / "cases.json").read_text())
 PACK_NAMES = {"no-verify", "force-push", "destructive", "self-protect", "xpia", "main-branch"}
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 @pytest.fixture(autouse=True)

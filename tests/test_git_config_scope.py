@@ -10,16 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
-
 ROOT = Path(__file__).resolve().parent.parent
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 @pytest.fixture()

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
 from hookgate.shell.git.argv import output_files, parse_argv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +54,6 @@ def test_output_files_are_what_git_writes(repo, args, files):
     assert written == sorted(files)
     assert output_files(args[0], args[1:]) == files
     assert parse_argv(["git", *args], {}, None)["writes"] == files
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 def _payload(tool: str, tool_input: dict) -> dict:

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from hookgate.effects import effects, mcp_table
-from hookgate.engine import Engine
 from hookgate.hostio.normalize import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +54,6 @@ def repos(tmp_path_factory):
         )
         made[name] = str(repo)
     return made
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 @pytest.fixture(autouse=True)

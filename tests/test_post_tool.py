@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
-
 ROOT = Path(__file__).resolve().parent.parent
 # The post-tool payloads among every host's captures (tests/data/hosts/real/<host>-<version>/).
 REAL = sorted(
@@ -18,11 +16,6 @@ REAL = sorted(
     if p.stem.split("-")[-1] in {"PostToolUse", "PostToolUseFailure", "postToolUse", "AfterTool"}
     and p.stem.split("-")[1] in {"c", "d", "d2", "d2x"}
 )
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 @pytest.mark.parametrize("path", REAL, ids=[p.stem for p in REAL])

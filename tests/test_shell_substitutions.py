@@ -11,7 +11,6 @@ import pytest
 
 from hookgate.builtins.registry import BuiltinError
 from hookgate.builtins.shell import commands, commands_with
-from hookgate.engine import Engine
 from hookgate.shell.expansion import compile_substitutions, is_unknown, known_substitution
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,11 +88,6 @@ def test_without_the_table_substitutions_are_unknown():
 def test_a_team_adds_its_own():
     table = [{"command": "scripts/tmpdir", "yields": "temp", "text": "$TMPDIR/ci"}]
     assert words('rm -rf "$(scripts/tmpdir)/x"', "rm", table)[-1] == ("$TMPDIR/ci/x", "temp")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 def decide(engine, command: str) -> str:

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
 from hookgate.shell import files as shell_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,11 +240,6 @@ WRITERS = {
     "mcp delete_file": ("delete", lambda p, t: tool("mcp__fs__delete_file", {"path": p})),
     "chmod": ("mode", lambda p, t: bash(f"chmod a-x {q(p)}")),
 }
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from hookgate.engine import Engine
 from hookgate.hostio.hosts import _TOOL_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,11 +48,6 @@ def call(host: str, tool: str, tool_input: dict) -> dict:
     else:
         payload.update(tool_name=tool, tool_input=tool_input)
     return payload
-
-
-@pytest.fixture(scope="module")
-def engine():
-    return Engine.from_paths([str(ROOT / "policies")])
 
 
 def host_tool_name(host: str, tool: str) -> str:
