@@ -87,20 +87,24 @@ def test_a_server_upgraded_runs_the_new_base_as_a_new_bundle_revision(tmp_path, 
         server.stop()
 
 
+def _stored_as_an_old_server_would(db: str, key: str, text: str) -> None:
+    """A team data document written straight into the database, with no check of today's."""
+    engine = make_engine(db)
+    store = Store(engine)
+    with engine.begin() as conn:
+        store._write(
+            conn, "data", key, None, text, "put", "old", "m", 1, store.active_set().updated_at
+        )
+    engine.dispose()
+
+
 def test_an_upgrade_names_the_teams_settings_nothing_reads(tmp_path, env):
     # A pack that renames a setting the team overrides (xpia.instruction_files became
     # xpia.instruction_channels): the override changes nothing, and the server says so.
     db = f"sqlite:///{tmp_path / 'server.db'}"
     Server(db, env).stop()
     _as_if_last_run_by_an_older_hookgate(db)
-    engine = make_engine(db)
-    store = Store(engine)
-    with engine.begin() as conn:
-        store._write(
-            conn, "data", "hookgate/config/xpia", None, '{"instruction_files":["RULES.md"]}',
-            "put", "old", "m", 1, store.active_set().updated_at,
-        )  # fmt: skip
-    engine.dispose()
+    _stored_as_an_old_server_would(db, "hookgate/config/xpia", '{"instruction_files":["RULES.md"]}')
     server = Server(db, env)
     said = "".join(server.lines)
     server.stop()
@@ -117,14 +121,7 @@ def test_an_upgrade_the_team_layer_cannot_compose_over_is_refused_at_start(tmp_p
     Server(db, env).stop()
     _as_if_last_run_by_an_older_hookgate(db)
     # The team's setting has another type than the new base's (written as an old server would).
-    engine = make_engine(db)
-    store = Store(engine)
-    with engine.begin() as conn:
-        store._write(
-            conn, "data", "hookgate/config", None, '{"protected_branches":"main"}', "put",
-            "old", "m", 1, store.active_set().updated_at,
-        )  # fmt: skip
-    engine.dispose()
+    _stored_as_an_old_server_would(db, "hookgate/config", '{"protected_branches":"main"}')
     import subprocess
     import sys
 
