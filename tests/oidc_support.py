@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,11 @@ import httpx
 import pytest
 
 from hookgate.server.oidc import CALLBACK_PATH, OidcSettings, Provider
+
+# Node 20 or newer (oidc-provider 9 needs it): the system's, else Node's own npm package, as
+# the real-host tests find it.
+sys.path.insert(0, str(Path(__file__).parent / "hosts"))
+from realhosts import HostUnavailable, node_dir  # noqa: E402
 
 PACKAGE, VERSION = "oidc-provider", "9.13.3"
 CACHE = Path(os.environ.get("HOOKGATE_OIDC_CACHE") or Path.home() / ".cache" / "hookgate-oidc")
@@ -46,10 +52,18 @@ def _missing(what: str) -> None:
     pytest.skip(what)
 
 
+def node() -> str:
+    """A ``node`` oidc-provider runs on."""
+    if shutil.which("npm") is None:
+        _missing("npm is needed for the real OpenID provider")
+    try:
+        return str(node_dir() / "node")
+    except HostUnavailable as exc:
+        _missing(f"no Node 20 or newer for the real OpenID provider: {exc}")
+
+
 def provider_module() -> Path:
     """``oidc-provider``'s entry module, installed from the npm registry on first use."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        _missing("node and npm are needed for the real OpenID provider")
     prefix = CACHE / f"{PACKAGE}@{VERSION}"
     module = prefix / "node_modules" / PACKAGE / "lib" / "index.js"
     if not module.exists():
@@ -95,7 +109,7 @@ def real_provider(public_urls: list[str]) -> Iterator[RealProvider]:
     and another application's client, until the block ends."""
     from joserfc.jwk import RSAKey
 
-    module = provider_module()
+    module, runtime = provider_module(), node()
     key = RSAKey.generate_key(2048, parameters={"kid": "test-key", "use": "sig", "alg": "RS256"})
     port = free_port()
     issuer = f"http://127.0.0.1:{port}"
@@ -120,7 +134,7 @@ def real_provider(public_urls: list[str]) -> Iterator[RealProvider]:
         path = Path(folder) / "config.json"
         path.write_text(json.dumps(config))
         process = subprocess.Popen(
-            ["node", str(SCRIPT), str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [runtime, str(SCRIPT), str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True,
         )  # fmt: skip
         try:

@@ -232,6 +232,14 @@ def test_unsigned_and_wrongly_signed_id_tokens_are_refused(provider):
             relying_party.validate_id_token(token, "n-1")
 
 
+@pytest.mark.parametrize(
+    "token", ["", "x", "a.b.c", "e30.e30.", "e30." * 4, "\u00e9.\u00e9.\u00e9"]
+)
+def test_malformed_id_tokens_are_refused_not_a_crash(provider, token):
+    with pytest.raises(SignInError, match="refused"):
+        provider.relying_party(PUBLIC).validate_id_token(token, "n-1")
+
+
 def test_an_unreachable_provider_is_a_clear_page_not_a_500(provider, store):
     gone = provider.relying_party(PUBLIC, issuer=f"http://127.0.0.1:{free_port()}")
     with _client(store, gone) as client:

@@ -197,6 +197,10 @@ def run(args: argparse.Namespace) -> int:
     if admin_token is not None:
         print("Seeded an empty team layer over the built-in pack as revision 1.")
         print(f"Admin token (shown only this once; store it now): {admin_token}")
+    if oidc is not None:
+        print(
+            f"Console single sign-on: {oidc.settings.issuer}, back to {oidc.settings.redirect_uri}"
+        )
     if upgraded is not None:
         print(f"Base layer {upgraded[0]} -> {upgraded[1]}: a new bundle revision")
     # At every start, so an upgrade that renamed a setting the team overrides says so.

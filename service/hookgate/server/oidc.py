@@ -50,6 +50,7 @@ SIGNING_ALGORITHMS = (
     "ES384",
     "ES512",
     "EdDSA",
+    "Ed25519",
 )
 CLOCK_LEEWAY = 60  # seconds of clock difference allowed between provider and server
 FLOW_SECONDS = 600  # a sign-in not finished in ten minutes starts again
@@ -291,6 +292,9 @@ class Provider:
             for a in self.metadata().get("id_token_signing_alg_values_supported", ["RS256"])
             if a in SIGNING_ALGORITHMS
         ]
+        if not allowed:
+            # An empty list would let joserfc fall back to its defaults, HMAC ones among them.
+            raise SignInError(502, "The provider signs ID tokens with no public-key algorithm.")
         try:
             try:
                 token = jwt.decode(id_token, self._key_set(), algorithms=allowed)
