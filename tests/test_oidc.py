@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import time
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -298,6 +299,7 @@ client_secret_file = "{secret}"
         (GOOD.replace('"admin"', '"agent"'), PUBLIC, "roles.hookgate-admins"),
         (GOOD.replace("[roles]", 'client_secret = "x"\n[roles]'), PUBLIC, "client_secret"),
         (GOOD + "grups_claim = 1\n", PUBLIC, "roles.grups_claim"),
+        (GOOD.replace("[roles]", 'grups_claim = "g"\n[roles]'), PUBLIC, "grups_claim: unknown"),
         (GOOD.replace('client_id = "hookgate"\n', 'client_id = ""\n'), PUBLIC, "client_id"),
         (GOOD, None, "--public-url"),
         (GOOD.replace("{secret}", "/nonexistent/secret"), PUBLIC, "client_secret_file"),
@@ -336,3 +338,48 @@ def test_serve_stops_at_start_naming_the_bad_setting(tmp_path, capsys):
     assert code == 1
     err = capsys.readouterr().err
     assert "--oidc-config" in err and "roles.hookgate-admins" in err and "'owner'" in err
+
+
+def test_sessions_opened_before_the_upgrade_keep_working_and_downgrade_drops_only_sso_ones(
+    tmp_path,
+):
+    """Migration 0027 makes a session's token optional; a token's session opened at 0026 is
+    still signed in after it, and going back to 0026 removes only the single sign-on ones."""
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    from hookgate.server import tables
+    from hookgate.server.sessions import Sessions
+    from hookgate.server.store import Principal, hash_token, make_engine
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    config = Config()
+    config.set_main_option("script_location", "hookgate.server:migrations")
+
+    def to(revision: str, step=command.upgrade) -> None:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            step(config, revision)
+
+    to("0026")
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO tokens (name, role, token_hash, created_at) VALUES ('ed', 'editor', 'h', :now)"
+        ), {"now": now})  # fmt: skip
+        token_id = conn.execute(sa.text("SELECT id FROM tokens")).scalar_one()
+        conn.execute(sa.text(
+            "INSERT INTO console_sessions (id_hash, token_id, created_at, last_seen_at, expires_at)"
+            " VALUES (:h, :t, :now, :now, :later)"
+        ), {"h": hash_token("old-session"), "t": token_id, "now": now,
+            "later": now + timedelta(hours=1)})  # fmt: skip
+    to("head")
+    sessions = Sessions(engine)
+    assert sessions.principal("old-session") == Principal("ed", "editor", token_id)
+    sso = sessions.open(Principal("oidc:alice", "admin"))
+    assert sessions.principal(sso) == Principal("oidc:alice", "admin")
+    to("0026", command.downgrade)
+    with engine.connect() as conn:
+        left = conn.execute(sa.select(tables.console_sessions.c.id_hash)).scalars().all()
+    assert left == [hash_token("old-session")]
