@@ -29,6 +29,7 @@ AVOIDED = [
     "contextlib",
     "enum",
     "functools",
+    "joserfc",
     "json",
     "lark",
     "math",

@@ -107,6 +107,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the console's cookie is Secure when it is https, and sign-ins from it are accepted",
     )
     parser.add_argument(
+        "--oidc-config",
+        default=None,
+        metavar="FILE",
+        help="sign in to the console with OpenID Connect, as this TOML file sets up (issuer, "
+        "client_id, client_secret_file, roles, ...: docs/guides/single-sign-on.md); needs "
+        "--public-url",
+    )
+    parser.add_argument(
         "--forwarded-allow-ips",
         default=None,
         metavar="IPS",
@@ -132,6 +140,7 @@ def open_store(url: str | None) -> object:
 
 def run(args: argparse.Namespace) -> int:
     import sys
+    from pathlib import Path
 
     import sqlalchemy
     import uvicorn
@@ -146,11 +155,19 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
+    from hookgate.server.oidc import OidcConfigError, Provider, load_settings
     from hookgate.server.sessions import console_sessions
     from hookgate.server.store import BaseNewer, default_db_url, unread_settings
 
     url = args.db or default_db_url()
     shown_url = sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    try:
+        oidc = None
+        if args.oidc_config is not None:
+            oidc = Provider(load_settings(Path(args.oidc_config), args.public_url))
+    except OidcConfigError as exc:
+        print(f"hookgate serve: --oidc-config {exc}", file=sys.stderr)
+        return 1
     try:
         # Bound before anything else, so a busy port fails first and --port 0 prints the real one.
         listener = _listen(args.host, args.port)
@@ -180,6 +197,10 @@ def run(args: argparse.Namespace) -> int:
     if admin_token is not None:
         print("Seeded an empty team layer over the built-in pack as revision 1.")
         print(f"Admin token (shown only this once; store it now): {admin_token}")
+    if oidc is not None:
+        print(
+            f"Console single sign-on: {oidc.settings.issuer}, back to {oidc.settings.redirect_uri}"
+        )
     if upgraded is not None:
         print(f"Base layer {upgraded[0]} -> {upgraded[1]}: a new bundle revision")
     # At every start, so an upgrade that renamed a setting the team overrides says so.
@@ -203,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
         else args.retention_days,
         sessions=console_sessions(store.engine, args.session_hours, args.session_idle_minutes),
         public_url=args.public_url,
+        oidc=oidc,
     )
     # uvicorn reads X-Forwarded-Proto/-For only from these proxies: the scheme the console sees
     # (Secure cookies, the sign-in's origin check) is the client's, not the proxy's hop.

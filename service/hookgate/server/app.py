@@ -16,10 +16,12 @@ from hookgate.server import console, dryrun
 from hookgate.server import models as api
 from hookgate.server.bundle import Bundler
 from hookgate.server.compilation import ActiveSets, DryRunSlots
+from hookgate.server.console import signon
 from hookgate.server.deps import data_content, policy_content
 from hookgate.server.errors import add_error_handlers
 from hookgate.server.gate import Gate
 from hookgate.server.metrics import Metrics
+from hookgate.server.oidc import Provider
 from hookgate.server.retention import add_retention
 from hookgate.server.routes import (
     bundle,
@@ -65,11 +67,12 @@ def create_app(
     retention_days: int = 0,
     sessions: Sessions | None = None,
     public_url: str | None = None,
+    oidc: Provider | None = None,
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
     access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
-    timeout)."""
+    timeout). ``oidc``: the console's single sign-on provider, if any."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -100,6 +103,7 @@ def create_app(
     app.state.dry_runs = DryRunSlots(dry_runs_per_token)
     app.state.sessions = sessions or Sessions(store.engine)
     app.state.public_url = public_url
+    app.state.oidc = oidc
     app.router.on_shutdown.append(app.state.workers.close)
     if retention_days:
         add_retention(app, store, retention_days)
@@ -116,6 +120,7 @@ def create_app(
     app.include_router(changesets.router)
     app.include_router(impact.router)
     app.include_router(console.router)
+    app.include_router(signon.router)
     app.add_middleware(
         Gate,
         store=store,

@@ -4,8 +4,10 @@ Signing in with an API token opens a session: a random 256-bit id in the console
 stored only as its SHA-256 in ``console_sessions``, never the token itself. A session ends at
 the first of: its lifetime since sign-in, an idle gap longer than the idle timeout, sign-out
 (revoked at once, in every process, as the row is read on each request), or the revocation of
-the token it was opened with. Each sign-in opens a new session (and ends the one the browser
-held), so an id fixed in a browser before sign-in never becomes a signed-in one.
+the token it was opened with. An OpenID Connect sign-in (``oidc.py``) has no token: its
+session keeps the person's name and the role their groups mapped to at sign-in. Each sign-in
+opens a new session (and ends the one the browser held), so an id fixed in a browser before
+sign-in never becomes a signed-in one.
 """
 
 from __future__ import annotations
@@ -37,9 +39,15 @@ class Sessions:
         self.lifetime = lifetime
         self.idle = idle
 
-    def open(self, token_id: int, replacing: str | None = None) -> str:
-        """A new session for the token ``token_id``, its id to set in the cookie; the session
-        ``replacing`` (the browser's before) ends, and long-expired rows are removed."""
+    def open(self, principal: Principal, replacing: str | None = None) -> str:
+        """A new session for ``principal`` (a token's, or a single sign-on's without a token),
+        its id to set in the cookie; the session ``replacing`` (the browser's before) ends, and
+        long-expired rows are removed."""
+        who = (
+            {"token_id": principal.token_id}
+            if principal.token_id is not None
+            else {"name": principal.name[:255], "role": principal.role}
+        )
         session_id = secrets.token_urlsafe(32)
         now = datetime.now(UTC)
         s = m.console_sessions
@@ -49,7 +57,7 @@ class Sessions:
                 conn.execute(_end(replacing, now))
             conn.execute(
                 s.insert().values(
-                    id_hash=hash_token(session_id), token_id=token_id, created_at=now,
+                    id_hash=hash_token(session_id), **who, created_at=now,
                     last_seen_at=now, expires_at=now + self.lifetime,
                 )
             )  # fmt: skip
@@ -60,11 +68,19 @@ class Sessions:
         the request counts as activity for the idle timeout."""
         s, t = m.console_sessions.c, m.tokens.c
         query = (
-            sa.select(s.last_seen_at, s.expires_at, t.id, t.name, t.role)
-            .select_from(m.console_sessions.join(m.tokens, t.id == s.token_id))
-            .where(
-                s.id_hash == hash_token(session_id), s.revoked_at.is_(None), t.revoked_at.is_(None)
+            sa.select(
+                s.last_seen_at,
+                s.expires_at,
+                s.name.label("sso_name"),
+                s.role.label("sso_role"),
+                t.id,
+                t.name,
+                t.role,
             )
+            .select_from(m.console_sessions.outerjoin(m.tokens, t.id == s.token_id))
+            .where(s.id_hash == hash_token(session_id), s.revoked_at.is_(None))
+            # A token's session ends with the token; a single sign-on's has none.
+            .where(s.token_id.is_(None) | t.revoked_at.is_(None))
         )
         now = datetime.now(UTC)
         with self.engine.connect() as conn:
@@ -75,6 +91,8 @@ class Sessions:
             with self.engine.begin() as conn:
                 where = m.console_sessions.c.id_hash == hash_token(session_id)
                 conn.execute(m.console_sessions.update().where(where).values(last_seen_at=now))
+        if row.id is None:
+            return Principal(row.sso_name, row.sso_role)
         return Principal(row.name, row.role, row.id)
 
     def close(self, session_id: str) -> None:

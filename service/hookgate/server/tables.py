@@ -153,7 +153,10 @@ console_sessions = Table(
     "console_sessions",
     metadata,
     Column("id_hash", String(64), primary_key=True),  # sha256 hex, never the session id
-    Column("token_id", Integer, ForeignKey("tokens.id"), nullable=False),
+    # A token sign-in's token; none for an OpenID Connect sign-in, which keeps name and role.
+    Column("token_id", Integer, ForeignKey("tokens.id"), nullable=True),
+    Column("name", String(255), nullable=True),
+    Column("role", String(16), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("last_seen_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),

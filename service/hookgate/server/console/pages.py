@@ -124,9 +124,23 @@ def page(name: str, user: Session | None, status: int = 200, **values: Any) -> H
 # -- sign-in ---------------------------------------------------------------------------------
 
 
+def login_page(request: Request, status: int = 200, error: str | None = None) -> HTMLResponse:
+    """The sign-in page: the API token form unless single sign-on turned it off, and the
+    single sign-on link when it is set up (``oidc.py``)."""
+    provider = request.app.state.oidc
+    return page(
+        "login.html",
+        None,
+        status,
+        error=error,
+        sso=provider.settings.display_name if provider else None,
+        tokens=provider is None or provider.settings.token_sign_in,
+    )
+
+
 @router.get("/login")
-def login_form() -> HTMLResponse:
-    return page("login.html", None)
+def login_form(request: Request) -> HTMLResponse:
+    return login_page(request)
 
 
 def cross_site(request: Request) -> bool:
@@ -153,21 +167,29 @@ def secure_cookie(request: Request) -> bool:
 @router.post("/login")
 async def login(request: Request) -> Response:
     store: Store = request.app.state.store
+    provider = request.app.state.oidc
+    if provider is not None and not provider.settings.token_sign_in:
+        error = f"Signing in with a token is turned off here: use {provider.settings.display_name}."
+        return login_page(request, 403, error)
     if cross_site(request):
         error = "This sign-in was sent from another site: sign in here instead."
-        return page("login.html", None, 403, error=error)
+        return login_page(request, 403, error)
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     token = (form.get("token") or [""])[-1].strip()
     principal = await anyio.to_thread.run_sync(store.authenticate, token) if token else None
     if principal is None or not principal.has("viewer"):
         error = "Unknown or revoked token." if principal is None else "Agent tokens cannot sign in."
-        return page("login.html", None, 401, error=error)
+        return login_page(request, 401, error)
+    return await signed_in(request, principal, RedirectResponse("/console/policies", 303))
+
+
+async def signed_in(request: Request, principal: Principal, response: Response) -> Response:
+    """``response`` with the cookie of a new session for ``principal``: a new one on every
+    sign-in, ending the one the browser held (no session fixation)."""
     sessions: Sessions = request.app.state.sessions
-    # A new session on every sign-in, ending the one the browser held (no session fixation).
     session_id = await anyio.to_thread.run_sync(
-        sessions.open, principal.token_id, request.cookies.get(COOKIE)
+        sessions.open, principal, request.cookies.get(COOKIE)
     )
-    response = RedirectResponse("/console/policies", 303)
     response.set_cookie(
         COOKIE,
         session_id,
