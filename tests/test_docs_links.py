@@ -3,9 +3,8 @@
 explicit ``<a id>``/``<a name>``). Links inside code (fenced blocks, inline spans) are code, not
 links; links to other sites are not fetched.
 
-GitHub's heading anchors: the heading's rendered text, lower-cased, every character that is not
-a letter, digit, space, ``-`` or ``_`` dropped, each space turned into ``-``; a repeated slug gets
-``-1``, ``-2``… in the order of the page.
+GitHub's heading anchors are ``hookgate.refdocs.anchor`` (the generated pages link with it); a
+repeated anchor gets ``-1``, ``-2``… in the order of the page.
 """
 
 from __future__ import annotations
@@ -15,6 +14,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+
+from hookgate.refdocs import anchor
 
 ROOT = Path(__file__).resolve().parents[1]
 SKIP_DIRS = {".git", ".venv", "node_modules", "site", "build", "dist"}
@@ -53,23 +54,13 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def slug(heading: str) -> str:
-    """GitHub's anchor for a heading's Markdown text."""
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # links and images: their text
-    text = re.sub(r"<[^>]+>", "", text)  # inline HTML
-    text = text.replace("`", "").replace("*", "")
-    text = re.sub(r"(?<!\w)_+|_+(?!\w)", "", text)  # _emphasis_, not snake_case
-    text = re.sub(r"[^\w\- ]", "", text.lower())
-    return text.replace(" ", "-")
-
-
 def anchors(path: Path) -> set[str]:
     found: set[str] = set()
     seen: dict[str, int] = {}
     text = path.read_text(encoding="utf-8")
     for _, line in _heading_lines(text):
         match = HEADING.match(line)
-        base = slug(match.group(2))
+        base = anchor(match.group(2))
         count = seen.get(base, 0)
         seen[base] = count + 1
         found.add(base if count == 0 else f"{base}-{count}")
@@ -110,7 +101,7 @@ def test_every_relative_link_and_anchor_resolves():
 
 
 @pytest.mark.parametrize(
-    ("heading", "anchor"),
+    ("heading", "expected"),
     [
         ("What the agent cannot turn off", "what-the-agent-cannot-turn-off"),
         ("git's own channels", "gits-own-channels"),
@@ -131,8 +122,8 @@ def test_every_relative_link_and_anchor_resolves():
         ),
     ],
 )
-def test_slug_follows_githubs_rules(heading, anchor):
-    assert slug(heading) == anchor
+def test_anchor_follows_githubs_rules(heading, expected):
+    assert anchor(heading) == expected
 
 
 def test_the_checker_finds_a_missing_file_a_missing_anchor_and_ignores_code(tmp_path):

@@ -105,8 +105,8 @@ def render_http_api() -> str:
         if method in ("get", "put", "post", "patch", "delete")
     ]
     for path, method, op in operations:
-        anchor = _slug(f"{method.upper()} {path}")
-        lines.append(f"| {method.upper()} | [`{path}`](#{anchor}) | {op.get('summary', '')} |")
+        target = anchor(f"{method.upper()} {path}")
+        lines.append(f"| {method.upper()} | [`{path}`](#{target}) | {op.get('summary', '')} |")
     lines.append("")
     for path, method, op in operations:
         lines += _operation(path, method, op)
@@ -166,7 +166,7 @@ def _type(schema: dict) -> str:
     """A schema as a short type: a link to a named schema, ``array of …``, ``a | b``."""
     if "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
-        return f"[{name}](#{_slug(name)})"
+        return f"[{name}](#{anchor(name)})"
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
             return " \\| ".join(_type(s) for s in schema[key])
@@ -184,10 +184,17 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation but ``-``/``_`` dropped, spaces
-    to ``-`` (the same rule tests/test_docs_links.py checks links against)."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading's Markdown text: the rendered text (link text kept, code
+    marks, emphasis and inline HTML dropped), lower-cased, every character that is not a letter,
+    digit, space, ``-`` or ``_`` dropped, each space turned into ``-``. The generated pages link
+    with it and tests/test_docs_links.py checks every link against it."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    text = re.sub(r"<[^>]+>", "", text)
+    text = text.replace("`", "").replace("*", "")
+    text = re.sub(r"(?<!\w)_+|_+(?!\w)", "", text)  # _emphasis_, not snake_case
+    text = re.sub(r"[^\w\- ]", "", text.lower())
+    return text.replace(" ", "-")
 
 
 def render_guards_block(root: Path) -> str:
