@@ -1,6 +1,6 @@
 """Run the everyday and evasion corpora through the default pack and report the counts.
 
-    python bench/corpora_report.py            # the README section, as markdown
+    python bench/corpora_report.py            # the counts of docs/evidence/corpora.md, as markdown
     python bench/corpora_report.py --caught   # record today's "caught" and "flagged" in the data
 
 Everyday commands (``tests/data/guards/everyday_*.json``) run as Bash PreToolUse calls in

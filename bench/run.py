@@ -23,7 +23,7 @@ Every subprocess runs with ``PYTHONDONTWRITEBYTECODE`` removed from its environm
 ``.pyc`` files as they do on a user's machine (a process that recompiles every module from source
 measures the compiler, not the hook).
 
-Nothing here asserts: the figures go into the README's performance section.
+Nothing here asserts: the figures go into docs/evidence/performance.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 - every evasion row gives exactly the outcome its ``caught`` flag records, with no policy fault:
   a caught row that regresses fails, and so does an uncaught row that starts passing (update the
   flags with ``python bench/corpora_report.py --caught``);
-- the README's counts are the ones ``bench/corpora_report.py`` computes;
+- the counts in docs/evidence/corpora.md are the ones ``bench/corpora_report.py`` computes;
 - what each evasion line really runs (bash, git, stand-in ``rm``) is what the row says, when this
   machine can run the checker (root, ``unshare -m``).
 """
@@ -90,10 +90,10 @@ def test_evasion_row_outcome_matches_its_caught_flag(judged, row):
     )
 
 
-def test_readme_counts_match(eng, judged):
-    readme = (ROOT / "README.md").read_text()
-    start, end = readme.index(report.BEGIN), readme.index(report.END) + len(report.END)
-    assert readme[start:end] == report.section(report.counts(eng, judged))
+def test_evidence_page_counts_match(eng, judged):
+    page = (ROOT / "docs/evidence/corpora.md").read_text()
+    start, end = page.index(report.BEGIN), page.index(report.END) + len(report.END)
+    assert page[start:end] == report.section(report.counts(eng, judged))
 
 
 @pytest.mark.skipif(checker.available() is not None, reason=str(checker.available()))

@@ -24,7 +24,7 @@ Decisions written down so far (OPA's semantics, with the reference that settles 
   starting with a parenthesis) is kept out of the generator, so that the programs measure
   meaning, not parsing; tests/test_opa_cases.py covers that syntax.
 
-``bench/differential.py`` runs many more programs and prints the counts the README quotes.
+``bench/differential.py`` runs many more programs and prints the counts docs/evidence/differential.md quotes.
 """
 
 from __future__ import annotations

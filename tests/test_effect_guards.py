@@ -1,6 +1,6 @@
 """Every guard on every channel besides a host's own shell line: file tools, Codex apply_patch
 (as a tool and inside a shell command), MCP tools and PowerShell (tests/data/effects/cases.json;
-counts per channel in the README)."""
+counts per channel in docs/reference/effects.md)."""
 
 from __future__ import annotations
 

@@ -80,6 +80,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "hookgate.cli",
             "hookgate.commands*",
             "hookgate.integrations*",
+            "hookgate.refdocs",
         ),
     ),
 ]

@@ -8,7 +8,7 @@ strict only where a case says ``strict_error``.
 Each case is *right*, *unsupported* (refused with ``unsupported: …`` at line:col) or *wrong*.
 ``tests/data/opa/expectations.json`` lists the cases known to be unsupported; any wrong answer
 fails, and so does any change of status (a case that starts passing must leave the list).
-``python tests/test_opa_cases.py`` prints the counts per family (for the README) and, with
+``python tests/test_opa_cases.py`` prints the counts per family (for docs/evidence/opa-conformance.md) and, with
 ``--write``, rewrites the expectations file.
 """
 

@@ -1,5 +1,5 @@
-"""Issue 30's attack classes, one probe each, run in both modes (the proof that the README's
-per-mode table "What the agent cannot turn off" is true as written).
+"""Issue 30's attack classes, one probe each, run in both modes (the proof that the per-mode
+table of docs/design/threat-model.md, "what the agent cannot turn off", is true as written).
 
 - personal: ``hookgate install claude`` as the agent's own user (this process's user, with a
   throw-away HOME) into a venv of its own, as users install it; the hook runs as that user through
@@ -12,7 +12,7 @@ Each probe performs the attack as the agent would, as the agent's user: a tool c
 by the hook and runs only if the hook lets it (then its effect is real), a program the agent
 wrote runs unjudged. A class *holds* when the tool call is refused, or when after the attack the
 guard still decides (a forced push is rewritten to a plain push, ``--no-verify`` is denied). A
-class the README says personal mode does not close is asserted as the residual it is: there it
+class the threat model says personal mode does not close is asserted as the residual it is: there it
 gets through, and in managed mode it does not.
 
 Root is needed for the managed mode (CI runs as root); its probes skip otherwise.

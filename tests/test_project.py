@@ -71,10 +71,10 @@ def test_wheel_ships_grammar_and_default_pack(tmp_path):
 
 
 def test_every_promise_of_the_cannot_turn_off_table_names_tests_that_exist():
-    """Each row of "What the agent cannot turn off" names the tests that cover it: the files
-    exist, and a ``…fragment…`` names a test function in one of its row's files."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## What the agent cannot turn off", 1)[1].split("\n## ", 1)[0]
+    """Each row of the threat model's table (docs/design/threat-model.md, "what the agent
+    cannot turn off") names the tests that cover it: the files exist, and a ``…fragment…`` names
+    a test function in one of its row's files."""
+    section = (ROOT / "docs/design/threat-model.md").read_text()
     rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) > 10
     for row in rows[1:]:

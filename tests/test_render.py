@@ -80,7 +80,7 @@ def claude_like(ask: dict) -> dict:
     }
 
 
-# The contract table (DESIGN.md "The decision and the host responses", HOSTS.md per host).
+# The contract table (docs/design/contracts.md "The decision and the host responses", HOSTS.md per host).
 EXPECTED = {
     "claude": claude_like(
         hso("PreToolUse", permissionDecision="ask", permissionDecisionReason=REASON)

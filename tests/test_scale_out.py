@@ -27,7 +27,8 @@ from server_support import GUARD, NO_VERIFY, PG_ENV
 from hookgate.server.store import REVISION_CACHE_SECONDS
 
 HAPROXY = os.environ.get("HOOKGATE_TEST_HAPROXY") or shutil.which("haproxy")
-STATED_DELAY = REVISION_CACHE_SECONDS  # README: a change shows on every instance within 1 s
+# docs/evidence/scale.md: a change shows on every instance within 1 s.
+STATED_DELAY = REVISION_CACHE_SECONDS
 
 if not (HAPROXY and os.environ.get(PG_ENV)):
     if os.environ.get("CI") == "true":

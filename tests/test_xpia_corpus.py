@@ -1,7 +1,7 @@
-"""The XPIA corpora (tests/data/xpia/, counts in the README): every injection text is denied
-in the instruction channel it is written for; every benign text stays allowed in its channel
-(commit messages, grep patterns, web searches, fetch prompts, sub-agent prompts, shell
-commands, doc pages a tool returns). Also every pattern's own examples and counterexamples."""
+"""The XPIA corpora (tests/data/xpia/, counts in docs/reference/guards.md): every injection
+text is denied in the instruction channel it is written for; every benign text stays allowed
+in its channel (commit messages, grep patterns, web searches, fetch prompts, sub-agent prompts,
+shell commands, doc pages a tool returns). Also every pattern's own examples and counterexamples."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ ordinary command runs).
 
 Gemini CLI, which the managed install does not claim (``NOT ENFORCEABLE``; MANAGED.md: a user
 or workspace ``hooksConfig.disabled`` entry turns its system hook off), runs too: the test
-asserts the residual the README names, so that the promise table stays honest.
+asserts the residual docs/design/threat-model.md names, so that the promise table stays honest.
 Runs with the real-host stage (HOOKGATE_REAL_HOSTS=1, CI) and as root; skipped otherwise.
 """
 
@@ -186,7 +186,7 @@ def test_a_same_user_program_that_rewrites_everything_changes_no_decision(
 def test_gemini_is_not_enforced_as_install_and_the_readme_say(
     ns: managedns.Namespace, host_binaries: dict[str, Path], model: Model
 ) -> None:
-    # The residual the README names: the managed hook runs, but the same program's
+    # The residual the threat model names: the managed hook runs, but the same program's
     # hooksConfig.disabled entry in the user's settings turns it off at Gemini's next start.
     agent = ManagedAgent(ns, "gemini", host_binaries["gemini"], model)
     assert agent.decisions(1) == EXPECTED

@@ -1,6 +1,6 @@
-"""Generate the builtins reference (``docs/builtins.md``) from the registry's docstrings.
+"""Generate the builtins reference (``docs/reference/builtins.md``) from the registry's docstrings.
 
-``python -m hookgate.builtins.docs > docs/builtins.md``; a test keeps the file in step.
+``python -m hookgate.builtins.docs > docs/reference/builtins.md``; a test keeps the file in step.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """IP networks: ``net.cidr_*`` (``ipaddress``, imported on first use). Offline only:
-``net.lookup_ip_addr`` is refused (see docs/builtins.md)."""
+``net.lookup_ip_addr`` is refused (see docs/reference/builtins.md)."""
 
 from __future__ import annotations
 

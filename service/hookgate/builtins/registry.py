@@ -1,7 +1,7 @@
 """The one registry of builtin functions, grouped by family.
 
 Each family module (``strings.py``, ``regex.py``, ``shell.py``, ``git.py``, ``xpia.py``, …)
-registers its functions with ``@builtin``; ``docs/builtins.md`` is generated from this registry
+registers its functions with ``@builtin``; ``docs/reference/builtins.md`` is generated from this registry
 (``python -m hookgate.builtins.docs``), so each function's docstring is its documentation.
 
 Values passed to and returned from builtins are the interpreter's values: ``None``, ``bool``,

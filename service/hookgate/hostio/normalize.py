@@ -1,7 +1,7 @@
 """Any host's hook payload -> one ``HookInput``, and the ``input`` document policies see.
 
-The accepted spellings are the behaviour matrix of DESIGN.md ("HookInput and the input
-document"). This runs on every tool call, so it uses only the standard library. Error messages
+The accepted spellings are the behaviour matrix of docs/design/contracts.md ("HookInput and the
+input document"). This runs on every tool call, so it uses only the standard library. Error messages
 name fields, JSON positions and types, never payload text: a payload may hold secrets.
 """
 

@@ -1,5 +1,5 @@
-"""``Decision`` -> the exact response each host expects (DESIGN.md, "The decision and the host
-responses"; the facts per host are in HOSTS.md).
+"""``Decision`` -> the exact response each host expects (docs/design/contracts.md, "The
+decision and the host responses"; the facts per host are in HOSTS.md).
 
 Every renderer first reduces the decision to a ``_Plan`` within what its host can express (a
 host without ``ask`` gets a deny saying approval is required; a host that cannot apply a
