@@ -352,6 +352,17 @@ def _builtin_func(name: str) -> Callable:
     return builtins.get(name).func
 
 
+def has_members(ctx: Ctx, group: Group) -> bool:
+    """Whether ``some x in`` the value of ``group`` (a set, object or complete rule) iterates
+    at all: it is a collection with members (a scalar or undefined value gives nothing). The
+    value as the iterating literal reads it: cached, else computed (recursion reported)."""
+    v = ctx.cache.get(group, MISSING)
+    if v is MISSING or v is IN_PROGRESS:
+        v = group.value(ctx)
+    t = type(v)
+    return (t is list or t is dict or t is RegoSet) and len(v) > 0
+
+
 def set_add(acc: dict, v: Any) -> None:
     t = type(v)
     acc[v if (t is str or t is int or t is float or v is None) else freeze(v)] = v
@@ -474,6 +485,7 @@ GENERATED_CODE_NAMESPACE = {
     "binop": binop,
     "obj_add": obj_add,
     "set_add": set_add,
+    "has_members": has_members,
     "object_put": object_put,
     "tree_put": tree_put,
     "tree_inner": tree_inner,
