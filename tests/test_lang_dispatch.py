@@ -41,6 +41,24 @@ v contains x if {
 
 v contains "always"
 
+flag := input.flag
+
+conf := {"mode": object.get(input, "mode", null)}
+
+v contains "flag" if {
+	flag
+	true
+}
+
+v contains m if {
+	m := conf.mode
+	is_string(m)
+}
+
+v contains "edit mode" if {
+	conf.mode == "edit"
+}
+
 o[k] := n if {
 	some k, n in names
 }
@@ -69,6 +87,12 @@ INPUTS = [
     {"names": "a string: not a collection"},
     {"names": ["x"], "tool_kind": "edit"},
     {"scalar": True, "tool_kind": "edit"},
+    {"flag": False},
+    {"flag": 0},
+    {"flag": None},
+    {"flag": True, "mode": "edit"},
+    {"mode": 3},
+    {"mode": ["edit"]},
 ]
 
 
@@ -112,11 +136,12 @@ def _entered(ps, doc) -> set[str]:
 
 def test_skipped_definitions_are_not_entered(sets):
     dispatched, oracle = sets
-    # A read with no commands and no names: only "always" and the dispatch run.
+    # A read with no commands, names, flag or mode: only "always" and `m := conf.mode` (null
+    # is defined) are entered.
     quiet = {"tool_kind": "read", "names": []}
     entered = {n for n in _entered(dispatched, quiet) if n.startswith("s")}
-    assert len(entered) == 1, entered
-    # Without dispatch (coverage) each of the five definitions is entered.
-    assert len({n for n in _entered(oracle, quiet) if n.startswith("s")}) == 5
-    busy = {"tool_kind": "shell", "cmds": ["rm"], "names": ["a"]}
-    assert len({n for n in _entered(dispatched, busy) if n.startswith("s")}) == 5
+    assert len(entered) == 2, entered
+    # Without dispatch (coverage) each of the eight definitions is entered.
+    assert len({n for n in _entered(oracle, quiet) if n.startswith("s")}) == 8
+    busy = {"tool_kind": "shell", "cmds": ["rm"], "names": ["a"], "flag": True, "mode": "edit"}
+    assert len({n for n in _entered(dispatched, busy) if n.startswith("s")}) == 8

@@ -454,37 +454,57 @@ class RuleCompiler(LiteralCompiler):
 
     def _guard(self, order: list, scope: Scope) -> str | None:
         """A Python test (of ``ctx``) that holds whenever the body whose literals run in
-        ``order`` may have a solution, from its first literal: ``some x in r`` over a rule
-        ``r`` (no solution when ``r`` is undefined or not a collection with members), or
-        ``input.a.b == "s"`` (none when the input differs). None when there is no such test.
-        The test reads only what that literal reads first anyway (a rule's cached value)."""
+        ``order`` may have a solution, from its first literal: ``some x in r`` (no solution
+        when ``r`` is undefined or not a collection with members), ``r`` alone (none when it is
+        undefined or false), ``r == "s"`` (none when ``r`` is another value), where ``r`` is a
+        rule or a constant path of the input. None when there is no such test. The test reads
+        only what that literal reads first anyway (a rule's value is computed once)."""
         if not order or getattr(order[0], "withs", ()):
             return None
         first = order[0]
         if isinstance(first, ast.SomeIn):
-            path = self._constant_path(first.collection, scope)
-            if path is None or path[0] != "data":
-                return None
-            node, i = self.program.find(path[1:])
-            group = node.group
-            if group is None or group.kind == "function" or i != len(path) - 1:
-                return None
-            return f"has_members(ctx, {self.module.group(group)})"
-        term = first.term if isinstance(first, ast.Expr) and not first.negated else None
-        if not isinstance(term, ast.BinOp) or term.op != "==":
+            value = self._guard_value(first.collection, scope)
+            return None if value is None else f"has_members({value})"
+        if not isinstance(first, ast.Expr) or first.negated:
+            return None
+        term = first.term
+        if isinstance(term, ast.Assign):  # x := r: no solution when r is undefined
+            plain = isinstance(term.lhs, ast.Var) and not is_wild(term.lhs)
+            value = self._guard_value(term.rhs, scope) if plain else None
+            return None if value is None else f"({value} is not UNDEFINED)"
+        if not isinstance(term, ast.BinOp):
+            value = self._guard_value(term, scope)
+            return None if value is None else f"holds({value})"
+        if term.op != "==":
             return None
         for side, other in ((term.left, term.right), (term.right, term.left)):
-            path = self._constant_path(side, scope)
-            if (
-                path is not None
-                and path[0] == "input"
-                and len(path) > 1
-                and isinstance(other, ast.Scalar)
-                and type(other.value) is str
-            ):
-                # A string equals only a string (Rego's == as the literal compiles it).
-                return f"(index_path(ctx.input, {path[1:]!r}) == {other.value!r})"
+            if isinstance(other, ast.Scalar) and type(other.value) is str:
+                value = self._guard_value(side, scope)
+                if value is not None:
+                    # A string equals only a string (Rego's ==, as the literal compiles it).
+                    return f"({value} == {other.value!r})"
         return None
+
+    def _guard_value(self, term: Any, scope: Scope) -> str | None:
+        """A Python expression for the value of ``term`` when it is a rule or a constant path
+        into one (its value cached in the evaluation, as the literal reads it) or a constant
+        path of the input; None for anything else."""
+        path = self._constant_path(term, scope)
+        if path is None:
+            return None
+        if path[0] == "input":
+            return f"index_path(ctx.input, {path[1:]!r})" if len(path) > 1 else "ctx.input"
+        node, i = self.program.find(path[1:])
+        group = node.group
+        if group is None or group.kind == "function":
+            return None
+        name = self.module.group(group)
+        value = (
+            f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
+            f"and _v is not IN_PROGRESS else {name}.value(ctx))"
+        )
+        rest = path[1 + i :]
+        return f"index_path({value}, {rest!r})" if rest else value
 
     def _constant_path(self, term: Any, scope: Scope) -> tuple | None:
         """The absolute path of a reference of constant keys to a global (``r``, ``input.a``,

@@ -352,15 +352,16 @@ def _builtin_func(name: str) -> Callable:
     return builtins.get(name).func
 
 
-def has_members(ctx: Ctx, group: Group) -> bool:
-    """Whether ``some x in`` the value of ``group`` (a set, object or complete rule) iterates
-    at all: it is a collection with members (a scalar or undefined value gives nothing). The
-    value as the iterating literal reads it: cached, else computed (recursion reported)."""
-    v = ctx.cache.get(group, MISSING)
-    if v is MISSING or v is IN_PROGRESS:
-        v = group.value(ctx)
+def has_members(v: Any) -> bool:
+    """Whether ``some x in v`` iterates at all: ``v`` is a collection with members (a scalar
+    or undefined value gives nothing)."""
     t = type(v)
     return (t is list or t is dict or t is RegoSet) and len(v) > 0
+
+
+def holds(v: Any) -> bool:
+    """Whether ``v`` as a literal holds: defined and not false."""
+    return v is not UNDEFINED and v is not False
 
 
 def set_add(acc: dict, v: Any) -> None:
@@ -486,6 +487,7 @@ GENERATED_CODE_NAMESPACE = {
     "obj_add": obj_add,
     "set_add": set_add,
     "has_members": has_members,
+    "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,
     "tree_inner": tree_inner,
