@@ -217,6 +217,64 @@ class Group:
         return result
 
 
+class SetGroup(Group):
+    """A partial set rule: ``value`` without the checks other kinds need (every evaluation
+    asks a pack's many set groups once each: this is most of what an empty group costs)."""
+
+    __slots__ = ()
+
+    def value(self, ctx: Ctx) -> Any:
+        cache = ctx.cache
+        v = cache.get(self, MISSING)
+        if v is not MISSING:
+            if v is IN_PROGRESS:
+                raise EvalError(f"recursion: {self.name} depends on itself")
+            return v
+        if self.memo_env is not None:
+            return Group.value(self, ctx)
+        cache[self] = IN_PROGRESS
+        acc: dict = {}
+        try:
+            for d in self.defs:
+                d(ctx, acc)
+        except BaseException:
+            cache.pop(self, None)
+            raise
+        cache[self] = v = RegoSet._from_dict(acc) if acc else EMPTY_SET
+        return v
+
+
+class CompleteGroup(Group):
+    """A complete rule: ``value`` of the usual one definition (and its default) inline; more
+    definitions, mocks and memoized values take ``Group.value``."""
+
+    __slots__ = ()
+
+    def value(self, ctx: Ctx) -> Any:
+        cache = ctx.cache
+        v = cache.get(self, MISSING)
+        if v is not MISSING:
+            if v is IN_PROGRESS:
+                raise EvalError(f"recursion: {self.name} depends on itself")
+            return v
+        defs = self.defs
+        if self.memo_env is not None or len(defs) != 1 or ctx.mocks is not None:
+            return Group.value(self, ctx)
+        cache[self] = IN_PROGRESS
+        try:
+            v = defs[0](ctx)
+            if v is UNDEFINED and self.default_def is not None:
+                v = self.default_def(ctx)
+        except BaseException:
+            cache.pop(self, None)
+            raise
+        cache[self] = v
+        return v
+
+
+_GROUPS = {"set": SetGroup, "complete": CompleteGroup}
+
+
 class Tree:
     """``data``: the rule groups of a compiled policy set, placed at their paths."""
 
@@ -247,7 +305,7 @@ class Tree:
     ) -> Group:
         """A new rule group; ``placed``: at its node (else it lives inside a partial object
         rooted above it, whose value includes its own)."""
-        group = Group(kind, path, name, arity, file, line, col)
+        group = _GROUPS.get(kind, Group)(kind, path, name, arity, file, line, col)
         if placed:
             self.node(path).group = group
         self.groups.append(group)
