@@ -59,6 +59,12 @@ v contains "edit mode" if {
 	conf.mode == "edit"
 }
 
+opt := input.opt
+
+v contains "opt" if {
+	opt.k == "x"
+}
+
 o[k] := n if {
 	some k, n in names
 }
@@ -93,6 +99,9 @@ INPUTS = [
     {"flag": True, "mode": "edit"},
     {"mode": 3},
     {"mode": ["edit"]},
+    {"opt": {"k": "x"}},
+    {"opt": ["x"]},
+    {"opt": "x"},
 ]
 
 
@@ -136,12 +145,19 @@ def _entered(ps, doc) -> set[str]:
 
 def test_skipped_definitions_are_not_entered(sets):
     dispatched, oracle = sets
-    # A read with no commands, names, flag or mode: only "always" and `m := conf.mode` (null
-    # is defined) are entered.
+    # A read with no commands, names, flag, mode or opt: only "always" and `m := conf.mode`
+    # (null is defined) are entered.
     quiet = {"tool_kind": "read", "names": []}
     entered = {n for n in _entered(dispatched, quiet) if n.startswith("s")}
     assert len(entered) == 2, entered
-    # Without dispatch (coverage) each of the eight definitions is entered.
-    assert len({n for n in _entered(oracle, quiet) if n.startswith("s")}) == 8
-    busy = {"tool_kind": "shell", "cmds": ["rm"], "names": ["a"], "flag": True, "mode": "edit"}
-    assert len({n for n in _entered(dispatched, busy) if n.startswith("s")}) == 8
+    # Without dispatch (coverage) each of the nine definitions is entered.
+    assert len({n for n in _entered(oracle, quiet) if n.startswith("s")}) == 9
+    busy = {
+        "tool_kind": "shell",
+        "cmds": ["rm"],
+        "names": ["a"],
+        "flag": True,
+        "mode": "edit",
+        "opt": {"k": "x"},
+    }
+    assert len({n for n in _entered(dispatched, busy) if n.startswith("s")}) == 9

@@ -493,7 +493,7 @@ class RuleCompiler(LiteralCompiler):
         if path is None:
             return None
         if path[0] == "input":
-            return f"index_path(ctx.input, {path[1:]!r})" if len(path) > 1 else "ctx.input"
+            return _index_expr("ctx.input", path[1:])
         node, i = self.program.find(path[1:])
         group = node.group
         if group is None or group.kind == "function":
@@ -503,8 +503,7 @@ class RuleCompiler(LiteralCompiler):
             f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
             f"and _v is not IN_PROGRESS else {name}.value(ctx))"
         )
-        rest = path[1 + i :]
-        return f"index_path({value}, {rest!r})" if rest else value
+        return _index_expr(value, path[1 + i :])
 
     def _constant_path(self, term: Any, scope: Scope) -> tuple | None:
         """The absolute path of a reference of constant keys to a global (``r``, ``input.a``,
@@ -617,6 +616,19 @@ class RuleCompiler(LiteralCompiler):
         fn = self._fn(prefix, "ctx, fr", "return False", stop="return True", acc="None")
         self.body(literals, scope, fn, lambda fn: fn.emit(fn.stop), bound=bound)
         return fn.finish("return False")
+
+
+def _index_expr(value: str, keys: tuple) -> str:
+    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
+    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
+    if not keys:
+        return value
+    if len(keys) == 1 and type(keys[0]) is str:
+        return (
+            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
+            f"else index(_o, {keys[0]!r}))"
+        )
+    return f"index_path({value}, {keys!r})"
 
 
 def _is_constant(t: Any) -> bool:
