@@ -9,7 +9,8 @@ from wheels as users install them, measured turn about on the same machine.
 2. In process, µs per decision on the default pack (``Engine.evaluate``), for the everyday mix:
    the three shell payloads of ``run.py`` and a Read, an Edit and a Write (``--instructions``:
    also 4 KB texts the prompt-injection guard reads). Each revision's figure is the median of
-   three alternating rounds.
+   three alternating rounds. Beside it, the Python bytecodes one decision executes: a count
+   the machine's load does not move (calls into C count as one), for a shared machine.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
    ratio of their times per KiB at the largest size, construct by construct.
 
@@ -38,21 +39,33 @@ FILE_CALLS = {
     "Write": {"file_path": "/tmp/project/src/new.py", "content": "print('hello')\n"},
 }
 
-# Run by each revision's python: µs per decision for each payload, as JSON on stdout.
+# Run by each revision's python: µs per decision for each payload, and the Python bytecodes one
+# decision executes (counted with sys.settrace: the same on every run, whatever the machine's
+# load), as JSON on stdout.
 PROBE = """
 import json, sys, time
 from hookgate.engine import Engine
 from hookgate.sources import default_pack_path
 docs, iterations = json.loads(sys.stdin.read())
 engine = Engine.from_paths([default_pack_path()])
-out = {}
+out, ops = {}, {}
+def counted(frame, event, arg):
+    frame.f_trace_opcodes = True
+    if event == "opcode":
+        count[0] += 1
+    return counted
 for name, doc in docs.items():
     engine.evaluate(doc)
     start = time.perf_counter()
     for _ in range(iterations):
         engine.evaluate(doc)
     out[name] = (time.perf_counter() - start) / iterations * 1e6
-print(json.dumps(out))
+    count = [0]
+    sys.settrace(counted)
+    engine.evaluate(doc)
+    sys.settrace(None)
+    ops[name] = count[0]
+print(json.dumps([out, ops]))
 """
 
 
@@ -116,13 +129,18 @@ def in_process(
                 raise SystemExit(f"{label}: {done.stderr}")
             rounds[label].append(json.loads(done.stdout))
     before, after = (
-        {name: statistics.median(r[name] for r in rounds[label]) for name in docs}
+        {name: statistics.median(r[0][name] for r in rounds[label]) for name in docs}
         for label in pythons
     )
-    print(f"   {'payload':24} {'before':>9} {'after':>9} {'after÷before':>13}")
+    ops_before, ops_after = (rounds[label][-1][1] for label in pythons)
+    print(
+        f"   {'payload':24} {'before':>9} {'after':>9} {'after÷before':>13}"
+        f" {'bytecodes: before':>18} {'after':>7} {'÷':>5}"
+    )
     for name in docs:
         print(
             f"   {name:24} {before[name]:9.1f} {after[name]:9.1f} {after[name] / before[name]:13.2f}"
+            f" {ops_before[name]:18} {ops_after[name]:7} {ops_after[name] / ops_before[name]:5.2f}"
         )
 
 

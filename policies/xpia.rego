@@ -138,12 +138,11 @@ shell_read if {
 
 # `curl … | sh` with a file in between: the command line downloads a file, then runs it.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	some fetch in data.hookgate.lib.commands # first: a call with no commands skips this rule
 	"critical" in cfg.pre_severities
-	commands := data.hookgate.lib.commands
-	some fetch in commands
 	output_option[fetch.name] # only curl and wget download (cheap test first: every command)
 	some file in downloads(fetch)
-	some run in commands
+	some run in data.hookgate.lib.commands
 	runs(run, file)
 }
 
@@ -151,8 +150,8 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 # | /bin/bash, wget -O- … | tee log | busybox sh, bash < <(curl …), curl … > >(sh), source
 # <(curl …)): the commands that feed it, from shell analysis (fed_by).
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
-	"critical" in cfg.pre_severities
 	some c in data.hookgate.lib.commands
+	"critical" in cfg.pre_severities
 	some name in c.fed_by
 	name in {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nc", "ncat", "socat"}
 }
@@ -160,9 +159,9 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 # Interpreter code that fetches code and runs it (python3 -c "exec(urlopen(u).read())", ruby -e
 # "eval(URI.open(u).read)"): interpreters.fetch_patterns and eval_patterns, both in one program.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	some x in data.hookgate.lib.interpreter_code
 	"critical" in cfg.pre_severities
 	interpreters := data.hookgate.config.interpreters
-	some x in data.hookgate.lib.interpreter_code
 	regex.match(concat("|", interpreters.fetch_patterns), x.code)
 	regex.match(concat("|", interpreters.eval_patterns), x.code)
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import string
 import subprocess
 import sys
 
@@ -108,3 +109,26 @@ def test_a_session_id_names_no_other_file(tmp_path, monkeypatch):
     sessions = str(tmp_path / "home" / "state" / "sessions")
     assert files == [os.path.join(sessions, "etcx"), os.path.join(sessions, "etcx.lock")]
     assert session.written("") == [] and session.written("///") == []
+
+
+@pytest.mark.parametrize(
+    "session_id",
+    [
+        "3f2a9c1e-7b4d-4e8a-9f01-2c3d4e5f6a7b",
+        "a_b-C9",
+        "x" * 200,
+        "-_-",
+        "ab.c",
+        "é1",
+        "ａbc",  # a full-width letter is not ASCII: left out
+        "a b/c\n",
+        "٣4",  # an Arabic-Indic digit: isalnum, not ASCII
+    ],
+)
+def test_the_memory_file_name_keeps_ascii_letters_digits_dash_underscore(
+    tmp_path, monkeypatch, session_id
+):
+    monkeypatch.setenv("HOOKGATE_HOME", str(tmp_path))
+    kept = "".join(c for c in session_id if c in string.ascii_letters + string.digits + "-_")
+    path = session._file(session_id)
+    assert path == os.path.join(str(tmp_path), "state", "sessions", kept[:96])

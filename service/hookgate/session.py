@@ -118,7 +118,10 @@ def probes(key: str) -> list[int]:
 
 
 def _file(session_id: str) -> str | None:
-    name = "".join(c for c in session_id if c.isascii() and (c.isalnum() or c in "-_"))[:96]
+    if session_id.isascii() and session_id.replace("-", "").replace("_", "").isalnum():
+        name = session_id[:96]  # the usual id (a UUID) as it is: every shell call asks
+    else:
+        name = "".join(c for c in session_id if c.isascii() and (c.isalnum() or c in "-_"))[:96]
     return os.path.join(paths.state_dir(), "sessions", name) if name else None
 
 

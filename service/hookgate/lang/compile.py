@@ -32,7 +32,7 @@ from hookgate.lang.codegen import SPLIT_LOOPS, CompileError, GeneratedFunction, 
 from hookgate.lang.documents import Group, Node, Tree, path_text
 from hookgate.lang.errors import Diagnostic
 from hookgate.lang.literals import LiteralCompiler, split_unifications
-from hookgate.lang.safety import ArgLit, HeadLit, ModuleEnv, Scope
+from hookgate.lang.safety import ArgLit, HeadLit, ModuleEnv, Scope, is_wild
 
 
 class Program:
@@ -210,12 +210,14 @@ class Program:
 
     def _compile_group(self, group: Group) -> None:
         defs = []
+        guards: list[str | None] = []
         default_def = None
         for rule, env in self.rules[group]:
             try:
                 if rule.default:
                     _check_default(rule.value)
-                compiled = RuleCompiler(self, env, group, rule.loc).compile_rule(rule)
+                compiler = RuleCompiler(self, env, group, rule.loc)
+                compiled = compiler.compile_rule(rule)
             except CompileError as exc:  # no code comes out of a program with errors
                 self._error(env.file, exc)
                 continue
@@ -223,13 +225,45 @@ class Program:
                 default_def = compiled
             else:
                 defs.append(compiled)
+                guards.append(compiler.guard)
             if rule.path_keys:
                 self.out.nested.add(group)
         for sub, root in self.inner.values():
             if root is group:
                 defs.append(self._inner_def(sub, root))
+                guards.append(None)
                 self.out.nested.add(group)
+        if len(defs) > 1 and any(guards) and not self.coverage:
+            defs = [self._dispatch(defs, guards)]
         self.out.definitions[group] = (defs, default_def)
+
+    def _dispatch(self, defs: list[str], guards: list[str | None]) -> str:
+        """One definition running a partial set's or object's definitions in order, each only
+        when its guard holds: a definition whose first literal cannot hold for this call (``some
+        c in commands`` when there are none, ``input.tool_kind == "shell"`` for a Read) costs a
+        test, not a call (a pack has many definitions of ``violations``; most calls concern
+        few). Each test is made once, where the first definition it guards would have made it.
+        With ``with data…`` overrides every definition runs (a guard reads the rule's own
+        value); with coverage there is no dispatch (each definition records what it entered)."""
+        name = self.out.name("d")
+        lines = [
+            f"def {name}(ctx, acc):",
+            "    if ctx.data_over:",
+            f"        for d in ({''.join(d + ', ' for d in defs)}):",
+            "            d(ctx, acc)",
+            "        return",
+        ]
+        tests: dict[str, str] = {}
+        for d, guard in zip(defs, guards, strict=True):
+            if guard is None:
+                lines.append(f"    {d}(ctx, acc)")
+            elif guard in tests:
+                lines.append(f"    if {tests[guard]}: {d}(ctx, acc)")
+            else:
+                tests[guard] = f"_{len(tests) + 1}"
+                lines.append(f"    if ({tests[guard]} := {guard}): {d}(ctx, acc)")
+        self.out.functions.append("\n".join(lines))
+        return name
 
     def _inner_def(self, sub: Group, root: Group) -> str:
         """A definition of a partial object adding the value of a rule below its root."""
@@ -358,7 +392,11 @@ def _environment_builtin(name: str) -> bool:
 
 
 class RuleCompiler(LiteralCompiler):
-    """One definition of a rule (or an ``else``) → its generated function, body by body."""
+    """One definition of a rule (or an ``else``) → its generated function, body by body;
+    ``guard``: for a partial set's or object's definition, when one can be had, a test that
+    holds whenever the definition may add something (``_guard``)."""
+
+    guard: str | None = None
 
     def compile_rule(self, rule: ast.Rule) -> str:
         """The name of the generated function of one definition: ``(ctx) -> value`` for a
@@ -414,6 +452,75 @@ class RuleCompiler(LiteralCompiler):
             fn.prologue.append("fr[0 : len(args)] = args")
         return fn.finish(exit)
 
+    def _guard(self, order: list, scope: Scope) -> str | None:
+        """A Python test (of ``ctx``) that holds whenever the body whose literals run in
+        ``order`` may have a solution, from its first literal: ``some x in r`` (no solution
+        when ``r`` is undefined or not a collection with members), ``r`` alone (none when it is
+        undefined or false), ``r == "s"`` (none when ``r`` is another value), where ``r`` is a
+        rule or a constant path of the input. None when there is no such test. The test reads
+        only what that literal reads first anyway (a rule's value is computed once)."""
+        if not order or getattr(order[0], "withs", ()):
+            return None
+        first = order[0]
+        if isinstance(first, ast.SomeIn):
+            value = self._guard_value(first.collection, scope)
+            return None if value is None else f"has_members({value})"
+        if not isinstance(first, ast.Expr) or first.negated:
+            return None
+        term = first.term
+        if isinstance(term, ast.Assign):  # x := r: no solution when r is undefined
+            plain = isinstance(term.lhs, ast.Var) and not is_wild(term.lhs)
+            value = self._guard_value(term.rhs, scope) if plain else None
+            return None if value is None else f"({value} is not UNDEFINED)"
+        if not isinstance(term, ast.BinOp):
+            value = self._guard_value(term, scope)
+            return None if value is None else f"holds({value})"
+        if term.op != "==":
+            return None
+        for side, other in ((term.left, term.right), (term.right, term.left)):
+            if isinstance(other, ast.Scalar) and type(other.value) is str:
+                value = self._guard_value(side, scope)
+                if value is not None:
+                    # A string equals only a string (Rego's ==, as the literal compiles it).
+                    return f"({value} == {other.value!r})"
+        return None
+
+    def _guard_value(self, term: Any, scope: Scope) -> str | None:
+        """A Python expression for the value of ``term`` when it is a rule or a constant path
+        into one (its value cached in the evaluation, as the literal reads it) or a constant
+        path of the input; None for anything else."""
+        path = self._constant_path(term, scope)
+        if path is None:
+            return None
+        if path[0] == "input":
+            return _index_expr("ctx.input", path[1:])
+        node, i = self.program.find(path[1:])
+        group = node.group
+        if group is None or group.kind == "function":
+            return None
+        name = self.module.group(group)
+        value = (
+            f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
+            f"and _v is not IN_PROGRESS else {name}.value(ctx))"
+        )
+        return _index_expr(value, path[1 + i :])
+
+    def _constant_path(self, term: Any, scope: Scope) -> tuple | None:
+        """The absolute path of a reference of constant keys to a global (``r``, ``input.a``,
+        ``data.p.r``), or None."""
+        if isinstance(term, ast.Var):
+            head, keys = term, ()
+        elif isinstance(term, ast.Ref) and isinstance(term.head, ast.Var):
+            head, keys = term.head, term.path
+        else:
+            return None
+        if is_wild(head) or scope.lookup(head.name) is not None:
+            return None
+        root = self.env.resolve_global(head.name)
+        if root is None or not all(isinstance(k, ast.Scalar) for k in keys):
+            return None
+        return (*root, *(k.value for k in keys))
+
     def _set_rule(self, rule: ast.Rule) -> str:
         scope = Scope(None, [0])
         key_slot = scope.new_slot()
@@ -430,7 +537,8 @@ class RuleCompiler(LiteralCompiler):
 
         tail = [HeadLit(k, s) for k, s in zip(rule.path_keys, path_slots, strict=True)]
         tail.append(HeadLit(rule.key, key_slot))
-        self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        order = self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        self.guard = self._guard(order, scope)
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
 
@@ -452,7 +560,8 @@ class RuleCompiler(LiteralCompiler):
 
         tail = [HeadLit(k, s) for k, s in zip(rule.path_keys, path_slots, strict=True)]
         tail += [HeadLit(rule.key, key_slot), HeadLit(value, val_slot)]
-        self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        order = self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
+        self.guard = self._guard(order, scope)
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
 
@@ -467,10 +576,10 @@ class RuleCompiler(LiteralCompiler):
         bound: set | None = None,
         declared_params: tuple = (),
         head: ast.Loc | None = None,
-    ) -> None:
+    ) -> list:
         """Emit literals (reordered for safety) + ``tail`` (kept last) into ``fn``, then
-        ``terminal(fn)`` at the innermost level. ``head``: the rule head (or else) this body
-        belongs to, for coverage."""
+        ``terminal(fn)`` at the innermost level; the literals in the order they run.
+        ``head``: the rule head (or else) this body belongs to, for coverage."""
         bound = set() if bound is None else bound
         self._declare(literals + (tail or []), scope)
         order = self._reorder(split_unifications(literals), scope, bound)
@@ -491,6 +600,7 @@ class RuleCompiler(LiteralCompiler):
         terminal(fn)
         for k in continuations:
             k.finish(k.exit)
+        return order
 
     def _continuation(self, fn: GeneratedFunction) -> GeneratedFunction:
         """Go on in a new function ``(ctx, fr, acc) -> stop?`` (Python limits how many loops
@@ -506,6 +616,19 @@ class RuleCompiler(LiteralCompiler):
         fn = self._fn(prefix, "ctx, fr", "return False", stop="return True", acc="None")
         self.body(literals, scope, fn, lambda fn: fn.emit(fn.stop), bound=bound)
         return fn.finish("return False")
+
+
+def _index_expr(value: str, keys: tuple) -> str:
+    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
+    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
+    if not keys:
+        return value
+    if len(keys) == 1 and type(keys[0]) is str:
+        return (
+            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
+            f"else index(_o, {keys[0]!r}))"
+        )
+    return f"index_path({value}, {keys!r})"
 
 
 def _is_constant(t: Any) -> bool:

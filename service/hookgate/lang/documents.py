@@ -217,6 +217,64 @@ class Group:
         return result
 
 
+class SetGroup(Group):
+    """A partial set rule: ``value`` without the checks other kinds need (every evaluation
+    asks a pack's many set groups once each: this is most of what an empty group costs)."""
+
+    __slots__ = ()
+
+    def value(self, ctx: Ctx) -> Any:
+        cache = ctx.cache
+        v = cache.get(self, MISSING)
+        if v is not MISSING:
+            if v is IN_PROGRESS:
+                raise EvalError(f"recursion: {self.name} depends on itself")
+            return v
+        if self.memo_env is not None:
+            return Group.value(self, ctx)
+        cache[self] = IN_PROGRESS
+        acc: dict = {}
+        try:
+            for d in self.defs:
+                d(ctx, acc)
+        except BaseException:
+            cache.pop(self, None)
+            raise
+        cache[self] = v = RegoSet._from_dict(acc) if acc else EMPTY_SET
+        return v
+
+
+class CompleteGroup(Group):
+    """A complete rule: ``value`` of the usual one definition (and its default) inline; more
+    definitions, mocks and memoized values take ``Group.value``."""
+
+    __slots__ = ()
+
+    def value(self, ctx: Ctx) -> Any:
+        cache = ctx.cache
+        v = cache.get(self, MISSING)
+        if v is not MISSING:
+            if v is IN_PROGRESS:
+                raise EvalError(f"recursion: {self.name} depends on itself")
+            return v
+        defs = self.defs
+        if self.memo_env is not None or len(defs) != 1 or ctx.mocks is not None:
+            return Group.value(self, ctx)
+        cache[self] = IN_PROGRESS
+        try:
+            v = defs[0](ctx)
+            if v is UNDEFINED and self.default_def is not None:
+                v = self.default_def(ctx)
+        except BaseException:
+            cache.pop(self, None)
+            raise
+        cache[self] = v
+        return v
+
+
+_GROUPS = {"set": SetGroup, "complete": CompleteGroup}
+
+
 class Tree:
     """``data``: the rule groups of a compiled policy set, placed at their paths."""
 
@@ -247,7 +305,7 @@ class Tree:
     ) -> Group:
         """A new rule group; ``placed``: at its node (else it lives inside a partial object
         rooted above it, whose value includes its own)."""
-        group = Group(kind, path, name, arity, file, line, col)
+        group = _GROUPS.get(kind, Group)(kind, path, name, arity, file, line, col)
         if placed:
             self.node(path).group = group
         self.groups.append(group)
@@ -350,6 +408,18 @@ def _builtin_func(name: str) -> Callable:
     from hookgate import builtins
 
     return builtins.get(name).func
+
+
+def has_members(v: Any) -> bool:
+    """Whether ``some x in v`` iterates at all: ``v`` is a collection with members (a scalar
+    or undefined value gives nothing)."""
+    t = type(v)
+    return (t is list or t is dict or t is RegoSet) and len(v) > 0
+
+
+def holds(v: Any) -> bool:
+    """Whether ``v`` as a literal holds: defined and not false."""
+    return v is not UNDEFINED and v is not False
 
 
 def set_add(acc: dict, v: Any) -> None:
@@ -474,6 +544,8 @@ GENERATED_CODE_NAMESPACE = {
     "binop": binop,
     "obj_add": obj_add,
     "set_add": set_add,
+    "has_members": has_members,
+    "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,
     "tree_inner": tree_inner,
