@@ -65,11 +65,13 @@ def create_app(
     retention_days: int = 0,
     sessions: Sessions | None = None,
     public_url: str | None = None,
+    recorded_role: str = "admin",
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
     access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
-    timeout)."""
+    timeout). ``recorded_role``: the least role that reads recorded inputs and output (and
+    replays them in impact); lower roles see decisions without them."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -100,6 +102,7 @@ def create_app(
     app.state.dry_runs = DryRunSlots(dry_runs_per_token)
     app.state.sessions = sessions or Sessions(store.engine)
     app.state.public_url = public_url
+    app.state.recorded_role = recorded_role
     app.router.on_shutdown.append(app.state.workers.close)
     if retention_days:
         add_retention(app, store, retention_days)
