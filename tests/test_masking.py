@@ -133,6 +133,16 @@ CREDENTIAL_FILES = [
     ('{"auths": {"ghcr.io": {"auth": "Ym9iOmRvY2tlcnB3"}}}', "Ym9iOmRvY2tlcnB3"),
     ("users:\n- name: ci\n  user:\n    token: kubeTokenValue123\n", "kubeTokenValue123"),
     ("    client-key-data: LS0tLS1CRUdJTiBSU0Eg\n", "LS0tLS1CRUdJTiBSU0Eg"),
+    # .netrc quotes a password holding blanks (curl, GNU inetutils): all of it is the secret.
+    ('machine h login u password "two words"\n', " words"),
+    ('machine h login u password "esc\\"aped pw"', ' pw"'),
+    # GitHub CLI's hosts.yml, ~/.git-credentials, Docker's identity token, Azure CLI's token
+    # cache, a gcloud service-account key.
+    ("github.com:\n    user: alice\n    oauth_token: hostsYmlTokenValue\n", "hostsYmlTokenValue"),
+    ("https://alice:gitCredPw123@github.com\n", "gitCredPw123"),
+    ('{"auths": {"https://index.docker.io/v1/": {"identitytoken": "eyJhbGciOiJSUzI1"}}}', "eyJhbGciOiJSUzI1"),
+    ('[{"accessToken": "eyJ0eXAiOiJKV1Qi.azure", "refreshToken": "0.AAAAazureRefresh"}]', "0.AAAAazureRefresh"),
+    ('{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEv"}', "MIIEv"),
 ]  # fmt: skip
 
 

@@ -53,12 +53,14 @@ _DEFAULT_RULES: tuple[str, ...] = (
     # AWS access key ids.
     r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
     # Credential files, as an agent reads, writes or echoes them:
-    # .netrc: machine HOST login USER password SECRET (one line or several; "default" too).
-    r"(?i)(?:\bmachine\s+\S+|\bdefault\b|\blogin\s+\S+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<secret>\S+)",
+    # .netrc: machine HOST login USER password SECRET (one line or several; "default" too); a
+    # password holding blanks is quoted, \" escaping a quote (curl, GNU inetutils).
+    r"(?i)(?:\bmachine\s+\S+|\bdefault\b|\blogin\s+\S+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<secret>\"(?:[^\"\\\n]|\\.)*\"?|\S+)",
     # INI, YAML and .npmrc lines whose key is a credential: ~/.aws/credentials
     # (aws_secret_access_key = …), .pypirc (password: …), .npmrc (//registry/:_authToken=…),
-    # kubeconfig (token: …, client-key-data: …). The key is the whole name: tokens = … is code.
-    r"(?im)^[ \t]*(?:[^\s=:#;]*:)?(?:aws_secret_access_key|aws_session_token|aws_security_token|password|passwd|_password|_auth|_authtoken|token|client_secret|client-secret|refresh_token|access_token|secret|api_key|apikey|client-key-data|private_key)[ \t]*[=:][ \t]*(?P<secret>\S+)",
+    # kubeconfig (token: …, client-key-data: …), GitHub CLI's hosts.yml (oauth_token: …). The
+    # key is the whole name: tokens = … is code.
+    r"(?im)^[ \t]*(?:[^\s=:#;]*:)?(?:aws_secret_access_key|aws_session_token|aws_security_token|password|passwd|_password|_auth|_authtoken|token|client_secret|client-secret|refresh_token|access_token|oauth_token|id_token|secret|api_key|apikey|client-key-data|private_key)[ \t]*[=:][ \t]*(?P<secret>\S+)",
     # JSON credential files: gcloud's application_default_credentials.json (client_secret,
     # refresh_token, private_key), Azure's token caches, Docker's config.json ("auth").
     r"(?i)\"(?:[a-z0-9_-]*(?:secret|password|passwd|token|api_?key|private_?key)[a-z0-9_-]*|auth)\"\s*:\s*\"(?P<secret>[^\"\\]*(?:\\.[^\"\\]*)*)\"",
