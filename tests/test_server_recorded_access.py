@@ -9,12 +9,12 @@ import json
 import uuid
 
 import pytest
-from server_support import auth, client_for, seeded, store_fixture
+from server_support import auth, client_for, database_params, seeded, store_fixture
 
 from hookgate.commands import serve
 from hookgate.server.console import COOKIE, csrf_token
 
-store = store_fixture()
+store = store_fixture(database_params())
 
 # What a file the agent read held: nothing a masking rule recognises, yet not every viewer's.
 CONTENT = "Q3 acquisition target: Initech, offer 41.5M"
