@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.masking import MASK, Masker, MaskError, masker_from_env
+from hookgate.masking import (
+    MASK,
+    Masker,
+    MaskError,
+    credential_rules,
+    masker_from_env,
+    may_hold_secret,
+)
 
 SECRETS = [
     ("TOKEN=abc123 git push", "TOKEN=*** git push", "abc123"),
@@ -150,6 +157,28 @@ CREDENTIAL_FILES = [
 def test_credential_files_are_masked(text, secret):
     masked = Masker().mask(text)
     assert secret not in masked and MASK in masked, masked
+
+
+@pytest.mark.parametrize("rule", credential_rules(), ids=lambda rule: rule["id"])
+def test_each_credential_file_rule_masks_its_examples_and_leaves_the_rest(rule):
+    """The data file's own examples, each also through the hook's cheap test: a rule whose
+    text lacks every secret word would never run."""
+    assert rule["files"] and rule["examples"] and rule["unchanged"]
+    for example in rule["examples"]:
+        assert may_hold_secret(example["text"]), example
+        masked = Masker().mask(example["text"])
+        assert example["secret"] not in masked and MASK in masked, masked
+    for text in rule["unchanged"]:
+        assert Masker().mask(text) == text
+
+
+def test_a_bad_credential_file_rule_is_named(monkeypatch):
+    from hookgate import masking
+
+    bad = [{"id": "broken", "pattern": "(?P<secret>"}]
+    monkeypatch.setattr(masking, "credential_rules", lambda: bad)
+    with pytest.raises(MaskError, match="data/credential_files.json rule 'broken'"):
+        Masker().mask("password=x")
 
 
 @pytest.mark.parametrize(
