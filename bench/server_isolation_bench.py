@@ -11,9 +11,9 @@ Real ``hookgate serve`` processes on free ports (fresh SQLite unless ``--db``; w
 ``--instances 2`` two processes share the database, as behind a load balancer: give a
 PostgreSQL URL, which is emptied), the default pack, default worker pool and limits. 4 viewer
 tokens with 2 dry-runs each (the per-token cap), so all 8 run at once; one admin token per
-impact client (the role that replays recorded data); ``--recorded`` decision records with their
-input documents uploaded first, so each replay reads and evaluates that many. Clients are spread
-over the instances in turn. The same latencies are measured first without the dry-runs and
+impact client (admin replays recorded data whatever the role setting); ``--recorded`` decision
+records with their input documents uploaded first, so each replay reads and evaluates that
+many. Clients are spread over the instances in turn. The same latencies are measured first without the dry-runs and
 replays, in the same run, for comparison.
 
 The machine may be shared and noisy, so each agent loop also times a bare endpoint: FastAPI on

@@ -122,7 +122,7 @@ def test_the_explorer_filters_by_session_and_shows_the_masked_input(store, token
     viewer = signed_in(store, tokens["viewer"])
     page = viewer.get("/console/decisions?session_id=alpha&until=2026-12-03T12:00:00Z").text
     assert page.count('class="decision"') == 1 and "echo alpha" not in page
-    assert "Input recorded; its contents need the admin role." in page
+    assert "Input recorded; its contents need the editor role." in page
     bad = viewer.get("/console/decisions?since=yesterday")
     assert bad.status_code == 422 and "since" in bad.text
 

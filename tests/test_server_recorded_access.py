@@ -1,6 +1,6 @@
 """Least privilege on recorded data: the input documents of decision records (tool inputs,
 command output, files the agent read) reach only the role ``--recorded-data-role`` names
-(admin by default) — in the API, the console and impact replays. Lower roles see the
+(editor by default) — in the API, the console and impact replays. Lower roles see the
 decisions: outcome, matches, errors and the masked command."""
 
 from __future__ import annotations
@@ -59,34 +59,34 @@ def page(client, token: str) -> list[dict]:
     return answer.json()["decisions"]
 
 
-def test_viewers_and_editors_see_decisions_without_the_recorded_data(store):
+def test_viewers_see_decisions_without_the_recorded_data(store):
     tokens = seeded(store)
     with client_for(store) as client:
         upload(client, tokens)
-        for role in ("viewer", "editor"):
+        read, bare = page(client, tokens["viewer"])
+        assert CONTENT not in json.dumps([read, bare])
+        assert (read["input"], read["input_withheld"]) == (None, True)
+        # The decision itself is all there: outcome, tool, the masked summary, matches.
+        assert (read["outcome"], read["tool_name"]) == ("allow", "Read")
+        assert read["command"] == "/repo/notes/board.md"
+        assert (bare["input"], bare["input_withheld"]) == (None, False)
+        assert bare["matches"][0]["pattern"] == "no-verify"
+        for role in ("editor", "admin"):
             read, bare = page(client, tokens[role])
-            assert CONTENT not in json.dumps([read, bare]), role
-            assert (read["input"], read["input_withheld"]) == (None, True)
-            # The decision itself is all there: outcome, tool, the masked summary, matches.
-            assert (read["outcome"], read["tool_name"]) == ("allow", "Read")
-            assert read["command"] == "/repo/notes/board.md"
-            assert (bare["input"], bare["input_withheld"]) == (None, False)
-            assert bare["matches"][0]["pattern"] == "no-verify"
-        read, bare = page(client, tokens["admin"])
-        assert read["input"]["tool_response"]["content"] == CONTENT
-        assert read["input_withheld"] is False and bare["input_withheld"] is False
+            assert read["input"]["tool_response"]["content"] == CONTENT, role
+            assert read["input_withheld"] is False and bare["input_withheld"] is False
 
 
 def test_the_recorded_data_role_is_configurable(store):
     tokens = seeded(store)
     draft = {"policies": {"x.rego": "package hookgate.x\n"}}
-    with client_for(store, recorded_role="editor") as client:
+    with client_for(store, recorded_role="admin") as client:
         upload(client, tokens)
-        assert page(client, tokens["viewer"])[0]["input_withheld"] is True
-        assert page(client, tokens["editor"])[0]["input"]["tool_response"]["content"] == CONTENT
-        refused = client.post("/v1/impact", json=draft, headers=auth(tokens["viewer"]))
-        assert refused.status_code == 403 and "editor role" in refused.json()["detail"]
-        allowed = client.post("/v1/impact", json=draft, headers=auth(tokens["editor"]))
+        assert page(client, tokens["editor"])[0]["input_withheld"] is True
+        assert page(client, tokens["admin"])[0]["input"]["tool_response"]["content"] == CONTENT
+        refused = client.post("/v1/impact", json=draft, headers=auth(tokens["editor"]))
+        assert refused.status_code == 403 and "admin role" in refused.json()["detail"]
+        allowed = client.post("/v1/impact", json=draft, headers=auth(tokens["admin"]))
         assert allowed.status_code == 200 and allowed.json()["replayed"] == 1
     with client_for(store, recorded_role="viewer") as client:
         assert page(client, tokens["viewer"])[0]["input"]["tool_response"]["content"] == CONTENT
@@ -104,11 +104,9 @@ def test_impact_replays_only_for_the_role_that_reads_recorded_data(store):
     draft = {"policies": {"echo.rego": ECHO}}
     with client_for(store) as client:
         upload(client, tokens)
-        for role in ("viewer", "editor"):
-            refused = client.post("/v1/impact", json=draft, headers=auth(tokens[role]))
-            assert refused.status_code == 403, role
-            assert CONTENT not in refused.text
-        report = client.post("/v1/impact", json=draft, headers=auth(tokens["admin"])).json()
+        refused = client.post("/v1/impact", json=draft, headers=auth(tokens["viewer"]))
+        assert refused.status_code == 403 and CONTENT not in refused.text
+        report = client.post("/v1/impact", json=draft, headers=auth(tokens["editor"])).json()
     # What an allowed role gets: the reasons do carry the recorded output.
     assert any(CONTENT in r for e in report["examples"] for r in e["reasons_after"])
 
@@ -124,28 +122,28 @@ def test_the_console_withholds_recorded_data_from_lower_roles(store):
     tokens = seeded(store)
     with client_for(store) as client:
         upload(client, tokens)
-    editor = console(store, tokens["editor"])
-    shown = editor.get("/console/decisions?session_id=s1")
+    viewer = console(store, tokens["viewer"])
+    shown = viewer.get("/console/decisions?session_id=s1")
     assert shown.status_code == 200 and shown.text.count('class="decision"') == 2
     assert CONTENT not in shown.text and "/repo/notes/board.md" in shown.text
-    assert shown.text.count("its contents need the admin role") == 1  # only the one recorded
-    edit = editor.get("/console/edit?kind=policy&id=git_hooks.rego").text
-    assert 'id="run-impact"' not in edit and "needs the admin role" in edit
+    assert shown.text.count("its contents need the editor role") == 1  # only the one recorded
+    edit = viewer.get("/console/edit?kind=policy&id=git_hooks.rego").text
+    assert 'id="run-impact"' not in edit and "needs the editor role" in edit
     form = {"kind": "policy", "id": "echo.rego", "content": ECHO, "limit": "10"}
-    csrf = {"X-CSRF-Token": csrf_token(editor.cookies[COOKIE])}
-    replay = editor.post("/console/impact", data=form, headers=csrf)
+    csrf = {"X-CSRF-Token": csrf_token(viewer.cookies[COOKIE])}
+    replay = viewer.post("/console/impact", data=form, headers=csrf)
     assert replay.status_code == 403 and CONTENT not in replay.text
 
-    admin = console(store, tokens["admin"])
-    assert CONTENT in admin.get("/console/decisions?session_id=s1").text
-    assert 'id="run-impact"' in admin.get("/console/edit?kind=policy&id=git_hooks.rego").text
-    csrf = {"X-CSRF-Token": csrf_token(admin.cookies[COOKIE])}
-    assert admin.post("/console/impact", data=form, headers=csrf).status_code == 200
+    editor = console(store, tokens["editor"])
+    assert CONTENT in editor.get("/console/decisions?session_id=s1").text
+    assert 'id="run-impact"' in editor.get("/console/edit?kind=policy&id=git_hooks.rego").text
+    csrf = {"X-CSRF-Token": csrf_token(editor.cookies[COOKIE])}
+    assert editor.post("/console/impact", data=form, headers=csrf).status_code == 200
 
 
 @pytest.mark.parametrize(
     ("argv", "role"),
-    [([], "admin"), (["--recorded-data-role", "editor"], "editor")],
+    [([], "editor"), (["--recorded-data-role", "admin"], "admin")],
 )
 def test_serve_takes_the_recorded_data_role(argv, role):
     import argparse

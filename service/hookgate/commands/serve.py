@@ -64,10 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--recorded-data-role",
         choices=("viewer", "editor", "admin"),
-        default="admin",
+        default="editor",
         help="the least role that sees recorded tool inputs and output (command output, files "
-        "the agent read) and replays them in impact; lower roles see decisions without them "
-        "(default admin)",
+        "the agent read) and replays them in impact (as publish does before it writes); lower "
+        "roles see decisions without them (default editor)",
     )
     parser.add_argument(
         "--decision-quota",

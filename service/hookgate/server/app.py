@@ -65,7 +65,7 @@ def create_app(
     retention_days: int = 0,
     sessions: Sessions | None = None,
     public_url: str | None = None,
-    recorded_role: str = "admin",
+    recorded_role: str = "editor",
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's

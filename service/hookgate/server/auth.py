@@ -3,8 +3,8 @@
 Roles are ordered agent < viewer < editor < admin, each with the rights of those before it:
 agent (bundle, key, decision upload), viewer (read, dry-run), editor (policies, data), admin
 (tokens). Recorded data (the input documents of decision records: commands' output, files the
-agent read, tool inputs) needs its own role, ``hookgate serve --recorded-data-role`` (admin by
-default): below it a token sees decisions without their inputs, and cannot replay them (impact),
+agent read, tool inputs) needs its own role, ``hookgate serve --recorded-data-role`` (editor by
+default: editors measure their changes on it, and ``hookgate publish`` replays it): below it a token sees decisions without their inputs, and cannot replay them (impact),
 since a draft's reasons could print what it replays. No token, an unknown or a revoked one → 401; a role too low → 403. Tokens are never
 logged: they travel only in the Authorization header, which nothing here records.
 """
@@ -63,7 +63,7 @@ class RecordedBearer(RoleBearer):
     """``RoleBearer`` for the role the server lets read recorded data (``sees_recorded``)."""
 
     def __init__(self) -> None:
-        super().__init__("admin")
+        super().__init__("editor")  # the role is the app's, read per request
 
     def required(self, request: HTTPConnection) -> str:
         return request.app.state.recorded_role

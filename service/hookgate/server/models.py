@@ -365,7 +365,7 @@ class DecisionRecordOut(BaseModel):
     input_withheld: bool = Field(
         False,
         description="An input document is recorded, but the token's role may not read recorded "
-        "data (`hookgate serve --recorded-data-role`, admin by default).",
+        "data (`hookgate serve --recorded-data-role`, editor by default).",
     )
     received_at: datetime
     stream: str | None = Field(None, description="Whose log the record is from.")
