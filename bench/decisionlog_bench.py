@@ -17,7 +17,9 @@ commands; 90 % allow, 5 % deny, 3 % ask, 2 % rewrite, matched records naming one
 times over the last 30 days. The request bodies are made before the clock starts, so the
 clients cost the server's machine little. In the same run, as a reference, the same number of
 such records is loaded with PostgreSQL's COPY (no HTTP, masking or validation): the ratio says
-what the API costs over the database's own work, whatever the machine's load.
+what the API costs over the database's own work, whatever the machine's load. So does the CPU
+time the server process and the database's backends (read from ``/proc``: PostgreSQL on this
+machine) spend per batch: records per CPU-second is the rate a quiet core would give.
 
 ``--api-records`` go through the API; the database itself makes the rest (``GENERATE``:
 ``INSERT … SELECT`` over ``generate_series``, records of the same shape, the indexes dropped
@@ -288,12 +290,39 @@ def upload(base: str, token: str, bodies: list[bytes], clients: int) -> float:
     return sent[0] / (time.perf_counter() - started)
 
 
-def pages(base: str, token: str, queries: int) -> tuple[list[float], list[float]]:
-    """First pages and their next pages (through the cursor), seconds each."""
+def database_cpu(url: str) -> dict[int, float]:
+    """CPU seconds (user + system) of each PostgreSQL backend serving ``url``'s database on
+    this machine, by pid (Linux; a server elsewhere gives nothing)."""
+    database = sa.engine.make_url(url).database
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")[0].split()
+            if words[:1] != [b"postgres:"] or database.encode() not in words:
+                continue
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile, or not ours to read
+        found[int(pid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
+def pages(base: str, token: str, queries: int) -> tuple[list[float], list[float], list[float]]:
+    """First pages, their next pages (through the cursor), and the bare endpoint (``/healthz``,
+    timed before each query: what the machine's noise alone costs a request), seconds each."""
     rng = random.Random(7)
-    first, second = [], []
+    first, second, bare = [], [], []
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as c:
         for _ in range(queries):
+            started = time.perf_counter()
+            c.get("/healthz").raise_for_status()
+            bare.append(time.perf_counter() - started)
             since = NOW - timedelta(days=rng.uniform(1, 29))
             params = {
                 "since": since.isoformat(),
@@ -312,7 +341,7 @@ def pages(base: str, token: str, queries: int) -> tuple[list[float], list[float]
                 if page["next_cursor"] is None:
                     break
                 params["cursor"] = page["next_cursor"]
-    return first, second
+    return first, second, bare
 
 
 def ms(values: list[float]) -> str:
@@ -325,17 +354,21 @@ def time_pages(db: str, base: str, queries: int) -> None:
 
     with psycopg.connect(dsn(db)) as conn:
         total = conn.execute("SELECT count(*) FROM decisions").fetchone()[0]
-    first, second = pages(base, create_token(db, "viewer", "bench-viewer"), queries)
+    first, second, bare = pages(base, create_token(db, "viewer", "bench-viewer"), queries)
     p99 = statistics.quantiles(first + second, n=100)[98] * 1000
     nexts = f"; {len(second)} next pages {ms(second)}" if second else ""
+    ratio = statistics.median(first + second) / statistics.median(bare)
     print(
         f"filtered page (1-day window + deny + pack, 100 records) at {total:,} records: "
-        f"first pages {ms(first)}{nexts} (target < 100 ms: {'met' if p99 < 100 else 'MISSED'})"
+        f"first pages {ms(first)}{nexts} (target < 100 ms: {'met' if p99 < 100 else 'MISSED'}); "
+        f"bare endpoint /healthz {ms(bare)}, pages' median {ratio:.1f}x the bare median"
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", required=True, help="a PostgreSQL URL (the database is emptied)")
     parser.add_argument("--records", type=int, default=5_000_000)
     parser.add_argument("--api-records", type=int, default=100_000)
@@ -358,9 +391,10 @@ def main() -> None:
     with serving(args.db, *options, "--max-body-bytes", str(4 * 1024 * 1024)) as server:
         base = server.url
         agent = create_token(args.db, "agent", "bench-agent")
-        cpu = server.cpu_seconds()
+        cpu, database = server.cpu_seconds(), database_cpu(args.db)
         rate = upload(base, agent, bodies, args.clients)
         cpu = (server.cpu_seconds() - cpu) / len(bodies)
+        database = cpu_used(database, database_cpu(args.db)) / len(bodies)
         del bodies
         reference = min(args.api_records, 50_000)
         copy_rate = reference / copy_records(args.db, reference, seed=2)
@@ -369,7 +403,9 @@ def main() -> None:
             f"batches of 1,000, {args.clients} clients; target >= 5,000: "
             f"{'met' if rate >= 5000 else 'MISSED'}); COPY of as many, same run: "
             f"{copy_rate:,.0f} records/s (API/COPY {rate / copy_rate:.2f}); the server's CPU "
-            f"per batch of 1,000: {cpu * 1000:.0f} ms"
+            f"per batch of 1,000: {cpu * 1000:.0f} ms, PostgreSQL's {database * 1000:.0f} ms: "
+            f"{1000 / (cpu + database):,.0f} records per CPU-second in all (the rate a "
+            f"quiet core would give)"
         )
         print(f"load average after uploads: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         rest = args.records - args.api_records - reference

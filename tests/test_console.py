@@ -114,10 +114,15 @@ def test_the_explorer_filters_by_session_and_shows_the_masked_input(store, token
     ]
     with client_for(store) as client:
         client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
-    viewer = signed_in(store, tokens["viewer"])
-    page = viewer.get("/console/decisions?session_id=alpha&until=2026-12-03T12:00:00Z").text
+    admin = signed_in(store, tokens["admin"])
+    page = admin.get("/console/decisions?session_id=alpha&until=2026-12-03T12:00:00Z").text
     assert page.count('class="decision"') == 1 and "echo alpha" in page and "ghp_" not in page
     assert "<rect" in page and "10:00 UTC: 1 deny" in page
+    # A viewer sees the decision, not the recorded input (test_server_recorded_access).
+    viewer = signed_in(store, tokens["viewer"])
+    page = viewer.get("/console/decisions?session_id=alpha&until=2026-12-03T12:00:00Z").text
+    assert page.count('class="decision"') == 1 and "echo alpha" not in page
+    assert "Input recorded; its contents need the editor role." in page
     bad = viewer.get("/console/decisions?since=yesterday")
     assert bad.status_code == 422 and "since" in bad.text
 

@@ -101,7 +101,7 @@ def test_the_impact_endpoint_replays_filtered_recorded_decisions(store):
             "/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"])
         )
         assert uploaded.json()["accepted"] == 4
-        h = auth(tokens["viewer"])
+        h = auth(tokens["admin"])
         overlay = {"policies": {"curl_sh.rego": CURL_SH}}
         everything = client.post("/v1/impact", json=overlay, headers=h).json()
         assert everything["bundle_revision"] == 1
@@ -148,7 +148,7 @@ def test_reading_records_stops_at_the_input_byte_bound(store, monkeypatch):
         client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
         size = len(json.dumps(records[0]["input"], separators=(",", ":")))
         monkeypatch.setattr(server_impact, "MAX_INPUT_BYTES", size * 3 + 1)
-        report = client.post("/v1/impact", json={}, headers=auth(tokens["viewer"])).json()
+        report = client.post("/v1/impact", json={}, headers=auth(tokens["admin"])).json()
     assert (report["considered"], report["size_capped"]) == (3, True)
 
 

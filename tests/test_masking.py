@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.masking import MASK, Masker, MaskError, masker_from_env
+from hookgate.masking import (
+    MASK,
+    Masker,
+    MaskError,
+    credential_rules,
+    masker_from_env,
+    may_hold_secret,
+)
 
 SECRETS = [
     ("TOKEN=abc123 git push", "TOKEN=*** git push", "abc123"),
@@ -133,6 +140,16 @@ CREDENTIAL_FILES = [
     ('{"auths": {"ghcr.io": {"auth": "Ym9iOmRvY2tlcnB3"}}}', "Ym9iOmRvY2tlcnB3"),
     ("users:\n- name: ci\n  user:\n    token: kubeTokenValue123\n", "kubeTokenValue123"),
     ("    client-key-data: LS0tLS1CRUdJTiBSU0Eg\n", "LS0tLS1CRUdJTiBSU0Eg"),
+    # .netrc quotes a password holding blanks (curl, GNU inetutils): all of it is the secret.
+    ('machine h login u password "two words"\n', " words"),
+    ('machine h login u password "esc\\"aped pw"', ' pw"'),
+    # GitHub CLI's hosts.yml, ~/.git-credentials, Docker's identity token, Azure CLI's token
+    # cache, a gcloud service-account key.
+    ("github.com:\n    user: alice\n    oauth_token: hostsYmlTokenValue\n", "hostsYmlTokenValue"),
+    ("https://alice:gitCredPw123@github.com\n", "gitCredPw123"),
+    ('{"auths": {"https://index.docker.io/v1/": {"identitytoken": "eyJhbGciOiJSUzI1"}}}', "eyJhbGciOiJSUzI1"),
+    ('[{"accessToken": "eyJ0eXAiOiJKV1Qi.azure", "refreshToken": "0.AAAAazureRefresh"}]', "0.AAAAazureRefresh"),
+    ('{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEv"}', "MIIEv"),
 ]  # fmt: skip
 
 
@@ -140,6 +157,28 @@ CREDENTIAL_FILES = [
 def test_credential_files_are_masked(text, secret):
     masked = Masker().mask(text)
     assert secret not in masked and MASK in masked, masked
+
+
+@pytest.mark.parametrize("rule", credential_rules(), ids=lambda rule: rule["id"])
+def test_each_credential_file_rule_masks_its_examples_and_leaves_the_rest(rule):
+    """The data file's own examples, each also through the hook's cheap test: a rule whose
+    text lacks every secret word would never run."""
+    assert rule["files"] and rule["examples"] and rule["unchanged"]
+    for example in rule["examples"]:
+        assert may_hold_secret(example["text"]), example
+        masked = Masker().mask(example["text"])
+        assert example["secret"] not in masked and MASK in masked, masked
+    for text in rule["unchanged"]:
+        assert Masker().mask(text) == text
+
+
+def test_a_bad_credential_file_rule_is_named(monkeypatch):
+    from hookgate import masking
+
+    bad = [{"id": "broken", "pattern": "(?P<secret>"}]
+    monkeypatch.setattr(masking, "credential_rules", lambda: bad)
+    with pytest.raises(MaskError, match="data/credential_files.json rule 'broken'"):
+        Masker().mask("password=x")
 
 
 @pytest.mark.parametrize(

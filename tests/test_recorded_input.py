@@ -75,7 +75,7 @@ def test_the_server_masks_the_uploaded_input_again_and_returns_it(tmp_path):
         )
         assert refused.status_code == 422
         assert "body.decisions.0.input" in {i["field"] for i in refused.json()["detail"]}
-        (stored,) = client.get("/v1/decisions", headers=auth(tokens["viewer"])).json()["decisions"]
+        (stored,) = client.get("/v1/decisions", headers=auth(tokens["admin"])).json()["decisions"]
     assert SECRET not in json.dumps(stored)
     assert stored["input"]["tool_input"]["command"].startswith("curl -H 'Authorization: Bearer ***")
     assert stored["input_truncated"] is False

@@ -42,7 +42,7 @@ MINIMUM_ROLE = {
     ("GET", "/v1/tokens"): "admin",
     ("DELETE", "/v1/tokens/{token_id}"): "admin",
     ("POST", "/v1/changesets"): "editor",
-    ("POST", "/v1/impact"): "viewer",
+    ("POST", "/v1/impact"): "editor",  # replays recorded data: --recorded-data-role
 }
 
 PATH_VALUES = {"id": "git_hooks.rego", "path": "hookgate/git", "number": "1", "token_id": "999"}

@@ -5,7 +5,8 @@ The rules: gitleaks' default configuration (MIT; ``data/gitleaks_rules.json``, c
 does; then hookgate's own rules for command lines below. A rule is an RE2 pattern; what it matches is replaced by ``***``, or only its named group
 ``secret`` when it has one (so ``TOKEN=abc`` keeps ``TOKEN=``). The defaults cover environment
 assignments, secret-named flags, bearer/basic credentials, GitHub, AWS, Slack and OpenAI-style
-tokens, private key blocks, and long hex or high-entropy base64 strings. Extra rules come from
+tokens, private key blocks, credential files (``data/credential_files.json``: .netrc, .pgpass,
+cloud CLIs', package registries', Docker's), and long hex or high-entropy base64 strings. Extra rules come from
 ``--mask-pattern`` on ``hookgate serve`` or ``$HOOKGATE_MASK_PATTERNS`` (one pattern per line).
 
 RE2 keeps every rule linear-time, so an operator's pattern cannot stall the server. The hook's
@@ -52,18 +53,7 @@ _DEFAULT_RULES: tuple[str, ...] = (
     r"\bAIza[0-9A-Za-z_-]{35}",
     # AWS access key ids.
     r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
-    # Credential files, as an agent reads, writes or echoes them:
-    # .netrc: machine HOST login USER password SECRET (one line or several; "default" too).
-    r"(?i)(?:\bmachine\s+\S+|\bdefault\b|\blogin\s+\S+)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(?P<secret>\S+)",
-    # INI, YAML and .npmrc lines whose key is a credential: ~/.aws/credentials
-    # (aws_secret_access_key = …), .pypirc (password: …), .npmrc (//registry/:_authToken=…),
-    # kubeconfig (token: …, client-key-data: …). The key is the whole name: tokens = … is code.
-    r"(?im)^[ \t]*(?:[^\s=:#;]*:)?(?:aws_secret_access_key|aws_session_token|aws_security_token|password|passwd|_password|_auth|_authtoken|token|client_secret|client-secret|refresh_token|access_token|secret|api_key|apikey|client-key-data|private_key)[ \t]*[=:][ \t]*(?P<secret>\S+)",
-    # JSON credential files: gcloud's application_default_credentials.json (client_secret,
-    # refresh_token, private_key), Azure's token caches, Docker's config.json ("auth").
-    r"(?i)\"(?:[a-z0-9_-]*(?:secret|password|passwd|token|api_?key|private_?key)[a-z0-9_-]*|auth)\"\s*:\s*\"(?P<secret>[^\"\\]*(?:\\.[^\"\\]*)*)\"",
-    # .pgpass: hostname:port:database:username:password, a line each (\: escapes a colon).
-    r"(?m)^(?:[^:\n\\]|\\.)*:(?:\d{1,5}|\*):(?:[^:\n\\]|\\.)*:(?:[^:\n\\]|\\.)*:(?P<secret>[^\n]+)$",
+    # Credential files: data/credential_files.json (_credential_rules).
 )
 
 # Rules that need only a long run of hex/base64 characters (no secret word, prefix or URL):
@@ -327,6 +317,10 @@ class Masker:
             runs: tuple[_Rule, ...] = ()
             if self._defaults:
                 words = tuple(_Rule(_compile(p)) for p in _DEFAULT_RULES)
+                words += tuple(
+                    _Rule(_compile(rule["pattern"], f"{CREDENTIAL_FILES} rule {rule['id']!r}"))
+                    for rule in credential_rules()
+                )
                 runs = (
                     _Rule(_compile(_HEX_RULE)),
                     _Rule(_compile(_BASE64_CANDIDATE), _looks_random),
@@ -379,13 +373,25 @@ def _replace(match: object, rule: _Rule) -> str:
     return whole[:start] + MASK + whole[end:]
 
 
-def _compile(pattern: str) -> object:
+def _compile(pattern: str, where: str = "") -> object:
     import re2
 
     try:
         return re2.compile(pattern)
     except re2.error as exc:
-        raise MaskError(f"masking pattern {pattern!r}: {exc}") from None
+        raise MaskError(f"{where or 'masking pattern'} {pattern!r}: {exc}") from None
+
+
+CREDENTIAL_FILES = "data/credential_files.json"
+
+
+def credential_rules() -> list[dict]:
+    """The credential-file rules (``id``, ``files``, ``pattern``, ``examples``, ``unchanged``):
+    data a team may extend, read when a text first needs the word rules."""
+    from hookgate import jsonio
+
+    with open(_DATA + "credential_files.json", encoding="utf-8") as f:
+        return jsonio.loads(f.read())["rules"]
 
 
 def masker_from_env(extra_patterns: Iterable[str] = ()) -> Masker:

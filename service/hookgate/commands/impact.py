@@ -2,7 +2,8 @@
 on the decisions the server recorded (their masked input documents), before they are enforced.
 
 DIR is read as ``hookgate publish`` reads it and compared with the server's active set. The
-token comes from ``$HOOKGATE_TOKEN`` (viewer role or higher). Exit codes, for CI:
+token comes from ``$HOOKGATE_TOKEN``, of the role the server lets read recorded data (editor
+unless ``hookgate serve --recorded-data-role`` names another). Exit codes, for CI:
 
 - 0: no recorded decision would change
 - 1: the draft does not compile

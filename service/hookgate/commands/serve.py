@@ -62,6 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "$HOOKGATE_MASK_PATTERNS, one per line)",
     )
     parser.add_argument(
+        "--recorded-data-role",
+        choices=("viewer", "editor", "admin"),
+        default="editor",
+        help="the least role that sees recorded tool inputs and output (command output, files "
+        "the agent read) and replays them in impact (as publish does before it writes); lower "
+        "roles see decisions without them (default editor)",
+    )
+    parser.add_argument(
         "--decision-quota",
         type=_count(0),
         default=None,
@@ -225,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
         sessions=console_sessions(store.engine, args.session_hours, args.session_idle_minutes),
         public_url=args.public_url,
         oidc=oidc,
+        recorded_role=args.recorded_data_role,
     )
     # uvicorn reads X-Forwarded-Proto/-For only from these proxies: the scheme the console sees
     # (Secure cookies, the sign-in's origin check) is the client's, not the proxy's hop.

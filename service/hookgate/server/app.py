@@ -68,11 +68,13 @@ def create_app(
     sessions: Sessions | None = None,
     public_url: str | None = None,
     oidc: Provider | None = None,
+    recorded_role: str = "editor",
 ) -> FastAPI:
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
     access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
-    timeout). ``oidc``: the console's single sign-on provider, if any."""
+    timeout). ``oidc``: the console's single sign-on provider, if any. ``recorded_role``: the least role that reads recorded inputs and output (and
+    replays them in impact); lower roles see decisions without them."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -104,6 +106,7 @@ def create_app(
     app.state.sessions = sessions or Sessions(store.engine)
     app.state.public_url = public_url
     app.state.oidc = oidc
+    app.state.recorded_role = recorded_role
     app.router.on_shutdown.append(app.state.workers.close)
     if retention_days:
         add_retention(app, store, retention_days)

@@ -2,7 +2,10 @@
 
 Roles are ordered agent < viewer < editor < admin, each with the rights of those before it:
 agent (bundle, key, decision upload), viewer (read, dry-run), editor (policies, data), admin
-(tokens). No token, an unknown or a revoked one → 401; a role too low → 403. Tokens are never
+(tokens). Recorded data (the input documents of decision records: commands' output, files the
+agent read, tool inputs) needs its own role, ``hookgate serve --recorded-data-role`` (editor by
+default: editors measure their changes on it, and ``hookgate publish`` replays it): below it a token sees decisions without their inputs, and cannot replay them (impact),
+since a draft's reasons could print what it replays. No token, an unknown or a revoked one → 401; a role too low → 403. Tokens are never
 logged: they travel only in the Authorization header, which nothing here records.
 """
 
@@ -47,11 +50,28 @@ class RoleBearer(HTTPBearer):
             principal = await run_in_threadpool(store.authenticate, token)
         if principal is None:
             raise HTTPException(401, "unknown or revoked token", _CHALLENGE)
-        if not principal.has(self.role):
-            raise HTTPException(
-                403, f"this needs the {self.role} role; the token's is {principal.role}"
-            )
+        role = self.required(request)
+        if not principal.has(role):
+            raise HTTPException(403, f"this needs the {role} role; the token's is {principal.role}")
         return principal
+
+    def required(self, request: HTTPConnection) -> str:
+        return self.role
+
+
+class RecordedBearer(RoleBearer):
+    """``RoleBearer`` for the role the server lets read recorded data (``sees_recorded``)."""
+
+    def __init__(self) -> None:
+        super().__init__("editor")  # the role is the app's, read per request
+
+    def required(self, request: HTTPConnection) -> str:
+        return request.app.state.recorded_role
+
+
+def sees_recorded(request: HTTPConnection, principal: Principal) -> bool:
+    """Whether ``principal`` may read recorded inputs and output, or replay them."""
+    return principal.has(request.app.state.recorded_role)
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -65,3 +85,4 @@ Agent = Annotated[Principal, Depends(RoleBearer("agent"))]
 Viewer = Annotated[Principal, Depends(RoleBearer("viewer"))]
 Editor = Annotated[Principal, Depends(RoleBearer("editor"))]
 Admin = Annotated[Principal, Depends(RoleBearer("admin"))]
+RecordedReader = Annotated[Principal, Depends(RecordedBearer())]

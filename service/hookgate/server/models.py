@@ -362,6 +362,11 @@ class DecisionRecordOut(BaseModel):
     token_id: int | None = Field(description="The id of the token that uploaded it.")
     input: dict[str, Any] | None = Field(description="The masked input document, if recorded.")
     input_truncated: bool
+    input_withheld: bool = Field(
+        False,
+        description="An input document is recorded, but the token's role may not read recorded "
+        "data (`hookgate serve --recorded-data-role`, editor by default).",
+    )
     received_at: datetime
     stream: str | None = Field(None, description="Whose log the record is from.")
     seq: int | None = Field(None, description="Its sequence number in that log.")

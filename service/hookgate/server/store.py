@@ -713,10 +713,12 @@ class Store:
         errors: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        with_input: bool = True,
     ) -> tuple[list[dict], str | None]:
         """Newest first (by decision time, then arrival). Returns the page and the cursor of
         the next page (``None`` at the end); the cursor is a position (time, seq), stable while
-        new decisions arrive. ``ValueError`` for a cursor this did not make."""
+        new decisions arrive. ``ValueError`` for a cursor this did not make. Without
+        ``with_input`` no input document is read: each record says whether one is withheld."""
         d, dm = m.decisions.c, m.decision_matches.c
         rest = dict(host=host, session_id=session_id, token_id=token_id, errors=errors)
         if pack is None:
@@ -742,7 +744,9 @@ class Store:
         # With their matches in the same statement (a record per match, in order).
         query = (
             sa.select(
-                m.decisions,
+                *(c for c in m.decisions.c if c.name != "input"),
+                # Withheld: only whether there is one (the documents never leave the database).
+                d.input if with_input else d.input.isnot(None).label("input"),
                 dm.position.label("match_position"),
                 dm.pack.label("match_pack"),
                 dm.pattern.label("match_pattern"),
@@ -775,8 +779,9 @@ class Store:
                 "errors": json.loads(r.errors) if r.errors else [],
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
-                "input": None if r.input is None else json.loads(r.input),
+                "input": json.loads(r.input) if with_input and r.input is not None else None,
                 "input_truncated": r.input_truncated,
+                "input_withheld": not with_input and bool(r.input),
                 "uploaded_by": r.uploaded_by,
                 "token_id": r.token_id,
                 "received_at": utc(r.received_at),

@@ -75,13 +75,18 @@ def csrf_token(token: str) -> str:
 
 
 class Session:
-    """The signed-in user of one request: principal, session id (for the CSRF token), form."""
+    """The signed-in user of one request: principal, session id (for the CSRF token), form,
+    and the role that reads recorded data (``--recorded-data-role``)."""
 
-    def __init__(self, principal: Principal, session_id: str, form: dict[str, str]) -> None:
+    def __init__(
+        self, principal: Principal, session_id: str, form: dict[str, str], recorded_role: str
+    ) -> None:
         self.principal = principal
         self.session_id = session_id
         self.csrf = csrf_token(session_id)
         self.form = form
+        self.recorded_role = recorded_role
+        self.sees_recorded = principal.has(recorded_role)
 
 
 async def session(request: Request, role: str = "viewer") -> Session:
@@ -105,7 +110,7 @@ async def session(request: Request, role: str = "viewer") -> Session:
             raise HTTPException(403, "missing or wrong CSRF token: reload the page")
     if not principal.has(role):
         raise HTTPException(403, f"this needs the {role} role; yours is {principal.role}")
-    return Session(principal, session_id, form)
+    return Session(principal, session_id, form, request.app.state.recorded_role)
 
 
 def _no_nul(fields: Mapping[str, str]) -> None:
@@ -383,7 +388,8 @@ async def dryrun(request: Request) -> HTMLResponse:
 
 @router.post("/impact")
 async def impact(request: Request) -> HTMLResponse:
-    user = await session(request)
+    # Replay reads recorded inputs, and a draft's reasons can print them.
+    user = await session(request, request.app.state.recorded_role)
     store: Store = request.app.state.store
     limit = _number(user, "limit", 1000)
     try:
@@ -624,13 +630,18 @@ def _filters(request: Request) -> dict[str, Any]:
     return values
 
 
-def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[tuple], datetime]:
-    """The ``PAGE`` newest records by decision time (with matches and masked input), the
+def _decisions(
+    store: Store, filters: dict[str, Any], with_input: bool
+) -> tuple[list[dict], list[tuple], datetime]:
+    """The ``PAGE`` newest records by decision time (with matches, and masked input when
+    ``with_input``, else whether one is withheld), the
     matching records of the ``CHART_HOURS`` hours before ``until`` (or now) counted by hour and
     outcome, for the chart (``(hour, outcome, count)``), and that end time."""
     d = m.decisions.c
+    columns = [c for c in d if c.name != "input"]
+    recorded = d.input if with_input else d.input.isnot(None).label("input")
     rows_query = (
-        decision_filters(sa.select(m.decisions), **filters)
+        decision_filters(sa.select(*columns, recorded), **filters)
         .order_by(d.time.desc(), d.seq.desc())
         .limit(PAGE)
     )
@@ -672,9 +683,10 @@ def _decisions(store: Store, filters: dict[str, Any]) -> tuple[list[dict], list[
             # What the row shows as its result: a fault or limit first (an allow the failure
             # policy gave is not an allow the policies gave), then the outcome it produced.
             "kind": _error_kind(r.errors),
-            "input": None
-            if r.input is None
-            else json.dumps(json.loads(r.input), indent=2, ensure_ascii=False),
+            "input": json.dumps(json.loads(r.input), indent=2, ensure_ascii=False)
+            if with_input and r.input is not None
+            else None,
+            "input_withheld": not with_input and bool(r.input),
         }
         for r in rows
     ]
@@ -732,7 +744,9 @@ async def decisions(request: Request) -> HTMLResponse:
     user = await session(request)
     store: Store = request.app.state.store
     filters = _filters(request)
-    records, points, newest = await anyio.to_thread.run_sync(_decisions, store, filters)
+    records, points, newest = await anyio.to_thread.run_sync(
+        _decisions, store, filters, user.sees_recorded
+    )
     return page(
         "decisions.html",
         user,

@@ -1,16 +1,16 @@
 """``/v1/decisions``: agents upload decision records (masked again here); viewers page
-through them, filtered, and see each machine's log checked for gaps and rewritten records
-(``/v1/decisions/streams``)."""
+through them, filtered (their input documents only for the role that may read recorded data),
+and see each machine's log checked for gaps and rewritten records (``/v1/decisions/streams``)."""
 
 import json
 from typing import Annotated, Literal
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
 
 from hookgate import recorded
 from hookgate.masking import Masker
 from hookgate.server import models as api
-from hookgate.server.auth import Agent, Viewer
+from hookgate.server.auth import Agent, Viewer, sees_recorded
 from hookgate.server.decisionrows import CURSOR_PATTERN, parse_cursor
 from hookgate.server.deps import invalid
 from hookgate.server.metrics import Metrics
@@ -91,7 +91,8 @@ def add_routes(app: FastAPI) -> None:
         response_model=api.DecisionPage,
     )
     def list_decisions(
-        _: Viewer,
+        principal: Viewer,
+        request: Request,
         since: Annotated[api.UTCDateTime | None, Query(description="Decision time ≥ this")] = None,
         until: Annotated[api.UTCDateTime | None, Query(description="Decision time < this")] = None,
         outcome: api.Outcome | None = None,
@@ -127,5 +128,6 @@ def add_routes(app: FastAPI) -> None:
             errors=errors,
             limit=limit,
             cursor=cursor,
+            with_input=sees_recorded(request, principal),
         )
         return {"decisions": items, "next_cursor": next_cursor}

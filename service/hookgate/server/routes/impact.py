@@ -1,5 +1,6 @@
-"""``POST /v1/impact`` (viewer): a draft set replayed against recorded decisions (see
-``hookgate.server.impact``)."""
+"""``POST /v1/impact``: a draft set replayed against recorded decisions (see
+``hookgate.server.impact``), for the role that may read recorded data: a draft's reasons can
+print the inputs it replays."""
 
 from typing import Annotated
 
@@ -7,7 +8,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Body, Request
 
 from hookgate.server import models as api
-from hookgate.server.auth import Viewer
+from hookgate.server.auth import RecordedReader
 from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, load_records, run_replay
 from hookgate.server.store import Store
 
@@ -20,7 +21,9 @@ router = APIRouter(tags=["impact"])
     response_model=ImpactOut,
     responses={422: {"model": api.ErrorOut, "description": "The draft does not compile."}},
 )
-async def post_impact(_: Viewer, request: Request, body: Annotated[ImpactIn, Body()]) -> dict:
+async def post_impact(
+    _: RecordedReader, request: Request, body: Annotated[ImpactIn, Body()]
+) -> dict:
     store: Store = request.app.state.store
     active = await anyio.to_thread.run_sync(store.active_set)
     sources, data = draft_set(active, body)
