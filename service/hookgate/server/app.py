@@ -73,8 +73,9 @@ def create_app(
     """The API over ``store`` (already migrated). ``decision_quota``: decision records one
     token may upload per hour (0: no quota). ``access_log``: a line per request on uvicorn's
     access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
-    timeout). ``oidc``: the console's single sign-on provider, if any. ``recorded_role``: the least role that reads recorded inputs and output (and
-    replays them in impact); lower roles see decisions without them."""
+    timeout). ``oidc``: the console's single sign-on provider, if any. ``recorded_role``: the
+    least role that reads recorded inputs and output (and replays them in impact); lower roles
+    see decisions without them."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
