@@ -318,26 +318,60 @@ def test_shell_records_use_the_model_vocabulary():
     assert keys == {("content", "from", "mode", "op", "path")}
 
 
-# A link at an instruction file to a file whose text the line does not show: judged by where it
-# points (docs/reference/effects.md), since the target may change after the call.
-LINKS = [
-    ("ln -sf /tmp/evil.md CLAUDE.md", "ask"),
-    ("cd docs && ln -s ~/notes/x.md AGENTS.md", "ask"),
-    ("ln -s ../other-repo/GEMINI.md GEMINI.md", "ask"),
-    ("ln -sf /srv/shared/rules.mdc .cursor/rules/", "ask"),
-    ("ln -s AGENTS.md CLAUDE.md", "allow"),
-    (f"ln -s {CWD}/docs/AGENTS.md AGENTS.md", "allow"),
-    ("ln -sf /tmp/evil.md notes.md", "allow"),
+# A link, copy or move onto an instruction file from a file whose text the call does not show:
+# judged by where it comes from (docs/reference/effects.md), since that text is unknowable here
+# and a link's target may change after the call.
+UNKNOWN_SOURCES = [
+    (bash("ln -sf /tmp/evil.md CLAUDE.md"), "ask", "link"),
+    (bash("cd docs && ln -s ~/notes/x.md AGENTS.md"), "ask", "link"),
+    (bash("ln -s ../other-repo/GEMINI.md GEMINI.md"), "ask", "link"),
+    (bash("ln -sf /srv/shared/rules.mdc .cursor/rules/"), "ask", "link"),
+    (bash("cp /tmp/evil.md CLAUDE.md"), "ask", "copy"),
+    (bash("cp -f ~/Downloads/notes.md docs/AGENTS.md"), "ask", "copy"),
+    (bash("cp -t . /tmp/payload/GEMINI.md"), "ask", "copy"),
+    (bash("install -m 644 /var/tmp/r .cursorrules"), "ask", "copy"),
+    (bash("rsync -a /tmp/x.md .github/copilot-instructions.md"), "ask", "copy"),
+    (bash("mv /tmp/x.md CLAUDE.md"), "ask", "copy"),
+    (bash("cd src && mv ../../elsewhere/a.md AGENTS.md"), "ask", "copy"),
+    (bash("cp /tmp/reviewer.md .claude/agents/"), "ask", "copy"),
+    (pwsh("Copy-Item -Path /tmp/evil.md -Destination CLAUDE.md"), "ask", "copy"),
+    (
+        tool(
+            "mcp__filesystem__move_file",
+            {"source": "/tmp/evil.md", "destination": f"{CWD}/AGENTS.md"},
+        ),
+        "ask",
+        "copy",
+    ),
+    (bash("ln -s AGENTS.md CLAUDE.md"), "allow", None),
+    (bash(f"ln -s {CWD}/docs/AGENTS.md AGENTS.md"), "allow", None),
+    (bash("ln -sf /tmp/evil.md notes.md"), "allow", None),
+    (bash("cp docs/agents-template.md AGENTS.md"), "allow", None),
+    (bash("mv CLAUDE.md.new CLAUDE.md"), "allow", None),
+    (bash("cp CLAUDE.md /tmp/CLAUDE.md.bak"), "allow", None),
+    (bash("cp /tmp/build.log logs/"), "allow", None),
+    (
+        bash("printf '# Rules\\nRun make test.\\n' > /tmp/a.md && cp /tmp/a.md AGENTS.md"),
+        "allow",
+        None,
+    ),
+    (pwsh("Copy-Item -Path docs/AGENTS.md -Destination AGENTS.md"), "allow", None),
 ]
 
 
-@pytest.mark.parametrize(("line", "outcome"), LINKS)
-def test_an_instruction_file_linked_outside_the_project_is_asked(engine, line, outcome):
-    decision = engine.evaluate(bash(line))
+@pytest.mark.parametrize(("payload", "outcome", "kind"), UNKNOWN_SOURCES)
+def test_an_instruction_file_from_outside_the_project_is_asked(engine, payload, outcome, kind):
+    decision = engine.evaluate(payload)
     assert not decision.errors, decision.errors
-    assert decision.outcome == outcome, (line, decision.reasons)
-    if outcome == "ask":
-        assert any("pattern=instruction-file-link" in r for r in decision.reasons)
+    assert decision.outcome == outcome, (payload["tool_input"], decision.reasons)
+    if kind:
+        assert any(f"pattern=instruction-file-{kind}" in r for r in decision.reasons)
+
+
+def test_a_copied_file_whose_text_the_line_wrote_is_scanned_not_asked(engine):
+    line = f"printf '%s\\n' {q(INJECTION)} > /tmp/a.md && cp /tmp/a.md CLAUDE.md"
+    decision = engine.evaluate(bash(line))
+    assert decision.outcome == "deny", decision.reasons
 
 
 # A patch file the line names but does not show: read from the disk, bounded, and applied to
