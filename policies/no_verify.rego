@@ -240,25 +240,6 @@ violations contains {"reason": msg, "pattern": "hook-bypass-env"} if {
 	msg := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 }
 
-# find .git/hooks -delete, or find running a hook changer on what it finds (-exec rm {} +).
-violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
-	some c in data.hookgate.lib.commands
-	some t in data.hookgate.lib.find_roots(c)
-	in_hooks_dir(c, concat("/", [t, "x"]))
-	find_changes(c)
-	msg := sprintf("find %s changes the repository's installed git hooks, which can switch their checks off. %s", [t, advice])
-}
-
-find_changes(c) if data.hookgate.lib.find_deletes(c)
-
-find_changes(_) if data.hookgate.lib.find_runs(hook_changers)
-
-hook_changers := {"rm", "unlink", "mv", "cp", "ln", "install", "chmod", "truncate", "shred", "tee"}
-
-# t names .git/hooks or something in it, wherever the command runs (cd .git/hooks && rm x).
-# (lower-cased: on macOS and Windows .GIT/Hooks is the same directory)
-in_hooks_dir(c, t) if contains(lower(concat("", ["/", shell.resolve(c.cwd, t), "/"])), "/.git/hooks/")
-
 # The values a variable has for a command: its own prefix and the line's assignments.
 env_values(c, name) := vs if {
 	own := [v | some k, v in c.env; k == name]
