@@ -433,3 +433,31 @@ def test_every_writer_into_the_installed_hooks_is_denied(engine, writer):
     decision = engine.evaluate(make(f"{CWD}/.git/hooks/pre-commit", "exit 0\n"))
     assert decision.outcome == "deny", (writer, decision.reasons)
     assert any("pattern=git-hooks-modified]" in r for r in decision.reasons), decision.reasons
+
+
+# find's deletes and the commands its -exec runs change what it finds under each starting point:
+# ROOT/{} ({} as find names it), after the line's cd; only those its tests let through, so the
+# starting point itself is no target (find . -name '*.pyc' -delete deletes no other file).
+FOUND = [
+    ("find .husky -type f -delete", [("find", "delete", ".husky/{}", None)]),
+    ("find a /b -delete", [("find", "delete", "a/{}", None), ("find", "delete", "/b/{}", None)]),
+    ("find -name x -delete", [("find", "delete", "{}", None)]),
+    ("find . -name -delete", []),  # -delete is the name looked for
+    ("cd web; find . -exec chmod -x {} +", [("chmod", "mode", "web/{}", None)]),
+    (
+        "find h -exec mv {} /tmp/ \\;",
+        [("mv", "delete", "h/{}", None), ("mv", "move", "/tmp", "h/{}")],
+    ),
+    ("find . -name '*.md' -exec cp /tmp/e.md {} \\;", [("cp", "copy", "{}", "/tmp/e.md")]),
+    ("sudo rm {}", [("rm", "delete", "{}", None)]),  # not run by find: {} is a name
+    ("find .git/hooks -print", []),
+]
+
+
+@pytest.mark.parametrize(("line", "effects"), FOUND)
+def test_find_changes_what_it_finds_under_each_starting_point(line, effects):
+    from hookgate.builtins.shell import commands
+
+    got = [(c["name"], f["op"], f["path"], f["from"]) for c in commands(line) for f in c["files"]]
+    assert set(effects) <= set(got), got
+    assert effects or not got, got
