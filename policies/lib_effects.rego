@@ -104,7 +104,7 @@ runs_commands if {
 
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
 # copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
-file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge"}
+file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge", "find"}
 
 placed(p) := shell.resolve(cwd, p) if is_string(p)
 

@@ -34,6 +34,16 @@ violations contains {"reason": message(e.branch), "pattern": "commit-on-protecte
 	data.hookgate.lib.protected_branch(e.branch)
 }
 
+# A commit a service makes on a branch the call does not name (GitHub's merge_pull_request merges
+# into the pull request's base branch, which only the pull request says): it may be a protected
+# branch, as a push to it would be.
+violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
+	some e in input.effects
+	e.kind == "commit"
+	not is_string(e.branch)
+	msg := sprintf("%s makes a commit in %s on a branch the call does not name (a pull request's base branch), which may be a protected one (%s): merging into it is pushing to it. Ask the user to merge, or merge into a feature branch you named.", [e.tool, object.get(e, "repository", "a remote repository"), concat(", ", data.hookgate.config.protected_branches)])
+}
+
 # A commit in a repository the line does not show (git -C "$DIR" commit, --git-dir=$X): its
 # branch cannot be read, and it may be a protected one.
 violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {

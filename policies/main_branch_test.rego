@@ -183,5 +183,10 @@ test_remote_commit_on_protected_branch if {
 	some r in data.hookgate.main_branch.violations with input as remote_commit("main")
 	r.pattern == "commit-on-protected-branch"
 	count(data.hookgate.main_branch.violations) == 0 with input as remote_commit("feature/x")
-	count(data.hookgate.main_branch.violations) == 0 with input as remote_commit(null)
+}
+
+# A commit on a branch the call does not name (merge_pull_request: the pull request's base).
+test_remote_commit_on_an_unnamed_branch if {
+	some r in data.hookgate.main_branch.violations with input as remote_commit(null)
+	r.pattern == "commit-on-unknown-branch"
 }

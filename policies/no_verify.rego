@@ -45,6 +45,27 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 	msg := sprintf("git %s would run no hooks: git's configuration sets core.hooksPath to %s (%s), not the repository's hooks directory. Remove that setting (git config --show-origin core.hooksPath shows where it is). %s", [x.git.subcommand, value, hooks_dir_state(dir), advice])
 }
 
+# The hooks directory git's configuration names where the hook runs (a fleet's managed or a
+# team's trusted hooks in the system or global file), dropped for one command by pointing git at
+# other files: GIT_CONFIG_GLOBAL=/dev/null (or an empty file), HOME= or XDG_CONFIG_HOME= a
+# directory without that setting, GIT_CONFIG_NOSYSTEM=1. git then finds another core.hooksPath,
+# or none and runs .git/hooks: not the hooks the configuration set up. (x.git.hooks_path is
+# what git reads under the line's environment, git.config what it reads under the hook's.)
+violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
+	some x in data.hookgate.lib.git_commands
+	not x.defined
+	x.git.subcommand in cfg.hook_subcommands
+	not x.git.config["core.hookspath"] # on the command line: git-hooks-path-override says so
+	target := data.hookgate.lib.git_target(x.git)
+	values := object.get(git.config(target), "core.hookspath", [])
+	count(values) > 0
+	current := values[count(values) - 1]
+	current != ""
+	object.get(x.git, "hooks_path", null) != current
+	hooks_run_from(git.hooks_dir(target, current), current)
+	msg := sprintf("git %s would not run the hooks git's configuration names (core.hooksPath %s): the line points git at other configuration files (GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM) that do not set it. Run it with git's own configuration. %s", [x.git.subcommand, current, advice])
+}
+
 hooks_run_from(dir, _) if dir.own
 
 # (what the line writes into that directory is judged as hook files are: echo 'npm test' >
@@ -239,25 +260,6 @@ violations contains {"reason": msg, "pattern": "hook-bypass-env"} if {
 	bypasses(value, values)
 	msg := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 }
-
-# find .git/hooks -delete, or find running a hook changer on what it finds (-exec rm {} +).
-violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
-	some c in data.hookgate.lib.commands
-	some t in data.hookgate.lib.find_roots(c)
-	in_hooks_dir(c, concat("/", [t, "x"]))
-	find_changes(c)
-	msg := sprintf("find %s changes the repository's installed git hooks, which can switch their checks off. %s", [t, advice])
-}
-
-find_changes(c) if data.hookgate.lib.find_deletes(c)
-
-find_changes(_) if data.hookgate.lib.find_runs(hook_changers)
-
-hook_changers := {"rm", "unlink", "mv", "cp", "ln", "install", "chmod", "truncate", "shred", "tee"}
-
-# t names .git/hooks or something in it, wherever the command runs (cd .git/hooks && rm x).
-# (lower-cased: on macOS and Windows .GIT/Hooks is the same directory)
-in_hooks_dir(c, t) if contains(lower(concat("", ["/", shell.resolve(c.cwd, t), "/"])), "/.git/hooks/")
 
 # The values a variable has for a command: its own prefix and the line's assignments.
 env_values(c, name) := vs if {

@@ -20,22 +20,28 @@ outgoing_findings contains f if {
 	not f.id in cfg.heading_patterns
 }
 
-# A link made at an instruction file to a file outside the project whose text the line does not
-# show (ln -sf /tmp/evil.md CLAUDE.md): the agent reads whatever that file holds, now and after
-# any later change to it, and nothing that writes there is an instruction-file write (a file
-# under /tmp or home is the agent's to write). Reading it now would judge only today's text, so
-# the link is judged by where it points: asked. A link to a file of the project (ln -s AGENTS.md
-# CLAUDE.md) is allowed: every write to that file meets this scan, and a link whose text the
-# line wrote is scanned above.
-unknown_instructions contains {"reason": msg, "pattern": "instruction-file-link"} if {
+# A file from outside the project whose text the line does not show, made an instruction file by
+# a link (ln -sf /tmp/evil.md CLAUDE.md), a copy (cp ~/Downloads/x.md AGENTS.md, install, rsync,
+# Copy-Item, an MCP copy) or a move (mv /tmp/x.md CLAUDE.md, git mv, an MCP move_file): the agent
+# reads as instructions whatever that file holds, and nothing that wrote it there was an
+# instruction-file write (a file under /tmp or home is the agent's to write). Reading it from
+# the disk now would judge only today's text, and a link's target may change after the call,
+# so the file is judged by where it comes from: asked. A file of the project (ln -s AGENTS.md
+# CLAUDE.md, mv docs/draft.md AGENTS.md) met this scan when it was written; a file whose text
+# the line wrote (echo … > /tmp/x; cp /tmp/x CLAUDE.md) is scanned above.
+unknown_instructions contains {"reason": msg, "pattern": unknown_patterns[e.op]} if {
 	pre
 	some e in data.hookgate.lib.file_effects
-	e.op == "link"
+	unknown_patterns[e.op]
 	not is_string(e.content)
 	instruction_file(e.path)
 	not in_project(e.from)
-	msg := sprintf("%s would make %s, an agent instruction file, a link to %s, outside the project: the agent would read as instructions whatever that file holds, now or later, which this call does not show. Ask the user to make this link themselves, or copy the text into the file so it can be checked.", [e.by, e.path, e.from])
+	msg := sprintf("%s would %s %s, an agent instruction file, from %s, outside the project: the agent would read as instructions whatever that file holds, which this call does not show. Ask the user to do this themselves, or write the text into the file so it can be checked.", [e.by, unknown_verbs[e.op], e.path, e.from])
 }
+
+unknown_patterns := {"link": "instruction-file-link", "copy": "instruction-file-copy", "move": "instruction-file-copy"}
+
+unknown_verbs := {"link": "make a link at", "copy": "copy a file onto", "move": "move a file onto"}
 
 ask contains r if {
 	some r in unknown_instructions

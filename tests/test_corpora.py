@@ -585,6 +585,74 @@ MCP_ROWS = [
         {"repo_path": "{proj}", "target": "main"},
         "allow",
     ),
+    # merge_pull_request merges into the pull request's base branch, which the call does not
+    # name (github-mcp-server's pullNumber, the archived reference server's pull_number)
+    (
+        "mcp-api-merge-pr",
+        "claude",
+        "github",
+        "merge_pull_request",
+        {"owner": "o", "repo": "r", "pullNumber": 3},
+        "deny",
+    ),
+    (
+        "mcp-api-merge-pr-ref",
+        "gemini",
+        "server-github",
+        "merge_pull_request",
+        {"owner": "o", "repo": "r", "pull_number": 3, "merge_method": "squash"},
+        "deny",
+    ),
+    # cyanheads/git-mcp-server's git_cherry_pick, git_pull, git_rebase (their zod schemas)
+    (
+        "mcp-cherry-pick-on-main",
+        "codex",
+        "git",
+        "git_cherry_pick",
+        {"path": "{proj}", "commits": ["feature"]},
+        "deny",
+    ),
+    (
+        "mcp-cherry-pick-abort",
+        "gemini",
+        "git-mcp-server",
+        "git_cherry_pick",
+        {"path": "{proj}", "commits": ["x"], "abort": True},
+        "allow",
+    ),
+    (
+        "mcp-cherry-pick-staged",
+        "codex",
+        "git-mcp-server",
+        "git_cherry_pick",
+        {"path": "{other}", "commits": ["main"], "noCommit": True},
+        "allow",
+    ),
+    ("mcp-pull-fast-forward", "claude", "git-mcp-server", "git_pull", {"path": "{proj}"}, "allow"),
+    (
+        "mcp-pull-rebase-feature",
+        "codex",
+        "git-mcp-server",
+        "git_pull",
+        {"path": "{other}", "rebase": True},
+        "allow",
+    ),
+    (
+        "mcp-rebase-abort",
+        "claude",
+        "git-mcp-server",
+        "git_rebase",
+        {"path": "{proj}", "mode": "abort"},
+        "allow",
+    ),
+    (
+        "mcp-rebase-feature",
+        "gemini",
+        "git-mcp-server",
+        "git_rebase",
+        {"path": "{other}", "upstream": "main"},
+        "allow",
+    ),
 ]
 
 

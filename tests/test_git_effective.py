@@ -385,3 +385,50 @@ def test_a_remote_added_as_a_push_mirror_makes_its_pushes_mirror_pushes(eng, san
     assert sandbox["decide"](
         "git remote add copy ../remote.git && git push copy feature"
     ).outcome == ("allow")
+
+
+DROPPED_CONFIG = ["~/.gitconfig", "~/.config/git/config"]
+
+
+@pytest.mark.parametrize("where", DROPPED_CONFIG)
+@pytest.mark.parametrize(
+    ("line", "dropped"),
+    [
+        ("GIT_CONFIG_GLOBAL=/dev/null " + COMMIT, True),
+        ("GIT_CONFIG_GLOBAL= " + COMMIT, True),
+        (": > /tmp/empty.gitconfig && GIT_CONFIG_GLOBAL=/tmp/empty.gitconfig " + COMMIT, True),
+        ("mkdir -p /tmp/h && HOME=/tmp/h " + COMMIT, True),
+        ("export HOME=/tmp; " + COMMIT, True),
+        ("env GIT_CONFIG_GLOBAL=/dev/null " + COMMIT, True),
+        ("GIT_CONFIG_GLOBAL=~/.gitconfig " + COMMIT, None),  # all but the XDG file
+        ('HOME="$HOME" ' + COMMIT, False),
+        ("XDG_CONFIG_HOME=/tmp/xdg " + COMMIT, None),  # another XDG file
+        ("GIT_CONFIG_NOSYSTEM=1 " + COMMIT, False),
+        (COMMIT, False),
+    ],
+)
+def test_configuration_files_that_drop_the_trusted_hooks_path_skip_its_hooks(
+    sandbox, tmp_path, line, dropped, where
+):
+    """A team's hooks set in a global file (core.hooksPath ~/.githooks, trusted): a line that
+    points git at other files for one command (GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME) runs
+    .git/hooks instead of them, which real git shows; one that leaves that file read keeps them
+    (None: dropped where the setting is in the XDG file, ~/.config/git/config)."""
+    import json
+
+    policies = tmp_path / "policies"
+    shutil.copytree(ROOT / "policies", policies)
+    data = json.loads((policies / "data.json").read_text())
+    data["hookgate"]["config"]["no_verify"]["trusted_hooks_paths"] = ["~/.githooks"]
+    (policies / "data.json").write_text(json.dumps(data))
+    sandbox["sh"](
+        "mkdir ~/.githooks && sed s/pre-commit/managed/ .git/hooks/pre-commit"
+        " > ~/.githooks/pre-commit && chmod +x ~/.githooks/pre-commit"
+        f" && mkdir -p ~/.config/git && git config -f {where} core.hooksPath '~/.githooks'"
+    )
+    sandbox["eng"].append(Engine.from_paths([str(policies)]))
+    if dropped is None:
+        dropped = where == "~/.config/git/config"
+    assert ("managed" not in sandbox["hooks_run"](line)) is dropped
+    decision = sandbox["decide"](line)
+    assert (decision.outcome == "deny") is dropped, decision.reasons

@@ -100,10 +100,34 @@ def test_every_multiplexer_runs_its_applet(name):
     assert runs(f"{name} rm -rf /x") == [["rm", "-rf", "/x"]]
 
 
+# How each runner names a package: npm's name@version; nix's flake installable, whose program is
+# named after its attribute (nix3-run(1): meta.mainProgram, else pname), an ^output aside.
+PACKAGE_WORDS = {"nix run": ("nixpkgs#rimraf", "nixpkgs#nodePackages.rimraf^bin", "rimraf")}
+
+
 @pytest.mark.parametrize("key", sorted(TABLES["package-runners"]))
 def test_every_package_runner_runs_the_package_program(key):
-    assert runs(f"{key} rimraf@5 /x", "rimraf") == [["rimraf", "/x"]]
-    assert runs(f"{key} -- @scope/rimraf@1.2 /x", "rimraf") == [["@scope/rimraf", "/x"]]
+    plain, scoped, name = PACKAGE_WORDS.get(key, ("rimraf@5", "@scope/rimraf@1.2", "@scope/rimraf"))
+    assert runs(f"{key} {plain} /x", "rimraf") == [["rimraf", "/x"]]
+    assert runs(f"{key} -- {scoped} /x", "rimraf") == [[name, "/x"]]
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "argv"),
+    [
+        ("nix run nixpkgs#git -- push --force", "git", ["git", "push", "--force"]),
+        ("nix run --impure github:NixOS/nixpkgs/nixos-24.05#git push", "git", ["git", "push"]),
+        ("nix run -- nixpkgs#git commit -n -m x", "git", ["git", "commit", "-n", "-m", "x"]),
+        ("nix run nixpkgs#bash -- -c 'rm -rf ~'", "rm", ["rm", "-rf", "~"]),
+        ("nix shell nixpkgs#git -c git push -f", "git", ["git", "push", "-f"]),
+        ("nix develop --command git push -f", "git", ["git", "push", "-f"]),
+        # the project's own flake runs what flake.nix says, which the line does not show
+        ("nix run .#deploy -- --force", "deploy", None),
+        ("nix run", "nix", ["nix", "run"]),
+    ],
+)
+def test_nix_runs_the_installables_program(line, name, argv):
+    assert runs(line, name) == ([argv] if argv else [])
 
 
 @pytest.mark.parametrize("name", sorted(TABLES["containers"]))

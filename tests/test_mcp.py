@@ -316,12 +316,54 @@ SERVER_CASES = [
         {"owner": "o", "repo": "r", "branch": "main"},
         [{"kind": "push", "branch": "main", "repository": "o/r", "delete": True}],
     ),
-    ("mcp__github__merge_pull_request", {"owner": "o", "repo": "r", "pullNumber": 7}, []),
+    # a merge commits on the pull request's base branch, which the call does not name
+    (
+        "mcp__github__merge_pull_request",
+        {"owner": "o", "repo": "r", "pullNumber": 7},
+        [{"kind": "commit", "branch": None, "repository": "o/r"}],
+    ),
     (
         "mcp__github__merge_pull_request",
         {"owner": "o", "repo": "r", "pull_number": 7},
-        [],
+        [{"kind": "commit", "branch": None, "repository": "o/r"}],
     ),  # the archived server's spelling
+    (
+        "mcp__git__git_cherry_pick",
+        {"path": "/r", "commits": ["a1", "b2"], "signoff": True, "strategy": "ort"},
+        [
+            {
+                "kind": "run",
+                "dialect": "sh",
+                "command": "git -C /r cherry-pick --signoff --strategy ort a1 b2",
+            }
+        ],
+    ),
+    (
+        "mcp__git__git_cherry_pick",
+        {"path": "/r", "commits": ["a1"], "abort": True},
+        [{"kind": "run", "dialect": "sh", "command": "git -C /r cherry-pick --abort"}],
+    ),
+    (
+        "mcp__git__git_pull",
+        {"path": "/r", "branch": "main", "rebase": True},
+        [{"kind": "run", "dialect": "sh", "command": "git -C /r pull --rebase origin main"}],
+    ),
+    (
+        "mcp__git__git_rebase",
+        {"path": "/r", "upstream": "main", "onto": "v2", "interactive": True},
+        [
+            {
+                "kind": "run",
+                "dialect": "sh",
+                "command": "git -C /r rebase --interactive --onto v2 main",
+            }
+        ],
+    ),
+    (
+        "mcp__git__git_rebase",
+        {"path": "/r", "mode": "continue"},
+        [{"kind": "run", "dialect": "sh", "command": "git -C /r rebase --continue"}],
+    ),
     # fetch, memory, everything
     (
         "mcp__fetch__fetch",

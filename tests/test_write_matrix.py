@@ -298,7 +298,7 @@ def test_the_pack_reads_the_commands_the_shell_model_writes_with():
     never."""
     text = (ROOT / "policies" / "lib_effects.rego").read_text()
     rego = set(re.findall(r'"([a-z]+)"', re.search(r"file_writers := \{([^}]*)\}", text)[1]))
-    assert rego == set(shell_files.FILE_COMMANDS) | set(shell_files._MODELLED)
+    assert rego == set(shell_files.FILE_COMMANDS) | set(shell_files._MODELLED) | {"find"}
 
 
 def test_shell_records_use_the_model_vocabulary():
@@ -318,26 +318,60 @@ def test_shell_records_use_the_model_vocabulary():
     assert keys == {("content", "from", "mode", "op", "path")}
 
 
-# A link at an instruction file to a file whose text the line does not show: judged by where it
-# points (docs/reference/effects.md), since the target may change after the call.
-LINKS = [
-    ("ln -sf /tmp/evil.md CLAUDE.md", "ask"),
-    ("cd docs && ln -s ~/notes/x.md AGENTS.md", "ask"),
-    ("ln -s ../other-repo/GEMINI.md GEMINI.md", "ask"),
-    ("ln -sf /srv/shared/rules.mdc .cursor/rules/", "ask"),
-    ("ln -s AGENTS.md CLAUDE.md", "allow"),
-    (f"ln -s {CWD}/docs/AGENTS.md AGENTS.md", "allow"),
-    ("ln -sf /tmp/evil.md notes.md", "allow"),
+# A link, copy or move onto an instruction file from a file whose text the call does not show:
+# judged by where it comes from (docs/reference/effects.md), since that text is unknowable here
+# and a link's target may change after the call.
+UNKNOWN_SOURCES = [
+    (bash("ln -sf /tmp/evil.md CLAUDE.md"), "ask", "link"),
+    (bash("cd docs && ln -s ~/notes/x.md AGENTS.md"), "ask", "link"),
+    (bash("ln -s ../other-repo/GEMINI.md GEMINI.md"), "ask", "link"),
+    (bash("ln -sf /srv/shared/rules.mdc .cursor/rules/"), "ask", "link"),
+    (bash("cp /tmp/evil.md CLAUDE.md"), "ask", "copy"),
+    (bash("cp -f ~/Downloads/notes.md docs/AGENTS.md"), "ask", "copy"),
+    (bash("cp -t . /tmp/payload/GEMINI.md"), "ask", "copy"),
+    (bash("install -m 644 /var/tmp/r .cursorrules"), "ask", "copy"),
+    (bash("rsync -a /tmp/x.md .github/copilot-instructions.md"), "ask", "copy"),
+    (bash("mv /tmp/x.md CLAUDE.md"), "ask", "copy"),
+    (bash("cd src && mv ../../elsewhere/a.md AGENTS.md"), "ask", "copy"),
+    (bash("cp /tmp/reviewer.md .claude/agents/"), "ask", "copy"),
+    (pwsh("Copy-Item -Path /tmp/evil.md -Destination CLAUDE.md"), "ask", "copy"),
+    (
+        tool(
+            "mcp__filesystem__move_file",
+            {"source": "/tmp/evil.md", "destination": f"{CWD}/AGENTS.md"},
+        ),
+        "ask",
+        "copy",
+    ),
+    (bash("ln -s AGENTS.md CLAUDE.md"), "allow", None),
+    (bash(f"ln -s {CWD}/docs/AGENTS.md AGENTS.md"), "allow", None),
+    (bash("ln -sf /tmp/evil.md notes.md"), "allow", None),
+    (bash("cp docs/agents-template.md AGENTS.md"), "allow", None),
+    (bash("mv CLAUDE.md.new CLAUDE.md"), "allow", None),
+    (bash("cp CLAUDE.md /tmp/CLAUDE.md.bak"), "allow", None),
+    (bash("cp /tmp/build.log logs/"), "allow", None),
+    (
+        bash("printf '# Rules\\nRun make test.\\n' > /tmp/a.md && cp /tmp/a.md AGENTS.md"),
+        "allow",
+        None,
+    ),
+    (pwsh("Copy-Item -Path docs/AGENTS.md -Destination AGENTS.md"), "allow", None),
 ]
 
 
-@pytest.mark.parametrize(("line", "outcome"), LINKS)
-def test_an_instruction_file_linked_outside_the_project_is_asked(engine, line, outcome):
-    decision = engine.evaluate(bash(line))
+@pytest.mark.parametrize(("payload", "outcome", "kind"), UNKNOWN_SOURCES)
+def test_an_instruction_file_from_outside_the_project_is_asked(engine, payload, outcome, kind):
+    decision = engine.evaluate(payload)
     assert not decision.errors, decision.errors
-    assert decision.outcome == outcome, (line, decision.reasons)
-    if outcome == "ask":
-        assert any("pattern=instruction-file-link" in r for r in decision.reasons)
+    assert decision.outcome == outcome, (payload["tool_input"], decision.reasons)
+    if kind:
+        assert any(f"pattern=instruction-file-{kind}" in r for r in decision.reasons)
+
+
+def test_a_copied_file_whose_text_the_line_wrote_is_scanned_not_asked(engine):
+    line = f"printf '%s\\n' {q(INJECTION)} > /tmp/a.md && cp /tmp/a.md CLAUDE.md"
+    decision = engine.evaluate(bash(line))
+    assert decision.outcome == "deny", decision.reasons
 
 
 # A patch file the line names but does not show: read from the disk, bounded, and applied to
@@ -399,3 +433,31 @@ def test_every_writer_into_the_installed_hooks_is_denied(engine, writer):
     decision = engine.evaluate(make(f"{CWD}/.git/hooks/pre-commit", "exit 0\n"))
     assert decision.outcome == "deny", (writer, decision.reasons)
     assert any("pattern=git-hooks-modified]" in r for r in decision.reasons), decision.reasons
+
+
+# find's deletes and the commands its -exec runs change what it finds under each starting point:
+# ROOT/{} ({} as find names it), after the line's cd; only those its tests let through, so the
+# starting point itself is no target (find . -name '*.pyc' -delete deletes no other file).
+FOUND = [
+    ("find .husky -type f -delete", [("find", "delete", ".husky/{}", None)]),
+    ("find a /b -delete", [("find", "delete", "a/{}", None), ("find", "delete", "/b/{}", None)]),
+    ("find -name x -delete", [("find", "delete", "{}", None)]),
+    ("find . -name -delete", []),  # -delete is the name looked for
+    ("cd web; find . -exec chmod -x {} +", [("chmod", "mode", "web/{}", None)]),
+    (
+        "find h -exec mv {} /tmp/ \\;",
+        [("mv", "delete", "h/{}", None), ("mv", "move", "/tmp", "h/{}")],
+    ),
+    ("find . -name '*.md' -exec cp /tmp/e.md {} \\;", [("cp", "copy", "{}", "/tmp/e.md")]),
+    ("sudo rm {}", [("rm", "delete", "{}", None)]),  # not run by find: {} is a name
+    ("find .git/hooks -print", []),
+]
+
+
+@pytest.mark.parametrize(("line", "effects"), FOUND)
+def test_find_changes_what_it_finds_under_each_starting_point(line, effects):
+    from hookgate.builtins.shell import commands
+
+    got = [(c["name"], f["op"], f["path"], f["from"]) for c in commands(line) for f in c["files"]]
+    assert set(effects) <= set(got), got
+    assert effects or not got, got

@@ -193,7 +193,9 @@ def _check_effect(effect: Any, args: dict, where: str) -> None:
             field in allowed, f"{where}.{field}", f"is not a field of a {effect['kind']} effect"
         )
         item_field = "each" in effect and field in ("old", "new")  # a field of each item
-        if field in _ARG_FIELDS and field != "each" and not item_field:
+        # a commit's branch null: the call does not name it (a pull request's base branch)
+        unnamed = field == "branch" and value is None and effect["kind"] in ("commit", "push")
+        if field in _ARG_FIELDS and field != "each" and not item_field and not unnamed:
             _expect(
                 isinstance(value, str) and _argument(value) in args,
                 f"{where}.{field}",
@@ -491,7 +493,7 @@ def _push(spec: dict, tool_input: dict, cwd: str | None, out: list[dict]) -> Non
 
 def _remote(spec: dict, tool_input: dict, kind: str) -> dict:
     """A commit or push a service makes on a branch of a remote repository (no local git)."""
-    branch = tool_input.get(spec["branch"])
+    branch = tool_input.get(spec["branch"]) if spec.get("branch") else None
     if isinstance(branch, str):
         branch = branch.removeprefix("refs/heads/")  # the contents API takes a ref too
     parts = [tool_input.get(a) for a in spec["repository"]]

@@ -21,7 +21,7 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops
+from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops, found_ops
 from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
@@ -107,8 +107,7 @@ class Run(FileEffects, ShellState, Nesting):
         # a line) expands them command by command, and a host's shell may enable them: read as
         # expanded whenever the line defined them earlier
         self.aliases: dict[str, str] = {}
-        # functions the line defined so far (sourced files included): name → body text
-        self.functions: dict[str, str] = {}
+        self.functions: dict[str, str] = {}  # defined so far, sourced files too: name → body
         self.body_spans: dict[str, tuple[int, int] | None] = {}  # name → its body's root span
         self.namerefs: dict[str, str] = {}  # declare -n r=x: r → x
         # Scripts the line writes (cat > f <<EOF, echo … > f) by path, for a later bash f or ./f.
@@ -478,7 +477,7 @@ class Run(FileEffects, ShellState, Nesting):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
         elif name in ("mv", "ln", "cp", "install", "link", "rsync"):
             self.moved(cmd)
-        elif name in FILE_COMMANDS:
+        elif name in FILE_COMMANDS or name == "find":
             file_ops(cmd)
         if name in SCRIPT_FILES:
             for path in script_files(SCRIPT_FILES[name], own_words, env, self.vars):
@@ -499,6 +498,7 @@ class Run(FileEffects, ShellState, Nesting):
                         ran = self.run_command(
                             sub, inner_env, via + [name], sub_span, expanded=True
                         )
+                        found_ops(ran, cmd)  # find -exec rm {} +: {} is what it finds
                         self.runs[id(cmd)] = self.runs.get(id(ran), ran)
                 fed = self.xargs_fed(name, own_words, inner[1])
                 if fed is not None:

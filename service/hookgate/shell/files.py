@@ -11,7 +11,7 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, script_word
+from hookgate.shell.launchers import FILE_READERS, TABLES, script_word
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -311,7 +311,10 @@ def record_writes(cmd: Command, into: tuple[list[str], list[str]], content: str 
 
 
 def file_ops(cmd: Command) -> None:
-    """The write effects of a command that changes files by its operands (``FILE_COMMANDS``)."""
+    """The write effects of a command that changes files by its operands (``FILE_COMMANDS``),
+    and of ``find -delete``."""
+    if cmd.name == "find":
+        return find_ops(cmd)
     for op, key, content, mode in operand_ops(cmd.name, [w.text for w in cmd.words], cmd.cwd):
         record(cmd, op, key, content, mode=mode)
 
@@ -418,6 +421,64 @@ FILE_COMMANDS = {
     "mknod": "node",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
 }
+
+
+# find's own words that take a value: a -delete after one is that value (find -name -delete).
+_FIND_VALUES = frozenset(
+    (
+        "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+        "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm",
+        "-type", "-size",
+    )
+)  # fmt: skip
+
+# What find (or fd) found, as the commands it runs name it (-exec rm {} +).
+FOUND = "{}"
+
+
+def find_roots(argv: list[str]) -> list[str]:
+    """The starting points of ``find`` (the words before its expression; ``.`` when there are
+    none, as GNU find does) or ``fd``/``fdfind`` (the operands after the pattern)."""
+    if argv[0] == "find":
+        roots = []
+        for a in argv[1:]:
+            if a[:1] in ("-", "(", "!"):
+                break
+            roots.append(a)
+        return roots or ["."]
+    return argv_operands(argv)[1:] or ["."]
+
+
+def found_key(cwd: str | None, root: str) -> str:
+    """Any entry found under ``root``: ``root/{}``. What find changes is what its tests let
+    through (find . -name '*.pyc' -delete deletes no other file), so the starting point itself is
+    not a target: a guard reads ``{}`` as a name the line does not show (docs/reference/effects.md)."""
+    return join_path(cwd, join_path(root, FOUND))
+
+
+def find_ops(cmd: Command) -> None:
+    """``find ROOT… -delete``: a delete of what it finds under each starting point."""
+    argv = [w.text for w in cmd.words]
+    if any(a == "-delete" and argv[k - 1] not in _FIND_VALUES for k, a in enumerate(argv)):
+        for root in find_roots(argv):
+            record(cmd, "delete", found_key(cmd.cwd, root))
+
+
+def found_ops(ran: Command, finder: Command) -> None:
+    """The effects of a command find or fd runs on what it found (``-exec rm {} +``, ``-exec
+    chmod -x {} ;``, ``fd -x mv {} /tmp``): ``{}`` is each entry found under each starting point."""
+    if finder.name not in TABLES["path-execs"]:
+        return
+    here = join_path(ran.cwd, FOUND)
+    if not any(here in (f["path"], f["from"]) for f in ran.files):
+        return
+    keys = [found_key(ran.cwd, root) for root in find_roots([w.text for w in finder.words])]
+    files, ran.files = ran.files, []
+    for f in files:
+        for key in keys if here in (f["path"], f["from"]) else [None]:
+            path = key if key is not None and f["path"] == here else f["path"]
+            source = key if key is not None and f["from"] == here else f["from"]
+            record(ran, f["op"], path, f["content"], source, f["mode"])
 
 
 def applies_patch(cmd: Command) -> bool:

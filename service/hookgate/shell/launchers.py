@@ -211,8 +211,9 @@ def unwrap(
         return (("scripts", words[k:]), k) if k < n else (None, n)
     if name in TABLES["argv-options"]:  # nix develop -c git push: git push
         options = TABLES["argv-options"][name]
-        k = next((k for k in range(1, n) if words[k].text in options), n)
-        return (("argv", words[k + 1 :], []), k + 1) if k + 1 < n else (None, n)
+        k = next((k for k in range(1, n) if words[k].text in (*options, "--")), n)
+        if k < n and words[k].text != "--":  # else nix run nixpkgs#git …: a package runner
+            return (("argv", words[k + 1 :], []), k + 1) if k + 1 < n else (None, n)
     if name == "sg":  # sg GROUP [-c] SCRIPT [ARG0 …]: /bin/sh -c SCRIPT
         k = 1 + (words[1].text == "-" if n > 1 else 0)
         k += 1 + (k + 1 < n and words[k + 1].text == "-c")
@@ -424,11 +425,18 @@ def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     k = _options_end(words, start, values)
     if k >= len(words):
         return None, len(words)
-    program = words[k]
-    at = program.text.find("@", 1)  # rimraf@5, @scope/pkg@1 (a leading @ is the scope)
+    program, rest, text = words[k], words[k + 1 :], words[k].text
+    if key == "nix run":  # nixpkgs#python3Packages.black^bin -- .: the attribute's program, black
+        end = len(text.split("^")[0])
+        name = text[:end].partition("#")[2].rsplit(".", 1)[-1]
+        if not name or text.startswith((".", "/", "path:")):  # the project's flake: not shown
+            return None, len(words)
+        program = Word(name, None, program.literal, program.offs[end - len(name) : end])
+        return ("argv", [program, *(rest[1:] if rest and rest[0].text == "--" else rest)], []), k
+    at = text.find("@", 1)  # rimraf@5, @scope/pkg@1 (a leading @ is the scope)
     if at > 0:
-        program = Word(program.text[:at], None, program.literal, program.offs[:at])
-    return ("argv", [program, *words[k + 1 :]], []), k
+        program = Word(text[:at], None, program.literal, program.offs[:at])
+    return ("argv", [program, *rest], []), k
 
 
 def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:

@@ -213,6 +213,28 @@ def _long_name(spec: Spec, given: str) -> str:
     return matches[0] if len(matches) == 1 else given
 
 
+def _not_read(values: Any, origins: Any, ops: Any) -> Any:
+    """The settings of the files on the disk that the command still reads: without those of the
+    scopes its environment replaces (``["drop", scope, ""]`` ops: ``system``, ``global``, or
+    ``xdg``, the global ``…/git/config`` file alone), by each value's ``[scope, file]`` origin."""
+    drops = {op[1] for op in ops or () if isinstance(op, (list, tuple)) and op[:1] == ["drop"]}
+    if not drops or not isinstance(values, dict) or not isinstance(origins, dict):
+        return values
+
+    def read(origin: Any) -> bool:
+        scope, path = (list(origin) + [None, None])[:2]
+        if scope == "global" and "xdg" in drops and str(path).endswith("/git/config"):
+            return False
+        return scope not in drops
+
+    out = {}
+    for key, vals in values.items():
+        where = origins.get(key)
+        known = isinstance(where, list) and len(where) == len(vals)  # else kept, all of them
+        out[key] = [v for v, o in zip(vals, where, strict=True) if read(o)] if known else vals
+    return out
+
+
 def _parse_subcommand_args(
     spec: Spec, args: list[str]
 ) -> tuple[list[tuple[str, str | None, int]], list[tuple[str, int]]]:
@@ -366,6 +388,7 @@ def parse_argv(
         # git.config_read: no configuration key lacks a dot, so "values" is never a setting
         disk = repo_config["values"]
         disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
+        disk = _not_read(disk, repo_config.get("origins"), line_config)
     settings = effective(disk, line_config, cmdline)
     line_unknown = [
         {"path": op[1], "why": op[2]}

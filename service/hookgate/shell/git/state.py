@@ -178,18 +178,30 @@ class LineState:
         written: dict[str, list[str]],
         cmdline: dict[str, str],
     ) -> list[list[str]]:
+        # ["drop", scope, ""]: files git reads on the disk where the hook runs that this
+        # command's environment replaces (GIT_CONFIG_GLOBAL=/dev/null, HOME=/tmp/h): their
+        # settings (a managed core.hooksPath) are not this command's
         ops: list[list[str]] = []
-        for var in ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"):
-            path = env.get(var)
-            if isinstance(path, str) and path:
-                ops += self._file(join_path(cwd, path), written)
+        nosystem = env.get("GIT_CONFIG_NOSYSTEM")
+        if isinstance(nosystem, str) and nosystem.lower() in ("1", "true", "yes", "on"):
+            ops.append(["drop", "system", ""])
         texts = {_home_key(k): k for k in written}
+        for var, scope in (("GIT_CONFIG_SYSTEM", "system"), ("GIT_CONFIG_GLOBAL", "global")):
+            path = env.get(var)
+            if scope == "global" and path and _home_key(join_path(cwd, path)) == "~/.gitconfig":
+                # the hook's own ~/.gitconfig, as read on the disk: only the XDG file is not
+                ops += [["drop", "xdg", ""], *self._line_file("~/.gitconfig", texts, written)]
+            elif isinstance(path, str):
+                ops.append(["drop", scope, ""])
+                ops += self._file(join_path(cwd, path), written) if path else []
         if not isinstance(env.get("GIT_CONFIG_GLOBAL"), str):
             # HOME=dir git …: git's global files are dir's (HOME is exported, set or not)
             home = env.get("HOME")
             home = _home_key(join_path(cwd, home)) if isinstance(home, str) and home else "~"
             xdg = env.get("XDG_CONFIG_HOME")
             xdg = _home_key(xdg) if isinstance(xdg, str) and xdg else home + "/.config"
+            if home != "~" or xdg != "~/.config":
+                ops.append(["drop", "global" if home != "~" else "xdg", ""])
             for path in (
                 join_path(None, xdg + "/git/config"),
                 join_path(None, home + "/.gitconfig"),
