@@ -69,14 +69,21 @@ class Block:
 
 
 def parse_notes(comment: str, where: str) -> dict[str, str]:
-    notes = {}
-    for part in filter(None, (p.strip() for p in comment.split(";"))):
-        name, _, value = part.partition(" ")
+    """``NOTE; NOTE``; a skip's reason is the rest of the comment, semicolons and all."""
+    notes, parts = {}, comment.split(";")
+    for i, part in enumerate(parts):
+        name, _, value = part.strip().partition(" ")
+        if not name:
+            continue
         if name not in {"skip", "file", "checkout", "server", "exit", "output"}:
             raise ValueError(f"{where}: unknown docs-run note {name!r}")
+        if name == "skip":
+            value = ";".join([value, *parts[i + 1 :]])
         if name in {"skip", "file", "exit"} and not value.strip():
             raise ValueError(f"{where}: docs-run {name} needs a value")
         notes[name] = value.strip()
+        if name == "skip":
+            break
     return notes
 
 
@@ -148,6 +155,16 @@ class Reader:
         self.env |= {"HOME": str(self.home), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
         self.env |= {"GIT_AUTHOR_NAME": "Docs Reader", "GIT_AUTHOR_EMAIL": "reader@example.com"}
         self.env |= {"GIT_COMMITTER_NAME": "Docs Reader", "GIT_COMMITTER_EMAIL": "r@example.com"}
+        stack.callback(self.retire_warm)
+
+    def retire_warm(self) -> None:
+        """A wired hook the page ran started a warm process of this HOME: it retires now (on
+        SIGUSR1, as when its code changes) rather than idle for ten minutes after the test."""
+        code = (
+            "import os, signal\nfrom hookgate import warm\n"
+            "for pid, _, _ in warm.processes(): os.kill(pid, signal.SIGUSR1)"
+        )
+        subprocess.run([sys.executable, "-c", code], env=self.env, check=True, timeout=60)
 
     def start_server(self) -> None:
         # The server's own default database (serve's --db default under this HOME), given
@@ -244,7 +261,7 @@ def test_every_page_is_followed():
     """A guide or tutorial added later is run too, and a skip says why."""
     names = {p.relative_to(ROOT / "docs").as_posix() for p in PAGES}
     assert {"getting-started/developer.md", "getting-started/security-team.md"} <= names
-    assert {"guides/write-a-policy.md", "guides/configure-guards.md"} <= names
+    assert "guides/write-a-policy.md" in names
     for page in PAGES:
         for block in blocks(page):
             assert block.notes.get("skip", "x").strip(), f"{block.where}: skip without a reason"
@@ -255,13 +272,13 @@ def test_the_runner_reads_notes_and_rejects_unknown_ones():
     text = (
         "<!-- docs-run: file a/b.rego -->\n\n```rego\npackage a\n```\n"
         "text\n```sh\necho hi\n```\n"
-        "<!-- docs-run: skip needs a terminal; exit 3 -->\n```sh\ntop\n```\n"
+        "<!-- docs-run: exit 3; skip needs a terminal; and a user -->\n```sh\ntop\n```\n"
     )
     found = parse(text, page)
     assert [(b.lang, b.notes) for b in found] == [
         ("rego", {"file": "a/b.rego"}),
         ("sh", {}),
-        ("sh", {"skip": "needs a terminal", "exit": "3"}),
+        ("sh", {"exit": "3", "skip": "needs a terminal; and a user"}),
     ]
     with pytest.raises(ValueError, match="unknown docs-run note 'run'"):
         parse("<!-- docs-run: run -->\n```sh\nx\n```\n", page)
