@@ -203,7 +203,7 @@ class Reader:
         save = "" if cwd else f'pwd > "{s}/cwd"; '
         script = (
             "set -e -o pipefail\n"
-            f'trap \'export -p > "{s}/env"; {save}\' EXIT\n'
+            f"trap 'export -p > \"{s}/env\"; {save}' EXIT\n"
             f'cd "{cwd or self.cwd()}"\n'
             f'source "{s}/env"\n' + block.text
         )
@@ -303,3 +303,17 @@ def test_output_blocks_compare_json_as_json_and_text_in_order():
     expect_output(text_block, "hosts:\n  claude (user): x runs y\nserver:\neverything works\n")
     with pytest.raises(AssertionError):
         expect_output(text_block, "everything works\nhosts:\n  claude (user): x runs y\n")
+
+
+def test_the_readme_s_three_lines_are_the_tutorial_s():
+    """The README's "Guard an agent in three lines" are commands the developer tutorial runs
+    (comments and pip's -q aside), so the front door cannot drift from what is tested."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Guard an agent in three lines", 1)[1].split("\n## ", 1)[0]
+    (block,) = [b for b in parse(section, ROOT / "README.md") if b.lang in SHELLS]
+    lines = [line.split("#", 1)[0].strip() for line in block.text.splitlines()]
+    tutorial = ROOT / "docs" / "getting-started" / "developer.md"
+    ran = " ".join(b.text.replace(" -q", "") for b in blocks(tutorial) if b.lang in SHELLS)
+    assert len(lines) == 3
+    for line in lines:
+        assert line in ran, line
