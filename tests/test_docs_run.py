@@ -317,3 +317,17 @@ def test_the_readme_s_three_lines_are_the_tutorial_s():
     assert len(lines) == 3
     for line in lines:
         assert line in ran, line
+
+
+def test_the_readme_is_a_front_door():
+    """At most 10 KB, and it leads to both tutorials and to every host's page."""
+    readme = (ROOT / "README.md").read_bytes()
+    assert len(readme) <= 10 * 1024, f"README.md is {len(readme)} bytes"
+    text = readme.decode("utf-8")
+    pages = [
+        *(ROOT / "docs" / "getting-started").glob("*.md"),
+        *(ROOT / "docs" / "hosts").glob("*.md"),
+    ]
+    assert len(pages) >= 8
+    for page in pages:
+        assert f"({page.relative_to(ROOT).as_posix()})" in text, page.name
