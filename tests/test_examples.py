@@ -1,5 +1,5 @@
 """Issue 31 part 8: the worked examples under ``examples/`` are tested policies, layered over the
-built-in pack, and docs/examples.md shows each one's files verbatim (docs and code cannot drift).
+built-in pack, and docs/guides/examples.md shows each one's files verbatim (docs and code cannot drift).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from sync_helpers import run_hookgate
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-DOC = ROOT / "docs" / "examples.md"
+DOC = ROOT / "docs" / "guides" / "examples.md"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir())
 
 
@@ -102,8 +102,8 @@ def test_the_docs_show_every_example_file_verbatim():
         text = (ROOT / relative).read_text()
         lang = "rego" if relative.endswith(".rego") else "json"
         block = f"`{relative}`:\n\n```{lang}\n{text.rstrip(chr(10))}\n```\n"
-        assert block in doc, f"docs/examples.md does not show {relative} as it is"
+        assert block in doc, f"docs/guides/examples.md does not show {relative} as it is"
 
 
 def test_the_readme_links_the_examples():
-    assert "(docs/examples.md)" in (ROOT / "README.md").read_text()
+    assert "(docs/guides/examples.md)" in (ROOT / "README.md").read_text()

@@ -1,5 +1,5 @@
-"""Data documents compose by path without changing one another, and the README's recipe for
-the pack's configuration works on a freshly seeded server."""
+"""Data documents compose by path without changing one another, and the recipe for the pack's
+configuration on the server (docs/guides/configure-guards.md) works on a freshly seeded server."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 from hookgate.server.compilation import compile_set
 from hookgate.server.store import compose
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guides" / "configure-guards.md"
 
 
 store = store_fixture()
 
 
 def _recipe() -> list[list[str]]:
-    """The curl commands of the README's recipe, as argument lists."""
-    text = README.read_text(encoding="utf-8")
+    """The curl commands of the guide's recipe, as argument lists."""
+    text = GUIDE.read_text(encoding="utf-8")
     block = text.split("<!-- recipe: tests/test_server_data.py")[1].split("```sh\n")[1]
     block = block.split("```")[0].replace("\\\n", " ")
     return [shlex.split(line) for line in block.splitlines() if line.startswith("curl ")]
@@ -32,7 +32,7 @@ def _method_and_path(argv: list[str]) -> tuple[str, str]:
     return method, re.sub(r"^http://[^/]+", "", url)
 
 
-def test_the_readme_recipe_changes_the_config_of_a_fresh_and_of_a_published_server(store):
+def test_the_guide_s_recipe_changes_the_config_of_a_fresh_and_of_a_published_server(store):
     from hookgate.server.changesets import apply, team_layer
     from hookgate.sources import default_pack_path, directory_documents
 
