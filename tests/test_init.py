@@ -223,3 +223,30 @@ def test_a_setting_of_another_type_is_refused_by_the_server_naming_the_key(tmp_p
 def test_init_has_no_set_option_any_more(tmp_path, repo):
     # The server composes the layer itself: there is no whole set to build.
     assert hookgate(tmp_path, "init", "--set", str(tmp_path / "out"), str(repo)).returncode == 2
+
+
+def test_the_workflow_s_own_lines_run_in_the_repository_against_a_server(tmp_path, repo, server):
+    # The workflow runs in the repository's checkout and names it "."; every line of a pull
+    # request's steps, run as written there, answers as its comment says (no traceback).
+    import subprocess
+
+    from sync_helpers import hookgate_env
+
+    workflow = yaml.safe_load((repo / ".github/workflows/hookgate.yml").read_text())
+    env = hookgate_env(
+        tmp_path / "home", HOOKGATE_SERVER=server.url, HOOKGATE_TOKEN=server.editor_token
+    )
+    ran = []
+    for step in workflow["jobs"]["policies"]["steps"]:
+        if "run" not in step or "push" in step.get("if", ""):
+            continue
+        for words in hookgate_lines(step["run"]):
+            words = [w.replace("$HOOKGATE_SERVER", server.url) for w in words]
+            proc = subprocess.run(
+                [sys.executable, "-m", "hookgate.cli", *words],
+                cwd=repo, env=env, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert proc.returncode in (0, 6), (words, proc.stdout, proc.stderr)
+            assert "Traceback" not in proc.stderr
+            ran.append(words[0])
+    assert ran == ["check", "test", "impact", "publish"]

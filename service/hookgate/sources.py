@@ -92,12 +92,13 @@ def directory_documents(directory: str) -> tuple[dict[str, str], dict[str, objec
             where[name] = file
             policies[name] = _read(file)
             continue
-        folders = os.path.relpath(os.path.dirname(file), directory)
+        # From the file, not its dirname: "data.json" under "." has an empty dirname.
+        folders = os.path.relpath(file, directory).split(os.sep)[:-1]
         document = _read_json(file)
-        if folders == os.curdir:
+        if not folders:
             merge_data(top, (), document, file)
         else:
-            path = "/".join(folders.split(os.sep))
+            path = "/".join(folders)
             merge_data(nested.setdefault(path, {}), (), {"": document}, file)
     documents: dict[str, object] = dict(top)
     for path, holder in nested.items():
