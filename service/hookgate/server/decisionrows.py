@@ -23,7 +23,8 @@ def utc(value: datetime) -> datetime:
 def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
     """``select`` over decisions narrowed by the filters the API offers (``None``: any):
     host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
-    match), errors (``any``, ``fault`` or ``limit``: records with such an error)."""
+    match), errors (``any``, ``fault`` or ``limit``: records with such an error), guard and
+    mode (a would-be answer of that guard, or in that mode: ``Decision.would``)."""
     d = m.decisions.c
     for name in ("host", "outcome", "session_id", "token_id"):
         if filters.get(name) is not None:
@@ -36,6 +37,10 @@ def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
         kind = filters["errors"]
         select = select.where(d.errors.isnot(None))
         select = select if kind == "any" else select.where(d.errors.contains(f'"kind":"{kind}"'))
+    # A guard in warn or audit mode: what it would have answered (``would``, compact JSON).
+    for name in ("guard", "mode"):
+        if filters.get(name) is not None:
+            select = select.where(d.would.contains(f'"{name}":"{filters[name]}"'))
     if filters.get("pack") is not None:
         dm = m.decision_matches.c
         select = select.where(
@@ -87,6 +92,7 @@ _RECORD_COLUMNS = {
     "prev_hash": "text",
     "record_hash": "text",
     "errors": "text",
+    "would": "text",
 }
 _MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
 _MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}

@@ -711,6 +711,8 @@ class Store:
         session_id: str | None = None,
         token_id: int | None = None,
         errors: str | None = None,
+        guard: str | None = None,
+        mode: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> tuple[list[dict], str | None]:
@@ -719,6 +721,7 @@ class Store:
         new decisions arrive. ``ValueError`` for a cursor this did not make."""
         d, dm = m.decisions.c, m.decision_matches.c
         rest = dict(host=host, session_id=session_id, token_id=token_id, errors=errors)
+        rest |= dict(guard=guard, mode=mode)
         if pack is None:
             window = dict(since=since, until=until, outcome=outcome)
             keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)
@@ -773,6 +776,7 @@ class Store:
                 "outcome": r.outcome,
                 "matches": matches,
                 "errors": json.loads(r.errors) if r.errors else [],
+                "would": json.loads(r.would) if r.would else [],
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "input": None if r.input is None else json.loads(r.input),
