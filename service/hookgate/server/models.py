@@ -204,6 +204,11 @@ class DecisionOut(BaseModel):
     updated_input: dict[str, Any] | None
     matches: list[dict[str, Any]]
     errors: list[DecisionErrorOut]
+    would: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What guards in warn or audit mode would have answered instead: "
+        "{would, mode, guard, pack, pattern, reason, rewrite}.",
+    )
     event: str
     host_event: str | None
     host: str
