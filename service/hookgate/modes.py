@@ -82,13 +82,14 @@ def relaxed(before: object, after: object, guards: set[str]) -> list[str]:
     for key in sorted(set(old) | set(new)):
         if key.split("/", 1)[0] not in guards:
             continue
-        was, now = _effective(old, key), _effective(new, key)
+        was, now = effective(old, key), effective(new, key)
         if STRENGTH[now] > STRENGTH[was]:
             found.append(f"{key}: {was} → {now}")
     return found
 
 
-def _effective(modes: dict[str, str], key: str) -> str:
+def effective(modes: dict[str, str], key: str) -> str:
+    """The mode ``modes`` gives ``key`` (a guard, or ``guard/pattern``)."""
     guard, _, pattern = key.partition("/")
     return mode_of(modes, guard, pattern) if pattern else modes.get(guard, "enforce")
 

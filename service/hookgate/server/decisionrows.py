@@ -49,6 +49,24 @@ def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
     return select
 
 
+def would_per_day(conn: Connection, **window: Any) -> list[dict]:
+    """``[{day, guard, mode, would, count}]``: per UTC day of the decision, how many records of
+    the window (``since``, ``until``) hold a would-be answer of that guard, in that mode."""
+    import json
+
+    d = m.decisions.c
+    select = decision_filters(sa.select(d.time, d.would).where(d.would.isnot(None)), **window)
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for time, would in conn.execute(select):
+        day = utc(time).date().isoformat()
+        # A record counts once per guard, mode and answer, however many patterns gave it.
+        seen = {(day, w.get("guard"), w.get("mode"), w.get("would")) for w in json.loads(would)}
+        for key in seen:
+            counts[key] = counts.get(key, 0) + 1
+    fields = ("day", "guard", "mode", "would")
+    return [dict(zip(fields, key, strict=True), count=n) for key, n in sorted(counts.items())]
+
+
 CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)

@@ -37,6 +37,7 @@ from hookgate.server.decisionrows import (
     insert_ignore,
     parse_cursor,
     utc,
+    would_per_day,
 )
 
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
@@ -699,6 +700,13 @@ class Store:
                 old = sa.select(d.seq).where(in_range).scalar_subquery()
                 conn.execute(m.decision_matches.delete().where(dm.decision_seq.in_(old)))
                 removed += conn.execute(m.decisions.delete().where(in_range)).rowcount
+
+    def would_per_day(
+        self, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[dict]:
+        """Per day, guard, mode and would-be answer: how many records (``would_per_day``)."""
+        with self.engine.connect() as conn:
+            return would_per_day(conn, since=since, until=until)
 
     def query_decisions(
         self,
