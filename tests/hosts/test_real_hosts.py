@@ -152,15 +152,15 @@ def test_a_guard_in_warn_mode_lets_the_command_run_and_the_model_is_warned(
     install = ("--trust", "--policies", str(team))
     agent = Agent(host, host_binaries[host], model, tmp_path / "world", install)
     world = agent.world
+    # Some hosts run the shell without the test's author variables: the repository names one.
+    world.git("config", "user.name", "warned")
+    world.git("config", "user.email", "warned@example.com")
     (world.work / "f.txt").write_text("x\n")
     world.git("add", "f.txt")
     before = world.head()
     seen = agent.run("git commit --no-verify -m warned")
-    assert world.head() != before  # the commit ran
-    if host == "gemini":
-        # Gemini 0.61 passes no context to the model before a tool: the user sees the warning
-        # (systemMessage), and the model the commit's own output.
-        assert "warned" in seen
-    else:
-        assert "hookgate would deny this call (warn mode, not enforced)" in seen
-        assert "pack=no-verify" in seen
+    assert world.head() != before, seen[-3000:]  # the commit ran
+    # Gemini 0.61 reads no context before a tool (its user sees that warning); it passes the
+    # same guard's warning after the tool, as every host does.
+    assert "hookgate would deny this call (warn mode, not enforced)" in seen
+    assert "pack=no-verify" in seen
