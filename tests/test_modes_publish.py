@@ -6,24 +6,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from sync_helpers import LiveServer, run_hookgate
+import test_publish_roundtrip as roundtrip
+from sync_helpers import run_hookgate
+from test_publish_roundtrip import hookgate
 
 RM = "rm -rf ~/projects"
-
-
-@pytest.fixture
-def server(tmp_path):
-    live = LiveServer(tmp_path / "server.db")
-    live.editor_token = live.store.create_token("editor", "ci")
-    yield live
-    live.stop()
-
-
-def hookgate(tmp_path, server, *argv):
-    return run_hookgate(
-        tmp_path / "home", *argv, "--server", server.url, HOOKGATE_TOKEN=server.editor_token
-    )
+server = roundtrip.server  # a live server with an editor's token (fixture)
 
 
 def layer(tmp_path, table: dict):
