@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "hookgate.telemetry",
             "hookgate.session",
             "hookgate.sources",
+            "hookgate.modes",
             "hookgate.layers",
             "hookgate.progress",
             "hookgate.lang.errors",

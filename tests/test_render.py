@@ -128,7 +128,7 @@ EXPECTED = {
         ("ask", "pre"): {"permission": "ask", "user_message": REASON, "agent_message": REASON},
         ("rewrite", "pre"): {"permission": "allow", "updated_input": UPDATED},
         ("allow", "pre"): {"permission": "allow"},
-        ("context", "pre"): {"permission": "allow"},
+        ("context", "pre"): {"permission": "allow", "agent_message": CONTEXT},
         ("deny", "post"): {"additional_context": REASON},
         ("ask", "post"): {"additional_context": REASON},
         ("rewrite", "post"): {"additional_context": REWRITE_REASON},
@@ -430,6 +430,7 @@ def test_to_dict_has_every_field():
         "host": "gemini",
         "tool_name": "run_shell_command",
         "explain": None,
+        "would": [],
     }
     assert json.loads(json.dumps(made.to_dict())) == made.to_dict()
 

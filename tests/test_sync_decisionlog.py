@@ -77,6 +77,7 @@ def test_a_record_has_the_contract_fields_and_a_masked_command(home):
         "outcome",
         "matches",
         "errors",
+        "would",
         "bundle_revision",
         "command",
         "input",

@@ -42,6 +42,7 @@ class Decision(Record):
         "tool_name",
         "explain",
         "input_document",
+        "would",
     )
 
     def __init__(
@@ -61,6 +62,10 @@ class Decision(Record):
         explain: dict | None = None,
         # The input document the policies saw (for the decision log); not part of the response.
         input_document: dict | None = None,
+        # What guards in warn or audit mode would have answered instead (``hookgate.modes``),
+        # each ``{would, mode, guard, pack, pattern, reason, rewrite}``: kept apart from the
+        # outcome, which they did not decide.
+        would: list[dict] | None = None,
     ) -> None:
         if outcome not in OUTCOMES:
             raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, not {outcome!r}")
@@ -80,6 +85,7 @@ class Decision(Record):
         self.tool_name = tool_name
         self.explain = explain
         self.input_document = input_document
+        self.would = [] if would is None else would
 
     _hidden = ("input_document",)
 

@@ -52,6 +52,7 @@ MAX_COMMAND = 8192  # characters of masked command kept per record
 MAX_MATCHES = 100
 MAX_ERRORS = 20  # errors kept per record (a decision has one per failed pack at most)
 MAX_ERROR_MESSAGE = 1000
+MAX_WOULD = 20  # would-be answers kept per record (guards in warn or audit mode)
 CURRENT = "current.jsonl"
 PENDING = ".jsonl"
 SENT = ".jsonl.sent"
@@ -163,6 +164,8 @@ def record_for(decision: Decision, document: dict | None, bundle_revision: int |
         # A fault or limit behind the outcome: an allow that the failure policy gave is not
         # an allow the policies gave, and the console and doctor must tell them apart.
         "errors": _errors(decision.errors),
+        # What guards in warn or audit mode would have answered: apart from the outcome.
+        "would": _would(decision.would),
         "bundle_revision": bundle_revision,
         # Masked before it is cut, so that a cut cannot leave half a secret unmasked.
         "command": _clip(_mask(command), MAX_COMMAND) if isinstance(command, str) else None,
@@ -188,6 +191,25 @@ def _errors(errors: list[dict] | None) -> list[dict]:
                 "limit": _clip(error.get("limit"), 64),
                 "message": _clip(_mask(message) if isinstance(message, str) else message,
                                  MAX_ERROR_MESSAGE) or "",
+            }
+        )  # fmt: skip
+    return kept
+
+
+def _would(would: list[dict] | None) -> list[dict]:
+    """``Decision.would`` as recorded: the reason masked and cut as an error's message is, the
+    rewrite it would have made masked and bounded as the input document is."""
+    from hookgate import recorded
+
+    kept = []
+    for entry in (would or [])[:MAX_WOULD]:
+        reason = entry.get("reason")
+        rewrite, _ = recorded.keep(entry.get("rewrite"), _mask)
+        kept.append(
+            {
+                **{key: _clip(entry.get(key), 255) for key in ("would", "mode", "guard", "pack", "pattern")},
+                "reason": _clip(_mask(reason) if isinstance(reason, str) else reason, MAX_ERROR_MESSAGE) or "",
+                "rewrite": rewrite,
             }
         )  # fmt: skip
     return kept

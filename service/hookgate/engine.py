@@ -23,6 +23,8 @@ from hookgate.lang import UNDEFINED, PolicySet, load, load_files
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
 from hookgate.lang.runtime import EMPTY_SET
 from hookgate.lang.values import to_json
+from hookgate.modes import mode_of
+from hookgate.modes import table as mode_table
 from hookgate.sources import load_paths
 
 TYPE_CHECKING = False
@@ -95,6 +97,12 @@ class Engine:
         self.timeout = timeout
         packages = _guard_packages(policy_set)
         self.pack_names = {package: pack for package, pack, _ in packages}
+        # The guard's name (as ``disabled`` and ``modes`` spell it) of each pack, by its title.
+        self._guards = {
+            pack: ".".join(package[len(GUARD_PREFIX) :]) for package, pack, _ in packages
+        }
+        # Guards and patterns in warn or audit mode (``hookgate.modes``): the rest enforce.
+        self.modes = mode_table(policy_set.data)
         # Guards turned off by the explicit statement (hookgate.layers) are not asked at all.
         self.disabled = _disabled(policy_set.data)
         self._packs = [
@@ -214,6 +222,7 @@ class Engine:
         found: dict[str, list[_Item]] = {rule: [] for rule in DECISION_RULES}
         failed: list[tuple[str, Exception]] = []
         rewrites: dict[str, list[_Item]] = {}
+        would: list[dict] = []
         for pack, refs, values in self._values(document, overrides, prints):
             if isinstance(values, Exception):
                 failed.append((pack, values))
@@ -234,6 +243,8 @@ class Engine:
                     for (ref, _), v in zip(refs, values, strict=True)
                     if v is not UNDEFINED and v is not EMPTY_SET and v != EMPTY_SET
                 ]
+            if self.modes:
+                items = self._apply_modes(pack, items, would)
             for item in items:
                 if item.rule == "rewrite":
                     rewrites.setdefault(pack, []).append(item)
@@ -252,16 +263,36 @@ class Engine:
                 found[item.rule].append(item)
         decision = _combine(found, hook_input, updated, errors)
         decision.input_document = document
+        decision.would = would
         if contributed is not None:
             decision.explain = {
                 "origin": self.origin,
                 "rules": contributed,
                 "prints": prints,
                 "failed_packs": errors,
+                "modes": dict(self.modes),
             }
             if trace:
                 self._explain(decision.explain, document, overrides)
         return decision
+
+    def _apply_modes(self, pack: str, items: list[_Item], would: list[dict]) -> list[_Item]:
+        """``items`` of ``pack`` as its modes let them take effect: an item in warn or audit
+        mode is recorded in ``would`` (what it would have answered) instead of deciding, and in
+        warn mode its reason reaches the agent as context. A guard's own context is shown in
+        warn mode and dropped in audit mode."""
+        guard = self._guards[pack]
+        kept = []
+        for item in items:
+            mode = mode_of(self.modes, guard, item.pattern)
+            if mode == "enforce":
+                kept.append(item)
+                continue
+            if item.rule != "context":
+                would.append(item.would(mode, guard))
+            if mode == "warn":
+                kept.append(item if item.rule == "context" else item.warning())
+        return kept
 
     def trace(self, decision: Decision) -> None:
         """The trace ``evaluate(..., explain=True, trace=False)`` left out, added to
@@ -411,6 +442,27 @@ class _Item:
 
     def match(self) -> dict:
         return {"pack": self.pack, "pattern": self.pattern, "rule": self.rule}
+
+    def would(self, mode: str, guard: str) -> dict:
+        """What this deny, ask or rewrite would have answered, as ``Decision.would`` keeps it."""
+        return {
+            "would": self.rule,
+            "mode": mode,
+            "guard": guard,
+            "pack": self.pack,
+            "pattern": self.pattern,
+            "reason": self.reason,
+            "rewrite": self.tool_input,
+        }
+
+    def warning(self) -> _Item:
+        """The context a guard in warn mode gives instead of its deny, ask or rewrite."""
+        verb = _WOULD[self.rule]
+        reason = f"hookgate would {verb} this call (warn mode, not enforced): {self.reason}"
+        return _Item("context", self.pack, self.pattern, reason, None)
+
+
+_WOULD = {"deny": "deny", "ask": "ask about", "rewrite": "rewrite"}
 
 
 def _items(value: Any, rule: str, pack: str, ref: str) -> list[_Item]:

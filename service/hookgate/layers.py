@@ -13,6 +13,7 @@ layers below:
 - a built-in guard is turned off only by naming it in ``data.hookgate.disabled``; each name must
   be a guard of the set (an unknown one is an error), and the statement is shown by ``check``,
   ``publish --dry-run`` and ``impact`` (``Layered.disabled``). The engine skips those guards.
+- ``data.hookgate.modes`` (``hookgate.modes``) must name guards of the set, and no unmodal one.
 
 The server composes its active set the same way (``compose_set``): the base, then the team's
 layer (the documents a team published), with ``--replace-base`` as ``--no-default-pack``. A
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import os
 
+from hookgate import modes
 from hookgate.lang.errors import Diagnostic, PolicyError
 
 BASE_NAME = "hookgate-default"
@@ -129,6 +131,7 @@ class _Stack:
         self.by_name = {os.path.basename(file): file for file in base_sources}
         self.named: set[str] = set()
         self.disabled_by: str | None = None
+        self.modes_by: str | None = None  # the layer that last set data.hookgate.modes
         self.flag = flag  # how a user replaces the whole base, for the error's hint
         self.new_keys: list[tuple[str, tuple[str, ...]]] = []  # settings the base lacks
 
@@ -155,6 +158,8 @@ class _Stack:
             overlay(self.data, document, file)
             if _get(document, DISABLED_PATH) is not None:
                 self.disabled_by = file
+            if _get(document, modes.PATH) is not None:
+                self.modes_by = file
 
     def _replaced(self, name: str, same_package: bool) -> str:
         what = "an edited copy of" if same_package else "named as"
@@ -167,6 +172,10 @@ class _Stack:
 
     def layered(self, version: str | None) -> Layered:
         disabled = _disabled(self.data, self.sources, self.disabled_by or "data")
+        wrong = modes.problems(self.data, guard_names(self.sources))
+        if wrong:
+            source = self.modes_by or "data"
+            raise PolicyError([Diagnostic(source, 1, 1, message) for message in wrong])
         layered = Layered(
             self.sources,
             self.data,

@@ -138,3 +138,29 @@ def test_writing_a_git_hook_is_denied(agent: Agent) -> None:
     seen = agent.run("printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit")
     assert not hook.exists()
     assert "pack=no-verify" in seen
+
+
+def test_a_guard_in_warn_mode_lets_the_command_run_and_the_model_is_warned(
+    host: str, host_binaries: dict[str, Path], model: Model, tmp_path: Path
+) -> None:
+    # The team's layer puts no-verify into warn mode (data.hookgate.modes): the commit runs,
+    # and the guard's reason reaches the model in the host's own way of passing context.
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "data.json").write_text('{"hookgate": {"modes": {"no_verify": "warn"}}}')
+    (tmp_path / "world").mkdir()
+    install = ("--trust", "--policies", str(team))
+    agent = Agent(host, host_binaries[host], model, tmp_path / "world", install)
+    world = agent.world
+    # Some hosts run the shell without the test's author variables: the repository names one.
+    world.git("config", "user.name", "warned")
+    world.git("config", "user.email", "warned@example.com")
+    (world.work / "f.txt").write_text("x\n")
+    world.git("add", "f.txt")
+    before = world.head()
+    seen = agent.run("git commit --no-verify -m warned")
+    assert world.head() != before, seen[-3000:]  # the commit ran
+    # Gemini 0.61 reads no context before a tool (its user sees that warning); it passes the
+    # same guard's warning after the tool, as every host does.
+    assert "hookgate would deny this call (warn mode, not enforced)" in seen
+    assert "pack=no-verify" in seen

@@ -80,7 +80,7 @@ def render(diag: Diagnostic) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookgate import layers
+    from hookgate import layers, modes
 
     try:
         layered = layers.compose(args.paths, base=not args.no_default_pack, include_tests=True)
@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
             "base": layered.base_version
             and {"name": layers.BASE_NAME, "version": layered.base_version},
             "disabled": layered.disabled,
+            "modes": modes.table(layered.data),
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [d.to_dict() for d in diags],
@@ -119,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(base)
-        statement = layers.statement(layered)
-        if statement:
-            print(statement)
+        for statement in (layers.statement(layered), modes.statement(layered.data)):
+            if statement:
+                print(statement)
         for diag in diags:
             print(render(diag))
         for line in unread:

@@ -22,7 +22,9 @@ process list would show it). Exit codes, for CI:
 - 4: the token is missing, unknown, or its role is too low
 - 5: the server is unreachable or answered an error
 - 7: refused as weaker: the change removes a guard (a guard's package gone, the base's guards
-  among them when the base is replaced, or newly named in ``data.hookgate.disabled``) or turns recorded deny/ask decisions into allows (the impact of
+  among them when the base is replaced, or newly named in ``data.hookgate.disabled``), puts a
+  built-in guard into a looser mode (``data.hookgate.modes``: enforce → warn → audit) or turns
+  recorded deny/ask decisions into allows (the impact of
   the newest ``--impact-limit`` records); ``--allow-weaker`` publishes it anyway. Checked on a
   dry-run too, so CI sees it before merging.
 """
@@ -32,7 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hookgate import layers, progress
+from hookgate import layers, modes, progress
 from hookgate.commands.client import (
     CONFLICT,
     OK,
@@ -130,6 +132,9 @@ def _publish(args: argparse.Namespace) -> int:
         off = disabled_statement(documents)
         if off:
             print(f"guards turned off (data.hookgate.disabled): {', '.join(off)}")
+        relaxed = modes.statement(layers.place_documents(documents))
+        if relaxed:
+            print(relaxed)
     _print_changes(answer)
     _print_check(answer)
     if args.dry_run:
@@ -232,6 +237,14 @@ def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: d
         found["removed"] = removed
     if disabled:
         found["disabled"] = disabled
+    # A built-in guard put into warn or audit mode (a team's own guard is the team's call).
+    relaxed = modes.relaxed(
+        layers.place_documents(old_documents),
+        layers.place_documents(documents),
+        set() if args.replace_base else base_guards & after,
+    )
+    if relaxed:
+        found["relaxed"] = relaxed
     if transitions:
         found["decisions"] = sum(transitions.values())
         found["transitions"] = transitions
@@ -244,6 +257,9 @@ def _print_weaker(weaker: dict, lead: str = "") -> None:
     if weaker.get("disabled"):
         names = ", ".join(weaker["disabled"])
         print(f"{lead}weaker: guards turned off (data.hookgate.disabled): {names}")
+    if weaker.get("relaxed"):
+        names = ", ".join(weaker["relaxed"])
+        print(f"{lead}weaker: guards not enforced (data.hookgate.modes): {names}")
     if weaker.get("decisions"):
         how = ", ".join(f"{name}: {n}" for name, n in weaker["transitions"].items())
         print(f"{lead}weaker: {weaker['decisions']} recorded decisions would become allows ({how})")

@@ -253,8 +253,9 @@ def _gemini(decision: Decision) -> dict:
 
 
 def _cursor(decision: Decision) -> dict:
-    """Cursor: gate events need an explicit ``permission`` (a missing one blocks); only
-    preToolUse takes ``updated_input``; after the tool only ``additional_context`` is read."""
+    """Cursor: gate events need an explicit ``permission`` (a missing one blocks) and pass text
+    to the model as ``agent_message``; only preToolUse takes ``updated_input``; after the tool
+    only ``additional_context`` is read."""
     event = hosts.cursor_event(decision.host_event, decision.event)
     gate = hosts.is_cursor_gate(event)
     plan = _plan(
@@ -274,7 +275,13 @@ def _cursor(decision: Decision) -> dict:
         }
     if plan.verdict == "rewrite":
         return {"permission": "allow", "updated_input": plan.updated_input}
-    return {"permission": "allow"}
+    # An allow carries context (a guard in warn mode) the one way a gate answer reaches the
+    # model: ``agent_message``.
+    return (
+        {"permission": "allow", "agent_message": plan.context}
+        if plan.context
+        else {"permission": "allow"}
+    )
 
 
 def _amplifier(decision: Decision) -> dict:

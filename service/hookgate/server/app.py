@@ -31,6 +31,7 @@ from hookgate.server.routes import (
     evaluation,
     health,
     impact,
+    modes,
     tokens,
 )
 from hookgate.server.sessions import Sessions
@@ -120,6 +121,7 @@ def create_app(
     documents.add_routes(app, "policy", "/v1/policies", "{id}", policy_content)
     documents.add_routes(app, "data", "/v1/data", "{path:path}", data_content)
     documents.add_base_routes(app)
+    modes.add_routes(app, documents.validator(app))
     tokens.add_routes(app)
     app.include_router(changesets.router)
     app.include_router(impact.router)

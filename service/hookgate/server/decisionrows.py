@@ -23,7 +23,8 @@ def utc(value: datetime) -> datetime:
 def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
     """``select`` over decisions narrowed by the filters the API offers (``None``: any):
     host, outcome, session_id, token_id (equal), since (≥), until (<), pack (a recorded
-    match), errors (``any``, ``fault`` or ``limit``: records with such an error)."""
+    match), errors (``any``, ``fault`` or ``limit``: records with such an error), guard and
+    mode (a would-be answer of that guard, or in that mode: ``Decision.would``)."""
     d = m.decisions.c
     for name in ("host", "outcome", "session_id", "token_id"):
         if filters.get(name) is not None:
@@ -36,12 +37,34 @@ def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
         kind = filters["errors"]
         select = select.where(d.errors.isnot(None))
         select = select if kind == "any" else select.where(d.errors.contains(f'"kind":"{kind}"'))
+    # A guard in warn or audit mode: what it would have answered (``would``, compact JSON).
+    for name in ("guard", "mode"):
+        if filters.get(name) is not None:
+            select = select.where(d.would.contains(f'"{name}":"{filters[name]}"'))
     if filters.get("pack") is not None:
         dm = m.decision_matches.c
         select = select.where(
             sa.exists().where(dm.decision_seq == d.seq, dm.pack == filters["pack"])
         )
     return select
+
+
+def would_per_day(conn: Connection, **window: Any) -> list[dict]:
+    """``[{day, guard, mode, would, count}]``: per UTC day of the decision, how many records of
+    the window (``since``, ``until``) hold a would-be answer of that guard, in that mode."""
+    import json
+
+    d = m.decisions.c
+    select = decision_filters(sa.select(d.time, d.would).where(d.would.isnot(None)), **window)
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for time, would in conn.execute(select):
+        day = utc(time).date().isoformat()
+        # A record counts once per guard, mode and answer, however many patterns gave it.
+        seen = {(day, w.get("guard"), w.get("mode"), w.get("would")) for w in json.loads(would)}
+        for key in seen:
+            counts[key] = counts.get(key, 0) + 1
+    fields = ("day", "guard", "mode", "would")
+    return [dict(zip(fields, key, strict=True), count=n) for key, n in sorted(counts.items())]
 
 
 CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
@@ -87,6 +110,7 @@ _RECORD_COLUMNS = {
     "prev_hash": "text",
     "record_hash": "text",
     "errors": "text",
+    "would": "text",
 }
 _MATCH_COLUMNS = {"decision_id": "text", "position": "integer", "pack": "text"}
 _MATCH_COLUMNS |= {"pattern": "text", "rule": "text", "time": "timestamptz", "outcome": "text"}

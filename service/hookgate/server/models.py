@@ -204,6 +204,11 @@ class DecisionOut(BaseModel):
     updated_input: dict[str, Any] | None
     matches: list[dict[str, Any]]
     errors: list[DecisionErrorOut]
+    would: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What guards in warn or audit mode would have answered instead: "
+        "{would, mode, guard, pack, pattern, reason, rewrite}.",
+    )
     event: str
     host_event: str | None
     host: str
@@ -281,6 +286,20 @@ class DecisionErrorIn(BaseModel):
     message: Text = Field("", max_length=1000)
 
 
+class WouldIn(BaseModel):
+    would: Literal["deny", "ask", "rewrite"] = Field(
+        description="What the guard would have answered, had it been enforced."
+    )
+    mode: Literal["warn", "audit"] = Field(description="The guard's mode (data.hookgate.modes).")
+    guard: Text | None = Field(None, max_length=255, description="The guard's package name.")
+    pack: Text | None = Field(None, max_length=255)
+    pattern: Text | None = Field(None, max_length=255)
+    reason: Text = Field("", max_length=1000, description="Masked again before storing.")
+    rewrite: JSONObject | None = Field(
+        None, description="The tool input the rewrite would have made, masked (again here)."
+    )
+
+
 class DecisionRecordIn(BaseModel):
     decision_id: UUID
     time: RecordTime = Field(
@@ -298,6 +317,11 @@ class DecisionRecordIn(BaseModel):
         max_length=20,
         description="What failed behind the outcome (an allow with a fault is the failure "
         "policy's answer, not the policies').",
+    )
+    would: list[WouldIn] = Field(
+        default_factory=list,
+        max_length=20,
+        description="What guards in warn or audit mode would have answered: not the outcome.",
     )
     bundle_revision: StrictInt | None = Field(
         None, ge=0, le=MAX_INT, description="At most the server's current bundle revision."
@@ -356,6 +380,9 @@ class DecisionRecordOut(BaseModel):
     outcome: str
     matches: list[MatchIn]
     errors: list[DecisionErrorIn] = Field(description="Faults and limits behind the outcome.")
+    would: list[WouldIn] = Field(
+        description="What guards in warn or audit mode would have answered (not the outcome)."
+    )
     bundle_revision: int | None
     command: str | None
     uploaded_by: str = Field(description="The name of the token that uploaded it.")

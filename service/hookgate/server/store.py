@@ -37,6 +37,7 @@ from hookgate.server.decisionrows import (
     insert_ignore,
     parse_cursor,
     utc,
+    would_per_day,
 )
 
 ROLES = ("agent", "viewer", "editor", "admin")  # each role has the rights of those before it
@@ -700,6 +701,13 @@ class Store:
                 conn.execute(m.decision_matches.delete().where(dm.decision_seq.in_(old)))
                 removed += conn.execute(m.decisions.delete().where(in_range)).rowcount
 
+    def would_per_day(
+        self, *, since: datetime | None = None, until: datetime | None = None
+    ) -> list[dict]:
+        """Per day, guard, mode and would-be answer: how many records (``would_per_day``)."""
+        with self.engine.connect() as conn:
+            return would_per_day(conn, since=since, until=until)
+
     def query_decisions(
         self,
         *,
@@ -711,6 +719,8 @@ class Store:
         session_id: str | None = None,
         token_id: int | None = None,
         errors: str | None = None,
+        guard: str | None = None,
+        mode: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
         with_input: bool = True,
@@ -721,6 +731,7 @@ class Store:
         ``with_input`` no input document is read: each record says whether one is withheld."""
         d, dm = m.decisions.c, m.decision_matches.c
         rest = dict(host=host, session_id=session_id, token_id=token_id, errors=errors)
+        rest |= dict(guard=guard, mode=mode)
         if pack is None:
             window = dict(since=since, until=until, outcome=outcome)
             keys = decision_filters(sa.select(d.seq, d.time), **window, **rest)
@@ -777,6 +788,7 @@ class Store:
                 "outcome": r.outcome,
                 "matches": matches,
                 "errors": json.loads(r.errors) if r.errors else [],
+                "would": json.loads(r.would) if r.would else [],
                 "bundle_revision": r.bundle_revision,
                 "command": r.command,
                 "input": json.loads(r.input) if with_input and r.input is not None else None,

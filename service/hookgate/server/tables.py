@@ -107,6 +107,9 @@ decisions = Table(
     # The decision's faults and limits as compact JSON (migration 0024; null: none, or an
     # older client).
     Column("errors", Text, nullable=True),
+    # What guards in warn or audit mode would have answered, as compact JSON (migration 0028;
+    # null: none, or an older client).
+    Column("would", Text, nullable=True),
     # Pages are newest first by (time, seq) from a keyset cursor: every filter's index ends
     # with (time, seq), so a page is one index range read in order, however many records
     # the window holds (migration 0022).

@@ -30,6 +30,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from hookgate import layers, modes
 from hookgate.hostio.hosts import HOSTS
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import tables as m
@@ -38,6 +39,7 @@ from hookgate.server.compilation import compile_set
 from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.routes.modes import NotAPromotion, promote
 from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
     BASE_KIND,
@@ -604,8 +606,9 @@ async def rollback(request: Request) -> Response:
 
 # -- decisions -------------------------------------------------------------------------------
 
-FILTERS = ("outcome", "errors", "pack", "host", "session_id", "since", "until")
+FILTERS = ("outcome", "errors", "pack", "guard", "mode", "host", "session_id", "since", "until")
 ERROR_FILTERS = ("any", "fault", "limit")
+MODE_FILTERS = ("warn", "audit")
 TIME_RANGE = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))
 
 
@@ -617,6 +620,8 @@ def _filters(request: Request) -> dict[str, Any]:
             continue
         if name == "errors" and value not in ERROR_FILTERS:
             raise HTTPException(422, f"errors: one of {', '.join(ERROR_FILTERS)}")
+        if name == "mode" and value not in MODE_FILTERS:
+            raise HTTPException(422, f"mode: one of {', '.join(MODE_FILTERS)}")
         if name in ("since", "until"):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -680,6 +685,7 @@ def _decisions(
             **r._asdict(),
             "matches": matches[r.seq],
             "errors": json.loads(r.errors) if r.errors else [],
+            "would": json.loads(r.would) if r.would else [],
             # What the row shows as its result: a fault or limit first (an allow the failure
             # policy gave is not an allow the policies gave), then the outcome it produced.
             "kind": _error_kind(r.errors),
@@ -755,7 +761,62 @@ async def decisions(request: Request) -> HTMLResponse:
         filters={name: request.query_params.get(name, "") for name in FILTERS},
         outcomes=list(OUTCOME_COLOURS),
         error_filters=ERROR_FILTERS,
+        mode_filters=MODE_FILTERS,
     )
+
+
+# -- guard modes -----------------------------------------------------------------------------
+
+
+@router.get("/modes")
+async def modes_page(request: Request, promoted: str | None = None) -> HTMLResponse:
+    user = await session(request)
+    return await _modes_page(request, user, promoted=promoted)
+
+
+async def _modes_page(request: Request, user: Session, status: int = 200, **values: Any) -> Any:
+    """Each guard with its mode (and its patterns' own), what those not enforced would have
+    answered per day, links to the examples, and the next step of its promotion."""
+    store: Store = request.app.state.store
+    active = await anyio.to_thread.run_sync(store.active_set)
+    days = await anyio.to_thread.run_sync(store.would_per_day)
+    table = modes.table(active.data)
+    guards = [
+        {
+            "name": name,
+            "mode": modes.effective(table, name),
+            "patterns": {k: v for k, v in table.items() if k.startswith(name + "/")},
+            "next": _NEXT.get(modes.effective(table, name)),
+        }
+        for name in sorted(layers.guard_names(active.policies) - modes.UNMODAL)
+    ]
+    return page("modes.html", user, status, guards=guards, days=days, **values)
+
+
+_NEXT = {"audit": "warn", "warn": "enforce"}  # a promotion's next step
+
+
+@router.post("/modes/promote")
+async def promote_mode(request: Request) -> Response:
+    """The one-click promotion: what ``POST /v1/modes/promote`` does (``routes.modes.promote``),
+    with the console's check of the would-be set."""
+    user = await session(request, "editor")
+    store: Store = request.app.state.store
+    guard, mode = user.form.get("guard", ""), user.form.get("mode", "")
+
+    def write() -> Any:
+        return promote(store, _pack_check(request), guard, None, mode, user.principal.name, "")
+
+    try:
+        await anyio.to_thread.run_sync(write)
+    except NotAPromotion as exc:
+        return await _modes_page(request, user, 422, refused=str(exc))
+    except PolicyError as exc:
+        refused = "; ".join(d.message for d in exc.diagnostics)
+        return await _modes_page(request, user, 422, refused=refused)
+    except StoreError as exc:
+        return await _modes_page(request, user, exc.status, refused=exc.message)
+    return RedirectResponse(f"/console/modes?{urlencode({'promoted': f'{guard} {mode}'})}", 303)
 
 
 # -- tokens ----------------------------------------------------------------------------------

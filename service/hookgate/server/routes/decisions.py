@@ -27,6 +27,18 @@ def _errors(errors: list[api.DecisionErrorIn], masker: Masker) -> str | None:
     return json.dumps(kept, separators=(",", ":"), ensure_ascii=False)
 
 
+def _would(would: list[api.WouldIn], masker: Masker) -> str | None:
+    """What guards in warn or audit mode would have answered, as stored: compact JSON, the
+    reason and the rewrite masked again; None when none."""
+    if not would:
+        return None
+    kept = []
+    for entry in would:
+        rewrite, _ = recorded.keep(entry.rewrite, masker.mask)
+        kept.append(entry.model_dump() | {"reason": masker.mask(entry.reason), "rewrite": rewrite})
+    return json.dumps(kept, separators=(",", ":"), ensure_ascii=False)
+
+
 def add_routes(app: FastAPI) -> None:
     store: Store = app.state.store
     masker: Masker = app.state.masker
@@ -52,6 +64,7 @@ def add_routes(app: FastAPI) -> None:
             row["decision_id"] = str(record.decision_id)
             row["matches"] = [dict(match) for match in record.matches]
             row["errors"] = _errors(record.errors, masker)
+            row["would"] = _would(record.would, masker)
             row["command"] = masker.mask(record.command)  # masked again: never trust the client
             row["input"], truncated = recorded.keep_json(record.input, masker.mask)
             row["input_truncated"] = record.input_truncated or truncated
@@ -106,6 +119,19 @@ def add_routes(app: FastAPI) -> None:
             Literal["any", "fault", "limit"] | None,
             Query(description="Only records with an error (any), a fault, or a limit"),
         ] = None,
+        guard: Annotated[
+            str | None,
+            Query(
+                max_length=255,
+                pattern=r"^[A-Za-z0-9_.]+$",
+                description="Only records where this guard, in warn or audit mode, would have "
+                "answered otherwise",
+            ),
+        ] = None,
+        mode: Annotated[
+            Literal["warn", "audit"] | None,
+            Query(description="Only records with a would-be answer of a guard in this mode"),
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         cursor: Annotated[
             str | None,
@@ -126,6 +152,8 @@ def add_routes(app: FastAPI) -> None:
             session_id=session_id,
             token_id=token_id,
             errors=errors,
+            guard=guard,
+            mode=mode,
             limit=limit,
             cursor=cursor,
             with_input=sees_recorded(request, principal),

@@ -20,6 +20,7 @@ from hookgate.server.store import (
     Principal,
     Revision,
     Store,
+    Validator,
     same_as_base,
     unread_settings,
 )
@@ -34,6 +35,24 @@ _CHANGE_ERRORS: dict = {
     412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
     428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
 }
+
+
+def validator(app: FastAPI) -> Validator:
+    """The check of a change's would-be set every document change runs (and a promotion)."""
+    workers: WorkerPool = app.state.workers
+
+    def validate(policies: dict[str, str], data: dict) -> None:
+        # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
+        # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
+        # worker pool: a change's policies are user-supplied code.
+        compile_in_workers(workers, policies, data)
+        found = anyio.from_thread.run(
+            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
+        )
+        if found:
+            raise packcheck.PackCheckError(found)
+
+    return validate
 
 
 def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> None:
@@ -54,18 +73,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         }
     body_doc = {"requestBody": {"required": True, "content": media}}
 
-    workers: WorkerPool = app.state.workers
-
-    def validate(policies: dict[str, str], data: dict) -> None:
-        # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
-        # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
-        # worker pool: a change's policies are user-supplied code.
-        compile_in_workers(workers, policies, data)
-        found = anyio.from_thread.run(
-            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
-        )
-        if found:
-            raise packcheck.PackCheckError(found)
+    validate = validator(app)
 
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision | None:
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
