@@ -108,7 +108,9 @@ def test_policies_compile_with_the_modules_of_the_module_file(env, tmp_path) -> 
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
-@pytest.mark.parametrize("damage", ["writable by others", "truncated", "another python"])
+@pytest.mark.parametrize(
+    "damage", ["writable by others", "truncated", "another python", "another install"]
+)
 def test_an_unsafe_or_damaged_module_file_is_ignored(env, damage) -> None:
     hook(env, "eval", "--host", "claude")
     hook(env, "eval", "--host", "claude")
@@ -121,8 +123,12 @@ def test_an_unsafe_or_damaged_module_file_is_ignored(env, damage) -> None:
             content = f.read()
         if damage == "truncated":
             content = content[: len(content) // 2]
-        else:
+        elif damage == "another python":
             content = content.replace(launcher._header(), b"00000000 " + launcher._header()[9:])
+        else:  # the same version installed elsewhere (another venv sharing the cache)
+            here = os.fsencode(os.path.dirname(os.path.abspath(launcher.__file__)))
+            other = launcher._header().replace(here, b"/elsewhere/hookgate")
+            content = content.replace(launcher._header(), other)
         with open(path, "wb") as f:
             f.write(content)
     assert probe(env)[0] is False

@@ -12,7 +12,7 @@ Two costs of a hook's process are Python's, not hookgate's, and this module remo
   is written again, after the answer, with the modules this run imported. Like a ``.pyc`` (and
   unlike a compiled policy, whose damage could weaken a guard without failing), the file has no
   checksum: it must be the user's own and writable by no one else, and its header must name
-  this Python's bytecode and this hookgate's version.
+  this Python's bytecode, this hookgate's version and this install's directory.
 - The interpreter's teardown, which frees every module and compiled policy one by one: the
   process ends with ``os._exit`` once stdout and stderr are flushed (every file the hook writes is
   closed by then).
@@ -219,8 +219,13 @@ def _read(path: str) -> tuple[dict, dict]:
     return entries, codes
 
 
+# Two installs of one version (two venvs, a user's and a test's) share the compile cache: the
+# header names the install, so one never runs modules whose sources are another's.
+_PACKAGE = os.fsencode(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _header() -> bytes:
-    return b"%s %s\n" % (_PYC_MAGIC.hex().encode(), __version__.encode())
+    return b"%s %s %s\n" % (_PYC_MAGIC.hex().encode(), __version__.encode(), _PACKAGE)
 
 
 class _Finder:
