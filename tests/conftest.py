@@ -10,7 +10,8 @@ docs/evidence/ci.md) without two tests sharing what one of them changes:
 - each worker gets a PostgreSQL database of its own (``hookgate_test_gw0``…, made on the server
   of ``$HOOKGATE_TEST_PG_URL``): ``server_support.fresh_store`` drops every table of the
   database it is given, so two workers on one database would empty each other's store;
-- the slowest files start first, so that the last file to finish is a short one.
+- the slowest files (``SLOWEST``, measured: docs/evidence/ci.md) start first, so that the last
+  file to finish is a short one.
 
 It also holds ``engine``, the shipped pack as the hook runs it, for the files that judge calls
 through it (a file that needs another engine defines its own).
@@ -39,6 +40,38 @@ def engine() -> object:
 SHARED = {"tests/hosts/": "hosts"}
 
 
+# The files that take longest, longest first (durations of a whole run, docs/evidence/ci.md):
+# with -n they are scheduled first; a file not named here keeps its place after them.
+SLOWEST = (
+    "tests/test_faults.py",
+    "tests/test_server_base.py",
+    "tests/test_publish_roundtrip.py",
+    "tests/hosts/",
+    "tests/test_sync.py",
+    "tests/test_progress.py",
+    "tests/test_differential_long.py",
+    "tests/test_docs_run.py",
+    "tests/test_examples.py",
+    "tests/test_publish_cli.py",
+    "tests/test_team_layers.py",
+    "tests/test_check.py",
+    "tests/test_install_managed.py",
+    "tests/test_load.py",
+    "tests/test_server_cli.py",
+    "tests/test_managed_runtime.py",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return next((i for i, prefix in enumerate(SLOWEST) if path.startswith(prefix)), len(SLOWEST))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' collection is the queue's order
+        items.sort(key=_rank)  # stable: each file's tests keep their order
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """With -n: whole groups (a file, or a SHARED group) to a worker. Not xdist's loadgroup
@@ -46,6 +79,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist.scheduler import LoadScopeScheduling
 
     class ByGroup(LoadScopeScheduling):
+        def __init__(self, config: pytest.Config, log: object) -> None:
+            super().__init__(config, log)
+            # The queue keeps the collection's order (pytest_collection_modifyitems), not
+            # xdist's largest-count-first: a file's count says little about its time.
+            config.option.loadscopereorder = False
+
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return next((g for prefix, g in SHARED.items() if path.startswith(prefix)), path)
