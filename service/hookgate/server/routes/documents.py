@@ -3,7 +3,6 @@ ETags, history and rollback. Both kinds share every route; only the body's media
 so ``add_routes`` is called once per kind. ``/v1/base`` (``add_base_routes``) says which base
 layer the set composes, with its history; a change set (``publish``) replaces or restores it."""
 
-from functools import partial
 from typing import Annotated, Any
 
 import anyio.from_thread
@@ -12,7 +11,7 @@ from fastapi import Depends, FastAPI, Header, Path, Query, Response
 from hookgate import layers, packcheck
 from hookgate.server import models as api
 from hookgate.server.auth import Editor, Viewer
-from hookgate.server.compilation import compile_in_workers
+from hookgate.server.compilation import check_in_workers, owner
 from hookgate.server.deps import data_path, policy_id
 from hookgate.server.responses import revision_out
 from hookgate.server.store import (
@@ -31,6 +30,7 @@ IfMatch = Annotated[
 ]
 Message = Annotated[str, Query(max_length=2000, description="Why; kept with the revision")]
 _CHANGE_ERRORS: dict = {
+    409: {"model": api.ErrorOut, "description": "Another change landed while it was checked."},
     412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
     428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
 }
@@ -56,18 +56,16 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
 
     workers: WorkerPool = app.state.workers
 
-    def validate(policies: dict[str, str], data: dict) -> None:
-        # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
-        # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
-        # worker pool: a change's policies are user-supplied code.
-        compile_in_workers(workers, policies, data)
-        found = anyio.from_thread.run(
-            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
-        )
-        if found:
-            raise packcheck.PackCheckError(found)
-
     def change(key: str, principal: Principal, **kwargs: Any) -> Revision | None:
+        def validate(policies: dict[str, str], data: dict) -> None:
+            # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests
+            # and smoke payloads (PackCheckError: 422 naming the failing pack and input), both
+            # in the worker pool (a change's policies are user-supplied code), before the
+            # change's write transaction (``Store.change``).
+            found = anyio.from_thread.run(pack_problems, workers, owner(principal), policies, data)
+            if found:
+                raise packcheck.PackCheckError(found)
+
         return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
 
     def etag_response(revision: Revision | None, response: Response, key: str = "") -> dict:
@@ -175,6 +173,16 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
     ) -> dict:
         revision = change(key, principal, content=None, if_match=if_match, message=message)
         return revision_out(revision)
+
+
+async def pack_problems(
+    workers: WorkerPool, owner: object, policies: dict[str, str], data: dict
+) -> list[dict]:
+    """A change's check in the worker pool, as one request of ``owner``: ``PolicyError`` when
+    the set does not compile, else its packs' problems."""
+    async with workers.admitted(owner):
+        await check_in_workers(workers, policies, data, None)
+        return await workers.run(packcheck.problems, policies, data, limits=SET_LIMITS)
 
 
 def add_base_routes(app: FastAPI) -> None:

@@ -12,3 +12,12 @@ document.addEventListener("click", (event) => {
   editor.focus();
   editor.setSelectionRange(offset, offset);
 });
+
+// The server's "busy" answer (429: the worker pool's per-token or queue limit) is a message for
+// the panel that asked; htmx swaps only 2xx answers unless told.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  if (event.detail.xhr.status === 429) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});
