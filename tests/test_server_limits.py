@@ -235,3 +235,46 @@ def test_three_checks_at_once_do_not_stall_healthz_or_a_bundle_poll(store, token
     assert health.status_code == 200 and bundle.status_code == 200
     finished = [at for _, at in results.values()]
     assert answered - started < 5 and answered < max(finished)
+
+
+def rss_mib() -> int:
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) // 1024
+
+
+def test_three_console_checks_of_a_huge_draft_leave_the_server_light_and_responsive(store, tokens):
+    # Compiled in the server's own process, a draft this size takes hundreds of MiB and
+    # seconds of CPU each, and the memory stays; in the workers it leaves the server as it was.
+    sessions = []
+    for i in range(3):
+        console, csrf = signed_in_console(store, store.create_token("viewer", f"v{i}"))
+        sessions.append(({"Cookie": f"{COOKIE}={console.cookies[COOKIE]}"}, csrf))
+    form = {"kind": "policy", "id": "heavy.rego", "content": HEAVY}
+    results: dict = {}
+    with client_for(store) as client:
+        client.post("/v1/check", json={}, headers=auth(tokens["viewer"]))  # workers started
+        before = rss_mib()
+        checks = [
+            in_thread(
+                results,
+                f"check{i}",
+                lambda h=h, t=t: client.post("/console/check", data={**form, "csrf": t}, headers=h),
+            )
+            for i, (h, t) in enumerate(sessions)
+        ]
+        time.sleep(0.5)
+        started = time.monotonic()
+        health = client.get("/healthz")
+        bundle = client.get("/v1/bundle", headers=auth(tokens["agent"]))
+        answered = time.monotonic()
+        for thread in checks:
+            thread.join(300)
+        grew = rss_mib() - before
+    assert health.status_code == 200 and bundle.status_code == 200
+    assert answered - started < 5 and answered < max(at for _, at in results.values())
+    answers = [answer for answer, _ in results.values()]
+    # Checked, stopped at a limit or refused while the others ran: an answer in the panel.
+    assert all(a.status_code in (200, 422, 429) for a in answers)
+    assert all('id="compiles"' in a.text or 'id="busy"' in a.text for a in answers)
+    assert grew < 150, f"the server grew by {grew} MiB"

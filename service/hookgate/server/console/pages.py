@@ -48,7 +48,7 @@ from hookgate.server.store import (
     StoreError,
     canonical_json,
 )
-from hookgate.server.workers import Busy
+from hookgate.server.workers import Busy, WorkerLimitError
 
 HERE = Path(__file__).parent
 COOKIE = "hookgate_console"
@@ -301,9 +301,11 @@ def _draft(request: Request, user: Session) -> tuple[dict[str, str], dict]:
         raise PolicyError([Diagnostic(key, 1, 1, message)]) from None
 
 
-def _busy(user: Session, exc: Busy) -> HTMLResponse:
-    """The worker pool's refusal as a message in the panel that asked (``console.js`` lets
-    htmx swap a 429 in), with its ``Retry-After``."""
+def _refused(user: Session, exc: Busy | WorkerLimitError) -> HTMLResponse:
+    """The worker pool's refusal (429, with its ``Retry-After``), or a run stopped at a limit
+    (422), as a message in the panel that asked (``console.js`` lets htmx swap these in)."""
+    if isinstance(exc, WorkerLimitError):
+        return page("busy.html", user, 422, message=f"the run {exc}")
     response = page("busy.html", user, 429, message=str(exc))
     response.headers["Retry-After"] = str(exc.retry_after)
     return response
@@ -321,8 +323,8 @@ async def check(request: Request) -> HTMLResponse:
         found = await request.app.state.workers.run(dryrun.check, key, policies, data, owner=who)
     except PolicyError as exc:
         found = list(exc.diagnostics)
-    except Busy as exc:
-        return _busy(user, exc)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     return page("diagnostics.html", user, diagnostics=found)
 
 
@@ -339,8 +341,8 @@ async def tests(request: Request) -> HTMLResponse:
 
     try:
         diagnostics, results = await anyio.to_thread.run_sync(run)
-    except Busy as exc:
-        return _busy(user, exc)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     return page("tests.html", user, diagnostics=diagnostics, results=results)
 
 
@@ -373,8 +375,8 @@ async def dryrun_page(request: Request) -> HTMLResponse:
             user,
             error="the draft does not compile: " + exc.diagnostics[0].headline(),
         )
-    except Busy as exc:
-        return _busy(user, exc)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     if "diagnostics" in answer:
         error = "the draft does not compile: " + answer["diagnostics"][0]["text"]
         return page("dryrun.html", user, error=error)
@@ -404,8 +406,8 @@ async def impact(request: Request) -> HTMLResponse:
         )
     except PolicyError as exc:
         return page("impact.html", user, error=exc.diagnostics[0].headline())
-    except Busy as exc:
-        return _busy(user, exc)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     return page("impact.html", user, report=report)
 
 
@@ -503,8 +505,9 @@ async def publish(request: Request) -> Response:
         revision = await anyio.to_thread.run_sync(write)
     except PolicyError as exc:
         return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
-    except Busy as exc:
-        return await anyio.to_thread.run_sync(back_to_editor, 429, [], None, str(exc))
+    except (Busy, WorkerLimitError) as exc:
+        status, why = (429, str(exc)) if isinstance(exc, Busy) else (422, f"the run {exc}")
+        return await anyio.to_thread.run_sync(back_to_editor, status, [], None, why)
     except StoreError as exc:
 
         def stale(status: int, message: str) -> HTMLResponse:
@@ -604,8 +607,9 @@ async def rollback(request: Request) -> Response:
     except PolicyError as exc:
         refused = list(exc.diagnostics)
         return await _revisions_page(request, user, kind, key, 422, refused=refused, target=target)
-    except Busy as exc:
-        return await _revisions_page(request, user, kind, key, 429, busy=str(exc), target=target)
+    except (Busy, WorkerLimitError) as exc:
+        status, why = (429, str(exc)) if isinstance(exc, Busy) else (422, f"the run {exc}")
+        return await _revisions_page(request, user, kind, key, status, busy=why, target=target)
     except StoreError as exc:
         return await _revisions_page(
             request, user, kind, key, exc.status, stale=exc.message, target=target
