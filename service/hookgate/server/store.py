@@ -461,8 +461,9 @@ class Store:
         First, outside any transaction: read the bundle revision, check ``if_match`` against the
         head, build the would-be active set and ``validate`` it (its exception aborts the
         change). Then, in one short transaction: take the write lock (the state row) and bump
-        the bundle revision, which must be the one read (``RevisionMoved``, 409, when another
-        change landed while this one was checked), and append the revision. The write lock is
+        the bundle revision, which must be the one read (else the If-Match check again, then
+        ``RevisionMoved``, 409: another change landed while this one was checked), and append
+        the revision. The write lock is
         never held while a set compiles, so uploads and other writers do not wait on it.
 
         Content identical to the base's (a pack file's text under its id, a data document
@@ -492,6 +493,8 @@ class Store:
                 conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
             set_revision = conn.execute(sa.select(m.state.c.revision)).scalar_one()
             if set_revision != read + 1:
+                # The same document changed meanwhile: the If-Match answer (412, 428) first.
+                _check_precondition(kind, key, self._head(conn, kind, key), if_match)
                 raise RevisionMoved(
                     f"the bundle revision moved from {read} to {set_revision - 1} while this "
                     f"change of {kind} {key} was checked; nothing was changed: send it again"
@@ -513,17 +516,12 @@ class Store:
         rollback_to: int | None,
     ) -> tuple[Revision | None, str | None, str, str, tuple[dict[str, str], dict]]:
         """What ``change`` writes: ``(head, content, op, message, would-be set)``."""
-        head = self._head(conn, kind, key)
+        head, op = self._head(conn, kind, key), "put"
         _check_precondition(kind, key, head, if_match)
-        op = "put"
         if rollback_to is not None:
-            target = conn.execute(
-                sa.select(m.revisions).where(
-                    m.revisions.c.kind == kind,
-                    m.revisions.c.key == key,
-                    m.revisions.c.number == rollback_to,
-                )
-            ).first()
+            r = m.revisions.c
+            where = (r.kind == kind) & (r.key == key) & (r.number == rollback_to)
+            target = conn.execute(sa.select(m.revisions).where(where)).first()
             if target is None or target.content is None:
                 raise NotFound(f"{kind} {key}: no revision {rollback_to} with content")
             content, op = target.content, "rollback"
