@@ -12,13 +12,20 @@ import uuid
 
 import anyio
 import pytest
-from server_support import auth, client_for, input_document, store_fixture, tokens_fixture
+from server_support import (
+    auth,
+    client_for,
+    database_params,
+    input_document,
+    store_fixture,
+    tokens_fixture,
+)
 
 from hookgate.server import impact as server_impact
 from hookgate.server.console import COOKIE, csrf_token
 from hookgate.server.workers import WorkerPool
 
-store = store_fixture()
+store = store_fixture(database_params())
 tokens = tokens_fixture()
 
 POLICY = 'package hookgate.{name}\n\nimport rego.v1\n\ndeny contains "x" if input.never\n'

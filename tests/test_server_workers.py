@@ -35,6 +35,21 @@ def fail() -> None:
     raise KeyError("nope")
 
 
+def count_items(start: int, items) -> tuple[int, int]:
+    total = start
+    for n, item in enumerate(items, 1):
+        if item == "fail":
+            raise ValueError(f"item {n}")
+        total += item
+    return n, total
+
+
+async def batches(*lists):
+    for items in lists:
+        await asyncio.sleep(0)
+        yield items
+
+
 def _run(pool: WorkerPool, *calls):
     async def main():
         try:
@@ -110,6 +125,25 @@ def test_the_event_loop_keeps_serving_while_every_worker_is_busy():
 
     asyncio.run(main())
     assert order[0] == "loop ticked"
+
+
+def test_a_stream_reaches_the_call_as_it_runs_and_a_failure_leaves_the_worker_usable():
+    pool = WorkerPool(size=1)
+
+    async def main():
+        try:
+            big = [list(range(1000))] * 50  # 50 batches: more than a pipe's buffer holds
+            counted = await pool.run(count_items, 1, stream=batches(*big))
+            with pytest.raises(WorkerError, match="ValueError: item 3"):
+                await pool.run(count_items, 0, stream=batches([1, 2], ["fail", 4], [5] * 999))
+            again = await pool.run(count_items, 0, stream=batches([7]))
+            return counted, again, len(pool._all)
+        finally:
+            pool.close()
+
+    counted, again, workers = asyncio.run(main())
+    assert counted == (50_000, 1 + 50 * sum(range(1000)))
+    assert again == (1, 7) and workers == 1  # the same worker, its pipe clear
 
 
 def test_requests_per_owner_and_waiting_requests_are_capped():
