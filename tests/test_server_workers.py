@@ -162,6 +162,16 @@ def test_requests_per_owner_and_waiting_requests_are_capped():
             async with pool.admitted("a"):  # released; calls inside count as one request
                 await pool.run(sleep, 0)
                 await pool.run(sleep, 0)
+            order, roomier = [], WorkerPool(size=1, per_owner=2, max_queue=4)
+
+            async def change(n: int) -> None:  # a change waits its turn past the token's share
+                async with roomier.admitted("e", wait=True):
+                    order.append(f"in {n}")
+                    await asyncio.sleep(0.05)
+                    order.append(f"out {n}")
+
+            await asyncio.gather(*(change(n) for n in range(3)))
+            assert order[:2] == ["in 0", "in 1"] and order.index("in 2") > 2
             return per_token.value, queue.value
         finally:
             pool.close()

@@ -123,6 +123,7 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         self._admitted = 0  # requests running or waiting
         self._owners: dict[object, int] = {}
+        self._turns: asyncio.Condition | None = None  # an owner's request ended
         self._seconds = 1.0  # a moving average of calls' wall time, for ``Busy.retry_after``
 
     async def run(
@@ -149,13 +150,15 @@ class WorkerPool:
                 self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
 
     @contextlib.asynccontextmanager
-    async def admitted(self, owner: object) -> AsyncIterator[None]:
+    async def admitted(self, owner: object, *, wait: bool = False) -> AsyncIterator[None]:
         """Room for one request of ``owner`` (its calls may follow one another inside):
-        ``Busy`` when ``owner`` has ``per_owner`` requests in already, or ``size`` run and
-        ``max_queue`` wait."""
+        ``Busy`` when ``size`` run and ``max_queue`` wait, or when ``owner`` has ``per_owner``
+        requests in already, unless ``wait``: then it waits for one of them to end, holding
+        a place in the queue meanwhile."""
         # Until the running requests end and each waiting one has had its turn.
         retry = max(1, math.ceil(self._seconds * (self._admitted + 1) / self.size))
-        if self._owners.get(owner, 0) >= self.per_owner:
+        # A wait ends when one of the owner's requests does: with none allowed, none will.
+        if self._owners.get(owner, 0) >= self.per_owner and not (wait and self.per_owner):
             message = (
                 f"this token already has {self.per_owner} evaluations running or waiting "
                 f"(the per-token limit); retry when one ends"
@@ -167,15 +170,23 @@ class WorkerPool:
                 "are waiting (the queue limit); retry later"
             )
             raise Busy("queue", message, retry)
-        self._owners[owner] = self._owners.get(owner, 0) + 1
+        if self._turns is None:
+            self._turns = asyncio.Condition()
         self._admitted += 1
         try:
-            yield
+            async with self._turns:
+                await self._turns.wait_for(lambda: self._owners.get(owner, 0) < self.per_owner)
+                self._owners[owner] = self._owners.get(owner, 0) + 1
+            try:
+                yield
+            finally:
+                async with self._turns:
+                    self._owners[owner] -= 1
+                    if not self._owners[owner]:
+                        del self._owners[owner]
+                    self._turns.notify_all()
         finally:
             self._admitted -= 1
-            self._owners[owner] -= 1
-            if not self._owners[owner]:
-                del self._owners[owner]
 
     async def _run(
         self,

@@ -423,13 +423,20 @@ def as_sent(content: str, original: str | None) -> str:
     return text
 
 
-def _pack_check(request: Request, user: Session) -> Any:
+async def _change(request: Request, user: Session, write: Any) -> Any:
+    """``write`` (a change through ``Store.change``, on a thread) as one request of the user's
+    token in the worker pool: past the token's share it waits its turn, as the API's."""
+    async with request.app.state.workers.admitted(owner(user.principal), wait=True):
+        return await anyio.to_thread.run_sync(write)
+
+
+def _pack_check(request: Request) -> Any:
     """The check every console change goes through, as the API's: the set compiles, its
-    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool)."""
+    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool, the
+    change admitted by ``_change``)."""
 
     def validate(policies: dict[str, str], data: dict) -> None:
-        workers = request.app.state.workers
-        diagnostics, _ = check_set(workers, owner(user.principal), policies, data)
+        diagnostics, _ = check_set(request.app.state.workers, None, policies, data)
         if diagnostics:
             raise PolicyError(diagnostics)
 
@@ -463,7 +470,7 @@ async def publish(request: Request) -> Response:
             if_match=etag,
             author=user.principal.name,
             message=user.form.get("message", "")[:2000],
-            validate=_pack_check(request, user),
+            validate=_pack_check(request),
         )
 
     def back_to_editor(
@@ -502,7 +509,7 @@ async def publish(request: Request) -> Response:
         )
 
     try:
-        revision = await anyio.to_thread.run_sync(write)
+        revision = await _change(request, user, write)
     except PolicyError as exc:
         return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
     except (Busy, WorkerLimitError) as exc:
@@ -598,12 +605,12 @@ async def rollback(request: Request) -> Response:
             if_match=user.form.get("etag") or None,
             author=user.principal.name,
             message=f"rollback to revision {target} (console)",
-            validate=_pack_check(request, user),
+            validate=_pack_check(request),
             rollback_to=target,
         )
 
     try:
-        revision = await anyio.to_thread.run_sync(write)
+        revision = await _change(request, user, write)
     except PolicyError as exc:
         refused = list(exc.diagnostics)
         return await _revisions_page(request, user, kind, key, 422, refused=refused, target=target)
