@@ -593,13 +593,13 @@ def test_database_unreachable_not_ready_503_with_a_reason_and_nothing_half_writt
 
 @pytest.mark.parametrize("param", PG_ONLY)
 def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_path, monkeypatch):
-    real_compile = document_routes.compile_in_workers
+    real_compile = document_routes.check_in_workers
 
-    def cut_then_compile(workers, policies, data):
-        # Called inside the change's transaction: the bundle revision is already bumped and
-        # the new revision is about to be written when the database goes away.
+    async def cut_then_compile(workers, policies, data, owner):
+        # Called while the change is checked, before its write transaction: the database
+        # goes away between the change's read and its write.
         outage.cut()
-        return real_compile(workers, policies, data)
+        return await real_compile(workers, policies, data, owner)
 
     with database_with_outage(param, tmp_path) as (store, outage):
         tokens = seeded(store)
@@ -611,11 +611,11 @@ def test_a_database_lost_in_the_middle_of_a_change_keeps_none_of_it(param, tmp_p
                 "content": GUARD.replace("skip", "bypass"),
                 "headers": {**editor, "If-Match": etag},
             }
-            monkeypatch.setattr(document_routes, "compile_in_workers", cut_then_compile)
+            monkeypatch.setattr(document_routes, "check_in_workers", cut_then_compile)
             try:
                 assert_503(client.put("/v1/policies/git_hooks.rego", **change))
             finally:
-                monkeypatch.setattr(document_routes, "compile_in_workers", real_compile)
+                monkeypatch.setattr(document_routes, "check_in_workers", real_compile)
                 outage.restore()
             assert history(store) == before
             assert client.put("/v1/policies/git_hooks.rego", **change).status_code == 200

@@ -139,17 +139,22 @@ def test_the_impact_endpoint_replays_filtered_recorded_decisions(store):
         assert agent.status_code == 403
 
 
-def test_reading_records_stops_at_the_input_byte_bound(store, monkeypatch):
+def test_records_are_streamed_to_the_replay_in_batches(store, monkeypatch):
     from hookgate.server import impact as server_impact
 
     tokens = seeded(store)
+    monkeypatch.setattr(server_impact, "BATCH_RECORDS", 2)  # 7 records: 4 reads, newest first
+    reads, read = [], server_impact._read
+    monkeypatch.setattr(server_impact, "_read", lambda *a: reads.append(len(read(*a))) or read(*a))
     with client_for(store) as client:
-        records = [record(f"echo {n}", "allow") for n in range(5)]
+        records = [record(f"git commit --no-verify -m {n}", "allow") for n in range(7)]
         client.post("/v1/decisions", json={"decisions": records}, headers=auth(tokens["agent"]))
-        size = len(json.dumps(records[0]["input"], separators=(",", ":")))
-        monkeypatch.setattr(server_impact, "MAX_INPUT_BYTES", size * 3 + 1)
-        report = client.post("/v1/impact", json={}, headers=auth(tokens["admin"])).json()
-    assert (report["considered"], report["size_capped"]) == (3, True)
+        h = auth(tokens["editor"])
+        report = client.post("/v1/impact", json={"limit": 5}, headers=h).json()
+        every = client.post("/v1/impact", json={}, headers=h).json()
+    assert (report["considered"], every["considered"], every["replayed"]) == (5, 7, 7)
+    assert "size_capped" not in every
+    assert reads == [2, 2, 1] + [2, 2, 2, 1]  # never more than a batch held at once
 
 
 HOSTILE = [

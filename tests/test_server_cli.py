@@ -120,6 +120,7 @@ def test_a_busy_port_is_a_clear_error_before_anything_else(tmp_path, env):
         ("--max-body-bytes", "1k", "'1k' is not a whole number"),
         ("--decision-quota", "-5", "-5 is less than 0"),
         ("--retention-days", "-1", "-1 is less than 0"),
+        ("--worker-queue", "-1", "-1 is less than 0"),
     ],
 )
 def test_a_limit_out_of_range_is_refused_naming_the_flag(tmp_path, env, flag, value, says):

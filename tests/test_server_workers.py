@@ -10,10 +10,8 @@ import time
 import pytest
 from server_support import NO_VERIFY, auth, client_for, seeded, store_fixture
 
-from hookgate.server.compilation import DryRunSlots, TooManyDryRuns
 from hookgate.server.metrics import LATENCY_BUCKETS, Metrics
-from hookgate.server.store import Principal
-from hookgate.server.workers import Limits, WorkerError, WorkerLimitError, WorkerPool
+from hookgate.server.workers import Busy, Limits, WorkerError, WorkerLimitError, WorkerPool
 
 
 def pid_and_sum(*numbers: int) -> tuple[int, int]:
@@ -35,6 +33,21 @@ def allocate(megabytes: int) -> int:
 
 def fail() -> None:
     raise KeyError("nope")
+
+
+def count_items(start: int, items) -> tuple[int, int]:
+    total = start
+    for n, item in enumerate(items, 1):
+        if item == "fail":
+            raise ValueError(f"item {n}")
+        total += item
+    return n, total
+
+
+async def batches(*lists):
+    for items in lists:
+        await asyncio.sleep(0)
+        yield items
 
 
 def _run(pool: WorkerPool, *calls):
@@ -114,16 +127,58 @@ def test_the_event_loop_keeps_serving_while_every_worker_is_busy():
     assert order[0] == "loop ticked"
 
 
-def test_dry_runs_per_token_are_capped():
-    slots = DryRunSlots(per_token=2)
-    one, two = Principal("a", "viewer", 1), Principal("b", "viewer", 2)
-    with slots.hold(one), slots.hold(one):
-        with pytest.raises(TooManyDryRuns), slots.hold(one):
-            pass
-        with slots.hold(two):  # another token has its own
-            pass
-    with slots.hold(one):  # released
-        pass
+def test_a_stream_reaches_the_call_as_it_runs_and_a_failure_leaves_the_worker_usable():
+    pool = WorkerPool(size=1)
+
+    async def main():
+        try:
+            big = [list(range(1000))] * 50  # 50 batches: more than a pipe's buffer holds
+            counted = await pool.run(count_items, 1, stream=batches(*big))
+            with pytest.raises(WorkerError, match="ValueError: item 3"):
+                await pool.run(count_items, 0, stream=batches([1, 2], ["fail", 4], [5] * 999))
+            again = await pool.run(count_items, 0, stream=batches([7]))
+            return counted, again, len(pool._all)
+        finally:
+            pool.close()
+
+    counted, again, workers = asyncio.run(main())
+    assert counted == (50_000, 1 + 50 * sum(range(1000)))
+    assert again == (1, 7) and workers == 1  # the same worker, its pipe clear
+
+
+def test_requests_per_owner_and_waiting_requests_are_capped():
+    pool = WorkerPool(size=1, per_owner=2, max_queue=1)
+
+    async def main():
+        try:
+            first = asyncio.create_task(pool.run(sleep, 1.0, owner="a"))
+            second = asyncio.create_task(pool.run(sleep, 0, owner="a"))
+            await asyncio.sleep(0)
+            with pytest.raises(Busy) as per_token:
+                await pool.run(sleep, 0, owner="a")
+            with pytest.raises(Busy) as queue:  # one runs, one waits
+                await pool.run(sleep, 0, owner="b")
+            await asyncio.gather(first, second)
+            async with pool.admitted("a"):  # released; calls inside count as one request
+                await pool.run(sleep, 0)
+                await pool.run(sleep, 0)
+            order, roomier = [], WorkerPool(size=1, per_owner=2, max_queue=4)
+
+            async def change(n: int) -> None:  # a change waits its turn past the token's share
+                async with roomier.admitted("e", wait=True):
+                    order.append(f"in {n}")
+                    await asyncio.sleep(0.05)
+                    order.append(f"out {n}")
+
+            await asyncio.gather(*(change(n) for n in range(3)))
+            assert order[:2] == ["in 0", "in 1"] and order.index("in 2") > 2
+            return per_token.value, queue.value
+        finally:
+            pool.close()
+
+    per_token, queue = asyncio.run(main())
+    assert (per_token.limit, queue.limit) == ("per_token", "queue")
+    assert per_token.retry_after >= 1 and queue.retry_after >= 1
 
 
 store = store_fixture()
@@ -133,7 +188,8 @@ def test_past_the_cap_a_dry_run_gets_429(store):
     tokens = seeded(store)
     with client_for(store, dry_runs_per_token=0) as client:
         r = client.post("/v1/evaluate", json={"payload": NO_VERIFY}, headers=auth(tokens["viewer"]))
-    assert r.status_code == 429
+    assert r.status_code == 429 and r.json()["limit"] == "per_token"
+    assert int(r.headers["Retry-After"]) >= 1
 
 
 def _huge_draft(rules: int) -> str:

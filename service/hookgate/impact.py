@@ -16,6 +16,7 @@ counts the records whose replay on the active set differs from what was recorded
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from hookgate.recorded import RecordedCall
@@ -27,7 +28,7 @@ ERROR = "error"  # the outcome of a replay whose evaluation failed
 def replay(
     sources: dict[str, str],
     data: dict,
-    records: list[dict],
+    records: Iterable[dict],
     baseline: tuple[dict[str, str], dict, int] | None = None,
 ) -> dict[str, Any]:
     """The impact report of the draft ``(sources, data)`` on ``records`` (dicts with
@@ -43,8 +44,9 @@ def replay(
     by_pack: Counter[str] = Counter()
     by_pattern: Counter[str] = Counter()
     examples: list[dict] = []
-    replayed = skipped = truncated = drifted = changed = rechecked = 0
-    for record in records:
+    considered = replayed = skipped = truncated = drifted = changed = rechecked = 0
+    for record in records:  # an iterator in a server's worker: the records are streamed
+        considered += 1
         document = record.get("input")
         if not isinstance(document, dict):
             skipped += 1
@@ -75,7 +77,7 @@ def replay(
         if len(examples) < MAX_EXAMPLES:
             examples.append(_example(record, was, now))
     return {
-        "considered": len(records),
+        "considered": considered,
         "replayed": replayed,
         "skipped_without_input": skipped,
         "truncated_inputs": truncated,

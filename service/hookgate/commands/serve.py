@@ -89,8 +89,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_count(1),
         default=None,
         metavar="N",
-        help="dry-runs one token may have running at once on this instance; past it 429 "
+        help="evaluations of submitted content (dry-runs, checks, tests, change checks, "
+        "impact) one token may have running or waiting at once on this instance; past it 429 "
         "(default 2)",
+    )
+    parser.add_argument(
+        "--worker-queue",
+        type=_count(0),
+        default=None,
+        metavar="N",
+        help="evaluations that may wait for a worker on this instance; past it 429 with "
+        "Retry-After (default 8)",
     )
     parser.add_argument(
         "--session-hours",
@@ -160,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         DEFAULT_DRY_RUNS_PER_TOKEN,
         DEFAULT_MAX_BODY_BYTES,
         DEFAULT_RETENTION_DAYS,
+        DEFAULT_WORKER_QUEUE,
         create_app,
     )
     from hookgate.server.compilation import compile_set
@@ -226,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
         dry_runs_per_token=DEFAULT_DRY_RUNS_PER_TOKEN
         if args.dry_runs_per_token is None
         else args.dry_runs_per_token,
+        worker_queue=DEFAULT_WORKER_QUEUE if args.worker_queue is None else args.worker_queue,
         access_log=not args.no_access_log,
         retention_days=DEFAULT_RETENTION_DAYS
         if args.retention_days is None

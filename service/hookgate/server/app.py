@@ -7,6 +7,9 @@ only assembles it: the routes are in ``routes/`` (and ``console/``), the checks 
 ``deps.py``, the middleware in front of them in ``gate.py``.
 """
 
+from functools import partial
+
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
@@ -15,7 +18,7 @@ from hookgate.masking import Masker
 from hookgate.server import console, dryrun
 from hookgate.server import models as api
 from hookgate.server.bundle import Bundler
-from hookgate.server.compilation import ActiveSets, DryRunSlots
+from hookgate.server.compilation import ActiveSets
 from hookgate.server.console import signon
 from hookgate.server.deps import data_content, policy_content
 from hookgate.server.errors import add_error_handlers
@@ -41,7 +44,11 @@ from hookgate.server.workers import WorkerPool
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_DECISION_QUOTA = 200_000  # records per token per hour: ~55/s, far above one developer
 DEFAULT_RETENTION_DAYS = 90
-DEFAULT_DRY_RUNS_PER_TOKEN = 2  # at once; the worker pool is shared by every token
+DEFAULT_DRY_RUNS_PER_TOKEN = 2  # evaluations at once; the worker pool is shared by every token
+DEFAULT_WORKER_QUEUE = 8  # evaluations waiting for a worker; more get 429
+# Request threads that no evaluation can hold while it waits for a worker (at most the pool's
+# size plus its queue wait, each on a thread): the agents' bundle polls and uploads, sign-ins.
+RESERVED_THREADS = 16
 
 DESCRIPTION = """\
 Policies and data for every developer's hookgate, in one place.
@@ -65,6 +72,7 @@ def create_app(
     access_log: bool = False,
     workers: WorkerPool | None = None,
     dry_runs_per_token: int = DEFAULT_DRY_RUNS_PER_TOKEN,
+    worker_queue: int = DEFAULT_WORKER_QUEUE,
     retention_days: int = 0,
     sessions: Sessions | None = None,
     public_url: str | None = None,
@@ -76,7 +84,8 @@ def create_app(
     access logger, secrets masked. ``sessions``: the console's (default lifetime and idle
     timeout). ``oidc``: the console's single sign-on provider, if any. ``recorded_role``: the
     least role that reads recorded inputs and output (and replays them in impact); lower roles
-    see decisions without them."""
+    see decisions without them. ``dry_runs_per_token``, ``worker_queue``: the admission limits
+    of the worker pool made when no ``workers`` is given (``workers.py``)."""
     app = FastAPIOffline(
         title="hookgate",
         version=__version__,
@@ -103,12 +112,14 @@ def create_app(
     app.state.decision_quota = decision_quota
     app.state.bundler = Bundler(store)
     app.state.active = ActiveSets(store)
-    app.state.workers = workers or WorkerPool(initializer=dryrun.warm_up)
-    app.state.dry_runs = DryRunSlots(dry_runs_per_token)
+    app.state.workers = workers or WorkerPool(
+        initializer=dryrun.warm_up, per_owner=dry_runs_per_token, max_queue=worker_queue
+    )
     app.state.sessions = sessions or Sessions(store.engine)
     app.state.public_url = public_url
     app.state.oidc = oidc
     app.state.recorded_role = recorded_role
+    app.router.on_startup.append(partial(_reserve_threads, app.state.workers))
     app.router.on_shutdown.append(app.state.workers.close)
     if retention_days:
         add_retention(app, store, retention_days)
@@ -136,6 +147,14 @@ def create_app(
         access_log=access_log,
     )
     return app
+
+
+async def _reserve_threads(workers: WorkerPool) -> None:
+    """Grow the request thread pool so that ``RESERVED_THREADS`` stay free however many
+    evaluations wait on the worker pool (sync routes and the console's checks wait on threads)."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    needed = workers.size + workers.max_queue + RESERVED_THREADS
+    limiter.total_tokens = max(limiter.total_tokens, needed)
 
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]

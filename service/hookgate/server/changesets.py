@@ -170,13 +170,14 @@ def _diff(kind: str, key: str, old: dict, new: dict) -> str:
 
 
 def check_set(
-    workers: WorkerPool, policies: dict[str, str], data: dict
+    workers: WorkerPool, owner: object, policies: dict[str, str], data: dict
 ) -> tuple[list[Diagnostic], dict]:
-    """Compile the set and run its ``test_*`` rules in the worker pool (user-supplied code),
-    from a route's thread: ``(diagnostics, tests)``, where a failing test is also a diagnostic
-    at its rule's line, so one list says why a set is refused."""
+    """Compile the set and run its ``test_*`` rules in the worker pool (user-supplied code) on
+    behalf of ``owner`` (a token; ``None`` inside a request admitted already), from a route's
+    thread: ``(diagnostics, tests)``, where a failing test is also a diagnostic at its rule's
+    line, so one list says why a set is refused."""
     found, tests = anyio.from_thread.run(
-        partial(workers.run, _check_set, policies, data, limits=SET_LIMITS)
+        partial(workers.run, _check_set, policies, data, limits=SET_LIMITS, owner=owner)
     )
     return [Diagnostic(**d) for d in found], tests
 

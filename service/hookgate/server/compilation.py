@@ -1,18 +1,14 @@
 """Compiling policy sets for the API. Policies are user-supplied code, so the API compiles
-them in the worker pool, under its limits; a set is keyed by the hash of its sources and data
-for the workers' caches; and each token may hold only a few dry-runs in that shared pool."""
+them in the worker pool, under its limits (each call on behalf of its token: ``owner``); a set
+is keyed by the hash of its sources and data for the workers' caches."""
 
-import contextlib
 import hashlib
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-import anyio.from_thread
 
 from hookgate.lang.errors import Diagnostic, PolicyError
 from hookgate.server import dryrun
-from hookgate.server.store import ActiveSet, Principal, Store, StoreError, canonical_json
+from hookgate.server.store import ActiveSet, Principal, Store, canonical_json
 from hookgate.server.workers import WorkerPool
 
 
@@ -23,19 +19,20 @@ def compile_set(policies: dict[str, str], data: dict) -> Any:
     return Engine.from_sources(policies, data, origin="server")
 
 
-async def check_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
+async def check_in_workers(
+    workers: WorkerPool, policies: dict[str, str], data: dict, owner: object
+) -> None:
     """``compile_set`` in the worker pool, under its limits: ``PolicyError`` when the set does
     not compile, ``WorkerLimitError`` when compiling it reached a limit."""
-    found = await workers.run(dryrun.check, set_key(policies, data), policies, data)
+    found = await workers.run(dryrun.check, set_key(policies, data), policies, data, owner=owner)
     if found:
         fields = ("file", "line", "col", "message", "hint", "severity")
         raise PolicyError([Diagnostic(**{f: d[f] for f in fields if f in d}) for d in found])
 
 
-def compile_in_workers(workers: WorkerPool, policies: dict[str, str], data: dict) -> None:
-    """``check_in_workers`` from a route's thread (a change's validation runs in its database
-    transaction, on the thread pool)."""
-    anyio.from_thread.run(check_in_workers, workers, policies, data)
+def owner(principal: Principal) -> object:
+    """Whose share of the worker pool a call takes: the token's."""
+    return principal.token_id or principal.name
 
 
 class ActiveSets:
@@ -63,31 +60,3 @@ def set_key(policies: dict[str, str], data: dict) -> str:
     """What identifies a policy set's compiled form: the hash of its sources and data."""
     text = canonical_json({"policies": policies, "data": data})
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class DryRunSlots:
-    """At most ``per_token`` dry-runs in flight per token in this process; more get 429 (the
-    worker pool is shared by everyone, so one token cannot hold all of it)."""
-
-    def __init__(self, per_token: int) -> None:
-        self.per_token = per_token
-        self._running: dict[object, int] = {}
-
-    @contextlib.contextmanager
-    def hold(self, principal: Principal) -> Iterator[None]:
-        key = principal.token_id or principal.name
-        if self._running.get(key, 0) >= self.per_token:
-            raise TooManyDryRuns(
-                f"this token already has {self.per_token} dry-runs running; retry when one ends"
-            )
-        self._running[key] = self._running.get(key, 0) + 1
-        try:
-            yield
-        finally:
-            self._running[key] -= 1
-            if not self._running[key]:
-                del self._running[key]
-
-
-class TooManyDryRuns(StoreError):
-    status = 429

@@ -4,6 +4,7 @@ elsewhere). ``Store`` (``store``) calls these inside its transactions."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -70,6 +71,34 @@ def would_per_day(conn: Connection, **window: Any) -> list[dict]:
 CURSOR_PATTERN = r"(-?[0-9]{1,18})_([0-9]{1,10})"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+
+
+def record_out(r: sa.Row, matches: list[dict], with_input: bool) -> dict:
+    """A decision record as the API shows it, from its row (``Store.query_decisions``) and its
+    matches; without ``with_input`` the input is withheld (the row holds only whether one
+    exists)."""
+    return {
+        "decision_id": r.decision_id,
+        "time": utc(r.time),
+        "host": r.host,
+        "event": r.event,
+        "session_id": r.session_id,
+        "tool_name": r.tool_name,
+        "outcome": r.outcome,
+        "matches": matches,
+        "errors": json.loads(r.errors) if r.errors else [],
+        "would": json.loads(r.would) if r.would else [],
+        "bundle_revision": r.bundle_revision,
+        "command": r.command,
+        "input": json.loads(r.input) if with_input and r.input is not None else None,
+        "input_truncated": r.input_truncated,
+        "input_withheld": not with_input and bool(r.input),
+        "uploaded_by": r.uploaded_by,
+        "token_id": r.token_id,
+        "received_at": utc(r.received_at),
+        "stream": r.stream,
+        "seq": r.stream_seq,
+    }
 
 
 def cursor_of(row: sa.Row) -> str:

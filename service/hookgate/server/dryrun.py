@@ -77,6 +77,7 @@ def evaluate(
         "host": request["host"] or decision.host,
         "response": response.stdout or {},
         "exit_code": response.exit_code,
+        "stderr": response.stderr,
         "explain": explained.get("rules") if request["explain"] else None,
         "prints": explained.get("prints") or [],
         "took_ms": round(took * 1000, 3),

@@ -1,6 +1,6 @@
 """The API's error answers: validation errors without the offending input (it may hold
 secrets), refusals of the store, policy sets that do not compile or whose packs fail, dry-runs
-stopped at a limit, and 503 while the database is unreachable."""
+stopped at a limit, 429 when the worker pool refuses more work, and 503 while the database is unreachable."""
 
 import sqlalchemy.exc
 from fastapi import FastAPI, Request, Response
@@ -14,7 +14,7 @@ from hookgate.lang.errors import PolicyError
 from hookgate.server import dryrun
 from hookgate.server.deps import allowed_methods
 from hookgate.server.store import QuotaExceeded, StoreError
-from hookgate.server.workers import WorkerLimitError
+from hookgate.server.workers import Busy, WorkerLimitError
 
 DATABASE_DOWN = "database unavailable; nothing was changed"
 
@@ -60,6 +60,11 @@ def add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(WorkerLimitError)
     async def stopped(_request: Request, exc: WorkerLimitError) -> JSONResponse:
         return JSONResponse({"detail": f"the dry-run {exc}", "limit": exc.limit}, 422)
+
+    @app.exception_handler(Busy)
+    async def busy(_request: Request, exc: Busy) -> JSONResponse:
+        headers = {"Retry-After": str(exc.retry_after)}
+        return JSONResponse({"detail": str(exc), "limit": exc.limit}, 429, headers=headers)
 
     async def database_down(_request: Request, _exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": DATABASE_DOWN}, 503)

@@ -9,9 +9,12 @@ outcome, session); each keeps the masked input document its policies saw. The re
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from datetime import datetime
+from functools import partial
 from typing import Any
 
+import anyio.to_thread
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
@@ -25,9 +28,6 @@ from hookgate.server.store import Store, compose
 from hookgate.server.workers import SET_LIMITS, WorkerPool
 
 MAX_RECORDS = 10_000
-# Recorded input documents read for one replay (compact JSON; each is at most 32 KiB, most are
-# far smaller): a bound on the memory one request can take, whatever its limit.
-MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
 class ImpactIn(BaseModel):
@@ -76,9 +76,6 @@ class ImpactExample(BaseModel):
 class ImpactOut(BaseModel):
     bundle_revision: int = Field(description="The active set compared with.")
     considered: int = Field(description="Records matching the filters (at most `limit`).")
-    size_capped: bool = Field(
-        description="Fewer than `limit` were read: their inputs reached 64 MiB in all."
-    )
     replayed: int = Field(description="Those with a recorded input document.")
     skipped_without_input: int
     truncated_inputs: int = Field(description="Replayed on an input whose strings were cut.")
@@ -97,12 +94,20 @@ class ImpactOut(BaseModel):
     examples: list[ImpactExample]
 
 
-def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
+# Records read and sent to the replay at a time (each input is at most 32 KiB, most are far
+# smaller): the memory one replay's records take in the server, whatever its limit.
+BATCH_RECORDS = 200
+
+
+async def record_batches(store: Store, query: ImpactIn) -> AsyncIterator[list[dict]]:
     """The newest ``query.limit`` records matching its filters, with their input documents,
-    and whether ``MAX_INPUT_BYTES`` stopped the reading before that many."""
+    ``BATCH_RECORDS`` at a time, newest first: each batch is its own short read (keyset
+    pagination on ``(time, seq)``), so no connection stays open while the replay runs."""
     d = m.decisions.c
-    select = (
-        sa.select(
+    left, after, batch = query.limit, None, BATCH_RECORDS
+    while left > 0 and batch == BATCH_RECORDS:  # a shorter batch was the last
+        select = sa.select(
+            d.seq,
             d.decision_id,
             d.time,
             d.host,
@@ -112,40 +117,43 @@ def load_records(store: Store, query: ImpactIn) -> tuple[list[dict], bool]:
             d.bundle_revision,
             d.input,
             d.input_truncated,
+        ).order_by(d.time.desc(), d.seq.desc())
+        select = decision_filters(
+            select.limit(min(left, BATCH_RECORDS)),
+            host=query.host,
+            outcome=query.outcome,
+            session_id=query.session_id,
+            since=query.since,
+            until=query.until,
+            pack=query.pack,
         )
-        .order_by(d.time.desc(), d.seq.desc())
-        .limit(query.limit)
-    )
-    select = decision_filters(
-        select,
-        host=query.host,
-        outcome=query.outcome,
-        session_id=query.session_id,
-        since=query.since,
-        until=query.until,
-        pack=query.pack,
-    )
-    records: list[dict] = []
-    size = 0
-    with store.engine.connect().execution_options(stream_results=True) as conn:
-        for r in conn.execute(select):
-            size += len(r.input or "")
-            if size > MAX_INPUT_BYTES:
-                return records, True
-            records.append(
-                {
-                    "decision_id": r.decision_id,
-                    "time": r.time,
-                    "host": r.host,
-                    "session_id": r.session_id,
-                    "tool_name": r.tool_name,
-                    "outcome": r.outcome,
-                    "bundle_revision": r.bundle_revision,
-                    "input": None if r.input is None else json.loads(r.input),
-                    "input_truncated": r.input_truncated,
-                }
-            )
-    return records, False
+        if after is not None:
+            select = select.where((d.time < after[0]) | ((d.time == after[0]) & (d.seq < after[1])))
+        rows = await anyio.to_thread.run_sync(_read, store, select)
+        if not rows:
+            return
+        left, batch = left - len(rows), len(rows)
+        after = (rows[-1].time, rows[-1].seq)
+        yield [_record(r) for r in rows]
+
+
+def _read(store: Store, select: sa.Select) -> list[sa.Row]:
+    with store.engine.connect() as conn:
+        return list(conn.execute(select))
+
+
+def _record(r: sa.Row) -> dict:
+    return {
+        "decision_id": r.decision_id,
+        "time": r.time,
+        "host": r.host,
+        "session_id": r.session_id,
+        "tool_name": r.tool_name,
+        "outcome": r.outcome,
+        "bundle_revision": r.bundle_revision,
+        "input": None if r.input is None else json.loads(r.input),
+        "input_truncated": r.input_truncated,
+    }
 
 
 def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
@@ -168,13 +176,17 @@ def draft_set(active: Any, body: ImpactIn) -> tuple[dict[str, str], dict]:
 
 async def run_replay(
     workers: WorkerPool,
+    owner: object,
     sources: dict[str, str],
     data: dict,
-    records: list[dict],
+    records: AsyncIterator[list[dict]],
     baseline: tuple[dict, dict, int],
 ) -> dict:
-    """``replay`` in the worker pool: the draft is user-supplied code, run under the limits the
-    operating system enforces there. The draft is compiled first, so one that does not compile
-    is a ``PolicyError`` with its diagnostics."""
-    await check_in_workers(workers, sources, data)
-    return await workers.run(replay, sources, data, records, baseline, limits=SET_LIMITS)
+    """``replay`` in the worker pool, ``records`` streamed to it: the draft is user-supplied
+    code, run under the limits the operating system enforces there, on behalf of ``owner``
+    (the token, for the pool's per-token limit). The draft is compiled first, so one that does
+    not compile is a ``PolicyError`` with its diagnostics."""
+    async with workers.admitted(owner):
+        await check_in_workers(workers, sources, data, None)
+        with_baseline = partial(replay, baseline=baseline)  # the streamed records come last
+        return await workers.run(with_baseline, sources, data, limits=SET_LIMITS, stream=records)

@@ -36,6 +36,7 @@ from hookgate.server.decisionrows import (
     decision_filters,
     insert_ignore,
     parse_cursor,
+    record_out,
     utc,
     would_per_day,
 )
@@ -68,6 +69,12 @@ class PreconditionFailed(StoreError):
 
 class PreconditionRequired(StoreError):
     status = 428
+
+
+class RevisionMoved(StoreError):
+    """Another change landed while a change was being checked (``Store.change``)."""
+
+    status = 409
 
 
 class BaseNewer(StoreError):
@@ -453,9 +460,13 @@ class Store:
     ) -> Revision | None:
         """Put (``content``), delete (``None``) or roll back (``rollback_to``) one document.
 
-        In one transaction: take the write lock (the state row), check ``if_match`` against the
+        First, outside any transaction: read the bundle revision, check ``if_match`` against the
         head, build the would-be active set and ``validate`` it (its exception aborts the
-        change), then append the revision and bump the bundle revision.
+        change). Then, in one short transaction: take the write lock (the state row) and bump
+        the bundle revision, which must be the one read (else the If-Match check again, then
+        ``RevisionMoved``, 409: another change landed while this one was checked), and append
+        the revision. The write lock is
+        never held while a set compiles, so uploads and other writers do not wait on it.
 
         Content identical to the base's (a pack file's text under its id, a data document
         equal to the pack's data at its path that changes nothing in the set) is no change to
@@ -465,23 +476,16 @@ class Store:
         message says so).
         """
         try:
-            return self._change(
-                kind, key, content, if_match, author, message, validate, rollback_to
-            )
+            with self.engine.connect() as conn:
+                # The revision first: any change after this read moves it, so the commit's
+                # check catches a set read half before and half after another change.
+                read = conn.execute(sa.select(m.state.c.revision)).scalar() or 0
+                head, content, op, message, would_be = self._plan(
+                    conn, kind, key, content, if_match, message, rollback_to
+                )
         except _SameAsBase:
             return None
-
-    def _change(
-        self,
-        kind: str,
-        key: str,
-        content: str | None,
-        if_match: str | None,
-        author: str,
-        message: str,
-        validate: Validator,
-        rollback_to: int | None,
-    ) -> Revision:
+        validate(*would_be)
         with self.engine.begin() as conn:
             now = _now()
             bumped = conn.execute(
@@ -490,43 +494,58 @@ class Store:
             if bumped.rowcount == 0:  # a database created without seeding
                 conn.execute(m.state.insert().values(id=1, revision=1, updated_at=now))
             set_revision = conn.execute(sa.select(m.state.c.revision)).scalar_one()
-            head = self._head(conn, kind, key)
-            _check_precondition(kind, key, head, if_match)
-            op = "put"
-            if rollback_to is not None:
-                target = conn.execute(
-                    sa.select(m.revisions).where(
-                        m.revisions.c.kind == kind,
-                        m.revisions.c.key == key,
-                        m.revisions.c.number == rollback_to,
-                    )
-                ).first()
-                if target is None or target.content is None:
-                    raise NotFound(f"{kind} {key}: no revision {rollback_to} with content")
-                content, op = target.content, "rollback"
-            elif content is None:
-                if head is None or head.content is None:
-                    raise NotFound(f"{kind} {key}: not found")
-                op = "delete"
-            active = self._active(conn)
-            policies, documents = dict(active.layer), dict(active.documents)
-            target_docs = policies if kind == "policy" else documents
-            if content is None:
-                target_docs.pop(key, None)
-            else:
-                target_docs[key] = content if kind == "policy" else json.loads(content)
-                if active.base is not None and _base_holds(kind, key, policies, documents):
-                    if head is None or head.content is None:
-                        raise _SameAsBase  # rolls the bundle revision back: nothing written
-                    del target_docs[key]
-                    content, op = None, "delete"
-                    message = "; ".join(filter(None, (message, same_as_base(kind, key))))
-            validate(*compose(policies, documents, base=active.base is not None))
+            if set_revision != read + 1:
+                # The same document changed meanwhile: the If-Match answer (412, 428) first.
+                _check_precondition(kind, key, self._head(conn, kind, key), if_match)
+                raise RevisionMoved(
+                    f"the bundle revision moved from {read} to {set_revision - 1} while this "
+                    f"change of {kind} {key} was checked; nothing was changed: send it again"
+                )
             written = self._write(
                 conn, kind, key, head, content, op, author, message, set_revision, now
             )
         self._revision = None  # this process sees its own change at once
         return written
+
+    def _plan(
+        self,
+        conn: Connection,
+        kind: str,
+        key: str,
+        content: str | None,
+        if_match: str | None,
+        message: str,
+        rollback_to: int | None,
+    ) -> tuple[Revision | None, str | None, str, str, tuple[dict[str, str], dict]]:
+        """What ``change`` writes: ``(head, content, op, message, would-be set)``."""
+        head, op = self._head(conn, kind, key), "put"
+        _check_precondition(kind, key, head, if_match)
+        if rollback_to is not None:
+            r = m.revisions.c
+            where = (r.kind == kind) & (r.key == key) & (r.number == rollback_to)
+            target = conn.execute(sa.select(m.revisions).where(where)).first()
+            if target is None or target.content is None:
+                raise NotFound(f"{kind} {key}: no revision {rollback_to} with content")
+            content, op = target.content, "rollback"
+        elif content is None:
+            if head is None or head.content is None:
+                raise NotFound(f"{kind} {key}: not found")
+            op = "delete"
+        active = self._active(conn)
+        policies, documents = dict(active.layer), dict(active.documents)
+        target_docs = policies if kind == "policy" else documents
+        if content is None:
+            target_docs.pop(key, None)
+        else:
+            target_docs[key] = content if kind == "policy" else json.loads(content)
+            if active.base is not None and _base_holds(kind, key, policies, documents):
+                if head is None or head.content is None:
+                    raise _SameAsBase  # nothing written
+                del target_docs[key]
+                content, op = None, "delete"
+                message = "; ".join(filter(None, (message, same_as_base(kind, key))))
+        would_be = compose(policies, documents, base=active.base is not None)
+        return head, content, op, message, would_be
 
     def _write(
         self,
@@ -777,31 +796,7 @@ class Store:
                                     "rule": r.match_rule})  # fmt: skip
         rows = list(found.values())
         page = rows[:limit]
-        items = [
-            {
-                "decision_id": r.decision_id,
-                "time": utc(r.time),
-                "host": r.host,
-                "event": r.event,
-                "session_id": r.session_id,
-                "tool_name": r.tool_name,
-                "outcome": r.outcome,
-                "matches": matches,
-                "errors": json.loads(r.errors) if r.errors else [],
-                "would": json.loads(r.would) if r.would else [],
-                "bundle_revision": r.bundle_revision,
-                "command": r.command,
-                "input": json.loads(r.input) if with_input and r.input is not None else None,
-                "input_truncated": r.input_truncated,
-                "input_withheld": not with_input and bool(r.input),
-                "uploaded_by": r.uploaded_by,
-                "token_id": r.token_id,
-                "received_at": utc(r.received_at),
-                "stream": r.stream,
-                "seq": r.stream_seq,
-            }
-            for r, matches in page
-        ]
+        items = [record_out(r, matches, with_input) for r, matches in page]
         next_cursor = cursor_of(page[-1][0]) if len(rows) > limit else None
         return items, next_cursor
 

@@ -33,12 +33,13 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from hookgate import layers, modes
 from hookgate.hostio.hosts import HOSTS
 from hookgate.lang.errors import Diagnostic, PolicyError
+from hookgate.server import dryrun
 from hookgate.server import tables as m
 from hookgate.server.changesets import check_set
-from hookgate.server.compilation import compile_set
+from hookgate.server.compilation import owner, set_key
 from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
-from hookgate.server.impact import ImpactIn, draft_set, load_records, run_replay
+from hookgate.server.impact import ImpactIn, draft_set, record_batches, run_replay
 from hookgate.server.routes.modes import NotAPromotion, promote
 from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
@@ -49,6 +50,7 @@ from hookgate.server.store import (
     StoreError,
     canonical_json,
 )
+from hookgate.server.workers import Busy, WorkerLimitError
 
 HERE = Path(__file__).parent
 COOKIE = "hookgate_console"
@@ -328,21 +330,31 @@ def _draft(request: Request, user: Session) -> tuple[dict[str, str], dict]:
         raise PolicyError([Diagnostic(key, 1, 1, message)]) from None
 
 
+def _refused(user: Session, exc: Busy | WorkerLimitError) -> HTMLResponse:
+    """The worker pool's refusal (429, with its ``Retry-After``), or a run stopped at a limit
+    (422), as a message in the panel that asked (``console.js`` lets htmx swap these in)."""
+    if isinstance(exc, WorkerLimitError):
+        return page("busy.html", user, 422, message=f"the run {exc}")
+    response = page("busy.html", user, 429, message=str(exc))
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
 @router.post("/check")
 async def check(request: Request) -> HTMLResponse:
     """The editor's diagnostics, debounced as the user types (the same compilation as
-    ``POST /v1/check``)."""
+    ``POST /v1/check``, in the worker pool)."""
     user = await session(request)
-
-    def diagnose() -> list[Diagnostic]:
-        try:
-            compile_set(*_draft(request, user))
-        except PolicyError as exc:
-            return list(exc.diagnostics)
-        return []
-
-    diagnostics = await anyio.to_thread.run_sync(diagnose)
-    return page("diagnostics.html", user, diagnostics=diagnostics)
+    try:
+        policies, data = await anyio.to_thread.run_sync(_draft, request, user)
+        key = set_key(policies, data)
+        who = owner(user.principal)
+        found = await request.app.state.workers.run(dryrun.check, key, policies, data, owner=who)
+    except PolicyError as exc:
+        found = list(exc.diagnostics)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
+    return page("diagnostics.html", user, diagnostics=found)
 
 
 @router.post("/tests")
@@ -351,41 +363,61 @@ async def tests(request: Request) -> HTMLResponse:
 
     def run() -> tuple[list[Diagnostic], dict]:
         try:
-            return check_set(request.app.state.workers, *_draft(request, user))
+            workers = request.app.state.workers
+            return check_set(workers, owner(user.principal), *_draft(request, user))
         except PolicyError as exc:
             return list(exc.diagnostics), {"passed": 0, "failed": []}
 
-    diagnostics, results = await anyio.to_thread.run_sync(run)
+    try:
+        diagnostics, results = await anyio.to_thread.run_sync(run)
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     return page("tests.html", user, diagnostics=diagnostics, results=results)
 
 
 @router.post("/dryrun")
-async def dryrun(request: Request) -> HTMLResponse:
+async def dryrun_page(request: Request) -> HTMLResponse:
     """A payload in any host's shape through the draft: the decision, the host's exact
-    response and the explain trace."""
+    response and the explain trace (``POST /v1/evaluate``'s work, in the worker pool)."""
     user = await session(request)
     host = user.form.get("host") or None
-
-    def run() -> dict:
-        try:
-            payload = json.loads(user.form.get("payload", ""))
-        except json.JSONDecodeError as exc:
-            return {"error": f"payload: invalid JSON at line {exc.lineno} column {exc.colno}"}
-        try:
-            engine = compile_set(*_draft(request, user))
-        except PolicyError as exc:
-            return {"error": "the draft does not compile: " + exc.diagnostics[0].headline()}
-        decision = engine.evaluate(payload, host, facts={}, explain=True)
-        response = decision.response(host)
-        return {
-            "decision": decision,
-            "response": json.dumps(response.stdout, indent=2, ensure_ascii=False),
-            "exit_code": response.exit_code,
-            "stderr": response.stderr,
-            "trace": (decision.explain or {}).get("rules") or [],
-        }
-
-    return page("dryrun.html", user, **await anyio.to_thread.run_sync(run))
+    try:
+        payload = json.loads(user.form.get("payload", ""))
+    except json.JSONDecodeError as exc:
+        error = f"payload: invalid JSON at line {exc.lineno} column {exc.colno}"
+        return page("dryrun.html", user, error=error)
+    try:
+        policies, data = await anyio.to_thread.run_sync(_draft, request, user)
+        call = {"payload": payload, "host": host, "facts": {}, "explain": True}
+        answer = await request.app.state.workers.run(
+            dryrun.evaluate,
+            set_key(policies, data),
+            policies,
+            data,
+            call,
+            ("outcome", "reasons"),
+            owner=owner(user.principal),
+        )
+    except PolicyError as exc:
+        return page(
+            "dryrun.html",
+            user,
+            error="the draft does not compile: " + exc.diagnostics[0].headline(),
+        )
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
+    if "diagnostics" in answer:
+        error = "the draft does not compile: " + answer["diagnostics"][0]["text"]
+        return page("dryrun.html", user, error=error)
+    return page(
+        "dryrun.html",
+        user,
+        decision=answer["decision"],
+        response=json.dumps(answer["response"], indent=2, ensure_ascii=False),
+        exit_code=answer["exit_code"],
+        stderr=answer["stderr"],
+        trace=answer["explain"] or [],
+    )
 
 
 @router.post("/impact")
@@ -396,13 +428,16 @@ async def impact(request: Request) -> HTMLResponse:
     limit = _number(user, "limit", 1000)
     try:
         sources, data = await anyio.to_thread.run_sync(_draft, request, user)
-        query = ImpactIn(limit=max(1, min(limit, 10_000)))
-        records, _capped = await anyio.to_thread.run_sync(load_records, store, query)
+        records = record_batches(store, ImpactIn(limit=max(1, min(limit, 10_000))))
         active = await anyio.to_thread.run_sync(store.active_set)
         baseline = (active.policies, active.data, active.revision)
-        report = await run_replay(request.app.state.workers, sources, data, records, baseline)
+        report = await run_replay(
+            request.app.state.workers, owner(user.principal), sources, data, records, baseline
+        )
     except PolicyError as exc:
         return page("impact.html", user, error=exc.diagnostics[0].headline())
+    except (Busy, WorkerLimitError) as exc:
+        return _refused(user, exc)
     return page("impact.html", user, report=report)
 
 
@@ -418,12 +453,20 @@ def as_sent(content: str, original: str | None) -> str:
     return text
 
 
+async def _change(request: Request, user: Session, write: Any) -> Any:
+    """``write`` (a change through ``Store.change``, on a thread) as one request of the user's
+    token in the worker pool: past the token's share it waits its turn, as the API's."""
+    async with request.app.state.workers.admitted(owner(user.principal), wait=True):
+        return await anyio.to_thread.run_sync(write)
+
+
 def _pack_check(request: Request) -> Any:
     """The check every console change goes through, as the API's: the set compiles, its
-    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool)."""
+    tests pass, no pack fails on a smoke payload (``check_set``, in the worker pool, the
+    change admitted by ``_change``)."""
 
     def validate(policies: dict[str, str], data: dict) -> None:
-        diagnostics, _ = check_set(request.app.state.workers, policies, data)
+        diagnostics, _ = check_set(request.app.state.workers, None, policies, data)
         if diagnostics:
             raise PolicyError(diagnostics)
 
@@ -460,7 +503,9 @@ async def publish(request: Request) -> Response:
             validate=_pack_check(request),
         )
 
-    def back_to_editor(status: int, refused: list, stale: str | None = None) -> HTMLResponse:
+    def back_to_editor(
+        status: int, refused: list, stale: str | None = None, busy: str | None = None
+    ) -> HTMLResponse:
         """The editor again, with the text as typed and why it was not published."""
         head = store.head(kind, key)
         conflict = None
@@ -490,19 +535,24 @@ async def publish(request: Request) -> Response:
             refused=refused,
             stale=stale,
             conflict=conflict,
+            busy=busy,
         )
 
     try:
-        revision = await anyio.to_thread.run_sync(write)
+        revision = await _change(request, user, write)
     except PolicyError as exc:
         return await anyio.to_thread.run_sync(back_to_editor, 422, list(exc.diagnostics))
+    except (Busy, WorkerLimitError) as exc:
+        status, why = (429, str(exc)) if isinstance(exc, Busy) else (422, f"the run {exc}")
+        return await anyio.to_thread.run_sync(back_to_editor, status, [], None, why)
     except StoreError as exc:
 
         def stale(status: int, message: str) -> HTMLResponse:
             # The check the publish would have run, so that the editor shows at once what
             # else stands in the way, not only the other edit.
             try:
-                found, _ = check_set(request.app.state.workers, *_draft(request, user))
+                workers = request.app.state.workers
+                found, _ = check_set(workers, owner(user.principal), *_draft(request, user))
             except PolicyError as error:
                 found = list(error.diagnostics)
             return back_to_editor(status, found, message)
@@ -590,10 +640,13 @@ async def rollback(request: Request) -> Response:
         )
 
     try:
-        revision = await anyio.to_thread.run_sync(write)
+        revision = await _change(request, user, write)
     except PolicyError as exc:
         refused = list(exc.diagnostics)
         return await _revisions_page(request, user, kind, key, 422, refused=refused, target=target)
+    except (Busy, WorkerLimitError) as exc:
+        status, why = (429, str(exc)) if isinstance(exc, Busy) else (422, f"the run {exc}")
+        return await _revisions_page(request, user, kind, key, status, busy=why, target=target)
     except StoreError as exc:
         return await _revisions_page(
             request, user, kind, key, exc.status, stale=exc.message, target=target

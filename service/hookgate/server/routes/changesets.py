@@ -18,6 +18,7 @@ from hookgate.server.changesets import (
     plan,
     team_layer,
 )
+from hookgate.server.compilation import owner
 from hookgate.server.deps import check_depth, check_key
 from hookgate.server.store import PreconditionFailed, Store
 
@@ -57,7 +58,8 @@ def post_changeset(
     except PolicyError as exc:
         diagnostics, tests = list(exc.diagnostics), {"passed": 0, "failed": []}
     else:
-        diagnostics, tests = check_set(request.app.state.workers, layered.sources, layered.data)
+        workers = request.app.state.workers
+        diagnostics, tests = check_set(workers, owner(principal), layered.sources, layered.data)
         warnings = layers.unread_lines(layered)
     ok = not diagnostics
     if body.dry_run or not ok:

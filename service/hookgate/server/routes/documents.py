@@ -8,11 +8,12 @@ from typing import Annotated, Any
 
 import anyio.from_thread
 from fastapi import Depends, FastAPI, Header, Path, Query, Response
+from fastapi.concurrency import run_in_threadpool
 
 from hookgate import layers, packcheck
 from hookgate.server import models as api
 from hookgate.server.auth import Editor, Viewer
-from hookgate.server.compilation import compile_in_workers
+from hookgate.server.compilation import check_in_workers, owner
 from hookgate.server.deps import data_path, policy_id
 from hookgate.server.responses import revision_out
 from hookgate.server.store import (
@@ -32,6 +33,7 @@ IfMatch = Annotated[
 ]
 Message = Annotated[str, Query(max_length=2000, description="Why; kept with the revision")]
 _CHANGE_ERRORS: dict = {
+    409: {"model": api.ErrorOut, "description": "Another change landed while it was checked."},
     412: {"model": api.ErrorOut, "description": "If-Match is stale: read it again."},
     428: {"model": api.ErrorOut, "description": "If-Match is required to change it."},
 }
@@ -44,11 +46,9 @@ def validator(app: FastAPI) -> Validator:
     def validate(policies: dict[str, str], data: dict) -> None:
         # Compiles the set (PolicyError: 422 with diagnostics), then runs its packs' tests and
         # smoke payloads (PackCheckError: 422 naming the failing pack and input), both in the
-        # worker pool: a change's policies are user-supplied code.
-        compile_in_workers(workers, policies, data)
-        found = anyio.from_thread.run(
-            partial(workers.run, packcheck.problems, policies, data, limits=SET_LIMITS)
-        )
+        # worker pool (a change's policies are user-supplied code), before the change's write
+        # transaction (``Store.change``).
+        found = anyio.from_thread.run(pack_problems, workers, policies, data)
         if found:
             raise packcheck.PackCheckError(found)
 
@@ -73,10 +73,18 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         }
     body_doc = {"requestBody": {"required": True, "content": media}}
 
+    workers: WorkerPool = app.state.workers
     validate = validator(app)
 
-    def change(key: str, principal: Principal, **kwargs: Any) -> Revision | None:
-        return store.change(kind, key, author=principal.name, validate=validate, **kwargs)
+    async def change(key: str, principal: Principal, **kwargs: Any) -> Revision | None:
+        # A change past the token's share waits its turn (in the bounded queue) rather than
+        # being refused: editors racing on one document get the If-Match answer (412/428),
+        # read after the turn came, without compiling anything.
+        async with workers.admitted(owner(principal), wait=True):
+            return await run_in_threadpool(
+                partial(store.change, kind, key, author=principal.name, validate=validate),
+                **kwargs,
+            )
 
     def etag_response(revision: Revision | None, response: Response, key: str = "") -> dict:
         if revision is None:  # the base's own content: nothing written (``Store.change``)
@@ -121,7 +129,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         response_model=api.RevisionOut | api.UnchangedOut,
         responses=_CHANGE_ERRORS,
     )
-    def rollback(
+    async def rollback(
         principal: Editor,
         response: Response,
         body: api.RollbackIn,
@@ -129,7 +137,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         if_match: IfMatch = None,
     ) -> dict:
         message = body.message or f"rollback to revision {body.revision}"
-        revision = change(
+        revision = await change(
             key,
             principal,
             content=None,
@@ -156,7 +164,7 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         openapi_extra=body_doc,
         responses={201: {"model": api.RevisionOut}, **_CHANGE_ERRORS},
     )
-    def put_document(
+    async def put_document(
         principal: Editor,
         response: Response,
         key: Key,
@@ -164,11 +172,12 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         message: Message = "",
         if_match: IfMatch = None,
     ) -> dict:
-        revision = change(key, principal, content=text, if_match=if_match, message=message)
+        revision = await change(key, principal, content=text, if_match=if_match, message=message)
         response.status_code = 201 if revision is not None and revision.number == 1 else 200
         answer = etag_response(revision, response, key)
         if kind == "data" and revision is not None and revision.content is not None:
-            answer["warnings"] = unread_settings(store.active_set(), key)
+            active = await run_in_threadpool(store.active_set)
+            answer["warnings"] = unread_settings(active, key)
         return answer
 
     @app.delete(
@@ -178,11 +187,18 @@ def add_routes(app: FastAPI, kind: str, base: str, param: str, content: Any) -> 
         response_model=api.RevisionOut,
         responses=_CHANGE_ERRORS,
     )
-    def delete_document(
+    async def delete_document(
         principal: Editor, key: Key, message: Message = "", if_match: IfMatch = None
     ) -> dict:
-        revision = change(key, principal, content=None, if_match=if_match, message=message)
+        revision = await change(key, principal, content=None, if_match=if_match, message=message)
         return revision_out(revision)
+
+
+async def pack_problems(workers: WorkerPool, policies: dict[str, str], data: dict) -> list[dict]:
+    """A change's check in the worker pool (its request is admitted already): ``PolicyError``
+    when the set does not compile, else its packs' problems."""
+    await check_in_workers(workers, policies, data, None)
+    return await workers.run(packcheck.problems, policies, data, limits=SET_LIMITS)
 
 
 def add_base_routes(app: FastAPI) -> None:

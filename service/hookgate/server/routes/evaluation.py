@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from hookgate.server import dryrun
 from hookgate.server import models as api
 from hookgate.server.auth import Viewer
-from hookgate.server.compilation import ActiveSets, DryRunSlots, set_key
+from hookgate.server.compilation import ActiveSets, owner, set_key
 from hookgate.server.deps import check_depth, check_key
 from hookgate.server.metrics import Metrics
 from hookgate.server.responses import FastJSONResponse
@@ -21,7 +21,11 @@ from hookgate.server.workers import WorkerPool
 # or explain trace, which have their own fields or none).
 DECISION_FIELDS = tuple(api.DecisionOut.model_fields)
 _DRY_RUN_ERRORS: dict = {
-    429: {"model": api.ErrorOut, "description": "Too many dry-runs of this token at once."},
+    429: {
+        "model": api.ErrorOut,
+        "description": "This token's evaluations, or the server's queue of them, are at their "
+        "limit (`limit` names it; retry after `Retry-After` seconds).",
+    },
     422: {
         "model": api.ErrorOut,
         "description": "Invalid request, drafts that do not compile, or a dry-run stopped at "
@@ -63,7 +67,6 @@ def add_routes(app: FastAPI) -> None:
     metrics: Metrics = app.state.metrics
     active_sets: ActiveSets = app.state.active
     workers: WorkerPool = app.state.workers
-    slots: DryRunSlots = app.state.dry_runs
 
     @app.post(
         "/v1/evaluate",
@@ -76,16 +79,16 @@ def add_routes(app: FastAPI) -> None:
         principal: Viewer,
         body: Annotated[api.EvaluateIn, Body(openapi_examples=api.EVALUATE_EXAMPLES)],
     ) -> Response:
-        with slots.hold(principal):
-            active, key = await run_in_threadpool(active_sets.get)
-            key, policies, data = _draft_set(active, key, body)
-            request = body.model_dump(include={"payload", "host", "facts", "explain"})
-            answer = await workers.run(
-                dryrun.evaluate, key, policies, data, request, DECISION_FIELDS
-            )
+        active, key = await run_in_threadpool(active_sets.get)
+        key, policies, data = _draft_set(active, key, body)
+        request = body.model_dump(include={"payload", "host", "facts", "explain"})
+        answer = await workers.run(
+            dryrun.evaluate, key, policies, data, request, DECISION_FIELDS, owner=owner(principal)
+        )
         if "diagnostics" in answer:
             detail = "the policy set would not compile"
             return JSONResponse({"detail": detail, "diagnostics": answer["diagnostics"]}, 422)
+        del answer["stderr"]  # the console shows it; the API's answer has the exit code
         metrics.evaluation(answer["took_ms"] / 1000)
         metrics.decision(answer["decision"]["outcome"], "evaluate")
         # Built as plain JSON data: FastAPI then skips validating it against EvaluateOut (the
@@ -105,7 +108,8 @@ def add_routes(app: FastAPI) -> None:
         principal: Viewer,
         body: Annotated[api.CheckIn, Body(openapi_examples=api.CHECK_EXAMPLES)],
     ) -> dict:
-        with slots.hold(principal):
-            active, key = await run_in_threadpool(active_sets.get)
-            found = await workers.run(dryrun.check, *_draft_set(active, key, body))
+        active, key = await run_in_threadpool(active_sets.get)
+        found = await workers.run(
+            dryrun.check, *_draft_set(active, key, body), owner=owner(principal)
+        )
         return {"ok": not found, "diagnostics": found}

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Body, Request
 
 from hookgate.server import models as api
 from hookgate.server.auth import RecordedReader
-from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, load_records, run_replay
+from hookgate.server.compilation import owner
+from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, record_batches, run_replay
 from hookgate.server.store import Store
 
 router = APIRouter(tags=["impact"])
@@ -19,15 +20,19 @@ router = APIRouter(tags=["impact"])
     "/v1/impact",
     summary="Replay recorded decisions against a draft set: every outcome it would change",
     response_model=ImpactOut,
-    responses={422: {"model": api.ErrorOut, "description": "The draft does not compile."}},
+    responses={
+        422: {"model": api.ErrorOut, "description": "The draft does not compile."},
+        429: {"model": api.ErrorOut, "description": "At the worker pool's limits."},
+    },
 )
 async def post_impact(
-    _: RecordedReader, request: Request, body: Annotated[ImpactIn, Body()]
+    principal: RecordedReader, request: Request, body: Annotated[ImpactIn, Body()]
 ) -> dict:
     store: Store = request.app.state.store
     active = await anyio.to_thread.run_sync(store.active_set)
     sources, data = draft_set(active, body)
-    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
+    records = record_batches(store, body)
     baseline = (active.policies, active.data, active.revision)
-    report = await run_replay(request.app.state.workers, sources, data, records, baseline)
-    return {"bundle_revision": active.revision, "size_capped": capped, **report}
+    workers = request.app.state.workers
+    report = await run_replay(workers, owner(principal), sources, data, records, baseline)
+    return {"bundle_revision": active.revision, **report}

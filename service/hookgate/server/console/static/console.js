@@ -12,3 +12,12 @@ document.addEventListener("click", (event) => {
   editor.focus();
   editor.setSelectionRange(offset, offset);
 });
+
+// The worker pool's refusal (429: its per-token or queue limit) and a run stopped at a limit
+// (422) are messages for the panel that asked; htmx swaps only 2xx answers unless told.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  if (event.detail.xhr.status === 429 || event.detail.xhr.status === 422) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});
