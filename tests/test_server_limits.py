@@ -133,11 +133,12 @@ def slow_replay(sources, data, records, baseline=None):
     }
 
 
-def test_a_viewer_flooding_impact_gets_429_while_agents_are_served(store, tokens, monkeypatch):
+def test_an_editor_flooding_impact_gets_429_while_agents_are_served(store, tokens, monkeypatch):
+    # Impact replays recorded data: the editor's by default (--recorded-data-role).
     monkeypatch.setattr(server_impact, "replay", slow_replay)
     pool = WorkerPool(size=1, per_owner=2, max_queue=1)
-    viewer = auth(tokens["viewer"])
-    other_viewer = auth(store.create_token("viewer", "another viewer"))
+    editor = auth(tokens["editor"])
+    other_editor = auth(store.create_token("editor", "another editor"))
     results: dict = {}
     with client_for(store, workers=pool) as client:
         assert upload(client, tokens["agent"]).status_code == 200
@@ -147,7 +148,7 @@ def test_a_viewer_flooding_impact_gets_429_while_agents_are_served(store, tokens
                 f"impact{i}",
                 lambda h=h: client.post("/v1/impact", json={}, headers=h),
             )
-            for i, h in enumerate([viewer] * 4 + [other_viewer] * 2)
+            for i, h in enumerate([editor] * 4 + [other_editor] * 2)
         ]
         time.sleep(1)
         started = time.monotonic()
@@ -179,8 +180,9 @@ def signed_in_console(store, token, **options):
 @pytest.mark.parametrize("action", ["check", "tests", "dryrun", "impact"])
 def test_every_console_evaluation_runs_in_the_pool_and_shows_its_refusal(store, tokens, action):
     # No evaluation at all for this token: each console action must ask the pool, which
-    # refuses it; a compile in the server's own process would have answered.
-    client, csrf = signed_in_console(store, tokens["viewer"], dry_runs_per_token=0)
+    # refuses it; a compile in the server's own process would have answered. (An editor:
+    # the console's impact replays recorded data, the editor's by default.)
+    client, csrf = signed_in_console(store, tokens["editor"], dry_runs_per_token=0)
     form = {
         "csrf": csrf,
         "kind": "policy",
