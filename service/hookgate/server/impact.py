@@ -12,6 +12,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+import anyio.to_thread
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
@@ -178,3 +179,13 @@ async def run_replay(
     is a ``PolicyError`` with its diagnostics."""
     await check_in_workers(workers, sources, data)
     return await workers.run(replay, sources, data, records, baseline, limits=SET_LIMITS)
+
+
+async def measure(store: Store, workers: WorkerPool, active: Any, body: ImpactIn) -> dict:
+    """The impact report (``ImpactOut``) of ``body``'s draft over ``active``, the set it is
+    compared with: ``POST /v1/impact`` and a promotion (``routes.modes``) answer this."""
+    sources, data = draft_set(active, body)
+    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
+    baseline = (active.policies, active.data, active.revision)
+    report = await run_replay(workers, sources, data, records, baseline)
+    return {"bundle_revision": active.revision, "size_capped": capped, **report}

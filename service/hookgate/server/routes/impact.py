@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Request
 
 from hookgate.server import models as api
 from hookgate.server.auth import RecordedReader
-from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, load_records, run_replay
+from hookgate.server.impact import ImpactIn, ImpactOut, measure
 from hookgate.server.store import Store
 
 router = APIRouter(tags=["impact"])
@@ -26,8 +26,4 @@ async def post_impact(
 ) -> dict:
     store: Store = request.app.state.store
     active = await anyio.to_thread.run_sync(store.active_set)
-    sources, data = draft_set(active, body)
-    records, capped = await anyio.to_thread.run_sync(load_records, store, body)
-    baseline = (active.policies, active.data, active.revision)
-    report = await run_replay(request.app.state.workers, sources, data, records, baseline)
-    return {"bundle_revision": active.revision, "size_capped": capped, **report}
+    return await measure(store, request.app.state.workers, active, body)
