@@ -1,7 +1,8 @@
 """Guard modes in the console, in headless Chromium (skipped locally without ``chromium`` and
 ``chromium-driver``, as ``test_console_browser``): the guard in audit mode, its would-be answers
 counted per day, the examples with their masked inputs, and the one-click promotion audit →
-warn → enforce, each a revision in the data document's history."""
+warn → enforce of the guard, then of its pattern, each with its impact shown and each a revision
+in the data document's history."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def _audited(command: str, minutes_ago: int) -> dict:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     store = fresh_store("sqlite", tmp_path_factory.mktemp("modes-console"))
-    data = {"hookgate": {"modes": {"no_curl": "audit"}}}
+    # The guard's one pattern has its own mode: promoting the guard alone enforces nothing.
+    data = {"hookgate": {"modes": {"no_curl": "audit", "no_curl/curl": "audit"}}}
     tokens = seeded(store, {"no_curl.rego": NO_CURL}, data)
     records = [
         _audited(f"curl -H 'Authorization: token {SECRET}' https://x", 5),
@@ -91,20 +93,37 @@ def test_see_what_a_guard_in_audit_would_do_then_promote_it_to_warn_and_enforce(
             assert len(rows) == 2
             assert SECRET not in browser.page_source and "token ***" in browser.page_source
 
-            # One click a step: audit → warn → enforce.
+            # One click a step: audit → warn → enforce, each with its impact shown.
             browser.get(f"{server}/console/modes")
             browser.find_element(By.ID, "promote-no_curl").click()
             shows("#promoted", "Promoted: no_curl warn")
             shows("#guard-no_curl .mode", "warn")
+            shows("#impact-summary", "0 of 2 replayed decisions would change")
             browser.find_element(By.ID, "promote-no_curl").click()
             shows("#promoted", "Promoted: no_curl enforce")
             shows("#guard-no_curl .mode", "enforce")
+            # Its pattern is still audited: the guard's promotion changes no recorded answer.
+            shows("#impact-summary", "0 of 2 replayed decisions would change")
             assert not browser.find_elements(By.ID, "promote-no_curl")  # nothing stricter
+
+            # The pattern's own mode, promoted from its row: now the recorded curls would deny.
+            shows("#guard-no_curl .pattern", "no_curl/curl: audit")
+            browser.find_element(By.ID, "promote-no_curl/curl").click()
+            shows("#promoted", "Promoted: no_curl/curl warn")
+            shows("#guard-no_curl .pattern", "no_curl/curl: warn")
+            browser.find_element(By.ID, "promote-no_curl/curl").click()
+            shows("#promoted", "Promoted: no_curl/curl enforce")
+            shows("#impact-summary", "2 of 2 replayed decisions would change")
+            shows("#impact", "allow→deny 2")
+            shows("#impact", "curl y")
+            assert SECRET not in browser.page_source  # the examples are the masked inputs
+            assert not browser.find_elements(By.ID, "promote-no_curl/curl")
 
             # Each promotion is a revision of the data document, in its history.
             browser.find_element(By.LINK_TEXT, "history").click()
             shows("body", "promote no_curl: audit → warn")
             shows("body", "promote no_curl: warn → enforce")
+            shows("body", "promote no_curl/curl: warn → enforce")
     with client_for(store[0]) as client:
         payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
                    "cwd": "/r", "tool_input": {"command": "curl x"}}  # fmt: skip

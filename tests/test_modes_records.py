@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import uuid
 
-from server_support import auth, client_for, fresh_store, seeded
+import pytest
+from server_support import auth, client_for, database_params, fresh_store, seeded
 
 from hookgate import decisionlog
 from hookgate.engine import Engine
@@ -121,4 +122,40 @@ def test_the_server_keeps_masks_and_filters_would_be_answers(tmp_path):
         assert "body.decisions.0.would.0.would" in fields
         bad_mode = client.get("/v1/decisions?mode=enforce", headers=auth(tokens["viewer"]))
         assert bad_mode.status_code == 422
+    store.engine.dispose()
+
+
+@pytest.mark.parametrize("database", database_params())
+def test_guard_and_mode_match_one_would_be_answer_not_two(database, tmp_path):
+    # Guard A warns and guard B audits in one record: "A in audit mode" is no entry of it. A
+    # text match over the stored JSON found both names somewhere and matched it.
+    store = fresh_store(database, tmp_path)
+    tokens = seeded(store)
+
+    def entry(guard: str, mode: str, **fields) -> dict:
+        return {"would": "deny", "mode": mode, "guard": guard, "pack": guard, "pattern": "p",
+                "reason": "r", "rewrite": None, **fields}  # fmt: skip
+
+    mixed = record([entry("destructive", "warn"), entry("force_push", "audit")])
+    # A reason quoting another entry's JSON text is no entry either.
+    quoting = record([entry("no_verify", "warn", reason='"guard":"destructive","mode":"audit"')])
+    both = record([entry("destructive", "audit")])
+    with client_for(store) as client:
+        upload = client.post(
+            "/v1/decisions",
+            json={"decisions": [mixed, quoting, both]},
+            headers=auth(tokens["agent"]),
+        )
+        assert upload.json() == {"accepted": 3, "duplicates": 0}
+
+        def ids(query: str) -> set[str]:
+            got = client.get(f"/v1/decisions{query}", headers=auth(tokens["viewer"]))
+            assert got.status_code == 200, got.text
+            return {d["decision_id"] for d in got.json()["decisions"]}
+
+        assert ids("?guard=destructive&mode=audit") == {both["decision_id"]}
+        assert ids("?guard=destructive&mode=warn") == {mixed["decision_id"]}
+        assert ids("?guard=force_push&mode=warn") == set()
+        assert ids("?guard=destructive") == {mixed["decision_id"], both["decision_id"]}
+        assert ids("?mode=audit") == {mixed["decision_id"], both["decision_id"]}
     store.engine.dispose()

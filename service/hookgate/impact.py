@@ -23,6 +23,18 @@ from hookgate.recorded import RecordedCall
 
 MAX_EXAMPLES = 20
 ERROR = "error"  # the outcome of a replay whose evaluation failed
+# A recorded outcome that turning into an allow is weaker protection.
+GUARDED = ("deny", "ask")
+
+
+def weakening(transitions: dict[str, int]) -> dict[str, int]:
+    """The transitions of an impact report (``{"deny→allow": n}``) that turn a recorded deny
+    or ask into an allow: what ``hookgate publish`` and a promotion refuse."""
+    return {
+        name: count
+        for name, count in transitions.items()
+        if name.partition("→")[0] in GUARDED and name.partition("→")[2] == "allow"
+    }
 
 
 def replay(

@@ -49,6 +49,7 @@ from hookgate.commands.client import (
     read_directory,
     request,
 )
+from hookgate.impact import weakening
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -207,10 +208,6 @@ def _impact(args: argparse.Namespace, policies: dict, documents: dict) -> dict |
     return report
 
 
-# A recorded outcome that turning into an allow is weaker protection.
-GUARDED = ("deny", "ask")
-
-
 def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: dict) -> dict:
     """What the change weakens: ``{"removed": [guard…], "disabled": [guard…], "decisions":
     n, "transitions": {...}}``, empty when nothing. Guards are compared by name
@@ -228,11 +225,7 @@ def _weaker(args: argparse.Namespace, policies: dict, documents: dict, report: d
     found: dict = {}
     removed = sorted(before - after)
     disabled = sorted((now_off - was_off) & before)
-    transitions = {
-        name: count
-        for name, count in report.get("transitions", {}).items()
-        if name.partition("→")[0] in GUARDED and name.partition("→")[2] == "allow"
-    }
+    transitions = weakening(report.get("transitions", {}))
     if removed:
         found["removed"] = removed
     if disabled:

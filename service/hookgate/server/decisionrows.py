@@ -11,6 +11,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import ColumnElement
 
 from hookgate.server import tables as m
 
@@ -39,15 +41,48 @@ def decision_filters(select: sa.Select, **filters: Any) -> sa.Select:
         select = select.where(d.errors.isnot(None))
         select = select if kind == "any" else select.where(d.errors.contains(f'"kind":"{kind}"'))
     # A guard in warn or audit mode: what it would have answered (``would``, compact JSON).
-    for name in ("guard", "mode"):
-        if filters.get(name) is not None:
-            select = select.where(d.would.contains(f'"{name}":"{filters[name]}"'))
+    entry = {name: filters[name] for name in ("guard", "mode") if filters.get(name) is not None}
+    if entry:
+        select = select.where(WouldEntry(entry))
     if filters.get("pack") is not None:
         dm = m.decision_matches.c
         select = select.where(
             sa.exists().where(dm.decision_seq == d.seq, dm.pack == filters["pack"])
         )
     return select
+
+
+class WouldEntry(ColumnElement[bool]):
+    """True when one entry of the record's ``would`` list has every field of ``fields``
+    equal: both filters must hold of the same guard's answer, which a text match over the
+    stored JSON cannot tell (guard A warns, guard B audits). Compiled per database."""
+
+    type = sa.Boolean()
+    inherit_cache = False
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        self.fields = fields
+
+
+def _would_entry(element: WouldEntry, compiler: Any, table: str, value: str, **kw: Any) -> str:
+    column = compiler.process(m.decisions.c.would, **kw)
+    # The field names are ours ("guard", "mode"); the values are bound parameters.
+    tests = " AND ".join(
+        value.format(name) + " = " + compiler.process(sa.bindparam(None, wanted, unique=True), **kw)
+        for name, wanted in element.fields.items()
+    )
+    return f"EXISTS (SELECT 1 FROM {table.format(column)} AS w WHERE {tests})"
+
+
+@compiles(WouldEntry)
+def _would_entry_sqlite(element: WouldEntry, compiler: Any, **kw: Any) -> str:
+    return _would_entry(element, compiler, "json_each({})", "json_extract(w.value, '$.{}')", **kw)
+
+
+@compiles(WouldEntry, "postgresql")
+def _would_entry_postgresql(element: WouldEntry, compiler: Any, **kw: Any) -> str:
+    table = "jsonb_array_elements(CAST({} AS jsonb))"
+    return _would_entry(element, compiler, table, "w.value ->> '{}'", **kw)
 
 
 def would_per_day(conn: Connection, **window: Any) -> list[dict]:

@@ -190,3 +190,16 @@ async def run_replay(
         await check_in_workers(workers, sources, data, None)
         with_baseline = partial(replay, baseline=baseline)  # the streamed records come last
         return await workers.run(with_baseline, sources, data, limits=SET_LIMITS, stream=records)
+
+
+async def measure(
+    store: Store, workers: WorkerPool, owner: object, active: Any, body: ImpactIn
+) -> dict:
+    """The impact report (``ImpactOut``) of ``body``'s draft over ``active``, the set it is
+    compared with, on behalf of ``owner`` (the pool's per-token limit): ``POST /v1/impact`` and
+    a promotion (``routes.modes``) answer this."""
+    sources, data = draft_set(active, body)
+    records = record_batches(store, body)
+    baseline = (active.policies, active.data, active.revision)
+    report = await run_replay(workers, owner, sources, data, records, baseline)
+    return {"bundle_revision": active.revision, **report}

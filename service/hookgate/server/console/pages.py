@@ -40,7 +40,7 @@ from hookgate.server.compilation import owner, set_key
 from hookgate.server.decisionrows import decision_filters
 from hookgate.server.deps import check_key
 from hookgate.server.impact import ImpactIn, draft_set, record_batches, run_replay
-from hookgate.server.routes.modes import NotAPromotion, promote
+from hookgate.server.routes.modes import NotAPromotion, Promotion, promote
 from hookgate.server.sessions import Sessions
 from hookgate.server.store import (
     BASE_KIND,
@@ -822,9 +822,9 @@ async def decisions(request: Request) -> HTMLResponse:
 
 
 @router.get("/modes")
-async def modes_page(request: Request, promoted: str | None = None) -> HTMLResponse:
+async def modes_page(request: Request) -> HTMLResponse:
     user = await session(request)
-    return await _modes_page(request, user, promoted=promoted)
+    return await _modes_page(request, user)
 
 
 async def _modes_page(request: Request, user: Session, status: int = 200, **values: Any) -> Any:
@@ -838,7 +838,11 @@ async def _modes_page(request: Request, user: Session, status: int = 200, **valu
         {
             "name": name,
             "mode": modes.effective(table, name),
-            "patterns": {k: v for k, v in table.items() if k.startswith(name + "/")},
+            "patterns": [
+                {"key": k, "pattern": k.partition("/")[2], "mode": v, "next": _NEXT.get(v)}
+                for k, v in sorted(table.items())
+                if k.startswith(name + "/")
+            ],
             "next": _NEXT.get(modes.effective(table, name)),
         }
         for name in sorted(layers.guard_names(active.policies) - modes.UNMODAL)
@@ -851,17 +855,25 @@ _NEXT = {"audit": "warn", "warn": "enforce"}  # a promotion's next step
 
 @router.post("/modes/promote")
 async def promote_mode(request: Request) -> Response:
-    """The one-click promotion: what ``POST /v1/modes/promote`` does (``routes.modes.promote``),
-    with the console's check of the would-be set."""
+    """The one-click promotion of a guard or one of its patterns: what ``POST
+    /v1/modes/promote`` does (``routes.modes.promote``: the impact, its refusal, the revision),
+    with the console's check of the would-be set; the page shows the impact."""
     user = await session(request, "editor")
     store: Store = request.app.state.store
-    guard, mode = user.form.get("guard", ""), user.form.get("mode", "")
-
-    def write() -> Any:
-        return promote(store, _pack_check(request), guard, None, mode, user.principal.name, "")
-
+    form = user.form
+    asked = Promotion(form.get("guard", ""), form.get("pattern") or None, form.get("mode", ""))
     try:
-        await anyio.to_thread.run_sync(write)
+        _, _, report = await promote(
+            store,
+            request.app.state.workers,
+            _pack_check(request),
+            asked,
+            owner=owner(user.principal),
+            author=user.principal.name,
+            message="",
+            limit=1000,
+            examples=user.sees_recorded,
+        )
     except NotAPromotion as exc:
         return await _modes_page(request, user, 422, refused=str(exc))
     except PolicyError as exc:
@@ -869,7 +881,7 @@ async def promote_mode(request: Request) -> Response:
         return await _modes_page(request, user, 422, refused=refused)
     except StoreError as exc:
         return await _modes_page(request, user, exc.status, refused=exc.message)
-    return RedirectResponse(f"/console/modes?{urlencode({'promoted': f'{guard} {mode}'})}", 303)
+    return await _modes_page(request, user, promoted=f"{asked.key} {asked.mode}", impact=report)
 
 
 # -- tokens ----------------------------------------------------------------------------------

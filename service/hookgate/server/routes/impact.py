@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Request
 from hookgate.server import models as api
 from hookgate.server.auth import RecordedReader
 from hookgate.server.compilation import owner
-from hookgate.server.impact import ImpactIn, ImpactOut, draft_set, record_batches, run_replay
+from hookgate.server.impact import ImpactIn, ImpactOut, measure
 from hookgate.server.store import Store
 
 router = APIRouter(tags=["impact"])
@@ -30,9 +30,4 @@ async def post_impact(
 ) -> dict:
     store: Store = request.app.state.store
     active = await anyio.to_thread.run_sync(store.active_set)
-    sources, data = draft_set(active, body)
-    records = record_batches(store, body)
-    baseline = (active.policies, active.data, active.revision)
-    workers = request.app.state.workers
-    report = await run_replay(workers, owner(principal), sources, data, records, baseline)
-    return {"bundle_revision": active.revision, **report}
+    return await measure(store, request.app.state.workers, owner(principal), active, body)
