@@ -395,6 +395,8 @@ TRUSTED_RE = {
     "lang/fmt.py": "policy text being formatted, with unambiguous patterns",
     "commands/test.py": "the --run pattern the user typed for their own test run",
     "integrations/jsonc.py": "the user's own host configuration files",
+    "refdocs.py": "the repository's own Markdown headings and policy files, read to generate "
+    "the reference pages (never on a hook's or the server's path)",
     "integrations/hostconfig.py": "hook commands in the user's own host settings, matched "
     "against a fixed prefix with one [^']* (no nested repetition)",
 }

@@ -43,6 +43,8 @@ MINIMUM_ROLE = {
     ("DELETE", "/v1/tokens/{token_id}"): "admin",
     ("POST", "/v1/changesets"): "editor",
     ("POST", "/v1/impact"): "editor",  # replays recorded data: --recorded-data-role
+    ("GET", "/v1/modes"): "viewer",
+    ("POST", "/v1/modes/promote"): "editor",
 }
 
 PATH_VALUES = {"id": "git_hooks.rego", "path": "hookgate/git", "number": "1", "token_id": "999"}
@@ -54,6 +56,7 @@ BODIES = {
     ("POST", "/v1/tokens"): {"role": "viewer", "name": "t"},
     ("POST", "/v1/changesets"): {"policies": {}, "dry_run": True},
     ("POST", "/v1/impact"): {"limit": 1},
+    ("POST", "/v1/modes/promote"): {"guard": "force_push", "mode": "enforce"},
 }
 
 
