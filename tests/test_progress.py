@@ -33,23 +33,27 @@ deny contains {"reason": "Deploys go through the pipeline.", "pattern": "make-de
 """
 
 
+def read_to_end(master: int) -> str:
+    """Everything written to a pseudo-terminal, read from ``master`` until every holder of its
+    other end has closed it (one read returns only what is there at that moment)."""
+    seen: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every holder of the terminal's other end closed it
+            break
+        if not chunk:
+            break
+        seen.append(chunk)
+    return b"".join(seen).decode(errors="replace")
+
+
 def on_pty(argv: list[str], env: dict[str, str], stdin: str = "") -> tuple[int, str, str]:
     """Run ``argv`` with stderr on a pseudo-terminal and stdout on a pipe; returns the exit
     code, stdout, and everything written to the terminal."""
     master, slave = os.openpty()
-    seen: list[bytes] = []
-
-    def drain() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: every holder of the terminal's other end closed it
-                return
-            if not chunk:
-                return
-            seen.append(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.append(read_to_end(master)), daemon=True)
     reader.start()
     try:
         process = subprocess.Popen(
@@ -60,7 +64,7 @@ def on_pty(argv: list[str], env: dict[str, str], stdin: str = "") -> tuple[int, 
     out, _ = process.communicate(stdin.encode(), timeout=120)
     reader.join(timeout=10)
     os.close(master)
-    return process.returncode, out.decode(), b"".join(seen).decode(errors="replace")
+    return process.returncode, out.decode(), "".join(seen)
 
 
 def cli(*argv: str) -> list[str]:
@@ -80,10 +84,10 @@ def test_a_terminal_gets_one_rewritten_line_cleared_at_the_end():
                 progress_text = line.text()
                 line._drawn_at = -1.0  # past the throttle: the next update draws
                 line.advance(3072)
-        written = os.read(master, 65536).decode()
     finally:
         os.close(slave)
-        os.close(master)
+    written = read_to_end(master)
+    os.close(master)
     assert progress_text.startswith("downloading: 1.0 KiB of 4.0 KiB (25%)")
     assert "downloading: 4.0 KiB of 4.0 KiB (100%)" in written
     assert "\n" not in written  # rewritten in place, never scrolled
@@ -99,10 +103,10 @@ def test_updates_are_throttled():
             with progress.Progress("counting", 100000, stream=stream) as line:
                 for _ in range(100000):
                     line.advance()
-        written = os.read(master, 1 << 20).decode()
     finally:
         os.close(slave)
-        os.close(master)
+    written = read_to_end(master)
+    os.close(master)
     assert written.count("counting") < 100  # not one draw per update
 
 
