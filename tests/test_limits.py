@@ -327,6 +327,9 @@ def test_a_pathological_policy_reaches_a_limit_and_asks_under_either_failure_pol
     policy = tmp_path / "pathological.rego"
     policy.write_text(CROSS_PRODUCT)
     payload = encode(bash("ls " + SECRET))
+    # The hook's own deadline at its most: on a busy machine compiling the pack can take most
+    # of the default 10 s, and the limit tested here is the evaluation's, not the process's.
+    env["HOOKGATE_DEADLINE"] = "25"
     result = run_eval(payload, env, "--policies", str(policy), *failure_args(closed))
     assert verdict(result) == "ask"
     reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
