@@ -1,5 +1,6 @@
-"""How the suite runs in parallel (``pytest -n auto``, pytest-xdist; opt-in, see
-docs/evidence/ci.md) without two tests sharing what one of them changes:
+"""How the suite runs in parallel (``-n auto`` in pyproject's ``addopts``: one worker per core;
+``-n 0`` runs it serially; docs/evidence/ci.md) without two tests sharing what one of them
+changes:
 
 - each test file is one unit of distribution (a group): its tests run in order on one worker,
   so module-scoped fixtures (a server, a managed namespace, a browser) start once, as in a
