@@ -491,9 +491,11 @@ def running_server(db_url: str, workdir: Path, report: Report) -> Iterator[tuple
     (agent, viewer). On exit it is stopped; a traceback in its log counts as an error."""
     env = {**os.environ, "HOOKGATE_HOME": str(workdir / "home"), "PYTHONUNBUFFERED": "1"}
     log_path = workdir / "server.log"
-    # Every client dry-runs with the one viewer token: the per-token cap must not turn the load
-    # into 429s (the cap itself is tested in tests/test_server_workers.py).
-    options = ["--log-level", "warning", "--dry-runs-per-token", str(max(report.clients, 2))]
+    # Every client dry-runs with the one viewer token: neither the per-token cap nor the bounded
+    # queue may turn the load into 429s (both are tested in tests/test_server_workers.py and
+    # tests/test_server_limits.py); every client may have one evaluation waiting.
+    room = str(max(report.clients, 2))
+    options = ["--log-level", "warning", "--dry-runs-per-token", room, "--worker-queue", room]
     try:
         with serving(db_url, *options, env=env, log=log_path) as server:
             roles = ("agent", "viewer")
