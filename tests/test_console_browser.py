@@ -124,11 +124,13 @@ def test_edit_check_test_impact_publish_diff_and_explore(server, browser, store)
 
 
 def _journey(server, browser, store) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    wait = WebDriverWait(browser, 60)
+    # htmx swaps and page loads can replace an element between finding and reading it: retry.
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
     _, tokens = store
 
     def text(selector: str) -> str:

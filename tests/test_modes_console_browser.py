@@ -59,13 +59,14 @@ def store(tmp_path_factory):
 
 
 def test_see_what_a_guard_in_audit_would_do_then_promote_it_to_warn_and_enforce(store):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     _, tokens = store
     with live_server(create_app(store[0])) as server, chromium("1400,1100") as browser:
         with screenshot_on_failure(browser, "modes-journey"):
-            wait = WebDriverWait(browser, 60)
+            wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
             def shows(selector: str, words: str):
                 return wait.until(

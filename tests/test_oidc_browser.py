@@ -23,13 +23,15 @@ def browser():
 
 
 def test_sign_in_with_the_provider_then_sign_out(tmp_path, browser):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     store = fresh_store("sqlite", tmp_path)
     seeded(store)
     app = create_app(store)
-    wait = WebDriverWait(browser, 60)
+    # htmx swaps and page loads can replace an element between finding and reading it: retry.
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
     with live_server(app) as address:
         public_url = address.replace("127.0.0.1", "localhost")
         with real_provider([public_url]) as provider:
