@@ -21,19 +21,6 @@ def layer(tmp_path, table: dict):
     return team
 
 
-def evaluate(server, command: str) -> dict:
-    payload = {
-        "session_id": "s",
-        "cwd": "/repo",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    }
-    body = json.dumps({"payload": payload}).encode()
-    answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})
-    return answer[2]["decision"]
-
-
 def test_relaxing_a_built_in_guard_is_weaker_and_promoting_it_is_an_ordinary_change(
     tmp_path, server
 ):
@@ -49,10 +36,10 @@ def test_relaxing_a_built_in_guard_is_weaker_and_promoting_it_is_an_ordinary_cha
         outputs[extra] = refused.stdout
     # The dry-run shows the statement itself, as it shows data.hookgate.disabled.
     assert "guards not enforced (data.hookgate.modes): destructive audit" in outputs["--dry-run"]
-    assert evaluate(server, RM)["outcome"] == "deny"
+    assert roundtrip.decision(server, RM)["outcome"] == "deny"
     published = hookgate(tmp_path, server, "publish", str(team), "-m", "watch rm", "--allow-weaker")
     assert published.returncode == 0, published.stdout + published.stderr
-    audited = evaluate(server, RM)
+    audited = roundtrip.decision(server, RM)
     assert audited["outcome"] == "allow" and audited["context"] == []
     assert audited["would"][0]["would"] == "deny" and audited["would"][0]["mode"] == "audit"
 
@@ -63,10 +50,10 @@ def test_relaxing_a_built_in_guard_is_weaker_and_promoting_it_is_an_ordinary_cha
         assert promoted.returncode == 0, promoted.stdout + promoted.stderr
         assert "weaker" not in promoted.stdout
         if mode == "warn":
-            warned = evaluate(server, RM)
+            warned = roundtrip.decision(server, RM)
             assert warned["outcome"] == "allow"
             assert warned["context"][0].startswith("hookgate would deny this call (warn mode")
-    assert evaluate(server, RM)["outcome"] == "deny"
+    assert roundtrip.decision(server, RM)["outcome"] == "deny"
     history = server.request("GET", "/v1/data/hookgate/revisions")[2]["revisions"]
     assert [r["message"] for r in history] == ["watch rm", "rm: warn", "rm: enforce"]
 
@@ -79,7 +66,7 @@ def test_a_teams_own_guard_is_relaxed_without_allow_weaker(tmp_path, server):
     )
     published = hookgate(tmp_path, server, "publish", str(team), "-m", "new guard, watched")
     assert published.returncode == 0, published.stdout + published.stderr
-    decision = evaluate(server, "curl x")
+    decision = roundtrip.decision(server, "curl x")
     assert decision["outcome"] == "allow" and decision["would"][0]["guard"] == "no_curl"
 
 

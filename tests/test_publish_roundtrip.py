@@ -148,6 +148,11 @@ def test_export_never_mixes_a_set_with_files_already_there(tmp_path, server):
 
 
 def evaluate(server, command: str) -> str:
+    return decision(server, command)["outcome"]
+
+
+def decision(server, command: str) -> dict:
+    """What the server's ``/v1/evaluate`` decides for a Claude Code Bash call of ``command``."""
     payload = {
         "session_id": "s",
         "cwd": "/repo",
@@ -157,7 +162,7 @@ def evaluate(server, command: str) -> str:
     }
     body = json.dumps({"payload": payload}).encode()
     answer = server.request("POST", "/v1/evaluate", body, {"Content-Type": "application/json"})
-    return answer[2]["decision"]["outcome"]
+    return answer[2]["decision"]
 
 
 def local_outcome(tmp_path, layer: Path, command: str) -> str:

@@ -74,6 +74,19 @@ def in_thread(results: dict, name: str, call) -> threading.Thread:
     return thread
 
 
+def agents_meanwhile(client, tokens: dict, threads: list[threading.Thread]) -> tuple:
+    """``/healthz`` and an agent's bundle poll asked while ``threads`` run (after they had
+    half a second to start), then the threads joined: ``(health, bundle, started, answered)``."""
+    time.sleep(0.5)
+    started = time.monotonic()
+    health = client.get("/healthz")
+    bundle = client.get("/v1/bundle", headers=auth(tokens["agent"]))
+    answered = time.monotonic()
+    for thread in threads:
+        thread.join(300)
+    return health, bundle, started, answered
+
+
 def test_an_edit_being_checked_holds_no_write_lock(store, tokens):
     pool = SlowChecks(seconds=4)
     editor = auth(tokens["editor"])
@@ -234,13 +247,7 @@ def test_three_checks_at_once_do_not_stall_healthz_or_a_bundle_poll(store, token
             )
             for i, h in enumerate(viewers)
         ]
-        time.sleep(0.5)
-        started = time.monotonic()
-        health = client.get("/healthz")
-        bundle = client.get("/v1/bundle", headers=auth(tokens["agent"]))
-        answered = time.monotonic()
-        for thread in checks:
-            thread.join(300)
+        health, bundle, started, answered = agents_meanwhile(client, tokens, checks)
     assert health.status_code == 200 and bundle.status_code == 200
     finished = [at for _, at in results.values()]
     assert answered - started < 5 and answered < max(finished)
@@ -272,13 +279,7 @@ def test_three_console_checks_of_a_huge_draft_leave_the_server_light_and_respons
             )
             for i, (h, t) in enumerate(sessions)
         ]
-        time.sleep(0.5)
-        started = time.monotonic()
-        health = client.get("/healthz")
-        bundle = client.get("/v1/bundle", headers=auth(tokens["agent"]))
-        answered = time.monotonic()
-        for thread in checks:
-            thread.join(300)
+        health, bundle, started, answered = agents_meanwhile(client, tokens, checks)
         grew = rss_mib() - before
     assert health.status_code == 200 and bundle.status_code == 200
     assert answered - started < 5 and answered < max(at for _, at in results.values())
