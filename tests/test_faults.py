@@ -439,7 +439,8 @@ class TcpRelay:
     connection and refuses new ones (the database host gone), ``restore()`` lets them through."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
+        # A host that is a directory is PostgreSQL's unix socket there (libpq's rule).
+        self.target = f"{host}/.s.PGSQL.{port}" if host.startswith("/") else (host, port)
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.up = True
@@ -456,12 +457,20 @@ class TcpRelay:
             if not self.up:
                 client.close()
                 continue
-            upstream = socket.create_connection(self.target, timeout=10)
-            upstream.settimeout(None)
+            upstream = self._connect()
             with self.lock:
                 self.open += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _connect(self) -> socket.socket:
+        if isinstance(self.target, str):
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(self.target)
+            return upstream
+        upstream = socket.create_connection(self.target, timeout=10)
+        upstream.settimeout(None)
+        return upstream
 
     @staticmethod
     def _pipe(source: socket.socket, sink: socket.socket) -> None:
@@ -521,8 +530,11 @@ def database_with_outage(param, tmp_path):
         if param is None:
             fresh_store(None, tmp_path)  # fails: under CI the PostgreSQL tests must run
         url = sa.engine.make_url(param)
-        relay = outage = TcpRelay(url.host or "127.0.0.1", url.port or 5432)
-        store = fresh_store(url.set(host="127.0.0.1", port=relay.port), tmp_path)
+        # psycopg takes ?host=/?port= over the URL's own: they would bypass the relay.
+        query = {k: v for k, v in url.query.items() if k not in ("host", "port")}
+        upstream_port = int(url.query.get("port") or url.port or 5432)
+        relay = outage = TcpRelay(url.query.get("host") or url.host or "127.0.0.1", upstream_port)
+        store = fresh_store(url.set(host="127.0.0.1", port=relay.port, query=query), tmp_path)
     try:
         yield store, outage
     finally:
