@@ -184,6 +184,16 @@ def _etag(page: str) -> str:
     return html.unescape(re.search(r'name="etag" value="([^"]*)"', page).group(1))
 
 
+def test_the_live_check_keeps_one_request_of_an_editor_in_flight(store, tokens):
+    # The server runs at most two checks per token at once (server limits): a fast typist's
+    # checks must wait for the one in flight, keeping only the newest, not pile up into "busy".
+    page = (
+        signed_in(store, tokens["editor"]).get("/console/edit?kind=policy&id=git_hooks.rego").text
+    )
+    checker = re.search(r'<textarea[^>]*hx-post="/console/check"[^>]*>', page).group(0)
+    assert 'hx-sync="this:queue last"' in checker
+
+
 def test_a_stale_publish_returns_to_the_editor_with_the_text_and_the_other_edit(store, tokens):
     alice, bob = signed_in(store, tokens["editor"]), signed_in(store, tokens["admin"])
     csrf_a, csrf_b = csrf_of(alice), csrf_of(bob)
