@@ -184,6 +184,25 @@ def test_requests_per_owner_and_waiting_requests_are_capped():
 store = store_fixture()
 
 
+def test_a_pool_serves_one_event_loop_after_another():
+    # Each TestClient (and each asyncio.run) has its own loop: a pool reused by the next one
+    # must not wait on primitives of the loop that is gone.
+    pool = WorkerPool(size=1, per_owner=1, max_queue=4)
+
+    async def contended():
+        async def one(owner):
+            async with pool.admitted(owner, wait=True):
+                return await pool.run(pid_and_sum, 1, 2)
+
+        return await asyncio.gather(*(one("same") for _ in range(3)))
+
+    try:
+        for _ in range(2):
+            assert [total for _, total in asyncio.run(contended())] == [3, 3, 3]
+    finally:
+        pool.close()
+
+
 def test_past_the_cap_a_dry_run_gets_429(store):
     tokens = seeded(store)
     with client_for(store, dry_runs_per_token=0) as client:

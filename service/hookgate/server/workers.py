@@ -119,7 +119,9 @@ class WorkerPool:
         self.max_queue = max_queue
         self._context = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
-        self._slots: asyncio.Semaphore | None = None  # created on the loop that first uses it
+        self._loop: asyncio.AbstractEventLoop | None = None  # the one _slots and _turns belong to
+        self._slots: asyncio.Semaphore | None = None
+        self._running = 0  # calls holding or waiting for a slot
         self._all: set[_Worker] = set()
         self._admitted = 0  # requests running or waiting
         self._owners: dict[object, int] = {}
@@ -140,14 +142,31 @@ class WorkerPool:
             async with self.admitted(owner):
                 return await self.run(func, *args, limits=limits, stream=stream)
         limits = limits or self.limits
-        if self._slots is None:
+        slots, _ = self._bound()
+        self._running += 1
+        try:
+            async with slots:
+                started = time.monotonic()
+                try:
+                    return await self._run(func, args, limits, stream)
+                finally:
+                    self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+        finally:
+            self._running -= 1
+
+    def _bound(self) -> tuple[asyncio.Semaphore, asyncio.Condition]:
+        """The pool's asyncio primitives, made on the running loop: a pool used again on another
+        loop (a second TestClient, a server restarted in one process) gets new ones, which is
+        only sound when nothing is waiting on the old ones."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            if self._running or self._admitted:
+                raise RuntimeError("this WorkerPool has calls in progress on another event loop")
+            self._loop = loop
             self._slots = asyncio.Semaphore(self.size)
-        async with self._slots:
-            started = time.monotonic()
-            try:
-                return await self._run(func, args, limits, stream)
-            finally:
-                self._seconds = 0.8 * self._seconds + 0.2 * (time.monotonic() - started)
+            self._turns = asyncio.Condition()
+        assert self._slots is not None and self._turns is not None
+        return self._slots, self._turns
 
     @contextlib.asynccontextmanager
     async def admitted(self, owner: object, *, wait: bool = False) -> AsyncIterator[None]:
@@ -170,21 +189,20 @@ class WorkerPool:
                 "are waiting (the queue limit); retry later"
             )
             raise Busy("queue", message, retry)
-        if self._turns is None:
-            self._turns = asyncio.Condition()
+        _, turns = self._bound()
         self._admitted += 1
         try:
-            async with self._turns:
-                await self._turns.wait_for(lambda: self._owners.get(owner, 0) < self.per_owner)
+            async with turns:
+                await turns.wait_for(lambda: self._owners.get(owner, 0) < self.per_owner)
                 self._owners[owner] = self._owners.get(owner, 0) + 1
             try:
                 yield
             finally:
-                async with self._turns:
+                async with turns:
                     self._owners[owner] -= 1
                     if not self._owners[owner]:
                         del self._owners[owner]
-                    self._turns.notify_all()
+                    turns.notify_all()
         finally:
             self._admitted -= 1
 
