@@ -249,6 +249,17 @@ def _access_log(caplog) -> str:
     return "\n".join(r.getMessage() for r in caplog.records if r.name == "uvicorn.access")
 
 
+def test_a_sign_in_callback_s_code_and_state_are_not_logged(store, caplog):
+    with (
+        client_for(store, access_log=True) as client,
+        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+    ):
+        client.get("/console/oidc/callback?code=SECRETCODE&State=S3&iss=https%3A%2F%2Fidp")
+    logged = _access_log(caplog)
+    assert "SECRETCODE" not in logged and "S3" not in logged
+    assert "/console/oidc/callback?code=***&State=***&iss=https%3A%2F%2Fidp" in logged
+
+
 def test_an_ordinary_query_is_logged_as_sent(store, tokens, caplog):
     with (
         client_for(store, access_log=True) as client,

@@ -3,7 +3,7 @@ the body, counts and logs each request before any route sees it (see ``Gate``)."
 
 import logging
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus
 
 import sqlalchemy.exc
 from fastapi import Response
@@ -20,6 +20,9 @@ from hookgate.server.store import TOKEN_PREFIX, Store
 AUTHENTICATED_PREFIXES = ("/v1/",)  # every route here needs a token
 # Query parameters that would carry a bearer token; any value holding a hookgate token counts.
 TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bearer", "auth"})
+# An OpenID provider's answer to the sign-in callback (RFC 6749 4.1.2, OIDC core 3.1.2.5):
+# single-use, but a log reader must not get the chance to race the browser for it.
+CALLBACK_LOG_KEYS = frozenset({"code", "state", "id_token", "session_state"})
 ACCESS_LOG = logging.getLogger("uvicorn.access")
 
 
@@ -139,12 +142,21 @@ class Gate:
         path = scope.get("root_path", "") + scope["path"]
         query = scope.get("query_string", b"").decode("latin-1")
         if query:
-            path += self.masker.mask("?" + query)
+            path += self.masker.mask("?" + _without_callback_values(query))
         client = scope.get("client")
         where = f"{client[0]}:{client[1]}" if client else "-"
         version = scope.get("http_version", "1.1")
         # uvicorn's logger and argument order, so its formatter (and colours) apply as before.
         ACCESS_LOG.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, version, status)
+
+
+def _without_callback_values(query: str) -> str:
+    """``query`` with the values of CALLBACK_LOG_KEYS replaced by ``***``."""
+    pairs = [p.partition("=") for p in query.split("&")]
+    return "&".join(
+        f"{k}{eq}{'***' if eq and unquote_plus(k).lower() in CALLBACK_LOG_KEYS else v}"
+        for k, eq, v in pairs
+    )
 
 
 def _header(scope: dict, name: bytes) -> str | None:
