@@ -72,6 +72,13 @@ def test_strings(expr, want):
         ('glob.match("*hub.com", null, "api.cdn.github.com")', True),
         ('glob.match("{cat,[fr]at}", [], "rat")', True),
         ('glob.match("[!a-c]at", [], "bat")', False),
+        # A "]" first in a class, after "!" too, is a member (OPA's gobwas/glob; rego-cpp and
+        # regorus answer the same): these raised "missing ]" from RE2.
+        ('glob.match("[!]x]", [], "a")', True),
+        ('glob.match("[!]x]", [], "]")', False),
+        ('glob.match("[]x]", [], "]")', True),
+        ('glob.match("a[!]]b", [], "a]b")', False),
+        ('glob.match("*[]]*", [], "x]y")', True),
         ('glob.quote_meta("*.github.com")', "\\*.github.com"),
         ('glob.match(glob.quote_meta("a[*]{b}?"), [], "a[*]{b}?")', True),
         ('regex.template_match("urn:foo:{.*}", "urn:foo:bar:baz", "{", "}")', True),

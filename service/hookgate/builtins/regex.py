@@ -201,7 +201,7 @@ class _Glob:
     def __init__(self, pattern: str, delims: str) -> None:
         translator = _GlobTranslator(pattern, delims)
         self.regex = _compile("(?s)" + translator.translate())
-        pieces = [None] if translator.opaque else translator.pieces
+        pieces = translator.pieces
         literal_only = len(pieces) <= 1 and None not in pieces
         self.exact = "".join(pieces) if literal_only else None  # type: ignore[arg-type]
         self.prefix = pieces[0] if pieces and pieces[0] is not None else ""
@@ -239,7 +239,6 @@ class _GlobTranslator:
         self.one = "[^" + "".join(_esc(d) for d in delims) + "]" if delims else "."
         # The pattern's top level as literal runs and None for anything else (_Glob).
         self.pieces: list[str | None] = []
-        self.opaque = False  # the regex reads the pattern otherwise than ``pieces`` say
 
     def translate(self, in_braces: bool = False) -> str:
         out = []
@@ -287,17 +286,14 @@ class _GlobTranslator:
 
     def char_class(self) -> str:
         p = self.p
-        end = p.find("]", self.i + 1)
+        negate = p.startswith("!", self.i)
+        first = self.i + negate
+        # A "]" first in the class (after "!") is a member, as in gobwas/glob and RE2.
+        end = p.find("]", first + 1)
         if end < 0:
             raise BuiltinError("glob.match: unclosed [ in pattern")
-        body = p[self.i : end]
+        body = p[first:end]
         self.i = end + 1
-        negate = body.startswith("!")
-        if negate:
-            body = body[1:]
-        if not body:  # "[^]": RE2 reads the "]" after it as a member, not as the class's end
-            self.pieces.append(None)
-            self.opaque = True
         parts = []
         for k, ch in enumerate(body):
             parts.append(ch if ch == "-" and 0 < k < len(body) - 1 else _esc(ch))
