@@ -93,6 +93,21 @@ def test_access_log_is_on_unless_turned_off(tmp_path, env, options):
     assert ('"GET /readyz HTTP/1.1" 200' in log) == (not options)
 
 
+def test_each_request_is_logged_once_with_its_secrets_masked(tmp_path, env):
+    # uvicorn logs a request itself, URL as sent, while its access logger has a handler.
+    server = Server(f"sqlite:///{tmp_path / 'server.db'}", env)
+    try:
+        httpx.get(f"{server.url}/v1/bundle?access_token=hg_NOT_A_REAL_ONE")
+        httpx.get(f"{server.url}/console/oidc/callback?code=SIGNINCODE&state=STATE1")
+        httpx.get(f"{server.url}/readyz?probe=1")
+    finally:
+        log = server.stop()
+    for secret in ("hg_NOT_A_REAL_ONE", "SIGNINCODE", "STATE1"):
+        assert secret not in log
+    assert log.count('"GET /readyz?probe=1 HTTP/1.1" 200') == 1
+    assert log.count('"GET /v1/bundle?access_token=*** HTTP/1.1" 400') == 1
+
+
 def test_token_create_uses_the_state_directory_by_default(tmp_path, env):
     made = hookgate("token", "create", "--role", "agent", env=env)
     assert made.returncode == 0, made.stderr

@@ -224,10 +224,10 @@ class _NoTokens:
 
 @pytest.fixture
 def caplog(caplog, monkeypatch):
-    # uvicorn's logging configuration (applied by any in-process server an earlier test ran)
-    # stops its access logger from propagating to the root logger, where caplog listens.
-    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "propagate", True)
-    monkeypatch.setattr(logging.getLogger("uvicorn.access"), "disabled", False)
+    # An in-process server an earlier test ran (serve's take_over_access_log) stops the access
+    # logger from propagating to the root logger, where caplog listens.
+    monkeypatch.setattr(logging.getLogger("hookgate.access"), "propagate", True)
+    monkeypatch.setattr(logging.getLogger("hookgate.access"), "disabled", False)
     return caplog
 
 
@@ -237,7 +237,7 @@ def test_tokens_in_query_strings_are_refused_and_never_logged(store, tokens, cap
     url = "/v1/bundle?" + query.format(t=token)
     with (
         client_for(store, access_log=True) as client,
-        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+        caplog.at_level(logging.INFO, logger="hookgate.access"),
     ):
         r = client.get(url, headers=auth(token))
     assert r.status_code == 400 and _fields(r)[0].startswith("query.")
@@ -246,13 +246,13 @@ def test_tokens_in_query_strings_are_refused_and_never_logged(store, tokens, cap
 
 
 def _access_log(caplog) -> str:
-    return "\n".join(r.getMessage() for r in caplog.records if r.name == "uvicorn.access")
+    return "\n".join(r.getMessage() for r in caplog.records if r.name == "hookgate.access")
 
 
 def test_a_sign_in_callback_s_code_and_state_are_not_logged(store, caplog):
     with (
         client_for(store, access_log=True) as client,
-        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+        caplog.at_level(logging.INFO, logger="hookgate.access"),
     ):
         client.get("/console/oidc/callback?code=SECRETCODE&State=S3&iss=https%3A%2F%2Fidp")
     logged = _access_log(caplog)
@@ -263,7 +263,7 @@ def test_a_sign_in_callback_s_code_and_state_are_not_logged(store, caplog):
 def test_an_ordinary_query_is_logged_as_sent(store, tokens, caplog):
     with (
         client_for(store, access_log=True) as client,
-        caplog.at_level(logging.INFO, logger="uvicorn.access"),
+        caplog.at_level(logging.INFO, logger="hookgate.access"),
     ):
         r = client.get("/v1/decisions?outcome=deny&limit=5", headers=auth(tokens["viewer"]))
     assert r.status_code == 200

@@ -173,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         create_app,
     )
     from hookgate.server.compilation import compile_set
+    from hookgate.server.gate import take_over_access_log
     from hookgate.server.oidc import OidcConfigError, Provider, load_settings
     from hookgate.server.sessions import console_sessions
     from hookgate.server.store import BaseNewer, default_db_url, unread_settings
@@ -257,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
     )
     # uvicorn has set up its access logger; the app writes the lines itself (with secrets in
     # URLs masked), so uvicorn's own, which prints the URL as sent, is turned off.
-    config.access_log = False
+    take_over_access_log()
     server = uvicorn.Server(config)
     # The socket itself, not its fd: uvicorn takes an fd for a Unix socket, and asyncio sets
     # TCP_NODELAY only on TCP sockets, so every answer would wait ~40 ms for a delayed ACK.

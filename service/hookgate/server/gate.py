@@ -23,7 +23,7 @@ TOKEN_QUERY_KEYS = frozenset({"access_token", "token", "api_key", "apikey", "bea
 # An OpenID provider's answer to the sign-in callback (RFC 6749 4.1.2, OIDC core 3.1.2.5):
 # single-use, but a log reader must not get the chance to race the browser for it.
 CALLBACK_LOG_KEYS = frozenset({"code", "state", "id_token", "session_state"})
-ACCESS_LOG = logging.getLogger("uvicorn.access")
+ACCESS_LOG = logging.getLogger("hookgate.access")
 
 
 class Gate:
@@ -148,6 +148,16 @@ class Gate:
         version = scope.get("http_version", "1.1")
         # uvicorn's logger and argument order, so its formatter (and colours) apply as before.
         ACCESS_LOG.info('%s - "%s %s HTTP/%s" %d', where, scope["method"], path, version, status)
+
+
+def take_over_access_log() -> None:
+    """Hand uvicorn's access handlers (its format and colours) to the app's access log and
+    leave uvicorn's own logger without any: uvicorn logs each request itself while that logger
+    has a handler, with the URL as sent (a token in a query string, a sign-in code)."""
+    uvicorn_log = logging.getLogger("uvicorn.access")
+    ACCESS_LOG.handlers, uvicorn_log.handlers = uvicorn_log.handlers, []
+    ACCESS_LOG.setLevel(uvicorn_log.level)
+    ACCESS_LOG.propagate = False
 
 
 def _without_callback_values(query: str) -> str:
