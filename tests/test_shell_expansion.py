@@ -548,6 +548,13 @@ def test_deleting_dot_files_by_pattern_is_deleting_git(project):
         "v='p q'; for x in $v; do printf '%s\\n' @@ $x; done",
         "for x in a b; do for y in 1 2; do printf '%s\\n' @@ $x$y; done; done",
         "for x in a b\ndo\n  printf '%s\\n' @@ \"$x\" done\ndone",
+        # the values are words, not a command: a quoted "$@" keeps each argument whole
+        "set -- 'a b' c; for x in \"$@\"; do printf '%s\\n' @@ \"$x\"; done",
+        "set -- 'a b' -f; for x; do printf '%s\\n' @@ \"$x\"; done",
+        "set -- 'a b' c; for x in $@; do printf '%s\\n' @@ \"$x\"; done",
+        'set -- \'a b\' c; for x in "$*" "${@:2}"; do printf \'%s\\n\' @@ "$x"; done',
+        "f() { for x in \"$@\"; do printf '%s\\n' @@ \"$x\"; done; }; f 'p q' -r",
+        "v='p q'; for x in \"$v\" r; do printf '%s\\n' @@ \"$x\"; done",
     ],
 )
 def test_a_loop_body_is_read_once_per_value_as_bash_runs_it(text):

@@ -317,7 +317,7 @@ class Run(FileEffects, ShellState, Nesting):
         is not found) is read here with ``name`` the first value, and once more for each other
         value (with the same spans: it is the same text), when the line shows every value;
         else ``name`` stays unknown."""
-        values = self.expand_words(words)
+        values = self.expand_words(words, command=False)
         if body is None or not 0 < len(values) <= MAX_LOOP_VALUES:
             return
         if any(v.kind is not None for v in values):
@@ -352,19 +352,19 @@ class Run(FileEffects, ShellState, Nesting):
             return cmd
         return self.run_command(words[k:], env, list(self.via), span)
 
-    def expand_words(self, words: list[Word]) -> list[Word]:
+    def expand_words(self, words: list[Word], command: bool = True) -> list[Word]:
         """What the shell makes of each word (``hookgate.shell.expansion``): brace expansion,
         variables and arrays set earlier in the line, parameter operators, command
         substitutions whose output is known (``$(echo -f)``, ``$(which git)``, the known-safe
         table), words joined by ``$IFS`` (``git${IFS}push``), split as bash splits them.
 
-        A command word is always split, even quoted (``"$(which git)" push``; at worst a command
-        is seen that the shell would not find). What the line does not show stays as written,
+        A command word (the first, with ``command``) is always split, even quoted (``"$(which
+        git)" push``; at worst a command is seen that the shell would not find). What the line does not show stays as written,
         with its kind. The new words have no span (nothing in the original text to edit).
         """
         out: list[Word] = []
         for k, word in enumerate(words):
-            if k == 0 and word.marks:
+            if k == 0 and command and word.marks:
                 word.marks = [(a, b, False) for a, b, _ in word.marks]
             made = self.expander.word(word)
             # bash matches file names in the words an unquoted expansion makes too
