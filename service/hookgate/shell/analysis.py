@@ -21,7 +21,15 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops, found_ops
+from hookgate.shell.files import (
+    FILE_COMMANDS,
+    FileEffects,
+    SessionFiles,
+    file_ops,
+    found_ops,
+    record_writes,
+    xargs_ops,
+)
 from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
@@ -185,6 +193,7 @@ class Run(FileEffects, ShellState, Nesting):
             writes = [self.host_path(p) for p in writes]
         cmd = Command("", [], {}, span, self.cwd, list(self.via))
         cmd.writes = writes
+        record_writes(cmd, (writes, []), None, redirected=True)  # emptied, or what (…) prints
         self.out.append(cmd)
         return cmd
 
@@ -503,6 +512,8 @@ class Run(FileEffects, ShellState, Nesting):
                 fed = self.xargs_fed(name, own_words, inner[1])
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
+                elif name == "xargs" and id(cmd) in self.runs:
+                    xargs_ops(self.runs[id(cmd)], cmd, self.piped_from)  # cat list | xargs rm
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
             elif inner[0] == "file":  # bash w.sh, source w.sh: a shell script, whatever its #!

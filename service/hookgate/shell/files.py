@@ -11,7 +11,7 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, TABLES, script_word
+from hookgate.shell.launchers import FILE_READERS, TABLES, script_word, xargs_replace
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -46,6 +46,7 @@ class FileEffects:
     budget: Budget
     output: Callable[[Command], str | None]
     piped_from: Command | None
+    runs: dict[int, Command]
 
     def written(self, path: str, cwd: str | None, run: bool = False) -> str | None:
         """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
@@ -140,7 +141,7 @@ class FileEffects:
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
-            record_writes(cmd, (cmd.writes, cmd.appends), output)
+            record_writes(cmd, (cmd.writes, cmd.appends), output, redirected=True)
             if output is not None:
                 self.wrote(cmd, output)
             elif unseen:  # curl … > w.sh: not what it held
@@ -150,15 +151,18 @@ class FileEffects:
             diff = cmd.stdin if producer is None else self.output(producer)
             for op, key, content in diff_ops(diff or "", cmd.cwd):
                 record(cmd, op, key, content)
-        into = input_files(cmd)
-        if into is not None:
+        wrapped = self.runs.get(id(cmd))  # sudo tee f: the command sudo runs writes f
+        for writer in (cmd,) if wrapped is None else (cmd, wrapped):
+            into = input_files(writer)
+            if into is None:
+                continue
             fed = cmd.stdin if producer is None else self.output(producer)
-            record_writes(cmd, into, fed)
+            record_writes(writer, into, fed)
             if fed is not None:
-                self.wrote(cmd, fed, into)
+                self.wrote(writer, fed, into)
             elif unseen:
                 for path in into[0] + into[1]:
-                    self.unknown(join_path(cmd.cwd, path))
+                    self.unknown(join_path(writer.cwd, path))
 
     def catted(self, cmd: Command) -> str | None:
         """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
@@ -216,6 +220,12 @@ class FileEffects:
         if into is None:
             return
         dest = join_path(self.cwd, into)
+        if cmd.name == "rsync" and _deletes_extraneous(argv) and not _remote(into):
+            # what the source lacks goes from the destination, at any depth
+            record(cmd, "delete", dest, tree=True, how="rsync --delete")
+        forced = cmd.name == "ln" and (
+            argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
+        )
         for src in ops:
             base = src.rstrip("/").rsplit("/", 1)[-1]
             if symlink:  # a link's target is relative to the link's directory
@@ -236,7 +246,7 @@ class FileEffects:
             if op == "move":
                 record(cmd, "delete", original)  # the source end: gone from where it was
             for name in names:
-                record(cmd, op, name, content, original)
+                record(cmd, op, name, content, original, how="ln -f" if forced else None)
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
@@ -290,24 +300,52 @@ def record(
     content: str | None = None,
     source: str | None = None,
     mode: str | None = None,
+    tree: bool = False,
+    how: str | None = None,
 ) -> None:
     """One write effect of ``cmd`` (effects/model.py's vocabulary, ``FILE_OPS``): ``op`` on
     ``key`` (a path relative to the payload's cwd, or absolute), with the ``content`` it leaves
     there when the line shows it, the ``source`` path it comes from (copy, move, link) and the
-    ``mode`` chmod gives. Seen again (a here-document read after the redirection), it is
-    updated, not repeated."""
+    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them. Seen again (a
+    here-document read after the redirection), it is updated, not repeated."""
     for f in cmd.files:
         if f["op"] == op and f["path"] == key:
             if content is not None:
                 f["content"] = content
             return
-    cmd.files.append({"op": op, "path": key, "from": source, "content": content, "mode": mode})
+    cmd.files.append(effect(op, key, content, source, mode, tree, how))
 
 
-def record_writes(cmd: Command, into: tuple[list[str], list[str]], content: str | None) -> None:
+def effect(
+    op: str,
+    key: str,
+    content: str | None = None,
+    source: str | None = None,
+    mode: str | None = None,
+    tree: bool = False,
+    how: str | None = None,
+) -> dict[str, Any]:
+    """A write effect's record. Two keys only where they say something (docs/reference/
+    effects.md): ``tree`` (true) when the op reaches everything under the path, not only what
+    a command without its recursive option would (``rm -r``, ``chmod -R``, a tree deleter, the
+    destination of ``rsync --delete``, the inputs of ``tar --remove-files``); ``how``, the
+    words that say how the line does it, where its command's name alone does not (``rm -rf``,
+    ``>``, ``find -delete``, ``rsync --delete``, ``ln -f``)."""
+    f: dict[str, Any] = {"op": op, "path": key, "from": source, "content": content, "mode": mode}
+    if tree:
+        f["tree"] = True
+    if how is not None:
+        f["how"] = how
+    return f
+
+
+def record_writes(
+    cmd: Command, into: tuple[list[str], list[str]], content: str | None, redirected: bool = False
+) -> None:
     for op, paths in (("write", into[0]), ("append", into[1])):
+        how = (">" if op == "write" else ">>") if redirected else None
         for path in paths:
-            record(cmd, op, join_path(cmd.cwd, path), content)
+            record(cmd, op, join_path(cmd.cwd, path), content, how=how)
 
 
 def file_ops(cmd: Command) -> None:
@@ -315,8 +353,8 @@ def file_ops(cmd: Command) -> None:
     and of ``find -delete``."""
     if cmd.name == "find":
         return find_ops(cmd)
-    for op, key, content, mode in operand_ops(cmd.name, [w.text for w in cmd.words], cmd.cwd):
-        record(cmd, op, key, content, mode=mode)
+    for f in operand_records(cmd.name, [w.text for w in cmd.words], cmd.cwd):
+        record(cmd, f["op"], f["path"], f["content"], mode=f["mode"], **_extra(f))
 
 
 def operand_ops(
@@ -420,6 +458,8 @@ FILE_COMMANDS = {
     **dict.fromkeys(("mkdir", "mkfifo"), "create"),
     "mknod": "node",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
+    **dict.fromkeys(TABLES["tree-deleters"], "delete"),
+    **dict.fromkeys(("tar", "gtar", "bsdtar"), "archive"),
 }
 
 
@@ -461,7 +501,7 @@ def find_ops(cmd: Command) -> None:
     argv = [w.text for w in cmd.words]
     if any(a == "-delete" and argv[k - 1] not in _FIND_VALUES for k, a in enumerate(argv)):
         for root in find_roots(argv):
-            record(cmd, "delete", found_key(cmd.cwd, root))
+            record(cmd, "delete", found_key(cmd.cwd, root), how="find -delete")
 
 
 def found_ops(ran: Command, finder: Command) -> None:
@@ -478,7 +518,7 @@ def found_ops(ran: Command, finder: Command) -> None:
         for key in keys if here in (f["path"], f["from"]) else [None]:
             path = key if key is not None and f["path"] == here else f["path"]
             source = key if key is not None and f["from"] == here else f["from"]
-            record(ran, f["op"], path, f["content"], source, f["mode"])
+            record(ran, f["op"], path, f["content"], source, f["mode"], **_extra(f))
 
 
 def applies_patch(cmd: Command) -> bool:
@@ -706,3 +746,116 @@ def _read_written(path: str) -> str:
     if found is None:
         raise LimitError("session-file", f"{path}, a file this session wrote, no longer exists")
     return found[0].decode("utf-8", errors="replace")
+
+
+# ---- what a delete reaches, and how the line says it (destructive reads these: issue 32) ----
+
+
+def operand_records(name: str, argv: list[str], cwd: str | None) -> list[dict[str, Any]]:
+    """``operand_ops``'s effects as records, with ``tree`` and ``how`` (``effect``): ``rm -r``
+    and the tree deleters delete whole trees, ``chmod -R``/``chown -R``/``chgrp -R`` set modes
+    on them; ``tar --remove-files`` deletes what it archived."""
+    if FILE_COMMANDS[name] == "archive":
+        return [
+            effect("delete", join_path(cwd, p), tree=True, how="tar --remove-files")
+            for p in tar_removed(argv)
+        ]
+    tree, how = _reach(name, argv)
+    return [
+        effect(op, key, content, None, mode, tree and op in ("delete", "mode"), how)
+        for op, key, content, mode in operand_ops(name, argv, cwd)
+    ]
+
+
+def _reach(name: str, argv: list[str]) -> tuple[bool, str | None]:
+    """Whether ``argv`` reaches the trees it names, and the words that say how."""
+    recursive = any(argv_has_option(argv, f) for f in ("-r", "-R", "--recursive"))
+    if name == "rm":
+        forced = argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
+        return recursive, "rm -rf" if recursive and forced else "rm -r" if recursive else "rm"
+    if name in ("chmod", "chown", "chgrp") and recursive:
+        return True, f"{name} -R"
+    return name in TABLES["tree-deleters"], None
+
+
+def _extra(f: dict[str, Any]) -> dict[str, Any]:
+    return {"tree": f.get("tree", False), "how": f.get("how")}
+
+
+def _deletes_extraneous(argv: list[str]) -> bool:
+    """rsync --delete and its timings (--del, --delete-after, --delete-excluded, …)."""
+    return any(a == "--del" or a.startswith("--delete") for a in argv[1:])
+
+
+def _remote(path: str) -> bool:
+    """host:path, user@host:path, rsync://host/path (a / before the colon: a local path)."""
+    head, colon, _ = path.partition(":")
+    return bool(colon) and "/" not in head
+
+
+# tar's options that take the next word as their value (not a file it archives).
+_TAR_VALUES = frozenset(
+    (
+        "-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-g",
+        "--listed-incremental", "-N", "--newer", "--exclude", "-b", "-H", "--format", "-I",
+        "--use-compress-program", "--transform", "--xform", "-V", "--label", "--owner", "--group",
+        "--mode", "--mtime", "-K", "--starting-file",
+    )
+)  # fmt: skip
+
+
+def tar_removed(argv: list[str]) -> list[str]:
+    """What ``tar --remove-files`` (any unambiguous prefix, ``--rem``) deletes after archiving
+    it: its operands that are no option's value nor the archive (``-f F``, a bundle ending in
+    ``f``, the old style ``tar cf F``), each under the directory the last ``-C`` before it
+    names."""
+    if not any(a.startswith("--rem") for a in argv[1:]):
+        return []
+    old_style = len(argv) > 1 and argv[1].isalpha()
+    out: list[str] = []
+    directory = None
+    k = 1
+    while k < len(argv):
+        a = argv[k]
+        if k == 1 and old_style:
+            k += 2 if "f" in a else 1  # tar cf x.tar dir: its f takes the next word
+            continue
+        if a in ("-C", "--directory") and k + 1 < len(argv):
+            directory, k = argv[k + 1], k + 2
+            continue
+        if a in _TAR_VALUES or (
+            a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and a.endswith("f")
+        ):
+            k += 2
+            continue
+        if not a.startswith("-"):
+            out.append(join_path(directory, a) if directory and a[:1] not in ("/", "~", "$") else a)
+        k += 1
+    return out
+
+
+# What xargs hands a command when the line does not show it: paths the line cannot know.
+FROM_XARGS = "$(xargs)"
+
+
+def xargs_ops(ran: Command, xargs: Command, producer: Command | None) -> None:
+    """The effects of a command that changes files by its operands (``FILE_COMMANDS``) run by
+    ``xargs`` on input the line does not show: each path it reads is what ``find``/``fd``
+    piped into it finds (``ROOT/{}``), else ``FROM_XARGS`` (``cat list | xargs rm -rf``, ``xargs
+    rm -rf < list``), in place of the replace string (``-I{}``) or after its arguments."""
+    if ran.name not in FILE_COMMANDS or ran.name == "find":
+        return
+    argv = [w.text for w in ran.words]
+    if producer is not None and producer.name in TABLES["path-execs"]:
+        paths = [join_path(root, FOUND) for root in find_roots([w.text for w in producer.words])]
+    else:
+        paths = [FROM_XARGS]
+    replace = xargs_replace(xargs.words)
+    if replace is not None:
+        runs = [[a.replace(replace, p) for a in argv] for p in paths]
+    else:
+        runs = [argv + [p] for p in paths]
+    for run in runs:
+        for f in operand_records(ran.name, run, ran.cwd):
+            if f["path"] == FROM_XARGS or f["path"].endswith(FOUND) or replace is not None:
+                record(ran, f["op"], f["path"], f["content"], mode=f["mode"], **_extra(f))
