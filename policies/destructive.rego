@@ -237,7 +237,7 @@ shown(p) := sprintf("what find finds under %s", [found_root(p)]) if {
 
 finder(f) := "find -delete" if {
 	f.how == "find -delete"
-} else := sprintf("find -exec %s", [doer(f)])
+} else := sprintf("%s (run on what find finds)", [doer(f)])
 
 # Deleting a repository's .git throws away every commit not pushed, the stashes and the reflog
 # (agents do it to "start over" with git init). Inside the project, so the rules above allow it.

@@ -665,7 +665,9 @@ def _cmd_line(body: str, via: list[str], out: list[dict], depth: int, state: _St
             flags = ["-r"] if any(a.lower() == "/s" for a in args) else []
             flags += ["-f"] if any(a.lower() == "/q" for a in args) else []
             argv = [role, *flags, *(_posix_path(a) for a in args if not a.startswith("/"))]
-        out.append(_command(argv[0], argv, {}, None, via, [], [], state))
+        cmd = _command(argv[0], argv, {}, None, via, [], [], state)
+        _record(cmd, None)  # rd /s /q DIR: a delete of the tree, for every file guard
+        out.append(cmd)
 
 
 def _looks_like_path(arg: str) -> bool:
