@@ -21,15 +21,7 @@ from hookgate.shell.expansion import (
     Value,
     known_substitution,
 )
-from hookgate.shell.files import (
-    FILE_COMMANDS,
-    FileEffects,
-    SessionFiles,
-    file_ops,
-    found_ops,
-    record_writes,
-    xargs_ops,
-)
+from hookgate.shell.files import FILE_COMMANDS, FileEffects, SessionFiles, file_ops, found_ops
 from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
@@ -192,8 +184,7 @@ class Run(FileEffects, ShellState, Nesting):
         if self.links or self.mounts is not None:
             writes = [self.host_path(p) for p in writes]
         cmd = Command("", [], {}, span, self.cwd, list(self.via))
-        cmd.writes = writes
-        record_writes(cmd, (writes, []), None, redirected=True)  # emptied, or what (…) prints
+        self.truncated(cmd, writes)
         self.out.append(cmd)
         return cmd
 
@@ -509,11 +500,9 @@ class Run(FileEffects, ShellState, Nesting):
                         )
                         found_ops(ran, cmd)  # find -exec rm {} +: {} is what it finds
                         self.runs[id(cmd)] = self.runs.get(id(ran), ran)
-                fed = self.xargs_fed(name, own_words, inner[1])
+                fed = self.xargs_fed(cmd, own_words, inner[1])
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
-                elif name == "xargs" and id(cmd) in self.runs:
-                    xargs_ops(self.runs[id(cmd)], cmd, self.piped_from)  # cat list | xargs rm
             elif inner[0] == "printed":
                 self.nested_printed(inner[1], cmd, name)
             elif inner[0] == "file":  # bash w.sh, source w.sh: a shell script, whatever its #!
@@ -690,12 +679,12 @@ class Run(FileEffects, ShellState, Nesting):
                 text = command_output(c, stdin, self.budget.expand)
         return text
 
-    def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
+    def xargs_fed(self, cmd: Command, own: list[Word], command: list[Word]) -> str | None:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
         the pipeline prints (or a file the line wrote, ``-a f``): in place of the replace string
         (``echo 'git push -f' | xargs -I{} sh -c '{}'``), else as more arguments (``echo -f |
-        xargs git push``)."""
-        if name != "xargs" or not command:
+        xargs git push``); None otherwise (``xargs_unseen``: cat list | xargs rm)."""
+        if cmd.name != "xargs" or not command:
             return None
         arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
         if arg_file is not None:  # its input is that file (written by the line, if known)
@@ -708,7 +697,7 @@ class Run(FileEffects, ShellState, Nesting):
         else:
             line = self.stdin_next
         if not line:
-            return None
+            return self.xargs_unseen(cmd)
         argv = [w.text for w in own]
         replace = xargs_replace(own)
         delimiter = xargs_value(argv, ("-d", "--delimiter"))

@@ -13,6 +13,14 @@ import stat
 from hookgate.lang.errors import LimitError
 from hookgate.shell.launchers import FILE_READERS, TABLES, script_word, xargs_replace
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
+from hookgate.shell.reach import (
+    FROM_XARGS,
+    deletes_extraneous,
+    effect,
+    reach,
+    remote,
+    tar_removed,
+)
 from hookgate.shell.words import (
     Command,
     Word,
@@ -220,7 +228,7 @@ class FileEffects:
         if into is None:
             return
         dest = join_path(self.cwd, into)
-        if cmd.name == "rsync" and _deletes_extraneous(argv) and not _remote(into):
+        if cmd.name == "rsync" and deletes_extraneous(argv) and not remote(into):
             # what the source lacks goes from the destination, at any depth
             record(cmd, "delete", dest, tree=True, how="rsync --delete")
         forced = cmd.name == "ln" and (
@@ -254,6 +262,18 @@ class FileEffects:
                     self.budget.changed.discard(name)
                 elif memory is not None:  # cp unknown w.sh: no longer what was written
                     self.unknown(name)
+
+    def truncated(self, cmd: Command, writes: list[str]) -> None:
+        """A command of redirections alone (``> f``, ``(…) > f``): each file emptied, then
+        given what the group prints, which the line does not show."""
+        cmd.writes = writes
+        record_writes(cmd, (writes, []), None, redirected=True)
+
+    def xargs_unseen(self, xargs: Command) -> None:
+        """What ``xargs`` runs on input the line does not show (``xargs_ops``)."""
+        ran = self.runs.get(id(xargs))
+        if ran is not None:
+            xargs_ops(ran, xargs, self.piped_from)
 
     def host_word(self, w: Word) -> Word:
         """``w`` as the host path it names (through a mount or a link), else ``w``."""
@@ -314,29 +334,6 @@ def record(
                 f["content"] = content
             return
     cmd.files.append(effect(op, key, content, source, mode, tree, how))
-
-
-def effect(
-    op: str,
-    key: str,
-    content: str | None = None,
-    source: str | None = None,
-    mode: str | None = None,
-    tree: bool = False,
-    how: str | None = None,
-) -> dict[str, Any]:
-    """A write effect's record. Two keys only where they say something (docs/reference/
-    effects.md): ``tree`` (true) when the op reaches everything under the path, not only what
-    a command without its recursive option would (``rm -r``, ``chmod -R``, a tree deleter, the
-    destination of ``rsync --delete``, the inputs of ``tar --remove-files``); ``how``, the
-    words that say how the line does it, where its command's name alone does not (``rm -rf``,
-    ``>``, ``find -delete``, ``rsync --delete``, ``ln -f``)."""
-    f: dict[str, Any] = {"op": op, "path": key, "from": source, "content": content, "mode": mode}
-    if tree:
-        f["tree"] = True
-    if how is not None:
-        f["how"] = how
-    return f
 
 
 def record_writes(
@@ -760,82 +757,15 @@ def operand_records(name: str, argv: list[str], cwd: str | None) -> list[dict[st
             effect("delete", join_path(cwd, p), tree=True, how="tar --remove-files")
             for p in tar_removed(argv)
         ]
-    tree, how = _reach(name, argv)
+    tree, how = reach(name, argv)
     return [
         effect(op, key, content, None, mode, tree and op in ("delete", "mode"), how)
         for op, key, content, mode in operand_ops(name, argv, cwd)
     ]
 
 
-def _reach(name: str, argv: list[str]) -> tuple[bool, str | None]:
-    """Whether ``argv`` reaches the trees it names, and the words that say how."""
-    recursive = any(argv_has_option(argv, f) for f in ("-r", "-R", "--recursive"))
-    if name == "rm":
-        forced = argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
-        return recursive, "rm -rf" if recursive and forced else "rm -r" if recursive else "rm"
-    if name in ("chmod", "chown", "chgrp") and recursive:
-        return True, f"{name} -R"
-    return name in TABLES["tree-deleters"], None
-
-
 def _extra(f: dict[str, Any]) -> dict[str, Any]:
     return {"tree": f.get("tree", False), "how": f.get("how")}
-
-
-def _deletes_extraneous(argv: list[str]) -> bool:
-    """rsync --delete and its timings (--del, --delete-after, --delete-excluded, …)."""
-    return any(a == "--del" or a.startswith("--delete") for a in argv[1:])
-
-
-def _remote(path: str) -> bool:
-    """host:path, user@host:path, rsync://host/path (a / before the colon: a local path)."""
-    head, colon, _ = path.partition(":")
-    return bool(colon) and "/" not in head
-
-
-# tar's options that take the next word as their value (not a file it archives).
-_TAR_VALUES = frozenset(
-    (
-        "-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-g",
-        "--listed-incremental", "-N", "--newer", "--exclude", "-b", "-H", "--format", "-I",
-        "--use-compress-program", "--transform", "--xform", "-V", "--label", "--owner", "--group",
-        "--mode", "--mtime", "-K", "--starting-file",
-    )
-)  # fmt: skip
-
-
-def tar_removed(argv: list[str]) -> list[str]:
-    """What ``tar --remove-files`` (any unambiguous prefix, ``--rem``) deletes after archiving
-    it: its operands that are no option's value nor the archive (``-f F``, a bundle ending in
-    ``f``, the old style ``tar cf F``), each under the directory the last ``-C`` before it
-    names."""
-    if not any(a.startswith("--rem") for a in argv[1:]):
-        return []
-    old_style = len(argv) > 1 and argv[1].isalpha()
-    out: list[str] = []
-    directory = None
-    k = 1
-    while k < len(argv):
-        a = argv[k]
-        if k == 1 and old_style:
-            k += 2 if "f" in a else 1  # tar cf x.tar dir: its f takes the next word
-            continue
-        if a in ("-C", "--directory") and k + 1 < len(argv):
-            directory, k = argv[k + 1], k + 2
-            continue
-        if a in _TAR_VALUES or (
-            a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and a.endswith("f")
-        ):
-            k += 2
-            continue
-        if not a.startswith("-"):
-            out.append(join_path(directory, a) if directory and a[:1] not in ("/", "~", "$") else a)
-        k += 1
-    return out
-
-
-# What xargs hands a command when the line does not show it: paths the line cannot know.
-FROM_XARGS = "$(xargs)"
 
 
 def xargs_ops(ran: Command, xargs: Command, producer: Command | None) -> None:
