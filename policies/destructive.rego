@@ -22,6 +22,9 @@ ask contains r if {
 # below reads these, not commands; paths are resolved after the line's cd ("~" left as written).
 effects := data.hookgate.lib.file_effects
 
+# The deletes among them, found once for the rules on deletes below.
+deletes := [f | some f in effects; f.op == "delete"]
+
 # The project directory relative paths were resolved against.
 project := data.hookgate.lib.cwd
 
@@ -46,8 +49,10 @@ temp_dirs contains d if some d in cfg.temp_dirs
 
 temp_dirs contains d if {
 	not tmpdir_reassigned
-	some d in {"$TMPDIR", "${TMPDIR}"}
+	some d in tmpdir_spellings
 }
+
+tmpdir_spellings := {"$TMPDIR", "${TMPDIR}"}
 
 # A path (already resolved) that a recursive delete may touch: never the project itself or a
 # parent of it; strictly inside the project (unless the "project" is the home or a top-level
@@ -70,8 +75,16 @@ within_allowed(path, proj) if {
 }
 
 within_allowed(path, _) if {
-	some d in temp_dirs
+	some d in cfg.temp_dirs
 	startswith(path, concat("", [d, "/"]))
+}
+
+# (the line's commands are read only for a path that starts with a variable)
+within_allowed(path, _) if {
+	startswith(path, "$")
+	some d in tmpdir_spellings
+	startswith(path, concat("", [d, "/"]))
+	not tmpdir_reassigned
 }
 
 within_allowed(path, proj) if {
@@ -171,8 +184,7 @@ advice := "Delete only what you created inside the project (for example rm -rf .
 # tar --remove-files' inputs, shutil.rmtree): judged by where it is. -f or not: an agent's
 # shell has no terminal, so rm -r deletes without asking either way.
 violations contains {"reason": tree_reason(f, path), "pattern": tree_pattern(f)} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	f.tree
 	not found(f.path)
 	f.path != "$(xargs)"
@@ -206,8 +218,7 @@ computed(p) := trim_suffix(trim_prefix(p, "$("), ")") if startswith(p, "$(")
 # xargs feeding a delete paths the line does not show (cat list | xargs rm -rf, xargs rm -rf <
 # list: shell/files.py's $(xargs)): judged as an unknown $VAR is.
 violations contains {"reason": msg, "pattern": tree_pattern(f)} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	f.tree
 	f.path == "$(xargs)"
 	msg := sprintf("%s through xargs deletes whatever paths it reads, which hookgate cannot see. %s", [doer(f), advice])
@@ -217,8 +228,7 @@ violations contains {"reason": msg, "pattern": tree_pattern(f)} if {
 found(p) if endswith(p, "{}")
 
 violations contains {"reason": msg, "pattern": "find-delete"} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	found(f.path)
 	unsafe_target(f.path)
 	root := found_root(f.path)
@@ -242,8 +252,7 @@ finder(f) := "find -delete" if {
 # Deleting a repository's .git throws away every commit not pushed, the stashes and the reflog
 # (agents do it to "start over" with git init). Inside the project, so the rules above allow it.
 violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	contains(f.path, ".git") # cheap test first: this looks at every delete
 	git_dir(f)
 	not unsafe_target(f.path)
@@ -263,8 +272,7 @@ history_advice := "commits not pushed, stashes and the reflog. Leave .git alone;
 # ~/.bashrc): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a path the
 # line does not show (rm "$OUT", everyday work) only whole trees are judged.
 violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	not f.tree
 	doer(f) in {"rm", "unlink"}
 	not found(f.path)
@@ -295,8 +303,7 @@ under_home(path) if startswith(path, concat("", [home, "/"]))
 # A file tool's delete (Cursor's Delete, a patch's Delete File, an MCP delete_file) and the source
 # end of its move: the tool deletes what it names, judged by where it is, as rm -rf is.
 violations contains {"reason": msg, "pattern": "delete-path"} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	from_tool(f)
 	path := unsafe_target(f.path)
 	msg := sprintf("%s would delete %s (%s). %s", [f.by, path, place(path, project), advice])
@@ -316,8 +323,7 @@ from_tool(f) if f in data.hookgate.lib.tool_file_effects
 # The project itself, or a directory that holds it, moved away (mv proj /tmp/x, Move-Item): its
 # files go with it. (git rm and git mv refuse to lose uncommitted work.)
 violations contains {"reason": msg, "pattern": "delete-project"} if {
-	some f in effects
-	f.op == "delete"
+	some f in deletes
 	f.by == "mv"
 	is_string(project)
 	covers_project(f.path, project)
