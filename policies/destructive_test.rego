@@ -498,6 +498,7 @@ test_the_write_model_reaches_destructive if {
 		"find ~ -name '*.bak' | xargs rm -f",
 		"python3 -c \"import shutil; shutil.rmtree('.git')\"",
 		"rmrf /srv/data",
+		"tar --remove-files -cf /tmp/a.tar -T paths.txt",
 	] {
 		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
 	}

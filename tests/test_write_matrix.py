@@ -357,6 +357,9 @@ TREES = [
     ),  # fmt: skip
     ("tar cf /tmp/h.tar --remove-files ~", [("delete", "~", True, "tar --remove-files")]),
     ("tar czf a.tgz logs", []),
+    ("tar cf /tmp/x.tar --remove-files dir", [("delete", "dir", True, "tar --remove-files")]),
+    ("tar -cvzf a.tgz --remove-files src", [("delete", "src", True, "tar --remove-files")]),
+    ("tar --remove-files -cf a.tar -T list", [("delete", "$(< list)", True, "tar --remove-files")]),
     ("cat list | xargs rm -rf", [("delete", "$(xargs)", True, "rm -rf")]),
     ("xargs -a list rm", [("delete", "$(xargs)", None, "rm")]),
     ("find /srv -name '*.log' | xargs rm -f", [("delete", "/srv/{}", None, "rm")]),

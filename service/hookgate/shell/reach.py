@@ -74,7 +74,7 @@ def tar_removed(argv: list[str]) -> list[str]:
     """What ``tar --remove-files`` (any unambiguous prefix, ``--rem``) deletes after archiving
     it: its operands that are no option's value nor the archive (``-f F``, a bundle ending in
     ``f``, the old style ``tar cf F``), each under the directory the last ``-C`` before it
-    names."""
+    names; ``$(< LIST)`` for the paths ``-T LIST`` names."""
     if not any(a.startswith("--rem") for a in argv[1:]):
         return []
     old_style = len(argv) > 1 and argv[1].isalpha()
@@ -89,6 +89,10 @@ def tar_removed(argv: list[str]) -> list[str]:
         if a in ("-C", "--directory") and k + 1 < len(argv):
             directory, k = argv[k + 1], k + 2
             continue
+        listed = argv[k + 1] if a in ("-T", "--files-from") and k + 1 < len(argv) else None
+        if listed is not None or a.startswith("--files-from="):
+            # the paths a list names, which the line does not show: a path no guard can place
+            out.append(f"$(< {listed or a.partition('=')[2]})")
         if a in _TAR_VALUES or (
             a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and a.endswith("f")
         ):
