@@ -1,6 +1,6 @@
 # METADATA
 # title: destructive
-# description: Deny commands that destroy data outside the project or discard uncommitted work.
+# description: Deny what destroys data outside the project (every channel, read from the write model) or discards uncommitted work.
 package hookgate.destructive
 
 import rego.v1
@@ -17,18 +17,22 @@ ask contains r if {
 	some r in violations
 }
 
-remote(c) if "ssh" in c.via
+# What the call does to files: the write model (lib_effects.rego), whatever the channel (a shell
+# line, PowerShell, a file tool, a patch, an MCP tool, interpreter code). Every rule on files
+# below reads these, not commands; paths are resolved after the line's cd ("~" left as written).
+effects := data.hookgate.lib.file_effects
 
-# The project directory a command's relative paths are judged against (unknown over ssh).
-project(c) := data.hookgate.lib.cwd if not remote(c)
+# The deletes among them, found once for the rules on deletes below.
+deletes := [f | some f in effects; f.op == "delete"]
 
-project(c) := null if remote(c)
+# The project directory relative paths were resolved against.
+project := data.hookgate.lib.cwd
 
-# The directory a command runs in: the payload's cwd with the line's cd/env -C applied.
-base(c) := shell.resolve(project(c), expand_home(c, c.cwd)) if is_string(c.cwd)
-
-base(c) := project(c) if not is_string(c.cwd)
-
+# $TMPDIR is a temp directory unless the line points it elsewhere. The expansion model puts a
+# value the line gives it into the paths (TMPDIR=/etc; rm -rf $TMPDIR/x deletes /etc/x), but not
+# into a child's environment (TMPDIR=/ bash -c 'rm -rf $TMPDIR/x'): a $TMPDIR left in a path of
+# such a line is not trusted. (What a variable means, not a file effect: the one rule here that
+# reads the line's commands.)
 tmpdir_reassigned if {
 	some c in data.hookgate.lib.commands
 	"TMPDIR" in object.keys(c.env)
@@ -45,8 +49,10 @@ temp_dirs contains d if some d in cfg.temp_dirs
 
 temp_dirs contains d if {
 	not tmpdir_reassigned
-	some d in {"$TMPDIR", "${TMPDIR}"}
+	some d in tmpdir_spellings
 }
+
+tmpdir_spellings := {"$TMPDIR", "${TMPDIR}"}
 
 # A path (already resolved) that a recursive delete may touch: never the project itself or a
 # parent of it; strictly inside the project (unless the "project" is the home or a top-level
@@ -69,8 +75,16 @@ within_allowed(path, proj) if {
 }
 
 within_allowed(path, _) if {
-	some d in temp_dirs
+	some d in cfg.temp_dirs
 	startswith(path, concat("", [d, "/"]))
+}
+
+# (the line's commands are read only for a path that starts with a variable)
+within_allowed(path, _) if {
+	startswith(path, "$")
+	some d in tmpdir_spellings
+	startswith(path, concat("", [d, "/"]))
+	not tmpdir_reassigned
 }
 
 within_allowed(path, proj) if {
@@ -79,7 +93,7 @@ within_allowed(path, proj) if {
 }
 
 # A working directory too broad to count as a project: /, a top-level directory, the home.
-# (String functions rather than regexes throughout: this runs for every rm -rf.)
+# (String functions rather than regexes throughout: this runs for every delete.)
 broad(proj) if {
 	startswith(proj, "/")
 	count(split(trim_suffix(proj, "/"), "/")) <= 2
@@ -118,22 +132,14 @@ home := concat("/", ["", parts[1], parts[2]]) if {
 
 home := "/root" if cwd_parts[1] == "root"
 
-cwd_parts := split(data.hookgate.lib.cwd, "/") if startswith(data.hookgate.lib.cwd, "/")
+cwd_parts := split(project, "/") if startswith(project, "/")
 
-# ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown
-# (an unknown home is never a safe place to delete from) or the command runs over ssh.
-expand_home(c, path) := concat("", [home, substring(path, count(prefix), -1)]) if {
+# ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown (an
+# unknown home is never a safe place to delete from).
+expand_home(path) := concat("", [home, substring(path, count(prefix), -1)]) if {
 	some prefix in ["~", "$HOME", "${HOME}"]
 	begins_with_dir(path, prefix)
 	is_string(home)
-	not remote(c)
-} else := path
-
-# $PWD/x and ${PWD}/x under the directory the command runs in.
-expand_pwd(c, path) := concat("", [base(c), substring(path, count(prefix), -1)]) if {
-	some prefix in ["$PWD", "${PWD}"]
-	begins_with_dir(path, prefix)
-	is_string(base(c))
 } else := path
 
 # path is dir itself or below it.
@@ -141,17 +147,18 @@ begins_with_dir(path, dir) if path == dir
 
 begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
-unsafe_target(c, target) := paths[0] if {
+# The first place an effect's path may be that is not safe, undefined when every one is.
+unsafe_target(target) := paths[0] if {
 	paths := [path |
 		some alternative in defaults(target)
-		path := resolved(c, alternative)
-		not safe_path(path, project(c))
+		path := shell.resolve(project, expand_home(alternative))
+		not safe_path(path, project)
 	]
 	count(paths) > 0
 }
 
-# What a target may be: ${V:-WORD}/x (or ${V-WORD}/x) with V not set by the line is $V/x when
-# the environment sets V, else WORD/x (${TMPDIR:-/tmp}/build): both must be safe.
+# What a path may be: ${V:-WORD}/x (or ${V-WORD}/x) with V not set by the line is $V/x when the
+# environment sets V, else WORD/x (${TMPDIR:-/tmp}/build): both must be safe.
 defaults(t) := [concat("", ["${", name, "}", rest]), concat("", [word, rest])] if {
 	startswith(t, "${")
 	end := indexof(t, "}")
@@ -166,260 +173,115 @@ defaults(t) := [concat("", ["${", name, "}", rest]), concat("", [word, rest])] i
 	rest := substring(t, end + 1, -1)
 } else := [t]
 
-# A target as the command's shell would resolve it: ~, $HOME and $PWD expanded, against its cwd.
-resolved(c, target) := shell.resolve(base(c), expand_pwd(c, expand_home(c, target)))
-
-recursive(c) if {
-	some f in {"-r", "-R", "--recursive"}
-	shell.has_flag(c, f)
-}
-
-forced(c) if {
-	some f in {"-f", "--force"}
-	shell.has_flag(c, f)
-}
-
-# What an rm deletes: its operands, or for an rm fed by find/xargs/parallel ({} or no
-# operands) the paths the line gives those (echo/printf arguments, find roots, ::: lists).
-rm_targets(c) := ts if {
-	ts := {t | some t in shell.operands(c); t != "{}"}
-	count(ts) > 0
-}
-
-rm_targets(c) := fed_paths if {
-	count({t | some t in shell.operands(c); t != "{}"}) == 0
-	count(c.via) > 0
-}
-
-fed_paths contains p if {
-	some c in data.hookgate.lib.commands
-	c.name in {"echo", "printf"}
-	some p in shell.operands(c)
-}
-
-fed_paths contains found_under(root) if {
-	some c in data.hookgate.lib.commands
-	some root in data.hookgate.lib.find_roots(c)
-}
-
-# What find hands on: the entries under a starting point (the point itself may be the project).
-found_under(root) := concat("/", [root, "{}"])
-
-fed_paths contains a if {
-	some c in data.hookgate.lib.commands
-	c.name == "parallel"
-	some i, a in c.argv
-	some j, sep in c.argv
-	sep in {":::", "::::"}
-	i > j
-}
+# The words that say what a command did to a path (rm -rf, rsync --delete), else its name.
+doer(f) := object.get(f, "how", f.by)
 
 advice := "Delete only what you created inside the project (for example rm -rf ./build) or under /tmp; if it really has to go, ask the user to run it themselves."
 
-# Found once for the rules below, which each look at every one: rm -r, and programs that only
-# delete recursively (npx rimraf ~, del-cli; destructive.deleting_programs).
-recursive_rms := [c |
-	some c in data.hookgate.lib.commands
-	deletes_recursively(c)
-]
+# ---- deletes ------------------------------------------------------------------------------
 
-deletes_recursively(c) if {
-	c.name == "rm"
-	recursive(c)
+# A delete of a whole tree (rm -r, rimraf, Remove-Item -Recurse, rsync --delete's destination,
+# tar --remove-files' inputs, shutil.rmtree): judged by where it is. -f or not: an agent's
+# shell has no terminal, so rm -r deletes without asking either way.
+violations contains {"reason": tree_reason(f, path), "pattern": tree_pattern(f)} if {
+	some f in deletes
+	f.tree
+	not found(f.path)
+	f.path != "$(xargs)"
+	path := unsafe_target(f.path)
 }
 
-deletes_recursively(c) if c.name in cfg.deleting_programs
-
-# -f or not: an agent's shell has no terminal, so rm -r deletes without asking either way.
-violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
-	some c in recursive_rms
-	some t in rm_targets(c)
-	path := unsafe_target(c, t)
-	msg := sprintf("%s %s would delete %s (%s). %s", [rm_words(c), t, path, place(path, project(c)), advice])
-}
-
-# rm -rf fed by xargs with nothing on the line that shows what it reads (cat list | xargs rm -rf,
-# xargs rm -rf < list): its targets are unknown, judged as an unknown $VAR is.
-violations contains {"reason": msg, "pattern": rm_pattern(c)} if {
-	some c in recursive_rms
-	"xargs" in c.via
-	count(rm_targets(c)) == 0
-	msg := sprintf("%s through xargs deletes whatever paths it reads, which hookgate cannot see. %s", [rm_words(c), advice])
-}
-
-rm_pattern(c) := "rm-recursive-force" if {
-	forced(c)
+tree_pattern(f) := "rm-recursive-force" if {
+	f.how == "rm -rf"
+} else := "rsync-delete" if {
+	f.how == "rsync --delete"
+} else := "tar-remove-files" if {
+	f.how == "tar --remove-files"
+} else := "interpreter-delete" if {
+	f.how == "code"
 } else := "rm-recursive"
 
-rm_words(c) := c.name if {
-	c.name != "rm"
-} else := "rm -rf" if {
-	forced(c)
-} else := "rm -r"
+tree_reason(f, path) := sprintf("rsync --delete into %s would delete files in %s (%s) that the source does not have. %s", [f.path, path, place(path, project), advice]) if {
+	f.how == "rsync --delete"
+} else := sprintf("tar --remove-files deletes %s after archiving it (%s). Archive without --remove-files, then delete only what is inside the project. %s", [path, place(path, project), advice]) if {
+	f.how == "tar --remove-files"
+} else := sprintf("This %s code deletes %s recursively, a path computed when it runs, which hookgate cannot check. %s", [f.by, computed(f.path), advice]) if {
+	f.how == "code"
+	computed(f.path)
+} else := sprintf("This %s code deletes %s recursively (%s). %s", [f.by, path, place(path, project), advice]) if {
+	f.how == "code"
+} else := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, place(path, project), advice])
+
+# The expression interpreter code deletes when it is no string literal (lib_effects.rego).
+computed(p) := trim_suffix(trim_prefix(p, "$("), ")") if startswith(p, "$(")
+
+# xargs feeding a delete paths the line does not show (cat list | xargs rm -rf, xargs rm -rf <
+# list: shell/files.py's $(xargs)): judged as an unknown $VAR is.
+violations contains {"reason": msg, "pattern": tree_pattern(f)} if {
+	some f in deletes
+	f.tree
+	f.path == "$(xargs)"
+	msg := sprintf("%s through xargs deletes whatever paths it reads, which hookgate cannot see. %s", [doer(f), advice])
+}
+
+# What find deletes (-delete, -exec rm {}) is ROOT/{}: whatever it finds under ROOT.
+found(p) if endswith(p, "{}")
+
+violations contains {"reason": msg, "pattern": "find-delete"} if {
+	some f in deletes
+	found(f.path)
+	unsafe_target(f.path)
+	root := found_root(f.path)
+	msg := sprintf("%s would delete what find finds under %s (%s). %s", [finder(f), root, place(root, project), advice])
+}
+
+found_root(p) := shell.resolve(project, expand_home(root)) if {
+	root := trim_suffix(trim_suffix(p, "{}"), "/")
+	root != ""
+} else := "/"
+
+# A path as a reason names it: what find finds under its root, or the path.
+shown(p) := sprintf("what find finds under %s", [found_root(p)]) if {
+	found(p)
+} else := p
+
+finder(f) := "find -delete" if {
+	f.how == "find -delete"
+} else := sprintf("%s (run on what find finds)", [doer(f)])
 
 # Deleting a repository's .git throws away every commit not pushed, the stashes and the reflog
-# (agents do it to "start over" with git init). Inside the project, so the rule above allows it.
+# (agents do it to "start over" with git init). Inside the project, so the rules above allow it.
 violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
-	some c in recursive_rms
-	some t in rm_targets(c)
-	endswith(trim_suffix(t, "/"), ".git") # cheap test first: this looks at every rm -r
-	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
-	not unsafe_target(c, t)
-	msg := sprintf("%s %s deletes the repository's history: %s", [rm_words(c), t, history_advice])
+	some f in deletes
+	contains(f.path, ".git") # cheap test first: this looks at every delete
+	git_dir(f)
+	not unsafe_target(f.path)
+	msg := sprintf("%s %s deletes the repository's history: %s", [doer(f), shown(f.path), history_advice])
 }
 
-# find .git -delete (or any find that deletes, rooted at the repository's .git) does the same.
-violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
-	some c in data.hookgate.lib.commands
-	data.hookgate.lib.find_deletes(c)
-	some t in data.hookgate.lib.find_roots(c)
-	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
-	not unsafe_target(c, found_under(t))
-	msg := sprintf("find %s %s deletes the repository's history: %s", [t, find_action(c), history_advice])
+git_dir(f) if {
+	f.tree
+	endswith(concat("", ["/", trim_suffix(expand_home(f.path), "/")]), "/.git")
 }
 
-# shutil.rmtree(".git") and the like (code_deletes) do the same.
-violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
-	some [c, arg] in code_deletes
-	t := code_literal(arg)
-	endswith(concat("", ["/", trim_suffix(resolved(c, t), "/")]), "/.git")
-	not unsafe_target(c, t)
-	msg := sprintf("This %s code deletes %s, the repository's history: %s", [c.name, t, history_advice])
-}
-
-# How a find deletes: -delete, or the program its -exec runs.
-find_action(c) := "-delete" if {
-	"-delete" in c.argv
-} else := "-exec rm"
+git_dir(f) if endswith(f.path, "/.git/{}")
 
 history_advice := "commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user."
 
-# rsync --delete (--del, --delete-after, …) deletes whatever in the destination the source lacks:
-# judged as rm -rf of the destination (into the project itself, it empties the project).
-violations contains {"reason": msg, "pattern": "rsync-delete"} if {
-	some c in data.hookgate.lib.commands
-	c.name == "rsync"
-	some a in c.argv
-	startswith(a, "--del")
-	ops := shell.operands(c)
-	count(ops) > 1
-	t := ops[count(ops) - 1]
-	not remote_path(t)
-	path := unsafe_target(c, t)
-	msg := sprintf("rsync --delete into %s would delete files in %s (%s) that the source does not have. %s", [t, path, place(path, project(c)), advice])
-}
-
-# host:path and user@host:path (a / before the colon makes it a local path).
-remote_path(t) if {
-	parts := split(t, ":")
-	count(parts) > 1
-	not contains(parts[0], "/")
-}
-
-violations contains {"reason": msg, "pattern": "find-delete"} if {
-	some c in data.hookgate.lib.commands
-	data.hookgate.lib.find_deletes(c)
-	some t in data.hookgate.lib.find_roots(c)
-	unsafe_target(c, found_under(t))
-	root := shell.resolve(base(c), expand_home(c, t))
-	msg := sprintf("find %s %s would delete files under %s (%s). %s", [t, find_action(c), root, place(root, project(c)), advice])
-}
-
-# tar --remove-files deletes what it archives, directories and all: judged as rm -rf of its
-# inputs (the operands other than the archive and option values; -C moves the later ones).
-violations contains {"reason": msg, "pattern": "tar-remove-files"} if {
-	some c in data.hookgate.lib.commands
-	c.name in {"tar", "gtar", "bsdtar"}
-	some a in c.argv
-	startswith(a, "--rem")
-	some t in tar_inputs(c)
-	path := unsafe_target(c, t)
-	msg := sprintf("tar --remove-files deletes %s after archiving it (%s). Archive without --remove-files, then delete only what is inside the project. %s", [path, place(path, project(c)), advice])
-}
-
-tar_inputs(c) := {tar_input(c, i, a) |
-	some i, a in c.argv
-	i > 0
-	not startswith(a, "-")
-	not tar_value(c, i)
-	not old_style_bundle(c, i)
-}
-
-# A word that is an option's value: after -f/--file, -C, -T, … or a short bundle ending in f.
-tar_value(c, i) if c.argv[i - 1] in {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-g", "--listed-incremental", "-N", "--newer", "--exclude", "-b", "-H", "--format", "-I", "--use-compress-program", "--transform", "--xform", "-V", "--label", "--owner", "--group", "--mode", "--mtime", "-K", "--starting-file"}
-
-tar_value(c, i) if {
-	prev := c.argv[i - 1]
-	regex.match(`^-[A-Za-z]*f$`, prev)
-}
-
-# tar cf x.tar dir: the first word is a bundle without a dash; its f takes the next word.
-old_style_bundle(c, 1) if regex.match(`^[A-Za-z]+$`, c.argv[1])
-
-tar_value(c, 2) if {
-	old_style_bundle(c, 1)
-	contains(c.argv[1], "f")
-}
-
-# An input under the directory the last -C before it names.
-tar_input(c, i, a) := concat("/", [c.argv[j + 1], a]) if {
-	not substring(a, 0, 1) in {"/", "~", "$"}
-	js := [j | some j, o in c.argv; o in {"-C", "--directory"}; j < i - 1]
-	count(js) > 0
-	j := max(js)
-} else := a
-
-violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
-	some c in data.hookgate.lib.commands
-	c.name in {"chmod", "chown", "chgrp"}
-	recursive(c)
-	ops := shell.operands(c)
-	some t in array.slice(ops, 1, count(ops))
-	path := unsafe_target(c, t)
-	path != project(c) # changing the project's own permissions destroys nothing
-	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [c.name, path, place(path, project(c))])
-}
-
-# Code that deletes recursively (shutil.rmtree, fs.rmSync(…, {recursive}), FileUtils.rm_rf,
-# remove_tree): judged by its target where the code shows it (a literal, or the home directory as
-# lib.normalized_code reads it), else as an unknown target, which may be anything.
-code_deletes contains [x.cmd, trim_space(m[1])] if {
-	some x in data.hookgate.lib.interpreter_code
-	some pattern in cfg.code_delete_patterns
-	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
-}
-
-violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
-	some [c, arg] in code_deletes
-	path := unsafe_target(c, code_literal(arg))
-	msg := sprintf("This %s code deletes %s recursively (%s). %s", [c.name, path, place(path, project(c)), advice])
-}
-
-violations contains {"reason": msg, "pattern": "interpreter-delete"} if {
-	some [c, arg] in code_deletes
-	not code_literal(arg)
-	msg := sprintf("This %s code deletes %s recursively, a path computed when it runs, which hookgate cannot check. %s", [c.name, arg, advice])
-}
-
-# The text of a string literal ("build", r'/tmp/x', `dist`), undefined for any other expression.
-code_literal(arg) := m[1] if {
-	some m in regex.find_all_string_submatch_n(`^[rbfuRBFU]?["'\x60]([^"'\x60]*)["'\x60]$`, arg, 1)
-}
-
 # A file of the user's home outside the project removed on its own (rm ~/.ssh/id_rsa, unlink
-# ~/.bashrc): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a target the
-# line does not show (rm "$OUT", everyday work) only recursive deletes are judged.
+# ~/.bashrc): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a path the
+# line does not show (rm "$OUT", everyday work) only whole trees are judged.
 violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
-	some c in data.hookgate.lib.commands
-	c.name in {"rm", "unlink"}
-	not deletes_recursively(c)
-	some t in shell.operands(c)
-	not unknown_variable(t)
-	path := unsafe_target(c, t)
+	some f in deletes
+	not f.tree
+	doer(f) in {"rm", "unlink"}
+	not found(f.path)
+	not unknown_variable(f.path)
+	path := unsafe_target(f.path)
 	under_home(path)
-	not startswith(path, concat("", [project(c), "/"])) # a session started in the home: its own files
+	not startswith(path, concat("", [project, "/"])) # a session started in the home: its own files
 	not disposable(path)
-	msg := sprintf("%s %s would delete %s (%s). %s", [c.name, t, path, place(path, project(c)), advice])
+	msg := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, place(path, project), advice])
 }
 
 # Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files.
@@ -438,52 +300,95 @@ under_home(path) if startswith(path, "~/")
 
 under_home(path) if startswith(path, concat("", [home, "/"]))
 
-# shred, truncate and tee (without -a) destroy a file's contents in place: judged by where the
-# file is, as rm.
+# A file tool's delete (Cursor's Delete, a patch's Delete File, an MCP delete_file) and the source
+# end of its move: the tool deletes what it names, judged by where it is, as rm -rf is.
+violations contains {"reason": msg, "pattern": "delete-path"} if {
+	some f in deletes
+	from_tool(f)
+	path := unsafe_target(f.path)
+	msg := sprintf("%s would delete %s (%s). %s", [f.by, path, place(path, project), advice])
+}
+
+# A file tool moving onto a path outside the project replaces what is there.
+violations contains {"reason": msg, "pattern": "move-path"} if {
+	some f in effects
+	f.op == "move"
+	from_tool(f)
+	path := unsafe_target(f.path)
+	msg := sprintf("%s would move %s to %s: %s is %s. %s", [f.by, f.from, f.path, path, place(path, project), advice])
+}
+
+from_tool(f) if f in data.hookgate.lib.tool_file_effects
+
+# The project itself, or a directory that holds it, moved away (mv proj /tmp/x, Move-Item): its
+# files go with it. (git rm and git mv refuse to lose uncommitted work.)
+violations contains {"reason": msg, "pattern": "delete-project"} if {
+	some f in deletes
+	f.by == "mv"
+	is_string(project)
+	covers_project(f.path, project)
+	msg := sprintf("`%s` would take away %s (%s). %s", [f.by, f.path, place(f.path, project), advice])
+}
+
+# ---- contents destroyed in place ----------------------------------------------------------
+
+# A file replaced or emptied outside the project and the temp directories: > f, tee, dd of=, a
+# file tool's whole-file write, truncate, shred, cp /dev/null f. (cp, mv, install of a real file
+# onto one outside the project are installs, left alone; appends keep what is there.)
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in data.hookgate.lib.commands
-	c.name in {"shred", "truncate", "tee"}
-	not appends(c)
-	some t in shell.operands(c)
-	path := unsafe_target(c, t)
-	msg := sprintf("%s %s would destroy the contents of %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
+	some f in effects
+	overwrites(f)
+	not stream(f.path)
+	not unknown_variable(f.path)
+	path := unsafe_target(f.path)
+	not agent_data(path)
+	msg := sprintf("%s would %s %s (%s). %s", [writer(f), verb(f), path, place(path, project), write_advice])
 }
 
-# cp /dev/null f empties f, as > f does; so do install /dev/null f and ln -sf /dev/null f (f
-# becomes a link to nothing).
-violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in data.hookgate.lib.commands
-	empties_with_dev_null(c)
-	ops := shell.operands(c)
-	ops[0] == "/dev/null"
-	t := ops[count(ops) - 1]
-	path := unsafe_target(c, t)
-	msg := sprintf("%s /dev/null %s would empty %s (%s). %s", [c.name, t, path, place(path, project(c)), write_advice])
+overwrites(f) if {
+	f.op == "write"
+	not f.by in {"mkdir", "mkfifo", "mknod"} # a new directory or node replaces nothing
+	not f.by in {"git checkout", "git restore"} # tracked files of the work tree, from git
+	not f in data.hookgate.lib.code_file_effects # a guess among the code's literals
 }
 
-empties_with_dev_null(c) if c.name in {"cp", "install"}
-
-empties_with_dev_null(c) if {
-	c.name == "ln" # without -f, ln refuses to replace a file
-	some f in {"-f", "--force"}
-	shell.has_flag(c, f)
+overwrites(f) if {
+	f.op == "edit"
+	f.by == "truncate"
 }
 
-appends(c) if {
-	c.name == "tee"
-	some f in {"-a", "--append"}
-	shell.has_flag(c, f)
+# shred overwrites the contents before -u (if given) removes the file.
+overwrites(f) if {
+	f.op == "delete"
+	f.by == "shred"
 }
 
-# A redirection that empties a file (> f, >| f, &> f; appending with >> keeps it).
-violations contains {"reason": msg, "pattern": "overwrite-file"} if {
-	some c in data.hookgate.lib.commands
-	some t in c.writes
-	not stream(t)
-	not unknown_variable(t)
-	path := unsafe_target(c, t)
-	msg := sprintf("The redirection > %s would empty %s (%s). %s", [t, path, place(path, project(c)), write_advice])
+# cp /dev/null f and install /dev/null f empty f; so does ln -sf /dev/null f (f becomes a link to
+# nothing; without -f, ln refuses to replace a file).
+overwrites(f) if {
+	f.from == "/dev/null"
+	f.op == "copy"
 }
+
+overwrites(f) if {
+	f.from == "/dev/null"
+	f.op == "link"
+	f.how == "ln -f"
+}
+
+writer(f) := sprintf("The redirection > %s", [f.path]) if {
+	f.how == ">"
+} else := sprintf("%s %s", [f.by, f.from]) if {
+	f.from == "/dev/null"
+} else := f.by
+
+verb(f) := "destroy the contents of" if {
+	f.by in {"shred", "truncate", "tee"}
+} else := "empty" if {
+	f.from == "/dev/null"
+} else := "empty" if {
+	f.content == ""
+} else := "replace"
 
 write_advice := "Write new files inside the project or under /tmp (append with >> or tee -a to keep what is there); if this file really has to be replaced, ask the user to do it."
 
@@ -499,9 +404,28 @@ unknown_variable(t) if {
 }
 
 known_variable(t) if {
-	some prefix in ["$HOME", "${HOME}", "$PWD", "${PWD}", "$TMPDIR", "${TMPDIR}"]
+	some prefix in ["$HOME", "${HOME}", "$TMPDIR", "${TMPDIR}"]
 	begins_with_dir(t, prefix)
 }
+
+# Where agent hosts keep their own working files outside the project (plans, memory, todos).
+agent_data(p) if {
+	some d in cfg.agent_data_dirs
+	contains(p, concat("", ["/", d]))
+}
+
+# ---- modes --------------------------------------------------------------------------------
+
+violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
+	some f in effects
+	f.op == "mode"
+	f.tree
+	path := unsafe_target(f.path)
+	path != project # changing the project's own permissions destroys nothing
+	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [f.by, path, place(path, project)])
+}
+
+# ---- not files: devices, processes, git's own history --------------------------------------
 
 violations contains {"reason": msg, "pattern": "mkfs"} if {
 	some c in data.hookgate.lib.commands
@@ -513,12 +437,14 @@ formats_device(name) if startswith(name, "mkfs")
 
 formats_device(name) if name in {"mke2fs", "mkswap", "wipefs"}
 
+# dd of=/dev/sda, any write of dd to a device (not the streams): the disk, block by block.
 violations contains {"reason": msg, "pattern": "dd-to-device"} if {
-	some c in data.hookgate.lib.commands
-	c.name == "dd"
-	some a in c.argv
-	startswith(a, "of=/dev/")
-	not a in {"of=/dev/null", "of=/dev/stdout", "of=/dev/stderr", "of=/dev/zero"}
+	some f in effects
+	f.by == "dd"
+	f.op in {"write", "append"}
+	startswith(f.path, "/dev/")
+	not stream(f.path)
+	f.path != "/dev/zero"
 	msg := "dd writing to a device overwrites it block by block (partitions and file systems included). Write to a regular file instead, or ask the user."
 }
 

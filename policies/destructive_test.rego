@@ -484,3 +484,41 @@ test_find_exec_deletes_as_find_delete if {
 		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
 	}
 }
+
+# Deletes and writes read from the write model (lib.file_effects), whatever spelling made them:
+# tree deletes (tree: true), what xargs is fed, what a printed script or sudo does.
+test_the_write_model_reaches_destructive if {
+	every cmd in [
+		"ls -d ~/.* | xargs -r rm -rf",
+		"tar -C ~ -cf /tmp/k.tar --remove-files .ssh",
+		"rsync -a --delete-excluded e/ ~/site",
+		"echo 'rm -r ~/notes' | bash",
+		"printf 'x' | sudo tee ~/.profile",
+		"> ~/.ssh/config",
+		"find ~ -name '*.bak' | xargs rm -f",
+		"python3 -c \"import shutil; shutil.rmtree('.git')\"",
+		"rmrf /srv/data",
+		"tar --remove-files -cf /tmp/a.tar -T paths.txt",
+	] {
+		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"git ls-files -z -- '*.orig' | xargs -0 rm -f",
+		"rsync -a --delete dist/ deploy@web:/srv/www",
+		"tar czf /tmp/src.tgz --remove-files -C build out",
+		"find build -name '*.o' | xargs rm -f",
+		"mkdir -p ~/.config/tool",
+		"sudo tee -a /etc/hosts <<< '127.0.0.1 dev'",
+	] {
+		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
+	}
+}
+
+test_reasons_from_the_write_model if {
+	contains(reason_for("find / -exec echo {} \\; -delete"), "under / (a parent of the project directory)")
+	contains(reason_for("tar -C ~ -cf /tmp/k.tar --remove-files .ssh"), "deletes /home/u/.ssh after archiving it")
+	contains(reason_for("ls | xargs rm -r"), "rm -r through xargs deletes whatever paths it reads")
+	contains(reason_for("python3 -c \"import shutil; shutil.rmtree('.git')\""), "the repository's history")
+	pattern_for("rmrf /srv/data") == "rm-recursive"
+	pattern_for("> /etc/motd") == "overwrite-file"
+}

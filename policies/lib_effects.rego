@@ -57,7 +57,7 @@ run_commands(e) := powershell.commands(e.command) if {
 # to place), content null where the call does not show it, by the tool or command it comes from.
 # Every guard on files (self-protect, the instruction-file scan, hook files, destructive) reads
 # these, not the channels.
-file_effects := array.concat(array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects)), patch_file_effects)
+file_effects := array.concat(array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects)), array.concat(patch_file_effects, code_delete_effects))
 
 tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": object.get(e, "tool", "the call")} |
 	some e in object.get(input, "effects", [])
@@ -104,7 +104,7 @@ runs_commands if {
 
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
 # copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
-file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge", "find"}
+file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge", "find", "tar", "gtar", "bsdtar", "rimraf", "del", "del-cli", "premove", "rmrf"}
 
 placed(p) := shell.resolve(cwd, p) if is_string(p)
 
@@ -225,3 +225,24 @@ code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_tex
 code_text(texts) := concat("\n", texts) if count(texts) > 0
 
 code_text(texts) := null if count(texts) == 0
+
+# ---- deletes that interpreter code makes (destructive's block, issue 32) ----------------------
+# shutil.rmtree(x), fs.rmSync(x, {recursive}), FileUtils.rm_rf x, remove_tree(x)
+# (destructive.code_delete_patterns: group 1 is the target expression): a delete of the whole
+# tree ("tree": true, "how": "code"), at the string literal's path, or at "$(EXPR)" for any other
+# expression, a path computed when the code runs (lib.normalized_code reads the home directory's
+# spellings as "~").
+default code_delete_effects := []
+
+code_delete_effects := [object.union(file_effect("delete", code_path(x.cmd, trim_space(m[1])), null, null, x.cmd.name), {"tree": true, "how": "code"}) |
+	some x in interpreter_code
+	some pattern in config.destructive.code_delete_patterns
+	some m in regex.find_all_string_submatch_n(pattern, x.code, -1)
+] if {
+	runs_commands
+	count(interpreter_commands) > 0 # most lines run no interpreter
+}
+
+code_path(c, arg) := git_path(c, m[1]) if {
+	some m in regex.find_all_string_submatch_n(`^[rbfuRBFU]?["'\x60]([^"'\x60]*)["'\x60]$`, arg, 1)
+} else := concat("", ["$(", arg, ")"])

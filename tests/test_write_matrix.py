@@ -241,6 +241,23 @@ WRITERS = {
     "chmod": ("mode", lambda p, t: bash(f"chmod a-x {q(p)}")),
 }
 
+# Deletes of whole trees (the write model's "tree": true): the path itself, or the directory
+# rsync --delete empties of what its source lacks, reaches every guard a delete does.
+WRITERS |= {
+    "rm -r": ("delete", lambda p, t: bash(f"rm -r {q(p)}")),
+    "rimraf": ("delete", lambda p, t: bash(f"npx rimraf {q(p)}")),
+    "tar --remove-files": (
+        "delete",
+        lambda p, t: bash(f"tar --remove-files -czf /tmp/a.tgz {q(p)}"),
+    ),
+    "rsync --delete": ("delete", lambda p, t: bash(f"rsync -a --delete /tmp/empty/ {q(p)}")),
+    "xargs rm -rf": ("delete", lambda p, t: bash(f"printf '%s\\0' {q(p)} | xargs -0 rm -rf")),
+    "shutil.rmtree": (
+        "delete",
+        lambda p, t: bash(f"python3 -c {q(f'import shutil; shutil.rmtree({p!r})')}"),
+    ),
+}
+
 
 @pytest.fixture(autouse=True)
 def machine(monkeypatch, tmp_path):
@@ -297,7 +314,7 @@ def test_the_pack_reads_the_commands_the_shell_model_writes_with():
     is exactly what shell/files.py models: a command added there is judged once, not twice or
     never."""
     text = (ROOT / "policies" / "lib_effects.rego").read_text()
-    rego = set(re.findall(r'"([a-z]+)"', re.search(r"file_writers := \{([^}]*)\}", text)[1]))
+    rego = set(re.findall(r'"([a-z-]+)"', re.search(r"file_writers := \{([^}]*)\}", text)[1]))
     assert rego == set(shell_files.FILE_COMMANDS) | set(shell_files._MODELLED) | {"find"}
 
 
@@ -315,7 +332,56 @@ def test_shell_records_use_the_model_vocabulary():
     ops |= {f["op"] for c in ps_commands(ps) for f in c["files"]}
     assert ops == set(FILE_OPS)
     keys = {tuple(sorted(f)) for c in commands(line) + ps_commands(ps) for f in c["files"]}
-    assert keys == {("content", "from", "mode", "op", "path")}
+    # tree and how only where they say something (docs/reference/effects.md)
+    assert {k for ks in keys for k in ks} == {"content", "from", "mode", "op", "path", "how"}
+    assert all({"content", "from", "mode", "op", "path"} <= set(ks) for ks in keys)
+
+
+# How far a delete or a mode reaches, and the words that say how: the write model's tree and how.
+TREES = [
+    ("rm -rf ~/x", [("delete", "~/x", True, "rm -rf")]),
+    ("rm -R x", [("delete", "x", True, "rm -r")]),
+    ("rm x", [("delete", "x", None, "rm")]),
+    ("npx rimraf dist", [("delete", "dist", True, None)]),
+    ("chmod -R 777 /srv", [("mode", "/srv", True, "chmod -R")]),
+    ("chmod 644 f", [("mode", "f", None, None)]),
+    ("rsync -a --delete-after e/ /srv/www", [("delete", "/srv/www", True, "rsync --delete")]),
+    ("rsync -a --delete e/ host:/srv/www", []),  # another machine's files
+    ("rsync -a --delay-updates e/ /srv/www", []),  # --del… that is no delete
+    (
+        "tar czf a.tgz --remove-files -C /var log x",
+        [
+            ("delete", "/var/log", True, "tar --remove-files"),
+            ("delete", "/var/x", True, "tar --remove-files"),
+        ],
+    ),  # fmt: skip
+    ("tar cf /tmp/h.tar --remove-files ~", [("delete", "~", True, "tar --remove-files")]),
+    ("tar czf a.tgz logs", []),
+    ("tar cf /tmp/x.tar --remove-files dir", [("delete", "dir", True, "tar --remove-files")]),
+    ("tar -cvzf a.tgz --remove-files src", [("delete", "src", True, "tar --remove-files")]),
+    ("tar --remove-files -cf a.tar -T list", [("delete", "$(< list)", True, "tar --remove-files")]),
+    ("cat list | xargs rm -rf", [("delete", "$(xargs)", True, "rm -rf")]),
+    ("xargs -a list rm", [("delete", "$(xargs)", None, "rm")]),
+    ("find /srv -name '*.log' | xargs rm -f", [("delete", "/srv/{}", None, "rm")]),
+    ("echo a b | xargs rm -f", [("delete", "a", None, "rm"), ("delete", "b", None, "rm")]),
+    ("echo 'rm -rf ~' | sh", [("delete", "~", True, "rm -rf")]),
+    ("> ~/.bashrc", [("write", "~/.bashrc", None, ">")]),
+    ("echo x | sudo tee /etc/hosts", [("write", "/etc/hosts", None, None)]),
+]
+
+
+@pytest.mark.parametrize(("line", "effects"), TREES)
+def test_a_delete_says_how_far_it_reaches(line, effects):
+    from hookgate.builtins.shell import commands
+
+    got = [
+        (f["op"], f["path"], f.get("tree"), f.get("how"))
+        for c in commands(line)
+        for f in c["files"]
+        if f["op"] in ("delete", "mode", "write")
+    ]
+    assert set(effects) <= set(got), got
+    assert effects or not got, got
 
 
 # A link, copy or move onto an instruction file from a file whose text the call does not show:

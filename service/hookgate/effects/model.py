@@ -4,7 +4,8 @@ and home variables, Windows drives and separators, the call's working directory)
 
 The write model. Every way a call creates, changes, moves, links or deletes a file is one
 *write effect* of the same shape, whatever its channel: ``{"op", "path", "from", "content",
-"mode"}`` with ``op`` one of ``FILE_OPS``. A host's file tool, an apply_patch, an MCP write tool
+"mode"}`` with ``op`` one of ``FILE_OPS`` (and, from the shell model, ``tree`` and ``how`` where
+they say something: shell/files.py's ``effect``). A host's file tool, an apply_patch, an MCP write tool
 give them as ``write``/``edit``/``delete``/``move`` effects (``move`` with the ``content`` a
 patch's "Move to" brings); each shell or PowerShell command gives them in its ``files`` (the
 shell model, shell/files.py and shell/powershell.py, records them with the path resolved after

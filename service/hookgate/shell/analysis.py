@@ -184,7 +184,7 @@ class Run(FileEffects, ShellState, Nesting):
         if self.links or self.mounts is not None:
             writes = [self.host_path(p) for p in writes]
         cmd = Command("", [], {}, span, self.cwd, list(self.via))
-        cmd.writes = writes
+        self.truncated(cmd, writes)
         self.out.append(cmd)
         return cmd
 
@@ -500,7 +500,7 @@ class Run(FileEffects, ShellState, Nesting):
                         )
                         found_ops(ran, cmd)  # find -exec rm {} +: {} is what it finds
                         self.runs[id(cmd)] = self.runs.get(id(ran), ran)
-                fed = self.xargs_fed(name, own_words, inner[1])
+                fed = self.xargs_fed(cmd, own_words, inner[1])
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
@@ -679,12 +679,12 @@ class Run(FileEffects, ShellState, Nesting):
                 text = command_output(c, stdin, self.budget.expand)
         return text
 
-    def xargs_fed(self, name: str, own: list[Word], command: list[Word]) -> str | None:
+    def xargs_fed(self, cmd: Command, own: list[Word], command: list[Word]) -> str | None:
         """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
         the pipeline prints (or a file the line wrote, ``-a f``): in place of the replace string
         (``echo 'git push -f' | xargs -I{} sh -c '{}'``), else as more arguments (``echo -f |
-        xargs git push``)."""
-        if name != "xargs" or not command:
+        xargs git push``); None otherwise (``xargs_unseen``: cat list | xargs rm)."""
+        if cmd.name != "xargs" or not command:
             return None
         arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
         if arg_file is not None:  # its input is that file (written by the line, if known)
@@ -697,7 +697,7 @@ class Run(FileEffects, ShellState, Nesting):
         else:
             line = self.stdin_next
         if not line:
-            return None
+            return self.xargs_unseen(cmd)
         argv = [w.text for w in own]
         replace = xargs_replace(own)
         delimiter = xargs_value(argv, ("-d", "--delimiter"))

@@ -11,8 +11,16 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, TABLES, script_word
+from hookgate.shell.launchers import FILE_READERS, TABLES, script_word, xargs_replace
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
+from hookgate.shell.reach import (
+    FROM_XARGS,
+    deletes_extraneous,
+    effect,
+    reach,
+    remote,
+    tar_removed,
+)
 from hookgate.shell.words import (
     Command,
     Word,
@@ -46,6 +54,7 @@ class FileEffects:
     budget: Budget
     output: Callable[[Command], str | None]
     piped_from: Command | None
+    runs: dict[int, Command]
 
     def written(self, path: str, cwd: str | None, run: bool = False) -> str | None:
         """The text the line wrote at ``path`` (relative to ``cwd``), or that an earlier call
@@ -140,7 +149,7 @@ class FileEffects:
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
-            record_writes(cmd, (cmd.writes, cmd.appends), output)
+            record_writes(cmd, (cmd.writes, cmd.appends), output, redirected=True)
             if output is not None:
                 self.wrote(cmd, output)
             elif unseen:  # curl … > w.sh: not what it held
@@ -150,15 +159,18 @@ class FileEffects:
             diff = cmd.stdin if producer is None else self.output(producer)
             for op, key, content in diff_ops(diff or "", cmd.cwd):
                 record(cmd, op, key, content)
-        into = input_files(cmd)
-        if into is not None:
+        wrapped = self.runs.get(id(cmd))  # sudo tee f: the command sudo runs writes f
+        for writer in (cmd,) if wrapped is None else (cmd, wrapped):
+            into = input_files(writer)
+            if into is None:
+                continue
             fed = cmd.stdin if producer is None else self.output(producer)
-            record_writes(cmd, into, fed)
+            record_writes(writer, into, fed)
             if fed is not None:
-                self.wrote(cmd, fed, into)
+                self.wrote(writer, fed, into)
             elif unseen:
                 for path in into[0] + into[1]:
-                    self.unknown(join_path(cmd.cwd, path))
+                    self.unknown(join_path(writer.cwd, path))
 
     def catted(self, cmd: Command) -> str | None:
         """What ``cat FILE…`` prints when the line wrote every FILE (``cat x.sh | sh``)."""
@@ -216,6 +228,12 @@ class FileEffects:
         if into is None:
             return
         dest = join_path(self.cwd, into)
+        if cmd.name == "rsync" and deletes_extraneous(argv) and not remote(into):
+            # what the source lacks goes from the destination, at any depth
+            record(cmd, "delete", dest, tree=True, how="rsync --delete")
+        forced = cmd.name == "ln" and (
+            argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
+        )
         for src in ops:
             base = src.rstrip("/").rsplit("/", 1)[-1]
             if symlink:  # a link's target is relative to the link's directory
@@ -236,7 +254,7 @@ class FileEffects:
             if op == "move":
                 record(cmd, "delete", original)  # the source end: gone from where it was
             for name in names:
-                record(cmd, op, name, content, original)
+                record(cmd, op, name, content, original, how="ln -f" if forced else None)
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
@@ -244,6 +262,18 @@ class FileEffects:
                     self.budget.changed.discard(name)
                 elif memory is not None:  # cp unknown w.sh: no longer what was written
                     self.unknown(name)
+
+    def truncated(self, cmd: Command, writes: list[str]) -> None:
+        """A command of redirections alone (``> f``, ``(…) > f``): each file emptied, then
+        given what the group prints, which the line does not show."""
+        cmd.writes = writes
+        record_writes(cmd, (writes, []), None, redirected=True)
+
+    def xargs_unseen(self, xargs: Command) -> None:
+        """What ``xargs`` runs on input the line does not show (``xargs_ops``)."""
+        ran = self.runs.get(id(xargs))
+        if ran is not None:
+            xargs_ops(ran, xargs, self.piped_from)
 
     def host_word(self, w: Word) -> Word:
         """``w`` as the host path it names (through a mount or a link), else ``w``."""
@@ -290,24 +320,29 @@ def record(
     content: str | None = None,
     source: str | None = None,
     mode: str | None = None,
+    tree: bool = False,
+    how: str | None = None,
 ) -> None:
     """One write effect of ``cmd`` (effects/model.py's vocabulary, ``FILE_OPS``): ``op`` on
     ``key`` (a path relative to the payload's cwd, or absolute), with the ``content`` it leaves
     there when the line shows it, the ``source`` path it comes from (copy, move, link) and the
-    ``mode`` chmod gives. Seen again (a here-document read after the redirection), it is
-    updated, not repeated."""
+    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them. Seen again (a
+    here-document read after the redirection), it is updated, not repeated."""
     for f in cmd.files:
         if f["op"] == op and f["path"] == key:
             if content is not None:
                 f["content"] = content
             return
-    cmd.files.append({"op": op, "path": key, "from": source, "content": content, "mode": mode})
+    cmd.files.append(effect(op, key, content, source, mode, tree, how))
 
 
-def record_writes(cmd: Command, into: tuple[list[str], list[str]], content: str | None) -> None:
+def record_writes(
+    cmd: Command, into: tuple[list[str], list[str]], content: str | None, redirected: bool = False
+) -> None:
     for op, paths in (("write", into[0]), ("append", into[1])):
+        how = (">" if op == "write" else ">>") if redirected else None
         for path in paths:
-            record(cmd, op, join_path(cmd.cwd, path), content)
+            record(cmd, op, join_path(cmd.cwd, path), content, how=how)
 
 
 def file_ops(cmd: Command) -> None:
@@ -315,8 +350,8 @@ def file_ops(cmd: Command) -> None:
     and of ``find -delete``."""
     if cmd.name == "find":
         return find_ops(cmd)
-    for op, key, content, mode in operand_ops(cmd.name, [w.text for w in cmd.words], cmd.cwd):
-        record(cmd, op, key, content, mode=mode)
+    for f in operand_records(cmd.name, [w.text for w in cmd.words], cmd.cwd):
+        record(cmd, f["op"], f["path"], f["content"], mode=f["mode"], **_extra(f))
 
 
 def operand_ops(
@@ -420,6 +455,8 @@ FILE_COMMANDS = {
     **dict.fromkeys(("mkdir", "mkfifo"), "create"),
     "mknod": "node",
     **dict.fromkeys(("sed", "perl", "ruby"), "in_place"),
+    **dict.fromkeys(TABLES["tree-deleters"], "delete"),
+    **dict.fromkeys(("tar", "gtar", "bsdtar"), "archive"),
 }
 
 
@@ -461,7 +498,7 @@ def find_ops(cmd: Command) -> None:
     argv = [w.text for w in cmd.words]
     if any(a == "-delete" and argv[k - 1] not in _FIND_VALUES for k, a in enumerate(argv)):
         for root in find_roots(argv):
-            record(cmd, "delete", found_key(cmd.cwd, root))
+            record(cmd, "delete", found_key(cmd.cwd, root), how="find -delete")
 
 
 def found_ops(ran: Command, finder: Command) -> None:
@@ -478,7 +515,7 @@ def found_ops(ran: Command, finder: Command) -> None:
         for key in keys if here in (f["path"], f["from"]) else [None]:
             path = key if key is not None and f["path"] == here else f["path"]
             source = key if key is not None and f["from"] == here else f["from"]
-            record(ran, f["op"], path, f["content"], source, f["mode"])
+            record(ran, f["op"], path, f["content"], source, f["mode"], **_extra(f))
 
 
 def applies_patch(cmd: Command) -> bool:
@@ -706,3 +743,49 @@ def _read_written(path: str) -> str:
     if found is None:
         raise LimitError("session-file", f"{path}, a file this session wrote, no longer exists")
     return found[0].decode("utf-8", errors="replace")
+
+
+# ---- what a delete reaches, and how the line says it (destructive reads these: issue 32) ----
+
+
+def operand_records(name: str, argv: list[str], cwd: str | None) -> list[dict[str, Any]]:
+    """``operand_ops``'s effects as records, with ``tree`` and ``how`` (``effect``): ``rm -r``
+    and the tree deleters delete whole trees, ``chmod -R``/``chown -R``/``chgrp -R`` set modes
+    on them; ``tar --remove-files`` deletes what it archived."""
+    if FILE_COMMANDS[name] == "archive":
+        return [
+            effect("delete", join_path(cwd, p), tree=True, how="tar --remove-files")
+            for p in tar_removed(argv)
+        ]
+    tree, how = reach(name, argv)
+    return [
+        effect(op, key, content, None, mode, tree and op in ("delete", "mode"), how)
+        for op, key, content, mode in operand_ops(name, argv, cwd)
+    ]
+
+
+def _extra(f: dict[str, Any]) -> dict[str, Any]:
+    return {"tree": f.get("tree", False), "how": f.get("how")}
+
+
+def xargs_ops(ran: Command, xargs: Command, producer: Command | None) -> None:
+    """The effects of a command that changes files by its operands (``FILE_COMMANDS``) run by
+    ``xargs`` on input the line does not show: each path it reads is what ``find``/``fd``
+    piped into it finds (``ROOT/{}``), else ``FROM_XARGS`` (``cat list | xargs rm -rf``, ``xargs
+    rm -rf < list``), in place of the replace string (``-I{}``) or after its arguments."""
+    if ran.name not in FILE_COMMANDS or ran.name == "find":
+        return
+    argv = [w.text for w in ran.words]
+    if producer is not None and producer.name in TABLES["path-execs"]:
+        paths = [join_path(root, FOUND) for root in find_roots([w.text for w in producer.words])]
+    else:
+        paths = [FROM_XARGS]
+    replace = xargs_replace(xargs.words)
+    if replace is not None:
+        runs = [[a.replace(replace, p) for a in argv] for p in paths]
+    else:
+        runs = [argv + [p] for p in paths]
+    for run in runs:
+        for f in operand_records(ran.name, run, ran.cwd):
+            if f["path"] == FROM_XARGS or f["path"].endswith(FOUND) or replace is not None:
+                record(ran, f["op"], f["path"], f["content"], mode=f["mode"], **_extra(f))

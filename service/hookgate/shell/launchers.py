@@ -48,6 +48,7 @@ SECTIONS = (
     "option-values",
     "tmux-starts",
     "file-readers",
+    "tree-deleters",
     "interpreters",
     "interpreter-stops",
     "one-liners",

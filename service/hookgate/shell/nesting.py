@@ -117,7 +117,8 @@ class Nesting:
         for c in found:
             words = [Word(w.text, None, w.literal, [], kind=w.kind) for w in c.words]
             printed = Command(c.name, words, c.env, owner.span, c.cwd, c.via, c.incomplete, c.stdin)
-            printed.writes = c.writes
+            printed.writes, printed.appends = c.writes, c.appends
+            printed.files = c.files  # what it does to files: every file guard reads it
             printed.branch, printed.git_config = c.branch, c.git_config
             printed.fed_by = c.fed_by
             self.out.append(printed)

@@ -26,7 +26,7 @@ The reading is lexical and bounded (nesting, size); nothing runs.
 
 from __future__ import annotations
 
-from hookgate.shell.files import FILE_COMMANDS, operand_ops
+from hookgate.shell.files import FILE_COMMANDS, operand_records
 from hookgate.shell.words import join_path
 
 MAX_DEPTH = 8
@@ -515,9 +515,8 @@ def _record(cmd: dict, content: str | None) -> None:
         for path in cmd[op]:
             add("write" if op == "writes" else "append", join_path(cwd, path), content)
     name = cmd["name"]
-    if name in FILE_COMMANDS:
-        for op, key, text, _ in operand_ops(name, argv, cwd):
-            add(op, key, text)
+    if name in FILE_COMMANDS:  # with how far each reaches (Remove-Item -Recurse: a tree)
+        files.extend(operand_records(name, argv, cwd))
         return
     operands = [a for a in argv[1:] if not a.startswith("-")]
     if name in ("cp", "mv", "ln") and len(operands) >= 2:
@@ -666,7 +665,9 @@ def _cmd_line(body: str, via: list[str], out: list[dict], depth: int, state: _St
             flags = ["-r"] if any(a.lower() == "/s" for a in args) else []
             flags += ["-f"] if any(a.lower() == "/q" for a in args) else []
             argv = [role, *flags, *(_posix_path(a) for a in args if not a.startswith("/"))]
-        out.append(_command(argv[0], argv, {}, None, via, [], [], state))
+        cmd = _command(argv[0], argv, {}, None, via, [], [], state)
+        _record(cmd, None)  # rd /s /q DIR: a delete of the tree, for every file guard
+        out.append(cmd)
 
 
 def _looks_like_path(arg: str) -> bool:

@@ -1,0 +1,108 @@
+"""How far a write effect reaches, and the words that say how: the ``tree`` and ``how`` keys of
+shell/files.py's records (docs/reference/effects.md), and what ``rsync --delete`` and ``tar
+--remove-files`` delete. The guards on files read them from the write model; destructive judges a
+tree delete outside the project as it judges ``rm -rf``.
+"""
+
+from __future__ import annotations
+
+from hookgate.shell.launchers import TABLES
+from hookgate.shell.words import argv_has_option, join_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def effect(
+    op: str,
+    key: str,
+    content: str | None = None,
+    source: str | None = None,
+    mode: str | None = None,
+    tree: bool = False,
+    how: str | None = None,
+) -> dict[str, Any]:
+    """A write effect's record. Two keys only where they say something (docs/reference/
+    effects.md): ``tree`` (true) when the op reaches everything under the path, not only what
+    a command without its recursive option would (``rm -r``, ``chmod -R``, a tree deleter, the
+    destination of ``rsync --delete``, the inputs of ``tar --remove-files``); ``how``, the
+    words that say how the line does it, where its command's name alone does not (``rm -rf``,
+    ``>``, ``find -delete``, ``rsync --delete``, ``ln -f``)."""
+    f: dict[str, Any] = {"op": op, "path": key, "from": source, "content": content, "mode": mode}
+    if tree:
+        f["tree"] = True
+    if how is not None:
+        f["how"] = how
+    return f
+
+
+def reach(name: str, argv: list[str]) -> tuple[bool, str | None]:
+    """Whether ``argv`` reaches the trees it names, and the words that say how."""
+    recursive = any(argv_has_option(argv, f) for f in ("-r", "-R", "--recursive"))
+    if name == "rm":
+        forced = argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
+        return recursive, "rm -rf" if recursive and forced else "rm -r" if recursive else "rm"
+    if name in ("chmod", "chown", "chgrp") and recursive:
+        return True, f"{name} -R"
+    return name in TABLES["tree-deleters"], None
+
+
+def deletes_extraneous(argv: list[str]) -> bool:
+    """rsync --delete and its timings (--del, --delete-after, --delete-excluded, …)."""
+    return any(a == "--del" or a.startswith("--delete") for a in argv[1:])
+
+
+def remote(path: str) -> bool:
+    """host:path, user@host:path, rsync://host/path (a / before the colon: a local path)."""
+    head, colon, _ = path.partition(":")
+    return bool(colon) and "/" not in head
+
+
+# tar's options that take the next word as their value (not a file it archives).
+_TAR_VALUES = frozenset(
+    (
+        "-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-g",
+        "--listed-incremental", "-N", "--newer", "--exclude", "-b", "-H", "--format", "-I",
+        "--use-compress-program", "--transform", "--xform", "-V", "--label", "--owner", "--group",
+        "--mode", "--mtime", "-K", "--starting-file",
+    )
+)  # fmt: skip
+
+
+def tar_removed(argv: list[str]) -> list[str]:
+    """What ``tar --remove-files`` (any unambiguous prefix, ``--rem``) deletes after archiving
+    it: its operands that are no option's value nor the archive (``-f F``, a bundle ending in
+    ``f``, the old style ``tar cf F``), each under the directory the last ``-C`` before it
+    names; ``$(< LIST)`` for the paths ``-T LIST`` names."""
+    if not any(a.startswith("--rem") for a in argv[1:]):
+        return []
+    old_style = len(argv) > 1 and argv[1].isalpha()
+    out: list[str] = []
+    directory = None
+    k = 1
+    while k < len(argv):
+        a = argv[k]
+        if k == 1 and old_style:
+            k += 2 if "f" in a else 1  # tar cf x.tar dir: its f takes the next word
+            continue
+        if a in ("-C", "--directory") and k + 1 < len(argv):
+            directory, k = argv[k + 1], k + 2
+            continue
+        listed = argv[k + 1] if a in ("-T", "--files-from") and k + 1 < len(argv) else None
+        if listed is not None or a.startswith("--files-from="):
+            # the paths a list names, which the line does not show: a path no guard can place
+            out.append(f"$(< {listed or a.partition('=')[2]})")
+        if a in _TAR_VALUES or (
+            a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and a.endswith("f")
+        ):
+            k += 2
+            continue
+        if not a.startswith("-"):
+            out.append(join_path(directory, a) if directory and a[:1] not in ("/", "~", "$") else a)
+        k += 1
+    return out
+
+
+# What xargs hands a command when the line does not show it: paths the line cannot know.
+FROM_XARGS = "$(xargs)"
