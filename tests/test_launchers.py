@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.shell import launchers
+from hookgate.shell import launcher_table
 from hookgate.shell.analysis import analyse
 from hookgate.shell.awk import awk_commands
-from hookgate.shell.launchers import SHELLS, TABLES, make_recipes
+from hookgate.shell.launcher_table import TABLES
+from hookgate.shell.launchers import SHELLS, make_recipes
 
 
 def runs(line: str, name: str = "rm") -> list[list[str]]:
@@ -20,15 +21,15 @@ def runs(line: str, name: str = "rm") -> list[list[str]]:
 
 
 def test_the_table_parses_and_names_its_errors():
-    assert set(TABLES) == set(launchers.SECTIONS)
+    assert set(TABLES) == set(launcher_table.SECTIONS)
     assert "sudo" in TABLES["wrappers"] and "-u" in TABLES["wrappers"]["sudo"]
     assert TABLES["package-runners"]["npm exec"] >= {"-p", "--package"}
     with pytest.raises(ValueError, match=r"x\.txt:2: unknown section '\[nope\]'"):
-        launchers.parse("# c\n[nope]\n", "x.txt")
+        launcher_table.parse("# c\n[nope]\n", "x.txt")
     with pytest.raises(ValueError, match=r"x\.txt:1: an entry before any \[section\]"):
-        launchers.parse("sudo: -u\n", "x.txt")
+        launcher_table.parse("sudo: -u\n", "x.txt")
     with pytest.raises(ValueError, match=r"x\.txt:2: an entry without a name"):
-        launchers.parse("[wrappers]\n: -u\n", "x.txt")
+        launcher_table.parse("[wrappers]\n: -u\n", "x.txt")
 
 
 def _wrapped(name: str) -> str:

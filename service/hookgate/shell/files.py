@@ -11,7 +11,8 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, TABLES, script_word
+from hookgate.shell.launcher_table import TABLES
+from hookgate.shell.launchers import FILE_READERS, script_word
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
