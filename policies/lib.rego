@@ -288,11 +288,20 @@ git_removed := [{"cmd": x.cmd, "path": p} |
 	some p in x.git.operands
 ]
 
-# fd PATTERN PATH… (and Debian's fdfind): the paths after its pattern.
-find_roots(c) := {a |
-	some i, a in shell.operands(c)
-	i > 0
-} if c.name in {"fd", "fdfind"}
+# fd PATTERN PATH… (and Debian's fdfind): the paths after its pattern, else those of
+# --search-path, else "." (the directory fd works in, which --base-directory moves for the
+# commands it runs too: shell analysis gives them that directory).
+find_roots(c) := fd_roots(searched, given) if {
+	c.name in {"fd", "fdfind"}
+	searched := {v | some i, a in c.argv; a == "--search-path"; v := c.argv[i + 1]} | {trim_prefix(a, "--search-path=") | some a in c.argv; startswith(a, "--search-path=")}
+	given := {a | some i, a in shell.operands(c); i > 0; not a in searched}
+}
+
+fd_roots(searched, given) := given if {
+	count(given) > 0
+} else := searched if {
+	count(searched) > 0
+} else := {"."}
 
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |

@@ -257,6 +257,49 @@ def test_every_path_exec_option_runs_its_command(name):
         assert "rm" not in [w.text for w in own.words]  # the command is not its own words
 
 
+@pytest.mark.parametrize("name", sorted(TABLES["path-placeholders"]))
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        # fd(1): "If no placeholder is present, an implicit {} at the end is assumed" (-x runs
+        # it once a path, -X once for all of them): the path is the command's last word
+        ("-e py -x rm", ["rm", "{}"]),
+        (". -X rm -rf", ["rm", "-rf", "{}"]),
+        ("-x git commit --no-verify -m", ["git", "commit", "--no-verify", "-m", "{}"]),
+        ("-x echo + -e py", ["echo", "+", "-e", "py", "{}"]),  # + ends find's, not fd's
+        # its other placeholders: less the extension, the base name, the parent directory
+        ("-x mv {} {.}.bak", ["mv", "{}", "{}.bak"]),
+        ("-X rm {/.} {/}", ["rm", "{}", "{}"]),
+        ("-x rm -r {//}", ["rm", "-r", "{}/.."]),
+        # --exec=cmd takes one word: the rest are fd's own (fd --exec=rm y runs rm ./y.py)
+        ("--exec=rm -e py", ["rm", "{}"]),
+        ("-e py -x rm ; -E x", ["rm", "{}"]),
+    ],
+)
+def test_fd_hands_its_command_the_paths_it_finds(name, line, argv):
+    program = argv[0]
+    assert runs(f"{name} {line}".replace(";", "\\;"), program) == [argv]
+
+
+@pytest.mark.parametrize(
+    ("line", "deleted"),
+    [
+        ("fd -e pyc -X rm", ["{}"]),
+        ("fd -e pyc -E vendor . src tests -X rm", ["src/{}", "tests/{}"]),
+        ("fd --search-path /etc -x rm -rf", ["/etc/{}"]),
+        ("fd --search-path=/usr -x rm", ["/usr/{}"]),
+        ("fdfind -t f -x rm ; -H . build", ["build/{}"]),
+        # fd and the commands it runs work in --base-directory
+        ("fd --base-directory ~ -X rm -rf", ["~/{}"]),
+        ("fd --base-directory=/srv -x rm", ["/srv/{}"]),
+        ("find . -exec echo + ; -exec rm {} +", ["{}"]),  # find's + ends only after {}
+    ],
+)
+def test_what_a_path_exec_deletes_is_under_its_starting_points(line, deleted):
+    paths = [f["path"] for c in analyse(line.replace(";", "\\;")) for f in c.files]
+    assert sorted(paths) == deleted
+
+
 @pytest.mark.parametrize("sub", sorted(TABLES["git-scripts"]))
 def test_every_git_script_option_is_a_script(sub):
     for option in sorted(TABLES["git-scripts"][sub]):

@@ -12,7 +12,7 @@ import stat
 
 from hookgate.lang.errors import LimitError
 from hookgate.shell.launcher_table import TABLES
-from hookgate.shell.launchers import FILE_READERS, script_word
+from hookgate.shell.launchers import FILE_READERS, path_exec_roots, script_word
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.words import (
     Command,
@@ -447,7 +447,7 @@ def find_roots(argv: list[str]) -> list[str]:
                 break
             roots.append(a)
         return roots or ["."]
-    return argv_operands(argv)[1:] or ["."]
+    return path_exec_roots(argv[0], argv)
 
 
 def found_key(cwd: str | None, root: str) -> str:

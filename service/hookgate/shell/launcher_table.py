@@ -27,6 +27,8 @@ SECTIONS = (
     "image-option-programs",
     "image-commands",
     "path-execs",
+    "path-placeholders",
+    "path-exec-values",
     "git-scripts",
     "container-subcommands",
     "shells",

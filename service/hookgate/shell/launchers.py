@@ -170,7 +170,7 @@ def unwrap(
     if name == "parallel":
         return _parallel_runs(words)
     if name in TABLES["path-execs"]:
-        return _find_exec(words, TABLES["path-execs"][name])
+        return _find_exec(name, words)
     if name == "git":
         return _git_runs(words)
     interpreter = name.rstrip("0123456789.")
@@ -431,19 +431,33 @@ def _sourced(operand: list[Word], printed: Callable[[str], str | None]) -> tuple
     return None if text is None else ("printed", text)
 
 
-def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | list[Word]]:
+def _find_exec(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
     """``find … -exec cmd {} ;``, ``fd … -x cmd``: the commands it runs (after an option of
-    ``starts``); it keeps every other word."""
+    [path-execs]); it keeps every other word. find's command ends at ``;``, or at ``+`` right
+    after ``{}`` (``-exec echo + ;`` runs ``echo +``); fd's at ``;`` or the end of the line. A
+    program of [path-placeholders] (fd) appends the path when its command holds none of them
+    (``fd -e py -x rm``: ``rm PATH``; ``-X``: ``rm PATH…``), and its other placeholders name
+    what ``{}`` does: the path less its extension (``{.}``), its base name (``{/}``, ``{/.}``,
+    read as the path: a name the line does not show) or its parent (``{//}``: ``{}/..``)."""
+    starts = TABLES["path-execs"][name]
+    placeholders = TABLES["path-placeholders"].get(name)
     inner: list[list[Word]] = []
     own: list[Word] = words[:1]
     k = 1
     while k < len(words):
         own.append(words[k])
-        if words[k].text in starts:
+        option, eq, value = words[k].text.partition("=")
+        if option in starts and eq:  # fd --exec=rm y: the command is rm, y is fd's pattern
+            w = words[k]
+            command = [Word(value, None, w.literal, w.offs[len(option) + 1 :])]
+            inner.append(_placed(command, placeholders) if placeholders is not None else command)
+            k += 1
+        elif option in starts:
             j = k + 1
-            while j < len(words) and words[j].text not in (";", "+"):
+            while j < len(words) and not _exec_end(words, j, placeholders is None):
                 j += 1
-            inner.append(words[k + 1 : j])
+            command = words[k + 1 : j]
+            inner.append(_placed(command, placeholders) if placeholders is not None else command)
             own.extend(words[j : j + 1])
             k = j + 1
         else:
@@ -451,6 +465,32 @@ def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | li
     if not inner:
         return None, len(words)
     return ("argv", inner[0], inner[1:]), own
+
+
+def _exec_end(words: list[Word], j: int, find: bool) -> bool:
+    text = words[j].text
+    return text == ";" or (find and text == "+" and words[j - 1].text == "{}")
+
+
+# fd's placeholders as find's {}: the entry found, less its extension or as its base name (a
+# name the line does not show either way), or the directory holding it.
+_AS_FOUND = (("{//}", "{}/.."), ("{/.}", "{}"), ("{/}", "{}"), ("{.}", "{}"))
+
+
+def _placed(command: list[Word], placeholders: frozenset[str]) -> list[Word]:
+    """An fd command with its placeholders read as find's ``{}``, or ``{}`` appended when it
+    holds none (fd(1): "an implicit {} at the end is assumed")."""
+    if not command:
+        return command
+    if not any(p in w.text for w in command for p in placeholders):
+        return [*command, Word("{}", None, True, [])]
+    placed = []
+    for w in command:
+        text = w.text
+        for placeholder, found in _AS_FOUND:
+            text = text.replace(placeholder, found)
+        placed.append(w if text == w.text else Word(text, None, w.literal, []))
+    return placed
 
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
@@ -503,8 +543,40 @@ def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | N
     return None
 
 
+def path_exec_roots(name: str, argv: list[str]) -> list[str]:
+    """The starting points of a [path-exec-values] program (``fd -e py PATTERN a b``: a, b;
+    ``--search-path x``; ``.`` when none): its operands after the pattern, past the options
+    that take a value and the ``;`` that ends a command it runs."""
+    values = TABLES["path-exec-values"].get(name, frozenset())
+    operands: list[str] = []
+    searched: list[str] = []
+    k = 1
+    while k < len(argv):
+        option, eq, value = argv[k].partition("=")
+        if option == "--search-path":
+            searched.append(value if eq else argv[k + 1] if k + 1 < len(argv) else ".")
+        if argv[k] in values:
+            k += 2
+            continue
+        if argv[k] == "--":
+            operands += argv[k + 1 :]
+            break
+        if argv[k] != ";" and (not argv[k].startswith("-") or argv[k] == "-"):
+            operands.append(argv[k])
+        k += 1
+    return searched or operands[1:] or ["."]
+
+
 def wrapper_chdir(name: str, words: list[Word]) -> str | None:
-    """The directory ``env -C dir`` or ``sudo -D dir`` runs its command in, or None."""
+    """The directory ``env -C dir`` or ``sudo -D dir`` runs its command in (``fd
+    --base-directory dir -x cmd`` too), or None."""
+    if name in TABLES["path-exec-values"]:
+        argv = [w.text for w in words]
+        for k, a in enumerate(argv[1:], 1):
+            if a == "--base-directory" and k + 1 < len(argv):
+                return argv[k + 1]
+            if a.startswith("--base-directory="):
+                return a.split("=", 1)[1]
     if name in ("env", "sudo"):
         for k, w in enumerate(words[1:], 1):
             if w.text in ("-C", "--chdir", "-D") and k + 1 < len(words):
