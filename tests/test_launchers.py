@@ -122,9 +122,32 @@ def test_every_package_runner_runs_the_package_program(key):
         ("nix run nixpkgs#bash -- -c 'rm -rf ~'", "rm", ["rm", "-rf", "~"]),
         ("nix shell nixpkgs#git -c git push -f", "git", ["git", "push", "-f"]),
         ("nix develop --command git push -f", "git", ["git", "push", "-f"]),
-        # the project's own flake runs what flake.nix says, which the line does not show
-        ("nix run .#deploy -- --force", "deploy", None),
+        # an attribute of the project's own flake or file is read by its name, as nix names
+        # its program; a flake without one runs what flake.nix says, which the line does not show
+        ("nix run .#git -- push --force", "git", ["git", "push", "--force"]),
+        ("nix run . -- --force", "nix", ["nix", "run", ".", "--", "--force"]),
         ("nix run", "nix", ["nix", "run"]),
+        # with --file or --expr the installable is an attribute path
+        ("nix run -f . hello -- --force", "hello", ["hello", "--force"]),
+        ("nix run --file '<nixpkgs>' git push -f", "git", ["git", "push", "-f"]),
+        ("nix run -f x.nix tools.git^out -- push", "git", ["git", "push"]),
+        ("nix run --arg a 1 --argstr b c -f . git -- push", "git", ["git", "push"]),
+        # --expr alone: the attribute its value ends with
+        ("nix run --expr 'with import <nixpkgs> {}; git'", "git", ["git"]),
+        ("nix run --impure --expr '(import <nixpkgs> {}).git'", "git", ["git"]),
+        ("nix run --expr 'f \"x\"'", "nix", ["nix", "run", "--expr", 'f "x"']),
+        ("nix run --expr 'import ./x.nix {}'", "x", None),
+        # -- only ends nix's options: the installable follows it
+        ("nix run --expr 'import <nixpkgs> {}' -- git push", "git", ["git", "push"]),
+        # nix's own options before or after its subcommand, one value or two
+        (
+            "nix --extra-experimental-features 'nix-command flakes' run nixpkgs#git -- push",
+            "git",
+            ["git", "push"],
+        ),
+        ("nix --option sandbox false run nixpkgs#git -- push", "git", ["git", "push"]),
+        ("nix run -L --store /s --option a b nixpkgs#git -- push", "git", ["git", "push"]),
+        ("nix --option a b shell nixpkgs#git -c git push", "git", ["git", "push"]),
     ],
 )
 def test_nix_runs_the_installables_program(line, name, argv):

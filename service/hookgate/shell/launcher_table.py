@@ -35,6 +35,7 @@ SECTIONS = (
     "awks",
     "makes",
     "option-values",
+    "option-pairs",
     "tmux-starts",
     "file-readers",
     "interpreters",
@@ -100,9 +101,11 @@ def options_end(
     start: int,
     with_value: frozenset[str],
     skip_assignments: bool = False,
+    with_two: frozenset[str] = frozenset(),
 ) -> int:
     """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd);
-    with ``skip_assignments``, ``NAME=value`` words are the wrapper's too (``env A=1 cmd``)."""
+    with ``skip_assignments``, ``NAME=value`` words are the wrapper's too (``env A=1 cmd``);
+    an option of ``with_two`` takes two words (``nix --option sandbox false run``)."""
     k = start
     while k < len(words):
         a = normalize_option(words[k].text)
@@ -114,7 +117,7 @@ def options_end(
         if not a.startswith("-") or a == "-":
             return k
         if a.startswith("--"):
-            k += 2 if (a in with_value and "=" not in a) else 1
+            k += 3 if a in with_two else 2 if (a in with_value and "=" not in a) else 1
             continue
         # a bundle of short options: one taking a value consumes the rest or the next word
         for j in range(1, len(a)):

@@ -330,29 +330,73 @@ def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
 
 def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     """``npx rimraf ~``, ``npm exec -- del-cli x``, ``pnpm dlx pkg@1 …``, ``uv run cmd``: the
-    program a package runner runs (launchers.txt, [package-runners]), its version dropped."""
+    program a package runner runs (launchers.txt, [package-runners]), its version dropped. A
+    program's own options of [option-values] and [option-pairs] may come before the subcommand
+    (``nix --option sandbox false run …``)."""
     runners = TABLES["package-runners"]
-    key, start = (f"{name} {words[1].text}", 2) if len(words) > 1 else (name, 1)
+    own = TABLES["option-values"].get(name, frozenset())
+    pairs = TABLES["option-pairs"].get(name, frozenset())
+    sub = options_end(words, 1, own, with_two=pairs) if own or pairs else 1
+    key, start = (f"{name} {words[sub].text}", sub + 1) if len(words) > sub else (name, 1)
     if key not in runners:  # the longer name first: yarn dlx x is not yarn's program dlx
         key, start = name, 1
         if key not in runners:
             return None
-    values = runners[key]
-    k = options_end(words, start, values)
+    values = runners[key] | own
+    k = options_end(words, start, values, with_two=pairs)
+    if key == "nix run":
+        return _nix_run(words, start, k)
     if k >= len(words):
         return None, len(words)
     program, rest, text = words[k], words[k + 1 :], words[k].text
-    if key == "nix run":  # nixpkgs#python3Packages.black^bin -- .: the attribute's program, black
-        end = len(text.split("^")[0])
-        name = text[:end].partition("#")[2].rsplit(".", 1)[-1]
-        if not name or text.startswith((".", "/", "path:")):  # the project's flake: not shown
-            return None, len(words)
-        program = Word(name, None, program.literal, program.offs[end - len(name) : end])
-        return ("argv", [program, *(rest[1:] if rest and rest[0].text == "--" else rest)], []), k
     at = text.find("@", 1)  # rimraf@5, @scope/pkg@1 (a leading @ is the scope)
     if at > 0:
         program = Word(text[:at], None, program.literal, program.offs[:at])
     return ("argv", [program, *rest], []), k
+
+
+def _nix_run(words: list[Word], start: int, k: int) -> tuple[Any, int]:
+    """``nix run INSTALLABLE [--] ARGS``: the installable's program, named after its attribute
+    (nix3-run(1): ``meta.mainProgram``, else its ``pname``), an ``^output`` aside:
+    ``nixpkgs#python3Packages.black^bin`` runs black, and so does ``-f '<nixpkgs>'
+    python3Packages.black`` (with ``--file``/``--expr`` an installable is an attribute path).
+    ``--expr E`` with no installable runs E's value: the attribute E ends with (``with import
+    <nixpkgs> {}; git``, ``(import <nixpkgs> {}).git``); ``--`` only ends nix's options, so
+    ``--expr E -- push`` runs E's attribute push. A flake without an attribute (``nix run .``,
+    ``nix run github:o/r``) runs what its flake.nix says, which the line does not show."""
+    n = len(words)
+    options = [w.text.split("=", 1)[0] for w in words[start:k]]
+    attributes = any(o in ("-f", "--file", "--expr") for o in options)
+    if k >= n:  # no installable: --expr's value
+        found = (_option_value(words, j, ("--expr",)) for j in range(start, k))
+        expr = next((w for w in found if w is not None), None)
+        name = _last_attribute(expr.text) if expr is not None else None
+        return (("argv", [Word(name, None, expr.literal, [])], []), k) if name else (None, n)
+    text = words[k].text
+    path = text.split("^", 1)[0]
+    if not attributes:
+        path = path.partition("#")[2]
+    name = path.rsplit(".", 1)[-1].strip('"')
+    if not name:
+        return None, n
+    program = words[k]
+    at = text.find(name)
+    program = Word(name, None, program.literal, program.offs[at : at + len(name)])
+    rest = words[k + 1 :]
+    return ("argv", [program, *(rest[1:] if rest and rest[0].text == "--" else rest)], []), k
+
+
+def _last_attribute(expr: str) -> str | None:
+    """The name a Nix expression's value ends with (``…; git``, ``(…).git``, ``pkgs.git``), or
+    None when it ends otherwise (a call, a string, a set)."""
+    text = expr.rstrip().rstrip(")").rstrip()
+    end = len(text)
+    while end > 0 and (text[end - 1].isalnum() or text[end - 1] in "_-'"):
+        end -= 1
+    name = text[end:]
+    if not name or not (name[0].isalpha() or name[0] == "_"):
+        return None
+    return name if end == 0 or text[end - 1] in " \t\n;.(" else None
 
 
 def _makefile(words: list[Word]) -> str:
