@@ -323,6 +323,15 @@ def test_what_a_path_exec_deletes_is_under_its_starting_points(line, deleted):
     assert sorted(paths) == deleted
 
 
+@pytest.mark.parametrize("key", sorted(TABLES["shell-starters"]))
+def test_a_shell_starter_given_no_command_runs_its_stdin(key):
+    # nix-shell -p git, nix develop: an interactive shell, which reads the script it is fed
+    assert runs(f"echo 'rm -rf /x' | {key} a") == [["rm", "-rf", "/x"]]
+    assert runs(f"{key} a <<< 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+    for option in sorted(TABLES["shell-starters"][key]):  # given one, it runs that instead
+        assert runs(f"echo 'rm -rf /x' | {key} a {option} true") == [], option
+
+
 @pytest.mark.parametrize("sub", sorted(TABLES["git-scripts"]))
 def test_every_git_script_option_is_a_script(sub):
     for option in sorted(TABLES["git-scripts"][sub]):

@@ -32,6 +32,7 @@ SECTIONS = (
     "git-scripts",
     "container-subcommands",
     "shells",
+    "shell-starters",
     "awks",
     "makes",
     "option-values",

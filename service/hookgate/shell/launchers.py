@@ -334,14 +334,12 @@ def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     program's own options of [option-values] and [option-pairs] may come before the subcommand
     (``nix --option sandbox false run …``)."""
     runners = TABLES["package-runners"]
+    found = _entry(name, words, runners)
+    if found is None:
+        return None
+    key, start = found
     own = TABLES["option-values"].get(name, frozenset())
     pairs = TABLES["option-pairs"].get(name, frozenset())
-    sub = options_end(words, 1, own, with_two=pairs) if own or pairs else 1
-    key, start = (f"{name} {words[sub].text}", sub + 1) if len(words) > sub else (name, 1)
-    if key not in runners:  # the longer name first: yarn dlx x is not yarn's program dlx
-        key, start = name, 1
-        if key not in runners:
-            return None
     values = runners[key] | own
     k = options_end(words, start, values, with_two=pairs)
     if key == "nix run":
@@ -353,6 +351,19 @@ def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     if at > 0:
         program = Word(text[:at], None, program.literal, program.offs[:at])
     return ("argv", [program, *rest], []), k
+
+
+def _entry(name: str, words: list[Word], table: dict) -> tuple[str, int] | None:
+    """The entry of ``table`` a command is, ``name subcommand`` before ``name`` (yarn dlx x is
+    not yarn's program dlx), and where the words after it start; the program's own options of
+    [option-values] and [option-pairs] may come before the subcommand (``nix --option a b
+    run``)."""
+    own = TABLES["option-values"].get(name, frozenset())
+    pairs = TABLES["option-pairs"].get(name, frozenset())
+    sub = options_end(words, 1, own, with_two=pairs) if own or pairs else 1
+    if len(words) > sub and f"{name} {words[sub].text}" in table:
+        return f"{name} {words[sub].text}", sub + 1
+    return (name, 1) if name in table else None
 
 
 def _nix_run(words: list[Word], start: int, k: int) -> tuple[Any, int]:
@@ -639,6 +650,10 @@ def reads_script_from_stdin(cmd: Command) -> bool:
         return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
     if cmd.name in TABLES["makes"]:
         return _makefile(cmd.words) == "-"  # make -f -: the makefile is on stdin
+    starter = _entry(cmd.name, cmd.words, TABLES["shell-starters"])
+    if starter is not None:  # nix-shell -p git, nix develop: a shell, given no command
+        given = TABLES["shell-starters"][starter[0]]
+        return not any(w.text.split("=", 1)[0] in given for w in cmd.words[starter[1] :])
     if cmd.name in ("sudo", "doas"):  # sudo -s / -i with no command starts a shell (on stdin)
         opts = [w.text for w in cmd.words[1:] if w.text.startswith("-")]
         return any(
