@@ -262,20 +262,30 @@ find_deletes(c) if {
 	not c.argv[i - 1] in {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-newer", "-fprint", "-fprint0", "-fls", "-user", "-group", "-perm", "-type", "-size"}
 }
 
-# find … -exec rm {} ; (also -execdir, -ok, -okdir) deletes what it finds, as -delete does.
+# find … -exec rm {} ; (also -execdir, -ok, -okdir) deletes what it finds, as -delete does; so
+# does fd -x rm / -X rm (fd appends the path when the command holds no placeholder).
 find_deletes(c) if {
-	c.name == "find"
+	c.name in finders
 	some a in c.argv
-	a in {"-exec", "-execdir", "-ok", "-okdir"}
+	finder_exec(a)
 	find_runs({"rm", "unlink", "shred", "rmdir"})
 }
 
-# Some command that find -exec runs on what it found is one of names: the command -exec runs
-# is its own entry, run via find, with {} for what find found.
+finders := {"find", "fd", "fdfind"}
+
+finder_exec(a) if a in {"-exec", "-execdir", "-ok", "-okdir", "-x", "-X", "--exec", "--exec-batch"}
+
+finder_exec(a) if startswith(a, "--exec=")
+
+finder_exec(a) if startswith(a, "--exec-batch=")
+
+# Some command that find -exec (fd -x) runs on what it found is one of names: the command it
+# runs is its own entry, run via the finder, with {} for what it found.
 find_runs(names) if {
 	some d in commands
 	d.name in names
-	"find" in d.via
+	some f in d.via
+	f in finders
 	some a in d.argv
 	contains(a, "{}")
 }
@@ -288,11 +298,20 @@ git_removed := [{"cmd": x.cmd, "path": p} |
 	some p in x.git.operands
 ]
 
-# fd PATTERN PATH… (and Debian's fdfind): the paths after its pattern.
-find_roots(c) := {a |
-	some i, a in shell.operands(c)
-	i > 0
-} if c.name in {"fd", "fdfind"}
+# fd PATTERN PATH… (and Debian's fdfind): the paths of --search-path (fd then takes no path
+# operand), else those after its pattern, else "." (the directory fd works in, which
+# --base-directory moves for the commands it runs too: shell analysis gives them that directory).
+find_roots(c) := fd_roots(searched, given) if {
+	c.name in {"fd", "fdfind"}
+	searched := {v | some i, a in c.argv; a == "--search-path"; v := c.argv[i + 1]} | {trim_prefix(a, "--search-path=") | some a in c.argv; startswith(a, "--search-path=")}
+	given := {a | some i, a in shell.operands(c); i > 0}
+}
+
+fd_roots(searched, given) := searched if {
+	count(searched) > 0
+} else := given if {
+	count(given) > 0
+} else := {"."}
 
 # The starting points of a find command: the words before its first expression.
 find_roots(c) := {a |

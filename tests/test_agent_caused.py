@@ -578,3 +578,58 @@ def test_explain_names_the_module_that_does_not_import(env, tmp_path, site, modu
     found = explained(done.stderr)
     assert found["file"].startswith(str(edited / "hookgate" / module)), found
     assert "edited by the agent" in found["exception"]
+
+
+# --- a policy layer the hook was given, gone ---------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["console", "wired", "warm"])
+def test_a_policy_layer_that_is_gone_answers_the_limit(env, site, tmp_path, how) -> None:
+    """``--policies DIR`` deleted or renamed after install (the agent's user can): a limit, as an
+    unreadable policy file is, never the fault that answered ``{}`` with every guard off."""
+    layer = tmp_path / "team"
+    layer.mkdir()
+    (layer / "data.json").write_text('{"team": {"name": "t"}}')
+    argv = [*argvs(site)["console" if how == "console" else "wired"], "--policies", str(layer)]
+    if how == "warm":
+        env["HOOKGATE_WARM"] = "30"
+        run(argv, env, payload("ls"))  # starts the warm process, with the layer loaded
+        wait_for_warm(env)
+    answer, _ = run(argv, env, payload(DENIED))
+    assert decision(answer) == "deny", answer  # the layer is there: the default pack decides
+    layer.rename(tmp_path / "elsewhere")
+    done = subprocess.run(argv, input=payload("ls"), env=env, capture_output=True, timeout=60)
+    answer = json.loads(done.stdout)
+    assert decision(answer) == "ask", answer
+    assert str(layer) in reason(answer) and "limit" in reason(answer)
+    assert f"hookgate: file: {layer}: no such file or directory" in done.stderr.decode()
+    env["HOOKGATE_LIMIT_ACTION"] = "deny"
+    answer, _ = run(argv, env, payload("ls"))
+    assert decision(answer) == "deny", answer
+    if how == "warm":
+        assert warm_pids(env), "the warm process answered"
+    assert any(str(layer) in r.get("message", "") for r in limit_records(env)), limit_records(env)
+
+
+def test_a_policy_directory_that_cannot_be_listed_is_unreadable(tmp_path, monkeypatch) -> None:
+    # os.walk skips a directory it cannot list: its policies would go without a word
+    from hookgate import sources
+    from hookgate.lang.errors import PolicyError
+
+    (tmp_path / "team" / "sub").mkdir(parents=True)
+    (tmp_path / "team" / "sub" / "p.rego").write_text("package team\n")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(files.UnsafeFile) as caught:
+        sources.load_paths([tmp_path / "team"])
+    assert caught.value.path == str(tmp_path / "team" / "sub") and caught.value.kind == "unreadable"
+    assert files.agent_caused(caught.value) == ("file", str(caught.value))
+    with pytest.raises(PolicyError) as gone:
+        sources.load_paths([tmp_path / "nothing"])
+    assert files.agent_caused(gone.value)[0] == "file"

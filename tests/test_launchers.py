@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from hookgate.shell import launchers
+from hookgate.shell import launcher_table
 from hookgate.shell.analysis import analyse
 from hookgate.shell.awk import awk_commands
-from hookgate.shell.launchers import SHELLS, TABLES, make_recipes
+from hookgate.shell.launcher_table import TABLES
+from hookgate.shell.launchers import SHELLS, make_recipes
 
 
 def runs(line: str, name: str = "rm") -> list[list[str]]:
@@ -20,15 +21,15 @@ def runs(line: str, name: str = "rm") -> list[list[str]]:
 
 
 def test_the_table_parses_and_names_its_errors():
-    assert set(TABLES) == set(launchers.SECTIONS)
+    assert set(TABLES) == set(launcher_table.SECTIONS)
     assert "sudo" in TABLES["wrappers"] and "-u" in TABLES["wrappers"]["sudo"]
     assert TABLES["package-runners"]["npm exec"] >= {"-p", "--package"}
     with pytest.raises(ValueError, match=r"x\.txt:2: unknown section '\[nope\]'"):
-        launchers.parse("# c\n[nope]\n", "x.txt")
+        launcher_table.parse("# c\n[nope]\n", "x.txt")
     with pytest.raises(ValueError, match=r"x\.txt:1: an entry before any \[section\]"):
-        launchers.parse("sudo: -u\n", "x.txt")
+        launcher_table.parse("sudo: -u\n", "x.txt")
     with pytest.raises(ValueError, match=r"x\.txt:2: an entry without a name"):
-        launchers.parse("[wrappers]\n: -u\n", "x.txt")
+        launcher_table.parse("[wrappers]\n: -u\n", "x.txt")
 
 
 def _wrapped(name: str) -> str:
@@ -121,9 +122,32 @@ def test_every_package_runner_runs_the_package_program(key):
         ("nix run nixpkgs#bash -- -c 'rm -rf ~'", "rm", ["rm", "-rf", "~"]),
         ("nix shell nixpkgs#git -c git push -f", "git", ["git", "push", "-f"]),
         ("nix develop --command git push -f", "git", ["git", "push", "-f"]),
-        # the project's own flake runs what flake.nix says, which the line does not show
-        ("nix run .#deploy -- --force", "deploy", None),
+        # an attribute of the project's own flake or file is read by its name, as nix names
+        # its program; a flake without one runs what flake.nix says, which the line does not show
+        ("nix run .#git -- push --force", "git", ["git", "push", "--force"]),
+        ("nix run . -- --force", "nix", ["nix", "run", ".", "--", "--force"]),
         ("nix run", "nix", ["nix", "run"]),
+        # with --file or --expr the installable is an attribute path
+        ("nix run -f . hello -- --force", "hello", ["hello", "--force"]),
+        ("nix run --file '<nixpkgs>' git push -f", "git", ["git", "push", "-f"]),
+        ("nix run -f x.nix tools.git^out -- push", "git", ["git", "push"]),
+        ("nix run --arg a 1 --argstr b c -f . git -- push", "git", ["git", "push"]),
+        # --expr alone: the attribute its value ends with
+        ("nix run --expr 'with import <nixpkgs> {}; git'", "git", ["git"]),
+        ("nix run --impure --expr '(import <nixpkgs> {}).git'", "git", ["git"]),
+        ("nix run --expr 'f \"x\"'", "nix", ["nix", "run", "--expr", 'f "x"']),
+        ("nix run --expr 'import ./x.nix {}'", "x", None),
+        # -- only ends nix's options: the installable follows it
+        ("nix run --expr 'import <nixpkgs> {}' -- git push", "git", ["git", "push"]),
+        # nix's own options before or after its subcommand, one value or two
+        (
+            "nix --extra-experimental-features 'nix-command flakes' run nixpkgs#git -- push",
+            "git",
+            ["git", "push"],
+        ),
+        ("nix --option sandbox false run nixpkgs#git -- push", "git", ["git", "push"]),
+        ("nix run -L --store /s --option a b nixpkgs#git -- push", "git", ["git", "push"]),
+        ("nix --option a b shell nixpkgs#git -c git push", "git", ["git", "push"]),
     ],
 )
 def test_nix_runs_the_installables_program(line, name, argv):
@@ -254,6 +278,58 @@ def test_every_path_exec_option_runs_its_command(name):
         assert runs(f"{name} . /x {option} rm -rf {{}} ;") == [["rm", "-rf", "{}"]], option
         (own,) = [c for c in analyse(f"{name} . /x {option} rm -rf") if c.name == name]
         assert "rm" not in [w.text for w in own.words]  # the command is not its own words
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["path-placeholders"]))
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        # fd(1): "If no placeholder is present, an implicit {} at the end is assumed" (-x runs
+        # it once a path, -X once for all of them): the path is the command's last word
+        ("-e py -x rm", ["rm", "{}"]),
+        (". -X rm -rf", ["rm", "-rf", "{}"]),
+        ("-x git commit --no-verify -m", ["git", "commit", "--no-verify", "-m", "{}"]),
+        ("-x echo + -e py", ["echo", "+", "-e", "py", "{}"]),  # + ends find's, not fd's
+        # its other placeholders: less the extension, the base name, the parent directory
+        ("-x mv {} {.}.bak", ["mv", "{}", "{}.bak"]),
+        ("-X rm {/.} {/}", ["rm", "{}", "{}"]),
+        ("-x rm -r {//}", ["rm", "-r", "{}/.."]),
+        # --exec=cmd takes one word: the rest are fd's own (fd --exec=rm y runs rm ./y.py)
+        ("--exec=rm -e py", ["rm", "{}"]),
+        ("-e py -x rm ; -E x", ["rm", "{}"]),
+    ],
+)
+def test_fd_hands_its_command_the_paths_it_finds(name, line, argv):
+    program = argv[0]
+    assert runs(f"{name} {line}".replace(";", "\\;"), program) == [argv]
+
+
+@pytest.mark.parametrize(
+    ("line", "deleted"),
+    [
+        ("fd -e pyc -X rm", ["{}"]),
+        ("fd -e pyc -E vendor . src tests -X rm", ["src/{}", "tests/{}"]),
+        ("fd --search-path /etc -x rm -rf", ["/etc/{}"]),
+        ("fd --search-path=/usr -x rm", ["/usr/{}"]),
+        ("fdfind -t f -x rm ; -H . build", ["build/{}"]),
+        # fd and the commands it runs work in --base-directory
+        ("fd --base-directory ~ -X rm -rf", ["~/{}"]),
+        ("fd --base-directory=/srv -x rm", ["/srv/{}"]),
+        ("find . -exec echo + ; -exec rm {} +", ["{}"]),  # find's + ends only after {}
+    ],
+)
+def test_what_a_path_exec_deletes_is_under_its_starting_points(line, deleted):
+    paths = [f["path"] for c in analyse(line.replace(";", "\\;")) for f in c.files]
+    assert sorted(paths) == deleted
+
+
+@pytest.mark.parametrize("key", sorted(TABLES["shell-starters"]))
+def test_a_shell_starter_given_no_command_runs_its_stdin(key):
+    # nix-shell -p git, nix develop: an interactive shell, which reads the script it is fed
+    assert runs(f"echo 'rm -rf /x' | {key} a") == [["rm", "-rf", "/x"]]
+    assert runs(f"{key} a <<< 'rm -rf /x'") == [["rm", "-rf", "/x"]]
+    for option in sorted(TABLES["shell-starters"][key]):  # given one, it runs that instead
+        assert runs(f"echo 'rm -rf /x' | {key} a {option} true") == [], option
 
 
 @pytest.mark.parametrize("sub", sorted(TABLES["git-scripts"]))

@@ -461,7 +461,7 @@ def test_a_script_a_shell_line_wrote_is_judged_when_a_later_line_runs_it(env, tm
 
 # -- the tables (launchers.txt): every entry does what its section says ----------------------
 
-from hookgate.shell.launchers import ONE_LINERS, TABLES  # noqa: E402
+from hookgate.shell.launcher_table import ONE_LINERS, TABLES  # noqa: E402
 
 
 def _program(interpreter: str) -> str:

@@ -597,3 +597,63 @@ def test_a_quoted_bracket_does_not_close_a_group(word):
     # bash skips quoted and escaped brackets when it looks for the end of ${…} and $(…)
     text = f"u=; printf '%s\\n' @@ {word}"
     assert model_probes(text) == bash_probes(text)
+
+
+# -- programs that run programs: what the model hands the command, against the real program ------
+# Each line runs a probe through a launcher (its options with a value, its own operands, where its
+# command ends); real bash runs the line in a directory holding one file, src/a.py. What a finder
+# found is ``{}`` in the model (``{}/..`` for fd's parent placeholder): the real path stands in.
+
+LAUNCHED = (
+    ("", "timeout -s KILL 5 printf '%s\\n' @@ a"),
+    ("", "timeout --signal=TERM -k 1 9 printf '%s\\n' @@ b"),
+    ("", "stdbuf -oL -e 0 printf '%s\\n' @@ c"),
+    ("", "ionice -c 3 printf '%s\\n' @@ d"),
+    ("", "nice -n 5 printf '%s\\n' @@ e"),
+    ("", "flock -w 5 lockfile printf '%s\\n' @@ f"),
+    ("", "prlimit --nofile=512 printf '%s\\n' @@ g"),
+    ("", "setsid -w printf '%s\\n' @@ h"),
+    ("", "env -u X A=1 printf '%s\\n' @@ i"),
+    ("", "echo src/a.py | xargs printf '%s\\n' @@"),
+    ("", "echo src/a.py | xargs -n 1 printf '%s\\n' @@ j"),
+    ("", "find . -name a.py -exec printf '%s\\n' @@ {} +"),
+    ("", "find . -name a.py -exec printf '%s\\n' @@ + {} \\;"),
+    ("", "find . -name a.py -exec printf '%s\\n' @@ k \\;"),
+    ("fdfind", "fdfind -e py -x printf '%s\\n' @@ l"),
+    ("fdfind", "fdfind -e py -X printf '%s\\n' @@"),
+    ("fdfind", "fdfind -e py --exec-batch printf '%s\\n' @@ + m"),
+    ("fdfind", "fdfind a.py -x printf '%s\\n' @@ {} n \\; -t f"),
+    ("fdfind", "fdfind -t f -x printf '%s\\n' @@ o {//} {}"),
+    ("fdfind", "fdfind -e py --search-path src -X printf '%s\\n' @@ p"),
+    ("entr", "ls src/a.py | entr -nz printf '%s\\n' @@ q"),
+    ("entr", "ls src/a.py | entr -nzs \"printf '%s\\n' @@ r\""),
+)
+
+
+@pytest.mark.parametrize(("needs", "text"), LAUNCHED)
+def test_a_launcher_hands_its_command_what_the_real_program_does(tmp_path, needs, text):
+    if needs and shutil.which(needs) is None:
+        pytest.skip(f"{needs} is not installed")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("")
+    run = subprocess.run(
+        [BASH, "--norc", "--noprofile", "-c", text],
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SHELL": BASH},
+        capture_output=True,
+        text=True,
+        timeout=10,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 0, run.stderr
+    # entr -s reports the script's exit status on stdout
+    real = [w for w in run.stdout.split("\n")[:-1] if not w.endswith("returned exit code 0")]
+    assert real[:1] == ["@@"], real
+    path = next((w for w in real if w.endswith("a.py")), "")
+    parent = os.path.dirname(path)
+    # xargs: the command as written, and as fed what echo prints
+    model = [
+        [w.replace("{}/..", parent).replace("{}", path) for w in probe]
+        for probe in model_probes(text)
+    ]
+    assert real[1:] in model, (real, model)

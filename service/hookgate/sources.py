@@ -59,7 +59,13 @@ def _files(
     the order they are read."""
     for root in (_spelled(os.fspath(path)) for path in paths):
         if not os.path.exists(root):
-            raise PolicyError([Diagnostic(root, 0, 0, "no such file or directory")])
+            # A layer the hook was given (install checked it existed) that is gone: the agent's
+            # user can delete or rename it, so it is a limit as an unreadable file is, never a
+            # fault that fails open with the guards of every layer.
+            from hookgate.files import UnsafeFile
+
+            gone = UnsafeFile(root, "no such file or directory (a policy layer)", "missing")
+            raise PolicyError([Diagnostic(root, 0, 0, "no such file or directory")]) from gone
         is_dir = os.path.isdir(root)
         # Component by component, as pathlib orders paths ("a/b/…" before "a/b-c/…").
         files = sorted(_walk(root), key=lambda file: file.split(os.sep)) if is_dir else [root]
@@ -149,7 +155,7 @@ def _merge_objects(into: dict, new: dict, source: str, where: tuple[str, ...] = 
 def _walk(root: str) -> list[str]:
     # Symlinked directories are not followed, so a policy tree cannot loop or escape its root.
     found = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_unlisted, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
         found += [
             _spelled(os.path.join(dirpath, name))
@@ -157,6 +163,15 @@ def _walk(root: str) -> list[str]:
             if name.endswith((".rego", ".json"))
         ]
     return found
+
+
+def _unlisted(error: OSError) -> None:
+    """A directory of policies that cannot be listed (os.walk would skip it, dropping its
+    policies without a word): unreadable, as a policy file that cannot be read is."""
+    from hookgate.files import UnsafeFile
+
+    why = f"a directory that cannot be listed ({error.strerror})"
+    raise UnsafeFile(_spelled(error.filename or "."), why, "unreadable") from error
 
 
 def _spelled(path: str) -> str:

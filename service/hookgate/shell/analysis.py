@@ -12,6 +12,7 @@ depth (``limits``). Nothing is ever executed.
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
+from hookgate.shell.containers import host_source
 from hookgate.shell.expansion import (
     UNKNOWN_FILE,
     UNKNOWN_GLOB,
@@ -26,7 +27,6 @@ from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
     TABLES,
-    host_source,
     interpreter_of,
     make_recipes,
     reads_script_from_stdin,

@@ -11,7 +11,8 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
-from hookgate.shell.launchers import FILE_READERS, TABLES, script_word, xargs_replace
+from hookgate.shell.launcher_table import TABLES
+from hookgate.shell.launchers import FILE_READERS, path_exec_roots, script_word, xargs_replace
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.reach import (
     FROM_XARGS,
@@ -483,7 +484,7 @@ def find_roots(argv: list[str]) -> list[str]:
                 break
             roots.append(a)
         return roots or ["."]
-    return argv_operands(argv)[1:] or ["."]
+    return path_exec_roots(argv[0], argv)
 
 
 def found_key(cwd: str | None, root: str) -> str:

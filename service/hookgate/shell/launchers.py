@@ -1,19 +1,17 @@
-"""Programs that run other programs: the tables of ``launchers.txt`` and what each launcher
-runs (``unwrap``): wrappers (``sudo``, ``env``, ``timeout``), shells and their ``-c`` scripts,
-``eval``, package runners, containers, awk programs (read in ``awk``), makefile recipes,
-``parallel`` jobs, ``find -exec``, the programs git itself runs; and whether a command reads its script on stdin.
-
-The tables are read once per process, without ``json`` or ``re`` (the hook imports this on
-every shell call).
+"""Programs that run other programs: what each launcher of ``launchers.txt`` (read in
+``launcher_table``) runs (``unwrap``): wrappers (``sudo``, ``env``, ``timeout``), shells and
+their ``-c`` scripts, ``eval``, package runners, containers (read in ``containers``), awk
+programs (read in ``awk``), makefile recipes, ``parallel`` jobs, ``find -exec``, the programs git
+itself runs; and whether a command reads its script on stdin.
 """
 
 from __future__ import annotations
 
-import os
-
 from hookgate.shell.awk import awk_runs
+from hookgate.shell.containers import container_runs
 from hookgate.shell.expansion import is_unknown
-from hookgate.shell.words import Command, Word, join_path, normalize_option, single_quoted
+from hookgate.shell.launcher_table import ONE_LINERS, TABLES, options_end
+from hookgate.shell.words import Command, Word, normalize_option, single_quoted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,89 +20,6 @@ if TYPE_CHECKING:
 
     from hookgate.shell.expansion import Value
 
-PATH = os.path.join(os.path.dirname(__file__), "launchers.txt")
-
-SECTIONS = (
-    "wrappers",
-    "operand-first",
-    "leading-operand",
-    "argv-options",
-    "wrapper-scripts",
-    "script-files",
-    "operands-are-a-script",
-    "operands-are-scripts",
-    "multiplexers",
-    "package-runners",
-    "containers",
-    "image-entrypoints",
-    "image-option-programs",
-    "image-commands",
-    "path-execs",
-    "git-scripts",
-    "container-subcommands",
-    "shells",
-    "awks",
-    "makes",
-    "option-values",
-    "tmux-starts",
-    "file-readers",
-    "tree-deleters",
-    "interpreters",
-    "interpreter-stops",
-    "one-liners",
-    "script-suffixes",
-)
-
-
-def parse(text: str, source: str = PATH) -> dict[str, dict[str, frozenset[str]]]:
-    """Each section's entries: ``name: words`` gives ``{name: words}``; a line of bare names
-    gives each of them an empty set. A malformed line raises ``ValueError`` naming it."""
-    tables: dict[str, dict[str, frozenset[str]]] = {s: {} for s in SECTIONS}
-    section: dict[str, frozenset[str]] | None = None
-    for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if line.startswith("["):
-            name = line.strip("[]")
-            if not line.endswith("]") or name not in tables:
-                raise ValueError(f"{source}:{number}: unknown section {line!r}")
-            section = tables[name]
-        elif section is None:
-            raise ValueError(f"{source}:{number}: an entry before any [section]")
-        elif ":" in line:
-            key, _, values = line.partition(":")
-            if not key.strip():
-                raise ValueError(f"{source}:{number}: an entry without a name")
-            section[" ".join(key.split())] = frozenset(values.split())
-        else:
-            for name in line.split():
-                section[name] = frozenset()
-    return tables
-
-
-def load() -> dict[str, dict[str, frozenset[str]]]:
-    with open(PATH, encoding="utf-8") as f:
-        return parse(f.read())
-
-
-TABLES = load()
-
-
-def _one_liners(tables: dict[str, dict[str, frozenset[str]]]) -> dict[str, str]:
-    """Each interpreter's code option; a ``ValueError`` naming an entry that is not exactly one
-    option of an interpreter of [interpreters]."""
-    found = {}
-    for name, options in tables["one-liners"].items():
-        if len(options) != 1 or name not in tables["interpreters"]:
-            raise ValueError(
-                f"{PATH}: [one-liners] {name}: one option of an interpreter of [interpreters]"
-            )
-        found[name] = next(iter(options))
-    return found
-
-
-ONE_LINERS = _one_liners(TABLES)
 _SUFFIXES = {s: name for name, suffixes in TABLES["script-suffixes"].items() for s in suffixes}
 _RUNNERS = frozenset(key.split()[0] for key in TABLES["package-runners"])
 
@@ -174,7 +89,7 @@ def unwrap(
         # sudo takes VAR=value before its command too (sudo A=1 rm -rf ~)
         env_like = name in ("env", "cross-env", "cross-env-shell", "sudo")
         start = 2 if name in _LEADING and n > 1 and not words[1].text.startswith("-") else 1
-        k = _options_end(words, start, _WRAPPER_VALUES[name], skip_assignments=env_like)
+        k = options_end(words, start, _WRAPPER_VALUES[name], skip_assignments=env_like)
         if name in _OPERAND_FIRST and k < n:
             k += 1  # the duration / lock file / new root / mask / priority
         if name == "cross-env-shell":  # its command is a shell script
@@ -205,10 +120,10 @@ def unwrap(
     if name in ("source", "."):
         return _sourced(words[1:2], printed), n
     if name in TABLES["operands-are-a-script"]:  # watch -n 1 'cmd': a shell runs the operands
-        k = _options_end(words, 1, TABLES["operands-are-a-script"][name])
+        k = options_end(words, 1, TABLES["operands-are-a-script"][name])
         return (("script", words[k:]), k) if k < n else (None, n)
     if name in TABLES["operands-are-scripts"]:
-        k = _options_end(words, 1, TABLES["operands-are-scripts"][name])
+        k = options_end(words, 1, TABLES["operands-are-scripts"][name])
         return (("scripts", words[k:]), k) if k < n else (None, n)
     if name in TABLES["argv-options"]:  # nix develop -c git push: git push
         options = TABLES["argv-options"][name]
@@ -229,11 +144,11 @@ def unwrap(
     if runner is not None:
         return runner
     if name in TABLES["containers"]:
-        return _container_runs(name, words)
+        return container_runs(name, words)
     if name == "tmux":
-        k = _options_end(words, 1, _TMUX_VALUES)
+        k = options_end(words, 1, _TMUX_VALUES)
         if k < n and words[k].text in _TMUX_STARTS:
-            start = _options_end(words, k + 1, _TMUX_VALUES)
+            start = options_end(words, k + 1, _TMUX_VALUES)
             return (("script", words[start:]), n) if start < n else (None, n)
         return None, n
     if name == "kubectl":  # kubectl exec POD -- cmd …: like ssh, on another machine
@@ -248,14 +163,14 @@ def unwrap(
             return ("printed", text), n
         return (("script", words[1:]), n) if n > 1 else (None, n)
     if name == "ssh":
-        k = _options_end(words, 1, _SSH_VALUES)
+        k = options_end(words, 1, _SSH_VALUES)
         if k + 1 < n:
             return ("script", words[k + 1 :]), k + 1
         return None, n
     if name == "parallel":
         return _parallel_runs(words)
     if name in TABLES["path-execs"]:
-        return _find_exec(words, TABLES["path-execs"][name])
+        return _find_exec(name, words)
     if name == "git":
         return _git_runs(words)
     interpreter = name.rstrip("0123456789.")
@@ -396,7 +311,7 @@ def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
     n = len(words)
     end = n
     if name in _TRANSPARENT:
-        end = _options_end(words, 1, _WRAPPER_VALUES[name] - options)
+        end = options_end(words, 1, _WRAPPER_VALUES[name] - options)
         end += 1 if name in _OPERAND_FIRST else 0
     for k in range(1, min(end + 1, n)):
         a = normalize_option(words[k].text)
@@ -415,134 +330,84 @@ def _script_option(name: str, words: list[Word]) -> tuple[Any, int] | None:
 
 def _package_runner(name: str, words: list[Word]) -> tuple[Any, int] | None:
     """``npx rimraf ~``, ``npm exec -- del-cli x``, ``pnpm dlx pkg@1 …``, ``uv run cmd``: the
-    program a package runner runs (launchers.txt, [package-runners]), its version dropped."""
+    program a package runner runs (launchers.txt, [package-runners]), its version dropped. A
+    program's own options of [option-values] and [option-pairs] may come before the subcommand
+    (``nix --option sandbox false run …``)."""
     runners = TABLES["package-runners"]
-    key, start = (f"{name} {words[1].text}", 2) if len(words) > 1 else (name, 1)
-    if key not in runners:  # the longer name first: yarn dlx x is not yarn's program dlx
-        key, start = name, 1
-        if key not in runners:
-            return None
-    values = runners[key]
-    k = _options_end(words, start, values)
+    found = _entry(name, words, runners)
+    if found is None:
+        return None
+    key, start = found
+    own = TABLES["option-values"].get(name, frozenset())
+    pairs = TABLES["option-pairs"].get(name, frozenset())
+    values = runners[key] | own
+    k = options_end(words, start, values, with_two=pairs)
+    if key == "nix run":
+        return _nix_run(words, start, k)
     if k >= len(words):
         return None, len(words)
     program, rest, text = words[k], words[k + 1 :], words[k].text
-    if key == "nix run":  # nixpkgs#python3Packages.black^bin -- .: the attribute's program, black
-        end = len(text.split("^")[0])
-        name = text[:end].partition("#")[2].rsplit(".", 1)[-1]
-        if not name or text.startswith((".", "/", "path:")):  # the project's flake: not shown
-            return None, len(words)
-        program = Word(name, None, program.literal, program.offs[end - len(name) : end])
-        return ("argv", [program, *(rest[1:] if rest and rest[0].text == "--" else rest)], []), k
     at = text.find("@", 1)  # rimraf@5, @scope/pkg@1 (a leading @ is the scope)
     if at > 0:
         program = Word(text[:at], None, program.literal, program.offs[:at])
     return ("argv", [program, *rest], []), k
 
 
-def _container_runs(name: str, words: list[Word]) -> tuple[Any, int]:
-    """``docker run [options] IMAGE cmd…`` and ``docker exec [options] CONTAINER cmd…`` (also
-    ``container run``, ``compose run|exec SERVICE cmd…``): the command, the bind mounts (the
-    host path each container path is) and the working directory in the container."""
+def _entry(name: str, words: list[Word], table: dict) -> tuple[str, int] | None:
+    """The entry of ``table`` a command is, ``name subcommand`` before ``name`` (yarn dlx x is
+    not yarn's program dlx), and where the words after it start; the program's own options of
+    [option-values] and [option-pairs] may come before the subcommand (``nix --option a b
+    run``)."""
+    own = TABLES["option-values"].get(name, frozenset())
+    pairs = TABLES["option-pairs"].get(name, frozenset())
+    sub = options_end(words, 1, own, with_two=pairs) if own or pairs else 1
+    if len(words) > sub and f"{name} {words[sub].text}" in table:
+        return f"{name} {words[sub].text}", sub + 1
+    return (name, 1) if name in table else None
+
+
+def _nix_run(words: list[Word], start: int, k: int) -> tuple[Any, int]:
+    """``nix run INSTALLABLE [--] ARGS``: the installable's program, named after its attribute
+    (nix3-run(1): ``meta.mainProgram``, else its ``pname``), an ``^output`` aside:
+    ``nixpkgs#python3Packages.black^bin`` runs black, and so does ``-f '<nixpkgs>'
+    python3Packages.black`` (with ``--file``/``--expr`` an installable is an attribute path).
+    ``--expr E`` with no installable runs E's value: the attribute E ends with (``with import
+    <nixpkgs> {}; git``, ``(import <nixpkgs> {}).git``); ``--`` only ends nix's options, so
+    ``--expr E -- push`` runs E's attribute push. A flake without an attribute (``nix run .``,
+    ``nix run github:o/r``) runs what its flake.nix says, which the line does not show."""
     n = len(words)
-    subs = TABLES["container-subcommands"]
-    k = _options_end(words, 1, subs["globals"])
-    if k < n and words[k].text == "container":
-        k += 1
-    compose = k < n and words[k].text == "compose"
-    if compose:
-        k = _options_end(words, k + 1, subs["compose"])
-    if k >= n or words[k].text not in ("run", "exec"):
+    options = [w.text.split("=", 1)[0] for w in words[start:k]]
+    attributes = any(o in ("-f", "--file", "--expr") for o in options)
+    if k >= n:  # no installable: --expr's value
+        found = (_option_value(words, j, ("--expr",)) for j in range(start, k))
+        expr = next((w for w in found if w is not None), None)
+        name = _last_attribute(expr.text) if expr is not None else None
+        return (("argv", [Word(name, None, expr.literal, [])], []), k) if name else (None, n)
+    text = words[k].text
+    path = text.split("^", 1)[0]
+    if not attributes:
+        path = path.partition("#")[2]
+    name = path.rsplit(".", 1)[-1].strip('"')
+    if not name:
         return None, n
-    sub = words[k].text
-    values = TABLES["containers"][name]
-    mounts: list[tuple[str, str]] = []
-    workdir: str | None = None
-    entrypoint: Word | None = None
-    j = k + 1
-    while j < n:
-        a = normalize_option(words[j].text)
-        if a == "--" or not a.startswith("-") or a == "-":
-            j += a == "--"
-            break
-        option, eq, value = a.partition("=")
-        if not eq and a[:2] in ("-v", "-w") and len(a) > 2:  # -v/:/host, attached
-            option, value = a[:2], a[2:]
-        elif not eq and option in values and j + 1 < n:
-            value = words[j + 1].text
-            j += 1
-        if option in ("-v", "--volume"):
-            mounts += _volume(value)
-        elif option == "--mount":
-            mounts += _bind_mount(value)
-        elif option in ("-w", "--workdir"):
-            workdir = value
-        elif option == "--entrypoint":
-            entrypoint = Word(value, None, True, [])
-        j += 1
-    if j >= n:
-        return None, n
-    inner = words[j + 1 :]
-    # the words as a command, and, when the image's entrypoint is a known program, as its
-    # arguments too (a local image may carry the same name with another entrypoint)
-    runs = [inner] if inner else []
-    image = _image_name(words[j].text)
-    if entrypoint is None and sub == "run":
-        program = TABLES["image-entrypoints"].get(image)
-        if program is None and inner and inner[0].text.startswith("-"):
-            program = TABLES["image-option-programs"].get(image)
-        if program is None and not inner:
-            program = TABLES["image-commands"].get(image)
-        if program:  # one program: a section's entry is "image: program"
-            runs.insert(0, [Word(next(iter(program)), None, True, []), *inner])
-    elif entrypoint is not None and entrypoint.text:
-        runs = [[entrypoint, *inner]]
-    if not runs:
-        return None, n
-    # docker exec and compose: the container's mounts are not on the line
-    known = sub == "run" and not compose
-    return ("container", runs, mounts if known else None, workdir), j + 1
+    program = words[k]
+    at = text.find(name)
+    program = Word(name, None, program.literal, program.offs[at : at + len(name)])
+    rest = words[k + 1 :]
+    return ("argv", [program, *(rest[1:] if rest and rest[0].text == "--" else rest)], []), k
 
 
-def _image_name(ref: str) -> str:
-    """An image reference without its registry, ``library/``, tag and digest
-    (``docker.io/alpine/git:v2@sha256:…`` is ``alpine/git``)."""
-    name = ref.split("@", 1)[0]
-    slash = name.rfind("/")
-    if name.rfind(":") > slash:
-        name = name[: name.rfind(":")]
-    parts = name.split("/")
-    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
-        parts = parts[1:]  # a registry host
-    if parts[:1] == ["library"]:
-        parts = parts[1:]
-    return "/".join(parts)
-
-
-def host_source(src: str, here: str) -> str:
-    """A bind mount's host path, ``$PWD``/``$(pwd)``/``.`` being ``here``."""
-    for pwd in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "."):
-        if src == pwd or src.startswith(pwd + "/"):
-            return join_path(here, src[len(pwd) + 1 :] or ".")
-    return join_path(here if here != "." else None, src)
-
-
-def _volume(spec: str) -> list[tuple[str, str]]:
-    """``-v SRC:DST[:opts]`` as ``[(DST, SRC)]``; a named volume (no path) mounts no host path."""
-    parts = spec.split(":")
-    if len(parts) < 2 or not parts[0].startswith(("/", "~", ".", "$", "`")):
-        return []
-    return [(parts[1], parts[0])]
-
-
-def _bind_mount(spec: str) -> list[tuple[str, str]]:
-    """``--mount type=bind,source=SRC,target=DST`` as ``[(DST, SRC)]``."""
-    fields = dict(f.partition("=")[::2] for f in spec.split(","))
-    source = fields.get("source", fields.get("src"))
-    target = fields.get("target", fields.get("destination", fields.get("dst")))
-    if fields.get("type") != "bind" or not source or not target:
-        return []
-    return [(target, source)]
+def _last_attribute(expr: str) -> str | None:
+    """The name a Nix expression's value ends with (``…; git``, ``(…).git``, ``pkgs.git``), or
+    None when it ends otherwise (a call, a string, a set)."""
+    text = expr.rstrip().rstrip(")").rstrip()
+    end = len(text)
+    while end > 0 and (text[end - 1].isalnum() or text[end - 1] in "_-'"):
+        end -= 1
+    name = text[end:]
+    if not name or not (name[0].isalpha() or name[0] == "_"):
+        return None
+    return name if end == 0 or text[end - 1] in " \t\n;.(" else None
 
 
 def _makefile(words: list[Word]) -> str:
@@ -591,7 +456,7 @@ def _parallel_runs(words: list[Word]) -> tuple[Any, int | list[Word]]:
     (``parallel rm -rf ::: ~ /``; with no command, each argument is a command). The jobs are
     made by parallel, not in the text: they are printed scripts."""
     n = len(words)
-    k = _options_end(words, 1, _PARALLEL_VALUES)
+    k = options_end(words, 1, _PARALLEL_VALUES)
     end = next((j for j in range(k, n) if words[j].text in (":::", "::::", ":::+")), n)
     command = [w.text for w in words[k:end]]
     args = [w.text for w in words[end:] if w.text not in (":::", "::::", ":::+", "::::+")]
@@ -621,19 +486,33 @@ def _sourced(operand: list[Word], printed: Callable[[str], str | None]) -> tuple
     return None if text is None else ("printed", text)
 
 
-def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | list[Word]]:
+def _find_exec(name: str, words: list[Word]) -> tuple[Any, int | list[Word]]:
     """``find … -exec cmd {} ;``, ``fd … -x cmd``: the commands it runs (after an option of
-    ``starts``); it keeps every other word."""
+    [path-execs]); it keeps every other word. find's command ends at ``;``, or at ``+`` right
+    after ``{}`` (``-exec echo + ;`` runs ``echo +``); fd's at ``;`` or the end of the line. A
+    program of [path-placeholders] (fd) appends the path when its command holds none of them
+    (``fd -e py -x rm``: ``rm PATH``; ``-X``: ``rm PATH…``), and its other placeholders name
+    what ``{}`` does: the path less its extension (``{.}``), its base name (``{/}``, ``{/.}``,
+    read as the path: a name the line does not show) or its parent (``{//}``: ``{}/..``)."""
+    starts = TABLES["path-execs"][name]
+    placeholders = TABLES["path-placeholders"].get(name)
     inner: list[list[Word]] = []
     own: list[Word] = words[:1]
     k = 1
     while k < len(words):
         own.append(words[k])
-        if words[k].text in starts:
+        option, eq, value = words[k].text.partition("=")
+        if option in starts and eq:  # fd --exec=rm y: the command is rm, y is fd's pattern
+            w = words[k]
+            command = [Word(value, None, w.literal, w.offs[len(option) + 1 :])]
+            inner.append(_placed(command, placeholders) if placeholders is not None else command)
+            k += 1
+        elif option in starts:
             j = k + 1
-            while j < len(words) and words[j].text not in (";", "+"):
+            while j < len(words) and not _exec_end(words, j, placeholders is None):
                 j += 1
-            inner.append(words[k + 1 : j])
+            command = words[k + 1 : j]
+            inner.append(_placed(command, placeholders) if placeholders is not None else command)
             own.extend(words[j : j + 1])
             k = j + 1
         else:
@@ -641,6 +520,32 @@ def _find_exec(words: list[Word], starts: frozenset[str]) -> tuple[Any, int | li
     if not inner:
         return None, len(words)
     return ("argv", inner[0], inner[1:]), own
+
+
+def _exec_end(words: list[Word], j: int, find: bool) -> bool:
+    text = words[j].text
+    return text == ";" or (find and text == "+" and words[j - 1].text == "{}")
+
+
+# fd's placeholders as find's {}: the entry found, less its extension or as its base name (a
+# name the line does not show either way), or the directory holding it.
+_AS_FOUND = (("{//}", "{}/.."), ("{/.}", "{}"), ("{/}", "{}"), ("{.}", "{}"))
+
+
+def _placed(command: list[Word], placeholders: frozenset[str]) -> list[Word]:
+    """An fd command with its placeholders read as find's ``{}``, or ``{}`` appended when it
+    holds none (fd(1): "an implicit {} at the end is assumed")."""
+    if not command:
+        return command
+    if not any(p in w.text for w in command for p in placeholders):
+        return [*command, Word("{}", None, True, [])]
+    placed = []
+    for w in command:
+        text = w.text
+        for placeholder, found in _AS_FOUND:
+            text = text.replace(placeholder, found)
+        placed.append(w if text == w.text else Word(text, None, w.literal, []))
+    return placed
 
 
 def _git_runs(words: list[Word]) -> tuple[Any, int]:
@@ -693,8 +598,40 @@ def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | N
     return None
 
 
+def path_exec_roots(name: str, argv: list[str]) -> list[str]:
+    """The starting points of a [path-exec-values] program (``fd -e py PATTERN a b``: a, b;
+    ``--search-path x``; ``.`` when none): its operands after the pattern, past the options
+    that take a value and the ``;`` that ends a command it runs."""
+    values = TABLES["path-exec-values"].get(name, frozenset())
+    operands: list[str] = []
+    searched: list[str] = []
+    k = 1
+    while k < len(argv):
+        option, eq, value = argv[k].partition("=")
+        if option == "--search-path":
+            searched.append(value if eq else argv[k + 1] if k + 1 < len(argv) else ".")
+        if argv[k] in values:
+            k += 2
+            continue
+        if argv[k] == "--":
+            operands += argv[k + 1 :]
+            break
+        if argv[k] != ";" and (not argv[k].startswith("-") or argv[k] == "-"):
+            operands.append(argv[k])
+        k += 1
+    return searched or operands[1:] or ["."]
+
+
 def wrapper_chdir(name: str, words: list[Word]) -> str | None:
-    """The directory ``env -C dir`` or ``sudo -D dir`` runs its command in, or None."""
+    """The directory ``env -C dir`` or ``sudo -D dir`` runs its command in (``fd
+    --base-directory dir -x cmd`` too), or None."""
+    if name in TABLES["path-exec-values"]:
+        argv = [w.text for w in words]
+        for k, a in enumerate(argv[1:], 1):
+            if a == "--base-directory" and k + 1 < len(argv):
+                return argv[k + 1]
+            if a.startswith("--base-directory="):
+                return a.split("=", 1)[1]
     if name in ("env", "sudo"):
         for k, w in enumerate(words[1:], 1):
             if w.text in ("-C", "--chdir", "-D") and k + 1 < len(words):
@@ -702,37 +639,6 @@ def wrapper_chdir(name: str, words: list[Word]) -> str | None:
             if w.text.startswith("--chdir="):
                 return w.text.split("=", 1)[1]
     return None
-
-
-def _options_end(
-    words: list[Word],
-    start: int,
-    with_value: frozenset[str],
-    skip_assignments: bool = False,
-) -> int:
-    """Index of the first operand after the options of a wrapper (``sudo -u x cmd`` → cmd);
-    with ``skip_assignments``, ``NAME=value`` words are the wrapper's too (``env A=1 cmd``)."""
-    k = start
-    while k < len(words):
-        a = normalize_option(words[k].text)
-        if a == "--":
-            return k + 1
-        if skip_assignments and "=" in a and not a.startswith("-"):
-            k += 1
-            continue
-        if not a.startswith("-") or a == "-":
-            return k
-        if a.startswith("--"):
-            k += 2 if (a in with_value and "=" not in a) else 1
-            continue
-        # a bundle of short options: one taking a value consumes the rest or the next word
-        for j in range(1, len(a)):
-            if "-" + a[j] in with_value:
-                k += 1 if j + 1 < len(a) else 2
-                break
-        else:
-            k += 1
-    return k
 
 
 _STDIN_FILES = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"))
@@ -744,6 +650,10 @@ def reads_script_from_stdin(cmd: Command) -> bool:
         return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
     if cmd.name in TABLES["makes"]:
         return _makefile(cmd.words) == "-"  # make -f -: the makefile is on stdin
+    starter = _entry(cmd.name, cmd.words, TABLES["shell-starters"])
+    if starter is not None:  # nix-shell -p git, nix develop: a shell, given no command
+        given = TABLES["shell-starters"][starter[0]]
+        return not any(w.text.split("=", 1)[0] in given for w in cmd.words[starter[1] :])
     if cmd.name in ("sudo", "doas"):  # sudo -s / -i with no command starts a shell (on stdin)
         opts = [w.text for w in cmd.words[1:] if w.text.startswith("-")]
         return any(

@@ -6,7 +6,8 @@ printed by a substitution or a here-document, scripts the line wrote and then ru
 from __future__ import annotations
 
 from hookgate.shell.expansion import Value
-from hookgate.shell.launchers import ONE_LINERS, interpreter_of, shebang, suffix_interpreter
+from hookgate.shell.launcher_table import ONE_LINERS
+from hookgate.shell.launchers import interpreter_of, shebang, suffix_interpreter
 from hookgate.shell.limits import MAX_DEPTH, too_deep
 from hookgate.shell.parser import Parser
 from hookgate.shell.words import Command, Word, word_offsets

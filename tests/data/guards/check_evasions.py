@@ -53,6 +53,9 @@ LAUNCHERS = (
     "parallel",
     "busybox",
     "toybox",
+    "nix",
+    "watchexec",
+    "gosu",
 )
 REAL_GIT = "/usr/lib/git-core/git"
 SENTINELS = ("/home/u", "/home/u/proj", "/home/u/proj/.git", "/home/u/proj/.git/hooks")
