@@ -25,7 +25,7 @@ machine := hookgate.paths()
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
 # code, git rm/mv/checkout, PowerShell, MCP). Deleting or moving a path away, or changing modes,
 # takes the tree under it, as does writing into a directory whose entries the line does not name.
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", verb(e)]), "tree": tree(e), "holder": false} if {
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", change_verb(e)]), "tree": tree(e), "holder": false} if {
 	pre
 	some e in data.hookgate.lib.file_effects
 	is_string(e.path)
@@ -48,7 +48,7 @@ placed(p) := p if startswith(p, "/")
 
 placed(p) := expand(p) if not startswith(p, "/")
 
-verb(e) := "change files under" if {
+change_verb(e) := "change files under" if {
 	e.tree
 } else := effect_verbs[e.op]
 
