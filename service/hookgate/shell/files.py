@@ -140,7 +140,7 @@ class FileEffects:
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
-            record_writes(cmd, (cmd.writes, cmd.appends), output)
+            record_writes(cmd, (cmd.writes, cmd.appends), output, copied_from(self, cmd, output))
             if output is not None:
                 self.wrote(cmd, output)
             elif unseen:  # curl … > w.sh: not what it held
@@ -153,7 +153,7 @@ class FileEffects:
         into = input_files(cmd)
         if into is not None:
             fed = cmd.stdin if producer is None else self.output(producer)
-            record_writes(cmd, into, fed)
+            record_writes(cmd, into, fed, copied_from(self, cmd, fed))
             if fed is not None:
                 self.wrote(cmd, fed, into)
             elif unseen:
@@ -300,14 +300,21 @@ def record(
         if f["op"] == op and f["path"] == key:
             if content is not None:
                 f["content"] = content
+            if source is not None:  # a pipeline read after the command: what feeds it
+                f["from"] = source
             return
     cmd.files.append({"op": op, "path": key, "from": source, "content": content, "mode": mode})
 
 
-def record_writes(cmd: Command, into: tuple[list[str], list[str]], content: str | None) -> None:
+def record_writes(
+    cmd: Command,
+    into: tuple[list[str], list[str]],
+    content: str | None,
+    source: str | None = None,
+) -> None:
     for op, paths in (("write", into[0]), ("append", into[1])):
         for path in paths:
-            record(cmd, op, join_path(cmd.cwd, path), content)
+            record(cmd, op, join_path(cmd.cwd, path), content, source)
 
 
 def file_ops(cmd: Command) -> None:
@@ -706,3 +713,25 @@ def _read_written(path: str) -> str:
     if found is None:
         raise LimitError("session-file", f"{path}, a file this session wrote, no longer exists")
     return found[0].decode("utf-8", errors="replace")
+
+
+# Commands that write out the bytes they read unchanged (cat, and tee, dd and sponge of stdin).
+_VERBATIM = frozenset(("cat", "tee", "dd", "sponge"))
+
+
+def copied_from(run: FileEffects, cmd: Command, shown: str | None) -> str | None:
+    """The one file whose bytes ``cmd`` writes out unchanged when the line does not show them
+    (``shown`` is None): ``cat FILE > x``, ``cat < FILE > x``, ``cat FILE | tee x``, ``dd
+    if=FILE of=x``: the ``from`` of its writes, as a copy's (a guard judges such a write by
+    where the text comes from, as ``cp FILE x``). None when the line shows the text, or the
+    command changes it (``base64 -d FILE > x``) or reads several files."""
+    if shown is not None or cmd.name not in _VERBATIM:
+        return None
+    argv = [w.text for w in cmd.words]
+    if cmd.name == "dd":
+        named = [a[3:] for a in argv[1:] if a.startswith("if=")]
+        if named:
+            return join_path(cmd.cwd, named[-1])
+    elif cmd.name == "cat" and argv_operands(argv):
+        return run.cat_file(cmd)
+    return cmd.stdin_file
