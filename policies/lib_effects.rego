@@ -327,12 +327,14 @@ option_values(argv, i, a, options) := array.concat(next_word(argv, i, a, options
 
 attached(a, o) := [substring(a, count(o) + 1, -1)] if startswith(a, concat("", [o, "="]))
 
-attached(a, o) := [substring(a, 2, -1)] if {
+# -oFILE, and a bundle whose option takes the rest as its value (curl -sSLoFILE)
+attached(a, o) := [m[0][1]] if {
 	count(o) == 2
-	startswith(a, o)
-	count(a) > 2
+	startswith(a, "-")
 	not startswith(a, "--")
 	not contains(a, "=")
+	m := regex.find_all_string_submatch_n(concat("", [`^-[A-Za-z]*?`, substring(o, 1, 1), `(.+)$`]), a, 1)
+	count(m) == 1
 }
 
 next_word(argv, i, a, options) := [argv[i + 1]] if {

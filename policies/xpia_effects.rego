@@ -78,6 +78,7 @@ in_project(p) if {
 }
 
 in_project(p) if {
+	is_string(p)
 	cwd := data.hookgate.lib.cwd
 	is_string(cwd)
 	startswith(p, concat("", [trim_suffix(cwd, "/"), "/"]))
