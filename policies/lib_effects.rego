@@ -265,6 +265,7 @@ writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writi
 value_effects := [tree_effect(git_path(c, v), null, c.name, spec.tree) |
 	some c in commands
 	spec := writing_options[c.name]
+	writes_now(c.argv, object.get(spec, "when", []))
 	some i, a in c.argv
 	some v in option_values(c.argv, i, a, spec.options)
 ]
@@ -275,6 +276,34 @@ directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
 	some i, a in c.argv
 	some v in option_values(c.argv, i, a, options)
 ]
+
+# "when": the option writes only with one of these options (tar -C reads the files it archives
+# with -c from DIR; with -x, --extract or --get it writes into DIR): given alone, in a bundle
+# (-xzf), or as tar's first word without a dash (tar xzf a.tgz).
+writes_now(_, []) := true
+
+writes_now(argv, when) if {
+	count(when) > 0
+	some a in array.slice(argv, 1, count(argv))
+	some o in when
+	option_given(a, o)
+}
+
+writes_now(argv, when) if {
+	count(argv) > 1
+	regex.match(`^[A-Za-z]+$`, argv[1])
+	some o in when
+	count(o) == 2
+	contains(argv[1], substring(o, 1, 1))
+}
+
+option_given(a, o) if a == o
+
+option_given(a, o) if {
+	count(o) == 2
+	regex.match(`^-[A-Za-z]+$`, a)
+	contains(a, substring(o, 1, 1))
+}
 
 tree_effect(path, from, by, true) := {"op": "write", "path": path, "from": from, "content": null, "mode": null, "by": by, "tree": true}
 

@@ -403,3 +403,13 @@ test_the_old_option_keys_still_add_writers if {
 	count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine with data.hookgate.config.self_protect.writing_directories as {"aria2c": ["-d", "--dir"]}
 	count(data.hookgate.self_protect.deny) > 0 with input as shell_input("sponge2 --out=.git/hooks/pre-commit") with data.hookgate.self_protect.machine as machine with data.hookgate.config.self_protect.writing_options as {"sponge2": {"options": ["--out"], "tree": false}}
 }
+
+# tar -C is where tar -x writes, and where tar -c reads from.
+test_tar_writes_under_its_directory_only_when_extracting if {
+	every cmd in ["tar -xzf x.tgz -C ~/.claude", "tar xf x.tar -C ~/.claude", "tar -C ~/.claude --extract -f x.tar", "tar --get --directory=/home/u/.claude -f x.tar"] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["tar -czf /tmp/b.tgz -C ~/.claude .", "tar cf - -C ~/.claude . | tar tf -", "tar -cf out.tar --exclude=x -C ~/.claude ."] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
