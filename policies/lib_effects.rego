@@ -262,7 +262,7 @@ option_file_effects := array.concat(array.concat(value_effects, directory_effect
 
 writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writing_directories} | content_copiers
 
-value_effects := [tree_effect(git_path(c, v), null, c.name, spec.tree) |
+value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tree", false)) |
 	some c in commands
 	spec := writing_options[c.name]
 	writes_now(c.argv, object.get(spec, "when", []))
