@@ -223,7 +223,8 @@ code_file_effects := [e |
 		l != file
 		not regex.match(`^[A-Za-z_][\w.+]*$`, l) # a mode ('w'), a module ('fs'), a name
 	]
-	some e in code_effects(git_path(x.cmd, file), code_text(texts), x.cmd.name, regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file))
+	some content in code_contents(x.code, texts)
+	some e in code_effects(git_path(x.cmd, file), content, x.cmd.name, regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file))
 ] if {
 	runs_commands
 	count(interpreter_commands) > 0 # most lines run no interpreter
@@ -237,6 +238,13 @@ code_effects(path, content, by, true) := [file_effect("write", path, null, conte
 code_effects(path, content, by, false) := [code_tree(path, content, by)]
 
 code_tree(path, content, by) := object.union(file_effect("write", path, null, content, by), {"tree": true})
+
+# What the code may write: its other literals; and, when it also reads a file, stdin or the network
+# (interpreters.read_patterns and fetch_patterns: shutil.copy('/tmp/x', 'CLAUDE.md'),
+# open(p, 'w').write(urlopen(u).read())), text it does not show (null) besides.
+code_contents(code, texts) := [code_text(texts), null] if {
+	regex.match(concat("|", array.concat(config.interpreters.read_patterns, config.interpreters.fetch_patterns)), code)
+} else := [code_text(texts)]
 
 # No literal left: what the code writes comes from elsewhere (sys.stdin.read()), not shown.
 code_text(texts) := concat("\n", texts) if count(texts) > 0

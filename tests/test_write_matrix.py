@@ -15,6 +15,7 @@ that runs a check) and destructive (a file outside the project replaced, or the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -270,6 +271,18 @@ WRITERS = {
         "unknown",
         lambda p, t: bash(
             f"python3 -c {q(f'import sys; open({p!r}, {chr(39)}w{chr(39)}).write(sys.stdin.read())')} < /tmp/x"
+        ),
+    ),
+    "python3 shutil.copy": (
+        "unknown",
+        lambda p, t: bash(
+            f"python3 -c {q(f'import shutil; shutil.copy({chr(39)}/tmp/x{chr(39)}, {p!r})')}"
+        ),
+    ),
+    "node copyFileSync": (
+        "unknown",
+        lambda p, t: bash(
+            f"node -e {q(f'require({chr(34)}fs{chr(34)}).copyFileSync({chr(34)}/tmp/x{chr(34)}, {p!r})')}"
         ),
     ),
     "Get-Content | Set-Content": (
@@ -587,3 +600,33 @@ def test_find_changes_what_it_finds_under_each_starting_point(line, effects):
     got = [(c["name"], f["op"], f["path"], f["from"]) for c in commands(line) for f in c["files"]]
     assert set(effects) <= set(got), got
     assert effects or not got, got
+
+
+# Interpreter code that reads a file, stdin or the network writes text its literals do not show
+# (interpreters.read_patterns): one example each, and code that writes only what it shows.
+READING_CODE = [
+    "open('CLAUDE.md', 'w').write(open('/tmp/x').read())",
+    "import sys; open('CLAUDE.md', 'w').write(sys.stdin.read())",
+    "import shutil; shutil.copy('/tmp/x', 'CLAUDE.md')",
+    "require('fs').writeFileSync('CLAUDE.md', require('fs').readFileSync(0))",
+    "File.write('CLAUDE.md', File.read('/tmp/x'))",
+    "open(my $f, '>', 'CLAUDE.md'); print $f <STDIN>;",
+    "file_put_contents('CLAUDE.md', file_get_contents('php://stdin'));",
+]
+SHOWING_CODE = [
+    "open('CLAUDE.md', 'w').write('# Rules')",
+    "require('fs').writeFileSync('CLAUDE.md', '# Rules')",
+    "File.write('CLAUDE.md', '# Rules')",
+    "file_put_contents('CLAUDE.md', '# Rules');",
+]
+
+
+def test_every_read_pattern_finds_its_example_and_none_a_shown_write():
+    config = json.loads((ROOT / "policies" / "data.json").read_text())["hookgate"]["config"]
+    patterns = config["interpreters"]["read_patterns"]
+    for pattern in patterns:
+        assert any(re.search(pattern, code) for code in READING_CODE), pattern
+    for code in READING_CODE:
+        assert any(re.search(p, code) for p in patterns), code
+    for code in SHOWING_CODE:
+        assert not any(re.search(p, code) for p in patterns), code
