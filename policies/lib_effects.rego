@@ -264,11 +264,11 @@ writing_directories := object.union(config.shell.writing_directories, object.get
 
 default option_file_effects := []
 
-option_file_effects := array.concat(array.concat(value_effects, directory_effects), contents_effects) if {
+option_file_effects := array.concat(array.concat(value_effects, directory_effects), array.concat(contents_effects, remote_name_effects)) if {
 	count(command_names & writing_programs) > 0 # most lines run none of them
 }
 
-writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writing_directories} | content_copiers
+writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writing_directories} | {n | some n, _ in config.shell.remote_names} | content_copiers
 
 value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tree", false)) |
 	some c in commands
@@ -276,6 +276,7 @@ value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tr
 	writes_now(c.argv, object.get(spec, "when", []))
 	some i, a in c.argv
 	some v in option_values(c.argv, i, a, spec.options)
+	v != "-" # curl -o -, wget -O -: standard output
 ]
 
 directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
@@ -285,6 +286,36 @@ directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
 	some v in option_values(c.argv, i, a, options)
 ]
 
+# curl -O URL, wget URL (shell.remote_names): the file is named for the URL's last part, in the
+# directory the command's writing_directories option names (curl --output-dir, wget -P) or the
+# cwd: `cd .git/hooks && curl -fsSLO https://x/pre-commit` writes .git/hooks/pre-commit. "when":
+# only with one of these options; "unless": not with one (wget -O names the file itself).
+remote_name_effects := [file_effect("write", git_path(c, concat("/", [dir, url_file(url)])), null, null, c.name) |
+	some c in commands
+	spec := config.shell.remote_names[c.name]
+	writes_now(c.argv, object.get(spec, "when", []))
+	not named_option(c.argv, object.get(spec, "unless", []))
+	dir := remote_directory(c)
+	some url in array.slice(c.argv, 1, count(c.argv))
+	regex.match(`^(?i)(https?|ftps?)://[^?#]*/[^/?#]+`, url)
+]
+
+remote_directory(c) := dirs[count(dirs) - 1] if {
+	dirs := [v |
+		some i, a in c.argv
+		some v in option_values(c.argv, i, a, object.get(writing_directories, c.name, []))
+	]
+	count(dirs) > 0
+} else := "."
+
+url_file(url) := parts[count(parts) - 1] if parts := split(split(split(url, "?")[0], "#")[0], "/")
+
+named_option(argv, options) if {
+	some a in array.slice(argv, 1, count(argv))
+	some o in options
+	option_named(a, o)
+}
+
 # "when": the option writes only with one of these options (tar -C reads the files it archives
 # with -c from DIR; with -x, --extract or --get it writes into DIR): given alone, in a bundle
 # (-xzf), or as tar's first word without a dash (tar xzf a.tgz).
@@ -292,9 +323,7 @@ writes_now(_, []) := true
 
 writes_now(argv, when) if {
 	count(when) > 0
-	some a in array.slice(argv, 1, count(argv))
-	some o in when
-	option_given(a, o)
+	named_option(argv, when)
 }
 
 writes_now(argv, when) if {
@@ -305,12 +334,14 @@ writes_now(argv, when) if {
 	contains(argv[1], substring(o, 1, 1))
 }
 
-option_given(a, o) if a == o
+# The option given alone, with =VALUE, or in a bundle of short options up to it (-xzf, -qO-).
+option_named(a, o) if a == o
 
-option_given(a, o) if {
+option_named(a, o) if startswith(a, concat("", [o, "="]))
+
+option_named(a, o) if {
 	count(o) == 2
-	regex.match(`^-[A-Za-z]+$`, a)
-	contains(a, substring(o, 1, 1))
+	regex.match(concat("", [`^-[A-Za-z]*`, substring(o, 1, 1)]), a)
 }
 
 tree_effect(path, from, by, true) := {"op": "write", "path": path, "from": from, "content": null, "mode": null, "by": by, "tree": true}

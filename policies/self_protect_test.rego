@@ -413,3 +413,13 @@ test_tar_writes_under_its_directory_only_when_extracting if {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
 }
+
+# curl -O and wget name the file for the URL's last part, in the cwd or the directory option.
+test_downloads_named_for_the_url if {
+	every cmd in ["cd ~/.claude && curl -fsSLO https://example.com/c/settings.json", "wget -q https://example.com/c/settings.json -P ~/.gemini", "cd .git/hooks; wget https://example.com/h/pre-push"] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["cd ~/.claude && curl -fsSL https://example.com/c/settings.json", "cd ~/.claude && wget -qO- https://example.com/c/settings.json", "cd ~/.claude && wget --spider https://example.com/c/settings.json", "curl -O https://example.com/c/settings.json"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}

@@ -289,6 +289,16 @@ WRITERS = {
         "unknown",
         lambda p, t: pwsh(f"Get-Content /tmp/x | Set-Content -Path {psq(p)}"),
     ),
+    "curl -O after cd": (
+        "unknown",
+        lambda p, t: bash(
+            f"cd {q(split(p)[0])} && curl -fsSLO https://e.example/r/{q(split(p)[1])}"
+        ),
+    ),
+    "wget -P URL": (
+        "unknown",
+        lambda p, t: bash(f"wget -q -P {q(split(p)[0])} https://e.example/r/{q(split(p)[1])}"),
+    ),
     "unzip -d": ("tree", lambda p, t: bash(f"unzip -o /tmp/x.zip -d {q(p)}")),
     "tar -x -C": ("tree", lambda p, t: bash(f"tar -xzf /tmp/x.tgz -C {q(p)}")),
     "tar --directory=": ("tree", lambda p, t: bash(f"tar xf /tmp/x.tar --directory={q(p)}")),
@@ -630,3 +640,20 @@ def test_every_read_pattern_finds_its_example_and_none_a_shown_write():
         assert any(re.search(p, code) for p in patterns), code
     for code in SHOWING_CODE:
         assert not any(re.search(p, code) for p in patterns), code
+
+
+def test_every_program_of_the_write_tables_has_a_writer_here():
+    """A program added to shell.writing_options, .writing_directories or .remote_names is a new
+    writer: without a row in WRITERS, which meets every guard of its class, this fails."""
+    shell = json.loads((ROOT / "policies" / "data.json").read_text())["hookgate"]["config"]["shell"]
+    lines = [
+        make(f"{CWD}/x", "y")["tool_input"]["command"]
+        for _, make in WRITERS.values()
+        if make(f"{CWD}/x", "y")["tool_name"] == "Bash"
+    ]
+    for table in ("writing_options", "writing_directories", "remote_names"):
+        for program in shell[table]:
+            assert any(re.search(rf"(^|[;&|] *){program} ", line) for line in lines), (
+                table,
+                program,
+            )
