@@ -25,15 +25,19 @@ machine := hookgate.paths()
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
 # code, git rm/mv/checkout, PowerShell, MCP). Deleting or moving a path away, or changing modes,
 # takes the tree under it, as does writing into a directory whose entries the line does not name.
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", change_verb(e)]), "tree": tree(e), "holder": false} if {
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
 	pre
 	some e in data.hookgate.lib.file_effects
 	is_string(e.path)
+	not e.tree
 }
 
-tree(e) := true if {
-	e.op in {"delete", "mode"}
-} else := object.get(e, "tree", false)
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false} if {
+	pre
+	some e in data.hookgate.lib.file_effects
+	e.tree
+	is_string(e.path)
+}
 
 # A link made to a protected path: a later write through the link writes it.
 changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
@@ -47,10 +51,6 @@ changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make 
 placed(p) := p if startswith(p, "/")
 
 placed(p) := expand(p) if not startswith(p, "/")
-
-change_verb(e) := "change files under" if {
-	e.tree
-} else := effect_verbs[e.op]
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
