@@ -49,7 +49,9 @@ run_commands(e) := powershell.commands(e.command) if {
 }
 
 # ---- the write model: every file a call changes, from every channel, in one shape -------------
-# {"op", "path", "from", "content", "mode", "by"} (effects/model.py's FILE_OPS, documented in
+# {"op", "path", "from", "content", "mode", "by"} and, for a directory written into whose
+# entries the line does not name (unzip -d DIR, cp -r src/. DIR, code naming .claude), "tree":
+# true (effects/model.py's FILE_OPS, documented in
 # docs/reference/effects.md): op is write (content replaces the file), append, edit (changed in
 # place: content is the new text where known), delete, move (path is where it arrives, from where
 # it was; its source end is a delete of its own), copy, link (from is the link's target), mode
@@ -82,10 +84,10 @@ file_effect(op, path, from, content, by) := {"op": op, "path": path, "from": fro
 # (A file tool's call runs no command: its commands are not worked out for nothing.)
 default command_file_effects := []
 
-command_file_effects := [object.union(f, {"path": shell.resolve(cwd, f.path), "from": placed(f.from), "by": c.name}) |
+command_file_effects := array.concat([object.union(f, {"path": shell.resolve(cwd, f.path), "from": placed(f.from), "by": c.name}) |
 	some c in commands
 	some f in object.get(c, "files", [])
-] if runs_commands
+], option_file_effects) if runs_commands
 
 runs_commands if input.tool_kind == "shell"
 
@@ -105,6 +107,10 @@ runs_commands if {
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
 # copies, moves, links and stdin writers it models); tests/test_write_matrix.py keeps the two equal.
 file_writers := {"rm", "unlink", "shred", "rmdir", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "touch", "mkdir", "mkfifo", "mknod", "sed", "perl", "ruby", "cp", "mv", "ln", "link", "install", "rsync", "tee", "dd", "sponge", "find", "tar", "gtar", "bsdtar", "rimraf", "del", "del-cli", "premove", "rmrf"}
+
+# The commands whose write makes a directory or a special file, which holds no text (shell/files.py:
+# FILE_COMMANDS' "create" and "node"; tests/test_write_matrix.py keeps the two equal).
+contentless_writers := {"mkdir", "mkfifo", "mknod"}
 
 placed(p) := shell.resolve(cwd, p) if is_string(p)
 
@@ -144,8 +150,9 @@ in_dir(g, p) := shell.resolve(g.dir, p) if {
 	is_string(g.dir)
 } else := p
 
-# git checkout [tree] -- paths, git restore paths: the files are written from the index or tree.
-git_effects(c, g) := [file_effect("write", git_path(c, p), null, null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
+# git checkout [tree] -- paths, git restore paths: the files are written from the index or tree,
+# from the repository's own copy of each (from: the path itself).
+git_effects(c, g) := [file_effect("write", git_path(c, p), git_path(c, p), null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
 
 restored(g) := array.slice(g.args, i + 1, count(g.args)) if {
 	g.subcommand == "checkout"
@@ -205,21 +212,39 @@ patch_files(p) := array.concat([shell.resolve(cwd, p.cmd.stdin_file) | is_string
 # escapes as new lines, as lib.interpreter_shell_lines reads a script the code writes.
 default code_file_effects := []
 
-code_file_effects := [file_effect("write", git_path(x.cmd, file), null, code_text(texts), x.cmd.name) |
+code_file_effects := [e |
 	some x in interpreter_code
 	code_writes(x.code)
 	literals := code_literals(x.code)
 	some file in literals
-	regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file)
+	not regex.match(`^[~/.]*$`, file) # "/".join(…), "~", ".": no file of their own
 	texts := [replace(l, `\n`, "\n") |
 		some l in literals
 		l != file
 		not regex.match(`^[A-Za-z_][\w.+]*$`, l) # a mode ('w'), a module ('fs'), a name
 	]
+	some content in code_contents(x.code, texts)
+	some e in code_effects(git_path(x.cmd, file), content, x.cmd.name, regex.match(`^[\w.~/-]*[./][\w.~/-]*$`, file))
 ] if {
 	runs_commands
 	count(interpreter_commands) > 0 # most lines run no interpreter
 }
+
+# Each literal may be a directory the code writes into (os.path.join(".claude", "settings.json")
+# names .claude; cd .git && python3 -c "…join('hooks', 'pre-commit')…" names hooks): a tree; one
+# that looks like a file's path (a dot or a slash) may be the file itself.
+code_effects(path, content, by, true) := [file_effect("write", path, null, content, by), code_tree(path, content, by)]
+
+code_effects(path, content, by, false) := [code_tree(path, content, by)]
+
+code_tree(path, content, by) := object.union(file_effect("write", path, null, content, by), {"tree": true})
+
+# What the code may write: its other literals; and, when it also reads a file, stdin or the network
+# (interpreters.read_patterns and fetch_patterns: shutil.copy('/tmp/x', 'CLAUDE.md'),
+# open(p, 'w').write(urlopen(u).read())), text it does not show (null) besides.
+code_contents(code, texts) := [code_text(texts), null] if {
+	regex.match(concat("|", array.concat(config.interpreters.read_patterns, config.interpreters.fetch_patterns)), code)
+} else := [code_text(texts)]
 
 # No literal left: what the code writes comes from elsewhere (sys.stdin.read()), not shown.
 code_text(texts) := concat("\n", texts) if count(texts) > 0
@@ -246,3 +271,172 @@ code_delete_effects := [object.union(file_effect("delete", code_path(x.cmd, trim
 code_path(c, arg) := git_path(c, m[1]) if {
 	some m in regex.find_all_string_submatch_n(`^[rbfuRBFU]?["'\x60]([^"'\x60]*)["'\x60]$`, arg, 1)
 } else := concat("", ["$(", arg, ")"])
+
+# ---- writes an option names, and directories written into --------------------------------------
+# curl -o FILE, wget -O FILE, sort -o FILE write the option's value (shell.writing_options; with
+# "tree", unzip -d DIR and tar -C DIR, a directory anything under which may be written); curl
+# --output-dir DIR and wget -P DIR write into the directory the option names
+# (shell.writing_directories). What they write there the line does not show: content null.
+# (The tables were self_protect.writing_options and .writing_directories: a layer that still
+# sets those keys adds to these.)
+writing_options := object.union(config.shell.writing_options, object.get(config.self_protect, "writing_options", {}))
+
+writing_directories := object.union(config.shell.writing_directories, object.get(config.self_protect, "writing_directories", {}))
+
+default option_file_effects := []
+
+option_file_effects := array.concat(array.concat(value_effects, directory_effects), array.concat(contents_effects, remote_name_effects)) if {
+	count(command_names & writing_programs) > 0 # most lines run none of them
+}
+
+writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writing_directories} | {n | some n, _ in config.shell.remote_names} | content_copiers
+
+value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tree", false)) |
+	some c in commands
+	spec := writing_options[c.name]
+	writes_now(c.argv, object.get(spec, "when", []))
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, spec.options)
+	v != "-" # curl -o -, wget -O -: standard output
+]
+
+directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
+	some c in commands
+	options := writing_directories[c.name]
+	some i, a in c.argv
+	some v in option_values(c.argv, i, a, options)
+]
+
+# curl -O URL, wget URL (shell.remote_names): the file is named for the URL's last part, in the
+# directory the command's writing_directories option names (curl --output-dir, wget -P) or the
+# cwd: `cd .git/hooks && curl -fsSLO https://x/pre-commit` writes .git/hooks/pre-commit. "when":
+# only with one of these options; "unless": not with one (wget -O names the file itself).
+remote_name_effects := [file_effect("write", git_path(c, concat("/", [dir, url_file(url)])), null, null, c.name) |
+	some c in commands
+	spec := config.shell.remote_names[c.name]
+	writes_now(c.argv, object.get(spec, "when", []))
+	not named_option(c.argv, object.get(spec, "unless", []))
+	dir := remote_directory(c)
+	some url in array.slice(c.argv, 1, count(c.argv))
+	regex.match(`^(?i)(https?|ftps?)://[^?#]*/[^/?#]+`, url)
+]
+
+remote_directory(c) := dirs[count(dirs) - 1] if {
+	dirs := [v |
+		some i, a in c.argv
+		some v in option_values(c.argv, i, a, object.get(writing_directories, c.name, []))
+	]
+	count(dirs) > 0
+} else := "."
+
+url_file(url) := parts[count(parts) - 1] if parts := split(split(split(url, "?")[0], "#")[0], "/")
+
+named_option(argv, options) if {
+	some a in array.slice(argv, 1, count(argv))
+	some o in options
+	option_named(a, o)
+}
+
+# "when": the option writes only with one of these options (tar -C reads the files it archives
+# with -c from DIR; with -x, --extract or --get it writes into DIR): given alone, in a bundle
+# (-xzf), or as tar's first word without a dash (tar xzf a.tgz).
+writes_now(_, []) := true
+
+writes_now(argv, when) if {
+	count(when) > 0
+	named_option(argv, when)
+}
+
+writes_now(argv, when) if {
+	count(argv) > 1
+	regex.match(`^[A-Za-z]+$`, argv[1])
+	some o in when
+	count(o) == 2
+	contains(argv[1], substring(o, 1, 1))
+}
+
+# The option given alone, with =VALUE, or in a bundle of short options up to it (-xzf, -qO-).
+option_named(a, o) if a == o
+
+option_named(a, o) if startswith(a, concat("", [o, "="]))
+
+option_named(a, o) if {
+	count(o) == 2
+	regex.match(concat("", [`^-[A-Za-z]*`, substring(o, 1, 1)]), a)
+}
+
+tree_effect(path, from, by, true) := {"op": "write", "path": path, "from": from, "content": null, "mode": null, "by": by, "tree": true}
+
+tree_effect(path, from, by, false) := file_effect("write", path, from, null, by)
+
+# cp -r src/. DEST, cp -rT src DEST, rsync -a src/ DEST: a directory's contents, whose names the
+# line does not show, go into DEST: a copy onto the tree DEST from src (the shell model's copy of
+# src onto DEST names DEST alone).
+content_copiers := {"cp", "install", "rsync", "mv"}
+
+contents_effects := [object.union(file_effect("copy", git_path(c, dest), git_path(c, trim_suffix(trim_suffix(src, "."), "/")), null, c.name), {"tree": true}) |
+	some c in commands
+	content_copiers[c.name]
+	ops := shell.operands(c)
+	count(ops) > 1
+	dest := ops[count(ops) - 1]
+	some src in array.slice(ops, 0, count(ops) - 1)
+	copies_contents(c, src)
+]
+
+copies_contents(_, src) if endswith(src, "/.")
+
+copies_contents(c, src) if {
+	c.name == "rsync"
+	endswith(src, "/")
+}
+
+# cp/mv/install -T (--no-target-directory): DEST is the copy of the directory itself (rsync's
+# -T is --temp-dir).
+copies_contents(c, _) if {
+	c.name != "rsync"
+	some a in c.argv
+	no_target_directory(a)
+}
+
+no_target_directory(a) if a == "--no-target-directory"
+
+no_target_directory(a) if {
+	startswith(a, "-")
+	not startswith(a, "--")
+	contains(a, "T")
+}
+
+# An option's values in argv at i: -o FILE, --output FILE, --output=FILE, -oFILE and a bundle of
+# short options ending with one that takes a value (curl -sSLo FILE).
+option_values(argv, i, a, options) := array.concat(next_word(argv, i, a, options), [v |
+	some o in options
+	some v in attached(a, o)
+])
+
+attached(a, o) := [substring(a, count(o) + 1, -1)] if startswith(a, concat("", [o, "="]))
+
+# -oFILE, and a bundle whose option takes the rest as its value (curl -sSLoFILE)
+attached(a, o) := [m[0][1]] if {
+	count(o) == 2
+	startswith(a, "-")
+	not startswith(a, "--")
+	not contains(a, "=")
+	m := regex.find_all_string_submatch_n(concat("", [`^-[A-Za-z]*?`, substring(o, 1, 1), `(.+)$`]), a, 1)
+	count(m) == 1
+}
+
+next_word(argv, i, a, options) := [argv[i + 1]] if {
+	takes_next(a, options)
+	i + 1 < count(argv)
+} else := []
+
+takes_next(a, options) if a in options
+
+takes_next(a, options) if {
+	not startswith(a, "--")
+	some o in options
+	count(o) == 2
+	regex.match(`^-[A-Za-z]+$`, a)
+	endswith(a, substring(o, 1, 1))
+}

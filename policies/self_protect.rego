@@ -15,17 +15,27 @@ pre if input.hook_event_name == "PreToolUse"
 machine := hookgate.paths()
 
 # ---- what the call changes: {"path", "how", "tree", "holder"} --------------------------------
-# tree: the change reaches everything under the path (deleting or moving a directory), so a
-# parent of a protected file counts too. holder: the change reaches files under the path whose
-# names the line does not show, so the directory that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
+# tree: the change reaches everything under the path (deleting or moving a directory, writing
+# into one whose entries the line does not name), so a parent of a protected file counts too.
+# holder: the path is named by a program that is not a known reader (below), so the directory
+# that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
 # cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
 
 # Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
-# redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, git rm/mv/checkout, PowerShell, MCP). Deleting
-# or moving a path away, or changing modes, takes the tree under it.
+# redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
+# code, git rm/mv/checkout, PowerShell, MCP). Deleting or moving a path away, or changing modes,
+# takes the tree under it, as does writing into a directory whose entries the line does not name.
 changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
 	pre
 	some e in data.hookgate.lib.file_effects
+	is_string(e.path)
+	not e.tree
+}
+
+changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false} if {
+	pre
+	some e in data.hookgate.lib.file_effects
+	e.tree
 	is_string(e.path)
 }
 
@@ -44,58 +54,6 @@ placed(p) := expand(p) if not startswith(p, "/")
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
-# Interpreter code that writes, deletes or moves files (lib.code_writes): every path its string
-# literals name may be what it changes, with what is under it (os.path.join(".claude",
-# "settings.json") names .claude). Code that only reads names paths freely.
-changed contains {"path": absolute(x.cmd, p), "how": sprintf("this %s code, which writes or deletes files, would change", [x.cmd.name]), "tree": true, "holder": false} if {
-	some x in data.hookgate.lib.interpreter_code
-	data.hookgate.lib.code_writes(x.code)
-	some p in data.hookgate.lib.code_literals(x.code)
-	not regex.match(`^[~/.]*$`, p) # "/".join(…), "~", ".": no file of their own
-}
-
-# curl -o FILE, wget -O FILE, unzip -d DIR, tar -C DIR (self_protect.writing_options): the
-# option's value is written (a directory: anything under it may be).
-changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write", [c.name]), "tree": spec.tree, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	spec := cfg.writing_options[c.name]
-	some i, a in c.argv
-	some v in option_values(c.argv, i, a, spec.options)
-}
-
-option_values(argv, i, a, options) := array.concat(next_word(argv, i, a, options), [v |
-	some o in options
-	some v in attached(a, o)
-])
-
-# --output=FILE, -oFILE
-attached(a, o) := [substring(a, count(o) + 1, -1)] if startswith(a, concat("", [o, "="]))
-
-attached(a, o) := [substring(a, 2, -1)] if {
-	count(o) == 2
-	startswith(a, o)
-	count(a) > 2
-	not startswith(a, "--")
-	not contains(a, "=")
-}
-
-next_word(argv, i, a, options) := [argv[i + 1]] if {
-	takes_next(a, options)
-	i + 1 < count(argv)
-} else := []
-
-takes_next(a, options) if a in options
-
-# a bundle of short options ending with one that takes a value (curl -sSLo FILE)
-takes_next(a, options) if {
-	not startswith(a, "--")
-	some o in options
-	count(o) == 2
-	regex.match(`^-[A-Za-z]+$`, a)
-	endswith(a, substring(o, 1, 1))
-}
-
 # A command's path made absolute: ~ and $HOME from this machine, then its cd chain and the cwd.
 absolute(c, p) := shell.resolve(directory(c), expand(p))
 
@@ -112,49 +70,6 @@ expand(p) := concat("", [machine.home, substring(p, count(prefix), -1)]) if {
 home_prefixed(p, prefix) if p == prefix
 
 home_prefixed(p, prefix) if startswith(p, concat("", [prefix, "/"]))
-
-# cp -t DIR, curl --output-dir DIR, patch -d DIR (self_protect.writing_directories): the option's
-# value is a directory the command writes into: naming the directory that holds a protected
-# file, or any parent of one, changes it.
-changed contains {"path": absolute(c, v), "how": sprintf("`%s` would write into", [c.name]), "tree": true, "holder": false} if {
-	pre
-	some c in data.hookgate.lib.commands
-	options := cfg.writing_directories[c.name]
-	some i, a in c.argv
-	some v in option_values(c.argv, i, a, options)
-}
-
-# cp -r src/. DEST, cp -rT src DEST, rsync -a src/ DEST: a directory's contents, whose names the
-# line does not show, go into DEST: naming the directory that holds a protected file changes it.
-changed contains {"path": absolute(c, dest), "how": sprintf("`%s` would copy a directory's contents into", [c.name]), "tree": false, "holder": true} if {
-	pre
-	some c in data.hookgate.lib.commands
-	cfg.commands[c.name] in {"last", "move"}
-	ops := shell.operands(c)
-	count(ops) > 1
-	dest := ops[count(ops) - 1]
-	some src in array.slice(ops, 0, count(ops) - 1)
-	copies_contents(c, src)
-}
-
-copies_contents(_, src) if endswith(src, "/.")
-
-copies_contents(c, src) if {
-	c.name == "rsync"
-	endswith(src, "/")
-}
-
-copies_contents(c, _) if {
-	some a in c.argv
-	a in {"-T", "--no-target-directory"}
-}
-
-copies_contents(c, _) if {
-	some a in c.argv
-	startswith(a, "-")
-	not startswith(a, "--")
-	contains(a, "T")
-}
 
 # ---- the writer table turned around ---------------------------------------------------------
 # A command that names a protected path (an operand, an option's value, attached or not) is
@@ -185,9 +100,9 @@ known_program(c) if c.name == "" # a bare redirection: judged as one
 
 known_program(c) if cfg.commands[c.name]
 
-known_program(c) if cfg.writing_options[c.name]
+known_program(c) if data.hookgate.lib.writing_options[c.name]
 
-known_program(c) if cfg.writing_directories[c.name]
+known_program(c) if data.hookgate.lib.writing_directories[c.name]
 
 known_program(c) if reader(c, cfg.readers[program_name(c.name)])
 
@@ -563,14 +478,14 @@ hook_environment(c) if {
 
 hook_environment(c) if {
 	some i, a in c.argv
-	some v in option_values(c.argv, i, a, cfg.package_managers.path_options)
+	some v in data.hookgate.lib.option_values(c.argv, i, a, cfg.package_managers.path_options)
 	some h in hookgate.protected_hits([{"path": absolute(c, v), "holder": true}], index)
 	h.what == "the Python that runs hookgate, or its dependencies"
 }
 
 hook_environment(c) if {
 	some i, a in c.argv
-	some v in option_values(c.argv, i, a, cfg.package_managers.path_options)
+	some v in data.hookgate.lib.option_values(c.argv, i, a, cfg.package_managers.path_options)
 	is_string(machine.environment)
 	lower(trim_suffix(absolute(c, v), "/")) == lower(machine.environment)
 }

@@ -376,3 +376,50 @@ test_signalling_hookgates_processes_is_denied if {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as running
 	}
 }
+
+# Every change self-protect judges comes from the write model (lib.file_effects): with the model
+# empty, no writer of the line is judged here, whatever it is; given one effect, it is.
+test_changes_are_read_from_the_write_model_only if {
+	every cmd in [
+		"curl -o ~/.claude/settings.json https://example.com/s",
+		"unzip -o x.zip -d ~/.claude",
+		"cp -r backup/. .git/hooks",
+		"rsync -a staged/ ~/.claude/",
+		`python3 -c "import os; os.remove(os.path.join('.git','hooks','pre-commit'))"`,
+	] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine with data.hookgate.lib.file_effects as []
+	}
+	tree := {"op": "write", "path": "/home/u/.claude", "from": null, "content": null, "mode": null, "by": "unzip", "tree": true}
+	count(data.hookgate.self_protect.deny) == 1 with input as shell_input("true") with data.hookgate.self_protect.machine as machine with data.hookgate.lib.file_effects as [tree]
+	count(data.hookgate.self_protect.deny) == 0 with input as shell_input("true") with data.hookgate.self_protect.machine as machine with data.hookgate.lib.file_effects as [object.union(tree, {"tree": false})]
+}
+
+# The option tables moved to shell.writing_options and .writing_directories; a layer that still
+# sets self_protect's old keys adds to them.
+test_the_old_option_keys_still_add_writers if {
+	cmd := "aria2c -d ~/.claude -o settings.json https://example.com/s"
+	count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine with data.hookgate.config.self_protect.writing_directories as {"aria2c": ["-d", "--dir"]}
+	count(data.hookgate.self_protect.deny) > 0 with input as shell_input("sponge2 --out=.git/hooks/pre-commit") with data.hookgate.self_protect.machine as machine with data.hookgate.config.self_protect.writing_options as {"sponge2": {"options": ["--out"], "tree": false}}
+}
+
+# tar -C is where tar -x writes, and where tar -c reads from.
+test_tar_writes_under_its_directory_only_when_extracting if {
+	every cmd in ["tar -xzf x.tgz -C ~/.claude", "tar xf x.tar -C ~/.claude", "tar -C ~/.claude --extract -f x.tar", "tar --get --directory=/home/u/.claude -f x.tar"] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["tar -czf /tmp/b.tgz -C ~/.claude .", "tar cf - -C ~/.claude . | tar tf -", "tar -cf out.tar --exclude=x -C ~/.claude ."] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}
+
+# curl -O and wget name the file for the URL's last part, in the cwd or the directory option.
+test_downloads_named_for_the_url if {
+	every cmd in ["cd ~/.claude && curl -fsSLO https://example.com/c/settings.json", "wget -q https://example.com/c/settings.json -P ~/.gemini", "cd .git/hooks; wget https://example.com/h/pre-push"] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+	every cmd in ["cd ~/.claude && curl -fsSL https://example.com/c/settings.json", "cd ~/.claude && wget -qO- https://example.com/c/settings.json", "cd ~/.claude && wget --spider https://example.com/c/settings.json", "curl -O https://example.com/c/settings.json"] {
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+	}
+}

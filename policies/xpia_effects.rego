@@ -20,28 +20,49 @@ outgoing_findings contains f if {
 	not f.id in cfg.heading_patterns
 }
 
-# A file from outside the project whose text the line does not show, made an instruction file by
-# a link (ln -sf /tmp/evil.md CLAUDE.md), a copy (cp ~/Downloads/x.md AGENTS.md, install, rsync,
-# Copy-Item, an MCP copy) or a move (mv /tmp/x.md CLAUDE.md, git mv, an MCP move_file): the agent
-# reads as instructions whatever that file holds, and nothing that wrote it there was an
-# instruction-file write (a file under /tmp or home is the agent's to write). Reading it from
-# the disk now would judge only today's text, and a link's target may change after the call,
-# so the file is judged by where it comes from: asked. A file of the project (ln -s AGENTS.md
-# CLAUDE.md, mv docs/draft.md AGENTS.md) met this scan when it was written; a file whose text
-# the line wrote (echo … > /tmp/x; cp /tmp/x CLAUDE.md) is scanned above.
+# Text the call does not show, put into an instruction file: written (cat /tmp/x > CLAUDE.md,
+# >>, dd if=/tmp/x of=, curl -o, wget -O, base64 -d x >, interpreter code writing what it reads,
+# Get-Content x | Set-Content, unzip -d .claude/agents) or made the file by a link (ln -sf
+# /tmp/evil.md CLAUDE.md), a copy (cp ~/Downloads/x.md AGENTS.md, install, rsync, Copy-Item, an
+# MCP copy) or a move (mv /tmp/x.md CLAUDE.md, git mv, an MCP move_file) of a file from outside
+# the project: the agent reads as instructions whatever that text is, and nothing that wrote it
+# was an instruction-file write (a file under /tmp or home is the agent's to write). Reading it
+# from the disk now would judge only today's text, and a link's target may change after the
+# call, so it is judged by where it comes from: asked. A file of the project (ln -s AGENTS.md
+# CLAUDE.md, mv docs/draft.md AGENTS.md, git checkout -- CLAUDE.md: its committed text) met
+# this scan when it was written; text the line shows (echo … > /tmp/x; cp /tmp/x CLAUDE.md) is
+# scanned above. An edit in place (sed -i, a formatter) changes the file's own text, and a
+# directory or special file made at the path (lib.contentless_writers: mkdir) holds none.
 unknown_instructions contains {"reason": msg, "pattern": unknown_patterns[e.op]} if {
 	pre
 	some e in data.hookgate.lib.file_effects
 	unknown_patterns[e.op]
 	not is_string(e.content)
-	instruction_file(e.path)
+	onto_instructions(e)
 	not in_project(e.from)
-	msg := sprintf("%s would %s %s, an agent instruction file, from %s, outside the project: the agent would read as instructions whatever that file holds, which this call does not show. Ask the user to do this themselves, or write the text into the file so it can be checked.", [e.by, unknown_verbs[e.op], e.path, e.from])
+	not data.hookgate.lib.contentless_writers[e.by]
+	msg := sprintf("%s would %s %s, an agent instruction file, %s: the agent would read as instructions whatever that text is, which this call does not show. Ask the user to do this themselves, or write the text into the file so it can be checked.", [e.by, unknown_verbs[e.op], e.path, unknown_source(e.from)])
 }
 
-unknown_patterns := {"link": "instruction-file-link", "copy": "instruction-file-copy", "move": "instruction-file-copy"}
+unknown_patterns := {"write": "instruction-file-unknown", "append": "instruction-file-unknown", "link": "instruction-file-link", "copy": "instruction-file-copy", "move": "instruction-file-copy"}
 
-unknown_verbs := {"link": "make a link at", "copy": "copy a file onto", "move": "move a file onto"}
+unknown_verbs := {"write": "write", "append": "append to", "link": "make a link at", "copy": "copy a file onto", "move": "move a file onto"}
+
+unknown_source(from) := sprintf("from %s, outside the project", [from]) if is_string(from)
+
+unknown_source(from) := "with text from elsewhere" if not is_string(from)
+
+# A directory written into (lib.file_effects' tree) is an instruction file's when what it holds is
+# read as instructions (.claude/agents/: unzip -d .claude/agents x.zip).
+onto_instructions(e) if {
+	not e.tree
+	instruction_file(e.path)
+}
+
+onto_instructions(e) if {
+	e.tree
+	instruction_file(concat("", [e.path, "/"]))
+}
 
 ask contains r if {
 	some r in unknown_instructions
@@ -57,6 +78,7 @@ in_project(p) if {
 }
 
 in_project(p) if {
+	is_string(p)
 	cwd := data.hookgate.lib.cwd
 	is_string(cwd)
 	startswith(p, concat("", [trim_suffix(cwd, "/"), "/"]))

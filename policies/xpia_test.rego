@@ -119,3 +119,31 @@ test_quoted_examples_in_instruction_files if {
 	count(data.hookgate.xpia.deny) == 0 with input as object.union(pre("edit", {}), {"effects": [shown]})
 	count(data.hookgate.xpia.deny) > 0 with input as object.union(pre("edit", {}), {"effects": [said]})
 }
+
+# Text the call does not show, written onto an instruction file (lib.file_effects' content null),
+# is asked, as a copy from outside the project is; text from the project's own files, an edit in
+# place, a directory made there, and a directory written into outside the instruction dirs are not.
+unknown_effect(op, path, from, by) := {"op": op, "path": path, "from": from, "content": null, "mode": null, "by": by}
+
+test_unknown_text_onto_an_instruction_file_is_asked if {
+	every e in [
+		unknown_effect("write", "/home/u/proj/CLAUDE.md", null, "curl"),
+		unknown_effect("append", "/home/u/proj/docs/AGENTS.md", "/tmp/x", "cat"),
+		unknown_effect("write", "/home/u/proj/.github/copilot-instructions.md", null, "set-content"),
+		object.union(unknown_effect("write", "/home/u/proj/.claude/agents", null, "unzip"), {"tree": true}),
+		object.union(unknown_effect("copy", "/home/u/proj/.cursor/rules", "/tmp/src", "rsync"), {"tree": true}),
+	] {
+		some r in data.hookgate.xpia.ask with input as pre("shell", {"command": "true"}) with data.hookgate.lib.file_effects as [e]
+		startswith(r.pattern, "instruction-file-")
+	}
+	every e in [
+		unknown_effect("write", "/home/u/proj/AGENTS.md", "/home/u/proj/CLAUDE.md", "cat"),
+		unknown_effect("write", "/home/u/proj/CLAUDE.md", "/home/u/proj/CLAUDE.md", "git checkout"),
+		unknown_effect("edit", "/home/u/proj/CLAUDE.md", null, "sed"),
+		unknown_effect("write", "/home/u/proj/.claude/agents", null, "mkdir"),
+		unknown_effect("write", "/home/u/proj/notes.md", null, "curl"),
+		object.union(unknown_effect("write", "/home/u/proj/.claude", null, "tar"), {"tree": true}),
+	] {
+		count(data.hookgate.xpia.ask) == 0 with input as pre("shell", {"command": "true"}) with data.hookgate.lib.file_effects as [e]
+	}
+}

@@ -710,8 +710,9 @@ def test_mcp_row(eng, mcp_sandbox, row, monkeypatch):
 # -- instructions -------------------------------------------------------------------------------
 # Prompt injection through every instruction channel (tests/data/xpia/instructions.json): tool
 # inputs that instruct an agent, files an agent reads as instructions, Unicode and symbol
-# disguises, French/German/Spanish wording, here-documents and quoted examples. A "deny" row is
-# denied by the xpia guard; an "allow" row is allowed by the whole pack.
+# disguises, French/German/Spanish wording, here-documents and quoted examples, text the call does
+# not show. A "deny" ("ask") row is denied (asked) by the xpia guard; an "allow" row is allowed
+# by the whole pack.
 
 INSTRUCTION_ROWS = json.loads((ROOT / "tests" / "data" / "xpia" / "instructions.json").read_text())[
     "rows"
@@ -754,9 +755,10 @@ def host_call(row: dict) -> dict:
 
 def test_instruction_rows_cover_each_class_both_ways():
     assert len({r["id"] for r in INSTRUCTION_ROWS}) == len(INSTRUCTION_ROWS)
-    for cls in ("channel", "file", "normalise", "language", "quoted"):
+    for cls in ("channel", "file", "normalise", "language", "quoted", "unknown"):
         mine = [r for r in INSTRUCTION_ROWS if r["class"] == cls]
-        assert {r["expect"] for r in mine} == {"deny", "allow"}, cls
+        both = {"ask", "allow"} if cls == "unknown" else {"deny", "allow"}
+        assert {r["expect"] for r in mine} == both, cls
         assert all(r["why"] for r in mine), cls
     hosts = {r["host"] for r in INSTRUCTION_ROWS}
     assert hosts == {"claude", "codex", "copilot", "gemini", "cursor", "amplifier"}
@@ -766,11 +768,9 @@ def test_instruction_rows_cover_each_class_both_ways():
 def test_instruction_row(eng, row):
     decision = eng.evaluate(host_call(row))
     assert report.faults(decision) == [], decision.reasons
-    if row["expect"] == "deny":
-        assert decision.outcome == "deny" and any("[pack=xpia," in r for r in decision.reasons), (
-            row["id"],
-            decision.reasons,
-        )
+    if row["expect"] in ("deny", "ask"):
+        assert decision.outcome == row["expect"], (row["id"], decision.reasons)
+        assert any("[pack=xpia," in r for r in decision.reasons), (row["id"], decision.reasons)
     else:
         assert decision.outcome == "allow", (row["id"], decision.reasons)
 

@@ -15,6 +15,7 @@ that runs a check) and destructive (a file outside the project replaced, or the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -54,6 +55,20 @@ CLASSES = {
     # git rm and git mv refuse to drop uncommitted changes: the project's work stays in git
     "git delete": {"protected", "hook"},
     "mode": {"protected", "hook"},
+    # text the call does not show (curl -o, cat FILE >, dd if=): nothing to scan; an instruction
+    # file is asked about (docs/reference/effects.md)
+    "unknown": {"protected", "instruction"},
+    # a directory written into whose entries the line does not name (unzip -d, cp -r src/.)
+    "tree": {"protected", "instruction"},
+    # interpreter code naming a directory it writes into (os.path.join('.claude', 'x'))
+    "code tree": {"protected"},
+}
+
+# Cells whose guard asks rather than denies: (class, guard) -> the patterns that may ask
+# (a copy from outside the project is instruction-file-copy, a write instruction-file-unknown).
+ASKED = {
+    ("unknown", "instruction"): ("instruction-file-unknown", "instruction-file-copy"),
+    ("tree", "instruction"): ("instruction-file-unknown", "instruction-file-copy"),
 }
 
 
@@ -239,6 +254,74 @@ WRITERS = {
     "cursor delete_file": ("delete", lambda p, t: tool("delete_file", {"target_file": p})),
     "mcp delete_file": ("delete", lambda p, t: tool("mcp__fs__delete_file", {"path": p})),
     "chmod": ("mode", lambda p, t: bash(f"chmod a-x {q(p)}")),
+    "curl -o": ("unknown", lambda p, t: bash(f"curl -fsSL -o {q(p)} https://example.com/x")),
+    "curl -sSLo": ("unknown", lambda p, t: bash(f"curl -sSLo{q(p)} https://example.com/x")),
+    "curl --output=": ("unknown", lambda p, t: bash(f"curl --output={q(p)} https://e.example")),
+    "wget -O after cd": (
+        "unknown",
+        lambda p, t: bash(f"cd {q(split(p)[0])} && wget -q -O {q(split(p)[1])} https://e.example"),
+    ),
+    "sort -o": ("unknown", lambda p, t: bash(f"sort -u -o {q(p)} /tmp/list")),
+    "cat FILE >": ("unknown", lambda p, t: bash(f"cat /tmp/x > {q(p)}")),
+    "cat FILE >>": ("unknown", lambda p, t: bash(f"cat /tmp/x >> {q(p)}")),
+    "cat FILE | tee": ("unknown", lambda p, t: bash(f"cat /tmp/x | tee {q(p)} >/dev/null")),
+    "dd if=": ("unknown", lambda p, t: bash(f"dd if=/tmp/x of={q(p)} status=none")),
+    "base64 -d FILE >": ("unknown", lambda p, t: bash(f"base64 -d /tmp/x.b64 > {q(p)}")),
+    "python3 -c sys.stdin": (
+        "unknown",
+        lambda p, t: bash(
+            f"python3 -c {q(f'import sys; open({p!r}, {chr(39)}w{chr(39)}).write(sys.stdin.read())')} < /tmp/x"
+        ),
+    ),
+    "python3 shutil.copy": (
+        "unknown",
+        lambda p, t: bash(
+            f"python3 -c {q(f'import shutil; shutil.copy({chr(39)}/tmp/x{chr(39)}, {p!r})')}"
+        ),
+    ),
+    "node copyFileSync": (
+        "unknown",
+        lambda p, t: bash(
+            f"node -e {q(f'require({chr(34)}fs{chr(34)}).copyFileSync({chr(34)}/tmp/x{chr(34)}, {p!r})')}"
+        ),
+    ),
+    "Get-Content | Set-Content": (
+        "unknown",
+        lambda p, t: pwsh(f"Get-Content /tmp/x | Set-Content -Path {psq(p)}"),
+    ),
+    "curl -O after cd": (
+        "unknown",
+        lambda p, t: bash(
+            f"cd {q(split(p)[0])} && curl -fsSLO https://e.example/r/{q(split(p)[1])}"
+        ),
+    ),
+    "wget -P URL": (
+        "unknown",
+        lambda p, t: bash(f"wget -q -P {q(split(p)[0])} https://e.example/r/{q(split(p)[1])}"),
+    ),
+    "unzip -d": ("tree", lambda p, t: bash(f"unzip -o /tmp/x.zip -d {q(p)}")),
+    "tar -x -C": ("tree", lambda p, t: bash(f"tar -xzf /tmp/x.tgz -C {q(p)}")),
+    "tar --directory=": ("tree", lambda p, t: bash(f"tar xf /tmp/x.tar --directory={q(p)}")),
+    "curl --output-dir": (
+        "tree",
+        lambda p, t: bash(f"curl -O --output-dir {q(p)} https://example.com/x"),
+    ),
+    "wget -P": ("tree", lambda p, t: bash(f"wget -q -P {q(p)} https://example.com/x")),
+    "cp -r src/.": ("tree", lambda p, t: bash(f"cp -r /tmp/src/. {q(p)}")),
+    "cp -rT": ("tree", lambda p, t: bash(f"cp -rT /tmp/src {q(p)}")),
+    "rsync src/": ("tree", lambda p, t: bash(f"rsync -a /tmp/src/ {q(p)}")),
+    "python3 os.path.join": (
+        "code tree",
+        lambda p, t: bash(
+            f"python3 -c {q(f'import os; open(os.path.join({split(p)[0]!r}, {split(p)[1]!r}), {chr(39)}w{chr(39)}).write({t!r})')}"
+        ),
+    ),
+    "python3 shutil.copytree": (
+        "code tree",
+        lambda p, t: bash(
+            f"python3 -c {q(f'import shutil; shutil.copytree({chr(39)}/tmp/src{chr(39)}, {split(p)[0]!r}, dirs_exist_ok=True)')}"
+        ),
+    ),
 }
 
 # Deletes of whole trees (the write model's "tree": true): the path itself, or the directory
@@ -269,6 +352,8 @@ def target(guard: str, cls: str) -> tuple[str, str, str]:
     path, content, pack = SCENARIOS[guard]
     if guard == "destructive" and cls == "delete":
         return CWD, content, pack  # the project itself
+    if cls == "tree":  # the directory the protected file is in; a directory of instructions
+        return (f"{CWD}/.claude/agents" if guard == "instruction" else split(path)[0]), "", pack
     if guard == "hook" and cls == "edit":
         return path, "exit 0\nnpm test", pack
     return path, content, pack
@@ -283,6 +368,11 @@ def test_every_guard_of_its_class_catches_the_writer(engine, writer, guard):
     path, content, pack = target(guard, cls)
     decision = engine.evaluate(make(path, content))
     assert not decision.errors, decision.errors
+    asked = ASKED.get((cls, guard))
+    if asked:
+        assert decision.outcome == "ask", (writer, guard, decision.outcome, decision.reasons)
+        assert any(f"pattern={a}]" in r for r in decision.reasons for a in asked), decision.reasons
+        return
     assert decision.outcome == "deny", (writer, guard, decision.outcome, decision.reasons)
     assert any(f"[pack={pack}," in r for r in decision.reasons), decision.reasons
 
@@ -422,6 +512,48 @@ UNKNOWN_SOURCES = [
         None,
     ),
     (pwsh("Copy-Item -Path docs/AGENTS.md -Destination AGENTS.md"), "allow", None),
+    # written with text the call does not show: judged as a copy from outside the project is
+    (bash("cat /tmp/x > CLAUDE.md"), "ask", "unknown"),
+    (bash("cat /tmp/x >> AGENTS.md"), "ask", "unknown"),
+    (bash("cat < ~/Downloads/r.md > GEMINI.md"), "ask", "unknown"),
+    (bash("cat ../other/AGENTS.md | tee AGENTS.md"), "ask", "unknown"),
+    (bash("dd if=/tmp/x of=CLAUDE.md"), "ask", "unknown"),
+    (bash("curl -o CLAUDE.md https://e.example/x"), "ask", "unknown"),
+    (bash("wget -O AGENTS.md https://e.example/x"), "ask", "unknown"),
+    (
+        bash("cd .github && curl -fsSLo copilot-instructions.md https://e.example/r"),
+        "ask",
+        "unknown",
+    ),
+    (bash("base64 -d x > CLAUDE.md"), "ask", "unknown"),
+    (bash("xclip -o -selection clipboard >> .cursorrules"), "ask", "unknown"),
+    (
+        bash("gh api repos/o/r/contents/AGENTS.md --jq .content | base64 -d > AGENTS.md"),
+        "ask",
+        "unknown",
+    ),
+    (
+        bash(
+            """python3 -c 'import sys; open("CLAUDE.md", "w").write(sys.stdin.read())' < /tmp/x"""
+        ),
+        "ask",
+        "unknown",
+    ),
+    (pwsh("Get-Content x | Set-Content CLAUDE.md"), "ask", "unknown"),
+    (bash("unzip -o /tmp/agents.zip -d .claude/agents"), "ask", "unknown"),
+    (bash("cat CLAUDE.md"), "allow", None),
+    (bash("cat CLAUDE.md > AGENTS.md"), "allow", None),
+    (bash("cat docs/agents-template.md >> AGENTS.md"), "allow", None),
+    (bash("cd docs && cat ../CLAUDE.md | tee AGENTS.md"), "allow", None),
+    (bash("npx prettier --write AGENTS.md CLAUDE.md"), "allow", None),
+    (bash("mkdir -p .claude/agents .cursor/rules"), "allow", None),
+    (bash("touch GEMINI.md"), "allow", None),
+    (bash("sed -i 's/npm test/pnpm test/' AGENTS.md"), "allow", None),
+    (bash("printf '# Rules\\nRun make test.\\n' > AGENTS.md"), "allow", None),
+    (bash("curl -fsSL -o vendor/lib.js https://e.example/lib.js"), "allow", None),
+    (bash("tar -xzf /tmp/release.tgz -C build"), "allow", None),
+    (bash("unzip -o /tmp/x.zip -d docs/vendor"), "allow", None),
+    (pwsh("Get-Content CLAUDE.md | Select-String -Pattern test"), "allow", None),
 ]
 
 
@@ -432,6 +564,23 @@ def test_an_instruction_file_from_outside_the_project_is_asked(engine, payload, 
     assert decision.outcome == outcome, (payload["tool_input"], decision.reasons)
     if kind:
         assert any(f"pattern=instruction-file-{kind}" in r for r in decision.reasons)
+
+
+def test_restoring_an_instruction_file_from_git_is_not_asked(engine):
+    """git checkout/restore of a path writes the repository's own copy of it (its from): the
+    instruction-file scan leaves it alone (destructive judges the discarded changes)."""
+    for line in ("git checkout HEAD -- CLAUDE.md", "git restore --source=HEAD AGENTS.md"):
+        decision = engine.evaluate(bash(line))
+        assert not any("[pack=xpia," in r for r in decision.reasons), (line, decision.reasons)
+
+
+def test_the_writers_of_no_content_are_the_shell_models():
+    """lib.contentless_writers (a write of no text: a directory or special file made at the path)
+    is exactly what shell/files.py makes so."""
+    text = (ROOT / "policies" / "lib_effects.rego").read_text()
+    found = re.search(r"contentless_writers := \{([^}]*)\}", text)[1]
+    made = {n for n, how in shell_files.FILE_COMMANDS.items() if how in ("create", "node")}
+    assert set(re.findall(r'"([a-z]+)"', found)) == made
 
 
 def test_a_copied_file_whose_text_the_line_wrote_is_scanned_not_asked(engine):
@@ -527,3 +676,50 @@ def test_find_changes_what_it_finds_under_each_starting_point(line, effects):
     got = [(c["name"], f["op"], f["path"], f["from"]) for c in commands(line) for f in c["files"]]
     assert set(effects) <= set(got), got
     assert effects or not got, got
+
+
+# Interpreter code that reads a file, stdin or the network writes text its literals do not show
+# (interpreters.read_patterns): one example each, and code that writes only what it shows.
+READING_CODE = [
+    "open('CLAUDE.md', 'w').write(open('/tmp/x').read())",
+    "import sys; open('CLAUDE.md', 'w').write(sys.stdin.read())",
+    "import shutil; shutil.copy('/tmp/x', 'CLAUDE.md')",
+    "require('fs').writeFileSync('CLAUDE.md', require('fs').readFileSync(0))",
+    "File.write('CLAUDE.md', File.read('/tmp/x'))",
+    "open(my $f, '>', 'CLAUDE.md'); print $f <STDIN>;",
+    "file_put_contents('CLAUDE.md', file_get_contents('php://stdin'));",
+]
+SHOWING_CODE = [
+    "open('CLAUDE.md', 'w').write('# Rules')",
+    "require('fs').writeFileSync('CLAUDE.md', '# Rules')",
+    "File.write('CLAUDE.md', '# Rules')",
+    "file_put_contents('CLAUDE.md', '# Rules');",
+]
+
+
+def test_every_read_pattern_finds_its_example_and_none_a_shown_write():
+    config = json.loads((ROOT / "policies" / "data.json").read_text())["hookgate"]["config"]
+    patterns = config["interpreters"]["read_patterns"]
+    for pattern in patterns:
+        assert any(re.search(pattern, code) for code in READING_CODE), pattern
+    for code in READING_CODE:
+        assert any(re.search(p, code) for p in patterns), code
+    for code in SHOWING_CODE:
+        assert not any(re.search(p, code) for p in patterns), code
+
+
+def test_every_program_of_the_write_tables_has_a_writer_here():
+    """A program added to shell.writing_options, .writing_directories or .remote_names is a new
+    writer: without a row in WRITERS, which meets every guard of its class, this fails."""
+    shell = json.loads((ROOT / "policies" / "data.json").read_text())["hookgate"]["config"]["shell"]
+    lines = [
+        make(f"{CWD}/x", "y")["tool_input"]["command"]
+        for _, make in WRITERS.values()
+        if make(f"{CWD}/x", "y")["tool_name"] == "Bash"
+    ]
+    for table in ("writing_options", "writing_directories", "remote_names"):
+        for program in shell[table]:
+            assert any(re.search(rf"(^|[;&|] *){program} ", line) for line in lines), (
+                table,
+                program,
+            )

@@ -16,6 +16,7 @@ from hookgate.shell.launchers import FILE_READERS, path_exec_roots, script_word,
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
 from hookgate.shell.reach import (
     FROM_XARGS,
+    copied_from,
     deletes_extraneous,
     effect,
     reach,
@@ -150,7 +151,8 @@ class FileEffects:
         unseen = self.budget.earlier is not None and (producer is not None or not self.piped_from)
         if cmd.writes or cmd.appends:
             output = "" if cmd.name in _SILENT and not cmd.piped else self.output(cmd)
-            record_writes(cmd, (cmd.writes, cmd.appends), output, redirected=True)
+            source = copied_from(self.cat_file, cmd, output)
+            record_writes(cmd, (cmd.writes, cmd.appends), output, source, redirected=True)
             if output is not None:
                 self.wrote(cmd, output)
             elif unseen:  # curl … > w.sh: not what it held
@@ -166,7 +168,7 @@ class FileEffects:
             if into is None:
                 continue
             fed = cmd.stdin if producer is None else self.output(producer)
-            record_writes(writer, into, fed)
+            record_writes(writer, into, fed, copied_from(self.cat_file, writer, fed))
             if fed is not None:
                 self.wrote(writer, fed, into)
             elif unseen:
@@ -333,17 +335,23 @@ def record(
         if f["op"] == op and f["path"] == key:
             if content is not None:
                 f["content"] = content
+            if source is not None:  # a pipeline read after the command: what feeds it
+                f["from"] = source
             return
     cmd.files.append(effect(op, key, content, source, mode, tree, how))
 
 
 def record_writes(
-    cmd: Command, into: tuple[list[str], list[str]], content: str | None, redirected: bool = False
+    cmd: Command,
+    into: tuple[list[str], list[str]],
+    content: str | None,
+    source: str | None = None,
+    redirected: bool = False,
 ) -> None:
     for op, paths in (("write", into[0]), ("append", into[1])):
         how = (">" if op == "write" else ">>") if redirected else None
         for path in paths:
-            record(cmd, op, join_path(cmd.cwd, path), content, how=how)
+            record(cmd, op, join_path(cmd.cwd, path), content, source, how=how)
 
 
 def file_ops(cmd: Command) -> None:

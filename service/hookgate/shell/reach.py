@@ -1,16 +1,18 @@
 """How far a write effect reaches, and the words that say how: the ``tree`` and ``how`` keys of
 shell/files.py's records (docs/reference/effects.md), and what ``rsync --delete`` and ``tar
 --remove-files`` delete. The guards on files read them from the write model; destructive judges a
-tree delete outside the project as it judges ``rm -rf``.
+tree delete outside the project as it judges ``rm -rf``. And where the bytes of a write the
+line does not show come from, when a command copies them unchanged (``copied_from``).
 """
 
 from __future__ import annotations
 
-from hookgate.shell.launchers import TABLES
-from hookgate.shell.words import argv_has_option, join_path
+from hookgate.shell.launcher_table import TABLES
+from hookgate.shell.words import Command, argv_has_option, argv_operands, join_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -106,3 +108,28 @@ def tar_removed(argv: list[str]) -> list[str]:
 
 # What xargs hands a command when the line does not show it: paths the line cannot know.
 FROM_XARGS = "$(xargs)"
+
+
+# Commands that write out the bytes they read unchanged (cat, and tee, dd and sponge of stdin).
+_VERBATIM = frozenset(("cat", "tee", "dd", "sponge"))
+
+
+def copied_from(
+    cat_file: Callable[[Command], str | None], cmd: Command, shown: str | None
+) -> str | None:
+    """The one file whose bytes ``cmd`` writes out unchanged when the line does not show them
+    (``shown`` is None): ``cat FILE > x`` (``cat_file``: the file ``cat`` prints), ``cat < FILE
+    > x``, ``cat FILE | tee x``, ``dd if=FILE of=x``: the ``from`` of its writes, as a copy's
+    (a guard judges such a write by where the text comes from, as ``cp FILE x``). None when the
+    line shows the text, or the command changes it (``base64 -d FILE > x``) or reads several
+    files."""
+    if shown is not None or cmd.name not in _VERBATIM:
+        return None
+    argv = [w.text for w in cmd.words]
+    if cmd.name == "dd":
+        named = [a[3:] for a in argv[1:] if a.startswith("if=")]
+        if named:
+            return join_path(cmd.cwd, named[-1])
+    elif cmd.name == "cat" and argv_operands(argv):
+        return cat_file(cmd)
+    return cmd.stdin_file
