@@ -334,7 +334,8 @@ violations contains {"reason": msg, "pattern": "delete-project"} if {
 
 # A file replaced or emptied outside the project and the temp directories: > f, tee, dd of=, a
 # file tool's whole-file write, truncate, shred, cp /dev/null f. (cp, mv, install of a real file
-# onto one outside the project are installs, left alone; appends keep what is there.)
+# onto one outside the project are installs, left alone, and so are downloads and extractions,
+# curl -o, wget -P, tar -x -C: lib.option_file_effects; appends keep what is there.)
 violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	some f in effects
 	overwrites(f)
@@ -349,7 +350,9 @@ overwrites(f) if {
 	f.op == "write"
 	not f.by in {"mkdir", "mkfifo", "mknod"} # a new directory or node replaces nothing
 	not f.by in {"git checkout", "git restore"} # tracked files of the work tree, from git
+	not f.tree # a directory written into, not replaced
 	not f in data.hookgate.lib.code_file_effects # a guess among the code's literals
+	not f in data.hookgate.lib.option_file_effects
 }
 
 overwrites(f) if {
