@@ -40,6 +40,7 @@ class GeneratedModule:
         self.constants: list[Group] = []
         self.memoized: dict[Group, tuple[str, ...]] = {}
         self.constants_src: dict[str, str] = {}  # Python expression → its module-level name
+        self.attached: list[str] = []  # statements run once the tree is built (relevance)
         self.count = 0
 
     def name(self, prefix: str) -> str:
@@ -90,6 +91,7 @@ class GeneratedModule:
         lines.append(f"T.constants = ({''.join(self.group(g) + ', ' for g in self.constants)})")
         for group, env in self.memoized.items():
             lines.append(f"{self.group(group)}.memo_env = {env!r}")
+        lines += self.attached
         return "\n".join(lines) + "\n"
 
 

@@ -95,6 +95,9 @@ class Group:
         "memo_env",
         "memo",
         "nested",
+        "need",
+        "empty",
+        "relevance",
     )
 
     def __init__(
@@ -117,12 +120,20 @@ class Group:
         self.memo: tuple[tuple, Any] | None = None
 
         self.nested = False  # a partial object built along key paths (tree_put)
+        # hookgate.lang.relevance: the group's value is ``empty`` when none of the input
+        # facts in the bit mask ``need`` holds (0: always computed); ``relevance(ctx)``
+        # tests those facts once per evaluation.
+        self.need = 0
+        self.empty: Any = UNDEFINED
+        self.relevance: Callable | None = None
 
     def value(self, ctx: Ctx) -> Any:
         """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
         not depend on the call, once per policy set and environment: ``memo_env``)."""
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
+        if self.need and not (ctx.relevant or self.relevance(ctx)) & self.need:
+            return self.empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -224,6 +235,9 @@ class SetGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
+        need = self.need
+        if need and not (ctx.relevant or self.relevance(ctx)) & need:
+            return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -251,6 +265,9 @@ class CompleteGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
+        need = self.need
+        if need and not (ctx.relevant or self.relevance(ctx)) & need:
+            return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -417,6 +434,18 @@ def has_members(v: Any) -> bool:
     return (t is list or t is dict or t is RegoSet) and len(v) > 0
 
 
+def has_member_where(v: Any, keys: tuple, values: list) -> bool:
+    """Whether ``some e in v`` has a member whose value at ``keys`` is one of the strings
+    ``values`` (``hookgate.lang.relevance``: ``some e in input.effects; e.kind == "run"``)."""
+    t = type(v)
+    members = v.values() if t is dict else v if (t is list or t is RegoSet) else ()
+    for e in members:
+        x = index_path(e, keys)
+        if type(x) is str and x in values:
+            return True
+    return False
+
+
 def holds(v: Any) -> bool:
     """Whether ``v`` as a literal holds: defined and not false."""
     return v is not UNDEFINED and v is not False
@@ -524,6 +553,7 @@ GENERATED_CODE_NAMESPACE = {
     "IN_PROGRESS": IN_PROGRESS,
     "EvalError": EvalError,
     "RegoSet": RegoSet,
+    "EMPTY_SET": EMPTY_SET,
     "Tree": Tree,
     "equal": equal,
     "index": index,
@@ -545,6 +575,7 @@ GENERATED_CODE_NAMESPACE = {
     "obj_add": obj_add,
     "set_add": set_add,
     "has_members": has_members,
+    "has_member_where": has_member_where,
     "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,

@@ -1,0 +1,279 @@
+"""Which rule groups cannot concern a call: an emptiness analysis of the compiled rules.
+
+Most rules of a guard pack concern one kind of call: a set whose every definition starts from
+``some c in lib.commands`` is empty for a Read, a complete rule ``x := [… | some e in
+input.effects …]`` is ``[]`` when the call has no effects. The compiler (``RuleCompiler``)
+describes, for each definition, the first literal that can fail (``tests``) or, for a complete
+rule without a body, how its value is made (``value``). From those this module works out, for
+each group, a set of facts about the input (*atoms*: ``input.tool_kind == "shell"``, "``input.
+effects`` has members") and the value the group has whenever none of them holds (its *empty*
+value), through the references between groups: a set of ``some r in violations`` is empty
+whenever ``violations`` is.
+
+At run time the atoms are tested once per evaluation (``relevance``, a bit mask in
+``Ctx.relevant``) and a group none of whose atoms holds has its empty value without running
+anything (``documents.Group``). Exactness: a group is given atoms only when, with all of them
+false, every definition fails at a literal that reads nothing but the input, base data, rules
+fixed by the base data or groups that are themselves empty by the same argument, so no
+definition could have added a value, raised an error or printed. With ``with`` replacing data
+or a function, every group runs (the mask is ``-1``).
+
+Descriptors (tuples the compiler makes):
+- a source of a value: ``("input", expr)`` (a constant path of the input, as a Python
+  expression), ``("oget", key)`` (``object.get(input, key, <empty collection>)``), ``("rule",
+  group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data);
+- a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
+  ``defined`` (``x := s``) or ``equals`` (``s == arg``, a string);
+- a value: ``("const", v)``, ``("rule", group, keys)``, ``("compr", test)`` (an array
+  comprehension, ``[]`` when its first literal fails), ``("concat", a, b)`` (``array.concat``).
+"""
+
+from __future__ import annotations
+
+from hookgate.lang.documents import EMPTY_SET, Group, has_members, holds
+from hookgate.lang.runtime import index_path
+from hookgate.lang.values import UNDEFINED, RegoSet
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Empty values the generated module can spell (the names are in its namespace).
+_SPELLED = {id(UNDEFINED): "UNDEFINED", id(EMPTY_SET): "EMPTY_SET"}
+
+
+class Relevance:
+    """Each group's atoms (as a bit mask) and empty value, from the compiler's descriptors.
+
+    ``branches``: for each group, its definitions (defaults excluded), each a list of
+    branches (a definition and its ``else``s): ``("body", tests)`` or ``("value", value)``.
+    ``defaults``: a group's default value as a descriptor value. ``constants``: the groups
+    fixed by the base data. A group not in ``branches`` (a function, one with a definition the
+    compiler could not describe) is always computed."""
+
+    def __init__(
+        self,
+        branches: dict[Group, list[list[tuple]] | None],
+        defaults: dict[Group, tuple | None],
+        constants: set[Group],
+    ) -> None:
+        self.branches = branches
+        self.defaults = defaults
+        self.constants = constants
+        self.atoms: dict[str, int] = {}
+        self._info: dict[Group, tuple[int, Any] | None] = {}
+
+    def group(self, g: Group) -> tuple[int, Any] | None:
+        """``(mask, empty)``: ``g``'s value is ``empty`` whenever no atom of ``mask`` holds;
+        None when no such statement can be made."""
+        if g in self._info:
+            return self._info[g]
+        self._info[g] = None  # recursion was refused by the compiler; be safe anyway
+        found = self._group(g)
+        if found is not None and (
+            found[0] == 0 or id(found[1]) not in _SPELLED and not _plain(found[1])
+        ):
+            found = None
+        self._info[g] = found
+        return found
+
+    def _group(self, g: Group) -> tuple[int, Any] | None:
+        defs = self.branches.get(g)
+        if not defs or g in self.constants:
+            return None
+        mask = 0
+        if g.kind == "set":
+            for branches in defs:
+                if len(branches) != 1 or branches[0][0] != "body":
+                    return None
+                m = self.tests(branches[0][1])
+                if m is None:
+                    return None
+                mask |= m
+            return mask, EMPTY_SET
+        if g.kind != "complete":
+            return None
+        values = []
+        for branches in defs:
+            for kind, desc, *_ in branches:
+                found = self.tests(desc) if kind == "body" else self.value(desc)
+                if found is None:
+                    return None
+                if kind == "body":
+                    mask |= found
+                    continue
+                mask |= found[0]
+                if found[1] is not UNDEFINED:
+                    values.append(found[1])
+                    break
+        if len(values) > 1:
+            return None  # equal or in conflict: computed
+        if values:
+            return mask, values[0]
+        if g in self.defaults:
+            default = self.defaults[g]
+            found = self.value(default) if default is not None else None
+            if found is None or found[0]:
+                return None
+            return mask, found[1]
+        return mask, UNDEFINED
+
+    def tests(self, tests: list) -> int | None:
+        """The atoms without which the body whose first literals ``tests`` describes has no
+        solution: literals that read only settled values (base data, rules it fixes) are passed
+        over, the first other one decides; one on a rule that can neither fail nor print is
+        passed over too (a later literal may need rarer facts), and decides if none after it
+        can."""
+        fallback = None
+        for t in tests:
+            if t is None:
+                break
+            kind, source, arg = t
+            if kind == "members_any":
+                mask = 0
+                for counted in source:
+                    m = self._one(*counted, None)
+                    if m is None:
+                        break
+                    mask |= m
+                else:
+                    return mask
+                break
+            if source[0] == "base" or (source[0] == "rule" and source[1] in self.constants):
+                continue  # reads a settled value: no error, nothing printed
+            mask = self._one(kind, source, arg)
+            if source[0] != "rule" or not self.safe(source[1]):
+                return fallback if mask is None else mask
+            # A rule that cannot fail or print: a later literal may need rarer facts.
+            fallback = mask if fallback is None else fallback
+        return fallback
+
+    def _one(self, kind: str, source: tuple, arg: Any) -> int | None:
+        """The atoms without which the literal of ``kind`` on ``source`` cannot hold."""
+        if source[0] == "rule":
+            info = self.group(source[1])
+            if info is None:
+                return None
+            mask, empty = info
+            return None if _test(kind, index_path(empty, source[2]), arg) else mask
+        if source[0] == "base" or kind == "intersected":
+            return None
+        return self._atom(_atom_expr(kind, source, arg))
+
+    def safe(self, g: Group) -> bool:
+        """Whether evaluating ``g`` can neither fail nor print: a complete rule of one
+        definition, a constant value, whose body is only tests of the input and of settled
+        values (two definitions could conflict)."""
+        defs = self.branches.get(g)
+        if g.kind != "complete" or not defs or len(defs) != 1 or len(defs[0]) != 1:
+            return False
+        for branches in defs:
+            for branch in branches:
+                if branch[0] != "body" or not branch[2] or None in branch[1]:
+                    return False
+                for kind, source, _ in branch[1]:
+                    if (
+                        kind == "members_any"
+                        or source[0] == "rule"
+                        and (source[1] not in self.constants and not self.safe(source[1]))
+                    ):
+                        return False
+        return True
+
+    def value(self, desc: tuple | None) -> tuple[int, Any] | None:
+        """``(mask, value)``: the value ``desc`` makes whenever no atom of ``mask`` holds."""
+        if desc is None:
+            return None
+        kind = desc[0]
+        if kind == "const":
+            return 0, desc[1]
+        if kind == "rule":
+            info = self.group(desc[1])
+            return None if info is None else (info[0], index_path(info[1], desc[2]))
+        if kind == "compr":
+            mask = self.tests([desc[1]])
+            return None if mask is None else (mask, [])
+        if kind == "concat":
+            a, b = self.value(desc[1]), self.value(desc[2])
+            if a is None or b is None:
+                return None
+            if a[1] is UNDEFINED or b[1] is UNDEFINED:
+                return a[0] | b[0], UNDEFINED
+            if type(a[1]) is list and type(b[1]) is list:
+                return a[0] | b[0], a[1] + b[1]
+        return None
+
+    def _atom(self, expr: str) -> int:
+        bit = self.atoms.get(expr)
+        if bit is None:
+            bit = self.atoms[expr] = 1 << (len(self.atoms) + 1)  # bit 0: always set
+        return bit
+
+    def source(self, function: str, names: dict[Group, str]) -> tuple[str, list[str]]:
+        """The generated function computing the mask, and the lines giving each group its
+        mask, empty value and that function (``names``: each group's name in the module)."""
+        infos = {g: self.group(g) for g in names}
+        lines = [
+            f"def {function}(ctx):",
+            "    if ctx.mocks is not None or ctx.data_over:",
+            "        ctx.relevant = -1  # `with` replaces data or a function: run everything",
+            "        return -1",
+            "    r = 1",
+        ]
+        lines += [f"    if {expr}: r |= {bit}" for expr, bit in self.atoms.items()]
+        lines += ["    ctx.relevant = r", "    return r"]
+        attach = []
+        for g, info in infos.items():
+            if info is None:
+                continue
+            name = names[g]
+            empty = _SPELLED.get(id(info[1])) or repr(info[1])
+            attach.append(f"{name}.need = {info[0]}; {name}.empty = {empty}")
+            attach.append(f"{name}.relevance = {function}")
+        return "\n".join(lines), attach
+
+
+def _plain(v: Any) -> bool:
+    """A value whose ``repr`` is its Python literal: a scalar, ``[]``."""
+    return v is None or type(v) in (bool, int, str) or (type(v) is list and not v)
+
+
+def _test(kind: str, v: Any, arg: Any) -> bool:
+    """Whether the literal of ``kind`` may hold on the value ``v`` (``counted``: ``count(v) >
+    0`` may hold or fail; ``intersected``: ``count(v & {…}) > 0`` may)."""
+    if kind == "counted":
+        return v is not UNDEFINED and not (type(v) in (list, dict, RegoSet) and not v)
+    if kind == "intersected":
+        return not (v is UNDEFINED or v is EMPTY_SET)
+    if kind == "members" or kind == "members_where":
+        return has_members(v)
+    if kind == "holds":
+        return holds(v)
+    if kind == "defined":
+        return v is not UNDEFINED
+    return type(v) is str and v == arg
+
+
+def _atom_expr(kind: str, source: tuple, arg: Any) -> str:
+    """A Python test of ``ctx``: whether the literal may hold on an input value."""
+    if source[0] == "oget":
+        # object.get of a non-object is an error (or undefined): the test holds then too.
+        return (
+            "(type(ctx.input) is not dict or "
+            f"{_atom_expr(kind, ('input', f'ctx.input.get({source[1]!r}, [])'), arg)})"
+        )
+    expr = source[1]
+    if kind == "counted":
+        return (
+            f"((_c := {expr}) is not UNDEFINED and "
+            "not (type(_c) in (list, dict, RegoSet) and not _c))"
+        )
+    if kind == "members":
+        return f"has_members({expr})"
+    if kind == "members_where":
+        return f"has_member_where({expr}, {arg[0]!r}, {sorted(arg[1])!r})"
+    if kind == "holds":
+        return f"holds({expr})"
+    if kind == "defined":
+        return f"({expr} is not UNDEFINED)"
+    return f"({expr} == {arg!r})"
