@@ -639,7 +639,8 @@ class RuleCompiler(LiteralCompiler):
                 and isinstance(term.args[2], ast.ArrayTerm | ast.SetTerm | ast.ObjectTerm)
                 and not term.args[2].items
             ):
-                return ("oget", term.args[1].value)
+                key = term.args[1].value
+                return ("oget", _index_expr("ctx.input", (key,)))
             return None
         path = self._constant_path(term, scope)
         if path is None:

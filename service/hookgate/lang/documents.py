@@ -434,16 +434,17 @@ def has_members(v: Any) -> bool:
     return (t is list or t is dict or t is RegoSet) and len(v) > 0
 
 
-def has_member_where(v: Any, keys: tuple, values: list) -> bool:
-    """Whether ``some e in v`` has a member whose value at ``keys`` is one of the strings
-    ``values`` (``hookgate.lang.relevance``: ``some e in input.effects; e.kind == "run"``)."""
+def member_strings(v: Any, keys: tuple) -> set:
+    """The strings at ``keys`` of the members of ``v`` (``hookgate.lang.relevance``: ``some e
+    in input.effects; e.kind == "run"`` has no solution unless "run" is one of them)."""
     t = type(v)
     members = v.values() if t is dict else v if (t is list or t is RegoSet) else ()
+    out = set()
     for e in members:
         x = index_path(e, keys)
-        if type(x) is str and x in values:
-            return True
-    return False
+        if type(x) is str:
+            out.add(x)
+    return out
 
 
 def holds(v: Any) -> bool:
@@ -575,7 +576,7 @@ GENERATED_CODE_NAMESPACE = {
     "obj_add": obj_add,
     "set_add": set_add,
     "has_members": has_members,
-    "has_member_where": has_member_where,
+    "member_strings": member_strings,
     "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,

@@ -20,7 +20,8 @@ or a function, every group runs (the mask is ``-1``).
 
 Descriptors (tuples the compiler makes):
 - a source of a value: ``("input", expr)`` (a constant path of the input, as a Python
-  expression), ``("oget", key)`` (``object.get(input, key, <empty collection>)``), ``("rule",
+  expression), ``("oget", expr)`` (``object.get(input, key, <empty collection>)``, ``expr``
+  reading ``input[key]``: the same members when the input is an object), ``("rule",
   group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data);
 - a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
   ``defined`` (``x := s``) or ``equals`` (``s == arg``, a string);
@@ -61,6 +62,9 @@ class Relevance:
         self.defaults = defaults
         self.constants = constants
         self.atoms: dict[str, int] = {}
+        # The members' strings at a key path of an input value, each collected once per
+        # evaluation for every ``some e in s; e.kind == "…"`` atom on it.
+        self.collected: dict[tuple[str, tuple], str] = {}
         self._info: dict[Group, tuple[int, Any] | None] = {}
 
     def group(self, g: Group) -> tuple[int, Any] | None:
@@ -158,7 +162,33 @@ class Relevance:
             return None if _test(kind, index_path(empty, source[2]), arg) else mask
         if source[0] == "base" or kind == "intersected":
             return None
-        return self._atom(_atom_expr(kind, source, arg))
+        return self._atom(self._atom_expr(kind, source, arg))
+
+    def _atom_expr(self, kind: str, source: tuple, arg: Any) -> str:
+        """A Python test of ``ctx``: whether the literal may hold on an input value."""
+        if source[0] == "oget":
+            # object.get of a non-object is an error (or undefined): the test holds then too.
+            inner = self._atom_expr(kind, ("input", source[1]), arg)
+            return f"(type(ctx.input) is not dict or {inner})"
+        expr = source[1]
+        if kind == "members_where":
+            name = self.collected.setdefault((expr, arg[0]), f"_m{len(self.collected)}")
+            values = sorted(arg[1])
+            if len(values) == 1:
+                return f"({values[0]!r} in {name})"
+            return f"not {name}.isdisjoint({tuple(values)!r})"
+        if kind == "counted":
+            return (
+                f"((_c := {expr}) is not UNDEFINED and "
+                "not (type(_c) in (list, dict, RegoSet) and not _c))"
+            )
+        if kind == "members":
+            return f"has_members({expr})"
+        if kind == "holds":
+            return f"holds({expr})"
+        if kind == "defined":
+            return f"({expr} is not UNDEFINED)"
+        return f"({expr} == {arg!r})"
 
     def safe(self, g: Group) -> bool:
         """Whether evaluating ``g`` can neither fail nor print: a complete rule of one
@@ -220,6 +250,10 @@ class Relevance:
             "        return -1",
             "    r = 1",
         ]
+        lines += [
+            f"    {name} = member_strings({expr}, {keys!r})"
+            for (expr, keys), name in self.collected.items()
+        ]
         lines += [f"    if {expr}: r |= {bit}" for expr, bit in self.atoms.items()]
         lines += ["    ctx.relevant = r", "    return r"]
         attach = []
@@ -252,28 +286,3 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
     if kind == "defined":
         return v is not UNDEFINED
     return type(v) is str and v == arg
-
-
-def _atom_expr(kind: str, source: tuple, arg: Any) -> str:
-    """A Python test of ``ctx``: whether the literal may hold on an input value."""
-    if source[0] == "oget":
-        # object.get of a non-object is an error (or undefined): the test holds then too.
-        return (
-            "(type(ctx.input) is not dict or "
-            f"{_atom_expr(kind, ('input', f'ctx.input.get({source[1]!r}, [])'), arg)})"
-        )
-    expr = source[1]
-    if kind == "counted":
-        return (
-            f"((_c := {expr}) is not UNDEFINED and "
-            "not (type(_c) in (list, dict, RegoSet) and not _c))"
-        )
-    if kind == "members":
-        return f"has_members({expr})"
-    if kind == "members_where":
-        return f"has_member_where({expr}, {arg[0]!r}, {sorted(arg[1])!r})"
-    if kind == "holds":
-        return f"holds({expr})"
-    if kind == "defined":
-        return f"({expr} is not UNDEFINED)"
-    return f"({expr} == {arg!r})"
