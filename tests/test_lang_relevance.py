@@ -94,6 +94,26 @@ violations contains "line" if {
 	x != ""
 }
 
+# a default that counts: count("none") > 0 holds whatever the input
+default label := "none"
+
+label := input.label if input.tool_kind == "label"
+
+extra contains "label" if count(label) > 0
+
+# two definitions may conflict (an error): not passed over for a later literal
+clash := 1 if input.a
+
+clash := 2 if input.a
+
+clashing contains "clash" if {
+	clash
+	input.tool_kind == "never"
+}
+
+# array.concat of a string: an error, never an empty value
+odd := array.concat(label, runs)
+
 deny contains r if {
 	cfg.action == "deny"
 	some r in violations
@@ -130,6 +150,10 @@ INPUTS = [
     {"tool_kind": "shell", "line": 3},
     {"tool_kind": "shell"},
     {"maybe": True},
+    {"a": True},
+    {"a": True, "tool_kind": "never"},
+    {"tool_kind": "label", "label": ""},
+    {"tool_kind": "label", "label": []},
     {"items": "abc"},
     {"items": ""},
     {"items": []},
@@ -139,7 +163,19 @@ INPUTS = [
     *({"effects": e, "maybe": 0} for e in EFFECTS),
 ]
 
-RULES = ["deny", "violations", "names", "commands", "allowed", "writes", "line"]
+RULES = [
+    "deny",
+    "extra",
+    "clashing",
+    "violations",
+    "names",
+    "commands",
+    "allowed",
+    "writes",
+    "line",
+    "odd",
+    "label",
+]
 
 
 @pytest.fixture(scope="module")
