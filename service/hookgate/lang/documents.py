@@ -98,6 +98,7 @@ class Group:
         "need",
         "empty",
         "relevance",
+        "facts",
     )
 
     def __init__(
@@ -126,13 +127,14 @@ class Group:
         self.need = 0
         self.empty: Any = UNDEFINED
         self.relevance: Callable | None = None
+        self.facts: Callable | None = None  # (ctx, mask) -> whether a need with a fact holds
 
     def value(self, ctx: Ctx) -> Any:
         """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
         not depend on the call, once per policy set and environment: ``memo_env``)."""
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
-        if self.need and not (ctx.relevant or self.relevance(ctx)) & self.need:
+        if self.need and not self._relevant(ctx):
             return self.empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
@@ -167,6 +169,10 @@ class Group:
         if key is not None:
             self.memo = (key, v)  # the key's objects stay alive: no id is reused
         return v
+
+    def _relevant(self, ctx: Ctx) -> bool:
+        r = ctx.relevant or self.relevance(ctx)
+        return bool(r & self.need) and (self.facts is None or self.facts(ctx, r))
 
     def _memo_key(self, ctx: Ctx) -> tuple | None:
         """The answers of the environment builtins the rule reads (read once per evaluation),
@@ -236,7 +242,11 @@ class SetGroup(Group):
 
     def value(self, ctx: Ctx) -> Any:
         need = self.need
-        if need and not (ctx.relevant or self.relevance(ctx)) & need:
+        if need and (
+            not (r := ctx.relevant or self.relevance(ctx)) & need
+            or self.facts is not None
+            and not self.facts(ctx, r)
+        ):
             return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
@@ -266,7 +276,11 @@ class CompleteGroup(Group):
 
     def value(self, ctx: Ctx) -> Any:
         need = self.need
-        if need and not (ctx.relevant or self.relevance(ctx)) & need:
+        if need and (
+            not (r := ctx.relevant or self.relevance(ctx)) & need
+            or self.facts is not None
+            and not self.facts(ctx, r)
+        ):
             return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
@@ -447,6 +461,16 @@ def member_strings(v: Any, keys: tuple) -> set:
     return out
 
 
+def member_fact(ctx: Ctx, group: Group, keys: tuple) -> set:
+    """``member_strings`` of a rule's value, once per evaluation (``hookgate.lang.relevance``:
+    ``some c in commands; c.name == "git"`` has no solution unless "git" is one of them)."""
+    key = (group, keys)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = member_strings(group.value(ctx), keys)
+    return found
+
+
 def holds(v: Any) -> bool:
     """Whether ``v`` as a literal holds: defined and not false."""
     return v is not UNDEFINED and v is not False
@@ -577,6 +601,7 @@ GENERATED_CODE_NAMESPACE = {
     "set_add": set_add,
     "has_members": has_members,
     "member_strings": member_strings,
+    "member_fact": member_fact,
     "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,

@@ -67,34 +67,39 @@ class Relevance:
         self.collected: dict[tuple[str, tuple], str] = {}
         self._info: dict[Group, tuple[int, Any] | None] = {}
 
-    def group(self, g: Group) -> tuple[int, Any] | None:
-        """``(mask, empty)``: ``g``'s value is ``empty`` whenever no atom of ``mask`` holds;
-        None when no such statement can be made."""
+    def group(self, g: Group) -> tuple[tuple, Any] | None:
+        """``(needs, empty)``: ``g``'s value is ``empty`` unless one of ``needs`` holds; None
+        when no such statement can be made. A need is ``(mask, fact)``: an atom of ``mask``
+        holds and, if ``fact`` is not None, the fact too (see ``_one``)."""
         if g in self._info:
             return self._info[g]
         self._info[g] = None  # recursion was refused by the compiler; be safe anyway
         found = self._group(g)
-        if found is not None and (
-            found[0] == 0 or id(found[1]) not in _SPELLED and not _plain(found[1])
-        ):
-            found = None
+        if found is not None:
+            needs = _merged(found[0])
+            if not needs or needs[0] == (needs[0][0] | 1, None):  # an atom always holding
+                found = None
+            elif id(found[1]) not in _SPELLED and not _plain(found[1]):
+                found = None
+            else:
+                found = needs, found[1]
         self._info[g] = found
         return found
 
-    def _group(self, g: Group) -> tuple[int, Any] | None:
+    def _group(self, g: Group) -> tuple[tuple, Any] | None:
         defs = self.branches.get(g)
         if not defs or g in self.constants:
             return None
-        mask = 0
+        needs: tuple = ()
         if g.kind == "set":
             for branches in defs:
                 if len(branches) != 1 or branches[0][0] != "body":
                     return None
-                m = self.tests(branches[0][1])
-                if m is None:
+                found = self.tests(branches[0][1])
+                if found is None:
                     return None
-                mask |= m
-            return mask, EMPTY_SET
+                needs += found
+            return needs, EMPTY_SET
         if g.kind != "complete":
             return None
         values = []
@@ -104,65 +109,77 @@ class Relevance:
                 if found is None:
                     return None
                 if kind == "body":
-                    mask |= found
+                    needs += found
                     continue
-                mask |= found[0]
+                needs += found[0]
                 if found[1] is not UNDEFINED:
                     values.append(found[1])
                     break
         if len(values) > 1:
             return None  # equal or in conflict: computed
         if values:
-            return mask, values[0]
+            return needs, values[0]
         if g in self.defaults:
             default = self.defaults[g]
             found = self.value(default) if default is not None else None
             if found is None or found[0]:
                 return None
-            return mask, found[1]
-        return mask, UNDEFINED
+            return needs, found[1]
+        return needs, UNDEFINED
 
-    def tests(self, tests: list) -> int | None:
-        """The atoms without which the body whose first literals ``tests`` describes has no
+    def tests(self, tests: list) -> tuple | None:
+        """The needs without which the body whose first literals ``tests`` describes has no
         solution: literals that read only settled values (base data, rules it fixes) are passed
         over, the first other one decides; one on a rule that can neither fail nor print is
         passed over too (a later literal may need rarer facts), and decides if none after it
-        can."""
+        can. Facts are kept only from the body's first literal: a fact is worked out where the
+        body would have read its rule first, and nowhere else."""
         fallback = None
+        passed = False
         for t in tests:
             if t is None:
                 break
             kind, source, arg = t
             if kind == "members_any":
-                mask = 0
+                needs: tuple = ()
                 for counted in source:
-                    m = self._one(*counted, None)
-                    if m is None:
+                    found = self._one(*counted, None)
+                    if found is None:
                         break
-                    mask |= m
+                    needs += found
                 else:
-                    return mask
+                    return _settled(needs, passed or len(source) > 1)
                 break
             if source[0] == "base" or (source[0] == "rule" and source[1] in self.constants):
+                passed = True
                 continue  # reads a settled value: no error, nothing printed
-            mask = self._one(kind, source, arg)
+            found = self._one(kind, source, arg)
             if source[0] != "rule" or not self.safe(source[1]):
-                return fallback if mask is None else mask
+                return fallback if found is None else _settled(found, passed)
             # A rule that cannot fail or print: a later literal may need rarer facts.
-            fallback = mask if fallback is None else fallback
+            if fallback is None and found is not None:
+                fallback = _settled(found, passed)
+            passed = True
         return fallback
 
-    def _one(self, kind: str, source: tuple, arg: Any) -> int | None:
-        """The atoms without which the literal of ``kind`` on ``source`` cannot hold."""
+    def _one(self, kind: str, source: tuple, arg: Any) -> tuple | None:
+        """The needs without which the literal of ``kind`` on ``source`` cannot hold. On a
+        rule: the rule's own needs when the literal cannot hold on its empty value; for ``some
+        e in r; e.kind == "…"``, also the fact that a member of ``r`` has such a kind (worked
+        out from ``r``'s value when needed, once per evaluation)."""
         if source[0] == "rule":
-            info = self.group(source[1])
+            group, keys = source[1], source[2]
+            info = self.group(group)
+            if kind == "members_where" and not keys and (info is None or not has_members(info[1])):
+                fact = (group, *arg)
+                return tuple((m, f or fact) for m, f in (info[0] if info else ((1, None),)))
             if info is None:
                 return None
-            mask, empty = info
-            return None if _test(kind, index_path(empty, source[2]), arg) else mask
+            needs, empty = info
+            return None if _test(kind, index_path(empty, keys), arg) else needs
         if source[0] == "base" or kind == "intersected":
             return None
-        return self._atom(self._atom_expr(kind, source, arg))
+        return ((self._atom(self._atom_expr(kind, source, arg)), None),)
 
     def _atom_expr(self, kind: str, source: tuple, arg: Any) -> str:
         """A Python test of ``ctx``: whether the literal may hold on an input value."""
@@ -211,26 +228,29 @@ class Relevance:
         return True
 
     def value(self, desc: tuple | None) -> tuple[int, Any] | None:
-        """``(mask, value)``: the value ``desc`` makes whenever no atom of ``mask`` holds."""
+        """``(needs, value)``: the value ``desc`` makes unless one of ``needs`` holds."""
         if desc is None:
             return None
         kind = desc[0]
         if kind == "const":
-            return 0, desc[1]
+            return (), desc[1]
         if kind == "rule":
             info = self.group(desc[1])
             return None if info is None else (info[0], index_path(info[1], desc[2]))
         if kind == "compr":
-            mask = self.tests([desc[1]])
-            return None if mask is None else (mask, [])
-        if kind == "concat":
-            a, b = self.value(desc[1]), self.value(desc[2])
-            if a is None or b is None:
+            needs = self.tests([desc[1]])
+            return None if needs is None else (needs, [])
+        if kind == "concat":  # the arguments in order; an undefined one ends the call
+            a = self.value(desc[1])
+            if a is None or a[1] is UNDEFINED:
+                return a
+            b = self.value(desc[2])
+            if b is None:
                 return None
-            if a[1] is UNDEFINED or b[1] is UNDEFINED:
-                return a[0] | b[0], UNDEFINED
+            if b[1] is UNDEFINED:
+                return a[0] + b[0], UNDEFINED
             if type(a[1]) is list and type(b[1]) is list:
-                return a[0] | b[0], a[1] + b[1]
+                return a[0] + b[0], a[1] + b[1]
         return None
 
     def _atom(self, expr: str) -> int:
@@ -261,10 +281,41 @@ class Relevance:
             if info is None:
                 continue
             name = names[g]
-            empty = _SPELLED.get(id(info[1])) or repr(info[1])
-            attach.append(f"{name}.need = {info[0]}; {name}.empty = {empty}")
+            needs, empty = info
+            need = 0
+            for mask, _ in needs:
+                need |= mask
+            spelled = _SPELLED.get(id(empty)) or repr(empty)
+            attach.append(f"{name}.need = {need}; {name}.empty = {spelled}")
             attach.append(f"{name}.relevance = {function}")
+            if any(fact for _, fact in needs):
+                lines.append(self._facts(f"{function}_{name}", needs, names))
+                attach.append(f"{name}.facts = {function}_{name}")
         return "\n".join(lines), attach
+
+    @staticmethod
+    def _facts(function: str, needs: tuple, names: dict[Group, str]) -> str:
+        """The generated test of a group's needs with facts, in the order its definitions
+        would read them (``r``: the mask; -1 when every group runs)."""
+        eager = needs[0][0] if needs[0][1] is None else 0
+        tests = []
+        for mask, fact in needs:
+            if fact is None:
+                continue
+            group, keys, values = fact
+            found = f"member_fact(ctx, {names[group]}, {keys!r})"
+            values = sorted(values)
+            test = (
+                f"{values[0]!r} in {found}"
+                if len(values) == 1
+                else f"not {found}.isdisjoint({tuple(values)!r})"
+            )
+            tests.append(f"(r & {mask} and {test})")
+        return (
+            f"def {function}(ctx, r):\n"
+            f"    if r < 0 or r & {eager}: return True\n"
+            f"    return bool({' or '.join(tests)})"
+        )
 
 
 def _plain(v: Any) -> bool:
@@ -286,3 +337,28 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
     if kind == "defined":
         return v is not UNDEFINED
     return type(v) is str and v == arg
+
+
+def _merged(needs: tuple) -> tuple:
+    """``needs`` with those without a fact made one (first: testing it costs nothing) and
+    each fact once, in the order of first use."""
+    eager = 0
+    facts: dict = {}
+    for mask, fact in needs:
+        if fact is None:
+            eager |= mask
+        else:
+            facts[fact] = facts.get(fact, 0) | mask
+    out = tuple((mask, fact) for fact, mask in facts.items())
+    return ((eager, None), *out) if eager else out
+
+
+def _settled(needs: tuple, passed: bool) -> tuple:
+    """``needs`` of a literal; after literals passed over, without facts (the body may stop
+    before it reads the fact's rule)."""
+    if not passed:
+        return needs
+    mask = 0
+    for m, _ in needs:
+        mask |= m
+    return ((mask, None),)
