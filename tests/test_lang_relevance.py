@@ -111,6 +111,29 @@ clashing contains "clash" if {
 	input.tool_kind == "never"
 }
 
+# facts about a rule's members: worked out where the first literal reads the rule, not after
+# a literal that may stop the body first
+tagged := [c | some c in commands; c.kind == "run"]
+
+violations contains "tagged" if {
+	some t in tagged
+}
+
+clash_list := [1] if input.a
+
+clash_list := [2] if input.a
+
+clash_facts := [c | some c in clash_list; c.kind == "x"]
+
+clashing contains "facts" if {
+	some c in clash_facts
+}
+
+guarded contains "never read" if {
+	cfg.action == "ask"
+	some c in clash_facts
+}
+
 # array.concat of a string: an error, never an empty value
 odd := array.concat(label, runs)
 
@@ -167,6 +190,8 @@ RULES = [
     "deny",
     "extra",
     "clashing",
+    "guarded",
+    "tagged",
     "violations",
     "names",
     "commands",
@@ -239,7 +264,7 @@ def test_groups_that_cannot_concern_the_call_are_not_entered(sets):
     assert len(_entered(analysed, busy)) > 5
     got = analysed.query("data.t.deny", input=busy)
     assert got == oracle.query("data.t.deny", input=busy)
-    assert sorted(got) == ["counted", 'run {"kind": "run"}']
+    assert sorted(got) == ["counted", 'run {"kind": "run"}', "tagged"]
 
 
 def test_the_default_pack_shared_rules_are_analysed():
