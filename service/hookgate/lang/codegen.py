@@ -170,3 +170,16 @@ class GeneratedFunction:
 def is_slot(expr: str) -> bool:
     """Whether ``expr`` reads a frame slot (``fr[3]``)."""
     return expr.startswith("fr[") and expr.endswith("]") and expr[3:-1].isdigit()
+
+
+def index_expr(value: str, keys: tuple) -> str:
+    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
+    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
+    if not keys:
+        return value
+    if len(keys) == 1 and type(keys[0]) is str:
+        return (
+            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
+            f"else index(_o, {keys[0]!r}))"
+        )
+    return f"index_path({value}, {keys!r})"

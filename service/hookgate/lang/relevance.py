@@ -31,13 +31,259 @@ Descriptors (tuples the compiler makes):
 
 from __future__ import annotations
 
+from hookgate.lang import ast
+from hookgate.lang.codegen import index_expr
 from hookgate.lang.documents import EMPTY_SET, Group, has_members, holds
 from hookgate.lang.runtime import index_path
+from hookgate.lang.safety import is_wild
 from hookgate.lang.values import UNDEFINED, RegoSet
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from hookgate.lang.safety import Scope
+
+
+class DefinitionReader:
+    """What the rule compiler (``compile.RuleCompiler``, which this is a part of) tells
+    ``Relevance`` about a definition: its first literals as tests (``tests``) and how a complete
+    rule without a body makes its value (``value_source``). Uses the compiler's ``program``,
+    ``env`` and ``_constant_path``."""
+
+    program: Any
+    env: Any
+
+    def _constant_path(self, term: Any, scope: Any) -> tuple | None:
+        raise NotImplementedError
+
+    def tests(self, order: list, scope: Scope) -> list:
+        """The body's literals in the order they run, as ``relevance`` tests, up to the first
+        that is not one (None then): ``some x in s``, ``s``, ``x := s``, ``s == "str"``."""
+        out: list = []
+        for i, lit in enumerate(order):
+            test = self._test(lit, scope)
+            if test is not None and test[0] == "members" and i + 1 < len(order):
+                test = self._narrowed(test, lit, order[i + 1], scope)
+            out.append(test)
+            if test is None:
+                break
+        return out
+
+    def _narrowed(self, test: tuple, lit: Any, after: Any, scope: Scope) -> tuple:
+        """``some e in s`` then ``e.kind == "run"`` (or ``op := ops[e.kind]``, ``ops`` an object
+        of constant keys): no solution unless a member of ``s`` has such a kind."""
+        var = getattr(lit, "value", None)  # a Membership literal (`"git" in s`) has none
+        if not isinstance(lit, ast.SomeIn) or not isinstance(var, ast.Var) or is_wild(var):
+            return test
+        if not isinstance(after, ast.Expr) or after.negated or after.withs:
+            return test
+        term, keys, values = after.term, None, None
+        if isinstance(term, ast.BinOp) and term.op == "==":
+            for side, other in ((term.left, term.right), (term.right, term.left)):
+                if isinstance(other, ast.Scalar) and type(other.value) is str:
+                    keys, values = _member_path(side, var), frozenset((other.value,))
+                    if keys is not None:
+                        break
+        elif (
+            isinstance(term, ast.Assign)
+            and isinstance(term.rhs, ast.Ref)
+            and len(term.rhs.path) == 1
+            and isinstance(term.rhs.head, ast.Var)
+        ):
+            keys = _member_path(term.rhs.path[0], var)
+            values = self._object_keys(term.rhs.head, scope)
+        if keys is None or values is None:
+            return test
+        return ("members_where", test[1], (keys, values))
+
+    def _object_keys(self, var: ast.Var, scope: Scope) -> frozenset | None:
+        """The keys of a rule whose one definition is an object of constant string keys."""
+        path = self._constant_path(var, scope)
+        if path is None or path[0] != "data":
+            return None
+        node, i = self.program.find(path[1:])
+        rules = self.program.rules.get(node.group, ()) if i == len(path) - 1 else ()
+        if len(rules) != 1 or rules[0][0].body or rules[0][0].elses:
+            return None
+        value = rules[0][0].value
+        if not isinstance(value, ast.ObjectTerm) or not all(
+            isinstance(k, ast.Scalar) and type(k.value) is str for k, _ in value.items
+        ):
+            return None
+        return frozenset(k.value for k, _ in value.items)
+
+    def _test(self, lit: Any, scope: Scope) -> tuple | None:
+        if getattr(lit, "withs", ()):
+            return None
+        if isinstance(lit, ast.SomeIn):
+            source = self._source(lit.collection, scope)
+            return None if source is None else ("members", source, None)
+        if not isinstance(lit, ast.Expr) or lit.negated:
+            return None
+        term = lit.term
+        if isinstance(term, ast.Assign):
+            if not isinstance(term.lhs, ast.Var) or is_wild(term.lhs):
+                return None
+            source = self._source(term.rhs, scope)
+            return None if source is None else ("defined", source, None)
+        if isinstance(term, ast.Membership):
+            if term.key is not None or not isinstance(term.value, ast.Scalar):
+                return None
+            source = self._source(term.collection, scope)
+            return None if source is None else ("members", source, None)
+        if isinstance(term, ast.BinOp):
+            if term.op in (">", "!=") and isinstance(term.right, ast.Scalar):
+                # count(a) + count(b & k) > 0: no solution unless one of them has members
+                counted = self._counted(term.left, scope) if term.right.value == 0 else None
+                return None if counted is None else ("members_any", counted, None)
+            if term.op != "==":
+                return None
+            for side, other in ((term.left, term.right), (term.right, term.left)):
+                if isinstance(other, ast.Scalar) and type(other.value) is str:
+                    source = self._source(side, scope)
+                    if source is not None:
+                        return ("equals", source, other.value)
+            return None
+        source = self._source(term, scope)
+        return None if source is None else ("holds", source, None)
+
+    def _counted(self, term: Any, scope: Scope) -> list | None:
+        """The sources of a sum of ``count(s)`` (``s`` or ``s & t``), or None."""
+        if isinstance(term, ast.BinOp) and term.op == "+":
+            a, b = self._counted(term.left, scope), self._counted(term.right, scope)
+            return None if a is None or b is None else a + b
+        if not (isinstance(term, ast.Call) and term.name == "count" and len(term.args) == 1):
+            return None
+        arg = term.args[0]
+        if not (isinstance(arg, ast.BinOp) and arg.op == "&"):
+            source = self._source(arg, scope)
+            return None if source is None else [("counted", source)]
+        # s & {"a", "b"}: an empty set or undefined when s is (any other s is left alone: the
+        # intersection of a non-set is an error)
+        for side, other in ((arg.left, arg.right), (arg.right, arg.left)):
+            if isinstance(other, ast.SetTerm) and all(ast.is_constant(x) for x in other.items):
+                source = self._source(side, scope)
+                if source is not None and source[0] == "rule":
+                    return [("intersected", source)]
+        return None
+
+    def _source(self, term: Any, scope: Scope) -> tuple | None:
+        """What ``relevance`` knows of where ``term``'s value comes from (its module doc)."""
+        if isinstance(term, ast.Call):
+            if (
+                term.name == "object.get"
+                and len(term.args) == 3
+                and self._constant_path(term.args[0], scope) == ("input",)
+                and isinstance(term.args[1], ast.Scalar)
+                and type(term.args[1].value) is str
+                and isinstance(term.args[2], ast.ArrayTerm | ast.SetTerm | ast.ObjectTerm)
+                and not term.args[2].items
+            ):
+                key = term.args[1].value
+                return ("oget", index_expr("ctx.input", (key,)))
+            return None
+        path = self._constant_path(term, scope)
+        if path is None:
+            return None
+        if path[0] == "input":
+            return ("input", index_expr("ctx.input", path[1:]))
+        node, i = self.program.find(path[1:])
+        group = node.group
+        if group is not None:
+            return None if group.kind == "function" else ("rule", group, path[1 + i :])
+        return ("base", path[1:]) if i < len(path) - 1 or not node.has_rules() else None
+
+    def value_source(self, term: Any, scope: Scope | None) -> tuple | None:
+        """How a complete rule's value is made when it has no body, for ``relevance``."""
+        if isinstance(term, ast.Scalar):
+            return ("const", term.value)
+        if isinstance(term, ast.ArrayTerm) and not term.items:
+            return ("const", [])
+        if scope is None:
+            return None
+        if isinstance(term, ast.ArrayCompr):
+            first = term.body[0] if term.body else None
+            # Runs first (reordering is stable and it needs no variable) unless a name it
+            # reads is one the comprehension declares.
+            if isinstance(first, ast.SomeIn) and not first.withs:
+                head = first.collection
+                head = head.head if isinstance(head, ast.Ref) else head
+                head = head.args[0] if isinstance(head, ast.Call) and head.args else head
+                declared = _declared(term.body)
+                if isinstance(head, ast.Var) and head.name not in declared:
+                    source = self._source(first.collection, scope)
+                    if source is None:
+                        return None
+                    test = ("members", source, None)
+                    after = term.body[1] if len(term.body) > 1 else None
+                    read = (
+                        after.term.rhs
+                        if isinstance(getattr(after, "term", None), ast.Assign)
+                        else after
+                    )
+                    if after is not None and not _reads(read, declared - {first.value.name}):
+                        test = self._narrowed(test, first, after, scope)
+                    return ("compr", test)
+            return None
+        if isinstance(term, ast.Call):
+            if term.name == "array.concat" and len(term.args) == 2:
+                a, b = (self.value_source(t, scope) for t in term.args)
+                return None if a is None or b is None else ("concat", a, b)
+            return None
+        source = self._source(term, scope)
+        return source if source is not None and source[0] == "rule" else None
+
+
+def _member_path(term: Any, var: ast.Var) -> tuple | None:
+    """The constant string keys of ``var.a.b``, or None."""
+    if (
+        isinstance(term, ast.Ref)
+        and isinstance(term.head, ast.Var)
+        and term.head.name == var.name
+        and term.path
+        and all(isinstance(k, ast.Scalar) and type(k.value) is str for k in term.path)
+    ):
+        return tuple(k.value for k in term.path)
+    return None
+
+
+def _reads(lit: Any, names: set) -> bool:
+    """Whether the literal names one of ``names`` (a variable its comprehension declares)."""
+    if isinstance(lit, ast.Var):
+        return lit.name in names
+    if isinstance(lit, ast.Node):
+        return any(_reads(v, names) for _, v in ast.fields(lit))
+    if isinstance(lit, tuple):
+        return any(_reads(x, names) for x in lit)
+    return False
+
+
+def _declared(body: tuple) -> set[str]:
+    """The names a body declares (``some``, ``some … in``, ``:=``)."""
+    names: set[str] = set()
+
+    def add(t: Any) -> None:
+        if isinstance(t, ast.Var):
+            names.add(t.name)
+        elif isinstance(t, ast.ArrayTerm | ast.SetTerm):
+            for x in t.items:
+                add(x)
+        elif isinstance(t, ast.ObjectTerm):
+            for _, v in t.items:
+                add(v)
+
+    for lit in body:
+        if isinstance(lit, ast.SomeIn):
+            add(lit.key)
+            add(lit.value)
+        elif isinstance(lit, ast.SomeDecl):
+            for v in lit.vars:
+                add(v)
+        elif isinstance(lit, ast.Expr) and isinstance(lit.term, ast.Assign):
+            add(lit.term.lhs)
+    return names
+
 
 # Empty values the generated module can spell (the names are in its namespace).
 _SPELLED = {id(UNDEFINED): "UNDEFINED", id(EMPTY_SET): "EMPTY_SET"}
