@@ -571,3 +571,14 @@ class Module(Node):
         _set(self, "rules", rules)
         _set(self, "comments", comments)
         _set(self, "metadata", metadata)
+
+
+def is_constant(t: Any) -> bool:
+    """A term of literals only (scalars, and arrays, sets and objects of them)."""
+    if isinstance(t, Scalar):
+        return True
+    if isinstance(t, ArrayTerm | SetTerm):
+        return all(is_constant(x) for x in t.items)
+    if isinstance(t, ObjectTerm):
+        return all(is_constant(k) and is_constant(v) for k, v in t.items)
+    return False

@@ -40,6 +40,7 @@ class GeneratedModule:
         self.constants: list[Group] = []
         self.memoized: dict[Group, tuple[str, ...]] = {}
         self.constants_src: dict[str, str] = {}  # Python expression → its module-level name
+        self.attached: list[str] = []  # statements run once the tree is built (relevance)
         self.count = 0
 
     def name(self, prefix: str) -> str:
@@ -90,6 +91,7 @@ class GeneratedModule:
         lines.append(f"T.constants = ({''.join(self.group(g) + ', ' for g in self.constants)})")
         for group, env in self.memoized.items():
             lines.append(f"{self.group(group)}.memo_env = {env!r}")
+        lines += self.attached
         return "\n".join(lines) + "\n"
 
 
@@ -168,3 +170,16 @@ class GeneratedFunction:
 def is_slot(expr: str) -> bool:
     """Whether ``expr`` reads a frame slot (``fr[3]``)."""
     return expr.startswith("fr[") and expr.endswith("]") and expr[3:-1].isdigit()
+
+
+def index_expr(value: str, keys: tuple) -> str:
+    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
+    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
+    if not keys:
+        return value
+    if len(keys) == 1 and type(keys[0]) is str:
+        return (
+            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
+            f"else index(_o, {keys[0]!r}))"
+        )
+    return f"index_path({value}, {keys!r})"

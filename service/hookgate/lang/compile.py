@@ -28,10 +28,17 @@ from typing import Any
 
 from hookgate import builtins
 from hookgate.lang import ast
-from hookgate.lang.codegen import SPLIT_LOOPS, CompileError, GeneratedFunction, GeneratedModule
+from hookgate.lang.codegen import (
+    SPLIT_LOOPS,
+    CompileError,
+    GeneratedFunction,
+    GeneratedModule,
+    index_expr,
+)
 from hookgate.lang.documents import Group, Node, Tree, path_text
 from hookgate.lang.errors import Diagnostic
 from hookgate.lang.literals import LiteralCompiler, split_unifications
+from hookgate.lang.relevance import DefinitionReader, Relevance
 from hookgate.lang.safety import ArgLit, HeadLit, ModuleEnv, Scope, is_wild
 
 
@@ -52,6 +59,9 @@ class Program:
         # What a group's own code reads besides base data, other rules and pure builtins:
         # "input", "with", "print", or the name of a builtin that reads something else.
         self.reads: dict[Group, set[str]] = {}
+        # Each group's definitions as ``relevance`` reads them (None: one it cannot read).
+        self.branches: dict[Group, list[list[tuple]] | None] = {}
+        self.default_values: dict[Group, tuple | None] = {}
 
         self.roots: set[tuple] = set()
         # Rules under a partial object's root, each group with the root it adds to.
@@ -65,6 +75,7 @@ class Program:
             self._check_recursion()
         if not self.diagnostics and not coverage:  # with coverage, each test reaches each rule
             self.out.memoized = self._memoized()
+            self._relevance()
         self.source = self.out.source() if not self.diagnostics else ""
 
     def code(self) -> Any:
@@ -212,6 +223,7 @@ class Program:
         defs = []
         guards: list[str | None] = []
         default_def = None
+        branches: list[list[tuple]] | None = []
         for rule, env in self.rules[group]:
             try:
                 if rule.default:
@@ -223,9 +235,12 @@ class Program:
                 continue
             if rule.default:
                 default_def = compiled
+                self.default_values[group] = compiler.value_source(rule.value, None)
             else:
                 defs.append(compiled)
                 guards.append(compiler.guard)
+                if branches is not None:
+                    branches.append(compiler.branches)
             if rule.path_keys:
                 self.out.nested.add(group)
         for sub, root in self.inner.values():
@@ -233,6 +248,8 @@ class Program:
                 defs.append(self._inner_def(sub, root))
                 guards.append(None)
                 self.out.nested.add(group)
+                branches = None  # a rule inside a partial object: always computed
+        self.branches[group] = branches if group.kind != "function" else None
         if len(defs) > 1 and any(guards) and not self.coverage:
             defs = [self._dispatch(defs, guards)]
         self.out.definitions[group] = (defs, default_def)
@@ -276,6 +293,16 @@ class Program:
             f"{self.out.group(root)}.name)"
         )
         return name
+
+    def _relevance(self) -> None:
+        """Which groups cannot concern a call, and the test of the input that says so once per
+        evaluation (``hookgate.lang.relevance``)."""
+        relevance = Relevance(self.branches, self.default_values, set(self.out.constants))
+        names = {g: self.out.group(g) for g in self.tree.groups if g not in self.out.detached}
+        function, attach = relevance.source(self.out.name("relevance"), names)
+        if attach:
+            self.out.functions.append(function)
+            self.out.attached += attach
 
     def _constant(self, group: Group) -> bool:
         """Whether ``group``'s value is fixed by the base data alone: complete rules without
@@ -391,12 +418,17 @@ def _environment_builtin(name: str) -> bool:
     return b is not None and b.reads_host and b.environment
 
 
-class RuleCompiler(LiteralCompiler):
+class RuleCompiler(LiteralCompiler, DefinitionReader):
     """One definition of a rule (or an ``else``) → its generated function, body by body;
     ``guard``: for a partial set's or object's definition, when one can be had, a test that
     holds whenever the definition may add something (``_guard``)."""
 
     guard: str | None = None
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        # The definition's branches (it, then its elses) as ``relevance`` reads them.
+        self.branches: list[tuple] = []
 
     def compile_rule(self, rule: ast.Rule) -> str:
         """The name of the generated function of one definition: ``(ctx) -> value`` for a
@@ -432,7 +464,7 @@ class RuleCompiler(LiteralCompiler):
         result_slot = scope.new_slot()
         lits += list(body)
         tail = [HeadLit(head, result_slot)]
-        first_only = _is_constant(head)
+        first_only = ast.is_constant(head)
         message = repr(f"conflicting values for {self.group.name}")
         exit = "return acc[0] if acc else UNDEFINED"
         fn = self._fn("b", "ctx, args" if params else "ctx", exit, stop="return acc[0]")
@@ -446,7 +478,12 @@ class RuleCompiler(LiteralCompiler):
             if first_only:
                 fn.emit(fn.stop)
 
-        self.body(lits, scope, fn, terminal, tail=tail, declared_params=params, head=loc)
+        order = self.body(lits, scope, fn, terminal, tail=tail, declared_params=params, head=loc)
+        if not params:
+            if order:
+                self.branches.append(("body", self.tests(order, scope), ast.is_constant(head)))
+            else:
+                self.branches.append(("value", self.value_source(head, scope)))
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}", "acc = []"]
         if params:
             fn.prologue.append("fr[0 : len(args)] = args")
@@ -493,7 +530,7 @@ class RuleCompiler(LiteralCompiler):
         if path is None:
             return None
         if path[0] == "input":
-            return _index_expr("ctx.input", path[1:])
+            return index_expr("ctx.input", path[1:])
         node, i = self.program.find(path[1:])
         group = node.group
         if group is None or group.kind == "function":
@@ -503,7 +540,7 @@ class RuleCompiler(LiteralCompiler):
             f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
             f"and _v is not IN_PROGRESS else {name}.value(ctx))"
         )
-        return _index_expr(value, path[1 + i :])
+        return index_expr(value, path[1 + i :])
 
     def _constant_path(self, term: Any, scope: Scope) -> tuple | None:
         """The absolute path of a reference of constant keys to a global (``r``, ``input.a``,
@@ -539,6 +576,7 @@ class RuleCompiler(LiteralCompiler):
         tail.append(HeadLit(rule.key, key_slot))
         order = self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
         self.guard = self._guard(order, scope)
+        self.branches.append(("body", self.tests(order, scope), False))
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
 
@@ -562,6 +600,7 @@ class RuleCompiler(LiteralCompiler):
         tail += [HeadLit(rule.key, key_slot), HeadLit(value, val_slot)]
         order = self.body(list(rule.body), scope, fn, terminal, tail=tail, head=rule.loc)
         self.guard = self._guard(order, scope)
+        self.branches.append(("body", self.tests(order, scope), False))
         fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
         return fn.finish("return")
 
@@ -616,29 +655,6 @@ class RuleCompiler(LiteralCompiler):
         fn = self._fn(prefix, "ctx, fr", "return False", stop="return True", acc="None")
         self.body(literals, scope, fn, lambda fn: fn.emit(fn.stop), bound=bound)
         return fn.finish("return False")
-
-
-def _index_expr(value: str, keys: tuple) -> str:
-    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
-    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
-    if not keys:
-        return value
-    if len(keys) == 1 and type(keys[0]) is str:
-        return (
-            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
-            f"else index(_o, {keys[0]!r}))"
-        )
-    return f"index_path({value}, {keys!r})"
-
-
-def _is_constant(t: Any) -> bool:
-    if isinstance(t, ast.Scalar):
-        return True
-    if isinstance(t, ast.ArrayTerm | ast.SetTerm):
-        return all(_is_constant(x) for x in t.items)
-    if isinstance(t, ast.ObjectTerm):
-        return all(_is_constant(k) and _is_constant(v) for k, v in t.items)
-    return False
 
 
 def _check_default(value: Any) -> None:

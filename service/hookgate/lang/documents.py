@@ -95,6 +95,10 @@ class Group:
         "memo_env",
         "memo",
         "nested",
+        "need",
+        "empty",
+        "relevance",
+        "facts",
     )
 
     def __init__(
@@ -117,12 +121,21 @@ class Group:
         self.memo: tuple[tuple, Any] | None = None
 
         self.nested = False  # a partial object built along key paths (tree_put)
+        # hookgate.lang.relevance: the group's value is ``empty`` when none of the input
+        # facts in the bit mask ``need`` holds (0: always computed); ``relevance(ctx)``
+        # tests those facts once per evaluation.
+        self.need = 0
+        self.empty: Any = UNDEFINED
+        self.relevance: Callable | None = None
+        self.facts: Callable | None = None  # (ctx, mask) -> whether a need with a fact holds
 
     def value(self, ctx: Ctx) -> Any:
         """The group's value in this evaluation (computed once per ``ctx``; for a rule that does
         not depend on the call, once per policy set and environment: ``memo_env``)."""
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
+        if self.need and not self._relevant(ctx):
+            return self.empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -156,6 +169,10 @@ class Group:
         if key is not None:
             self.memo = (key, v)  # the key's objects stay alive: no id is reused
         return v
+
+    def _relevant(self, ctx: Ctx) -> bool:
+        r = ctx.relevant or self.relevance(ctx)
+        return bool(r & self.need) and (self.facts is None or self.facts(ctx, r))
 
     def _memo_key(self, ctx: Ctx) -> tuple | None:
         """The answers of the environment builtins the rule reads (read once per evaluation),
@@ -224,6 +241,13 @@ class SetGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
+        need = self.need
+        if need and (
+            not (r := ctx.relevant or self.relevance(ctx)) & need
+            or self.facts is not None
+            and not self.facts(ctx, r)
+        ):
+            return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -251,6 +275,13 @@ class CompleteGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
+        need = self.need
+        if need and (
+            not (r := ctx.relevant or self.relevance(ctx)) & need
+            or self.facts is not None
+            and not self.facts(ctx, r)
+        ):
+            return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -417,6 +448,29 @@ def has_members(v: Any) -> bool:
     return (t is list or t is dict or t is RegoSet) and len(v) > 0
 
 
+def member_strings(v: Any, keys: tuple) -> set:
+    """The strings at ``keys`` of the members of ``v`` (``hookgate.lang.relevance``: ``some e
+    in input.effects; e.kind == "run"`` has no solution unless "run" is one of them)."""
+    t = type(v)
+    members = v.values() if t is dict else v if (t is list or t is RegoSet) else ()
+    out = set()
+    for e in members:
+        x = index_path(e, keys)
+        if type(x) is str:
+            out.add(x)
+    return out
+
+
+def member_fact(ctx: Ctx, group: Group, keys: tuple) -> set:
+    """``member_strings`` of a rule's value, once per evaluation (``hookgate.lang.relevance``:
+    ``some c in commands; c.name == "git"`` has no solution unless "git" is one of them)."""
+    key = (group, keys)
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = member_strings(group.value(ctx), keys)
+    return found
+
+
 def holds(v: Any) -> bool:
     """Whether ``v`` as a literal holds: defined and not false."""
     return v is not UNDEFINED and v is not False
@@ -524,6 +578,7 @@ GENERATED_CODE_NAMESPACE = {
     "IN_PROGRESS": IN_PROGRESS,
     "EvalError": EvalError,
     "RegoSet": RegoSet,
+    "EMPTY_SET": EMPTY_SET,
     "Tree": Tree,
     "equal": equal,
     "index": index,
@@ -545,6 +600,8 @@ GENERATED_CODE_NAMESPACE = {
     "obj_add": obj_add,
     "set_add": set_add,
     "has_members": has_members,
+    "member_strings": member_strings,
+    "member_fact": member_fact,
     "holds": holds,
     "object_put": object_put,
     "tree_put": tree_put,

@@ -52,6 +52,7 @@ class Ctx:
         "input_log",
         "strict",
         "shared",
+        "relevant",
     )
 
     def __init__(
@@ -75,6 +76,7 @@ class Ctx:
         self.input_log: list | None = None  # receives each `with input as …` document
         self.strict = strict  # builtin errors raise instead of making the call undefined
         self.shared: dict = {}  # one evaluation's facts, `with` or not (time.now_ns's instant)
+        self.relevant = 0  # the input facts that hold (documents.Group.need), 0: not yet known
 
     def derive(self) -> Ctx:
         """A copy for ``with``: the same budget, a fresh rule cache."""
@@ -90,6 +92,7 @@ class Ctx:
         c.input_log = self.input_log
         c.strict = self.strict
         c.shared = self.shared
+        c.relevant = 0  # `with` may change the input
         return c
 
 

@@ -1,0 +1,98 @@
+"""Where one decision's time goes, in a count the machine's load does not move: the Python
+bytecodes each function executes (``sys.settrace``, calls into C count as one) for the everyday
+mix of ``compare.py``, and how many rule groups the evaluation computed.
+
+    .venv/bin/python bench/profile_decision.py [PAYLOAD ...] [--top 12]
+
+Run it in a checkout (and in an earlier one, for before/after): it profiles the installed
+``hookgate`` of the interpreter running it. Nothing asserts; the figures go to
+``docs/evidence/performance.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compare import everyday_docs  # noqa: E402
+
+from hookgate.engine import Engine  # noqa: E402
+from hookgate.lang import documents  # noqa: E402
+from hookgate.sources import default_pack_path  # noqa: E402
+
+
+def computed_groups(engine: Engine, doc: dict) -> list[str]:
+    """The rule groups one evaluation of ``doc`` computed (cached a value for), in order."""
+    seen: dict[str, None] = {}
+    classes = [c for c in vars(documents).values() if isinstance(c, type)]
+    classes = [c for c in classes if issubclass(c, documents.Group) and "value" in vars(c)]
+    originals = {c: c.value for c in classes}
+
+    def wrap(value):
+        def traced(self, ctx):
+            v = value(self, ctx)
+            if self in ctx.cache:
+                seen.setdefault(self.name)
+            return v
+
+        return traced
+
+    for c, value in originals.items():
+        c.value = wrap(value)
+    try:
+        engine.evaluate(doc)
+    finally:
+        for c, value in originals.items():
+            c.value = value
+    return list(seen)
+
+
+def bytecodes(engine: Engine, doc: dict) -> tuple[int, collections.Counter, collections.Counter]:
+    """Bytecodes executed by one decision: total, by function, and calls by function."""
+    per: collections.Counter = collections.Counter()
+    calls: collections.Counter = collections.Counter()
+    total = [0]
+
+    def counted(frame, event, arg):
+        frame.f_trace_opcodes = True
+        code = frame.f_code
+        key = f"{code.co_name} ({Path(code.co_filename).name}:{code.co_firstlineno})"
+        if event == "call":
+            calls[key] += 1
+        elif event == "opcode":
+            total[0] += 1
+            per[key] += 1
+        return counted
+
+    sys.settrace(counted)
+    try:
+        engine.evaluate(doc)
+    finally:
+        sys.settrace(None)
+    return total[0], per, calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("payloads", nargs="*", help="names of the everyday mix (default: all)")
+    parser.add_argument("--top", type=int, default=12, help="functions listed per payload")
+    args = parser.parse_args()
+    engine = Engine.from_paths([default_pack_path()])
+    for name, doc in everyday_docs().items():
+        if args.payloads and name not in args.payloads:
+            continue
+        engine.evaluate(doc)
+        engine.evaluate(doc)
+        groups = computed_groups(engine, doc)
+        total, per, calls = bytecodes(engine, doc)
+        print(f"{name}: {total} bytecodes, {len(groups)} rule groups computed")
+        for key, count in per.most_common(args.top):
+            print(f"  {count:7d} ({calls[key]:3d} calls) {key}")
+
+
+if __name__ == "__main__":
+    main()

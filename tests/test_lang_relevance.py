@@ -1,0 +1,297 @@
+"""Rule groups that cannot concern a call are not computed (``hookgate.lang.relevance``): each
+group's facts about the input are tested once per evaluation, and a group none of whose facts
+holds has its empty value without running. The answers must be those of the same policy
+compiled without the analysis (with coverage: the oracle here) over inputs at the edge of every
+fact, with ``with`` overrides of data, input and functions; and the skipped groups' functions
+must not be entered."""
+
+import sys
+
+import pytest
+
+from hookgate.lang import load
+from hookgate.lang.policyset import parse_and_check
+
+POLICY = """package t
+
+import rego.v1
+
+cfg := {"action": "deny"}
+
+ops := {"write": "write", "edit": "edit", "delete": "delete"}
+
+# complete rules: an array comprehension over the input, narrowed by the member's kind
+runs := [e | some e in object.get(input, "effects", []); e.kind == "run"]
+
+writes := [{"op": op, "path": e.path} | some e in object.get(input, "effects", []); op := ops[e.kind]]
+
+line := input.line if {
+	input.tool_kind == "shell"
+	is_string(input.line)
+}
+
+# a rule the analysis cannot read (a call's value): always computed, and so is what reads it
+words := [w | some w in split(line, " ")]
+
+default line_list := []
+
+line_list := [line] if line
+
+commands := array.concat(array.concat(runs, writes), line_list)
+
+names contains c.op if {
+	some c in commands
+}
+
+pre if input.event == "pre"
+
+default allowed := false
+
+allowed if {
+	some e in input.effects
+	e.kind == "allow"
+} else := "maybe" if {
+	input.maybe
+}
+
+# sets reading other groups: lifted emptiness
+violations contains sprintf("run %v", [e]) if {
+	pre
+	cfg.action == "deny"
+	some e in runs
+}
+
+violations contains "git" if "git" in names
+
+violations contains "counted" if count(runs) + count(writes) > 0
+
+violations contains "inter" if count(names & {"write", "edit"}) > 0
+
+violations contains "raw count" if count(input.items) > 0
+
+violations contains "pushed" if {
+	some e in input.effects
+	e.kind == "push"
+}
+
+violations contains "allowed" if {
+	allowed
+}
+
+violations contains "commands" if {
+	some c in commands
+	c == "git"
+}
+
+violations contains "words" if {
+	pre
+	some w in words
+	w == "git"
+}
+
+violations contains "line" if {
+	x := line
+	x != ""
+}
+
+# a default that counts: count("none") > 0 holds whatever the input
+default label := "none"
+
+label := input.label if input.tool_kind == "label"
+
+extra contains "label" if count(label) > 0
+
+# two definitions may conflict (an error): not passed over for a later literal
+clash := 1 if input.a
+
+clash := 2 if input.a
+
+clashing contains "clash" if {
+	clash
+	input.tool_kind == "never"
+}
+
+# facts about a rule's members: worked out where the first literal reads the rule, not after
+# a literal that may stop the body first
+tagged := [c | some c in commands; c.kind == "run"]
+
+violations contains "tagged" if {
+	some t in tagged
+}
+
+clash_list := [1] if input.a
+
+clash_list := [2] if input.a
+
+clash_facts := [c | some c in clash_list; c.kind == "x"]
+
+clashing contains "facts" if {
+	some c in clash_facts
+}
+
+guarded contains "never read" if {
+	cfg.action == "ask"
+	some c in clash_facts
+}
+
+# array.concat of a string: an error, never an empty value
+odd := array.concat(label, runs)
+
+deny contains r if {
+	cfg.action == "deny"
+	some r in violations
+}
+
+# with: every group runs when data or a function is replaced; a replaced input is retested
+with_runs := x if x := deny with data.t.runs as ["r"]
+
+with_count := x if x := deny with count as 1
+
+with_input := x if x := deny with input as {"event": "pre", "effects": [{"kind": "run"}]}
+"""
+
+EFFECTS = [
+    None,
+    "a string",
+    {"kind": "run"},
+    [],
+    [{"kind": "read"}],
+    [{"kind": "run"}],
+    [{"kind": "write", "path": "/a"}],
+    [{"kind": "push"}],
+    [{"kind": "allow"}],
+    [{"kind": ["run"]}],
+    [{"kind": 1}],
+    ["run"],
+    {"a": {"kind": "edit", "path": "/b"}},
+]
+
+INPUTS = [
+    {},
+    {"event": "pre"},
+    {"event": "pre", "tool_kind": "shell", "line": "git status"},
+    {"tool_kind": "shell", "line": 3},
+    {"tool_kind": "shell"},
+    {"maybe": True},
+    {"a": True},
+    {"a": True, "tool_kind": "never"},
+    {"tool_kind": "label", "label": ""},
+    {"tool_kind": "label", "label": []},
+    {"items": "abc"},
+    {"items": ""},
+    {"items": []},
+    {"items": [0]},
+    {"items": 5},
+    *({"event": "pre", "effects": e} for e in EFFECTS),
+    *({"effects": e, "maybe": 0} for e in EFFECTS),
+]
+
+RULES = [
+    "deny",
+    "extra",
+    "clashing",
+    "guarded",
+    "tagged",
+    "violations",
+    "names",
+    "commands",
+    "allowed",
+    "writes",
+    "line",
+    "odd",
+    "label",
+]
+
+
+@pytest.fixture(scope="module")
+def sets():
+    return load({"p.rego": POLICY}), load({"p.rego": POLICY}, coverage=True)
+
+
+def _answer(ps, rule, doc):
+    try:
+        return ps.query(f"data.t.{rule}", input=doc)
+    except Exception as exc:  # the same error, or the same value
+        return type(exc).__name__
+
+
+@pytest.mark.parametrize("doc", INPUTS)
+@pytest.mark.parametrize("rule", RULES)
+def test_answers_equal_those_without_the_analysis(sets, doc, rule):
+    analysed, oracle = sets
+    assert _answer(analysed, rule, doc) == _answer(oracle, rule, doc)
+
+
+@pytest.mark.parametrize("doc", ["a string", [1], None, 3])
+def test_an_input_that_is_not_an_object(sets, doc):
+    analysed, oracle = sets
+    for rule in RULES:
+        assert _answer(analysed, rule, doc) == _answer(oracle, rule, doc)
+
+
+@pytest.mark.parametrize("rule", ["with_runs", "with_count", "with_input"])
+def test_with_overrides(sets, rule):
+    analysed, oracle = sets
+    want = oracle.query(f"data.t.{rule}", input={})
+    assert want  # each override makes the rule produce something for an empty input
+    assert analysed.query(f"data.t.{rule}", input={}) == want
+
+
+def _entered(ps, doc) -> set[str]:
+    names: set[str] = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == "<hookgate policies>":
+            names.add(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        ps.query("data.t.deny", input=doc)
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_groups_that_cannot_concern_the_call_are_not_entered(sets):
+    analysed, oracle = sets
+    quiet = {"event": "post", "effects": [{"kind": "read"}]}
+    entered = _entered(analysed, quiet)
+    # Only the mask is computed; nothing of deny, violations or what they read runs.
+    assert entered and all(n.startswith("relevance") for n in entered), entered
+    assert len(_entered(oracle, quiet)) > 10
+    # A call the rules concern runs them.
+    busy = {"event": "pre", "effects": [{"kind": "run"}]}
+    assert len(_entered(analysed, busy)) > 5
+    got = analysed.query("data.t.deny", input=busy)
+    assert got == oracle.query("data.t.deny", input=busy)
+    assert sorted(got) == ["counted", 'run {"kind": "run"}', "tagged"]
+
+
+def test_the_default_pack_shared_rules_are_analysed():
+    """The rules every guard reads get facts: a change to the pack or the compiler that loses
+    them (every decision would compute them again) fails here."""
+    from pathlib import Path
+
+    from hookgate.lang.compile import Program
+    from hookgate.sources import default_pack_path
+
+    sources = {
+        str(p): p.read_text()
+        for p in Path(default_pack_path()).glob("*.rego")
+        if not p.name.endswith("_test.rego")
+    }
+    program = Program(parse_and_check(sources))
+    assert "relevance" in program.source
+    analysed = {line.split(".need")[0] for line in program.out.attached if ".need" in line}
+    names = {program.out.group(g): g.name for g in program.tree.groups}
+    for rule in (
+        "lib.commands",
+        "lib.file_effects",
+        "lib.git_commands",
+        "destructive.violations",
+        "force_push.deny",
+        "no_verify.violations",
+        "main_branch.deny",
+        "xpia.effect_texts",
+    ):
+        assert f"data.hookgate.{rule}" in {names[g] for g in analysed}, rule
