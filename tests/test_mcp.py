@@ -789,7 +789,7 @@ DECISIONS = [
         "move_file",
         {"source": "{feature}", "destination": "/tmp/gone"},
         "deny",
-        "move-path",
+        "delete-path",  # the project moved away: deleted where it was
     ),
     ("shell", "execute", {"command": ["rm", "-rf", "{feature}"]}, "deny", None),
     ("shell", "execute", {"command": ["pytest", "-q"], "directory": "{feature}"}, "allow", None),
