@@ -19,9 +19,11 @@ from hookgate.shell.reach import (
     effect,
     reach,
     remote,
+    removed_source,
     tar_removed,
 )
 from hookgate.shell.words import (
+    CONTAINER,
     Command,
     Word,
     argv_has_option,
@@ -251,8 +253,9 @@ class FileEffects:
                 script = self.scripts.get(original)
             content = None if script is None else "\n".join(script)
             op = "link" if cmd.name in ("ln", "link") else "move" if cmd.name == "mv" else "copy"
-            if op == "move":
-                record(cmd, "delete", original)  # the source end: gone from where it was
+            removal = {} if op == "move" else removed_source(cmd.name, argv, src)
+            if removal is not None:  # the source end: gone from where it was
+                record(cmd, "delete", original, **removal)
             for name in names:
                 record(cmd, op, name, content, original, how="ln -f" if forced else None)
                 if aliases:
@@ -289,7 +292,7 @@ class FileEffects:
                     text = join_path(src, rest) if rest else src
                     break
             else:
-                return "container:" + path
+                return CONTAINER + path
         if not self.links or not text or text.startswith("-"):
             return text
         path = join_path(self.cwd, text)
@@ -333,7 +336,13 @@ def record(
             if content is not None:
                 f["content"] = content
             return
-    cmd.files.append(effect(op, key, content, source, mode, tree, how))
+    f = effect(op, key, content, source, mode, tree, how)
+    # Another machine's file: its path as that machine names it, never placed against this cwd.
+    if key.startswith(CONTAINER):
+        f["path"], f["machine"] = key[len(CONTAINER) :], "container"
+    if any(v in TABLES["remote-runners"] for v in cmd.via):
+        f["machine"] = "remote"
+    cmd.files.append(f)
 
 
 def record_writes(

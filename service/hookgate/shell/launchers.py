@@ -49,6 +49,7 @@ SECTIONS = (
     "tmux-starts",
     "file-readers",
     "tree-deleters",
+    "remote-runners",
     "interpreters",
     "interpreter-stops",
     "one-liners",
@@ -92,8 +93,7 @@ TABLES = load()
 
 
 def _one_liners(tables: dict[str, dict[str, frozenset[str]]]) -> dict[str, str]:
-    """Each interpreter's code option; a ``ValueError`` naming an entry that is not exactly one
-    option of an interpreter of [interpreters]."""
+    """Each interpreter's code option; a ``ValueError`` names an entry not one [interpreters] option."""
     found = {}
     for name, options in tables["one-liners"].items():
         if len(options) != 1 or name not in tables["interpreters"]:
