@@ -67,10 +67,11 @@ holds_hooks(path) if {
 	startswith(dir, concat("", [trim_suffix(path, "/"), "/"]))
 }
 
-# Where git runs this repository's hooks from now (read only for a line that deletes a tree).
-active_hooks_dir := git.hooks_dir(input.cwd, current_hooks_path) if is_string(input.cwd)
-
-current_hooks_path := paths[count(paths) - 1] if {
+# Where core.hooksPath makes git run this repository's hooks from (read only for a line that
+# deletes a tree). Without it git runs .git/hooks, which the rule on .git/hooks above and
+# destructive's on .git already guard.
+active_hooks_dir := git.hooks_dir(input.cwd, paths[count(paths) - 1]) if {
+	is_string(input.cwd)
 	paths := object.get(git.config(input.cwd), "core.hookspath", [])
 	count(paths) > 0
-} else := null
+}
