@@ -20,7 +20,7 @@ ask contains r if {
 # What the call does to files: the write model (lib_effects.rego), whatever the channel (a shell
 # line, PowerShell, a file tool, a patch, an MCP tool, interpreter code). Every rule on files
 # below reads these, not commands; paths are resolved after the line's cd ("~" left as written).
-effects := data.hookgate.lib.file_effects
+effects := array.concat(data.hookgate.lib.file_effects, data.hookgate.lib.remote_file_effects)
 
 # The deletes among them, found once for the rules on deletes below.
 deletes := [f | some f in effects; f.op == "delete"]
@@ -148,14 +148,31 @@ begins_with_dir(path, dir) if path == dir
 begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
 # The first place an effect's path may be that is not safe, undefined when every one is.
-unsafe_target(target) := paths[0] if {
+unsafe(f) := paths[0] if {
+	proj := project_of(f)
 	paths := [path |
-		some alternative in defaults(target)
-		path := shell.resolve(project, expand_home(alternative))
-		not safe_path(path, project)
+		some alternative in defaults(f.path)
+		path := shell.resolve(proj, home_of(f, alternative))
+		not safe_path(path, proj)
 	]
 	count(paths) > 0
 }
+
+# On another machine (ssh, kubectl exec: lib.remote_file_effects) neither the project nor the
+# home is known: a relative path (in its home, or where the line cds to there) may go, an
+# absolute or ~ path may not.
+project_of(f) := null if {
+	f.machine == "remote"
+} else := project
+
+home_of(f, path) := path if {
+	f.machine == "remote"
+} else := expand_home(path)
+
+# What an unsafe path of f is, for the reason text.
+where(f, path) := "an absolute or home path on another machine, where hookgate cannot place the project" if {
+	f.machine == "remote"
+} else := place(path, project)
 
 # What a path may be: ${V:-WORD}/x (or ${V-WORD}/x) with V not set by the line is $V/x when the
 # environment sets V, else WORD/x (${TMPDIR:-/tmp}/build): both must be safe.
@@ -188,7 +205,7 @@ violations contains {"reason": tree_reason(f, path), "pattern": tree_pattern(f)}
 	f.tree
 	not found(f.path)
 	f.path != "$(xargs)"
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 }
 
 tree_pattern(f) := "rm-recursive-force" if {
@@ -197,20 +214,24 @@ tree_pattern(f) := "rm-recursive-force" if {
 	f.how == "rsync --delete"
 } else := "tar-remove-files" if {
 	f.how == "tar --remove-files"
+} else := "rsync-remove-source-files" if {
+	f.how == "rsync --remove-source-files"
 } else := "interpreter-delete" if {
 	f.how == "code"
 } else := "rm-recursive"
 
-tree_reason(f, path) := sprintf("rsync --delete into %s would delete files in %s (%s) that the source does not have. %s", [f.path, path, place(path, project), advice]) if {
+tree_reason(f, path) := sprintf("rsync --delete into %s would delete files in %s (%s) that the source does not have. %s", [f.path, path, where(f, path), advice]) if {
 	f.how == "rsync --delete"
-} else := sprintf("tar --remove-files deletes %s after archiving it (%s). Archive without --remove-files, then delete only what is inside the project. %s", [path, place(path, project), advice]) if {
+} else := sprintf("tar --remove-files deletes %s after archiving it (%s). Archive without --remove-files, then delete only what is inside the project. %s", [path, where(f, path), advice]) if {
 	f.how == "tar --remove-files"
+} else := sprintf("rsync --remove-source-files deletes every file under %s once it is sent (%s). Copy without --remove-source-files, then delete only what is inside the project. %s", [path, where(f, path), advice]) if {
+	f.how == "rsync --remove-source-files"
 } else := sprintf("This %s code deletes %s recursively, a path computed when it runs, which hookgate cannot check. %s", [f.by, computed(f.path), advice]) if {
 	f.how == "code"
 	computed(f.path)
-} else := sprintf("This %s code deletes %s recursively (%s). %s", [f.by, path, place(path, project), advice]) if {
+} else := sprintf("This %s code deletes %s recursively (%s). %s", [f.by, path, where(f, path), advice]) if {
 	f.how == "code"
-} else := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, place(path, project), advice])
+} else := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, where(f, path), advice])
 
 # The expression interpreter code deletes when it is no string literal (lib_effects.rego).
 computed(p) := trim_suffix(trim_prefix(p, "$("), ")") if startswith(p, "$(")
@@ -230,20 +251,20 @@ found(p) if endswith(p, "{}")
 violations contains {"reason": msg, "pattern": "find-delete"} if {
 	some f in deletes
 	found(f.path)
-	unsafe_target(f.path)
-	root := found_root(f.path)
-	msg := sprintf("%s would delete what find finds under %s (%s). %s", [finder(f), root, place(root, project), advice])
+	unsafe(f)
+	root := found_root(f)
+	msg := sprintf("%s would delete what find finds under %s (%s). %s", [finder(f), root, where(f, root), advice])
 }
 
-found_root(p) := shell.resolve(project, expand_home(root)) if {
-	root := trim_suffix(trim_suffix(p, "{}"), "/")
+found_root(f) := shell.resolve(project_of(f), home_of(f, root)) if {
+	root := trim_suffix(trim_suffix(f.path, "{}"), "/")
 	root != ""
 } else := "/"
 
 # A path as a reason names it: what find finds under its root, or the path.
-shown(p) := sprintf("what find finds under %s", [found_root(p)]) if {
-	found(p)
-} else := p
+shown(f) := sprintf("what find finds under %s", [found_root(f)]) if {
+	found(f.path)
+} else := f.path
 
 finder(f) := "find -delete" if {
 	f.how == "find -delete"
@@ -255,13 +276,13 @@ violations contains {"reason": msg, "pattern": "git-history-destroy"} if {
 	some f in deletes
 	contains(f.path, ".git") # cheap test first: this looks at every delete
 	git_dir(f)
-	not unsafe_target(f.path)
-	msg := sprintf("%s %s deletes the repository's history: %s", [doer(f), shown(f.path), history_advice])
+	not unsafe(f)
+	msg := sprintf("%s %s deletes the repository's history: %s", [doer(f), shown(f), history_advice])
 }
 
 git_dir(f) if {
 	f.tree
-	endswith(concat("", ["/", trim_suffix(expand_home(f.path), "/")]), "/.git")
+	endswith(concat("", ["/", trim_suffix(home_of(f, f.path), "/")]), "/.git")
 }
 
 git_dir(f) if endswith(f.path, "/.git/{}")
@@ -269,19 +290,19 @@ git_dir(f) if endswith(f.path, "/.git/{}")
 history_advice := "commits not pushed, stashes and the reflog. Leave .git alone; if the repository really has to start over, ask the user."
 
 # A file of the user's home outside the project removed on its own (rm ~/.ssh/id_rsa, unlink
-# ~/.bashrc): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a path the
+# ~/.bashrc, rsync --remove-source-files ~/.ssh/id_rsa b:): the same loss as shredding it. Elsewhere (rm -f /etc/foo.lock) and for a path the
 # line does not show (rm "$OUT", everyday work) only whole trees are judged.
 violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
 	some f in deletes
 	not f.tree
-	doer(f) in {"rm", "unlink"}
+	doer(f) in {"rm", "unlink", "rsync --remove-source-files"}
 	not found(f.path)
 	not unknown_variable(f.path)
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 	under_home(path)
-	not startswith(path, concat("", [project, "/"])) # a session started in the home: its own files
+	not in_project(f, path) # a session started in the home: its own files
 	not disposable(path)
-	msg := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, place(path, project), advice])
+	msg := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, where(f, path), advice])
 }
 
 # Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files.
@@ -298,6 +319,11 @@ disposable(path) if {
 
 under_home(path) if startswith(path, "~/")
 
+in_project(f, path) if {
+	not f.machine
+	startswith(path, concat("", [project, "/"]))
+}
+
 under_home(path) if startswith(path, concat("", [home, "/"]))
 
 # A file tool's delete (Cursor's Delete, a patch's Delete File, an MCP delete_file) and the source
@@ -305,7 +331,7 @@ under_home(path) if startswith(path, concat("", [home, "/"]))
 violations contains {"reason": msg, "pattern": "delete-path"} if {
 	some f in deletes
 	from_tool(f)
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 	msg := sprintf("%s would delete %s (%s). %s", [f.by, path, place(path, project), advice])
 }
 
@@ -314,7 +340,7 @@ violations contains {"reason": msg, "pattern": "move-path"} if {
 	some f in effects
 	f.op == "move"
 	from_tool(f)
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 	msg := sprintf("%s would move %s to %s: %s is %s. %s", [f.by, f.from, f.path, path, place(path, project), advice])
 }
 
@@ -325,6 +351,7 @@ from_tool(f) if f in data.hookgate.lib.tool_file_effects
 violations contains {"reason": msg, "pattern": "delete-project"} if {
 	some f in deletes
 	f.by == "mv"
+	not f.machine
 	is_string(project)
 	covers_project(f.path, project)
 	msg := sprintf("`%s` would take away %s (%s). %s", [f.by, f.path, place(f.path, project), advice])
@@ -341,9 +368,9 @@ violations contains {"reason": msg, "pattern": "overwrite-file"} if {
 	overwrites(f)
 	not stream(f.path)
 	not unknown_variable(f.path)
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 	not agent_data(path)
-	msg := sprintf("%s would %s %s (%s). %s", [writer(f), verb(f), path, place(path, project), write_advice])
+	msg := sprintf("%s would %s %s (%s). %s", [writer(f), verb(f), path, where(f, path), write_advice])
 }
 
 overwrites(f) if {
@@ -423,9 +450,9 @@ violations contains {"reason": msg, "pattern": "recursive-chmod"} if {
 	some f in effects
 	f.op == "mode"
 	f.tree
-	path := unsafe_target(f.path)
+	path := unsafe(f)
 	path != project # changing the project's own permissions destroys nothing
-	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [f.by, path, place(path, project)])
+	msg := sprintf("A recursive %s of %s (%s) can break the system or expose files. Change only the files you need, inside the project.", [f.by, path, where(f, path)])
 }
 
 # ---- not files: devices, processes, git's own history --------------------------------------

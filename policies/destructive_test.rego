@@ -522,3 +522,80 @@ test_reasons_from_the_write_model if {
 	pattern_for("rmrf /srv/data") == "rm-recursive"
 	pattern_for("> /etc/motd") == "overwrite-file"
 }
+
+# A command run on another machine (ssh, kubectl exec: lib.remote_file_effects) is judged as
+# that machine's: its paths are not placed against this cwd (the regression: ssh prod rm -rf
+# /home/u/proj/x read as this project's x). A relative path there (its home, or where the line
+# cds to there) may go; an absolute or ~ path may not, as before the write model.
+test_another_machines_deletes_are_its_own if {
+	every cmd in [
+		"ssh prod rm -rf /home/u/proj/x",
+		"ssh prod 'cd /srv/app && rm -rf releases'",
+		"ssh -p 2222 deploy@web1 rm -rf ~/app",
+		"cd /tmp && ssh prod rm -rf ~/.config",
+		"kubectl exec -it api-0 -- rm -rf /var/lib/app",
+		"ssh prod 'echo > /etc/hosts'",
+		"ssh prod rm ~/.ssh/authorized_keys",
+		"ssh prod rsync -a --remove-source-files /data/ /backup/",
+	] {
+		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"ssh ci rm -rf build-123",
+		"cd /etc && ssh ci rm -rf cache",
+		"kubectl exec web-0 -- rm -rf tmp/cache",
+		"ssh prod rm -rf /tmp/deploy-42",
+		"ssh prod 'cd app && rm -rf node_modules'",
+	] {
+		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
+	}
+	contains(reason_for("ssh prod rm -rf /home/u/proj/x"), "an absolute or home path on another machine")
+	pattern_for("kubectl exec api-0 -- rm -rf /var/lib/app") == "rm-recursive-force"
+}
+
+# Inside a container a path that no bind mount maps here is the container's own; a bind mount's
+# path is the host directory it maps to.
+test_container_paths_are_the_containers_unless_mounted if {
+	every cmd in [
+		"docker run --rm -v \"$PWD\":/src alpine rm -rf /src",
+		"docker run --rm -v ~/.ssh:/k alpine rm -rf /k",
+		"podman run --rm -v /:/host -w /host/etc img rm -rf ssh",
+		"docker run --rm --mount type=bind,source=/var/lib,target=/v img rm -rf /v/x",
+	] {
+		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"docker run --rm alpine rm -rf /var/cache/apk",
+		"docker run --rm -w /app node:20 rm -rf /usr/local/lib/node_modules/npm",
+		"docker run --rm -v \"$PWD\":/src -w /src node:20 rm -rf node_modules",
+		"docker run --rm -v data:/d alpine rm -rf /d/old",
+	] {
+		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
+	}
+	contains(reason_for("docker run --rm -v \"$PWD\":/src alpine rm -rf /src"), "the project directory itself")
+}
+
+# rsync --remove-source-files deletes what it sent: every file under a source it recurses into.
+test_rsync_remove_source_files_deletes_its_sources if {
+	every cmd in [
+		"rsync -a --remove-source-files ~/Documents/ /mnt/usb/docs/",
+		"rsync --remove-source-files ~/.aws/credentials backup:creds/",
+		"rsync -a --remove-source-files .git/ /tmp/git-copy/",
+		"rsync -r --remove-source-files /var/log/ /tmp/logs/",
+	] {
+		count(data.hookgate.destructive.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"rsync -av --remove-source-files dist/ deploy@web:/srv/app/",
+		"rsync --remove-source-files build/app.tar /tmp/",
+		"rsync --remove-source-files /tmp/app.log logs/",
+		"rsync -av --remove-source-files backup:/var/log/ logs/",
+		"rsync -a ~/Documents/ /mnt/usb/docs/",
+	] {
+		count(data.hookgate.destructive.deny) == 0 with input as shell_input(cmd)
+	}
+	pattern_for("rsync -a --remove-source-files ~/Documents/ /mnt/usb/docs/") == "rsync-remove-source-files"
+	contains(reason_for("rsync -a --remove-source-files ~/Documents/ /mnt/usb/docs/"), "deletes every file under /home/u/Documents once it is sent")
+	pattern_for("rsync --remove-source-files ~/.aws/credentials backup:creds/") == "rm-outside-project"
+	pattern_for("rsync -a --remove-source-files .git/ /tmp/git-copy/") == "git-history-destroy"
+}

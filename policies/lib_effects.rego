@@ -87,7 +87,20 @@ default command_file_effects := []
 command_file_effects := array.concat([object.union(f, {"path": shell.resolve(cwd, f.path), "from": placed(f.from), "by": c.name}) |
 	some c in commands
 	some f in object.get(c, "files", [])
+	not f.machine
 ], option_file_effects) if runs_commands
+
+# A file of another machine ("machine": "remote": ssh host cmd, kubectl exec, launchers.txt's
+# [remote-runners]) or of a container that no bind mount maps here ("container"): its path as
+# that machine names it (never placed against this cwd), in no guard's file_effects (a remote
+# .claude or .git/hooks is not this project's). Destructive judges the remote deletes on their own.
+default remote_file_effects := []
+
+remote_file_effects := [object.union(f, {"by": c.name}) |
+	some c in commands
+	some f in object.get(c, "files", [])
+	f.machine == "remote"
+] if runs_commands
 
 runs_commands if input.tool_kind == "shell"
 

@@ -39,3 +39,39 @@ git_config_file(p) if endswith(lower(p), "/.git/config.worktree")
 git_config_file(p) if endswith(p, "/.gitconfig")
 
 git_config_file(p) if endswith(p, "/git/config") # $XDG_CONFIG_HOME/git/config
+
+# A tree deleted with everything under it (rm -rf .husky, rm -r .git/hooks, Remove-Item -Recurse
+# .githooks, rimraf .husky: the write model's "tree") takes every hook in it: a directory that
+# no_verify.hook_files puts hook files in (.husky, .husky/_, .githooks, .lefthook), or one that is
+# or holds the directory git runs this repository's hooks from (core.hooksPath, else .git/hooks).
+# husky's generated .husky/_ is such a directory: git runs no hook from a hooks path that is
+# gone, until husky is installed again. (A tree with no hooks in it, node_modules or build, is
+# everyday work.)
+violations contains {"reason": msg, "pattern": "hooks-dir-deleted"} if {
+	some e in data.hookgate.lib.file_effects
+	e.op == "delete"
+	e.tree
+	holds_hooks(e.path)
+	msg := sprintf("%s would delete %s and the git hooks in it, which switches the repository's checks off for every later commit. %s", [object.get(e, "how", e.by), e.path, advice])
+}
+
+# What the tree holds ("x" in it) is where a hook file pattern puts its files.
+holds_hooks(path) if {
+	some pattern in hook_globs
+	glob.match(pattern, ["/"], concat("/", [relative(path), "x"]))
+}
+
+holds_hooks(path) if {
+	hooks := active_hooks_dir.path
+	some dir in [hooks, concat("", [hooks, "/"])]
+	startswith(dir, concat("", [trim_suffix(path, "/"), "/"]))
+}
+
+# Where core.hooksPath makes git run this repository's hooks from (read only for a line that
+# deletes a tree). Without it git runs .git/hooks, which the rule on .git/hooks above and
+# destructive's on .git already guard.
+active_hooks_dir := git.hooks_dir(input.cwd, paths[count(paths) - 1]) if {
+	is_string(input.cwd)
+	paths := object.get(git.config(input.cwd), "core.hookspath", [])
+	count(paths) > 0
+}

@@ -284,3 +284,37 @@ test_hook_framework_files_through_file_tools if {
 		count(data.hookgate.no_verify.deny) == 0 with input as file_input(e)
 	}
 }
+
+# A tree deleted with everything under it takes the hooks in it (the write model's tree
+# deletes): husky's .husky and its generated .husky/_ (git runs no hook from a hooks path that
+# is gone), .githooks, a hooks directory of a package. Another machine's or a tree without
+# hooks is not this repository's hooks.
+test_a_tree_delete_of_the_hooks if {
+	every cmd in [
+		"rm -rf .husky",
+		"rm -fr ./.githooks/",
+		"npx rimraf .husky",
+		"rm -rf .husky/_",
+		"rm -r .git/hooks",
+		"rsync -a --remove-source-files .husky/ /tmp/h/",
+		"rm -rf packages/web/.husky",
+		"cd packages/web && rm -R .husky",
+		"python3 -c \"import shutil; shutil.rmtree('.husky')\"",
+	] {
+		count(data.hookgate.no_verify.deny) > 0 with input as shell_input(cmd)
+	}
+	every cmd in [
+		"rm -rf node_modules",
+		"rm -rf build coverage .next",
+		"rm -rf .husky-old",
+		"rm -rf docs/husky",
+		"ssh prod rm -rf .husky",
+		"ssh prod rm -rf .git/hooks",
+		"docker run --rm node:20 rm -rf /app/.husky",
+	] {
+		count(data.hookgate.no_verify.deny) == 0 with input as shell_input(cmd)
+	}
+	some r in data.hookgate.no_verify.deny with input as shell_input("rm -rf .husky")
+	r.pattern == "hooks-dir-deleted"
+	contains(r.reason, "rm -rf would delete /home/u/proj/.husky and the git hooks in it")
+}

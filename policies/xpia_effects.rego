@@ -9,10 +9,11 @@ import rego.v1
 # CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .github/copilot-instructions.md,
 # .claude/agents/*, .cursor/rules/*.mdc, .github/instructions/*): an instruction channel,
 # whatever writes it (lib.file_effects: a file tool, a patch, a redirection, tee, a copy, a move
-# or a link of a file the line wrote, PowerShell, MCP).
+# or a link of a file the line wrote, PowerShell, MCP), on this machine or another (ssh: its text
+# instructs the agent there as much).
 outgoing_findings contains f if {
 	pre
-	some e in data.hookgate.lib.file_effects
+	some e in array.concat(data.hookgate.lib.file_effects, data.hookgate.lib.remote_file_effects)
 	is_string(e.content)
 	instruction_file(e.path)
 	some f in instruction_text_findings(e.content)

@@ -335,6 +335,10 @@ WRITERS |= {
     ),
     "rsync --delete": ("delete", lambda p, t: bash(f"rsync -a --delete /tmp/empty/ {q(p)}")),
     "xargs rm -rf": ("delete", lambda p, t: bash(f"printf '%s\\0' {q(p)} | xargs -0 rm -rf")),
+    "rsync --remove-source-files": (
+        "delete",
+        lambda p, t: bash(f"rsync -a --remove-source-files {q(p)} /tmp/sent/"),
+    ),
     "shutil.rmtree": (
         "delete",
         lambda p, t: bash(f"python3 -c {q(f'import shutil; shutil.rmtree({p!r})')}"),
@@ -447,6 +451,16 @@ TREES = [
     ),  # fmt: skip
     ("tar cf /tmp/h.tar --remove-files ~", [("delete", "~", True, "tar --remove-files")]),
     ("tar czf a.tgz logs", []),
+    (
+        "rsync -a --remove-source-files src/ /mnt/b/",
+        [("delete", "src", True, "rsync --remove-source-files")],
+    ),  # every file under src, once sent (its directories stay)
+    (
+        "rsync --remove-source-files a.log host:",
+        [("delete", "a.log", None, "rsync --remove-source-files")],
+    ),
+    ("rsync -av --remove-source-files host:/x y/", []),  # the sources are another machine's
+    ("rsync -a src/ /mnt/b/", []),
     ("tar cf /tmp/x.tar --remove-files dir", [("delete", "dir", True, "tar --remove-files")]),
     ("tar -cvzf a.tgz --remove-files src", [("delete", "src", True, "tar --remove-files")]),
     ("tar --remove-files -cf a.tar -T list", [("delete", "$(< list)", True, "tar --remove-files")]),
@@ -472,6 +486,45 @@ def test_a_delete_says_how_far_it_reaches(line, effects):
     ]
     assert set(effects) <= set(got), got
     assert effects or not got, got
+
+
+# A file of another machine: its path as that machine names it, never placed against this cwd
+# (a remote runner of launchers.txt's [remote-runners], or a container's own path that no bind
+# mount maps here); a path under a bind mount is the host directory it maps to.
+MACHINES = [
+    ("ssh prod rm -rf /home/u/proj/x", "/home/u/proj/x", "remote"),
+    ("cd web && ssh -p 22 prod rm -rf x", "x", "remote"),  # the local cd is not the remote cwd
+    ("ssh prod 'cd /srv && rm -rf x'", "/srv/x", "remote"),
+    ("cd web && kubectl exec -it api-0 -- rm -rf cache", "cache", "remote"),
+    ("sudo ssh h \"bash -c 'rm -rf ~/x'\"", "~/x", "remote"),
+    ("docker run --rm alpine rm -rf /var/cache/apk", "/var/cache/apk", "container"),
+    ("podman run -w /w img rm -rf x", "/w/x", "container"),
+    ("docker run -v data:/d img rm -rf /d/x", "/d/x", "container"),  # a named volume
+    ("docker run -v $PWD:/src -w /src img rm -rf build", "build", None),
+    ("docker run -v /srv/app:/src -w /src/sub img rm -rf /src/x", "/srv/app/x", None),
+    ("docker run --mount type=bind,source=/srv,target=/s img rm -rf /s/x", "/srv/x", None),
+    ("cd web && rm -rf x", "web/x", None),
+]
+
+
+@pytest.mark.parametrize(("line", "path", "machine"), MACHINES)
+def test_another_machines_path_is_its_own(line, path, machine):
+    from hookgate.builtins.shell import commands
+
+    got = [(f["path"], f.get("machine")) for c in commands(line) for f in c["files"]]
+    assert got == [(path, machine)]
+
+
+def test_a_relative_bind_mount_is_the_hosts_directory_not_the_containers(engine):
+    """-v $PWD:/src with the container's directory elsewhere: /src is the project (the payload's
+    cwd), not a path under the container's working directory."""
+    for line in (
+        "docker run --rm -v $PWD:/src img rm -rf /src",
+        "docker run -v .:/s -w /s/a img rm -rf /s",
+    ):
+        decision = engine.evaluate(bash(line))
+        assert decision.outcome == "deny", (line, decision.reasons)
+        assert "the project directory itself" in decision.reasons[0]
 
 
 # A link, copy or move onto an instruction file from a file whose text the call does not show:

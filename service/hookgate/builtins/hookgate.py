@@ -377,10 +377,10 @@ def patch_effects(path: Any) -> list[dict[str, Any]]:
     fix.patch``, ``patch < fix.patch``), read only when it is a regular file of at most 1 MiB,
     opened without blocking and without following a final link: ``{"op", "path", "content"}``
     for each file the diff changes, as the shell model reads a diff given in the line
-    (``shell/files.py``'s ``diff_ops``: ``edit`` with the lines it adds, ``write`` of a new file
+    (``shell/diffs.py``'s ``diff_ops``: ``edit`` with the lines it adds, ``write`` of a new file
     or a rename's target, ``delete``; each path relative to where the patch is applied). ``[]``
     when there is none or the file cannot be read."""
-    from hookgate.shell.files import diff_ops
+    from hookgate.shell.diffs import diff_ops
 
     text = _read_patch(path) if isinstance(path, str) and path.startswith("/") else None
     if not text:

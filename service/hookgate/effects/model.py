@@ -4,13 +4,16 @@ and home variables, Windows drives and separators, the call's working directory)
 
 The write model. Every way a call creates, changes, moves, links or deletes a file is one
 *write effect* of the same shape, whatever its channel: ``{"op", "path", "from", "content",
-"mode"}`` with ``op`` one of ``FILE_OPS`` (and, from the shell model, ``tree`` and ``how`` where
-they say something: shell/files.py's ``effect``). A host's file tool, an apply_patch, an MCP write tool
+"mode"}`` with ``op`` one of ``FILE_OPS`` (and, from the shell model, ``tree``, ``how`` and
+``machine`` where they say something: shell/reach.py's ``effect``, shell/files.py's ``record``;
+``machine`` marks another machine's file, its path as that machine names it: ``ssh``, ``kubectl
+exec``, a container's own path). A host's file tool, an apply_patch, an MCP write tool
 give them as ``write``/``edit``/``delete``/``move`` effects (``move`` with the ``content`` a
 patch's "Move to" brings); each shell or PowerShell command gives them in its ``files`` (the
 shell model, shell/files.py and shell/powershell.py, records them with the path resolved after
 ``cd``, ``pushd`` and ``Set-Location``). The pack joins both into ``lib.file_effects``
-(policies/lib_effects.rego), the only thing its file guards read. docs/reference/effects.md
+(policies/lib_effects.rego), the only thing its file guards read (this machine's files; another
+machine's are ``lib.remote_file_effects``). docs/reference/effects.md
 documents the vocabulary.
 """
 

@@ -394,10 +394,9 @@ class Run(FileEffects, ShellState, Nesting):
         return [Word(f, None, True, []) for f in found] or [word]
 
     def substitution(self, raw: str) -> tuple[str | None, str | None]:
-        """What the command substitution ``raw`` (as written) prints and its kind: known
-        output (``echo``/``printf``, ``which git``), a known-safe command's (the
-        ``known_substitutions`` table: its text, or None to keep ``raw``, and what it yields),
-        else None and an unknown kind."""
+        """What the command substitution ``raw`` (as written) prints and its kind: known output
+        (``echo``/``printf``, ``which git``), a known-safe command's (``known_substitutions``:
+        its text, or None to keep ``raw``, and what it yields), else None and an unknown kind."""
         inner = raw[2:-1] if raw.startswith("$(") else raw[1:-1]
         found = lookup_command(inner)
         if found is not None:
@@ -483,8 +482,9 @@ class Run(FileEffects, ShellState, Nesting):
             for path in script_files(SCRIPT_FILES[name], own_words, env, self.vars):
                 self.run_written(path, cmd, name)
         chdir = wrapper_chdir(name, own_words)
-        if chdir is not None:
-            saved, self.cwd = self.cwd, join_path(self.cwd, chdir)
+        moves = chdir is not None or name in TABLES["remote-runners"]  # (another machine's cwd)
+        if moves:
+            saved, self.cwd = self.cwd, chdir and join_path(self.cwd, chdir)
         if inner is not None:
             self.enter()  # wrappers of wrappers (sudo sudo … git) nest like subshells
             if inner[0] == "argv":
@@ -526,9 +526,9 @@ class Run(FileEffects, ShellState, Nesting):
                 script = inner[1][0] if inner[1] else None
                 at = next((j for j, w in enumerate(words) if w is script), None)
                 args = words[at + 1 :] if name in SHELLS and at is not None else None
-                self.nested_words(inner[1], cmd, name, remote=name == "ssh", args=args)
+                self.nested_words(inner[1], cmd, name, name in TABLES["remote-runners"], args)
             self.leave()
-        if chdir is not None:
+        if moves:
             self.cwd = saved
         return cmd
 
@@ -539,7 +539,7 @@ class Run(FileEffects, ShellState, Nesting):
         _, argvs, mounts, workdir = inner
         saved = self.mounts, self.cwd
         if mounts is not None:
-            here = "." if self.cwd is None else self.cwd
+            here = join_path(self.budget.root_dir, self.cwd or ".")  # the host's, not the box's
             table = [
                 (
                     normalize_path(dst),

@@ -11,6 +11,7 @@ import os
 import stat
 
 from hookgate.lang.errors import LimitError
+from hookgate.shell.diffs import diff_ops
 from hookgate.shell.launcher_table import TABLES
 from hookgate.shell.launchers import FILE_READERS, path_exec_roots, script_word, xargs_replace
 from hookgate.shell.limits import MAX_EARLIER_BYTES, MAX_LINK_DEPTH
@@ -21,9 +22,11 @@ from hookgate.shell.reach import (
     effect,
     reach,
     remote,
+    removed_source,
     tar_removed,
 )
 from hookgate.shell.words import (
+    CONTAINER,
     Command,
     Word,
     argv_has_option,
@@ -254,8 +257,9 @@ class FileEffects:
                 script = self.scripts.get(original)
             content = None if script is None else "\n".join(script)
             op = "link" if cmd.name in ("ln", "link") else "move" if cmd.name == "mv" else "copy"
-            if op == "move":
-                record(cmd, "delete", original)  # the source end: gone from where it was
+            removal = {} if op == "move" else removed_source(cmd.name, argv, src)
+            if removal is not None:  # the source end: gone from where it was
+                record(cmd, "delete", original, **removal)
             for name in names:
                 record(cmd, op, name, content, original, how="ln -f" if forced else None)
                 if aliases:
@@ -292,7 +296,7 @@ class FileEffects:
                     text = join_path(src, rest) if rest else src
                     break
             else:
-                return "container:" + path
+                return CONTAINER + path
         if not self.links or not text or text.startswith("-"):
             return text
         path = join_path(self.cwd, text)
@@ -338,7 +342,13 @@ def record(
             if source is not None:  # a pipeline read after the command: what feeds it
                 f["from"] = source
             return
-    cmd.files.append(effect(op, key, content, source, mode, tree, how))
+    f = effect(op, key, content, source, mode, tree, how)
+    # Another machine's file: its path as that machine names it, never placed against this cwd.
+    if key.startswith(CONTAINER):
+        f["path"], f["machine"] = key[len(CONTAINER) :], "container"
+    if any(v in TABLES["remote-runners"] for v in cmd.via):
+        f["machine"] = "remote"
+    cmd.files.append(f)
 
 
 def record_writes(
@@ -541,51 +551,6 @@ def applies_patch(cmd: Command) -> bool:
 
 
 _REPORTS = frozenset(("--check", "--stat", "--numstat", "--summary"))
-
-
-def diff_ops(text: str, cwd: str | None) -> list[tuple[str, str, str | None]]:
-    """(op, path, added lines) for each file a unified diff changes: ``edit`` with the lines it
-    adds, ``write`` of a new file (``--- /dev/null``) or of a git rename's or copy's target,
-    ``delete`` (``+++ /dev/null``). A name with git's ``a/``/``b/`` loses it (``-p1``, what git
-    apply and most patch lines use); any other is taken both as written and without its first
-    component (``patch`` without ``-p``, ``-p1`` of ``proj/x``)."""
-    out: list[tuple[str, str, str | None]] = []
-    old = new = None
-    added: list[str] = []
-
-    def add(op: str, name: str, content: str | None) -> None:
-        for n in _diff_names(name):
-            out.append((op, join_path(cwd, n), content))
-
-    def flush() -> None:
-        if new is None:
-            return
-        if new == "/dev/null":
-            if old not in (None, "/dev/null"):
-                add("delete", old, None)
-            return
-        add("write" if old == "/dev/null" else "edit", new, "\n".join(added))
-
-    for line in text.splitlines():
-        if line.startswith("--- "):
-            flush()
-            old, new, added = line[4:].split("\t", 1)[0].strip(), None, []
-        elif line.startswith("+++ ") and new is None:
-            new = line[4:].split("\t", 1)[0].strip()
-        elif line.startswith("+") and new is not None:
-            added.append(line[1:])
-        elif line.startswith(("rename to ", "copy to ")):
-            # a git rename or copy without a hunk: the file arrives with what it held
-            out.append(("write", join_path(cwd, line.split(" to ", 1)[1].strip()), None))
-    flush()
-    return out
-
-
-def _diff_names(name: str) -> list[str]:
-    if name.startswith(("a/", "b/")):
-        return [name[2:]]
-    first, _, rest = name.partition("/")
-    return [name, rest] if first and rest else [name]
 
 
 # Commands whose effect on the files they name the line models (moved, wrote_output).

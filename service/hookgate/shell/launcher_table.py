@@ -40,6 +40,7 @@ SECTIONS = (
     "tmux-starts",
     "file-readers",
     "tree-deleters",
+    "remote-runners",
     "interpreters",
     "interpreter-stops",
     "one-liners",

@@ -55,6 +55,16 @@ def deletes_extraneous(argv: list[str]) -> bool:
     return any(a == "--del" or a.startswith("--delete") for a in argv[1:])
 
 
+def removed_source(name: str, argv: list[str], src: str) -> dict[str, Any] | None:
+    """How ``rsync --remove-source-files`` deletes its local source ``src`` once sent (``record``'s
+    ``tree`` and ``how``): the files, never a directory; every file under it when it recurses
+    (``-r``, ``-a``), else the one file (rsync skips a directory it does not recurse into)."""
+    if name != "rsync" or "--remove-source-files" not in argv or remote(src):
+        return None
+    recursive = any(argv_has_option(argv, f) for f in ("-r", "--recursive", "-a", "--archive"))
+    return {"tree": recursive, "how": "rsync --remove-source-files"}
+
+
 def remote(path: str) -> bool:
     """host:path, user@host:path, rsync://host/path (a / before the colon: a local path)."""
     head, colon, _ = path.partition(":")

@@ -161,6 +161,11 @@ def normalize_option(word: str) -> str:
     return "-" * n + rest
 
 
+# A path inside a container that no bind mount maps to the host: the container's own file
+# (``container:/var/cache``), an absolute path of another machine.
+CONTAINER = "container:"
+
+
 def join_path(base: str | None, path: str) -> str:
     """Lexically join ``path`` onto ``base`` (``None`` = the payload's cwd) and normalize;
     ``$PWD`` (``${PWD}``) at its start is ``base`` (bash keeps it the directory it is in)."""
@@ -168,7 +173,7 @@ def join_path(base: str | None, path: str) -> str:
         if path == pwd or path.startswith(pwd + "/"):
             path = "." + path[len(pwd) :]
             break
-    if base is None or path.startswith(("/", "~", "$")):
+    if base is None or path.startswith(("/", "~", "$", CONTAINER)):
         joined = path
     else:
         joined = base.rstrip("/") + "/" + path
