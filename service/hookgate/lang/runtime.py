@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
+from hookgate.builtins.regex import glob_match, glob_match_any
 from hookgate.lang.errors import EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
@@ -263,6 +264,32 @@ def call_builtin(
     if type(value) in _SIZED and len(value) > MAX_OUTPUT:
         raise LimitError("output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}")
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
+
+
+def glob_members(
+    ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
+) -> Any:
+    """The solutions of ``some p in members; glob.match(p, delims, value)`` where nothing else
+    in the body reads ``p`` (``LiteralCompiler._glob_some``), as values for ``p``. Then one
+    solution stands for all: the rest of the body runs alike for each. With the failures OPA
+    makes undefined and no mock, that is one question to a matcher of the whole list
+    (``glob_match_any``); otherwise each member's call in order, lazily, so that a failure or a
+    mock's answer comes where the loop would have met it."""
+    if not ctx.strict and ctx.mocks is None:
+        try:
+            return (True,) if glob_match_any(members, delims, value) else ()
+        except ValueError:
+            pass
+    return _glob_each(ctx, members, delims, value, file, line, col)
+
+
+def _glob_each(
+    ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
+) -> Any:
+    for p in members:
+        found = call_builtin("glob.match", glob_match, [p, delims, value], ctx, file, line, col)
+        if found is not UNDEFINED and found is not False:
+            yield p
 
 
 def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
