@@ -65,7 +65,14 @@ as_set := v if {
 answers := {"f": object.get({"v": f(input.ps, input.d, input.x)}, "v", "undefined"), "s": s}
 
 # not fused: each solution counts (array comprehension), `p` read later, a `print` after
-arr := [1 | some p in input.ps; glob.match(p, input.d, input.x)]
+arr := [1 | x := input.x; d := input.d; some p in input.ps; glob.match(p, d, x)]
+
+printed contains 1 if {
+	x := input.x
+	some p in input.ps
+	glob.match(p, ["/"], x)
+	print("hit")
+}
 
 read_later contains p if {
 	x := input.x
@@ -99,7 +106,7 @@ def _inputs(count: int):
         yield {"ps": ps, "x": value, "d": d, "qs": qs}
 
 
-RULES = ["answers", "c", "n", "e", "as_set", "arr", "read_later", "mocked"]
+RULES = ["answers", "c", "n", "e", "as_set", "arr", "read_later", "mocked", "printed"]
 
 
 @pytest.fixture(scope="module")
@@ -108,10 +115,12 @@ def sets():
 
 
 def _answer(ps, rule, doc, strict):
+    prints: list[str] = []
     try:
-        return ps.query(f"data.t.{rule}", input=doc, strict_builtin_errors=strict)
+        value = ps.query(f"data.t.{rule}", input=doc, strict_builtin_errors=strict, prints=prints)
     except EvalError as exc:
         return ("error", str(exc))
+    return (value, prints) if prints else value
 
 
 @pytest.mark.parametrize("strict", [False, True])
