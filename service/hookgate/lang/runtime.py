@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 
 from hookgate.builtins import BuiltinError
-from hookgate.builtins.regex import glob_match, glob_match_any
 from hookgate.lang.errors import EvalError, LimitError
 from hookgate.lang.values import (
     UNDEFINED,
@@ -275,6 +274,9 @@ def glob_members(
     makes undefined and no mock, that is one question to a matcher of the whole list
     (``glob_match_any``); otherwise each member's call in order, lazily, so that a failure or a
     mock's answer comes where the loop would have met it."""
+    # Here, not at the top: the family (and functools) loads when a policy matches globs.
+    from hookgate.builtins.regex import glob_match_any
+
     if not ctx.strict and ctx.mocks is None:
         try:
             return (True,) if glob_match_any(members, delims, value) else ()
@@ -286,6 +288,8 @@ def glob_members(
 def _glob_each(
     ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
 ) -> Any:
+    from hookgate.builtins.regex import glob_match
+
     for p in members:
         found = call_builtin("glob.match", glob_match, [p, delims, value], ctx, file, line, col)
         if found is not UNDEFINED and found is not False:
