@@ -280,8 +280,8 @@ def glob_members(
     if not ctx.strict and ctx.mocks is None:
         try:
             return (True,) if glob_match_any(members, delims, value) else ()
-        except ValueError:
-            pass
+        except Exception:  # a lone surrogate (ValueError), or a pattern the translator fails on
+            pass  # in a way not its own: the loop below fails as each call would
     return _glob_each(ctx, members, delims, value, file, line, col)
 
 
