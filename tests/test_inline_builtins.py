@@ -65,6 +65,10 @@ r := [startswith(input.a, input.b), endswith(input.a, input.b), contains(input.a
 
 joined := array.concat(input.x, input.y)
 
+glued := concat(input.d, [input.a, input.b])
+
+glued_set := concat("/", {input.a, input.b})
+
 mocked if {
 	startswith("abc", "x") with startswith as fake
 }
@@ -73,7 +77,7 @@ fake(_, _) := true
 
 literal := [x | x := endswith(1, "")]
 
-literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, [])]
+literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, []), concat("", [1])]
 """
 
 
@@ -100,3 +104,18 @@ def test_a_result_over_the_output_limit_still_reaches_the_limit():
     big = "x" * (MAX_OUTPUT + 1)
     with pytest.raises(LimitError, match="trim_suffix: result over"):
         ps.query("data.p.r", input={"a": big, "b": "/"})
+    # concat of a list: the delimiter counts once per item in the guard, the call decides
+    half = "x" * (MAX_OUTPUT // 2)
+    glued = {"a": half, "b": half[:-1], "d": "/"}
+    assert len(ps.query("data.p.glued", input=glued)) == MAX_OUTPUT
+    with pytest.raises(LimitError, match="concat: result over"):
+        ps.query("data.p.glued", input={**glued, "b": half})
+
+
+def test_concat_of_a_list_joins_what_the_builtin_joins():
+    ps = load({"p.rego": SOURCE})
+    assert ps.query("data.p.glued", input={"a": "/tmp", "b": "x", "d": "/"}) == "/tmp/x"
+    assert ps.query("data.p.glued_set", input={"a": "b", "b": "a"}) == "a/b"  # sorted
+    assert ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}) is UNDEFINED
+    with pytest.raises(EvalError, match="concat: operand 2 must be"):
+        ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}, strict_builtin_errors=True)

@@ -41,6 +41,13 @@ _INLINE = {
         "{0}.split({1})",
     ),
     "lower": (" and type({0}) is str and {0}.isascii() and len({0}) <= MAX_OUTPUT", "{0}.lower()"),
+    # A list of strings only (the set of their types is {str}), joined within the limit (the
+    # delimiter counted once per item: an upper bound of the length).
+    "concat": (
+        " and type({0}) is str and type({1}) is list and set(map(type, {1})) <= {{str}}"
+        " and len({0}) * len({1}) + sum(map(len, {1})) <= MAX_OUTPUT",
+        "{0}.join({1})",
+    ),
     "array.concat": (
         " and type({0}) is list and type({1}) is list and len({0}) + len({1}) <= MAX_OUTPUT",
         "{0} + {1}",
