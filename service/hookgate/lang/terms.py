@@ -53,6 +53,10 @@ _INLINE = {
         "{0} + {1}",
     ),
 }
+# The comparisons whose operator function (operators.op_lt, …) compares two strings or two
+# ints with Python's operator of the same spelling (``_cmp_fast``).
+_ORDERS = frozenset({"<", "<=", ">", ">="})
+
 # Builtins whose answer is not a function of their arguments alone (besides those that read
 # the machine, ``reads_host``): a rule calling one is evaluated for every decision.
 _UNSTABLE = frozenset({"time.now_ns", "uuid.rfc4122"})
@@ -341,7 +345,17 @@ class TermCompiler(RuleAnalysis):
                 if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
                     return f"(type({b}) is str and {b} == {a})"
                 return f"({a} == {b} if type({a}) is str and type({b}) is str else equal({a}, {b}))"
-            return f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
+            if t.op == "!=":  # op_ne: not equal(a, b), which raises nothing
+                if isinstance(t.right, ast.Scalar) and type(t.right.value) is str:
+                    return f"(type({a}) is not str or {a} != {b})"
+                if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
+                    return f"(type({b}) is not str or {b} != {a})"
+                return f"({a} != {b} if type({a}) is str and type({b}) is str else not equal({a}, {b}))"
+            call = f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
+            if t.op in _ORDERS:  # two strings or two ints compare as Python compares them
+                same = f"type({a}) is type({b}) and (type({a}) is str or type({a}) is int)"
+                return f"({a} {t.op} {b} if {same} else {call})"
+            return call
 
         return _all_defined(fn, (t.left, t.right), [left, right], value)
 
