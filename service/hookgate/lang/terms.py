@@ -272,23 +272,20 @@ class TermCompiler(RuleAnalysis):
                     conds.append(f"({k} := {key}) is UNDEFINED")
                     key = k
                 if n < len(keys) - 1:
-                    conds.append(f"({v} := index({v}, {key})) is UNDEFINED")
-            if keys[-1][2] and type(r.path[-1].value) is str:
-                final = f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
-            else:
-                final = f"index({v}, {key})"
+                    conds.append(f"({v} := {_indexed(v, key, const, elems[n])}) is UNDEFINED")
+            final = _indexed(v, key, keys[-1][2], r.path[-1])
             return f"(UNDEFINED if {' or '.join(conds)} else {final})"
         out_slot = scope.new_slot()
         items = "iter_items" if self.ordered else "iter_items_unordered"
         v = fn.temp()
         fn.fail(f"({v} := {base}) is UNDEFINED")
-        for key in keys:
+        for n, key in enumerate(keys):
             if key[0] == "key":
                 k = key[1]
                 if not key[2]:
                     k = fn.temp()
                     fn.fail(f"({k} := {key[1]}) is UNDEFINED")
-                fn.fail(f"({v} := index({v}, {k})) is UNDEFINED")
+                fn.fail(f"({v} := {_indexed(v, k, key[2], elems[n])}) is UNDEFINED")
             elif key[0] == "match":
                 k, item = fn.temp(), fn.temp()
                 fn.loop(f"{k}, {item} in {items}({v})")
@@ -403,6 +400,13 @@ class TermCompiler(RuleAnalysis):
             raise CompileError("unsupported: print of an iterating reference", t.loc)
         ctx = fn.ctx
         return f"(True if {ctx}.prints is None else rego_print({ctx}, [{', '.join(args)}]))"
+
+
+def _indexed(v: str, key: str, const: bool, term: Any) -> str:
+    """``index(v, key)``; with a constant string key, an object's ``get`` without the call."""
+    if const and type(term.value) is str:
+        return f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
+    return f"index({v}, {key})"
 
 
 def _literal_strings(t: Any) -> list[str] | None:
