@@ -194,7 +194,7 @@ class TermCompiler(RuleAnalysis):
                     f"({i}.get({k}, UNDEFINED) if type({i} := {ctx}.input) is dict "
                     f"else index({i}, {k}))"
                 )
-            return f"index_path({ctx}.input, {rest!r})"
+            return _path(f"{ctx}.input", rest, fn)
         dpath = path[1:]
         overridden = f"T.data_value({ctx}, {dpath!r}) if {ctx}.data_over else"
         node, i = self.program.find(dpath)
@@ -218,7 +218,7 @@ class TermCompiler(RuleAnalysis):
                     f"else index({v}, {rest[0]!r}))"
                 )
             elif rest:
-                value = f"index_path({value}, {rest!r})"
+                value = _path(value, rest, fn)
             return f"({overridden} {value})"
         if i < len(dpath) or not node.has_rules():
             return f"({overridden} index_path({ctx}.data, {dpath!r}))"
@@ -400,6 +400,19 @@ class TermCompiler(RuleAnalysis):
             raise CompileError("unsupported: print of an iterating reference", t.loc)
         ctx = fn.ctx
         return f"(True if {ctx}.prints is None else rego_print({ctx}, [{', '.join(args)}]))"
+
+
+def _path(value: str, keys: tuple, fn: GeneratedFunction) -> str:
+    """``index_path(value, keys)``; a short path of string keys (``input.tool_input.command``)
+    as objects' ``get``s without the call (``index`` of anything else, as ``index_path``)."""
+    if len(keys) > 3 or any(type(k) is not str for k in keys):
+        return f"index_path({value}, {keys!r})"
+    for k in keys:
+        v = fn.temp()
+        value = (
+            f"({v}.get({k!r}, UNDEFINED) if type({v} := {value}) is dict else index({v}, {k!r}))"
+        )
+    return value
 
 
 def _indexed(v: str, key: str, const: bool, term: Any) -> str:
