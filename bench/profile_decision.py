@@ -34,8 +34,12 @@ def computed_groups(engine: Engine, doc: dict) -> list[str]:
 
     def wrap(value):
         def traced(self, ctx):
+            before = self in ctx.cache
             v = value(self, ctx)
-            if self in ctx.cache:
+            # (the mask's function puts the empty values of groups whose need fails into the
+            # cache: those were not computed)
+            prefilled = self.need and ctx.relevant > 0 and not ctx.relevant & self.need
+            if not before and self in ctx.cache and not prefilled:
                 seen.setdefault(self.name)
             return v
 

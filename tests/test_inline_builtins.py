@@ -65,6 +65,10 @@ r := [startswith(input.a, input.b), endswith(input.a, input.b), contains(input.a
 
 joined := array.concat(input.x, input.y)
 
+glued := concat(input.d, [input.a, input.b])
+
+glued_set := concat("/", {input.a, input.b})
+
 mocked if {
 	startswith("abc", "x") with startswith as fake
 }
@@ -73,7 +77,7 @@ fake(_, _) := true
 
 literal := [x | x := endswith(1, "")]
 
-literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, [])]
+literals := [lower(1), split(1, "/"), trim_suffix(2, "/"), array.concat(1, []), concat("", [1])]
 """
 
 
@@ -100,3 +104,48 @@ def test_a_result_over_the_output_limit_still_reaches_the_limit():
     big = "x" * (MAX_OUTPUT + 1)
     with pytest.raises(LimitError, match="trim_suffix: result over"):
         ps.query("data.p.r", input={"a": big, "b": "/"})
+    # concat of a list: the delimiter counts once per item in the guard, the call decides
+    half = "x" * (MAX_OUTPUT // 2)
+    glued = {"a": half, "b": half[:-1], "d": "/"}
+    assert len(ps.query("data.p.glued", input=glued)) == MAX_OUTPUT
+    with pytest.raises(LimitError, match="concat: result over"):
+        ps.query("data.p.glued", input={**glued, "b": half})
+
+
+def test_concat_of_a_list_joins_what_the_builtin_joins():
+    ps = load({"p.rego": SOURCE})
+    assert ps.query("data.p.glued", input={"a": "/tmp", "b": "x", "d": "/"}) == "/tmp/x"
+    assert ps.query("data.p.glued_set", input={"a": "b", "b": "a"}) == "a/b"  # sorted
+    assert ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}) is UNDEFINED
+    with pytest.raises(EvalError, match="concat: operand 2 must be"):
+        ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}, strict_builtin_errors=True)
+
+
+COMPARISONS = ["==", "!=", "<", "<=", ">", ">="]
+COMPARED = [*OPERANDS, 2, -1, 10**30, 2.0, False, "b", "B", "ab\x00", ["b"], {"a": 2}]
+
+
+def test_comparisons_inline_answer_as_the_operators():
+    """``!=``, ``<``, ``<=``, ``>``, ``>=`` (and ``==``) of two strings or two ints are compared
+    inline (``TermCompiler._binop``), against a string literal too; every other pair takes the
+    operator function (``operators.BINOPS``): the answers are the operator's for every pair."""
+    from hookgate.builtins import BuiltinError
+    from hookgate.lang.operators import BINOPS
+
+    rules = []
+    for i, op in enumerate(COMPARISONS):
+        rules.append(f"v{i} := input.a {op} input.b")
+        rules.append(f'l{i} := input.a {op} "b"')
+        rules.append(f'r{i} := "b" {op} input.a')
+    ps = load({"c.rego": "package c\n\nimport rego.v1\n\n" + "\n\n".join(rules) + "\n"})
+    for a in COMPARED:
+        for b in COMPARED:
+            got = ps.query("data.c", input={"a": a, "b": b})
+            for i, op in enumerate(COMPARISONS):
+                for name, x, y in [(f"v{i}", a, b), (f"l{i}", a, "b"), (f"r{i}", "b", a)]:
+                    try:
+                        want = BINOPS[op](x, y)
+                    except BuiltinError:
+                        want = UNDEFINED
+                    assert got.get(name, UNDEFINED) == want, (op, x, y)
+                    assert type(got.get(name, UNDEFINED)) is type(want), (op, x, y)

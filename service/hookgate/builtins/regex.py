@@ -178,16 +178,42 @@ def glob_match(pattern: Any, delimiters: Any, value: Any) -> bool:
     ``?``, ``[a-z]``, ``[!a]``, ``{a,b}``. ``delimiters`` null means none; an empty array
     means ``["."]``."""
     want_str("glob.match", 1, pattern)
-    if delimiters is None:
-        delims = ""
-    else:
-        items = want_array("glob.match", 2, delimiters)
-        for d in items:
-            if type(d) is not str:
-                raise BuiltinError("glob.match: operand 2 must be array of strings")
-        delims = "".join(items) or "."
+    delims = _delimiters(delimiters)
     want_str("glob.match", 3, value)
     return _glob(pattern, delims).match(value)
+
+
+def _delimiters(delimiters: Any) -> str:
+    if delimiters is None:
+        return ""
+    items = want_array("glob.match", 2, delimiters)
+    for d in items:
+        if type(d) is not str:
+            raise BuiltinError("glob.match: operand 2 must be array of strings")
+    return "".join(items) or "."
+
+
+def glob_match_any(patterns: Any, delimiters: Any, value: Any) -> bool:
+    """Whether ``glob.match(p, delimiters, value)`` is true for some member ``p`` of the
+    iterable ``patterns``, a member whose call would fail counting as not matching (the call is
+    undefined). The members are prepared once into one matcher (cached by content): a set of
+    the plain ones and one regular expression of the others. Raises ``ValueError`` where RE2
+    cannot read ``value`` (a lone surrogate): the caller then calls ``glob.match`` member by
+    member, which fails or not as each call would."""
+    if type(value) is not str:
+        return False
+    if not value.isascii():
+        value.encode()  # a lone surrogate raises here, before any member is tried
+    try:
+        delims = _delimiters(delimiters)
+    except BuiltinError:
+        return False
+    members = tuple(patterns)
+    try:
+        matcher = _glob_set(members, delims)
+    except TypeError:  # a member that is a list or an object: it never matches
+        matcher = _GlobSet(members, delims)
+    return matcher.match(value)
 
 
 class _Glob:
@@ -196,11 +222,12 @@ class _Glob:
     tried against paths they do not match and a call into RE2 costs more than the whole check.
     A pattern without wildcards is a plain comparison."""
 
-    __slots__ = ("exact", "prefix", "suffix", "inner", "regex")
+    __slots__ = ("exact", "prefix", "suffix", "inner", "regex", "source")
 
     def __init__(self, pattern: str, delims: str) -> None:
         translator = _GlobTranslator(pattern, delims)
-        self.regex = _compile("(?s)" + translator.translate())
+        self.source = translator.translate()
+        self.regex = _compile("(?s)" + self.source)
         pieces = translator.pieces
         literal_only = len(pieces) <= 1 and None not in pieces
         self.exact = "".join(pieces) if literal_only else None  # type: ignore[arg-type]
@@ -226,6 +253,49 @@ class _Glob:
 @lru_cache(maxsize=256)
 def _glob(pattern: str, delims: str) -> _Glob:
     return _Glob(pattern, delims)
+
+
+class _GlobSet:
+    """Globs tried together (``glob_match_any``): the members without wildcards as a set, the
+    others as one alternation, so that a value costs one lookup and one RE2 call however many
+    globs there are. Members that are not strings or not valid globs are left out: their
+    ``glob.match`` fails. Where RE2 refuses the alternation (too large a program) the globs are
+    tried one by one."""
+
+    __slots__ = ("exact", "globs", "regex")
+
+    def __init__(self, patterns: tuple, delims: str) -> None:
+        exact = set()
+        globs = []
+        for pattern in patterns:
+            if type(pattern) is not str:
+                continue
+            try:
+                g = _glob(pattern, delims)
+            except BuiltinError:
+                continue
+            if g.exact is not None:
+                exact.add(g.exact)
+            else:
+                globs.append(g)
+        self.exact = frozenset(exact)
+        self.globs = tuple(globs)
+        self.regex = None
+        if len(globs) > 1:
+            try:
+                self.regex = _compile("(?s)(?:" + "|".join(f"(?:{g.source})" for g in globs) + ")")
+            except BuiltinError:
+                pass
+
+    def match(self, value: str) -> bool:
+        if value in self.exact:
+            return True
+        if self.regex is not None:
+            return self.regex.fullmatch(value) is not None
+        return any(g.match(value) for g in self.globs)
+
+
+_glob_set = lru_cache(maxsize=64)(_GlobSet)
 
 
 def _esc(ch: str) -> str:

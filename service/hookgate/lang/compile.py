@@ -626,13 +626,21 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
         if covered and head is not None:
             fn.emit(f"COV.add(({self.file}, {head.line}))")
         continuations = []
-        for lit in order + (tail or []):
+        lits = order + (tail or [])
+        i = 0
+        while i < len(lits):
+            lit = lits[i]
             if fn.loops >= SPLIT_LOOPS:
                 fn = self._continuation(fn)
                 continuations.append(fn)
+            if not covered and self.glob_some(lits, i, bound):
+                self._glob_some(lit, lits[i + 1], scope, bound, fn)
+                i += 2
+                continue
             if covered and isinstance(lit, ast.Expr | ast.SomeIn | ast.Every):
                 fn.emit(f"COV.add(({self.file}, {lit.loc.line}))")
             self.literal(lit, scope, bound, fn)
+            i += 1
         if covered and head is not None:
             # The definition produced a value: ``hookgate.lang.trace`` names it (--explain).
             fn.emit(f"COV.add(({self.file}, {head.line}, {head.col}))")

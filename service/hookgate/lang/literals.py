@@ -10,7 +10,16 @@ from typing import Any
 from hookgate import builtins
 from hookgate.lang import ast
 from hookgate.lang.codegen import CompileError, GeneratedFunction
-from hookgate.lang.safety import ArgLit, HeadLit, Scope, SlotTerm, VarInfo, dotted_name, is_wild
+from hookgate.lang.safety import (
+    ArgLit,
+    HeadLit,
+    Scope,
+    SlotTerm,
+    VarInfo,
+    dotted_name,
+    is_wild,
+    names_used,
+)
 from hookgate.lang.terms import TermCompiler
 
 
@@ -101,6 +110,50 @@ class LiteralCompiler(TermCompiler):
                 val_slot = scope.new_slot()
                 fn.loop(f"fr[{val_slot}] in {values}")
                 self.unify(value, SlotTerm(val_slot), scope, bound, lit.loc, fn)
+        _static_some_in_check(lit)
+
+    def glob_some(self, lits: list, i: int, bound: set) -> bool:
+        """Whether ``lits[i]`` and ``lits[i + 1]`` are ``some p in xs; glob.match(p, d, v)``
+        with nothing else reading ``p``, ``d`` and ``v`` constants or bound variables (their
+        evaluation can neither fail nor err), where the number of solutions cannot be seen
+        (not in an array comprehension's body, no ``print`` after): then the pair is one
+        question, whether some member matches (``runtime.glob_members``)."""
+        lit = lits[i]
+        if self.ordered or i + 1 >= len(lits) or not isinstance(lit, ast.SomeIn):
+            return False
+        p = lit.value
+        if lit.key is not None or lit.withs or not isinstance(p, ast.Var) or is_wild(p):
+            return False
+        nxt = lits[i + 1]
+        if not isinstance(nxt, ast.Expr) or nxt.negated or nxt.withs:
+            return False
+        call = nxt.term
+        if not isinstance(call, ast.Call) or call.name != "glob.match" or len(call.args) != 3:
+            return False
+        first = call.args[0]
+        if not isinstance(first, ast.Var) or first.name != p.name or p.name in bound:
+            return False
+        if not all(_settled(a, bound) for a in call.args[1:]):
+            return False
+        kind, _ = self.resolve_call(call.name, call.loc)
+        if kind != "builtin":
+            return False
+        if any(p.name in names_used(other) for other in lits[:i] + lits[i + 2 :]):
+            return False
+        return not any(_prints(other) for other in lits[i + 2 :])
+
+    def _glob_some(
+        self, lit: ast.SomeIn, nxt: ast.Expr, scope: Scope, bound: set, fn: GeneratedFunction
+    ) -> None:
+        coll = self.term(lit.collection, scope, fn, bound)
+        c = fn.value(coll)
+        delims, value = (self.term(a, scope, fn, bound) for a in nxt.term.args[1:])
+        loc = nxt.term.loc
+        slot = scope.lookup(lit.value.name)
+        bound.add(lit.value.name)
+        members = f"({c} if type({c}) is list else iter_values_unordered({c}))"
+        where = f"{self.file}, {loc.line}, {loc.col}"
+        fn.loop(f"fr[{slot}] in glob_members({fn.ctx}, {members}, {delims}, {value}, {where})")
         _static_some_in_check(lit)
 
     def _every(self, lit: ast.Every, scope: Scope, bound: set, fn: GeneratedFunction) -> None:
@@ -313,6 +366,30 @@ class LiteralCompiler(TermCompiler):
             raise CompileError("unsupported: an iterating reference inside a pattern", pattern.loc)
         w = fn.temp()
         fn.fail(f"({w} := {value}) is UNDEFINED or not equal({w}, {v})")
+
+
+def _settled(t: Any, bound: set) -> bool:
+    """A constant, or made of variables already bound: its value is there without a test."""
+    if isinstance(t, ast.Scalar):
+        return True
+    if isinstance(t, ast.Var):
+        return not is_wild(t) and t.name in bound
+    if isinstance(t, ast.ArrayTerm):
+        return all(_settled(x, bound) for x in t.items)
+    return False
+
+
+def _prints(node: Any) -> bool:
+    """Whether ``node`` (a literal, a term) calls ``print`` anywhere, closures included."""
+    if isinstance(node, HeadLit | ArgLit):
+        return _prints(node.term if isinstance(node, HeadLit) else node.pattern)
+    if isinstance(node, tuple | list):
+        return any(_prints(x) for x in node)
+    if not isinstance(node, ast.Node):
+        return False
+    if isinstance(node, ast.Call) and node.name == "print":
+        return True
+    return any(_prints(v) for _, v in ast.fields(node))
 
 
 def _strip_withs(lit: Any) -> Any:

@@ -521,8 +521,13 @@ class Relevance:
             for (expr, keys), name in self.collected.items()
         ]
         lines += [f"    if {expr}: r |= {bit}" for expr, bit in self.atoms.items()]
-        lines += ["    ctx.relevant = r", "    return r"]
+        lines += ["    ctx.relevant = r", "    c = ctx.cache"]
         attach = []
+        facts = []
+        # Groups without facts, by their need: when it does not hold, their empty values go
+        # into the evaluation's cache at once, where the generated code finds them without a
+        # call (``Group.value`` gives the same, one reference at a time).
+        by_need: dict[int, list[str]] = {}
         for g, info in infos.items():
             if info is None:
                 continue
@@ -535,9 +540,16 @@ class Relevance:
             attach.append(f"{name}.need = {need}; {name}.empty = {spelled}")
             attach.append(f"{name}.relevance = {function}")
             if any(fact for _, fact in needs):
-                lines.append(self._facts(f"{function}_{name}", needs, names))
+                facts.append(self._facts(f"{function}_{name}", needs, names))
                 attach.append(f"{name}.facts = {function}_{name}")
-        return "\n".join(lines), attach
+            else:
+                by_need.setdefault(need, []).append(name)
+        for k, (need, groups) in enumerate(sorted(by_need.items())):
+            table = f"{function}_E{k}"
+            attach.append(f"{table} = {{{', '.join(f'{g}: {g}.empty' for g in groups)}}}")
+            lines.append(f"    if not r & {need}: c.update({table})")
+        lines.append("    return r")
+        return "\n".join(lines + facts), attach
 
     @staticmethod
     def _facts(function: str, needs: tuple, names: dict[Group, str]) -> str:

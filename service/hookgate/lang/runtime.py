@@ -265,6 +265,37 @@ def call_builtin(
     return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
 
 
+def glob_members(
+    ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
+) -> Any:
+    """The solutions of ``some p in members; glob.match(p, delims, value)`` where nothing else
+    in the body reads ``p`` (``LiteralCompiler._glob_some``), as values for ``p``. Then one
+    solution stands for all: the rest of the body runs alike for each. With the failures OPA
+    makes undefined and no mock, that is one question to a matcher of the whole list
+    (``glob_match_any``); otherwise each member's call in order, lazily, so that a failure or a
+    mock's answer comes where the loop would have met it."""
+    # Here, not at the top: the family (and functools) loads when a policy matches globs.
+    from hookgate.builtins.regex import glob_match_any
+
+    if not ctx.strict and ctx.mocks is None:
+        try:
+            return (True,) if glob_match_any(members, delims, value) else ()
+        except Exception:  # a lone surrogate (ValueError), or a pattern the translator fails on
+            pass  # in a way not its own: the loop below fails as each call would
+    return _glob_each(ctx, members, delims, value, file, line, col)
+
+
+def _glob_each(
+    ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
+) -> Any:
+    from hookgate.builtins.regex import glob_match
+
+    for p in members:
+        found = call_builtin("glob.match", glob_match, [p, delims, value], ctx, file, line, col)
+        if found is not UNDEFINED and found is not False:
+            yield p
+
+
 def call_once(name: str, fn: Callable, ctx: Ctx, file: str, line: int, col: int) -> Any:
     """A builtin without arguments whose value is fixed for one evaluation (``time.now_ns``:
     OPA reads the clock once per query)."""

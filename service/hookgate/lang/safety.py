@@ -508,6 +508,11 @@ def _term_names(t: Any, out: list, inside_closure: bool = False) -> None:
         _term_names(t.rhs, out)
 
 
+def names_used(lit: Any) -> set[str]:
+    """The variable names a literal uses, in its closures (comprehensions, ``every``) too."""
+    return {name for name, _ in _free_names(lit) + _nested_closure_names(lit)}
+
+
 def _free_names(lit: Any) -> list[tuple[str, ast.Loc]]:
     """Variable names a literal uses directly (not inside comprehensions or every bodies)."""
     out: list = []

@@ -41,11 +41,22 @@ _INLINE = {
         "{0}.split({1})",
     ),
     "lower": (" and type({0}) is str and {0}.isascii() and len({0}) <= MAX_OUTPUT", "{0}.lower()"),
+    # A list of strings only (the set of their types is {str}), joined within the limit (the
+    # delimiter counted once per item: an upper bound of the length).
+    "concat": (
+        " and type({0}) is str and type({1}) is list and set(map(type, {1})) <= {{str}}"
+        " and len({0}) * len({1}) + sum(map(len, {1})) <= MAX_OUTPUT",
+        "{0}.join({1})",
+    ),
     "array.concat": (
         " and type({0}) is list and type({1}) is list and len({0}) + len({1}) <= MAX_OUTPUT",
         "{0} + {1}",
     ),
 }
+# The comparisons whose operator function (operators.op_lt, …) compares two strings or two
+# ints with Python's operator of the same spelling (``_cmp_fast``).
+_ORDERS = frozenset({"<", "<=", ">", ">="})
+
 # Builtins whose answer is not a function of their arguments alone (besides those that read
 # the machine, ``reads_host``): a rule calling one is evaluated for every decision.
 _UNSTABLE = frozenset({"time.now_ns", "uuid.rfc4122"})
@@ -183,7 +194,7 @@ class TermCompiler(RuleAnalysis):
                     f"({i}.get({k}, UNDEFINED) if type({i} := {ctx}.input) is dict "
                     f"else index({i}, {k}))"
                 )
-            return f"index_path({ctx}.input, {rest!r})"
+            return _path(f"{ctx}.input", rest, fn)
         dpath = path[1:]
         overridden = f"T.data_value({ctx}, {dpath!r}) if {ctx}.data_over else"
         node, i = self.program.find(dpath)
@@ -207,7 +218,7 @@ class TermCompiler(RuleAnalysis):
                     f"else index({v}, {rest[0]!r}))"
                 )
             elif rest:
-                value = f"index_path({value}, {rest!r})"
+                value = _path(value, rest, fn)
             return f"({overridden} {value})"
         if i < len(dpath) or not node.has_rules():
             return f"({overridden} index_path({ctx}.data, {dpath!r}))"
@@ -261,23 +272,20 @@ class TermCompiler(RuleAnalysis):
                     conds.append(f"({k} := {key}) is UNDEFINED")
                     key = k
                 if n < len(keys) - 1:
-                    conds.append(f"({v} := index({v}, {key})) is UNDEFINED")
-            if keys[-1][2] and type(r.path[-1].value) is str:
-                final = f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
-            else:
-                final = f"index({v}, {key})"
+                    conds.append(f"({v} := {_indexed(v, key, const, elems[n])}) is UNDEFINED")
+            final = _indexed(v, key, keys[-1][2], r.path[-1])
             return f"(UNDEFINED if {' or '.join(conds)} else {final})"
         out_slot = scope.new_slot()
         items = "iter_items" if self.ordered else "iter_items_unordered"
         v = fn.temp()
         fn.fail(f"({v} := {base}) is UNDEFINED")
-        for key in keys:
+        for n, key in enumerate(keys):
             if key[0] == "key":
                 k = key[1]
                 if not key[2]:
                     k = fn.temp()
                     fn.fail(f"({k} := {key[1]}) is UNDEFINED")
-                fn.fail(f"({v} := index({v}, {k})) is UNDEFINED")
+                fn.fail(f"({v} := {_indexed(v, k, key[2], elems[n])}) is UNDEFINED")
             elif key[0] == "match":
                 k, item = fn.temp(), fn.temp()
                 fn.loop(f"{k}, {item} in {items}({v})")
@@ -334,7 +342,17 @@ class TermCompiler(RuleAnalysis):
                 if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
                     return f"(type({b}) is str and {b} == {a})"
                 return f"({a} == {b} if type({a}) is str and type({b}) is str else equal({a}, {b}))"
-            return f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
+            if t.op == "!=":  # op_ne: not equal(a, b), which raises nothing
+                if isinstance(t.right, ast.Scalar) and type(t.right.value) is str:
+                    return f"(type({a}) is not str or {a} != {b})"
+                if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
+                    return f"(type({b}) is not str or {b} != {a})"
+                return f"({a} != {b} if type({a}) is str and type({b}) is str else not equal({a}, {b}))"
+            call = f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
+            if t.op in _ORDERS:  # two strings or two ints compare as Python compares them
+                same = f"type({a}) is type({b}) and (type({a}) is str or type({a}) is int)"
+                return f"({a} {t.op} {b} if {same} else {call})"
+            return call
 
         return _all_defined(fn, (t.left, t.right), [left, right], value)
 
@@ -382,6 +400,26 @@ class TermCompiler(RuleAnalysis):
             raise CompileError("unsupported: print of an iterating reference", t.loc)
         ctx = fn.ctx
         return f"(True if {ctx}.prints is None else rego_print({ctx}, [{', '.join(args)}]))"
+
+
+def _path(value: str, keys: tuple, fn: GeneratedFunction) -> str:
+    """``index_path(value, keys)``; a short path of string keys (``input.tool_input.command``)
+    as objects' ``get``s without the call (``index`` of anything else, as ``index_path``)."""
+    if len(keys) > 3 or any(type(k) is not str for k in keys):
+        return f"index_path({value}, {keys!r})"
+    for k in keys:
+        v = fn.temp()
+        value = (
+            f"({v}.get({k!r}, UNDEFINED) if type({v} := {value}) is dict else index({v}, {k!r}))"
+        )
+    return value
+
+
+def _indexed(v: str, key: str, const: bool, term: Any) -> str:
+    """``index(v, key)``; with a constant string key, an object's ``get`` without the call."""
+    if const and type(term.value) is str:
+        return f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
+    return f"index({v}, {key})"
 
 
 def _literal_strings(t: Any) -> list[str] | None:
