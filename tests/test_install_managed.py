@@ -41,8 +41,20 @@ FORCE_PUSH = {
 }
 
 
+@pytest.fixture(autouse=True, scope="module")
+def own_state(tmp_path_factory) -> None:
+    # The administrator's own hookgate state (telemetry the doctor reports) is this machine's:
+    # its records of other runs would be reported as problems here.
+    global STATE
+    STATE = str(tmp_path_factory.mktemp("admin-state"))
+
+
+STATE = ""
+
+
 def hookgate(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKGATE_")}
+    env["XDG_STATE_HOME"] = STATE
     done = subprocess.run(
         [sys.executable, "-m", "hookgate.cli", *argv],
         capture_output=True,
