@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -302,6 +303,10 @@ def test_install_compiles_what_the_hook_runs_and_the_first_hook_compiles_nothing
         (team / "data.json").write_text(
             '{"hookgate": {"config": {"force_push": {"on_force": "deny"}}}}'
         )
+        # Written before the install, as a team's files are: a file changed in the last two
+        # seconds gets no stamp record (cache.store_stamped; its ctime cannot be set back), and
+        # the first hook a slow machine runs seconds later would store the one install could not.
+        time.sleep(2.1)
         argv += ["--policies", str(team)]
     code, out, terminal = on_pty(cli(*argv), install_env(home))
     assert code == 0, (out, terminal)
