@@ -393,9 +393,17 @@ contents_effects := [object.union(file_effect("copy", git_path(c, dest), git_pat
 	ops := shell.operands(c)
 	count(ops) > 1
 	dest := ops[count(ops) - 1]
+	not remote_destination(c, dest) # rsync's host:path: another machine's (the shell model's)
 	some src in array.slice(ops, 0, count(ops) - 1)
 	copies_contents(c, src)
 ]
+
+# host:path, user@host:path, rsync://host/path (shell/reach.py's remote: a / before the colon
+# is a local path).
+remote_destination(c, dest) if {
+	c.name == "rsync"
+	regex.match(`^[^/:]*:`, dest)
+}
 
 copies_contents(_, src) if endswith(src, "/.")
 

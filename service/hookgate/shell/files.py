@@ -22,6 +22,7 @@ from hookgate.shell.reach import (
     effect,
     reach,
     remote,
+    remote_path,
     removed_source,
     tar_removed,
 )
@@ -233,8 +234,10 @@ class FileEffects:
             into, ops = ops[-1], ops[:-1]
         if into is None:
             return
-        dest = join_path(self.cwd, into)
-        if cmd.name == "rsync" and deletes_extraneous(argv) and not remote(into):
+        # rsync's host:path (user@host:, rsync://): another machine's file, as it names it
+        away = "remote" if cmd.name == "rsync" and remote(into) else None
+        dest = join_path(None, remote_path(into)) if away else join_path(self.cwd, into)
+        if cmd.name == "rsync" and deletes_extraneous(argv) and not away:
             # what the source lacks goes from the destination, at any depth
             record(cmd, "delete", dest, tree=True, how="rsync --delete")
         forced = cmd.name == "ln" and (
@@ -261,7 +264,11 @@ class FileEffects:
             if removal is not None:  # the source end: gone from where it was
                 record(cmd, "delete", original, **removal)
             for name in names:
-                record(cmd, op, name, content, original, how="ln -f" if forced else None)
+                record(
+                    cmd, op, name, content, original, how="ln -f" if forced else None, machine=away
+                )
+                if away:  # nothing a later command of this line reads here
+                    continue
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
@@ -329,12 +336,14 @@ def record(
     mode: str | None = None,
     tree: bool = False,
     how: str | None = None,
+    machine: str | None = None,
 ) -> None:
     """One write effect of ``cmd`` (effects/model.py's vocabulary, ``FILE_OPS``): ``op`` on
     ``key`` (a path relative to the payload's cwd, or absolute), with the ``content`` it leaves
     there when the line shows it, the ``source`` path it comes from (copy, move, link) and the
-    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them. Seen again (a
-    here-document read after the redirection), it is updated, not repeated."""
+    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them; ``machine`` for another
+    machine's ``key`` (rsync's ``host:path``). Seen again (a here-document read after the
+    redirection), it is updated, not repeated."""
     for f in cmd.files:
         if f["op"] == op and f["path"] == key:
             if content is not None:
@@ -346,8 +355,8 @@ def record(
     # Another machine's file: its path as that machine names it, never placed against this cwd.
     if key.startswith(CONTAINER):
         f["path"], f["machine"] = key[len(CONTAINER) :], "container"
-    if any(v in TABLES["remote-runners"] for v in cmd.via):
-        f["machine"] = "remote"
+    if machine or any(v in TABLES["remote-runners"] for v in cmd.via):
+        f["machine"] = machine or "remote"
     cmd.files.append(f)
 
 
