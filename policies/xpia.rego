@@ -138,25 +138,23 @@ shell_read if {
 
 # `curl … | sh` with a file in between: the line downloads a file, then runs it. The download is
 # the write model's (lib.file_effects): a file written by a downloader, whatever option names it
-# (curl -o/-O/--output-dir, wget -O/-P or the URL's last part, in a bundle or attached), placed
-# after the line's cd; the run names that path, placed the same way (cd /tmp && curl -LO u/i.sh
-# && bash i.sh).
+# (curl -o/-O/--output-dir, wget -O/-P or the URL's last part, in a bundle or attached, or a
+# redirection of what it prints), placed after the line's cd; the run names that path, placed
+# the same way (cd /tmp && curl -LO u/i.sh && bash i.sh). The downloaders are the programs the
+# write model names downloads after (shell.remote_names: curl, wget), whose writes are what
+# they fetch from the network: a team that adds one there has its downloads judged here too.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
+	some d in data.hookgate.lib.commands # first: a call with no commands skips this rule
+	data.hookgate.config.shell.remote_names[d.name] # a downloader: most lines run none
 	"critical" in cfg.pre_severities
-	count(data.hookgate.lib.command_names & downloaders) > 0 # most lines download nothing
 	some e in data.hookgate.lib.file_effects
-	e.by in downloaders
-	e.op == "write"
+	data.hookgate.config.shell.remote_names[e.by]
+	e.op in {"write", "append"} # curl -o, wget -P, curl u > f, curl u >> f
 	not e.tree # a directory written into: the files in it are the URL-named writes
 	some c in data.hookgate.lib.commands
 	some file in run_files(c)
 	data.hookgate.lib.git_path(c, file) == e.path
 }
-
-# The programs whose writes are what they fetch from the network (content null, from no file of
-# the line): the ones the write model names downloads after (shell.remote_names: curl, wget). A
-# team that adds a downloader there has its downloads judged here too.
-downloaders := {n | some n, _ in data.hookgate.config.shell.remote_names}
 
 # A shell or interpreter running what a download prints, however the line connects them (curl …
 # | /bin/bash, wget -O- … | tee log | busybox sh, bash < <(curl …), curl … > >(sh), source
