@@ -529,6 +529,16 @@ RSYNC_DESTINATIONS = [
 ]
 
 
+def test_rsync_from_another_machine_has_no_local_source():
+    """rsync host:x.md CLAUDE.md copies another machine's file: no path here holds its text (from
+    null), so it is not taken for a file of the project."""
+    from hookgate.builtins.shell import commands
+
+    got = [(f["path"], f["from"]) for f in commands("rsync -a h:/a/x.md CLAUDE.md")[0]["files"]]
+    assert got == [("CLAUDE.md", None), ("CLAUDE.md/x.md", None)]
+    assert commands("rsync -a a/x.md CLAUDE.md")[0]["files"][0]["from"] == "a/x.md"
+
+
 @pytest.mark.parametrize(("line", "copies"), RSYNC_DESTINATIONS)
 def test_rsync_to_another_machine_copies_there(line, copies):
     from hookgate.builtins.shell import commands
@@ -540,12 +550,16 @@ def test_rsync_to_another_machine_copies_there(line, copies):
 def test_rsync_to_another_machine_reaches_no_local_guard(engine):
     """A remote .claude or .husky is not this project's: self-protect and no-verify leave it
     alone, and rsync --delete there deletes nothing here; the same spelling with a local
-    destination is judged."""
+    destination is judged, and so is another machine's file copied onto an instruction file
+    here (its text is not shown, as cp /tmp/x.md CLAUDE.md's)."""
     for line, outcome in (
         ("rsync -a dist/ host:.claude/", "allow"),
         ("rsync -a --delete /dev/null/ u@host:proj/.husky/", "allow"),
         ("rsync -a dist/ .claude/", "deny"),
         ("rsync -a --delete empty/ .husky/", "deny"),
+        ("rsync -a host:x.md CLAUDE.md", "ask"),  # another machine's text onto an instruction file
+        ("rsync -a u@host:/srv/a/. .claude/agents/", "ask"),
+        ("rsync -a docs/AGENTS.md CLAUDE.md", "allow"),  # the project's own file
     ):
         decision = engine.evaluate(bash(line))
         assert decision.outcome == outcome, (line, decision.reasons)

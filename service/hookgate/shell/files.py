@@ -244,7 +244,8 @@ class FileEffects:
             argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
         )
         for src in ops:
-            base = src.rstrip("/").rsplit("/", 1)[-1]
+            far = cmd.name == "rsync" and remote(src)  # rsync from host:path, another machine's
+            base = (remote_path(src) if far else src).rstrip("/").rsplit("/", 1)[-1]
             if symlink:  # a link's target is relative to the link's directory
                 parent = dest if len(ops) > 1 or into == "." else dest.rsplit("/", 1)[0]
                 original = join_path(parent if "/" in dest else self.cwd, src)
@@ -263,9 +264,10 @@ class FileEffects:
             removal = {} if op == "move" else removed_source(cmd.name, argv, src)
             if removal is not None:  # the source end: gone from where it was
                 record(cmd, "delete", original, **removal)
+            source = None if far else original  # no local path holds its text
             for name in names:
                 record(
-                    cmd, op, name, content, original, how="ln -f" if forced else None, machine=away
+                    cmd, op, name, content, source, how="ln -f" if forced else None, machine=away
                 )
                 if away:  # nothing a later command of this line reads here
                     continue
