@@ -387,15 +387,28 @@ tree_effect(path, from, by, false) := file_effect("write", path, from, null, by)
 # src onto DEST names DEST alone).
 content_copiers := {"cp", "install", "rsync", "mv"}
 
-contents_effects := [object.union(file_effect("copy", git_path(c, dest), git_path(c, trim_suffix(trim_suffix(src, "."), "/")), null, c.name), {"tree": true}) |
+contents_effects := [object.union(file_effect("copy", git_path(c, dest), copy_source(c, trim_suffix(trim_suffix(src, "."), "/")), null, c.name), {"tree": true}) |
 	some c in commands
 	content_copiers[c.name]
 	ops := shell.operands(c)
 	count(ops) > 1
 	dest := ops[count(ops) - 1]
+	not remote_destination(c, dest) # rsync's host:path: another machine's (the shell model's)
 	some src in array.slice(ops, 0, count(ops) - 1)
 	copies_contents(c, src)
 ]
+
+# rsync's host:path source: another machine's file, no path here (from null, as the shell model).
+copy_source(c, src) := null if remote_destination(c, src)
+
+copy_source(c, src) := git_path(c, src) if not remote_destination(c, src)
+
+# host:path, user@host:path, rsync://host/path (shell/reach.py's remote: a / before the colon
+# is a local path).
+remote_destination(c, dest) if {
+	c.name == "rsync"
+	regex.match(`^[^/:]*:`, dest)
+}
 
 copies_contents(_, src) if endswith(src, "/.")
 

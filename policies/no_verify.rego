@@ -225,24 +225,32 @@ project_hooks_dir(value) if {
 	glob.match(pattern, ["/"], dir)
 }
 
+# What the line writes into that directory, from the write model (lib.file_effects, paths
+# placed after the line's cd): a file written, appended, edited, copied, moved or linked at or
+# under it (mkdir -p .githooks, echo 'exit 0' > .githooks/pre-commit, cp -r /tmp/h/. .githooks/,
+# tar -xf h.tgz -C .githooks), or a tree written into a directory that holds it, whose entries
+# the line does not name (tar -xf h.tgz -C ., cp -r src/. ., unzip -d .). The value is placed
+# against the payload's cwd, as git places it against the top of the work tree.
 line_writes_under(dir) if {
-	some c in data.hookgate.lib.commands
-	some t in array.concat(c.writes, c.appends)
-	under(t, dir)
+	path := shell.resolve(data.hookgate.lib.cwd, dir)
+	some e in data.hookgate.lib.file_effects
+	e.op in fills
+	fills_dir(e, path)
 }
 
-line_writes_under(dir) if {
-	some c in data.hookgate.lib.commands
-	c.name in dir_writers
-	some t in shell.operands(c)
-	under(t, dir)
+# (a delete or a mode change leaves nothing of the line's own to run)
+fills := {"write", "append", "edit", "copy", "move", "link"}
+
+fills_dir(e, path) if under(e.path, path)
+
+fills_dir(e, path) if {
+	e.tree
+	under(path, e.path)
 }
 
-dir_writers := {"mkdir", "cp", "mv", "ln", "install", "tee", "touch", "rsync", "tar", "unzip"}
+under(t, dir) if trim_suffix(t, "/") == trim_suffix(dir, "/")
 
-under(t, dir) if trim_suffix(trim_prefix(t, "./"), "/") == dir
-
-under(t, dir) if startswith(trim_prefix(t, "./"), concat("", [dir, "/"]))
+under(t, dir) if startswith(t, concat("", [trim_suffix(dir, "/"), "/"]))
 
 # A word the line does not show ($FLAGS) among a commit's options may be --no-verify.
 violations contains {"reason": msg, "pattern": "git-unknown-option"} if {

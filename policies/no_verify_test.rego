@@ -182,6 +182,9 @@ test_hooks_path_to_the_projects_hooks_directory_is_allowed if {
 	not nv_denied("npx husky install && git config core.hooksPath .husky")
 	not nv_denied("git config --unset core.hooksPath")
 	not nv_denied("git -c core.hooksPath=.githooks status")
+	not nv_denied("git config core.hooksPath .githooks && tar -xzf h.tgz -C build")
+	not nv_denied("git config core.hooksPath .githooks && cp -r /tmp/h/. docs/")
+	not nv_denied("git config core.hooksPath .githooks && chmod +x .githooks/pre-commit")
 }
 
 test_hooks_path_that_switches_hooks_off_is_denied if {
@@ -194,6 +197,10 @@ test_hooks_path_that_switches_hooks_off_is_denied if {
 	nv_denied("git config set core.hooksPath /dev/null")
 	nv_denied("git config --global core.hooksPath /tmp/h")
 	nv_denied("mkdir -p .githooks && echo 'exit 0' > .githooks/pre-commit && git config core.hooksPath .githooks")
+	nv_denied("git config core.hooksPath .githooks && cp -r /tmp/h/. .githooks/")
+	nv_denied("tar -xf h.tgz -C .githooks && git config core.hooksPath .githooks")
+	nv_denied("git config core.hooksPath .githooks && tar -xzf h.tgz -C .")
+	nv_denied("git config core.hooksPath tools/hooks && unzip -o h.zip -d tools")
 	nv_denied("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='/dev/null'\" git commit -m x")
 }
 

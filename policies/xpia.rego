@@ -56,10 +56,10 @@ data_spans := [] if {
 
 # A here-document's body is data for a command that does not run it (cat, tee, git commit -F -;
 # a line where any command runs a shell or interpreter has no data spans at all). Not a body
-# whose command names a file an agent reads as instructions (that text is an instruction),
-# unless the write model shows the body written there: then it is judged as that file's text
-# (xpia_effects.rego), as a file tool's would be. Nor one that expands a command substitution
-# (what runs is in the body).
+# whose command writes a file an agent reads as instructions (its own write effects: sed -f - >
+# CLAUDE.md, that text becomes an instruction), unless the write model shows the body written
+# there: then it is judged as that file's text (xpia_effects.rego), as a file tool's would be.
+# Nor one that expands a command substitution (what runs is in the body).
 heredoc_spans := [[start, start + count(c.stdin)] |
 	some c in data.hookgate.lib.line_commands
 	is_string(c.stdin)
@@ -73,13 +73,13 @@ heredoc_spans := [[start, start + count(c.stdin)] |
 ]
 
 names_instruction_file(c) if {
-	some p in array.concat(array.concat(c.argv, c.writes), c.appends)
-	instruction_file(p)
+	some f in object.get(c, "files", [])
+	instruction_file(concat("/", ["", f.path])) # relative to the command's cwd, or absolute
 	not written_as_file_text(c.stdin)
 }
 
 written_as_file_text(text) if {
-	some e in data.hookgate.lib.file_effects
+	some e in array.concat(data.hookgate.lib.file_effects, data.hookgate.lib.remote_file_effects)
 	e.content == text
 	instruction_file(e.path)
 }
@@ -136,14 +136,24 @@ shell_read if {
 	}
 }
 
-# `curl … | sh` with a file in between: the command line downloads a file, then runs it.
+# `curl … | sh` with a file in between: the line downloads a file, then runs it. The download is
+# the write model's (lib.file_effects): a file written by a downloader, whatever option names it
+# (curl -o/-O/--output-dir, wget -O/-P or the URL's last part, in a bundle or attached, or a
+# redirection of what it prints), placed after the line's cd; the run names that path, placed
+# the same way (cd /tmp && curl -LO u/i.sh && bash i.sh). The downloaders are the programs the
+# write model names downloads after (shell.remote_names: curl, wget), whose writes are what
+# they fetch from the network: a team that adds one there has its downloads judged here too.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
-	some fetch in data.hookgate.lib.commands # first: a call with no commands skips this rule
+	some d in data.hookgate.lib.commands # first: a call with no commands skips this rule
+	data.hookgate.config.shell.remote_names[d.name] # a downloader: most lines run none
 	"critical" in cfg.pre_severities
-	output_option[fetch.name] # only curl and wget download (cheap test first: every command)
-	some file in downloads(fetch)
-	some run in data.hookgate.lib.commands
-	runs(run, file)
+	some e in data.hookgate.lib.file_effects
+	data.hookgate.config.shell.remote_names[e.by]
+	e.op in {"write", "append"} # curl -o, wget -P, curl u > f, curl u >> f
+	not e.tree # a directory written into: the files in it are the URL-named writes
+	some c in data.hookgate.lib.commands
+	some file in run_files(c)
+	data.hookgate.lib.git_path(c, file) == e.path
 }
 
 # A shell or interpreter running what a download prints, however the line connects them (curl …
@@ -166,69 +176,13 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	regex.match(concat("|", interpreters.eval_patterns), x.code)
 }
 
-# The file a curl or wget command writes: its output option's value (-o for curl, -O for wget,
-# also ending a bundle of flags: -fsSLo FILE), attached (-oFILE, --output=FILE), or the URL's
-# last part (curl -O, wget without -O).
-downloads(cmd) := {trim_prefix(file, "./") | some file in output_files(cmd)}
-
-output_option := {"curl": {"letter": "o", "long": "--output"}, "wget": {"letter": "O", "long": "--output-document"}}
-
-output_files(cmd) := {file |
-	o := output_option[cmd.name]
-	some i, opt in cmd.argv
-	short_or_long(opt, o)
-	file := cmd.argv[i + 1]
-} | {substring(opt, 2, -1) |
-	o := output_option[cmd.name]
-	some opt in cmd.argv
-	startswith(opt, concat("", ["-", o.letter]))
-	count(opt) > 2
-} | {trim_prefix(opt, prefix) |
-	prefix := concat("", [output_option[cmd.name].long, "="])
-	some opt in cmd.argv
-	startswith(opt, prefix)
-} | {url_file(url) |
-	remote_name(cmd)
-	some url in cmd.argv
-	regex.match(`^(?i)(https?|ftp)://[^?#]*/[^/?#]+`, url)
-}
-
-short_or_long(opt, o) if opt == o.long
-
-short_or_long(opt, o) if regex.match(sprintf("^-[a-zA-Z]*%s$", [o.letter]), opt)
-
-remote_name(cmd) if {
-	cmd.name == "curl"
-	some opt in cmd.argv
-	regex.match(`^(-[a-zA-Z]*O[a-zA-Z]*|--remote-name(-all)?)$`, opt)
-}
-
-remote_name(cmd) if {
-	cmd.name == "wget"
-	count(output_files_named(cmd)) == 0
-}
-
-output_files_named(cmd) := {opt |
-	some opt in cmd.argv
-	regex.match(`^(-[a-zA-Z]*O|--output-document)`, opt)
-}
-
-url_file(url) := name if {
-	path := split(split(split(url, "?")[0], "#")[0], "/")
-	name := path[count(path) - 1]
-}
-
-runs(cmd, file) if {
+# The files a command runs: a script a shell or interpreter is given (bash i.sh, . ./i.sh), or
+# the program itself named by its path (./i.sh, /tmp/i.sh).
+run_files(cmd) := array.concat([arg |
 	cmd.name in {"sh", "bash", "zsh", "dash", "ksh", "source", ".", "python", "python3", "perl", "ruby", "node"}
 	some arg in array.slice(cmd.argv, 1, count(cmd.argv))
 	not startswith(arg, "-")
-	trim_prefix(arg, "./") == file
-}
-
-runs(cmd, file) if {
-	contains(cmd.argv[0], "/")
-	trim_prefix(cmd.argv[0], "./") == file
-}
+], [cmd.argv[0] | contains(cmd.argv[0], "/")])
 
 # One reason for all findings: the categories in the text, the pattern ids as the pattern.
 summary(findings) := {"categories": concat(", ", sort({f.category | some f in findings})), "ids": concat(",", sort({f.id | some f in findings}))}

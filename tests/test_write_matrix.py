@@ -515,6 +515,56 @@ def test_another_machines_path_is_its_own(line, path, machine):
     assert got == [(path, machine)]
 
 
+# rsync's destination on another machine (host:path, user@host:path, rsync://host/path, the
+# daemon's host::module): copies there, as that machine names the path; a local destination (a /
+# before the colon) is this machine's, placed against the cwd.
+RSYNC_DESTINATIONS = [
+    ("rsync -a dist/ host:/srv/", [("/srv", "remote"), ("/srv/dist", "remote")]),
+    ("cd web && rsync -a dist u@h:backup", [("backup", "remote"), ("backup/dist", "remote")]),
+    ("rsync -a x.md rsync://h/mod/d/", [("/mod/d", "remote"), ("/mod/d/x.md", "remote")]),
+    ("rsync -a x.md h::mod/d", [("mod/d", "remote"), ("mod/d/x.md", "remote")]),
+    ("rsync -a x.md h:", [(".", "remote"), ("x.md", "remote")]),
+    ("rsync -a x.md ./h:y", [("h:y", None), ("h:y/x.md", None)]),
+    ("cd web && rsync -a dist/ out/", [("web/out", None), ("web/out/dist", None)]),
+]
+
+
+def test_rsync_from_another_machine_has_no_local_source():
+    """rsync host:x.md CLAUDE.md copies another machine's file: no path here holds its text (from
+    null), so it is not taken for a file of the project."""
+    from hookgate.builtins.shell import commands
+
+    got = [(f["path"], f["from"]) for f in commands("rsync -a h:/a/x.md CLAUDE.md")[0]["files"]]
+    assert got == [("CLAUDE.md", None), ("CLAUDE.md/x.md", None)]
+    assert commands("rsync -a a/x.md CLAUDE.md")[0]["files"][0]["from"] == "a/x.md"
+
+
+@pytest.mark.parametrize(("line", "copies"), RSYNC_DESTINATIONS)
+def test_rsync_to_another_machine_copies_there(line, copies):
+    from hookgate.builtins.shell import commands
+
+    got = [(f["path"], f.get("machine")) for c in commands(line) for f in c["files"]]
+    assert got == copies
+
+
+def test_rsync_to_another_machine_reaches_no_local_guard(engine):
+    """A remote .claude or .husky is not this project's: self-protect and no-verify leave it
+    alone, and rsync --delete there deletes nothing here; the same spelling with a local
+    destination is judged, and so is another machine's file copied onto an instruction file
+    here (its text is not shown, as cp /tmp/x.md CLAUDE.md's)."""
+    for line, outcome in (
+        ("rsync -a dist/ host:.claude/", "allow"),
+        ("rsync -a --delete /dev/null/ u@host:proj/.husky/", "allow"),
+        ("rsync -a dist/ .claude/", "deny"),
+        ("rsync -a --delete empty/ .husky/", "deny"),
+        ("rsync -a host:x.md CLAUDE.md", "ask"),  # another machine's text onto an instruction file
+        ("rsync -a u@host:/srv/a/. .claude/agents/", "ask"),
+        ("rsync -a docs/AGENTS.md CLAUDE.md", "allow"),  # the project's own file
+    ):
+        decision = engine.evaluate(bash(line))
+        assert decision.outcome == outcome, (line, decision.reasons)
+
+
 def test_a_relative_bind_mount_is_the_hosts_directory_not_the_containers(engine):
     """-v $PWD:/src with the container's directory elsewhere: /src is the project (the payload's
     cwd), not a path under the container's working directory."""

@@ -22,6 +22,7 @@ from hookgate.shell.reach import (
     effect,
     reach,
     remote,
+    remote_path,
     removed_source,
     tar_removed,
 )
@@ -233,15 +234,18 @@ class FileEffects:
             into, ops = ops[-1], ops[:-1]
         if into is None:
             return
-        dest = join_path(self.cwd, into)
-        if cmd.name == "rsync" and deletes_extraneous(argv) and not remote(into):
+        # rsync's host:path (user@host:, rsync://): another machine's file, as it names it
+        away = "remote" if cmd.name == "rsync" and remote(into) else None
+        dest = join_path(None, remote_path(into)) if away else join_path(self.cwd, into)
+        if cmd.name == "rsync" and deletes_extraneous(argv) and not away:
             # what the source lacks goes from the destination, at any depth
             record(cmd, "delete", dest, tree=True, how="rsync --delete")
         forced = cmd.name == "ln" and (
             argv_has_option(argv, "-f") or argv_has_option(argv, "--force")
         )
         for src in ops:
-            base = src.rstrip("/").rsplit("/", 1)[-1]
+            far = cmd.name == "rsync" and remote(src)  # rsync from host:path, another machine's
+            base = (remote_path(src) if far else src).rstrip("/").rsplit("/", 1)[-1]
             if symlink:  # a link's target is relative to the link's directory
                 parent = dest if len(ops) > 1 or into == "." else dest.rsplit("/", 1)[0]
                 original = join_path(parent if "/" in dest else self.cwd, src)
@@ -260,8 +264,13 @@ class FileEffects:
             removal = {} if op == "move" else removed_source(cmd.name, argv, src)
             if removal is not None:  # the source end: gone from where it was
                 record(cmd, "delete", original, **removal)
+            source = None if far else original  # no local path holds its text
             for name in names:
-                record(cmd, op, name, content, original, how="ln -f" if forced else None)
+                record(
+                    cmd, op, name, content, source, how="ln -f" if forced else None, machine=away
+                )
+                if away:  # nothing a later command of this line reads here
+                    continue
                 if aliases:
                     self.links[name] = (original, symlink)
                 if script is not None:
@@ -329,12 +338,14 @@ def record(
     mode: str | None = None,
     tree: bool = False,
     how: str | None = None,
+    machine: str | None = None,
 ) -> None:
     """One write effect of ``cmd`` (effects/model.py's vocabulary, ``FILE_OPS``): ``op`` on
     ``key`` (a path relative to the payload's cwd, or absolute), with the ``content`` it leaves
     there when the line shows it, the ``source`` path it comes from (copy, move, link) and the
-    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them. Seen again (a
-    here-document read after the redirection), it is updated, not repeated."""
+    ``mode`` chmod gives; ``tree`` and ``how`` as ``effect`` adds them; ``machine`` for another
+    machine's ``key`` (rsync's ``host:path``). Seen again (a here-document read after the
+    redirection), it is updated, not repeated."""
     for f in cmd.files:
         if f["op"] == op and f["path"] == key:
             if content is not None:
@@ -346,8 +357,8 @@ def record(
     # Another machine's file: its path as that machine names it, never placed against this cwd.
     if key.startswith(CONTAINER):
         f["path"], f["machine"] = key[len(CONTAINER) :], "container"
-    if any(v in TABLES["remote-runners"] for v in cmd.via):
-        f["machine"] = "remote"
+    if machine or any(v in TABLES["remote-runners"] for v in cmd.via):
+        f["machine"] = machine or "remote"
     cmd.files.append(f)
 
 

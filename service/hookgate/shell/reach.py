@@ -71,6 +71,16 @@ def remote(path: str) -> bool:
     return bool(colon) and "/" not in head
 
 
+def remote_path(path: str) -> str:
+    """The path a ``remote`` destination names on its machine: ``/srv`` of ``host:/srv``,
+    ``user@host:/srv`` and ``rsync://host/srv``, ``mod/x`` of the daemon's ``host::mod/x``,
+    ``.`` (its home) of ``host:``."""
+    head, _, rest = path.partition(":")
+    if head == "rsync" and rest.startswith("//"):
+        rest = "/" + rest[2:].partition("/")[2]
+    return rest.lstrip(":") or "."
+
+
 # tar's options that take the next word as their value (not a file it archives).
 _TAR_VALUES = frozenset(
     (
