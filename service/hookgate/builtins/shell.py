@@ -11,6 +11,7 @@ from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits, removals
 from hookgate.shell.expansion import compile_substitutions
+from hookgate.shell.launcher_table import TABLES
 from hookgate.shell.limits import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST
 from hookgate.shell.words import (
     argv_has_option,
@@ -22,6 +23,8 @@ from hookgate.shell.words import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from hookgate.shell.words import Command
 
 # Re-exported for policies' tests and tools that read the bounds and helpers from here.
 __all__ = [
@@ -103,7 +106,10 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     commands print: their names, nearest first, as in ``curl … | tee l | bash``, ``bash <
     <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; else empty), ``files`` (its write
     effects: ``{op, path, from, content, mode}``, the path after the line's ``cd``, the content
-    where the line shows it; see docs/reference/effects.md), ``kinds`` (one per ``argv`` word:
+    where the line shows it; see docs/reference/effects.md), ``machine`` (``"remote"`` for a
+    command run on another machine, under ``ssh``, ``kubectl exec`` and the other
+    ``[remote-runners]`` of ``shell/launchers.txt``: its paths are that machine's; absent for a
+    command run here), ``kinds`` (one per ``argv`` word:
     ``null`` when
     the line shows its text; else what an expansion in it may be: ``unknown-variable`` (a
     variable the line does not set, such as ``$HOME``), ``unknown-output`` (a command's output),
@@ -117,6 +123,9 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     """
     return _analysed(_text_arg(cmdline, "shell.commands: operand 1"))
 
+
+# Programs whose command runs on another machine.
+REMOTE_RUNNERS = frozenset(TABLES["remote-runners"])
 
 # commands' results (or the limit reached) by command line and context, shared: policy values
 # are never modified in place.
@@ -134,7 +143,7 @@ def _analysed(
     values = _VALUES.get(key)
     if values is None:
         try:
-            values = [c.to_value() for c in analyse(text, table, root_dir, earlier)]
+            values = [_value(c) for c in analyse(text, table, root_dir, earlier)]
         except LimitError as exc:
             # The same line reaches the same bound: when the engine then evaluates each pack
             # alone, none of them reads the line up to the bound again.
@@ -145,6 +154,13 @@ def _analysed(
     if type(values) is LimitError:
         raise LimitError(values.limit, values.message)
     return values
+
+
+def _value(cmd: Command) -> dict[str, Any]:
+    value = cmd.to_value()
+    if not REMOTE_RUNNERS.isdisjoint(cmd.via):
+        value["machine"] = "remote"
+    return value
 
 
 @builtin("shell.commands_with", "shell", 2)
