@@ -4,9 +4,8 @@ members, ``input.a == "s"`` when the input differs. The answers are those of the
 one by one (a policy set compiled with coverage has no dispatch: the oracle here), and a skipped
 definition's function is never entered."""
 
-import sys
-
 import pytest
+from lang_support import functions_entered
 
 from hookgate.lang import load
 
@@ -127,31 +126,15 @@ def test_dispatch_with_overrides(sets, rule):
     assert dispatched.query(f"data.t.{rule}", input={}) == want
 
 
-def _entered(ps, doc) -> set[str]:
-    """The generated functions entered while evaluating ``data.t.v``."""
-    names: set[str] = set()
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename == "<hookgate policies>":
-            names.add(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        ps.query("data.t.v", input=doc)
-    finally:
-        sys.setprofile(None)
-    return names
-
-
 def test_skipped_definitions_are_not_entered(sets):
     dispatched, oracle = sets
     # A read with no commands, names, flag, mode or opt: only "always" and `m := conf.mode`
     # (null is defined) are entered.
     quiet = {"tool_kind": "read", "names": []}
-    entered = {n for n in _entered(dispatched, quiet) if n.startswith("s")}
+    entered = {n for n in functions_entered(dispatched, "data.t.v", quiet) if n.startswith("s")}
     assert len(entered) == 2, entered
     # Without dispatch (coverage) each of the nine definitions is entered.
-    assert len({n for n in _entered(oracle, quiet) if n.startswith("s")}) == 9
+    assert len({n for n in functions_entered(oracle, "data.t.v", quiet) if n.startswith("s")}) == 9
     busy = {
         "tool_kind": "shell",
         "cmds": ["rm"],
@@ -160,4 +143,6 @@ def test_skipped_definitions_are_not_entered(sets):
         "mode": "edit",
         "opt": {"k": "x"},
     }
-    assert len({n for n in _entered(dispatched, busy) if n.startswith("s")}) == 9
+    assert (
+        len({n for n in functions_entered(dispatched, "data.t.v", busy) if n.startswith("s")}) == 9
+    )

@@ -5,9 +5,8 @@ compiled without the analysis (with coverage: the oracle here) over inputs at th
 fact, with ``with`` overrides of data, input and functions; and the skipped groups' functions
 must not be entered."""
 
-import sys
-
 import pytest
+from lang_support import functions_entered
 
 from hookgate.lang import load
 from hookgate.lang.policyset import parse_and_check
@@ -237,31 +236,16 @@ def test_with_overrides(sets, rule):
     assert analysed.query(f"data.t.{rule}", input={}) == want
 
 
-def _entered(ps, doc) -> set[str]:
-    names: set[str] = set()
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename == "<hookgate policies>":
-            names.add(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        ps.query("data.t.deny", input=doc)
-    finally:
-        sys.setprofile(None)
-    return names
-
-
 def test_groups_that_cannot_concern_the_call_are_not_entered(sets):
     analysed, oracle = sets
     quiet = {"event": "post", "effects": [{"kind": "read"}]}
-    entered = _entered(analysed, quiet)
+    entered = functions_entered(analysed, "data.t.deny", quiet)
     # Only the mask is computed; nothing of deny, violations or what they read runs.
     assert entered and all(n.startswith("relevance") for n in entered), entered
-    assert len(_entered(oracle, quiet)) > 10
+    assert len(functions_entered(oracle, "data.t.deny", quiet)) > 10
     # A call the rules concern runs them.
     busy = {"event": "pre", "effects": [{"kind": "run"}]}
-    assert len(_entered(analysed, busy)) > 5
+    assert len(functions_entered(analysed, "data.t.deny", busy)) > 5
     got = analysed.query("data.t.deny", input=busy)
     assert got == oracle.query("data.t.deny", input=busy)
     assert sorted(got) == ["counted", 'run {"kind": "run"}', "tagged"]
