@@ -1,6 +1,7 @@
 """Where one decision's time goes, in a count the machine's load does not move: the Python
 bytecodes each function executes (``sys.settrace``, calls into C count as one) for the everyday
-mix of ``compare.py``, and how many rule groups the evaluation computed.
+mix of ``compare.py``, and how many rule groups the evaluation computed; with ``--groups``, by
+rule group (inclusive of the builtins each calls).
 
     .venv/bin/python bench/profile_decision.py [PAYLOAD ...] [--top 12]
 
@@ -80,10 +81,52 @@ def bytecodes(engine: Engine, doc: dict) -> tuple[int, collections.Counter, coll
     return total[0], per, calls
 
 
+def by_group(engine: Engine, doc: dict) -> collections.Counter:
+    """Bytecodes of one decision by the innermost rule group being computed when they ran
+    (builtins a rule calls count for it; ``<engine>`` is everything outside any rule)."""
+    stack = ["<engine>"]
+    per: collections.Counter = collections.Counter()
+    classes = [c for c in vars(documents).values() if isinstance(c, type)]
+    classes = [c for c in classes if issubclass(c, documents.Group)]
+    originals = [(c, m, vars(c)[m]) for c in classes for m in ("value", "call") if m in vars(c)]
+
+    def wrap(method):
+        def inside(self, *args):
+            stack.append(self.name)
+            try:
+                return method(self, *args)
+            finally:
+                stack.pop()
+
+        return inside
+
+    def counted(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            per[stack[-1]] += 1
+        return counted
+
+    for c, m, method in originals:
+        setattr(c, m, wrap(method))
+    sys.settrace(counted)
+    try:
+        engine.evaluate(doc)
+    finally:
+        sys.settrace(None)
+        for c, m, method in originals:
+            setattr(c, m, method)
+    return per
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("payloads", nargs="*", help="names of the everyday mix (default: all)")
     parser.add_argument("--top", type=int, default=12, help="functions listed per payload")
+    parser.add_argument(
+        "--groups",
+        action="store_true",
+        help="by rule group instead of by function (the wrappers' own bytecodes included)",
+    )
     args = parser.parse_args()
     engine = Engine.from_paths([default_pack_path()])
     for name, doc in everyday_docs().items():
@@ -94,6 +137,10 @@ def main() -> None:
         groups = computed_groups(engine, doc)
         total, per, calls = bytecodes(engine, doc)
         print(f"{name}: {total} bytecodes, {len(groups)} rule groups computed")
+        if args.groups:
+            for key, count in by_group(engine, doc).most_common(args.top):
+                print(f"  {count:7d} {key}")
+            continue
         for key, count in per.most_common(args.top):
             print(f"  {count:7d} ({calls[key]:3d} calls) {key}")
 
