@@ -14,6 +14,9 @@ a fault and follows the failure policy. The other packs still decide.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_not
+
 from hookgate import jsonio
 from hookgate.config import failure_policy
 from hookgate.config import limit_action as config_limit_action
@@ -110,6 +113,10 @@ class Engine:
             for package, pack, rules in packages
             if rules and ".".join(package[len(GUARD_PREFIX) :]) not in self.disabled
         ]
+        # Every pack's decision refs in one list, and each one's (pack, ref, rule): one query
+        # asks them all (_values).
+        self._every = [ref for _, refs in self._packs for ref, _ in refs]
+        self._where = [(pack, ref, rule) for pack, refs in self._packs for ref, rule in refs]
         # ``$HOOKGATE_LIMIT_ACTION`` (config.limit_action) can make it stricter, never looser.
         self.limit_action = config_limit_action(limit_action(policy_set.data))
         self._tracer: Any = None  # built by the first --explain (``lang.trace.Tracer``)
@@ -223,26 +230,27 @@ class Engine:
         failed: list[tuple[str, Exception]] = []
         rewrites: dict[str, list[_Item]] = {}
         would: list[dict] = []
-        for pack, refs, values in self._values(document, overrides, prints):
-            if isinstance(values, Exception):
-                failed.append((pack, values))
+        results = self._values(document, overrides, prints)
+        packs: dict[str, list[_Item] | None] = {}  # each pack's items, None: it failed
+        for pack, ref, rule, value in results:
+            if isinstance(value, Exception):
+                failed.append((pack, value))
+                packs[pack] = None
+            elif packs.get(pack, ()) is not None:
+                try:
+                    packs.setdefault(pack, []).extend(_items(value, rule, pack, ref))
+                except PolicySetError as exc:
+                    failed.append((pack, exc))
+                    packs[pack] = None
+        if contributed is not None:  # the rules that contributed: a value, not an empty set
+            contributed += [
+                {"rule": ref, "defined": True, "value": _plain(v)}
+                for pack, ref, _, v in results
+                if packs.get(pack) is not None and v != EMPTY_SET
+            ]
+        for pack, items in packs.items():
+            if items is None:
                 continue
-            try:
-                items = [
-                    item
-                    for (ref, rule), value in zip(refs, values, strict=True)
-                    if value is not UNDEFINED and value is not EMPTY_SET  # most rules: nothing
-                    for item in _items(value, rule, pack, ref)
-                ]
-            except PolicySetError as exc:
-                failed.append((pack, exc))
-                continue
-            if contributed is not None:  # the rules that contributed: a value, not an empty set
-                contributed += [
-                    {"rule": ref, "defined": True, "value": _plain(v)}
-                    for (ref, _), v in zip(refs, values, strict=True)
-                    if v is not UNDEFINED and v is not EMPTY_SET and v != EMPTY_SET
-                ]
             if self.modes:
                 items = self._apply_modes(pack, items, would)
             for item in items:
@@ -321,9 +329,9 @@ class Engine:
 
     def _values(
         self, document: Any, overrides: dict | None, prints: list | None
-    ) -> list[tuple[str, list[tuple[str, str]], list | Exception]]:
-        """Each pack's decision refs ``(ref, rule)`` with their values, or the error that failed
-        the pack.
+    ) -> list[tuple[str, str | None, str | None, Any]]:
+        """The decision rules that have a value, as ``(pack, ref, rule, value)`` in pack
+        order, and for a pack that failed ``(pack, None, None, error)``.
 
         One evaluation for every pack first, so helper rules the packs share run once. Only if
         it fails is each pack evaluated alone, with its own budget and time limit, to find the
@@ -331,11 +339,13 @@ class Engine:
         (``ISOLATION_TIMES`` decision time limits): a pack it has no time left for fails on the
         time limit, which asks, so slowness never turns into an allow.
         """
-        packs = self._packs
-        every = [ref for _, refs in packs for ref, _ in refs]
         try:
             values = self.policy_set.query_many(
-                every, input=document, overrides=overrides, prints=prints, timeout=self.timeout
+                self._every,
+                input=document,
+                overrides=overrides,
+                prints=prints,
+                timeout=self.timeout,
             )
         except EvalError:
             pass
@@ -343,18 +353,21 @@ class Engine:
             if _agent_caused(exc) is None:
                 raise
         else:
-            found, start = [], 0
-            for pack, refs in packs:
-                found.append((pack, refs, values[start : start + len(refs)]))
-                start += len(refs)
-            return found
+            # Most decision rules are empty sets: the others are found without a bytecode
+            # per rule (compress and map run in C).
+            where = self._where
+            return [
+                (*where[i], values[i])
+                for i in compress(range(len(values)), map(is_not, values, repeat(EMPTY_SET)))
+                if values[i] is not UNDEFINED
+            ]
         import time
 
         found = []
         end = time.monotonic() + self.timeout * ISOLATION_TIMES
         if prints is not None:
             del prints[:]  # the first pass's output: each pack prints again
-        for pack, refs in packs:
+        for pack, refs in self._packs:
             left = end - time.monotonic()
             try:
                 if left <= 0:
@@ -367,13 +380,19 @@ class Engine:
                     timeout=min(self.timeout, left),
                 )
             except EvalError as exc:
-                result = exc
+                found.append((pack, None, None, exc))
+                continue
             except Exception as exc:
                 caused = _agent_caused(exc)
                 if caused is None:
                     raise
-                result = LimitError(*caused)
-            found.append((pack, refs, result))
+                found.append((pack, None, None, LimitError(*caused)))
+                continue
+            found += [
+                (pack, ref, rule, value)
+                for (ref, rule), value in zip(refs, result, strict=True)
+                if value is not UNDEFINED and value is not EMPTY_SET
+            ]
         return found
 
     def _pack_failure(

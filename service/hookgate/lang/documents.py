@@ -7,6 +7,9 @@ this tree, in an environment of exactly the names that code may use.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_
+
 from hookgate.lang.errors import Diagnostic, EvalError
 from hookgate.lang.operators import BINOPS
 from hookgate.lang.runtime import (
@@ -407,6 +410,13 @@ class Tree:
                     v = patch_path(v if v is not UNDEFINED else {}, opath[len(path) :], oval)
         return v
 
+    def rule_group(self, path: tuple) -> Group | None:
+        """The group whose own path is ``path`` (data-relative), None for a function or any
+        other place in ``data``."""
+        node, i = self.find(path)
+        group = node.group
+        return group if group is not None and group.kind != "function" and i == len(path) else None
+
     def ref_query(self, path: tuple) -> Callable[[Ctx], Any]:
         node, i = self.find(path)
         group = node.group
@@ -429,6 +439,20 @@ class Tree:
             return self.data_value(ctx, path)
 
         return run
+
+
+def group_values(ctx: Ctx, groups: tuple[Group, ...], relevance: Callable | None) -> list:
+    """The values of ``groups`` (``Group.value`` of each, in order) for a query of many rules,
+    without ``data`` overrides. The call concerns few of a pack's decision rules: the input
+    facts are tested first (``relevance``, which stores the empty values of the groups they
+    rule out), and only the groups not in the cache then are computed, in their order. The
+    others are read from the cache in C, as the generated code reads a rule it refers to."""
+    if relevance is not None and not ctx.relevant:
+        relevance(ctx)
+    values = list(map(ctx.cache.get, groups, repeat(MISSING)))
+    for i in compress(range(len(values)), map(is_, values, repeat(MISSING))):
+        values[i] = groups[i].value(ctx)  # what an earlier one computed comes from the cache
+    return values
 
 
 def _same(a: tuple, b: tuple) -> bool:

@@ -47,6 +47,9 @@ class PolicySet:
         self.coverage = coverage
         self._tree = tree
         self._queries: dict[str, Callable] = {}
+        # Queries of several refs (query_many), by their refs: each ref's query, and when
+        # every ref is a rule's own path, the rules' groups and the input-fact test.
+        self._batches: dict[tuple, tuple[list, tuple | None, Callable | None]] = {}
         self._constants: dict | None = None
 
     @property
@@ -116,14 +119,13 @@ class PolicySet:
         same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
         import time
 
+        from hookgate.lang.documents import group_values
         from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
 
-        runs = []
-        for ref in refs:
-            run = self._queries.get(ref)
-            if run is None:
-                run = self._queries[ref] = self._compile_query(ref)
-            runs.append(run)
+        batch = self._batches.get(key := tuple(refs))
+        if batch is None:
+            batch = self._batches[key] = self._batch(key)
+        runs, groups, relevance = batch
         mocks = None
         if overrides:
             mocks = {name: _python_fn(fn) for name, fn in overrides.items()}
@@ -146,9 +148,25 @@ class PolicySet:
                 constants = {g: v for g, v in constants.items() if g.name not in mocks}
             ctx.cache.update(constants)
         try:
+            if groups is not None and ctx.data_over is None:
+                return group_values(ctx, groups, relevance)
             return [run(ctx) for run in runs]
         except RecursionError:
             raise LimitError("nesting", "evaluation too deeply nested") from None
+
+    def _batch(self, refs: tuple) -> tuple[list, tuple | None, Callable | None]:
+        runs = []
+        for ref in refs:
+            run = self._queries.get(ref)
+            if run is None:
+                run = self._queries[ref] = self._compile_query(ref)
+            runs.append(run)
+        paths = [_simple_ref(ref) for ref in refs]
+        groups = [self._tree.rule_group(p) if p is not None else None for p in paths]
+        if None in groups:
+            return runs, None, None
+        relevance = next((g.relevance for g in groups if g.need), None)
+        return runs, tuple(groups), relevance
 
     def _constant_values(self) -> dict:
         """The values of the rules fixed by the base data (``Tree.constants``), computed on
