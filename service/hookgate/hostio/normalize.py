@@ -222,8 +222,9 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
 
 def _as_object(payload: object) -> dict:
     if isinstance(payload, dict):
-        check_value(payload, "payload")
-        return _without_lone_surrogates(payload) if _holds_lone_surrogate(payload) else payload
+        if check_value(payload, "payload", surrogates=True):
+            return _without_lone_surrogates(payload)
+        return payload
     if isinstance(payload, bytes | bytearray):
         try:
             payload = bytes(payload).decode("utf-8")
@@ -270,26 +271,6 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _holds_lone_surrogate(value: Any) -> bool:
-    """Whether a string in ``value`` (keys included) holds a lone surrogate: the cheap test
-    that spares the common payload ``_without_lone_surrogates``' rebuilding walk."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if t is str:
-            if not _utf8(v):
-                return True
-        elif t is dict:
-            for k, x in v.items():
-                if not _utf8(k):
-                    return True
-                stack.append(x)
-        elif t is list:
-            stack.extend(v)
-    return False
-
-
 def _without_lone_surrogates(value: Any) -> Any:
     """``value`` with every lone surrogate in its strings (which JSON escapes can spell but no
     UTF-8 text can hold) replaced by U+FFFD, as the host's own UTF-8 encoder writes it into the
@@ -319,14 +300,21 @@ def _too_deep(what: str) -> str:
     return f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
 
 
-def check_value(value: Any, what: str, field: str | None = None) -> None:
+def check_value(
+    value: Any, what: str, field: str | None = None, *, surrogates: bool = False
+) -> bool:
     """Raise ``PayloadError`` if ``value`` nests arrays and objects deeper than
     ``MAX_JSON_DEPTH`` (a top-level container is depth 1) or holds a float that is NaN or
     infinite, which no JSON text can carry back to the host (``jsonio`` refuses them in text);
-    iterative, so any depth is safe."""
+    iterative, so any depth is safe. With ``surrogates``, the same pass tells whether a string
+    in it (keys included) holds a lone surrogate: the cheap test that spares the common payload
+    ``_without_lone_surrogates``' rebuilding walk (False without)."""
+    found = False if surrogates else None  # None: not looked for
     stack = [(value, 1)] if isinstance(value, dict | list) else []
     while stack:
         node, depth = stack.pop()
+        if found is False and type(node) is dict and not _utf8("".join(node)):  # its keys
+            found = True
         for child in node.values() if isinstance(node, dict) else node:
             if isinstance(child, dict | list):
                 if depth == MAX_JSON_DEPTH:
@@ -334,6 +322,9 @@ def check_value(value: Any, what: str, field: str | None = None) -> None:
                 stack.append((child, depth + 1))
             elif type(child) is float and not -_INFINITY < child < _INFINITY:
                 raise PayloadError(f"{what} holds a number out of range ({child})", field)
+            elif found is False and type(child) is str and not child.isascii():
+                found = not _utf8(child)
+    return found is True
 
 
 def _amplifier_envelope_event(fields: dict) -> str | None:
