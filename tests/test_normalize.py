@@ -636,3 +636,47 @@ def test_errors_name_the_field_and_never_echo_the_payload(payload, field, words)
     # No chained exception (json's carries the whole document) is shown in a traceback.
     assert err.__cause__ is None
     assert err.__context__ is None or err.__suppress_context__
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "expected"),
+    [
+        ({"command": "ls \udc80"}, {"command": "ls \ufffd"}),
+        ({"c\ud800": ["é", "x"]}, {"c\ufffd": ["é", "x"]}),
+        (
+            {"edits": [{"new": ["ok", {"deep": "\udfff é"}]}]},
+            {"edits": [{"new": ["ok", {"deep": "\ufffd é"}]}]},
+        ),
+    ],
+)
+def test_a_payload_object_loses_its_lone_surrogates_wherever_they_are(tool_input, expected):
+    # One walk checks a payload object's depth and numbers and finds lone surrogates (in keys
+    # too): a surrogate anywhere must still be replaced, as the host's UTF-8 encoder does.
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": tool_input}
+    assert normalize(payload).tool_input == expected
+
+
+def test_a_payload_object_without_lone_surrogates_is_used_as_it_is():
+    tool_input = {"command": "echo 'héllo wörld ✓'", "nested": [{"ключ": "значение"}]}
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": tool_input}
+    assert normalize(payload).tool_input is tool_input
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "message"),
+    [
+        ({"x\udc80": float("nan")}, "payload holds a number out of range (nan)"),
+        ({"x": "\udc80", "y": _nested(300)}, "nested too deeply"),
+    ],
+)
+def test_a_payload_object_with_a_lone_surrogate_is_still_checked(tool_input, message):
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": tool_input}
+    with pytest.raises(PayloadError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        normalize(payload)
