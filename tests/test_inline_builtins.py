@@ -3,6 +3,8 @@ for every operand their guard admits; any other operand still takes the call and
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from hookgate.builtins import full_registry
@@ -28,6 +30,7 @@ OPERANDS = [
     ["a"],
     {},
     {"a": 1},
+    {"a": 1.5, "é/ß": ["x"]},
 ]
 OPERANDS.append(RegoSet._from_dict({"a": "a"}))
 
@@ -43,8 +46,7 @@ def test_inline_expression_is_the_builtin(name):
     arity = builtin.arity
     names = [f"v{i}" for i in range(arity)]
     checked = 0
-    pairs = [(a,) for a in OPERANDS] if arity == 1 else [(a, b) for a in OPERANDS for b in OPERANDS]
-    for values in pairs:
+    for values in itertools.product(OPERANDS, repeat=arity):
         scope = dict(GENERATED_CODE_NAMESPACE)
         scope.update(ctx=_Ctx(), **dict(zip(names, values, strict=True)))
         if not eval("ctx.mocks is None" + guard.format(*names), scope):
@@ -110,6 +112,34 @@ def test_a_result_over_the_output_limit_still_reaches_the_limit():
     assert len(ps.query("data.p.glued", input=glued)) == MAX_OUTPUT
     with pytest.raises(LimitError, match="concat: result over"):
         ps.query("data.p.glued", input={**glued, "b": half})
+
+
+def test_object_get_inline_keeps_paths_floats_and_mocks():
+    source = """
+package g
+
+import rego.v1
+
+v := object.get(input.o, input.k, "none")
+
+w := x if {
+	x := object.get(input.o, input.k, "none") with object.get as fake
+}
+
+fake(_, _, _) := "mocked"
+"""
+    ps = load({"g.rego": source})
+    o = {"a": {"b": 2}, "f": 1.5, "s": "x"}
+    assert [ps.query("data.g.v", input={"o": o, "k": k}) for k in ("s", "f", "zz")] == [
+        "x",
+        1.5,
+        "none",
+    ]
+    assert ps.query("data.g.v", input={"o": o, "k": ["a", "b"]}) == 2  # a path
+    assert ps.query("data.g.v", input={"o": "text", "k": "s"}) is UNDEFINED  # not an object
+    with pytest.raises(EvalError, match="object.get: operand 1 must be object"):
+        ps.query("data.g.v", input={"o": "text", "k": "s"}, strict_builtin_errors=True)
+    assert ps.query("data.g.w", input={"o": o, "k": "s"}) == "mocked"
 
 
 def test_concat_of_a_list_joins_what_the_builtin_joins():

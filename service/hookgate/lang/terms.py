@@ -36,6 +36,20 @@ _INLINE = {
         " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
         "{0}.removesuffix({1})",
     ),
+    "trim_prefix": (
+        " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
+        "{0}.removeprefix({1})",
+    ),
+    "trim_right": (
+        " and type({0}) is str and type({1}) is str and len({0}) <= MAX_OUTPUT",
+        "{0}.rstrip({1})",
+    ),
+    # A string key (an array is a path); a float found is left to the call, which makes an
+    # infinite one undefined.
+    "object.get": (
+        " and type({0}) is dict and type({1}) is str and type({0}.get({1}, {2})) is not float",
+        "{0}.get({1}, {2})",
+    ),
     "split": (
         " and type({0}) is str and type({1}) is str and {1} and len({0}) < MAX_OUTPUT",
         "{0}.split({1})",
