@@ -501,7 +501,8 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
         first = order[0]
         if isinstance(first, ast.SomeIn):
             value = self._guard_value(first.collection, scope)
-            return None if value is None else f"has_members({value})"
+            # has_members, inline: the test runs for every call that reaches the dispatch
+            return None if value is None else f"(type(_m := {value}) in MEMBERED and len(_m) > 0)"
         if not isinstance(first, ast.Expr) or first.negated:
             return None
         term = first.term

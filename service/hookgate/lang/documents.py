@@ -466,11 +466,14 @@ def _builtin_func(name: str) -> Callable:
     return builtins.get(name).func
 
 
+# The values ``some x in v`` iterates over the members of.
+MEMBERED = frozenset({list, dict, RegoSet})
+
+
 def has_members(v: Any) -> bool:
     """Whether ``some x in v`` iterates at all: ``v`` is a collection with members (a scalar
     or undefined value gives nothing)."""
-    t = type(v)
-    return (t is list or t is dict or t is RegoSet) and len(v) > 0
+    return type(v) in MEMBERED and len(v) > 0
 
 
 def member_strings(v: Any, keys: tuple) -> set:
@@ -626,6 +629,7 @@ GENERATED_CODE_NAMESPACE = {
     "obj_add": obj_add,
     "set_add": set_add,
     "has_members": has_members,
+    "MEMBERED": MEMBERED,
     "member_strings": member_strings,
     "member_fact": member_fact,
     "holds": holds,
