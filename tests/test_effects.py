@@ -248,6 +248,12 @@ def test_mcp_arguments_are_bounded():
         ("C:\\proj", "sub\\a.txt", "C:/proj/sub/a.txt"),
         ("/p", "c:\\Users\\x\\.claude\\settings.json", "C:/Users/x/.claude/settings.json"),
         ("/p", "$env:USERPROFILE\\.gitconfig", HOME + "/.gitconfig"),
+        ("/p", "%USERPROFILE%\\.gitconfig", HOME + "/.gitconfig"),
+        ("/p", "${HOME}/.ssh/config", HOME + "/.ssh/config"),
+        ("/p", "~", HOME),
+        ("/p", "~user/x", "/p/~user/x"),
+        ("/p", "$HOMER/x", "/p/$HOMER/x"),
+        ("/p/q", "sub\\a.txt", "/p/q/sub\\a.txt"),
     ],
 )
 def test_resolve(cwd, path, expected):

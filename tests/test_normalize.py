@@ -595,6 +595,14 @@ ERRORS = [
     ),
     ({"hookEventName": [SECRET], "tool_input": {}}, "hookEventName", ["hookEventName", "array"]),
     ({"sessionId": {"s": SECRET}, "tool_input": {}}, "sessionId", ["sessionId", "object"]),
+    # The spelling read (the first not null) is named first, then any spelling in order.
+    (
+        {"hook_event_name": None, "hookEventName": 5, "tool_input": {}},
+        "hookEventName",
+        ["hookEventName", "number"],
+    ),
+    ({"tool_name": None, "tool_input": {}}, "tool_name", ["tool_name", "null"]),
+    ({"tool_name": "Bash", "toolName": 5, "tool_input": {}}, "toolName", ["toolName", "number"]),
     (
         {"hook_event_name": "beforeShellExecution", "cwd": SECRET},
         "command",

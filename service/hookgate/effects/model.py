@@ -79,19 +79,25 @@ def edit_effect(path: str, old_text: str, new_text: str) -> dict:
     return {"kind": "edit", "path": path, "old_text": old_text, "new_text": new_text}
 
 
+# The spellings of the home directory ``resolve`` replaces, and their first characters (most
+# paths start with none: the spellings are not tried one by one).
+_HOMES = ("$HOME", "${HOME}", "$env:USERPROFILE", "$env:HOME", "%USERPROFILE%", "~")
+_HOME_STARTS = tuple({home[0] for home in _HOMES})
+
+
 def resolve(cwd: str | None, path: str) -> str:
     """``path`` made absolute against ``cwd`` and normalised lexically (``..`` is not
     followed on disk). ``~``, ``$HOME`` and Windows home spellings (``$env:USERPROFILE``,
     ``%USERPROFILE%``) become the home directory; a Windows path (``C:\\Users\\x``) keeps its
     drive and gets ``/`` separators, so the same path rules match it."""
     p = path.strip()
-    if is_windows(p) or (cwd is not None and is_windows(cwd) and "\\" in p):
+    if is_windows(p) or (cwd is not None and "\\" in p and is_windows(cwd)):
         p = p.replace("\\", "/")
         if cwd is not None and not is_windows(p) and not p.startswith("/"):
             p = cwd.replace("\\", "/").rstrip("/") + "/" + p
         drive, rest = p[:2], p[2:]
         return drive.upper() + os.path.normpath(rest or "/") if drive[1:] == ":" else p
-    for prefix in ("$HOME", "${HOME}", "$env:USERPROFILE", "$env:HOME", "%USERPROFILE%", "~"):
+    for prefix in _HOMES if p.startswith(_HOME_STARTS) else ():
         if p == prefix or p.startswith(prefix + "/") or p.startswith(prefix + "\\"):
             p = os.path.expanduser("~") + p[len(prefix) :].replace("\\", "/")
             break

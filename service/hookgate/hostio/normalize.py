@@ -7,6 +7,8 @@ name fields, JSON positions and types, never payload text: a payload may hold se
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from hookgate import effects, jsonio
 from hookgate.hostio import hosts
 from hookgate.records import Frozen, set_field
@@ -35,6 +37,9 @@ _INFINITY = float("inf")
 # Amplifier's in-process hooks receive ``(event, data)``; hookgate's bridge passes them as
 # ``{"event": "tool:pre", "data": {...}}``, and ``tool:post`` data carries the result as ``result``.
 _AMPLIFIER_RESULT_KEYS: tuple[str, ...] = (*TOOL_RESULT_KEYS, "result")
+
+# The keys whose values must be strings (``normalize``), every spelling.
+_STRING_KEYS = frozenset((*EVENT_KEYS, *TOOL_NAME_KEYS, *SESSION_KEYS, *CWD_KEYS))
 
 
 class PayloadError(ValueError):
@@ -151,18 +156,23 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
     result_key, tool_result = _pick(fields, result_keys)
     session_key, session_id = _pick(fields, SESSION_KEYS)
     cwd_key, cwd = _pick(fields, CWD_KEYS)
-    for key, value in (
-        (event_key, host_event),
-        (name_key, tool_name),
-        (session_key, session_id),
-        (cwd_key, cwd),
-    ):
-        _require_string(key, value)
     # A host sends these as strings or not at all, under any of their spellings: null is as
     # malformed as a number, not an absent field that would quietly skip every guard keyed on it.
-    for key in (*EVENT_KEYS, *TOOL_NAME_KEYS, *SESSION_KEYS, *CWD_KEYS):
-        if key in fields and not isinstance(fields[key], str):
-            raise PayloadError(f"field {key} must be a string, got {_json_type(fields[key])}", key)
+    # The usual payload, all strings, is told in C; any other finds its error below.
+    present = map(fields.__getitem__, _STRING_KEYS.intersection(fields))
+    if not all(map(isinstance, present, repeat(str))):
+        for key, value in (
+            (event_key, host_event),
+            (name_key, tool_name),
+            (session_key, session_id),
+            (cwd_key, cwd),
+        ):
+            _require_string(key, value)
+        for key in (*EVENT_KEYS, *TOOL_NAME_KEYS, *SESSION_KEYS, *CWD_KEYS):
+            if key in fields and not isinstance(fields[key], str):
+                raise PayloadError(
+                    f"field {key} must be a string, got {_json_type(fields[key])}", key
+                )
 
     if host == "auto":
         host = hosts.AMPLIFIER if envelope_event else hosts.detect_host(fields, host_event)
