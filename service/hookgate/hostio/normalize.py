@@ -33,6 +33,7 @@ ALIASES: frozenset[str] = frozenset(
 # rendering and logging far from Python's recursion limit whatever the stack depth already is.
 MAX_JSON_DEPTH = 256
 _INFINITY = float("inf")
+_CONTAINERS = (dict, list)
 
 # Amplifier's in-process hooks receive ``(event, data)``; hookgate's bridge passes them as
 # ``{"event": "tool:pre", "data": {...}}``, and ``tool:post`` data carries the result as ``result``.
@@ -320,20 +321,22 @@ def check_value(
     in it (keys included) holds a lone surrogate: the cheap test that spares the common payload
     ``_without_lone_surrogates``' rebuilding walk (False without)."""
     found = False if surrogates else None  # None: not looked for
-    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    stack = [(value, 1)] if isinstance(value, _CONTAINERS) else []
     while stack:
         node, depth = stack.pop()
         if found is False and type(node) is dict and not _utf8("".join(node)):  # its keys
             found = True
         for child in node.values() if isinstance(node, dict) else node:
-            if isinstance(child, dict | list):
+            t = type(child)
+            if t is str:  # the commonest member first
+                if found is False and not child.isascii():
+                    found = not _utf8(child)
+            elif t is dict or t is list or isinstance(child, _CONTAINERS):
                 if depth == MAX_JSON_DEPTH:
                     raise PayloadError(_too_deep(what), field)
                 stack.append((child, depth + 1))
-            elif type(child) is float and not -_INFINITY < child < _INFINITY:
+            elif t is float and not -_INFINITY < child < _INFINITY:
                 raise PayloadError(f"{what} holds a number out of range ({child})", field)
-            elif found is False and type(child) is str and not child.isascii():
-                found = not _utf8(child)
     return found is True
 
 
