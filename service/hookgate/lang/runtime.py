@@ -260,9 +260,15 @@ def call_builtin(
         raise LimitError("nesting", f"{name}: input nested too deeply") from None
     except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
         raise EvalError(f"{name}: internal error ({type(exc).__name__})", file, line, col) from None
-    if type(value) in _SIZED and len(value) > MAX_OUTPUT:
-        raise LimitError("output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}")
-    return value if type(value) is not float else _finite(value, ctx, name, file, line, col)
+    t = type(value)
+    if t in _SIZED:
+        if len(value) > MAX_OUTPUT:
+            raise LimitError(
+                "output-size", f"{file}:{line}:{col}: {name}: result over {MAX_OUTPUT}"
+            )
+    elif t is float:
+        return _finite(value, ctx, name, file, line, col)
+    return value
 
 
 def glob_members(
