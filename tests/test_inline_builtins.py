@@ -179,3 +179,27 @@ def test_comparisons_inline_answer_as_the_operators():
                         want = UNDEFINED
                     assert got.get(name, UNDEFINED) == want, (op, x, y)
                     assert type(got.get(name, UNDEFINED)) is type(want), (op, x, y)
+
+
+def test_membership_inline_answers_as_membership():
+    """``x in c`` of a string in a list or set is answered inline (``TermCompiler._term``);
+    every pair of values gives what ``runtime.membership`` gives."""
+    from hookgate.lang.runtime import membership
+
+    ps = load({"m.rego": "package m\n\nimport rego.v1\n\nr := input.a in input.b\n"})
+    collections = [
+        ["a", 1, "ab"],
+        [["a"], {"a": 1}, 1.0, True, None],
+        RegoSet(["a", 1, ("x",)]),
+        RegoSet([["a"], "é/ß"]),
+        {"k": "a", "j": 1},
+        "a",
+        [],
+    ]
+    checked = 0
+    for b in [*OPERANDS, *collections]:
+        for a in [*OPERANDS, 1.0, ["a"], "é/ß"]:
+            got = ps.query("data.m.r", input={"a": a, "b": b})
+            assert got == membership(a, b), (a, b)
+            checked += got is True
+    assert checked >= 8

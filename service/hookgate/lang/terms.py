@@ -164,9 +164,16 @@ class TermCompiler(RuleAnalysis):
             val = self.term(t.value, scope, fn, bound)
             c, v = fn.temp(), fn.temp()
             if t.key is None:
+                # A string in a list or set, the usual case, without the call: only a string
+                # equals a string, and a set keeps a string as its own key (membership).
+                k = fn.temp()
+                found = (
+                    f"({v} in ({c}._d if {k} is RegoSet else {c}) if type({v}) is str "
+                    f"and (({k} := type({c})) is list or {k} is RegoSet) else membership({v}, {c}))"
+                )
                 return (
                     f"(UNDEFINED if (({c} := {coll}), ({v} := {val}))[0] is UNDEFINED "
-                    f"or {v} is UNDEFINED else membership({v}, {c}))"
+                    f"or {v} is UNDEFINED else {found})"
                 )
             key = self.term(t.key, scope, fn, bound)
             k = fn.temp()
