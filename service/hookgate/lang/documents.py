@@ -95,6 +95,7 @@ class Group:
         "line",
         "col",
         "defs",
+        "one",
         "default_def",
         "memo_env",
         "memo",
@@ -118,6 +119,9 @@ class Group:
         self.line = line
         self.col = col
         self.defs: tuple[Callable, ...] = ()
+        # The one definition of a group that has one and no memo (Tree.finish): a complete
+        # rule's value or a function's call runs it without the loop that compares results.
+        self.one: Callable | None = None
         self.default_def: Callable | None = None
         # A rule whose value does not depend on the call (compile.Program._memoized): the
         # environment builtins it reads (often none), and its value with their answers.
@@ -223,16 +227,21 @@ class Group:
         budget[0] -= 1
         if not budget[0] & 1023:
             check_budget(ctx)
-        result = UNDEFINED
-        for d in self.defs:
-            v = d(ctx, args)
-            if v is not UNDEFINED:
-                if result is UNDEFINED:
-                    result = v
-                elif not equal(result, v):
-                    raise EvalError(
-                        f"functions must not produce multiple outputs for same inputs ({self.name})"
-                    )
+        one = self.one
+        if one is not None:
+            result = one(ctx, args)
+        else:
+            result = UNDEFINED
+            for d in self.defs:
+                v = d(ctx, args)
+                if v is not UNDEFINED:
+                    if result is UNDEFINED:
+                        result = v
+                    elif not equal(result, v):
+                        raise EvalError(
+                            "functions must not produce multiple outputs for same inputs "
+                            f"({self.name})"
+                        )
         if result is UNDEFINED and self.default_def is not None:
             return self.default_def(ctx, args)
         return result
@@ -246,12 +255,13 @@ class SetGroup(Group):
 
     def value(self, ctx: Ctx) -> Any:
         need = self.need
-        if need and (
-            not (r := ctx.relevant or self.relevance(ctx)) & need
-            or self.facts is not None
-            and not self.facts(ctx, r)
-        ):
-            return self.empty  # none of the facts it needs holds: nothing to compute
+        if need:
+            # The facts are tested once per evaluation, which puts the empty value of each
+            # group they alone rule out into the cache (read below): only a group with a test
+            # of its own (``facts``) has more to ask here.
+            r = ctx.relevant or self.relevance(ctx)
+            if self.facts is not None and (not r & need or not self.facts(ctx, r)):
+                return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -280,24 +290,25 @@ class CompleteGroup(Group):
 
     def value(self, ctx: Ctx) -> Any:
         need = self.need
-        if need and (
-            not (r := ctx.relevant or self.relevance(ctx)) & need
-            or self.facts is not None
-            and not self.facts(ctx, r)
-        ):
-            return self.empty  # none of the facts it needs holds: nothing to compute
+        if need:
+            # The facts are tested once per evaluation, which puts the empty value of each
+            # group they alone rule out into the cache (read below): only a group with a test
+            # of its own (``facts``) has more to ask here.
+            r = ctx.relevant or self.relevance(ctx)
+            if self.facts is not None and (not r & need or not self.facts(ctx, r)):
+                return self.empty  # none of the facts it needs holds: nothing to compute
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
             if v is IN_PROGRESS:
                 raise EvalError(f"recursion: {self.name} depends on itself")
             return v
-        defs = self.defs
-        if self.memo_env is not None or len(defs) != 1 or ctx.mocks is not None:
+        one = self.one
+        if one is None or ctx.mocks is not None:
             return Group.value(self, ctx)
         cache[self] = IN_PROGRESS
         try:
-            v = defs[0](ctx)
+            v = one(ctx)
             if v is UNDEFINED and self.default_def is not None:
                 v = self.default_def(ctx)
         except BaseException:
@@ -317,6 +328,13 @@ class Tree:
         self.root = Node(())
         self.groups: list[Group] = []
         self.constants: tuple[Group, ...] = ()  # groups fixed by the base data (compile.py)
+
+    def finish(self) -> None:
+        """Once the compiled code has given every group its definitions and memo: each
+        group's one definition, where it has one and no memo (``Group.one``)."""
+        for group in self.groups:
+            defs = group.defs
+            group.one = defs[0] if len(defs) == 1 and group.memo_env is None else None
 
     def node(self, path: tuple) -> Node:
         node = self.root
@@ -655,4 +673,6 @@ def run(code: Any, coverage: set | None = None) -> Tree:
     namespace["BF"] = BuiltinFuncs()
     namespace["COV"] = coverage
     exec(code, namespace)
-    return namespace["T"]
+    tree = namespace["T"]
+    tree.finish()
+    return tree
