@@ -25,7 +25,7 @@ from hookgate.hostio.normalize import HookInput, PayloadError, normalize
 from hookgate.lang import UNDEFINED, PolicySet, load, load_files
 from hookgate.lang.errors import EvalError, LimitError, PolicyError
 from hookgate.lang.runtime import EMPTY_SET
-from hookgate.lang.values import to_json
+from hookgate.lang.values import RegoSet, to_json
 from hookgate.modes import mode_of
 from hookgate.modes import table as mode_table
 from hookgate.sources import load_paths
@@ -485,7 +485,11 @@ _WOULD = {"deny": "deny", "ask": "ask about", "rewrite": "rewrite"}
 
 
 def _items(value: Any, rule: str, pack: str, ref: str) -> list[_Item]:
-    members = to_json(value)
+    if type(value) is RegoSet and len(value._d) == 1:
+        # The usual deny, ask or rewrite: one member, in order without Rego's sort keys.
+        members = [to_json(member) for member in value._d.values()]
+    else:
+        members = to_json(value)
     if not isinstance(members, list):
         raise PolicySetError(f"{ref} must be a set (use `{rule} contains …`)")
     items = []
