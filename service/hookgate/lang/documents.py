@@ -509,7 +509,8 @@ def member_strings(v: Any, keys: tuple) -> set:
 
 def member_fact(ctx: Ctx, group: Group, keys: tuple) -> set:
     """``member_strings`` of a rule's value, once per evaluation (``hookgate.lang.relevance``:
-    ``some c in commands; c.name == "git"`` has no solution unless "git" is one of them)."""
+    ``some c in commands; c.name == "git"`` has no solution unless "git" is one of them).
+    The generated tests read its cache key, ``(group, keys)``, themselves first."""
     key = (group, keys)
     found = ctx.cache.get(key)
     if found is None:

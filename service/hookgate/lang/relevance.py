@@ -524,6 +524,7 @@ class Relevance:
         lines += ["    ctx.relevant = r", "    c = ctx.cache"]
         attach = []
         facts = []
+        found: dict[str, str] = {}  # member_fact's cache key (source) -> its constant's name
         # Groups without facts, by their need: when it does not hold, their empty values go
         # into the evaluation's cache at once, where the generated code finds them without a
         # call (``Group.value`` gives the same, one reference at a time).
@@ -540,7 +541,7 @@ class Relevance:
             attach.append(f"{name}.need = {need}; {name}.empty = {spelled}")
             attach.append(f"{name}.relevance = {function}")
             if any(fact for _, fact in needs):
-                facts.append(self._facts(f"{function}_{name}", needs, names))
+                facts.append(self._facts(function, name, needs, names, found))
                 attach.append(f"{name}.facts = {function}_{name}")
             else:
                 by_need.setdefault(need, []).append(name)
@@ -549,28 +550,36 @@ class Relevance:
             attach.append(f"{table} = {{{', '.join(f'{g}: {g}.empty' for g in groups)}}}")
             lines.append(f"    if not r & {need}: c.update({table})")
         lines.append("    return r")
+        attach += [f"{name} = {key}" for key, name in found.items()]
         return "\n".join(lines + facts), attach
 
     @staticmethod
-    def _facts(function: str, needs: tuple, names: dict[Group, str]) -> str:
-        """The generated test of a group's needs with facts, in the order its definitions
-        would read them (``r``: the mask; -1 when every group runs)."""
+    def _facts(
+        function: str, group_name: str, needs: tuple, names: dict[Group, str], found: dict
+    ) -> str:
+        """The generated test (``{function}_{group_name}``) of a group's needs with facts, in
+        the order its definitions would read them (``r``: the mask; -1 when every group runs).
+        A fact another test already found is read from the cache without calling
+        ``member_fact`` (``found``: its cache keys, each a constant named in the module)."""
         eager = needs[0][0] if needs[0][1] is None else 0
         tests = []
         for mask, fact in needs:
             if fact is None:
                 continue
             group, keys, values = fact
-            found = f"member_fact(ctx, {names[group]}, {keys!r})"
+            key = f"({names[group]}, {keys!r})"
+            const = found.setdefault(key, f"{function}_K{len(found)}")
+            # An empty set found is falsy: member_fact then reads it from the cache itself.
+            read = f"(ctx.cache.get({const}) or member_fact(ctx, {names[group]}, {keys!r}))"
             values = sorted(values)
             test = (
-                f"{values[0]!r} in {found}"
+                f"{values[0]!r} in {read}"
                 if len(values) == 1
-                else f"not {found}.isdisjoint({tuple(values)!r})"
+                else f"not {read}.isdisjoint({tuple(values)!r})"
             )
             tests.append(f"(r & {mask} and {test})")
         return (
-            f"def {function}(ctx, r):\n"
+            f"def {function}_{group_name}(ctx, r):\n"
             f"    if r < 0 or r & {eager}: return True\n"
             f"    return bool({' or '.join(tests)})"
         )
