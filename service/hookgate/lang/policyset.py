@@ -8,8 +8,11 @@ AST or Lark. A warm process (``hookgate.warm``) keeps the sets it loads (``keep_
 from __future__ import annotations
 
 import os
+import time
 
+from hookgate.lang.documents import group_values
 from hookgate.lang.errors import Diagnostic, EvalError, LimitError, PolicyError, with_source
+from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
 from hookgate.lang.values import UNDEFINED
 
 TYPE_CHECKING = False
@@ -117,11 +120,6 @@ class PolicySet:
     ) -> list[Any]:
         """Evaluate several queries in one evaluation (rules they share are evaluated once);
         same arguments as ``query``, one value (or ``UNDEFINED``) per ref."""
-        import time
-
-        from hookgate.lang.documents import group_values
-        from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
-
         batch = self._batches.get(key := tuple(refs))
         if batch is None:
             batch = self._batches[key] = self._batch(key)
@@ -173,8 +171,6 @@ class PolicySet:
         first use and then given to every query that keeps the base data."""
         values = self._constants
         if values is None:
-            from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
-
             values = {}
             if self.coverage is None:  # with coverage, each test must reach the rules itself
                 ctx = Ctx(_ABSENT, self.data, None, None, DEFAULT_BUDGET, None)
