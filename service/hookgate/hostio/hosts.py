@@ -204,7 +204,7 @@ def detect_host(payload: dict, event: str | None) -> str:
         return GEMINI
     if event is not None and event.startswith("tool:"):
         return AMPLIFIER
-    if folded in _CURSOR_ONLY_EVENTS or any(cue in payload for cue in _CURSOR_CUES):
+    if folded in _CURSOR_ONLY_EVENTS or not payload.keys().isdisjoint(_CURSOR_CUES):
         return CURSOR
     if "turn_id" in payload:
         return CODEX
