@@ -24,33 +24,35 @@ machine := hookgate.paths()
 # Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
 # code, git rm/mv/checkout, PowerShell, MCP). Deleting or moving a path away, or changing modes,
-# takes the tree under it, as does writing into a directory whose entries the line does not name.
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
-	pre
+# takes the tree under it, as does writing into a directory whose entries the line does not name;
+# a link made to a protected path (from) counts too: a later write through the link writes it.
+# Each is an entry of hookgate.protected_hits with its path as the disk resolves it now ("real",
+# below), built in one pass over the effects (an array: a set of objects would be frozen and
+# sorted on every write for nothing).
+changed := array.concat(array.concat([{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	is_string(e.path)
 	not e.tree
-}
-
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false} if {
-	pre
+	p := placed(e.path)
+], [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	e.tree
 	is_string(e.path)
-}
-
-# A link made to a protected path: a later write through the link writes it.
-changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
-	pre
+	p := placed(e.path)
+]), [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	e.op == "link"
 	is_string(e.from)
-}
+	p := placed(e.from)
+])
 
 # A write effect's path is absolute already, unless it starts with ~ or $HOME.
-placed(p) := p if startswith(p, "/")
-
-placed(p) := expand(p) if not startswith(p, "/")
+placed(p) := p if {
+	startswith(p, "/")
+} else := expand(p)
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
@@ -207,7 +209,7 @@ index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "env
 # not a known reader, counts too (holder).
 matches := hookgate.protected_hits(entries, index) if {
 	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
-	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": x.holder, "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
+	entries := array.concat(changed, [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 } else := []
 
 hits contains h if {
