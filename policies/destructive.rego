@@ -123,17 +123,13 @@ place(path, proj) := "the project directory itself" if {
 } else := "outside the project directory and the temp directories"
 
 # The user's home, when the payload's cwd shows it (/home/<user>/…, /Users/<user>/…, /root/…).
-# (One definition with an else: computed on every write outside the project.)
-home := concat("/", ["", parts[1], parts[2]]) if {
-	startswith(project, "/")
-	parts := split(project, "/")
-	parts[1] in {"home", "Users"}
-	count(parts) > 2
-	parts[2] != ""
-} else := "/root" if {
-	startswith(project, "/")
-	split(project, "/")[1] == "root"
-}
+# (String functions, one definition with an else: worked out for every write.)
+home := concat("", [top, user]) if {
+	some top in ["/home/", "/Users/"]
+	startswith(project, top)
+	user := split(substring(project, count(top), -1), "/")[0]
+	user != ""
+} else := "/root" if startswith(concat("", [project, "/"]), "/root/")
 
 # ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown (an
 # unknown home is never a safe place to delete from).
