@@ -597,7 +597,9 @@ def path_words(argv: Any) -> list[str]:
         return []
     out: list[str] = []
     for a in argv[1:]:
-        if type(a) is not str:
+        # Each candidate is a part of the word: a word without "/", "~" or "." has none (most
+        # words of most commands).
+        if type(a) is not str or ("/" not in a and "~" not in a and "." not in a):
             continue
         if a.startswith("-"):
             if a.startswith("--"):
