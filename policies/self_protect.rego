@@ -220,7 +220,7 @@ hits contains h if {
 
 # One reason per path and way of changing it (chmod and cp of one file are two reasons).
 violations contains {"reason": msg, "pattern": "self-protect"} if {
-	some change in {{"path": h.path, "how": h.how} | some h in hits}
+	some change in hits # (a rule, not a comprehension, first: nothing is built for most calls)
 	what := concat("; ", sort({h.what | some h in hits; h.path == change.path}))
 	msg := sprintf("%s %s, which holds %s. An agent must not change the guard that checks it, or the hooks and settings that run it: if this change is really needed, ask the user to make it themselves.", [change.how, change.path, what])
 }
@@ -238,7 +238,9 @@ ask contains r if {
 # Not a known reader, not a known writer: asked, not denied (reading is the common case, and
 # the readers table may lack a program that only reads).
 unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
-	some change in {{"path": h.path, "how": h.how} | some h in matches; h.kind == "protected"; h.tag == "named"}
+	some change in matches
+	change.kind == "protected"
+	change.tag == "named"
 	not change.path in {h.path | some h in hits}
 	what := concat("; ", sort({h.what | some h in matches; h.kind == "protected"; h.tag == "named"; h.path == change.path}))
 	msg := sprintf("%s %s, which holds %s, and is not a program known only to read files (self_protect.readers): it may change it. An agent must not change the guard that checks it, or the hooks and settings that run it: if this only reads it, the user can allow it.", [change.how, change.path, what])
