@@ -530,6 +530,8 @@ uninstalls(c) if {
 uninstall contains {"reason": msg, "pattern": "self-protect-uninstall"} if {
 	pre
 	some c in data.hookgate.lib.commands
+	some verb in ["uninstall", "remove"] # cheap test first: both ways of uninstalling need one
+	verb in c.argv
 	uninstalls(c)
 	msg := "This command would uninstall hookgate, the guard that checks this agent's tool calls. Only the user decides that: ask them."
 }
