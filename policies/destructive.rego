@@ -123,16 +123,13 @@ place(path, proj) := "the project directory itself" if {
 } else := "outside the project directory and the temp directories"
 
 # The user's home, when the payload's cwd shows it (/home/<user>/…, /Users/<user>/…, /root/…).
-home := concat("/", ["", parts[1], parts[2]]) if {
-	parts := cwd_parts
-	parts[1] in {"home", "Users"}
-	count(parts) > 2
-	parts[2] != ""
-}
-
-home := "/root" if cwd_parts[1] == "root"
-
-cwd_parts := split(project, "/") if startswith(project, "/")
+# (String functions, one definition with an else: worked out for every write.)
+home := concat("", [top, user]) if {
+	some top in ["/home/", "/Users/"]
+	startswith(project, top)
+	user := split(substring(project, count(top), -1), "/")[0]
+	user != ""
+} else := "/root" if startswith(concat("", [project, "/"]), "/root/")
 
 # ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown (an
 # unknown home is never a safe place to delete from).
@@ -149,6 +146,7 @@ begins_with_dir(path, dir) if startswith(path, concat("", [dir, "/"]))
 
 # The first place an effect's path may be that is not safe, undefined when every one is.
 unsafe(f) := paths[0] if {
+	not inside_project(f) # a cheap test first: most writes and deletes are inside the project
 	proj := project_of(f)
 	paths := [path |
 		some alternative in defaults(f.path)
@@ -156,6 +154,26 @@ unsafe(f) := paths[0] if {
 		not safe_path(path, proj)
 	]
 	count(paths) > 0
+}
+
+# f's path is strictly inside the project as written, with no empty, "." or ".." component for
+# shell.resolve to change: safe_path holds for it (it does not climb, is neither the project nor
+# a parent of it, and is within it), which a few string tests show without resolving or placing
+# it. (A path that fails them is judged in full.)
+inside_project(f) if {
+	startswith(f.path, project_prefix)
+	not f.machine
+	wrapped := concat("", [f.path, "/"])
+	not contains(wrapped, "//")
+	not contains(wrapped, "/./")
+	not contains(wrapped, "/../")
+	f.path != concat("", [project, "/*"])
+}
+
+# The project directory with a trailing "/", unless it is too broad to be a project.
+project_prefix := concat("", [project, "/"]) if {
+	is_string(project)
+	not broad(project)
 }
 
 # On another machine (ssh, kubectl exec: lib.remote_file_effects) neither the project nor the

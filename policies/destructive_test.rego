@@ -599,3 +599,60 @@ test_rsync_remove_source_files_deletes_its_sources if {
 	pattern_for("rsync --remove-source-files ~/.aws/credentials backup:creds/") == "rm-outside-project"
 	pattern_for("rsync -a --remove-source-files .git/ /tmp/git-copy/") == "git-history-destroy"
 }
+
+# unsafe(f)'s cheap first test (inside_project: a path strictly inside the project as written,
+# with nothing to resolve) decides nothing the full judgement would decide otherwise: the same
+# violations with the test disabled (a project_prefix no path starts with), for paths on both
+# sides of every condition it checks, from every kind of project directory.
+shortcut_cwds := ["/home/u/proj", "/home/u/proj/", "/home/u", "/srv", "/root", "/Users/me/app", "/tmp/w"]
+
+shortcut_paths := ["src/a.py", "", "*", "./a", "a/.", "a/..", "../x", "a//b", "a/", ".git", "a/../../x", "{}"]
+
+shortcut_inputs contains object.union(shell_input(line), {"cwd": cwd}) if {
+	some cwd in shortcut_cwds
+	some rel in shortcut_paths
+	path := concat("/", [trim_suffix(cwd, "/"), rel])
+	some line in [
+		sprintf("rm -rf %s", [path]),
+		sprintf("rm %s", [path]),
+		sprintf("echo x > %s", [path]),
+		sprintf("chmod -R 777 %s", [path]),
+		sprintf("find %s -delete", [path]),
+		sprintf("mv %s /tmp/y", [path]),
+		sprintf("cp /dev/null %s", [path]),
+		sprintf("ssh h rm -rf %s", [path]),
+	]
+}
+
+shortcut_inputs contains {
+	"hook_event_name": "PreToolUse",
+	"tool_name": tool,
+	"tool_kind": "edit",
+	"tool_input": {},
+	"cwd": cwd,
+	"effects": [{"kind": kind, "path": path, "tool": tool, "content": "x", "to": "/etc/y"}],
+} if {
+	some cwd in shortcut_cwds
+	some rel in shortcut_paths
+	path := concat("/", [trim_suffix(cwd, "/"), rel])
+	some tool, kind in {"Write": "write", "Delete": "delete", "Edit": "edit", "Move": "move"}
+}
+
+test_the_inside_project_shortcut_changes_no_answer if {
+	count(shortcut_inputs) > 500
+	every inp in shortcut_inputs {
+		fast := data.hookgate.destructive.violations with input as inp
+		full := data.hookgate.destructive.violations with input as inp with data.hookgate.destructive.project_prefix as "<none>"
+		fast == full
+	}
+}
+
+test_the_inside_project_shortcut_is_taken if {
+	inp := object.union(shell_input("echo x > /home/u/proj/src/a.py"), {"cwd": "/home/u/proj"})
+	data.hookgate.destructive.project_prefix == "/home/u/proj/" with input as inp
+	some f in data.hookgate.destructive.effects with input as inp
+	data.hookgate.destructive.inside_project(f) with input as inp
+	not data.hookgate.destructive.inside_project(object.union(f, {"path": "/home/u/proj/a/../../x"})) with input as inp
+	not data.hookgate.destructive.inside_project(object.union(f, {"path": "/home/u/proj/*"})) with input as inp
+	not data.hookgate.destructive.project_prefix with input as object.union(inp, {"cwd": "/home/u"})
+}

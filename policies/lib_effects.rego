@@ -304,6 +304,7 @@ writing_directories := object.union(config.shell.writing_directories, object.get
 default option_file_effects := []
 
 option_file_effects := array.concat(array.concat(value_effects, directory_effects), array.concat(contents_effects, remote_name_effects)) if {
+	runs_commands # a file tool's call runs no command: [] without looking (lang/relevance.py)
 	count(command_names & writing_programs) > 0 # most lines run none of them
 }
 

@@ -24,33 +24,35 @@ machine := hookgate.paths()
 # Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
 # code, git rm/mv/checkout, PowerShell, MCP). Deleting or moving a path away, or changing modes,
-# takes the tree under it, as does writing into a directory whose entries the line does not name.
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false} if {
-	pre
+# takes the tree under it, as does writing into a directory whose entries the line does not name;
+# a link made to a protected path (from) counts too: a later write through the link writes it.
+# Each is an entry of hookgate.protected_hits with its path as the disk resolves it now ("real",
+# below), built in one pass over the effects (an array: a set of objects would be frozen and
+# sorted on every write for nothing).
+changed := array.concat(array.concat([{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	is_string(e.path)
 	not e.tree
-}
-
-changed contains {"path": placed(e.path), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false} if {
-	pre
+	p := placed(e.path)
+], [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	e.tree
 	is_string(e.path)
-}
-
-# A link made to a protected path: a later write through the link writes it.
-changed contains {"path": placed(e.from), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false} if {
-	pre
+	p := placed(e.path)
+]), [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
+	pre
 	e.op == "link"
 	is_string(e.from)
-}
+	p := placed(e.from)
+])
 
 # A write effect's path is absolute already, unless it starts with ~ or $HOME.
-placed(p) := p if startswith(p, "/")
-
-placed(p) := expand(p) if not startswith(p, "/")
+placed(p) := p if {
+	startswith(p, "/")
+} else := expand(p)
 
 effect_verbs := {"write": "write", "append": "append to", "edit": "edit", "delete": "delete", "move": "move a file onto", "copy": "copy a file onto", "link": "make a link at", "mode": "change the mode of"}
 
@@ -207,7 +209,7 @@ index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "env
 # not a known reader, counts too (holder).
 matches := hookgate.protected_hits(entries, index) if {
 	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
-	entries := array.concat([{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "tree": x.tree, "holder": x.holder, "tag": "changed"} | some x in changed], [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
+	entries := array.concat(changed, [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 } else := []
 
 hits contains h if {
@@ -218,7 +220,7 @@ hits contains h if {
 
 # One reason per path and way of changing it (chmod and cp of one file are two reasons).
 violations contains {"reason": msg, "pattern": "self-protect"} if {
-	some change in {{"path": h.path, "how": h.how} | some h in hits}
+	some change in hits # (a rule, not a comprehension, first: nothing is built for most calls)
 	what := concat("; ", sort({h.what | some h in hits; h.path == change.path}))
 	msg := sprintf("%s %s, which holds %s. An agent must not change the guard that checks it, or the hooks and settings that run it: if this change is really needed, ask the user to make it themselves.", [change.how, change.path, what])
 }
@@ -236,7 +238,9 @@ ask contains r if {
 # Not a known reader, not a known writer: asked, not denied (reading is the common case, and
 # the readers table may lack a program that only reads).
 unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
-	some change in {{"path": h.path, "how": h.how} | some h in matches; h.kind == "protected"; h.tag == "named"}
+	some change in matches
+	change.kind == "protected"
+	change.tag == "named"
 	not change.path in {h.path | some h in hits}
 	what := concat("; ", sort({h.what | some h in matches; h.kind == "protected"; h.tag == "named"; h.path == change.path}))
 	msg := sprintf("%s %s, which holds %s, and is not a program known only to read files (self_protect.readers): it may change it. An agent must not change the guard that checks it, or the hooks and settings that run it: if this only reads it, the user can allow it.", [change.how, change.path, what])
@@ -526,6 +530,8 @@ uninstalls(c) if {
 uninstall contains {"reason": msg, "pattern": "self-protect-uninstall"} if {
 	pre
 	some c in data.hookgate.lib.commands
+	some verb in ["uninstall", "remove"] # cheap test first: both ways of uninstalling need one
+	verb in c.argv
 	uninstalls(c)
 	msg := "This command would uninstall hookgate, the guard that checks this agent's tool calls. Only the user decides that: ask them."
 }

@@ -483,6 +483,36 @@ def test_path_words_are_the_words_that_may_name_a_file():
     assert path_words(["x", 1, None, "./x"]) == ["./x"]
 
 
+def _path_words_by_definition(argv: list) -> list[str]:
+    """path_words as its docstring defines it, without its quick rejection of plain words."""
+    out: list[str] = []
+    for a in argv[1:]:
+        if type(a) is not str:
+            continue
+        if a.startswith("--"):
+            candidates = [a.partition("=")[2]] if "=" in a else []
+        elif a.startswith("-"):
+            candidates = [a[2:]] if len(a) > 2 and a[2] in "/~." else []
+        else:
+            candidates = [a, a.partition("=")[2]] if "=" in a else [a]
+        out += [w for w in candidates if ("/" in w or w.startswith(("~", "."))) and w not in out]
+    return out
+
+
+def test_path_words_quick_rejection_changes_no_answer():
+    """Every word of up to four characters over the characters path_words looks at, alone and
+    after another: the same words as the definition."""
+    from itertools import product
+
+    from hookgate.builtins.hookgate import path_words
+
+    alphabet = "-=/~.a"
+    words = [""] + ["".join(p) for n in range(1, 5) for p in product(alphabet, repeat=n)]
+    for w in words:
+        for argv in (["cmd", w], ["cmd", w, "x/" + w], ["cmd", "-t" + w, "--o=" + w, "k=" + w]):
+            assert path_words(argv) == _path_words_by_definition(argv), argv
+
+
 INDEX = {
     "protected": [
         {"path": "/h/.claude/settings.json", "prefix": None, "what": "claude"},

@@ -500,12 +500,8 @@ class _Index:
         return found
 
     def environment(self, key: str) -> bool:
-        if key.rpartition("/")[2] in self.names:
-            return True
-        for tail in self.tails:
-            if tail in key:
-                return True
-        return False
+        # (any over map: the tails are tested in C, for every path of every decision)
+        return key.rpartition("/")[2] in self.names or any(map(key.__contains__, self.tails))
 
 
 def _ends_with_part(path: str, tail: str) -> bool:
@@ -601,7 +597,9 @@ def path_words(argv: Any) -> list[str]:
         return []
     out: list[str] = []
     for a in argv[1:]:
-        if type(a) is not str:
+        # Each candidate is a part of the word: a word without "/", "~" or "." has none (most
+        # words of most commands).
+        if type(a) is not str or ("/" not in a and "~" not in a and "." not in a):
             continue
         if a.startswith("-"):
             if a.startswith("--"):
