@@ -9,8 +9,12 @@ cfg := data.hookgate.config.xpia
 
 pre if input.hook_event_name == "PreToolUse"
 
-# Claude fires PostToolUseFailure (output in `error`) for a command that failed.
-post if input.hook_event_name in {"PostToolUse", "PostToolUseFailure"}
+# Claude fires PostToolUseFailure (output in `error`) for a command that failed. One test of
+# the input per definition: before a call, what reads what came back is empty without running
+# (hookgate.lang.relevance).
+post if input.hook_event_name == "PostToolUse"
+
+post if input.hook_event_name == "PostToolUseFailure"
 
 # The fields of the tool input scanned before the call, by tool kind: instruction channels (a
 # sub-agent's prompt, a command line, a fetch prompt). A web search's query is data and is not
