@@ -52,6 +52,14 @@ shell_text := xpia.without_spans(input.tool_input.command, data_spans) if {
 	is_string(input.tool_input.command)
 }
 
+# Data spans: each data command's, then each here-document body that is data (one value, read
+# once per shell line: no group of its own for the bodies). A here-document's body is data for a
+# command that does not run it (cat, tee, git commit -F -; a line where any command runs a shell
+# or interpreter has no data spans at all). Not a body whose command writes a file an agent
+# reads as instructions (its own write effects: sed -f - > CLAUDE.md, that text becomes an
+# instruction), unless the write model shows the body written there: then it is judged as that
+# file's text (xpia_effects.rego), as a file tool's would be. Nor one that expands a command
+# substitution (what runs is in the body).
 data_spans := [] if {
 	some c in data.hookgate.lib.line_commands
 	c.name in {"sh", "bash", "zsh", "dash", "ksh", "eval", "source", ".", "exec", "xargs"}
@@ -62,15 +70,7 @@ data_spans := [] if {
 	subcommands := cfg.data_commands[c.name] # first: most commands are not in the table
 	data_command(c, subcommands)
 	is_array(c.span)
-], heredoc_spans)
-
-# A here-document's body is data for a command that does not run it (cat, tee, git commit -F -;
-# a line where any command runs a shell or interpreter has no data spans at all). Not a body
-# whose command writes a file an agent reads as instructions (its own write effects: sed -f - >
-# CLAUDE.md, that text becomes an instruction), unless the write model shows the body written
-# there: then it is judged as that file's text (xpia_effects.rego), as a file tool's would be.
-# Nor one that expands a command substitution (what runs is in the body).
-heredoc_spans := [[start, start + count(c.stdin)] |
+], [[start, start + count(c.stdin)] |
 	some c in data.hookgate.lib.line_commands
 	is_string(c.stdin)
 	is_array(c.span)
@@ -80,7 +80,7 @@ heredoc_spans := [[start, start + count(c.stdin)] |
 	offset := indexof(substring(input.tool_input.command, c.span[1], -1), c.stdin)
 	offset >= 0
 	start := c.span[1] + offset
-]
+])
 
 names_instruction_file(c) if {
 	some f in object.get(c, "files", [])

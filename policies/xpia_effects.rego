@@ -110,8 +110,8 @@ unquoted_findings(text, found) := {f |
 # Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the
 # tool's own shell line is scanned through pre_fields).
 outgoing_findings contains f if {
+	some text in effect_texts # first: most calls send no such text, and this rule is not run
 	pre
-	some text in effect_texts
 	some f in xpia.scan(text, cfg.patterns)
 	f.severity in cfg.pre_severities
 }

@@ -12,6 +12,7 @@ different medium findings in one text make a high one (``combined-signals``).
 from __future__ import annotations
 
 import unicodedata
+from itertools import chain
 
 from hookgate.builtins.registry import BuiltinError, builtin
 
@@ -462,10 +463,12 @@ def _present(lowered: str, by_start: dict[str, tuple[str, ...]]) -> set[str]:
     """The words of ``by_start`` (keyed by their first two characters) that ``lowered`` holds:
     only the words that start with a pair of adjacent characters of the text (or one of its
     characters, for a word of one) are searched for, a few of the hundreds a library has (a
-    search per word cost a command line 15 µs)."""
+    search per word cost a command line 15 µs). Each step runs in C (``map``, ``filter``,
+    ``chain``): a command line's candidates cost no Python loop."""
     starts = set(map(str.__add__, lowered, lowered[1:]))
     starts.update(lowered, ("",))
-    return {w for start in by_start.keys() & starts for w in by_start[start] if w in lowered}
+    candidates = chain.from_iterable(map(by_start.__getitem__, by_start.keys() & starts))
+    return set(filter(lowered.__contains__, candidates))
 
 
 def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
