@@ -155,10 +155,10 @@ shell_read if {
 # they fetch from the network: a team that adds one there has its downloads judged here too.
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
 	some d in data.hookgate.lib.commands # first: a call with no commands skips this rule
-	data.hookgate.config.shell.remote_names[d.name] # a downloader: most lines run none
+	downloaders[d.name] # a downloader: most lines run none
 	"critical" in cfg.pre_severities
 	some e in data.hookgate.lib.file_effects
-	data.hookgate.config.shell.remote_names[e.by]
+	downloaders[e.by]
 	e.op in {"write", "append"} # curl -o, wget -P, curl u > f, curl u >> f
 	not e.tree # a directory written into: the files in it are the URL-named writes
 	some c in data.hookgate.lib.commands
@@ -166,13 +166,16 @@ outgoing_findings contains {"id": "download-and-run", "category": "remote_code",
 	data.hookgate.lib.git_path(c, file) == e.path
 }
 
+# Base data, read from the evaluation's cache (a lookup per command, not a walk of data).
+downloaders := data.hookgate.config.shell.remote_names
+
 # A shell or interpreter running what a download prints, however the line connects them (curl …
 # | /bin/bash, wget -O- … | tee log | busybox sh, bash < <(curl …), curl … > >(sh), source
 # <(curl …)): the commands that feed it, from shell analysis (fed_by).
 outgoing_findings contains {"id": "download-and-run", "category": "remote_code", "severity": "critical"} if {
 	some c in data.hookgate.lib.commands
+	some name in c.fed_by # before the severity: most commands are fed by none
 	"critical" in cfg.pre_severities
-	some name in c.fed_by
 	name in {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nc", "ncat", "socat"}
 }
 
