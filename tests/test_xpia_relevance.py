@@ -5,6 +5,8 @@ directions: the calls they do concern still run them and get their answers."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lang_support import functions_entered
 
@@ -79,3 +81,67 @@ def test_what_came_back_is_still_read_after_the_call(pack, event):
     # Before the call the same result text is not read.
     before = {**doc, "hook_event_name": "PreToolUse"}
     assert len(pack.query("data.hookgate.xpia.context", input=before)) == 0
+
+
+# A team's table may name any file or directory: metacharacters of RE2 must match as written.
+TEAM_FILES = ["CLAUDE.md", "a+b.md", "[x].md", "(c)|d.md", "e$.md", "^f.md", "g\\h.md", "i{2}.md"]
+TEAM_DIRS = [".claude/agents/", ".x+/y*/", "z?/", "w./"]
+PATHS = [
+    "/p/CLAUDE.md",
+    "CLAUDE.md",
+    "/p/xCLAUDE.md",
+    "/p/CLAUDExmd",
+    "/p/CLAUDE.md/",
+    "/p/CLAUDE.md.bak",
+    "/p/a+b.md",
+    "/p/aab.md",
+    "/p/[x].md",
+    "/p/x.md",
+    "/p/(c)|d.md",
+    "/p/c.md",
+    "/p/e$.md",
+    "/p/^f.md",
+    "/p/g\\h.md",
+    "/p/i{2}.md",
+    "/p/ii.md",
+    "/p/.claude/agents/r.md",
+    "/p/.claude/agents",
+    "/p/.x+/y*/q",
+    "/p/.xx/yy/q",
+    "/p/z?/q",
+    "/p/z/q",
+    "/p/w./q",
+    "/p/wx/q",
+    "",
+    "/",
+]
+
+
+def _by_table(path: str, files: list[str], dirs: list[str]) -> bool:
+    """The table's meaning: the path's last part is a listed file, or it holds /<dir>."""
+    return path.split("/")[-1] in files or any("/" + d in path for d in dirs)
+
+
+@pytest.mark.parametrize("files, dirs", [(None, None), (TEAM_FILES, TEAM_DIRS), ([], TEAM_DIRS)])
+def test_instruction_files_are_the_tables(files, dirs):
+    sources, data = default_pack_sources()
+    channels = data["hookgate"]["config"]["xpia"]["instruction_channels"]
+    if files is not None:
+        channels["files"] = dict.fromkeys(files, ["claude"])
+        channels["dirs"] = dict.fromkeys(dirs, ["claude"])
+    pack = load(sources, data)
+    files, dirs = list(channels["files"]), list(channels["dirs"])
+    for path in PATHS + [f"/p/{f}" for f in files] + [f"/p/{d}x" for d in dirs]:
+        query = f"data.hookgate.xpia.instruction_file({json.dumps(path)})"
+        assert (pack.query(query, input={}) is True) == _by_table(path, files, dirs), path
+
+
+def test_no_table_entries_make_no_instruction_file():
+    sources, data = default_pack_sources()
+    data["hookgate"]["config"]["xpia"]["instruction_channels"].update(files={}, dirs={})
+    pack = load(sources, data)
+    for path in PATHS:
+        assert (
+            pack.query(f"data.hookgate.xpia.instruction_file({json.dumps(path)})", input={})
+            is not True
+        )
