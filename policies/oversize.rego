@@ -7,14 +7,15 @@ import rego.v1
 
 cfg := data.hookgate.config.oversize
 
+# violations first: most calls have none, and then nothing else is read.
 deny contains r if {
-	cfg.action == "deny"
 	some r in violations
+	cfg.action == "deny"
 }
 
 ask contains r if {
-	cfg.action == "ask"
 	some r in violations
+	cfg.action == "ask"
 }
 
 # Padding a command past what shell analysis reads would otherwise hide whatever it runs.

@@ -11,11 +11,17 @@ skill_call if input.tool_kind == "skill"
 
 skill_call if lower(input.tool_name) == "skill"
 
-requested := input.tool_input.skill if is_string(input.tool_input.skill)
+# Each definition first reads its field: a call whose input has neither (every call but a
+# skill's) makes this guard's rules empty without running them (hookgate.lang.relevance).
+requested := skill if {
+	skill := input.tool_input.skill
+	is_string(skill)
+}
 
-requested := input.tool_input.name if {
+requested := name if {
+	name := input.tool_input.name
+	is_string(name)
 	not is_string(input.tool_input.skill)
-	is_string(input.tool_input.name)
 }
 
 # A name that is a sub-agent and not a skill (a name that is both is a skill).
@@ -33,8 +39,8 @@ project := "" if not is_string(input.cwd)
 
 violations contains {"reason": message(name), "pattern": "skill-is-agent"} if {
 	pre_tool_use
+	name := requested # before skill_call: the cheap test most calls fail (see requested)
 	skill_call
-	name := requested
 	agent_not_skill(name, host.agents(project), host.skills(project))
 }
 

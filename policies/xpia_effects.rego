@@ -12,8 +12,8 @@ import rego.v1
 # or a link of a file the line wrote, PowerShell, MCP), on this machine or another (ssh: its text
 # instructs the agent there as much).
 outgoing_findings contains f if {
+	some e in written # first: a call that writes nothing does not run this rule
 	pre
-	some e in array.concat(data.hookgate.lib.file_effects, data.hookgate.lib.remote_file_effects)
 	is_string(e.content)
 	instruction_file(e.path)
 	some f in instruction_text_findings(e.content)
@@ -110,8 +110,8 @@ unquoted_findings(text, found) := {f |
 # Text sent to an MCP server, and command lines an MCP tool or an argument vector runs (the
 # tool's own shell line is scanned through pre_fields).
 outgoing_findings contains f if {
+	some text in effect_texts # first: most calls send no such text, and this rule is not run
 	pre
-	some text in effect_texts
 	some f in xpia.scan(text, cfg.patterns)
 	f.severity in cfg.pre_severities
 }
@@ -126,18 +126,24 @@ effect_texts contains e.command if {
 	some e in data.hookgate.lib.other_runs
 }
 
-instruction_file(p) if {
-	is_string(p)
-	parts := split(p, "/")
-	cfg.instruction_channels.files[parts[count(parts) - 1]]
-}
+# The files written, on this machine and on others (ssh: an instruction file there instructs the
+# agent there as much): a call that writes none has none without running anything.
+written := array.concat(data.hookgate.lib.file_effects, data.hookgate.lib.remote_file_effects)
 
 instruction_file(p) if {
 	is_string(p)
-	strings.any_prefix_match(split(p, "/"), instruction_dir_heads) # one call, usually false
-	some d, _ in cfg.instruction_channels.dirs
-	contains(p, concat("", ["/", d]))
+	regex.match(instruction_path_pattern, p)
 }
 
-# contains(p, "/" + d) needs a part of p that starts with the first part of d.
-instruction_dir_heads := {split(d, "/")[0] | some d, _ in cfg.instruction_channels.dirs}
+# A path is an instruction file's when its last part is one of cfg.instruction_channels.files
+# or it holds /<dir> for one of its dirs: one search of the path (built once from the table,
+# which is policy data), not a split and a search per directory for every path written.
+instruction_path_pattern := concat("|", alternatives) if {
+	names := [concat("", ["(?:^|/)", quoted_meta(name), "$"]) | some name, _ in cfg.instruction_channels.files]
+	dirs := [concat("", ["/", quoted_meta(d)]) | some d, _ in cfg.instruction_channels.dirs]
+	alternatives := array.concat(names, dirs)
+	count(alternatives) > 0 # an empty pattern would match every path
+}
+
+# The text matched as written: every RE2 metacharacter escaped.
+quoted_meta(text) := regex.replace(text, `[\\.+*?()|\[\]{}^$]`, `\$0`)

@@ -12,6 +12,7 @@ different medium findings in one text make a high one (``combined-signals``).
 from __future__ import annotations
 
 import unicodedata
+from itertools import chain, filterfalse
 
 from hookgate.builtins.registry import BuiltinError, builtin
 
@@ -57,6 +58,7 @@ NEGATIONS = frozenset(
 _LEET = str.maketrans("013457@$|", "oieastasi")
 _LEET_ONE_AS_L = str.maketrans("013457@$|", "oleastasl")
 _LEET_CHARS = frozenset("013457@$|")
+_ONE_OR_BAR = frozenset("1|")
 _SPLIT_SEPARATORS = frozenset(" -_.*")
 _SEPARATORS_TO_SPACE = str.maketrans(dict.fromkeys(_SPLIT_SEPARATORS, " "))
 _fold: _Fold | None = None
@@ -173,19 +175,22 @@ def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
     """Leetspeak inside words undone; ``text`` itself when no word changes. Only a word that
     mixes letters and symbols and is all letters once folded changes (``1gn0r3``, ``$ystem``,
     ``ru|es``): numbers, versions, hashes, paths, ``$VAR`` next to a digit and ``a|b`` pipes
-    of commands keep their meaning, since the folded reading only adds findings."""
+    of commands keep their meaning, since the folded reading only adds findings.
+
+    Each distinct word holding a leet character is judged once, and the words are picked and
+    replaced in C (``filterfalse``, ``map``): a 4 KB text has hundreds of words, few of them
+    distinct words with a digit."""
     words = text.split(" ")
-    changed = False
-    for i, w in enumerate(words):
-        if _LEET_CHARS.isdisjoint(w):  # translating changes nothing: the word stays
-            continue
+    folded: dict[str, str] = {}
+    for w in set(filterfalse(_LEET_CHARS.isdisjoint, words)):  # the others stay as they are
         core = w.strip(".,;:!?\"'()[]")
-        if core and not core.isalpha() and any(c.isalpha() for c in core):
-            folded = core.translate(leet)
-            if folded.isalpha():  # 1gn0r3 is leet; sha256, x86_64 and v1.2 are not words
-                words[i] = w.replace(core, folded)
-                changed = True
-    return " ".join(words) if changed else text
+        if not core:
+            continue
+        f = core.translate(leet)
+        # 1gn0r3 is leet; sha256, x86_64 and v1.2 are not words, 013 is a number
+        if f.isalpha() and not core.isalpha() and any(c.isalpha() for c in core):
+            folded[w] = w.replace(core, f)
+    return " ".join(map(folded.get, words, words)) if folded else text
 
 
 MAX_AMBIGUOUS = 4  # words read both ways at once (2**4 readings); beyond, all "l" or all "i"
@@ -196,18 +201,18 @@ def _ambiguous_readings(text: str, plain: str) -> list[str]:
     each word folded from a ``1`` or ``|`` may read ``l`` instead: ``f0rg3t pr3v10u5 ru135``
     mixes both. Words are read each way together up to ``MAX_AMBIGUOUS`` of them."""
     words = text.split(" ")
-    ambiguous = []
-    for i, w in enumerate(words):
-        if "1" in w or "|" in w:
-            core = w.strip(".,;:!?\"'()[]")
-            as_l = core.translate(_LEET_ONE_AS_L)
-            if core and as_l.isalpha() and not core.isalpha():
-                ambiguous.append((i, w.replace(core, as_l)))
-    if not ambiguous:
+    as_l_words: dict[str, str] = {}  # each distinct word with a 1 or |, judged once
+    for w in set(filterfalse(_ONE_OR_BAR.isdisjoint, words)):
+        core = w.strip(".,;:!?\"'()[]")
+        as_l = core.translate(_LEET_ONE_AS_L)
+        if core and as_l.isalpha() and not core.isalpha():
+            as_l_words[w] = w.replace(core, as_l)
+    if not as_l_words:
         return []
-    if len(ambiguous) > MAX_AMBIGUOUS:
+    if sum(map(words.count, as_l_words)) > MAX_AMBIGUOUS:
         other = deobfuscate(text, _LEET_ONE_AS_L)
         return [other] if other != plain else []
+    ambiguous = [(i, as_l_words[w]) for i, w in enumerate(words) if w in as_l_words]
     folded = _fold_leet(text).split(" ")
     out = []
     for mask in range(1, 1 << len(ambiguous)):
@@ -260,15 +265,11 @@ def _may_have_split_letters(text: str) -> bool:
     both sides). With each separator made a space (the same length), such a letter is a
     one-letter token, and adjacent tokens are one separator apart."""
     tokens = text.translate(_SEPARATORS_TO_SPACE).split(" ")
-    if b"\x01\x01" not in bytes(map((1).__eq__, map(len, tokens))):
+    singles = bytes(map((1).__eq__, map(len, tokens)))
+    if b"\x01\x01" not in singles:
         return False  # no two one-character tokens in a row (a test in C, for most text)
-    lone = False
-    for token in tokens:
-        single = len(token) == 1 and token.isalpha()
-        if single and lone:
-            return True
-        lone = single
-    return False
+    # Of those, the letters (code has many: x * 2 + y): each token's test in C as well.
+    return b"\x01\x01" in bytes(map(int.__and__, singles, map(str.isalpha, tokens)))
 
 
 def negated(text: str, start: int, negations: frozenset[str] | None = None) -> bool:
@@ -462,10 +463,12 @@ def _present(lowered: str, by_start: dict[str, tuple[str, ...]]) -> set[str]:
     """The words of ``by_start`` (keyed by their first two characters) that ``lowered`` holds:
     only the words that start with a pair of adjacent characters of the text (or one of its
     characters, for a word of one) are searched for, a few of the hundreds a library has (a
-    search per word cost a command line 15 µs)."""
+    search per word cost a command line 15 µs). Each step runs in C (``map``, ``filter``,
+    ``chain``): a command line's candidates cost no Python loop."""
     starts = set(map(str.__add__, lowered, lowered[1:]))
     starts.update(lowered, ("",))
-    return {w for start in by_start.keys() & starts for w in by_start[start] if w in lowered}
+    candidates = chain.from_iterable(map(by_start.__getitem__, by_start.keys() & starts))
+    return set(filter(lowered.__contains__, candidates))
 
 
 def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
