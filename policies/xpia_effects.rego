@@ -139,7 +139,10 @@ instruction_file(p) if {
 # or it holds /<dir> for one of its dirs: one search of the path (built once from the table,
 # which is policy data), not a split and a search per directory for every path written.
 instruction_path_pattern := concat("|", alternatives) if {
-	names := [concat("", ["(?:^|/)", quoted_meta(name), "$"]) | some name, _ in cfg.instruction_channels.files]
+	names := [concat("", ["(?:^|/)", quoted_meta(name), "$"]) |
+		some name, hosts in cfg.instruction_channels.files
+		hosts != false # a layer may turn a file off by setting it to false
+	]
 	dirs := [concat("", ["/", quoted_meta(d)]) | some d, _ in cfg.instruction_channels.dirs]
 	alternatives := array.concat(names, dirs)
 	count(alternatives) > 0 # an empty pattern would match every path

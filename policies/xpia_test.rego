@@ -155,3 +155,9 @@ test_unknown_text_onto_an_instruction_file_is_asked if {
 		count(data.hookgate.xpia.ask) == 0 with input as pre("shell", {"command": "true"}) with data.hookgate.lib.file_effects as [e]
 	}
 }
+
+test_an_instruction_file_set_to_false_is_not_one if {
+	data.hookgate.xpia.instruction_file("/home/u/proj/CLAUDE.md")
+	data.hookgate.xpia.instruction_file("/home/u/proj/AGENTS.md") with data.hookgate.config.xpia.instruction_channels.files["CLAUDE.md"] as false
+	not data.hookgate.xpia.instruction_file("/home/u/proj/CLAUDE.md") with data.hookgate.config.xpia.instruction_channels.files["CLAUDE.md"] as false
+}
