@@ -14,27 +14,33 @@ reason := "Stripped --force/-f/--force-with-lease flags because force-pushing ca
 # git push and its plumbing, git send-pack (same options, same refspecs after the remote).
 push_subcommands := {"push", "send-pack"}
 
-pushes := [x.git | some x in data.hookgate.lib.git_commands; x.git.subcommand in push_subcommands]
+# Each push of the call, with its command (x.cmd), worked out once: every rule below reads this
+# list instead of walking the call's git commands again.
+push_commands := [x | some x in data.hookgate.lib.git_commands; x.git.subcommand in push_subcommands]
+
+pushes := [x.git | some x in push_commands]
 
 # The refspecs of a push: every operand after the remote.
 refspecs(g) := array.slice(g.operands, 1, count(g.operands))
 
+# The option names of a parse are git's long names (-f is --force, --force-w is
+# --force-with-lease), whether the line or configuration gives them.
 forced(g) if {
-	some f in force_options
-	shell.has_flag(g, f)
+	some o in g.options
+	o.name in force_options
 }
 
 forced(g) if {
-	some ref in refspecs(g)
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	startswith(ref, "+")
 }
 
-# Some push of the call is forced. One rule, so that what follows runs once per call, not once
+# The forced pushes of the call. One rule, so that what follows runs once per call, not once
 # per forced push (a line of many pushes would cost quadratic time).
-forced_push if {
-	some g in pushes
-	forced(g)
-}
+forced_pushes := [x | some x in push_commands; forced(x.git)]
+
+forced_push if count(forced_pushes) > 0
 
 # The command line with every push made normal, when that removes every force.
 safe_command := cmd if {
@@ -48,18 +54,16 @@ safe_command := cmd if {
 # A force push that an interpreter one-liner runs (python -c "os.system('git push -f')") is not
 # in the line's text, so no rewrite of the text can remove it.
 forced_outside_the_text if {
-	some x in data.hookgate.lib.git_commands
+	some x in forced_pushes
 	x.cmd.span == null
 	x.git.subcommand == "push"
-	forced(x.git)
 }
 
 # A push forced by configuration (remote.<r>.push = +refs/…, an alias defined as push --force)
 # or through send-pack, which the rewrite does not edit, has no flag in the text to remove.
 forced_outside_the_text if {
-	some g in pushes
-	forced(g)
-	not_in_text(g)
+	some x in forced_pushes
+	not_in_text(x.git)
 }
 
 not_in_text(g) if is_string(g.alias)
