@@ -20,9 +20,6 @@ push_commands := [x | some x in data.hookgate.lib.git_commands; x.git.subcommand
 
 pushes := [x.git | some x in push_commands]
 
-# The refspecs of a push: every operand after the remote.
-refspecs(g) := array.slice(g.operands, 1, count(g.operands))
-
 # The option names of a parse are git's long names (-f is --force, --force-w is
 # --force-with-lease), whether the line or configuration gives them.
 forced(g) if {
@@ -90,7 +87,8 @@ rewrite contains {"tool_input": {"command": cmd}, "reason": reason, "pattern": "
 	cmd := safe_command
 }
 
-# Each finding with the action data gives it: on_force for a force push, action for the rest.
+# Each finding with the action data gives it: action for an unsafe push, on_unknown_config for
+# a configuration hookgate could not read.
 findings contains {"action": cfg.action, "r": r} if {
 	some r in unsafe
 }
@@ -106,15 +104,6 @@ findings contains {"action": cfg.on_unknown_config, "r": r} if {
 	r := {"reason": msg, "pattern": "push-config-unknown"}
 }
 
-config_decides(g) if g.subcommand in push_subcommands
-
-config_decides(g) if g.may_be_alias
-
-findings contains {"action": cfg.on_force, "r": r} if {
-	forced_push
-	r := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
-}
-
 deny contains x.r if {
 	some x in findings
 	x.action == "deny"
@@ -124,6 +113,24 @@ ask contains x.r if {
 	some x in findings
 	x.action == "ask"
 }
+
+# A force push is answered as on_force says: rewritten (above), denied or asked. Not one of the
+# findings: a force push that is rewritten then builds and hashes no finding.
+deny contains force_finding if {
+	forced_push
+	cfg.on_force == "deny"
+}
+
+ask contains force_finding if {
+	forced_push
+	cfg.on_force == "ask"
+}
+
+force_finding := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
+
+config_decides(g) if g.subcommand in push_subcommands
+
+config_decides(g) if g.may_be_alias
 
 unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
 	some g in pushes
@@ -157,14 +164,16 @@ configured(g, flag) := sprintf(" (set by %s)", [o.config]) if {
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes
 	shell.has_flag(g, "--delete")
-	some ref in refspecs(g)
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	branch := data.hookgate.lib.ref_branch(ref)
 	data.hookgate.lib.protected_branch(branch)
 }
 
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes
-	some ref in refspecs(g)
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	startswith(ref, ":")
 	branch := data.hookgate.lib.ref_branch(ref)
 	data.hookgate.lib.protected_branch(branch)
