@@ -134,7 +134,8 @@ config_decides(g) if g.may_be_alias
 
 unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
 	some g in pushes
-	shell.has_flag(g, "--mirror")
+	some o in g.options # git's long names, as forced(g) reads them
+	o.name == "--mirror"
 	msg := sprintf("git push --mirror%s makes the remote an exact copy of this repository, deleting and overwriting remote branches. Push the branches you mean explicitly (git push origin <branch>).", [configured(g, "--mirror")])
 }
 
@@ -149,8 +150,8 @@ unsafe contains {"reason": msg, "pattern": "push-unknown-word"} if {
 unsafe contains {"reason": msg, "pattern": "push-forced-by-config"} if {
 	some g in pushes
 	some o in g.options
+	is_string(o.config) # first: few options come from configuration
 	o.name in force_options
-	is_string(o.config)
 	msg := sprintf("This git %s is a force push: the configuration %s forces it (a + refspec), which can overwrite remote history and lose commits. Push an explicit refspec without + (git push origin <branch>), and leave the remote's push configuration alone.", [g.subcommand, o.config])
 }
 
@@ -163,7 +164,8 @@ configured(g, flag) := sprintf(" (set by %s)", [o.config]) if {
 
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes
-	shell.has_flag(g, "--delete")
+	some o in g.options
+	o.name == "--delete"
 	some i, ref in g.operands
 	i > 0 # a refspec: an operand after the remote
 	branch := data.hookgate.lib.ref_branch(ref)

@@ -35,10 +35,10 @@ ask contains r if {
 # the team trusts (trusted_hooks_paths), or at a directory that is not there, means no hook runs.
 violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.hooks_path # first: most commands run with none set
+	is_string(value)
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.hooks_path
-	is_string(value)
 	not x.git.config["core.hookspath"] # on the command line: git-hooks-path-override says so
 	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
 	not hooks_run_from(dir, value)
@@ -130,8 +130,8 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # other directory's hooks, or none, instead of the ones the repository set up.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.config["core.hookspath"]
 	hooks_dir_kept("core.hookspath", value)
 	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
 	current != ""
@@ -142,8 +142,8 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # ... or at a hooks directory of the project that is not there: git runs no hook from it.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.config["core.hookspath"]
 	hooks_dir_kept("core.hookspath", value)
 	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
 	is_object(dir)
@@ -267,8 +267,8 @@ under(t, dir) if startswith(t, concat("", [trim_suffix(dir, "/"), "/"]))
 # A word the line does not show ($FLAGS) among a commit's options may be --no-verify.
 violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
 	some x in data.hookgate.lib.git_commands
+	count(x.git.unknown) > 0 # first: most commands show every word
 	x.git.subcommand in cfg.unknown_subcommands
-	count(x.git.unknown) > 0
 	msg := sprintf("git %s with %s cannot be checked: its value is not in the command, and it may be --no-verify. Write the options out. %s", [x.git.subcommand, concat(" ", x.git.unknown), advice])
 }
 
@@ -276,21 +276,24 @@ violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
 # commit) ...
 violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
 	some x in data.hookgate.lib.git_commands
+	some name, value in x.cmd.env # first: most commands have no prefix
+	values := cfg.bypass_env[name]
 	x.git.subcommand in cfg.hook_subcommands
-	some name, value in x.cmd.env
-	bypasses(value, cfg.bypass_env[name])
+	bypasses(value, values)
 }
 
 # ... or among the line's assignments for later commands (export HUSKY=0; git commit): each
-# assignment split once, not searched for each variable of bypass_env.
+# assignment split, not searched for each variable of bypass_env. The assignments before the
+# subcommand: most lines make none.
 violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
 	some x in data.hookgate.lib.git_commands
-	x.git.subcommand in cfg.hook_subcommands
 	some a in data.hookgate.lib.assignments
 	i := indexof(a, "=")
 	name := substring(a, 0, i)
+	values := cfg.bypass_env[name]
+	x.git.subcommand in cfg.hook_subcommands
 	value := substring(a, i + 1, -1)
-	bypasses(value, cfg.bypass_env[name])
+	bypasses(value, values)
 }
 
 bypass_message(name, value) := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
