@@ -97,9 +97,9 @@ findings contains {"action": cfg.action, "r": r} if {
 # full: an alias or a remote's push refspec there may force it.
 findings contains {"action": cfg.on_unknown_config, "r": r} if {
 	some x in data.hookgate.lib.git_commands
+	count(object.get(x.git, "config_unknown", [])) > 0 # first: most configurations read in full
 	not x.defined
 	config_decides(x.git)
-	count(object.get(x.git, "config_unknown", [])) > 0
 	msg := sprintf("Whether this git %s force-pushes depends on git's configuration (aliases, remote.<name>.push, remote.<name>.mirror), and hookgate could not read all of it: %s. Make those files plain, readable files (or write the line's configuration out), then run it again.", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git)])
 	r := {"reason": msg, "pattern": "push-config-unknown"}
 }

@@ -102,9 +102,9 @@ hooks_dir_state(dir) := sprintf("%s, outside the project's hooks directories", [
 # does not show): core.hooksPath may be set there.
 unknown_config contains {"reason": msg, "pattern": "git-config-unknown"} if {
 	some x in data.hookgate.lib.git_commands
+	count(object.get(x.git, "config_unknown", [])) > 0 # first: most configurations read in full
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
-	count(object.get(x.git, "config_unknown", [])) > 0
 	msg := sprintf("git %s runs the hooks core.hooksPath names, and hookgate could not read all of git's configuration: %s. Make those files plain, readable files (or write the line's configuration out), then run it again. %s", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git), advice])
 }
 

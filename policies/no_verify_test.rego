@@ -325,31 +325,3 @@ test_a_tree_delete_of_the_hooks if {
 	r.pattern == "hooks-dir-deleted"
 	contains(r.reason, "rm -rf would delete /home/u/proj/.husky and the git hooks in it")
 }
-
-# The rule on configuration files a line points git away from (GIT_CONFIG_GLOBAL, HOME, …)
-# reads git's configuration a second time only for a command whose line changes what git reads
-# (its git_config), whose -c/GIT_CONFIG_* set something (its parse's config), or whose subcommand
-# is guessed (a parse that read no files). Any other command's hooks_path is what git.config
-# reads: the second reading is skipped, so here (hooks_path null beside a configured
-# ~/.githooks) nothing is found.
-managed_hooks_command(cmd, parse) := {
-	"cmd": object.union({"name": "git", "argv": ["git", "commit"], "env": {}, "git_config": []}, cmd),
-	"git": object.union({"subcommand": "commit", "config": {}, "hooks_path": null, "dir": ".", "git_dir": null, "options": [], "operands": [], "unknown": []}, parse),
-}
-
-managed_hooks_dropped(x) if {
-	some r in data.hookgate.no_verify.violations with input as shell_input("git commit -m x")
-		with data.hookgate.lib.git_commands as [x]
-		with git.config as {"core.hookspath": ["~/.githooks"]}
-		with git.hooks_dir as {"path": "/home/u/.githooks", "own": false, "exists": true}
-		with data.hookgate.config.no_verify.trusted_hooks_paths as ["~/.githooks"]
-	r.pattern == "git-hooks-path-config"
-	contains(r.reason, "other configuration files")
-}
-
-test_hooks_configuration_is_read_again_only_where_the_line_changes_it if {
-	not managed_hooks_dropped(managed_hooks_command({}, {}))
-	managed_hooks_dropped(managed_hooks_command({"git_config": [["drop", "global", ""]]}, {}))
-	managed_hooks_dropped(managed_hooks_command({}, {"config": {"user.name": "x"}}))
-	managed_hooks_dropped(object.union(managed_hooks_command({}, {}), {"guessed": true}))
-}
