@@ -190,8 +190,8 @@ unsafe contains {"reason": delete_message(e.branch), "pattern": "delete-protecte
 }
 
 unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
+	forced_push # first: most calls have none, and skip the rule without running it
 	cfg.on_force == "rewrite"
-	forced_push
 	not safe_command
 	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, run by an interpreter one-liner, made by an MCP tool, or defined as a git alias). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
 }

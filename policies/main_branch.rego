@@ -8,13 +8,13 @@ import rego.v1
 cfg := data.hookgate.config.main_branch
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
 # The git commands of the call that make commits, picked out once for the rules below (an alias

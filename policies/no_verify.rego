@@ -8,23 +8,23 @@ import rego.v1
 cfg := data.hookgate.config.no_verify
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
 deny contains r if {
+	some r in unknown_config # first: most calls have none, and skip the rule without running it
 	cfg.on_unknown_config == "deny"
-	some r in unknown_config
 }
 
 ask contains r if {
+	some r in unknown_config # first: most calls have none, and skip the rule without running it
 	cfg.on_unknown_config == "ask"
-	some r in unknown_config
 }
 
 # ---- core.hooksPath as git's effective configuration has it ----------------------------------
