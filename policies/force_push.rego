@@ -14,27 +14,30 @@ reason := "Stripped --force/-f/--force-with-lease flags because force-pushing ca
 # git push and its plumbing, git send-pack (same options, same refspecs after the remote).
 push_subcommands := {"push", "send-pack"}
 
-pushes := [x.git | some x in data.hookgate.lib.git_commands; x.git.subcommand in push_subcommands]
+# Each push of the call, with its command (x.cmd), worked out once: every rule below reads this
+# list instead of walking the call's git commands again.
+push_commands := [x | some x in data.hookgate.lib.git_commands; x.git.subcommand in push_subcommands]
 
-# The refspecs of a push: every operand after the remote.
-refspecs(g) := array.slice(g.operands, 1, count(g.operands))
+pushes := [x.git | some x in push_commands]
 
+# The option names of a parse are git's long names (-f is --force, --force-w is
+# --force-with-lease), whether the line or configuration gives them.
 forced(g) if {
-	some f in force_options
-	shell.has_flag(g, f)
+	some o in g.options
+	o.name in force_options
 }
 
 forced(g) if {
-	some ref in refspecs(g)
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	startswith(ref, "+")
 }
 
-# Some push of the call is forced. One rule, so that what follows runs once per call, not once
+# The forced pushes of the call. One rule, so that what follows runs once per call, not once
 # per forced push (a line of many pushes would cost quadratic time).
-forced_push if {
-	some g in pushes
-	forced(g)
-}
+forced_pushes := [x | some x in push_commands; forced(x.git)]
+
+forced_push if count(forced_pushes) > 0
 
 # The command line with every push made normal, when that removes every force.
 safe_command := cmd if {
@@ -48,18 +51,16 @@ safe_command := cmd if {
 # A force push that an interpreter one-liner runs (python -c "os.system('git push -f')") is not
 # in the line's text, so no rewrite of the text can remove it.
 forced_outside_the_text if {
-	some x in data.hookgate.lib.git_commands
+	some x in forced_pushes
 	x.cmd.span == null
 	x.git.subcommand == "push"
-	forced(x.git)
 }
 
 # A push forced by configuration (remote.<r>.push = +refs/…, an alias defined as push --force)
 # or through send-pack, which the rewrite does not edit, has no flag in the text to remove.
 forced_outside_the_text if {
-	some g in pushes
-	forced(g)
-	not_in_text(g)
+	some x in forced_pushes
+	not_in_text(x.git)
 }
 
 not_in_text(g) if is_string(g.alias)
@@ -86,7 +87,8 @@ rewrite contains {"tool_input": {"command": cmd}, "reason": reason, "pattern": "
 	cmd := safe_command
 }
 
-# Each finding with the action data gives it: on_force for a force push, action for the rest.
+# Each finding with the action data gives it: action for an unsafe push, on_unknown_config for
+# a configuration hookgate could not read.
 findings contains {"action": cfg.action, "r": r} if {
 	some r in unsafe
 }
@@ -95,20 +97,11 @@ findings contains {"action": cfg.action, "r": r} if {
 # full: an alias or a remote's push refspec there may force it.
 findings contains {"action": cfg.on_unknown_config, "r": r} if {
 	some x in data.hookgate.lib.git_commands
+	count(object.get(x.git, "config_unknown", [])) > 0 # first: most configurations read in full
 	not x.defined
 	config_decides(x.git)
-	count(object.get(x.git, "config_unknown", [])) > 0
 	msg := sprintf("Whether this git %s force-pushes depends on git's configuration (aliases, remote.<name>.push, remote.<name>.mirror), and hookgate could not read all of it: %s. Make those files plain, readable files (or write the line's configuration out), then run it again.", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git)])
 	r := {"reason": msg, "pattern": "push-config-unknown"}
-}
-
-config_decides(g) if g.subcommand in push_subcommands
-
-config_decides(g) if g.may_be_alias
-
-findings contains {"action": cfg.on_force, "r": r} if {
-	forced_push
-	r := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
 }
 
 deny contains x.r if {
@@ -121,9 +114,28 @@ ask contains x.r if {
 	x.action == "ask"
 }
 
+# A force push is answered as on_force says: rewritten (above), denied or asked. Not one of the
+# findings: a force push that is rewritten then builds and hashes no finding.
+deny contains force_finding if {
+	forced_push
+	cfg.on_force == "deny"
+}
+
+ask contains force_finding if {
+	forced_push
+	cfg.on_force == "ask"
+}
+
+force_finding := {"reason": "Force-pushing can overwrite remote history and lose commits. Push without --force/-f/--force-with-lease/--force-if-includes and without +refspecs; if the remote has moved, fetch and integrate it first.", "pattern": "force-push"}
+
+config_decides(g) if g.subcommand in push_subcommands
+
+config_decides(g) if g.may_be_alias
+
 unsafe contains {"reason": msg, "pattern": "push-mirror"} if {
 	some g in pushes
-	shell.has_flag(g, "--mirror")
+	some o in g.options # git's long names, as forced(g) reads them
+	o.name == "--mirror"
 	msg := sprintf("git push --mirror%s makes the remote an exact copy of this repository, deleting and overwriting remote branches. Push the branches you mean explicitly (git push origin <branch>).", [configured(g, "--mirror")])
 }
 
@@ -138,8 +150,8 @@ unsafe contains {"reason": msg, "pattern": "push-unknown-word"} if {
 unsafe contains {"reason": msg, "pattern": "push-forced-by-config"} if {
 	some g in pushes
 	some o in g.options
+	is_string(o.config) # first: few options come from configuration
 	o.name in force_options
-	is_string(o.config)
 	msg := sprintf("This git %s is a force push: the configuration %s forces it (a + refspec), which can overwrite remote history and lose commits. Push an explicit refspec without + (git push origin <branch>), and leave the remote's push configuration alone.", [g.subcommand, o.config])
 }
 
@@ -152,15 +164,18 @@ configured(g, flag) := sprintf(" (set by %s)", [o.config]) if {
 
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes
-	shell.has_flag(g, "--delete")
-	some ref in refspecs(g)
+	some o in g.options
+	o.name == "--delete"
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	branch := data.hookgate.lib.ref_branch(ref)
 	data.hookgate.lib.protected_branch(branch)
 }
 
 unsafe contains {"reason": delete_message(branch), "pattern": "delete-protected-branch"} if {
 	some g in pushes
-	some ref in refspecs(g)
+	some i, ref in g.operands
+	i > 0 # a refspec: an operand after the remote
 	startswith(ref, ":")
 	branch := data.hookgate.lib.ref_branch(ref)
 	data.hookgate.lib.protected_branch(branch)
@@ -175,8 +190,8 @@ unsafe contains {"reason": delete_message(e.branch), "pattern": "delete-protecte
 }
 
 unsafe contains {"reason": msg, "pattern": "force-push-not-rewritable"} if {
+	forced_push # first: most calls have none, and skip the rule without running it
 	cfg.on_force == "rewrite"
-	forced_push
 	not safe_command
 	msg := "This force push is written in a way hookgate cannot rewrite safely (for example inside an escaped nested script, run by an interpreter one-liner, made by an MCP tool, or defined as a git alias). Push without --force/-f/--force-with-lease/+refspec: force-pushing can overwrite remote history and lose commits."
 }

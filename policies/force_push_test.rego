@@ -241,3 +241,21 @@ test_remote_delete_of_protected_branch if {
 	r.pattern == "delete-protected-branch"
 	count(data.hookgate.force_push.unsafe) == 0 with input as remote_branch_delete("old-feature")
 }
+
+# A push whose configuration hookgate could not read in full (a symlinked ~/.gitconfig): an alias
+# or a remote's push refspec there may force it, so it gets force_push.on_unknown_config.
+unreadable_push := {
+	"cmd": {"name": "git", "argv": ["git", "push"], "env": {}, "span": [0, 8]},
+	"git": {"subcommand": "push", "options": [], "operands": [], "unknown": [], "config_unknown": [{"path": "/home/u/.gitconfig", "why": "a symlink"}]},
+}
+
+test_a_push_whose_configuration_is_unreadable_asks if {
+	doc := {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_kind": "shell", "tool_input": {"command": "git push"}, "cwd": "/home/u/proj"}
+	some r in data.hookgate.force_push.ask with input as doc with data.hookgate.lib.git_commands as [unreadable_push]
+	r.pattern == "push-config-unknown"
+	contains(r.reason, "/home/u/.gitconfig (a symlink)")
+	count(data.hookgate.force_push.deny) == 0 with input as doc with data.hookgate.lib.git_commands as [unreadable_push]
+	some d in data.hookgate.force_push.deny with input as doc with data.hookgate.lib.git_commands as [unreadable_push]
+		with data.hookgate.config.force_push.on_unknown_config as "deny"
+	d.pattern == "push-config-unknown"
+}

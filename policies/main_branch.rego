@@ -8,19 +8,25 @@ import rego.v1
 cfg := data.hookgate.config.main_branch
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
-violations contains {"reason": message(branch), "pattern": "commit-on-protected-branch"} if {
+# The git commands of the call that make commits, picked out once for the rules below (an alias
+# defined here commits where it is run, not here).
+commits := [x |
 	some x in data.hookgate.lib.git_commands
-	not x.defined # an alias defined here commits where it is run, not here
+	not x.defined
 	makes_commit(x.git)
+]
+
+violations contains {"reason": message(branch), "pattern": "commit-on-protected-branch"} if {
+	some x in commits
 	branch := branch_of(x)
 	data.hookgate.lib.protected_branch(branch)
 }
@@ -47,11 +53,9 @@ violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
 # A commit in a repository the line does not show (git -C "$DIR" commit, --git-dir=$X): its
 # branch cannot be read, and it may be a protected one.
 violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
-	some x in data.hookgate.lib.git_commands
-	not x.defined # an alias defined here commits where it is run, not here
-	makes_commit(x.git)
-	not is_string(x.cmd.branch)
+	some x in commits
 	x.git.target_known == false
+	not is_string(x.cmd.branch)
 	msg := sprintf("git %s runs in a repository named by a value the command does not show, so hookgate cannot tell whether it commits to a protected branch (%s). Write the directory out, or cd into the repository first; commit on a feature branch (git switch -c <feature-name>).", [x.git.subcommand, concat(", ", data.hookgate.config.protected_branches)])
 }
 
@@ -59,6 +63,7 @@ violations contains {"reason": msg, "pattern": "commit-on-unknown-branch"} if {
 # "$(git commit-tree …)"), or HEAD while HEAD is a protected branch; git branch -f/-M/-C onto it.
 violations contains {"reason": msg, "pattern": "move-protected-branch"} if {
 	some x in data.hookgate.lib.git_commands
+	x.git.subcommand in {"update-ref", "branch"} # first: only these move a branch (moved_branch)
 	some branch in moved_branches(x)
 	data.hookgate.lib.protected_branch(branch)
 	msg := sprintf("git %s moves the protected branch %q directly, making commits on it without review. Use the feature-branch workflow: create a branch (git switch -c <feature-name>), commit there, push it and open a pull request to merge into %q.", [x.git.subcommand, branch, branch])

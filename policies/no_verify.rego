@@ -8,23 +8,23 @@ import rego.v1
 cfg := data.hookgate.config.no_verify
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
 deny contains r if {
+	some r in unknown_config # first: most calls have none, and skip the rule without running it
 	cfg.on_unknown_config == "deny"
-	some r in unknown_config
 }
 
 ask contains r if {
+	some r in unknown_config # first: most calls have none, and skip the rule without running it
 	cfg.on_unknown_config == "ask"
-	some r in unknown_config
 }
 
 # ---- core.hooksPath as git's effective configuration has it ----------------------------------
@@ -35,10 +35,10 @@ ask contains r if {
 # the team trusts (trusted_hooks_paths), or at a directory that is not there, means no hook runs.
 violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.hooks_path # first: most commands run with none set
+	is_string(value)
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.hooks_path
-	is_string(value)
 	not x.git.config["core.hookspath"] # on the command line: git-hooks-path-override says so
 	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
 	not hooks_run_from(dir, value)
@@ -55,6 +55,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 	some x in data.hookgate.lib.git_commands
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
+	reads_other_config(x) # first: most commands read git's own files, and skip the read below
 	not x.git.config["core.hookspath"] # on the command line: git-hooks-path-override says so
 	target := data.hookgate.lib.git_target(x.git)
 	values := object.get(git.config(target), "core.hookspath", [])
@@ -65,6 +66,17 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 	hooks_run_from(git.hooks_dir(target, current), current)
 	msg := sprintf("git %s would not run the hooks git's configuration names (core.hooksPath %s): the line points git at other configuration files (GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM) that do not set it. Run it with git's own configuration. %s", [x.git.subcommand, current, advice])
 }
+
+# A command whose configuration may differ from what git.config reads under the hook's
+# environment: the line changes what git reads for it (GIT_CONFIG_GLOBAL, HOME=, an earlier git
+# config, a file the line wrote: the command's git_config; -c and GIT_CONFIG_*: the parse's
+# config), or its parse did not read the files at all (a guessed subcommand). For every other
+# command the parse's hooks_path is git.config's value, so the rule above cannot hold.
+reads_other_config(x) if count(x.cmd.git_config) > 0
+
+reads_other_config(x) if count(x.git.config) > 0
+
+reads_other_config(x) if x.guessed
 
 hooks_run_from(dir, _) if dir.own
 
@@ -90,9 +102,9 @@ hooks_dir_state(dir) := sprintf("%s, outside the project's hooks directories", [
 # does not show): core.hooksPath may be set there.
 unknown_config contains {"reason": msg, "pattern": "git-config-unknown"} if {
 	some x in data.hookgate.lib.git_commands
+	count(object.get(x.git, "config_unknown", [])) > 0 # first: most configurations read in full
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
-	count(object.get(x.git, "config_unknown", [])) > 0
 	msg := sprintf("git %s runs the hooks core.hooksPath names, and hookgate could not read all of git's configuration: %s. Make those files plain, readable files (or write the line's configuration out), then run it again. %s", [x.git.subcommand, data.hookgate.lib.config_unknown_text(x.git), advice])
 }
 
@@ -118,8 +130,8 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # other directory's hooks, or none, instead of the ones the repository set up.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.config["core.hookspath"]
 	hooks_dir_kept("core.hookspath", value)
 	some current in object.get(git.config(data.hookgate.lib.git_target(x.git)), "core.hookspath", [])
 	current != ""
@@ -130,8 +142,8 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # ... or at a hooks directory of the project that is not there: git runs no hook from it.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 	some x in data.hookgate.lib.git_commands
+	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
-	value := x.git.config["core.hookspath"]
 	hooks_dir_kept("core.hookspath", value)
 	dir := git.hooks_dir(data.hookgate.lib.git_target(x.git), value)
 	is_object(dir)
@@ -255,29 +267,36 @@ under(t, dir) if startswith(t, concat("", [trim_suffix(dir, "/"), "/"]))
 # A word the line does not show ($FLAGS) among a commit's options may be --no-verify.
 violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
 	some x in data.hookgate.lib.git_commands
+	count(x.git.unknown) > 0 # first: most commands show every word
 	x.git.subcommand in cfg.unknown_subcommands
-	count(x.git.unknown) > 0
 	msg := sprintf("git %s with %s cannot be checked: its value is not in the command, and it may be --no-verify. Write the options out. %s", [x.git.subcommand, concat(" ", x.git.unknown), advice])
 }
 
-violations contains {"reason": msg, "pattern": "hook-bypass-env"} if {
+# A variable of no_verify.bypass_env in a hook-running command's own prefix (HUSKY=0 git
+# commit) ...
+violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
 	some x in data.hookgate.lib.git_commands
+	some name, value in x.cmd.env # first: most commands have no prefix
+	values := cfg.bypass_env[name]
 	x.git.subcommand in cfg.hook_subcommands
-	some name, values in cfg.bypass_env
-	some value in env_values(x.cmd, name)
 	bypasses(value, values)
-	msg := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 }
 
-# The values a variable has for a command: its own prefix and the line's assignments.
-env_values(c, name) := vs if {
-	own := [v | some k, v in c.env; k == name]
-	line := [substring(a, count(name) + 1, -1) |
-		some a in data.hookgate.lib.assignments
-		startswith(a, concat("", [name, "="]))
-	]
-	vs := array.concat(own, line)
+# ... or among the line's assignments for later commands (export HUSKY=0; git commit): each
+# assignment split, not searched for each variable of bypass_env. The assignments before the
+# subcommand: most lines make none.
+violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
+	some x in data.hookgate.lib.git_commands
+	some a in data.hookgate.lib.assignments
+	i := indexof(a, "=")
+	name := substring(a, 0, i)
+	values := cfg.bypass_env[name]
+	x.git.subcommand in cfg.hook_subcommands
+	value := substring(a, i + 1, -1)
+	bypasses(value, values)
 }
+
+bypass_message(name, value) := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 
 # "*" in the configured values matches any value.
 bypasses(value, values) if value in values
@@ -413,11 +432,13 @@ names_git_config_file if {
 	some c in data.hookgate.lib.line_commands
 	not c.name in {"git", "cat", "less", "head", "tail", "grep", "rg", "ls", "stat", "diff"}
 	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
-	git_config_name(t)
+	# every word of every command of every shell call meets this: one test that nearly every word
+	# fails first, then the names (a loop, not a function of three rules)
+	contains(t, "config")
+	some suffix in git_config_suffixes
+	endswith(t, suffix)
 }
 
-git_config_name(t) if endswith(t, ".gitconfig")
-
-git_config_name(t) if endswith(t, "git/config")
-
-git_config_name(t) if endswith(t, ".git/config.worktree")
+# The names git's configuration files end in: ~/.gitconfig, $XDG_CONFIG_HOME/git/config and
+# .git/config, .git/config.worktree.
+git_config_suffixes := [".gitconfig", "git/config", ".git/config.worktree"]

@@ -404,6 +404,9 @@ DROPPED_CONFIG = ["~/.gitconfig", "~/.config/git/config"]
         ('HOME="$HOME" ' + COMMIT, False),
         ("XDG_CONFIG_HOME=/tmp/xdg " + COMMIT, None),  # another XDG file
         ("GIT_CONFIG_NOSYSTEM=1 " + COMMIT, False),
+        # a change the line makes to the file (the command's git_config): read again, not
+        # taken from the hook's configuration
+        ("git config --global --unset core.hooksPath && " + COMMIT, True),
         (COMMIT, False),
     ],
 )
@@ -429,6 +432,8 @@ def test_configuration_files_that_drop_the_trusted_hooks_path_skip_its_hooks(
     sandbox["eng"].append(Engine.from_paths([str(policies)]))
     if dropped is None:
         dropped = where == "~/.config/git/config"
-    assert ("managed" not in sandbox["hooks_run"](line)) is dropped
-    decision = sandbox["decide"](line)
+    decision = sandbox["decide"](line)  # before the line runs: it may change the files
     assert (decision.outcome == "deny") is dropped, decision.reasons
+    found = any("git-hooks-path-config" in str(r) for r in decision.reasons)
+    assert found is dropped, decision.reasons  # the rule on the hooks the configuration names
+    assert ("managed" not in sandbox["hooks_run"](line)) is dropped

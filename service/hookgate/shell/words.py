@@ -149,6 +149,8 @@ def normalize_option(word: str) -> str:
     En and em dashes are what "smart" typography makes of ``--``, so each counts as two,
     except before a single letter (``–f`` is ``-f``).
     """
+    if word.isascii():
+        return word  # every look-alike dash is non-ASCII; the git parse asks this of each word
     i = 0
     while i < len(word) and (word[i] == "-" or word[i] in DASHES):
         i += 1
