@@ -121,3 +121,69 @@ def test_a_line_past_the_analysis_bounds_is_read_once_per_decision(monkeypatch):
     assert decision.outcome == "ask"
     assert {e["limit"] for e in decision.errors} == {"analysis-size"}
     assert reads.count(line) == 1
+
+
+CONFLICT = """
+package p
+
+import rego.v1
+
+names := {n | some n in data.names}
+
+one := n if some n in names
+
+calls contains n if {
+    some n in names
+    one
+}
+"""
+
+
+def test_a_computed_rule_reading_no_environment_starts_every_later_evaluation_cached(
+    monkeypatch,
+):
+    """Not even ``Group.value`` runs for it again (its memo check was about 150 bytecodes a
+    decision for each such rule the pack reads): its value is in the evaluation's cache from
+    the start, as the constants' are."""
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    specs, from_specs = group(ps, "specs"), group(ps, "from_specs")
+    first = ps.query("data.p.from_specs", input={"name": "a"})
+    asked = []
+    for cls in {type(specs), type(from_specs)}:
+        value = cls.value
+
+        def counted(self, ctx, value=value):
+            asked.append(self.name)
+            return value(self, ctx)
+
+        monkeypatch.setattr(cls, "value", counted)
+    again = ps.query_many(["data.p.from_specs", "data.p.asks"], input={"name": "b"})
+    assert again[0] is first and to_json(again[1]) == ["b"]
+    assert asked == ["data.p.asks"]
+
+
+def test_a_mocked_builtin_or_strict_errors_compute_a_memoized_rule_again():
+    ps = load({"p.rego": SOURCE}, data=DATA)
+    assert to_json(ps.query("data.p.from_specs", input={})) == ["A", "B"]
+    mocked = ps.query("data.p.from_specs", input={}, overrides={"upper": lambda s: s + "!"})
+    assert to_json(mocked) == ["a!", "b!"]
+    assert to_json(ps.query("data.p.from_specs", input={})) == ["A", "B"]
+    strict = ps.query("data.p.from_specs", input={}, strict_builtin_errors=True)
+    assert to_json(strict) == ["A", "B"]
+    renamed = ps.query("data.p.specs", input={}, overrides={"data.p.specs": lambda: ["x"]})
+    assert to_json(renamed) == ["x"]
+
+
+def test_a_memoized_rule_that_fails_fails_again_where_the_next_evaluation_uses_it():
+    ps = load({"p.rego": CONFLICT}, data=DATA)
+    assert group(ps, "one").memo_env == () and group(ps, "calls").memo_env == ()
+    for _ in range(2):
+        try:
+            ps.query("data.p.calls", input={})
+        except EvalError as exc:
+            assert "conflicting values for data.p.one" in str(exc)
+        else:
+            raise AssertionError("the conflict is reported on every evaluation")
+    assert group(ps, "one") not in ps._tree.fixed and group(ps, "calls") not in ps._tree.fixed
+    assert to_json(ps.query("data.p.names", input={})) == ["a", "b"]
+    assert group(ps, "names") in ps._tree.fixed

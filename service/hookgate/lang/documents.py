@@ -99,6 +99,7 @@ class Group:
         "default_def",
         "memo_env",
         "memo",
+        "known",
         "nested",
         "need",
         "empty",
@@ -127,6 +128,9 @@ class Group:
         # environment builtins it reads (often none), and its value with their answers.
         self.memo_env: tuple[str, ...] | None = None
         self.memo: tuple[tuple, Any] | None = None
+        # Of a rule reading no environment builtin (``memo_env == ()``): ``Tree.fixed``, where
+        # its value goes once computed, for every later evaluation's cache.
+        self.known: dict | None = None
 
         self.nested = False  # a partial object built along key paths (tree_put)
         # hookgate.lang.relevance: the group's value is ``empty`` when none of the input
@@ -176,6 +180,8 @@ class Group:
         cache[self] = v
         if key is not None:
             self.memo = (key, v)  # the key's objects stay alive: no id is reused
+            if self.known is not None:
+                self.known[self] = v
         return v
 
     def _relevant(self, ctx: Ctx) -> bool:
@@ -328,13 +334,23 @@ class Tree:
         self.root = Node(())
         self.groups: list[Group] = []
         self.constants: tuple[Group, ...] = ()  # groups fixed by the base data (compile.py)
+        # Values every evaluation that keeps the base data starts with in its cache
+        # (``PolicySet.query_many``): the constants' (put here on first use) and those of the
+        # rules reading neither the call nor the environment (``memo_env == ()``), each put
+        # here by ``Group.value`` once computed. Under mocks or strict builtin errors only the
+        # constants are given, as ``Group.value`` computes the others then. A rule that failed
+        # is not here: it fails again where the next evaluation uses it.
+        self.fixed: dict[Group, Any] = {}
 
     def finish(self) -> None:
         """Once the compiled code has given every group its definitions and memo: each
-        group's one definition, where it has one and no memo (``Group.one``)."""
+        group's one definition, where it has one and no memo (``Group.one``), and where the
+        value of a rule reading no environment goes (``Group.known``)."""
         for group in self.groups:
             defs = group.defs
             group.one = defs[0] if len(defs) == 1 and group.memo_env is None else None
+            if group.memo_env == ():
+                group.known = self.fixed
 
     def node(self, path: tuple) -> Node:
         node = self.root

@@ -53,7 +53,7 @@ class PolicySet:
         # Queries of several refs (query_many), by their refs: each ref's query, and when
         # every ref is a rule's own path, the rules' groups and the input-fact test.
         self._batches: dict[tuple, tuple[list, tuple | None, Callable | None]] = {}
-        self._constants: dict | None = None
+        self._constants_known = False
 
     @property
     def sources(self) -> dict[str, str]:
@@ -141,10 +141,15 @@ class PolicySet:
         if data_overrides:
             ctx.data_over = [(_data_path(k), v) for k, v in data_overrides.items()]
         else:
-            constants = self._constant_values()
-            if mocks:  # a mock may replace a rule's value too
-                constants = {g: v for g, v in constants.items() if g.name not in mocks}
-            ctx.cache.update(constants)
+            fixed = self._fixed_values()
+            if mocks or strict_builtin_errors:
+                # Group.value computes a memoized rule then; a mock may replace a rule's
+                # value too.
+                mocked = mocks or {}
+                fixed = {
+                    g: v for g, v in fixed.items() if g.memo_env is None and g.name not in mocked
+                }
+            ctx.cache.update(fixed)
         try:
             if groups is not None and ctx.data_over is None:
                 return group_values(ctx, groups, relevance)
@@ -166,12 +171,13 @@ class PolicySet:
         relevance = next((g.relevance for g in groups if g.need), None)
         return runs, tuple(groups), relevance
 
-    def _constant_values(self) -> dict:
-        """The values of the rules fixed by the base data (``Tree.constants``), computed on
-        first use and then given to every query that keeps the base data."""
-        values = self._constants
-        if values is None:
-            values = {}
+    def _fixed_values(self) -> dict:
+        """``Tree.fixed``, given to every query that keeps the base data: the values of the
+        rules fixed by the base data (``Tree.constants``), computed on first use, and of the
+        memoized rules reading no environment computed so far."""
+        values = self._tree.fixed
+        if not self._constants_known:
+            self._constants_known = True
             if self.coverage is None:  # with coverage, each test must reach the rules itself
                 ctx = Ctx(_ABSENT, self.data, None, None, DEFAULT_BUDGET, None)
                 for group in self._tree.constants:
@@ -179,7 +185,6 @@ class PolicySet:
                         values[group] = group.value(ctx)
                     except EvalError:
                         continue  # conflicting values: the query that reaches it reports it
-            self._constants = values
         return values
 
     def _compile_query(self, ref: str) -> Callable:
