@@ -59,7 +59,44 @@ run_commands(e) := powershell.commands(e.command) if {
 # to place), content null where the call does not show it, by the tool or command it comes from.
 # Every guard on files (self-protect, the instruction-file scan, hook files, destructive) reads
 # these, not the channels.
-file_effects := array.concat(array.concat(array.concat(tool_file_effects, command_file_effects), array.concat(git_file_effects, code_file_effects)), array.concat(patch_file_effects, code_delete_effects))
+file_effects := array.concat(tool_file_effects, line_file_effects)
+
+# What the call's commands write: the shell model's files and writing options, git's work tree
+# changes, patches, interpreter code. Most lines write nothing (npm test, git push --force): one
+# test of facts the analysis already has (line_writes) spares them the five rules.
+default line_file_effects := []
+
+line_file_effects := array.concat(array.concat(command_file_effects, git_file_effects), array.concat(code_file_effects, array.concat(patch_file_effects, code_delete_effects))) if {
+	runs_commands # a file tool's call runs no command: [] without looking (lang/relevance.py)
+	line_writes
+}
+
+# Whether a rule of line_file_effects (or remote_file_effects) may have a member: a command with
+# files of the shell model's (of this machine or another), a program whose options, operands or
+# input write (writing_options, writing_directories, remote_names, content copiers, patch), an
+# interpreter, a git command that changes the work tree. Each of those rules starts from one of
+# these, so a line none of them holds for has none; a rule added to them must too, or add its
+# own test here (tests/test_line_writes.py checks both on the corpora).
+line_writes if {
+	some c in commands
+	some _ in object.get(c, "files", [])
+}
+
+line_writes if count(command_names & line_writers) > 0
+
+line_writes if count(interpreter_commands) > 0
+
+line_writes if {
+	some g in git_commands
+	g.git.subcommand in {"rm", "mv", "checkout", "restore", "apply", "am"}
+}
+
+line_writes if {
+	some g in git_commands
+	some _ in g.git.writes
+}
+
+line_writers := writing_programs | {"patch"}
 
 tool_file_effects := array.concat([{"op": op, "path": e.path, "from": null, "content": object.get(e, "content", object.get(e, "new_text", null)), "mode": null, "by": object.get(e, "tool", "the call")} |
 	some e in object.get(input, "effects", [])
@@ -100,7 +137,10 @@ remote_file_effects := [object.union(f, {"by": c.name}) |
 	some c in commands
 	some f in object.get(c, "files", [])
 	f.machine == "remote"
-] if runs_commands
+] if {
+	runs_commands
+	line_writes # most lines write nothing
+}
 
 runs_commands if input.tool_kind == "shell"
 
