@@ -142,7 +142,15 @@ remote_file_effects := [object.union(f, {"by": c.name}) |
 	line_writes # most lines write nothing
 }
 
-runs_commands if input.tool_kind == "shell"
+# A shell tool's call, or any call with a run effect (an MCP tool's command, a Codex argument
+# vector). (One definition with an else: a shell call, most of those that run commands, is not
+# asked for its effects too.)
+runs_commands := true if {
+	input.tool_kind == "shell"
+} else := true if {
+	some e in object.get(input, "effects", [])
+	e.kind == "run"
+}
 
 # The programs the line runs: a rule whose effects need one program's parse asks for its name
 # here, once, rather than once per command of the line (a complete rule's body with a solution
@@ -150,11 +158,6 @@ runs_commands if input.tool_kind == "shell"
 command_names contains c.name if {
 	runs_commands
 	some c in commands
-}
-
-runs_commands if {
-	some e in object.get(input, "effects", [])
-	e.kind == "run"
 }
 
 # The commands whose write effects the shell model reads (shell/files.py: FILE_COMMANDS and the
