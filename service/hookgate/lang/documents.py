@@ -490,8 +490,8 @@ def group_values(ctx: Ctx, groups: tuple[Group, ...], relevance: Callable | None
 
 
 def _same(a: tuple, b: tuple) -> bool:
-    """The same objects, one by one (answers of environment builtins)."""
-    return all(x is y for x, y in zip(a, b, strict=True))
+    """The same objects, one by one (answers of environment builtins; compared in C)."""
+    return len(a) == len(b) and all(map(is_, a, b))
 
 
 def _builtin_func(name: str) -> Callable:
