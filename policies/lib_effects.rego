@@ -77,21 +77,18 @@ line_file_effects := array.concat(array.concat(command_file_effects, git_file_ef
 # interpreter, a git command that changes the work tree. Each of those rules starts from one of
 # these, so a line none of them holds for has none; a rule added to them must too, or add its
 # own test here (tests/test_line_writes.py checks both on the corpora).
-line_writes if {
+# (One definition with elses: a line that writes stops at the first test that holds.)
+line_writes := true if {
 	some c in commands
 	some _ in object.get(c, "files", [])
-}
-
-line_writes if count(command_names & line_writers) > 0
-
-line_writes if count(interpreter_commands) > 0
-
-line_writes if {
+} else := true if {
+	count(command_names & line_writers) > 0
+} else := true if {
+	count(interpreter_commands) > 0
+} else := true if {
 	some g in git_commands
 	g.git.subcommand in {"rm", "mv", "checkout", "restore", "apply", "am"}
-}
-
-line_writes if {
+} else := true if {
 	some g in git_commands
 	some _ in g.git.writes
 }

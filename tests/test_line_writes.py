@@ -1,7 +1,7 @@
 """``lib.line_writes``, the one test that spares a shell line writing nothing the rules of the
 write model (policies/lib_effects.rego), is exact: whenever it does not hold, every rule it
 guards is empty, on the everyday and evasion corpora and on lines of every kind of writer; and
-each of its definitions is needed (without it, some line's effects would be lost)."""
+each of its tests is needed (without it, some line's effects would be lost)."""
 
 from __future__ import annotations
 
@@ -154,16 +154,20 @@ def test_every_writing_line_here_is_tested_and_has_effects(pack):
     assert values(ps, mcp_run("uptime"))["line_writes"] is UNDEFINED
 
 
-DEFINITION = re.compile(r"^line_writes if (?:\{\n(?:\t.*\n)*\}|.*)\n", re.M)
+HEAD, ELSE = "line_writes := true if {\n", "\n} else := true if {\n"
+RULE = re.compile(re.escape(HEAD) + r"(?:.*\n)*?\}\n(?=\n)")
 
 
-def test_each_definition_of_line_writes_is_needed(pack):
-    """Without any one of them, some line here would lose effects the write model has."""
+def test_each_test_of_line_writes_is_needed(pack):
+    """Without any one of its branches, some line here would lose effects the write model
+    has."""
     sources, data = pack
     name = next(n for n in sources if n.endswith("lib_effects.rego"))
-    definitions = DEFINITION.findall(sources[name])
-    assert len(definitions) == 5
+    rule = RULE.search(sources[name]).group(0)
+    branches = rule[len(HEAD) : -len("\n}\n")].split(ELSE)
+    assert len(branches) == 5
     docs = own_documents()
-    for definition in definitions:
-        ps = load({**sources, name: sources[name].replace(definition, "")}, data)
-        assert any(broken(ps, d) for d in docs), definition
+    for i, branch in enumerate(branches):
+        kept = ELSE.join(branches[:i] + branches[i + 1 :])
+        ps = load({**sources, name: sources[name].replace(rule, f"{HEAD}{kept}\n}}\n")}, data)
+        assert any(broken(ps, d) for d in docs), branch
