@@ -11,6 +11,7 @@ from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits, removals
 from hookgate.shell.expansion import compile_substitutions
+from hookgate.shell.git.argv import has_option
 from hookgate.shell.launcher_table import TABLES
 from hookgate.shell.limits import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST
 from hookgate.shell.words import (
@@ -276,8 +277,6 @@ def has_flag(cmd: Any, flag: Any) -> bool:
     """
     flag = normalize_option(_text_arg(flag, "shell.has_flag: operand 2"))
     if isinstance(cmd, dict) and "options" in cmd and "subcommand" in cmd:
-        from hookgate.shell.git.argv import has_option
-
         return has_option(cmd, flag)
     if not isinstance(cmd, dict) or not isinstance(cmd.get("argv"), list):
         raise BuiltinError("shell.has_flag: operand 1 must be a command from shell.commands")
