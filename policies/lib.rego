@@ -242,10 +242,9 @@ assignments contains a if {
 	contains(a, "=")
 }
 
-# The directory a git command works in: --git-dir, else its cd/-C chain, against the cwd.
-git_target(g) := shell.resolve(cwd, g.git_dir) if is_string(g.git_dir)
-
-git_target(g) := shell.resolve(cwd, g.dir) if not is_string(g.git_dir)
+# The directory a git command works in: --git-dir, else its cd/-C chain (the parse's place),
+# against the cwd.
+git_target(g) := shell.resolve(cwd, g.place)
 
 # A branch name matching one of the protected patterns (globs such as release/*).
 protected_branch(branch) if {

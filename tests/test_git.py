@@ -55,6 +55,9 @@ def test_globals_and_dirs():
     g = git_of("cd sub && git -C a -C ../b -c Core.HooksPath=/dev/null --git-dir=.g commit -m x")
     assert g["dir"] == "sub/b"
     assert g["git_dir"] == "sub/b/.g"
+    assert g["place"] == "sub/b/.g"  # where git finds the repository: --git-dir first
+    assert git_of("cd sub && git -C a commit")["place"] == "sub/a"
+    assert git_of("git commit")["place"] == "."
     assert g["config"] == {"core.hookspath": "/dev/null"}
     assert [x["name"] for x in g["globals"]] == ["-C", "-C", "-c", "--git-dir"]
     assert g["operands"] == []

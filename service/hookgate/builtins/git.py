@@ -49,7 +49,8 @@ def parse(cmd: Any) -> dict[str, Any]:
     value-taking options attached), ``operands``, ``globals`` (``-C``, ``-c``, ``--git-dir``,
     ``--work-tree``, ``--no-pager``, … in order, attached forms too), ``dir`` (the command's
     ``cwd`` with every ``-C`` applied, relative to the payload's cwd; ``"."`` if none),
-    ``git_dir``/``work_tree`` (from options or ``GIT_DIR``/``GIT_WORK_TREE``), ``config``
+    ``git_dir``/``work_tree`` (from options or ``GIT_DIR``/``GIT_WORK_TREE``), ``place``
+    (where git finds the repository: ``git_dir`` when set, else ``dir``), ``config``
     (``-c``, ``--config-env`` and ``GIT_CONFIG_*`` settings, keys lower-cased as git compares
     them: ``core.hookspath``), ``help`` (``--help``/``-h``/``git help``: nothing runs),
     ``target_known`` (false when ``-C``/``--git-dir``/``--work-tree`` is a value the line does

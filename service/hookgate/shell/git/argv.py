@@ -436,6 +436,8 @@ def parse_argv(
         "dir": dirs if dirs is not None else ".",
         "git_dir": git_dir,
         "work_tree": work_tree,
+        # where git finds the repository: --git-dir (GIT_DIR), else the -C/cd chain
+        "place": git_dir if git_dir is not None else (dirs if dirs is not None else "."),
         "target_known": target_known,
         "config": {key: value for key, value in cmdline},
         "alias": alias,
