@@ -80,7 +80,7 @@ def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
     ops = c.get("git_config") if isinstance(c.get("git_config"), list) else ()
     kinds = c.get("kinds") if isinstance(c.get("kinds"), list) else ()
     on_disk = repo_config if isinstance(repo_config, dict) else None
-    return parse_argv([str(a) for a in c["argv"]], env, cwd, on_disk, ops, kinds)
+    return parse_argv(list(map(str, c["argv"])), env, cwd, on_disk, ops, kinds)
 
 
 @builtin("git.parse_in", "git", 2)
