@@ -116,6 +116,10 @@ class FileEffects:
         memory = self.budget.earlier
         if memory is None or cmd.name in FILE_READERS or cmd.name in _MODELLED:
             return
+        if memory is UNREAD and not self.scripts:
+            # what it changes matters only where a later command reads it, which needs the
+            # memory anyway (written): no cost on a line that writes nothing itself
+            return
         script = script_word(cmd.name, cmd.words)
         for w in cmd.words[1:]:
             text = w.text
