@@ -310,3 +310,20 @@ def test_registered_with_docs():
         b = REGISTRY[name]
         assert b.family == "git" and b.arity == arity and b.reads_host is host
         assert len(b.doc) > 80
+
+
+@pytest.mark.parametrize("directory", ["/", "//", "/tmp", "//srv/x", ".", "a/b", "/a/"])
+def test_the_walk_up_names_each_directory_s_git_files_as_os_path_join(directory):
+    from hookgate.shell.git.repo import _child
+
+    for name in (".git", "HEAD", "refs", "commondir"):
+        assert _child(directory, name) == os.path.join(directory, name)
+
+
+def test_a_repository_is_found_from_below(tmp_path):
+    from hookgate.shell.git.repo import find_git_dir
+
+    (tmp_path / "r" / ".git").mkdir(parents=True)
+    (tmp_path / "r" / "a" / "b").mkdir(parents=True)
+    assert find_git_dir(str(tmp_path / "r" / "a" / "b")) == str(tmp_path / "r" / ".git")
+    assert find_git_dir(str(tmp_path / "r" / "a" / "b") + "/") == str(tmp_path / "r" / ".git")
