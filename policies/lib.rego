@@ -21,8 +21,14 @@ max_command_chars := 65536
 # script: with the known-safe command substitutions of its data ($(mktemp -d), $(git branch
 # --show-current), …), file name patterns matched in the payload's directory, and the files the
 # session's file tools wrote. A check of a
-# rewritten line reads it the same way, so /usr/bin/g[i]t is git there too.
-script_commands(text) := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd, "files": session_files})
+# rewritten line reads it the same way, so /usr/bin/g[i]t is git there too. The session's files
+# are read only for a line whose commands depend on them (one that runs, copies, appends to or
+# reads a file it did not write: null without them): reading them costs every shell call a
+# file read, and most lines need none.
+script_commands(text) := found if {
+	found := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd, "files": "unread"})
+	found != null
+} else := shell.commands_with(text, {"substitutions": substitutions, "cwd": cwd, "files": session_files})
 
 # Files the session's earlier calls wrote with a file tool (Write x.sh, then bash x.sh), kept
 # by path and identity (device, inode, content hash): a line that runs one, under any name, runs
@@ -236,10 +242,9 @@ assignments contains a if {
 	contains(a, "=")
 }
 
-# The directory a git command works in: --git-dir, else its cd/-C chain, against the cwd.
-git_target(g) := shell.resolve(cwd, g.git_dir) if is_string(g.git_dir)
-
-git_target(g) := shell.resolve(cwd, g.dir) if not is_string(g.git_dir)
+# The directory a git command works in: --git-dir, else its cd/-C chain (the parse's place),
+# against the cwd.
+git_target(g) := shell.resolve(cwd, g.place)
 
 # A branch name matching one of the protected patterns (globs such as release/*).
 protected_branch(branch) if {

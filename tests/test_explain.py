@@ -157,7 +157,8 @@ def test_explain_from_the_compile_cache(tmp_path, monkeypatch):
 
 def test_hookgate_eval_explain_on_the_default_pack(tmp_path):
     """End to end: a force push is rewritten by force_push.rego's rewrite rule, which read
-    force_push.on_force; the session's written files were looked up."""
+    force_push.on_force; the repository's configuration was read (a push's meaning depends on
+    it), the session's written files were not (the line runs no file)."""
     env = dict(os.environ, HOOKGATE_HOME=str(tmp_path / "home"))
     env["HOOKGATE_TELEMETRY"] = str(tmp_path / "t.jsonl")
     call = {
@@ -186,4 +187,6 @@ def test_hookgate_eval_explain_on_the_default_pack(tmp_path):
     assert Path(definition["file"]).name == "force_push.rego"
     assert source.splitlines()[definition["line"] - 1].startswith("rewrite contains")
     assert rule["config"]["force_push.on_force"] == "rewrite"
-    assert {"builtin": "hookgate.session_files", "args": ["s1"], "result": []} in rule["facts"]
+    read = {(f["builtin"], tuple(f["args"])) for f in rule["facts"]}
+    assert ("git.config_read", (str(tmp_path),)) in read
+    assert not any(name == "hookgate.session_files" for name, _ in read)

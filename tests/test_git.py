@@ -55,6 +55,9 @@ def test_globals_and_dirs():
     g = git_of("cd sub && git -C a -C ../b -c Core.HooksPath=/dev/null --git-dir=.g commit -m x")
     assert g["dir"] == "sub/b"
     assert g["git_dir"] == "sub/b/.g"
+    assert g["place"] == "sub/b/.g"  # where git finds the repository: --git-dir first
+    assert git_of("cd sub && git -C a commit")["place"] == "sub/a"
+    assert git_of("git commit")["place"] == "."
     assert g["config"] == {"core.hookspath": "/dev/null"}
     assert [x["name"] for x in g["globals"]] == ["-C", "-C", "-c", "--git-dir"]
     assert g["operands"] == []
@@ -307,3 +310,20 @@ def test_registered_with_docs():
         b = REGISTRY[name]
         assert b.family == "git" and b.arity == arity and b.reads_host is host
         assert len(b.doc) > 80
+
+
+@pytest.mark.parametrize("directory", ["/", "//", "/tmp", "//srv/x", ".", "a/b", "/a/"])
+def test_the_walk_up_names_each_directory_s_git_files_as_os_path_join(directory):
+    from hookgate.shell.git.repo import _child
+
+    for name in (".git", "HEAD", "refs", "commondir"):
+        assert _child(directory, name) == os.path.join(directory, name)
+
+
+def test_a_repository_is_found_from_below(tmp_path):
+    from hookgate.shell.git.repo import find_git_dir
+
+    (tmp_path / "r" / ".git").mkdir(parents=True)
+    (tmp_path / "r" / "a" / "b").mkdir(parents=True)
+    assert find_git_dir(str(tmp_path / "r" / "a" / "b")) == str(tmp_path / "r" / ".git")
+    assert find_git_dir(str(tmp_path / "r" / "a" / "b") + "/") == str(tmp_path / "r" / ".git")

@@ -490,7 +490,9 @@ def test_ext_command_escapes():
     ],
 )
 def test_the_git_dir_git_really_gets(cmdline, git_dir):
-    assert last_git(cmdline)["git_dir"] == git_dir
+    g = last_git(cmdline)
+    assert g["git_dir"] == git_dir
+    assert g["place"] == (git_dir if git_dir is not None else g["dir"])
 
 
 def test_an_unknown_config_setting_is_an_unknown_word():

@@ -17,7 +17,7 @@ import pytest
 from hookgate import session
 from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
-from hookgate.shell.files import SessionFiles
+from hookgate.shell.files import UNREAD, FilesNeeded, SessionFiles
 
 HOOKGATE = os.path.join(os.path.dirname(sys.executable), "hookgate")
 
@@ -123,6 +123,82 @@ def test_a_line_that_runs_no_file_reads_nothing(home, monkeypatch):
     assert touched == []
     argvs("bash unknown.sh", files, home)  # a file the line runs: one stat, no read
     assert [a[0] for a in touched] == [f"{home}/unknown.sh"]
+
+
+def found(line: str, files, project) -> list | tuple:
+    """The commands of ``line`` as the policies get them, or the limit it reached."""
+    try:
+        return [c.to_value() for c in analyse(f"cd {project}; {line}", None, None, files)]
+    except LimitError as exc:
+        return ("limit", exc.limit, exc.message)
+
+
+# Lines whose commands do not depend on what the session wrote (read without the memory), and
+# lines that run, copy, move, append to or read a file they did not write (read with it).
+WITHOUT_MEMORY = [
+    "git push --force origin main",
+    "npm test -- --watch=false",
+    "ls -la && git status && grep -r x src | wc -l && echo w.sh",
+    "sed -i 's/ok/x/' w.sh",
+    "rm -rf w.sh build",
+    "echo 'git push -f' > x.sh; bash x.sh",
+    "echo 'git push -f' > x.sh; echo 'rm -rf ~' >> x.sh; sh < x.sh",
+    "cat > w.py <<'EOF'\nimport os\nEOF\npython3 w.py",
+    'for f in *.py; do black "$f"; done',
+    'TMP=$(mktemp -d); cd "$TMP" && npm ci > build.log',
+    "chmod +x w.sh",
+    "curl -s https://example.com > w.sh",
+]
+WITH_MEMORY = [
+    "bash w.sh",
+    "./w.sh",
+    "source other.sh",
+    "python3 w.sh",
+    "cat w.sh | sh",
+    "sh < other.sh",
+    "wc -l < w.sh",
+    "cp w.sh AGENTS.md",
+    "mv w.sh x.sh; bash x.sh",
+    "echo 'git push -f' >> w.sh; bash w.sh",
+    "echo $(< w.sh)",
+    "echo ok > x.sh; sed -i 's/ok/x/' x.sh; bash x.sh",
+    "sed -i 's/ok/x/' w.sh; bash w.sh",
+    "cp /tmp/e.sh w.sh; bash w.sh",
+    "make -j4 > build.log",  # runs the Makefile's recipes: the session may have written it
+]
+
+
+@pytest.mark.parametrize("line", WITHOUT_MEMORY + WITH_MEMORY)
+def test_a_line_read_without_the_memory_is_read_so_for_every_session(home, line):
+    """Without the memory (``UNREAD``), a line either stops (``FilesNeeded``: the policies then
+    read the memory) or finds exactly what it finds with any memory: one that remembers the
+    files the line names, and none."""
+    wrote(home, "w.sh", "echo ok\n")
+    os.link(home / "w.sh", home / "other.sh")
+    try:
+        unread = found(line, UNREAD, home)
+    except FilesNeeded:
+        assert line in WITH_MEMORY
+        return
+    assert line in WITHOUT_MEMORY
+    assert unread == found(line, memory(), home) == found(line, None, home)
+
+
+def test_the_policies_read_the_memory_only_for_a_line_that_needs_it(home, monkeypatch):
+    from hookgate.builtins.shell import commands_with
+
+    wrote(home, "w.sh", "git push -f\n")
+    context = {"substitutions": [], "cwd": str(home), "files": "unread"}
+    assert commands_with(f"cd {home}; bash w.sh", context) is None
+    assert commands_with(f"cd {home}; cp w.sh AGENTS.md", context) is None
+    plain = commands_with(f"cd {home}; git push -f origin main", context)
+    assert [c["argv"] for c in plain if c["name"] == "git"] == [
+        ["git", "push", "-f", "origin", "main"]
+    ]
+    # asked again with the memory, the line that runs the file runs what it holds
+    context["files"] = session.value("s")
+    again = commands_with(f"cd {home}; bash w.sh", context)
+    assert ["git", "push", "-f"] in [c["argv"] for c in again]
 
 
 def test_the_memory_is_bounded_and_keeps_the_newest(home):

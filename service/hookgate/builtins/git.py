@@ -49,7 +49,8 @@ def parse(cmd: Any) -> dict[str, Any]:
     value-taking options attached), ``operands``, ``globals`` (``-C``, ``-c``, ``--git-dir``,
     ``--work-tree``, ``--no-pager``, … in order, attached forms too), ``dir`` (the command's
     ``cwd`` with every ``-C`` applied, relative to the payload's cwd; ``"."`` if none),
-    ``git_dir``/``work_tree`` (from options or ``GIT_DIR``/``GIT_WORK_TREE``), ``config``
+    ``git_dir``/``work_tree`` (from options or ``GIT_DIR``/``GIT_WORK_TREE``), ``place``
+    (where git finds the repository: ``git_dir`` when set, else ``dir``), ``config``
     (``-c``, ``--config-env`` and ``GIT_CONFIG_*`` settings, keys lower-cased as git compares
     them: ``core.hookspath``), ``help`` (``--help``/``-h``/``git help``: nothing runs),
     ``target_known`` (false when ``-C``/``--git-dir``/``--work-tree`` is a value the line does
@@ -79,7 +80,7 @@ def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
     ops = c.get("git_config") if isinstance(c.get("git_config"), list) else ()
     kinds = c.get("kinds") if isinstance(c.get("kinds"), list) else ()
     on_disk = repo_config if isinstance(repo_config, dict) else None
-    return parse_argv([str(a) for a in c["argv"]], env, cwd, on_disk, ops, kinds)
+    return parse_argv(list(map(str, c["argv"])), env, cwd, on_disk, ops, kinds)
 
 
 @builtin("git.parse_in", "git", 2)

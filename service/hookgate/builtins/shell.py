@@ -11,6 +11,8 @@ from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits, removals
 from hookgate.shell.expansion import compile_substitutions
+from hookgate.shell.files import UNREAD, FilesNeeded
+from hookgate.shell.git.argv import has_option
 from hookgate.shell.launcher_table import TABLES
 from hookgate.shell.limits import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST
 from hookgate.shell.words import (
@@ -129,21 +131,23 @@ REMOTE_RUNNERS = frozenset(TABLES["remote-runners"])
 
 # commands' results (or the limit reached) by command line and context, shared: policy values
 # are never modified in place.
-_VALUES: dict[object, list[dict[str, Any]] | LimitError] = {}
+_VALUES: dict[object, list[dict[str, Any]] | LimitError | None] = {}
 
 
 def _analysed(
     text: str, table: Any = None, root_dir: str | None = None, earlier: Any = None
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any]] | None:
     key = (
         text
         if table is None and root_dir is None and not earlier
         else (text, id(table), root_dir, earlier)
     )
-    values = _VALUES.get(key)
-    if values is None:
+    values = _VALUES.get(key, _VALUES)
+    if values is _VALUES:
         try:
             values = [_value(c) for c in analyse(text, table, root_dir, earlier)]
+        except FilesNeeded:
+            values = None  # (only with UNREAD: the same line needs them whatever they are)
         except LimitError as exc:
             # The same line reaches the same bound: when the engine then evaluates each pack
             # alone, none of them reads the line up to the bound again.
@@ -164,7 +168,7 @@ def _value(cmd: Command) -> dict[str, Any]:
 
 
 @builtin("shell.commands_with", "shell", 2)
-def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
+def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]] | None:
     """``shell.commands(cmdline)`` with what the line's context tells: ``context`` is
     ``{"substitutions": [...], "cwd": "/abs/dir"}`` (either may be absent; an array alone is
     the substitutions).
@@ -189,6 +193,10 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
     content), runs the text it holds on disk now (a regular file of at most 64 KiB), as if the
     line had written it; one it can no longer read, that the memory forgot, or that the line
     changed in a way it does not show (``sed -i``) stops the analysis with a limit (ask).
+    ``"files": "unread"`` reads the line without them, and answers ``null`` for a line whose
+    commands depend on them (one that runs, copies, appends to or reads a file it did not
+    write itself): the caller then reads them (``hookgate.session_files``) and asks again. Any
+    other answer is the same for every session, so most lines never read the memory.
     """
     text = _text_arg(cmdline, "shell.commands_with: operand 1")
     earlier: Any = None
@@ -198,7 +206,9 @@ def commands_with(cmdline: Any, context: Any) -> list[dict[str, Any]]:
         if cwd is not None and not isinstance(cwd, str):
             raise BuiltinError("shell.commands_with: operand 2: cwd must be a string")
         files = context.get("files")
-        if files is not None:
+        if files == "unread":
+            earlier = UNREAD
+        elif files is not None:
             earlier = _session_files(files)
     else:
         entries, cwd = context, None
@@ -276,8 +286,6 @@ def has_flag(cmd: Any, flag: Any) -> bool:
     """
     flag = normalize_option(_text_arg(flag, "shell.has_flag: operand 2"))
     if isinstance(cmd, dict) and "options" in cmd and "subcommand" in cmd:
-        from hookgate.shell.git.argv import has_option
-
         return has_option(cmd, flag)
     if not isinstance(cmd, dict) or not isinstance(cmd.get("argv"), list):
         raise BuiltinError("shell.has_flag: operand 1 must be a command from shell.commands")

@@ -71,6 +71,8 @@ class FileEffects:
         key = join_path(cwd, path)
         script = self.scripts.get(key)
         memory = self.budget.earlier
+        if script is None and memory is UNREAD:
+            raise FilesNeeded  # what the session wrote there decides
         if script is None and key in self.budget.changed:
             if memory is None or not run:
                 return None
@@ -97,6 +99,8 @@ class FileEffects:
 
     def unknown(self, key: str) -> None:
         """The line changed ``key`` in a way it does not show (``changed``)."""
+        if self.budget.earlier is UNREAD and key in self.scripts:
+            raise FilesNeeded  # the line's own text of key dropped only if the session wrote it
         self.scripts.pop(key, None)
         self.budget.changed.add(key)
 
@@ -111,6 +115,10 @@ class FileEffects:
         writes there (a copy of a file it knows, ``tee``): modelling comes after this."""
         memory = self.budget.earlier
         if memory is None or cmd.name in FILE_READERS or cmd.name in _MODELLED:
+            return
+        if memory is UNREAD and not self.scripts:
+            # what it changes matters only where a later command reads it, which needs the
+            # memory anyway (written): no cost on a line that writes nothing itself
             return
         script = script_word(cmd.name, cmd.words)
         for w in cmd.words[1:]:
@@ -141,6 +149,8 @@ class FileEffects:
         for path in appends:
             key = join_path(cmd.cwd, path)
             if key in changed:
+                if self.budget.earlier is UNREAD:
+                    raise FilesNeeded  # changed only if the session wrote files
                 continue  # appended to what the line does not show: still unknown
             if key not in self.scripts:
                 self.written(path, cmd.cwd)  # a file the session wrote: what it holds first
@@ -588,6 +598,34 @@ def input_files(cmd: Command) -> tuple[list[str], list[str]] | None:
         return ([], files) if "oflag=append" in argv else (files, [])
     files = argv_operands(argv)[: 1 if cmd.name == "sponge" else None]
     return ([], files) if argv_has_option(argv, "-a") else (files, [])
+
+
+class FilesNeeded(Exception):  # noqa: N818 (a signal, not an error)
+    """Raised by an analysis run with ``UNREAD`` where the files the session wrote would
+    change its result: the caller reads them and analyses the line again with them."""
+
+
+class _Unread:
+    """The files the session wrote, not read yet (``UNREAD``): an analysis runs as if the
+    session had written some, and raises ``FilesNeeded`` wherever what they are, or whether
+    there are any, would change what it finds (a line that runs, copies, appends to or reads a
+    file it did not write itself). One that completes found what it finds for every session,
+    none that wrote nothing included: most lines, which then never read the memory."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def paths(self) -> set[str]:
+        raise FilesNeeded
+
+    def text(self, full: str) -> str | None:
+        raise FilesNeeded
+
+
+UNREAD = _Unread()
 
 
 class SessionFiles:

@@ -337,7 +337,11 @@ def parse_argv(
     git_dir = _env_path(cwd, env.get("GIT_DIR"))
     work_tree = _env_path(cwd, env.get("GIT_WORK_TREE"))
     help_ = False
-    hidden = {j for j, kind in enumerate(kinds) if kind is not None and kind not in _NEVER_OPTIONS}
+    hidden = (
+        {j for j, kind in enumerate(kinds) if kind is not None and kind not in _NEVER_OPTIONS}
+        if kinds.count(None) != len(kinds)  # (most lines show every word: no walk)
+        else set()
+    )
     hidden_globals: list[str] = []
     k = 1
     while k < len(argv):
@@ -436,6 +440,8 @@ def parse_argv(
         "dir": dirs if dirs is not None else ".",
         "git_dir": git_dir,
         "work_tree": work_tree,
+        # where git finds the repository: --git-dir (GIT_DIR), else the -C/cd chain
+        "place": git_dir if git_dir is not None else (dirs if dirs is not None else "."),
         "target_known": target_known,
         "config": {key: value for key, value in cmdline},
         "alias": alias,

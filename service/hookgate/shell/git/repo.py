@@ -31,6 +31,12 @@ def _read_small(path: str) -> str | None:
         return None
 
 
+def _child(d: str, name: str) -> str:
+    """``os.path.join(d, name)`` for a relative ``name``, without its generic checks: every
+    git call walks up its directories through this."""
+    return d + name if d.endswith("/") else d + "/" + name
+
+
 def _is_dir(path: str) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -41,9 +47,9 @@ def _is_dir(path: str) -> bool:
 def _is_git_dir(d: str) -> bool:
     """A repository directory itself: bare, a ``.git`` given with ``--git-dir``, or a worktree's
     own git directory (``HEAD`` plus ``refs/`` or a ``commondir`` file)."""
-    if _read_small(os.path.join(d, "HEAD")) is None:
+    if _read_small(_child(d, "HEAD")) is None:
         return False
-    return _is_dir(os.path.join(d, "refs")) or _read_small(os.path.join(d, "commondir")) is not None
+    return _is_dir(_child(d, "refs")) or _read_small(_child(d, "commondir")) is not None
 
 
 def find_git_dir(start: str, refused: list[tuple[str, str]] | None = None) -> str | None:
@@ -52,7 +58,7 @@ def find_git_dir(start: str, refused: list[tuple[str, str]] | None = None) -> st
     it stops at a ``.git`` it does not follow (git would), why is appended to ``refused``."""
     d = os.path.normpath(start)
     for _ in range(MAX_UP):
-        dot = os.path.join(d, ".git")
+        dot = _child(d, ".git")
         try:
             mode: int | None = os.lstat(dot).st_mode
         except OSError:
