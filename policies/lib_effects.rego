@@ -178,19 +178,19 @@ git_file_effects := array.concat([x |
 	some g in git_commands
 	not g.cmd.machine # another machine's work tree (ssh host git …): not this one's
 	g.git.subcommand in {"rm", "mv", "checkout", "restore"}
-	some x in git_effects(g.cmd, g.git)
-], [file_effect("write", git_path(g.cmd, in_dir(g.git, p)), null, null, concat(" ", ["git", g.git.subcommand])) |
+	some x in git_effects(g.git)
+], [file_effect("write", work_path(g.git, p), null, null, concat(" ", ["git", g.git.subcommand])) |
 	some g in git_commands
 	not g.cmd.machine
 	some p in g.git.writes
 ]) if "git" in command_names
 
-git_effects(c, g) := [file_effect("delete", git_path(c, p), null, null, "git rm") | some p in g.operands] if {
+git_effects(g) := [file_effect("delete", work_path(g, p), null, null, "git rm") | some p in g.operands] if {
 	g.subcommand == "rm"
 	not "--cached" in g.args
 }
 
-git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, null, "git mv") | some p in sources], [file_effect("move", git_path(c, t), git_path(c, p), null, "git mv") |
+git_effects(g) := array.concat([file_effect("delete", work_path(g, p), null, null, "git mv") | some p in sources], [file_effect("move", work_path(g, t), work_path(g, p), null, "git mv") |
 	some p in sources
 	some t in [dest, concat("/", [dest, base_name(p)])]
 ]) if {
@@ -200,14 +200,16 @@ git_effects(c, g) := array.concat([file_effect("delete", git_path(c, p), null, n
 	sources := array.slice(g.operands, 0, count(g.operands) - 1)
 }
 
-# A path git reads after its -C DIR (git -C web diff --output=../d.diff writes d.diff here).
-in_dir(g, p) := shell.resolve(g.dir, p) if {
+# A path as git reads it: from where the command runs, then its -C DIRs (the parse's dir): git -C
+# web diff --output=../d.diff writes d.diff here, git -C .claude rm settings.json deletes
+# .claude/settings.json.
+work_path(g, p) := shell.resolve(cwd, shell.resolve(g.dir, p)) if {
 	is_string(g.dir)
-} else := p
+} else := shell.resolve(cwd, p)
 
 # git checkout [tree] -- paths, git restore paths: the files are written from the index or tree,
 # from the repository's own copy of each (from: the path itself).
-git_effects(c, g) := [file_effect("write", git_path(c, p), git_path(c, p), null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
+git_effects(g) := [file_effect("write", work_path(g, p), work_path(g, p), null, concat(" ", ["git", g.subcommand])) | some p in restored(g)] if g.subcommand in {"checkout", "restore"}
 
 restored(g) := array.slice(g.args, i + 1, count(g.args)) if {
 	g.subcommand == "checkout"

@@ -4,6 +4,7 @@ judges it as a write effect wherever git is reached (the shell, mcp-server-git's
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
 import subprocess
 from pathlib import Path
@@ -75,7 +76,81 @@ def _payload(tool: str, tool_input: dict) -> dict:
         ("git diff --output=changes.diff main", "allow"),
         ("git -C web diff --output=../review/web.diff", "allow"),
         ("git diff -- --output=.git/hooks/pre-commit", "allow"),
+        # where git runs: the line's cd, then -C (the path counts from there, once)
+        ("cd sub && git diff --output=../.claude/settings.json", "deny"),
+        ("cd .claude/agents && git diff --output=notes.md", "ask"),
+        ("cd web && git diff --output=web.diff", "allow"),
+        # git format-patch writes one file per commit into -o DIR (else where git runs)
+        ("git format-patch -o .claude/agents HEAD~1", "ask"),
+        ("git format-patch --suffix=.md --output-directory=.github/instructions -3", "ask"),
+        ("cd .cursor/rules && git format-patch -1", "ask"),
+        ("git -C .claude format-patch -oagents HEAD~2", "ask"),
+        ("git format-patch -o .git/hooks HEAD~1", "deny"),
+        ("git format-patch HEAD~3", "allow"),
+        ("git format-patch -o /tmp/patches main", "allow"),
+        ("git format-patch -o x -o .claude/agents -1", "allow"),  # git refuses two directories
+        ("git format-patch --stdout HEAD~1 > fix.patch", "allow"),
+        ("git format-patch -- -o .claude/agents", "allow"),  # after --, a path
     ],
 )
 def test_an_output_option_is_a_write_effect(engine, command, outcome):
+    assert engine.evaluate(_payload("Bash", {"command": command})).outcome == outcome
+
+
+# (argv after git format-patch, in a repository of two commits, "first one" and "second")
+PATCH_CASES = [
+    ["HEAD~1"],
+    ["-o", "out", "HEAD~1"],
+    ["-oout/", "HEAD~1"],
+    ["--output-directory", "a/b", "HEAD~1"],
+    ["--output-directory=out", "--cover-letter", "HEAD~1"],
+    ["--numbered-files", "-o", "out", "HEAD~1"],
+    ["--suffix=.md", "-o", "out", "HEAD~1"],
+    ["--suffix", "", "-o", "out", "HEAD~1"],
+    ["--stdout", "HEAD~1"],
+    ["--output=one.txt", "HEAD~1"],
+    ["-o", "x", "-o", "y", "HEAD~1"],
+]
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+@pytest.mark.parametrize("args", PATCH_CASES)
+def test_format_patch_files_are_what_git_writes(repo, args):
+    """Every file real git format-patch writes matches one of the model's patterns, and every
+    pattern names a file git wrote (the names come from the commits: a pattern per directory)."""
+    path, git = repo
+    git("-c", "user.email=a@b.test", "-c", "user.name=a", "commit", "-qam", "second")
+    before = {p for p in path.rglob("*") if ".git" not in p.parts}
+    git("format-patch", *args)
+    written = sorted(
+        str(p.relative_to(path))
+        for p in path.rglob("*")
+        if p.is_file() and ".git" not in p.parts and p not in before
+    )
+    patterns = output_files("format-patch", args)
+    assert parse_argv(["git", "format-patch", *args], {}, None)["writes"] == patterns
+    assert all(any(fnmatch.fnmatchcase(f, p) for p in patterns) for f in written), (
+        written,
+        patterns,
+    )
+    assert all(any(fnmatch.fnmatchcase(f, p) for f in written) for p in patterns), (
+        written,
+        patterns,
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "outcome"),
+    [
+        ("git -C .claude rm settings.json", "deny"),
+        ("cd sub && git -C ../.claude rm -q settings.json", "deny"),
+        ("git -C .claude mv notes.json settings.json", "deny"),
+        ("git -C .claude checkout HEAD~3 -- settings.json", "deny"),
+        ("git -C .claude/agents mv notes.json ../settings.json", "deny"),
+        ("git -C web rm -q old.js", "allow"),
+        ("cd web && git rm -q old.js", "allow"),
+    ],
+)
+def test_git_work_tree_paths_count_from_where_git_runs(engine, command, outcome):
+    """git rm, mv and checkout name paths from git's own directory: the line's cd, then -C."""
     assert engine.evaluate(_payload("Bash", {"command": command})).outcome == outcome

@@ -483,10 +483,17 @@ _DIFF_OUTPUT = frozenset(
 
 def output_files(subcommand: str | None, args: list[str]) -> list[str]:
     """The files ``git SUBCOMMAND ARGS`` writes by an output option (``git diff
-    --output=x.diff``, ``git archive -o a.tgz HEAD``), as written; none after ``--``."""
+    --output=x.diff``, ``git archive -o a.tgz HEAD``), as written; none after ``--``. The
+    patches of ``git format-patch`` are named by a pattern in their directory (their names come
+    from the commits)."""
     if subcommand not in _DIFF_OUTPUT and subcommand != "archive":
         return []
-    shorts = ("-o",) if subcommand == "archive" else ()
+    if subcommand == "format-patch":
+        return _output_option(args, ()) or _patch_files(args)
+    return _output_option(args, ("-o",) if subcommand == "archive" else ())
+
+
+def _output_option(args: list[str], shorts: tuple[str, ...]) -> list[str]:
     files: list[str] = []
     k = 0
     while k < len(args) and args[k] != "--":
@@ -500,6 +507,44 @@ def output_files(subcommand: str | None, args: list[str]) -> list[str]:
             files.append(a[2:])
         k += 1
     return files
+
+
+def _patch_files(args: list[str]) -> list[str]:
+    """The files ``git format-patch ARGS`` (without ``--output``) writes: one per commit in
+    ``-o DIR`` (``--output-directory``; else git's cwd), ``0001-<subject>.patch`` (another
+    suffix with ``--suffix``; plain numbers with ``--numbered-files``), nothing with
+    ``--stdout``. As one glob of the names git may choose: a guard judges the directory and the
+    kind of name, which the line shows, not the subject, which the commits choose.
+    (``format.outputDirectory`` and ``format.suffix`` in git's configuration are not read.)"""
+    directories, suffix, numbered, stdout = [], ".patch", False, False
+    k = 0
+    while k < len(args) and args[k] != "--":
+        a = args[k]
+        value = args[k + 1] if k + 1 < len(args) else None
+        if a in ("-o", "--output-directory", "--suffix") and value is not None:
+            if a == "--suffix":
+                suffix = value
+            else:
+                directories.append(value)
+            k += 1
+        elif a.startswith("--output-directory="):
+            directories.append(a[len("--output-directory=") :])
+        elif a.startswith("-o") and not a.startswith("--") and len(a) > 2:
+            directories.append(a[2:])
+        elif a.startswith("--suffix="):
+            suffix = a[len("--suffix=") :]
+        elif a in ("--numbered-files", "--no-numbered-files"):
+            numbered = a == "--numbered-files"
+        elif a in ("--stdout", "--no-stdout"):
+            stdout = a == "--stdout"
+        k += 1
+    if stdout or len(directories) > 1:  # git refuses both, and two directories
+        return []
+    name = "[1-9]*" if numbered else f"[0-9][0-9][0-9][0-9]-*{suffix}"
+    if not directories or not directories[0]:
+        return [name]
+    directory = directories[0]
+    return [directory + name if directory.endswith("/") else f"{directory}/{name}"]
 
 
 def _is_read(j: int, options: list, operands: list) -> bool:
