@@ -296,3 +296,32 @@ def test_the_default_pack_shared_rules_are_analysed():
         "xpia.effect_texts",
     ):
         assert f"data.hookgate.{rule}" in {names[g] for g in analysed}, rule
+
+
+def test_groups_with_facts_get_their_empty_value_from_the_mask():
+    """A group whose needs carry facts about a rule's members (``tagged``: a member of
+    ``commands`` of kind "run") is set empty by the mask's function when no atom of its needs
+    holds, as one without facts is: no call of its facts test on every reference. When an
+    atom holds, its facts decide later, and nothing is set in advance."""
+    from hookgate.lang.runtime import Ctx
+
+    ps = load({"p.rego": POLICY})
+    groups = {g.name: g for g in ps._tree.groups}
+    with_facts = {n for n, g in groups.items() if g.facts is not None}
+    assert {"data.t.tagged", "data.t.clash_facts", "data.t.clashing"} <= with_facts
+    quiet = Ctx({"event": "post", "effects": [{"kind": "read"}]}, ps.data, None, None, 10**6, None)
+    groups["data.t.tagged"].relevance(quiet)
+    prefilled = {g.name: v for g, v in quiet.cache.items() if getattr(g, "name", "") in with_facts}
+    assert set(prefilled) == {
+        "data.t.tagged",
+        "data.t.clash_facts",
+        "data.t.clashing",
+        "data.t.violations",
+    }
+    assert all(len(v) == 0 for v in prefilled.values()), prefilled
+    # input.a makes clash_list's atom hold: clash_facts and clashing wait for their fact.
+    busy = Ctx({"a": True}, ps.data, None, None, 10**6, None)
+    groups["data.t.tagged"].relevance(busy)
+    names = {getattr(g, "name", "") for g in busy.cache}
+    assert "data.t.tagged" in names
+    assert not {"data.t.clash_facts", "data.t.clashing"} & names

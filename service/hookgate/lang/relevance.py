@@ -525,9 +525,10 @@ class Relevance:
         attach = []
         facts = []
         found: dict[str, str] = {}  # member_fact's cache key (source) -> its constant's name
-        # Groups without facts, by their need: when it does not hold, their empty values go
-        # into the evaluation's cache at once, where the generated code finds them without a
-        # call (``Group.value`` gives the same, one reference at a time).
+        # Groups by their need: when no atom of it holds, their empty values go into the
+        # evaluation's cache at once, where the generated code finds them without a call
+        # (``Group.value`` gives the same, one reference at a time). A group with facts is
+        # among them: a fact counts only with an atom of its mask, so none of them can hold.
         by_need: dict[int, list[str]] = {}
         for g, info in infos.items():
             if info is None:
@@ -543,8 +544,7 @@ class Relevance:
             if any(fact for _, fact in needs):
                 facts.append(self._facts(function, name, needs, names, found))
                 attach.append(f"{name}.facts = {function}_{name}")
-            else:
-                by_need.setdefault(need, []).append(name)
+            by_need.setdefault(need, []).append(name)
         for k, (need, groups) in enumerate(sorted(by_need.items())):
             table = f"{function}_E{k}"
             attach.append(f"{table} = {{{', '.join(f'{g}: {g}.empty' for g in groups)}}}")
