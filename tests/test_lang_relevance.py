@@ -325,3 +325,158 @@ def test_groups_with_facts_get_their_empty_value_from_the_mask():
     names = {getattr(g, "name", "") for g in busy.cache}
     assert "data.t.tagged" in names
     assert not {"data.t.clash_facts", "data.t.clashing"} & names
+
+
+# Tables of base data indexed by an input value (``cfg.fields[input.kind]``, through a rule
+# that is another name for base data or not, the key lowered or not): the literal's atom
+# reads the table at run time.
+KEYED = """package k
+
+import rego.v1
+
+cfg := data.conf.k
+
+found contains v if {
+	some f in cfg.fields[input.kind]
+	v := object.get(input, "args", {})[f]
+}
+
+named contains v if {
+	some f in cfg.tools[lower(input.name)].fields
+	v := object.get(input, "args", {})[f]
+}
+
+direct contains f if {
+	some f in data.conf.k.fields[input.kind]
+}
+
+held contains "held" if {
+	cfg.flags[input.kind]
+}
+
+picked := x if {
+	x := cfg.fields[input.kind]
+}
+
+equal contains "equal" if {
+	cfg.names[input.kind] == "yes"
+}
+
+# a need the keyed atom shares with another atom, and one it does not: the atom is tested
+# only when the other does not hold, for what needs it alone
+either contains "either" if input.kind == "shell"
+
+either contains "either" if {
+	some f in cfg.shells[input.kind]
+}
+
+alone contains "alone" if {
+	some f in cfg.shells[input.kind]
+}
+
+shared contains "shared" if {
+	input.kind == "shell"
+	some f in cfg.shells[input.kind]
+}
+
+with_table := x if x := found with data.conf.k.fields as {"zz": ["x"]}
+"""
+
+KEYED_DATA = {
+    "conf": {
+        "k": {
+            "fields": {"a": ["x"], "b": [], "c": "str", "d": {"q": "x"}, "shell": ["x"]},
+            "tools": {"task": {"fields": ["p"]}, "none": {"fields": []}, "i": {"fields": ["x"]}},
+            "flags": {"a": True, "b": False},
+            "shells": {"shell": ["x"], "zsh": ["y"], "b": []},
+            "names": {"a": "yes", "b": "no"},
+        }
+    }
+}
+
+KEYED_RULES = ["found", "named", "direct", "held", "picked", "equal", "either", "alone", "shared"]
+
+KEYED_INPUTS = [
+    {},
+    {"args": {"x": "1", "p": "2", "q": "3"}},
+    *(
+        {"kind": k, "args": {"x": "1", "p": "2"}}
+        for k in ("a", "b", "c", "d", "zz", "shell", "zsh", 1, None, ["a"], {"a": 1}, "A")
+    ),
+    *(
+        {"name": n, "args": {"x": "1", "p": "2"}}
+        for n in ("Task", "TASK", "task", "None", "İ", "\u0130", "x", 3, [], None, "I")
+    ),
+    "not an object",
+    [1],
+]
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    return load({"k.rego": KEYED}, KEYED_DATA), load({"k.rego": KEYED}, KEYED_DATA, coverage=True)
+
+
+@pytest.mark.parametrize("doc", KEYED_INPUTS)
+def test_keyed_tables_answer_as_without_the_analysis(keyed, doc):
+    analysed, oracle = keyed
+    for rule in KEYED_RULES:
+        assert _answer(analysed, f"k.{rule}", doc) == _answer(oracle, f"k.{rule}", doc), rule
+    refs = [f"data.k.{rule}" for rule in KEYED_RULES]
+    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+
+
+def test_keyed_tables_under_with(keyed):
+    analysed, oracle = keyed
+    doc = {"kind": "zz", "args": {"x": "1"}}
+    assert sorted(analysed.query("data.k.with_table", input=doc)) == ["1"]
+    assert sorted(oracle.query("data.k.with_table", input=doc)) == ["1"]
+
+
+def _keyed_entered(ps, rule, doc):
+    return {n for n in functions_entered(ps, f"data.k.{rule}", doc) if not n.startswith("rel")}
+
+
+def test_keyed_tables_skip_what_the_key_does_not_name(keyed):
+    analysed, oracle = keyed
+    for rule, doc, want in (
+        ("found", {"kind": "zz", "args": {"x": "1"}}, set()),
+        ("found", {"kind": "b", "args": {"x": "1"}}, set()),  # an empty entry
+        ("named", {"name": "Write", "args": {"p": "1"}}, set()),
+        ("named", {"name": "none", "args": {"p": "1"}}, set()),
+        ("held", {"kind": "zz"}, set()),
+        ("alone", {"kind": "zz"}, set()),
+        # the other atom of a need holds: the keyed atom is not tested, and counts as holding
+        # only for needs naming that other atom too
+        ("alone", {"kind": "shell"}, {"alone"}),
+    ):
+        assert analysed.query(f"data.k.{rule}", input=doc) == oracle.query(
+            f"data.k.{rule}", input=doc
+        )
+        assert sorted(analysed.query(f"data.k.{rule}", input=doc)) == sorted(want)
+        if not want:
+            assert not _keyed_entered(analysed, rule, doc), (rule, doc)
+            assert _keyed_entered(oracle, rule, doc), (rule, doc)
+    # Computed when the key names an entry with members, lowered as Rego lowers.
+    assert sorted(analysed.query("data.k.named", input={"name": "TASK", "args": {"p": "2"}})) == [
+        "2"
+    ]
+    assert _keyed_entered(analysed, "found", {"kind": "a", "args": {"x": "1"}})
+
+
+def test_keyed_atom_is_not_tested_when_an_atom_every_need_shares_holds():
+    """``shared`` and ``either`` name the keyed atom with ``kind == "shell"``, ``alone`` names it
+    alone: with ``kind`` "shell" the keyed test runs only if ``alone`` is in the program."""
+    from hookgate.lang.compile import Program
+
+    def mask_source(source: str) -> str:
+        program = Program(parse_and_check({"k.rego": source}))
+        return program.source.split("def relevance", 1)[1].split("\nG", 1)[0]
+
+    without_alone = KEYED.replace(
+        'alone contains "alone" if {', 'alone contains "alone" if {\n\tinput.never'
+    )
+    guarded = [line for line in mask_source(without_alone).splitlines() if "'shells'" in line]
+    assert guarded and all(line.strip().startswith("if r & ") for line in guarded), guarded
+    plain = [line for line in mask_source(KEYED).splitlines() if "'shells'" in line]
+    assert plain and not any(line.strip().startswith("if r & ") for line in plain), plain

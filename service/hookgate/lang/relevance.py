@@ -22,7 +22,12 @@ Descriptors (tuples the compiler makes):
 - a source of a value: ``("input", expr)`` (a constant path of the input, as a Python
   expression), ``("oget", expr)`` (``object.get(input, key, <empty collection>)``, ``expr``
   reading ``input[key]``: the same members when the input is an object), ``("rule",
-  group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data);
+  group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data),
+  ``("keyed", table, key, lowered, keys)`` (a table of base data indexed by an input value,
+  ``lower``ed or not, then constant keys: ``cfg.fields[input.tool_kind]``, read at run time
+  from the evaluation's data; ``table``: ``(alias, keys, base)``, the keys into base data and,
+  when the reference goes through a rule that is another name for base data (``cfg :=
+  data.…``, fixed by the base data), that rule and the keys after it);
 - a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
   ``defined`` (``x := s``) or ``equals`` (``s == arg``, a string);
 - a value: ``("const", v)``, ``("rule", group, keys)``, ``("compr", test)`` (an array
@@ -185,7 +190,7 @@ class DefinitionReader:
             return None
         path = self._constant_path(term, scope)
         if path is None:
-            return None
+            return self._keyed(term, scope)
         if path[0] == "input":
             return ("input", index_expr("ctx.input", path[1:]))
         node, i = self.program.find(path[1:])
@@ -193,6 +198,52 @@ class DefinitionReader:
         if group is not None:
             return None if group.kind == "function" else ("rule", group, path[1 + i :])
         return ("base", path[1:]) if i < len(path) - 1 or not node.has_rules() else None
+
+    def _keyed(self, term: Any, scope: Scope) -> tuple | None:
+        """``t[input.k]`` or ``t[lower(input.k)]``, then constant keys, ``t`` a table of base
+        data (or a rule that is only another name for one, ``cfg := data.x``)."""
+        if not isinstance(term, ast.Ref):
+            return None
+        at = next((i for i, k in enumerate(term.path) if not _string(k)), None)
+        if at is None or not all(_string(k) for k in term.path[at + 1 :]):
+            return None
+        key, lowered = term.path[at], False
+        if isinstance(key, ast.Call) and key.name == "lower" and len(key.args) == 1:
+            key, lowered = key.args[0], True
+        key_path = self._constant_path(key, scope)
+        prefix = ast.Ref(term.head, term.path[:at], term.loc) if at else term.head
+        table = self._table(self._constant_path(prefix, scope))
+        if table is None or key_path is None or key_path[0] != "input":
+            return None
+        rest = tuple(k.value for k in term.path[at + 1 :])
+        return ("keyed", table, index_expr("ctx.input", key_path[1:]), lowered, rest)
+
+    def _table(self, path: tuple | None) -> tuple | None:
+        """``(alias, keys, base)`` of a data path (the ``keyed`` source's table): one no rule
+        defines (``alias`` None), or one through a rule whose only definition is another name
+        for base data (``cfg := data.hookgate.config.x``: no body, no default)."""
+        if path is None or path[0] != "data":
+            return None
+        node, i = self.program.find(path[1:])
+        group = node.group
+        if group is None:
+            return (None, (), path[1:]) if i < len(path) - 1 or not node.has_rules() else None
+        rules = self.program.rules.get(group, ())
+        if group.kind != "complete" or len(rules) != 1:
+            return None
+        rule = rules[0][0]
+        value = rule.value
+        if rule.body or rule.elses or rule.default or not isinstance(value, ast.Ref):
+            return None
+        if not (isinstance(value.head, ast.Var) and value.head.name == "data"):
+            return None
+        if not all(_string(k) for k in value.path):
+            return None
+        aliased = self._table(("data", *(k.value for k in value.path)))
+        if aliased is None or aliased[0] is not None:
+            return None
+        keys = path[1 + i :]
+        return (group, keys, (*aliased[2], *keys))
 
     def value_source(self, term: Any, scope: Scope | None) -> tuple | None:
         """How a complete rule's value is made when it has no body, for ``relevance``."""
@@ -233,6 +284,10 @@ class DefinitionReader:
             return None
         source = self._source(term, scope)
         return source if source is not None and source[0] == "rule" else None
+
+
+def _string(term: Any) -> bool:
+    return isinstance(term, ast.Scalar) and type(term.value) is str
 
 
 def _member_path(term: Any, var: ast.Var) -> tuple | None:
@@ -285,6 +340,10 @@ def _declared(body: tuple) -> set[str]:
     return names
 
 
+# Marks a rule group in an atom's expression (``Relevance.tables``), by its index there, until
+# the group's name in the generated module is known (repr never writes the character).
+_ALIAS = "\x00"
+
 # Empty values the generated module can spell (the names are in its namespace).
 _SPELLED = {id(UNDEFINED): "UNDEFINED", id(EMPTY_SET): "EMPTY_SET"}
 
@@ -311,6 +370,8 @@ class Relevance:
         # The members' strings at a key path of an input value, each collected once per
         # evaluation for every ``some e in s; e.kind == "…"`` atom on it.
         self.collected: dict[tuple[str, tuple], str] = {}
+        # The rules fixed by the base data whose values atoms read (``_ALIAS``).
+        self.tables: list[Group] = []
         self._info: dict[Group, tuple[int, Any] | None] = {}
 
     def group(self, g: Group) -> tuple[tuple, Any] | None:
@@ -433,6 +494,32 @@ class Relevance:
             # object.get of a non-object is an error (or undefined): the test holds then too.
             inner = self._atom_expr(kind, ("input", source[1]), arg)
             return f"(type(ctx.input) is not dict or {inner})"
+        if source[0] == "keyed":
+            _, (alias, keys, base), key, lowered, rest = source
+            # The table from the data; when it is a rule fixed by the base data, from the
+            # value the policy set computed once and put into the evaluation's cache.
+            table = "ctx.data"
+            for k in base:
+                table = index_expr(table, (k,))
+            if alias is not None:
+                if alias not in self.tables:
+                    self.tables.append(alias)
+                cached = "_t"
+                for k in keys:
+                    cached = index_expr(cached, (k,))
+                table = (
+                    f"({cached} if (_t := ctx.cache.get({_ALIAS}{self.tables.index(alias)}"
+                    f"{_ALIAS}, MISSING)) is not MISSING and _t is not IN_PROGRESS else {table})"
+                )
+            if not lowered:
+                return self._atom_expr(kind, ("input", _looked_up(table, key, rest)), arg)
+            # lower of a key that is not a short ASCII string (an error on a non-string,
+            # Unicode's case rules, the output limit) is not worked out: the literal may hold.
+            test = self._atom_expr(kind, ("input", _looked_up(table, "_k.lower()", rest)), arg)
+            return (
+                f"((_k := {key}) is not UNDEFINED and (not (type(_k) is str and _k.isascii()"
+                f" and len(_k) <= MAX_OUTPUT) or {test}))"
+            )
         expr = source[1]
         if kind == "members_where":
             name = self.collected.setdefault((expr, arg[0]), f"_m{len(self.collected)}")
@@ -520,7 +607,13 @@ class Relevance:
             f"    {name} = member_strings({expr}, {keys!r})"
             for (expr, keys), name in self.collected.items()
         ]
-        lines += [f"    if {expr}: r |= {bit}" for expr, bit in self.atoms.items()]
+        implied = _implied(self.atoms.values(), infos.values())
+        for expr, bit in self.atoms.items():
+            for i, g in enumerate(self.tables):
+                expr = expr.replace(f"{_ALIAS}{i}{_ALIAS}", names[g])
+            if implied.get(bit):
+                expr = f"r & {implied[bit]} or {expr}"
+            lines.append(f"    if {expr}: r |= {bit}")
         lines += ["    ctx.relevant = r", "    c = ctx.cache"]
         attach = []
         facts = []
@@ -583,6 +676,29 @@ class Relevance:
             f"    if r < 0 or r & {eager}: return True\n"
             f"    return bool({' or '.join(tests)})"
         )
+
+
+def _looked_up(table: str, key: str, rest: tuple) -> str:
+    """A Python expression of ``table`` (an expression) indexed by ``key`` (an expression),
+    then by ``rest``: a lookup per key inline (``index_path`` costs a call and a loop, on
+    every evaluation)."""
+    expr = f"(UNDEFINED if (_i := {key}) is UNDEFINED else index({table}, _i))"
+    for k in rest:
+        expr = index_expr(expr, (k,))
+    return expr
+
+
+def _implied(bits: Any, infos: Any) -> dict[int, int]:
+    """For each atom, the earlier atoms every need naming it names too: when one of them
+    holds, the atom's own test changes no group's fate (each need naming it holds already), so
+    the bit is set without the test, which may cost a lookup in data."""
+    common: dict[int, int] = {}
+    for info in infos:
+        for mask, _ in info[0] if info is not None else ():
+            for bit in bits:
+                if mask & bit:
+                    common[bit] = common.get(bit, mask) & mask
+    return {bit: m & (bit - 1) & ~1 for bit, m in common.items() if m & (bit - 1) & ~1}
 
 
 def _plain(v: Any) -> bool:
