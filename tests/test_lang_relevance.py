@@ -480,3 +480,106 @@ def test_keyed_atom_is_not_tested_when_an_atom_every_need_shares_holds():
     assert guarded and all(line.strip().startswith("if r & ") for line in guarded), guarded
     plain = [line for line in mask_source(KEYED).splitlines() if "'shells'" in line]
     assert plain and not any(line.strip().startswith("if r & ") for line in plain), plain
+
+
+# ``x in {"a", "b"}`` (a literal set or array of strings): of the input, of a rule, and of a
+# member after ``some e in s`` (a fact about the members' strings).
+ONE_OF = """package o
+
+import rego.v1
+
+kind := input.kind if input.tool == "t"
+
+direct contains "direct" if input.kind in {"write", "edit"}
+
+listed contains "listed" if input.kind in ["write", "edit"]
+
+through contains "through" if kind in {"write", "edit"}
+
+empty contains "empty" if input.kind in set()
+
+members contains e.path if {
+	some e in object.get(input, "effects", [])
+	e.kind in {"write", "edit"}
+}
+
+made := [e | some e in object.get(input, "effects", []); e.kind in {"delete", "move"}]
+
+later contains "later" if {
+	some e in made
+}
+
+# not constant strings: not read, always computed
+mixed contains "mixed" if input.kind in {"write", 1}
+"""
+
+ONE_OF_RULES = ["direct", "listed", "through", "empty", "members", "made", "later", "mixed"]
+
+ONE_OF_INPUTS = [
+    {},
+    *({"kind": k} for k in ("write", "edit", "delete", "Write", 1, None, ["write"], {"write": 1})),
+    {"tool": "t", "kind": "edit"},
+    {"tool": "t", "kind": "read"},
+    *(
+        {"effects": e}
+        for e in (
+            [],
+            "write",
+            {"a": {"kind": "write", "path": "/a"}},
+            [{"kind": "write", "path": "/w"}],
+            [{"kind": "read", "path": "/r"}, {"kind": "move", "path": "/m"}],
+            [{"kind": ["write"]}, {"kind": 1}],
+            [{"path": "/p"}],
+        )
+    ),
+    "not an object",
+]
+
+
+@pytest.fixture(scope="module")
+def one_of():
+    return load({"o.rego": ONE_OF}), load({"o.rego": ONE_OF}, coverage=True)
+
+
+@pytest.mark.parametrize("doc", ONE_OF_INPUTS)
+def test_literal_sets_answer_as_without_the_analysis(one_of, doc):
+    analysed, oracle = one_of
+    for rule in ONE_OF_RULES:
+        assert _answer(analysed, f"o.{rule}", doc) == _answer(oracle, f"o.{rule}", doc), rule
+    refs = [f"data.o.{rule}" for rule in ONE_OF_RULES]
+    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+
+
+@pytest.mark.parametrize(
+    ("rule", "doc"),
+    [
+        ("direct", {"kind": "read"}),
+        ("listed", {"kind": "Write"}),
+        ("through", {"kind": "write"}),
+        ("empty", {"kind": "write"}),
+        ("members", {"effects": [{"kind": "read", "path": "/r"}]}),
+        ("later", {"effects": [{"kind": "write", "path": "/w"}]}),
+    ],
+)
+def test_literal_sets_skip_what_they_cannot_concern(one_of, rule, doc):
+    analysed, oracle = one_of
+    assert len(analysed.query(f"data.o.{rule}", input=doc)) == 0
+    entered = functions_entered(analysed, f"data.o.{rule}", doc)
+    assert all(n.startswith("relevance") for n in entered), entered
+    assert any(
+        not n.startswith("relevance") for n in functions_entered(oracle, f"data.o.{rule}", doc)
+    )
+
+
+def test_literal_sets_run_what_they_concern(one_of):
+    analysed, _ = one_of
+    assert sorted(analysed.query("data.o.direct", input={"kind": "edit"})) == ["direct"]
+    assert sorted(analysed.query("data.o.through", input={"tool": "t", "kind": "edit"})) == [
+        "through"
+    ]
+    got = analysed.query("data.o.members", input={"effects": [{"kind": "edit", "path": "/e"}]})
+    assert sorted(got) == ["/e"]
+    got = analysed.query("data.o.later", input={"effects": [{"kind": "move", "path": "/m"}]})
+    assert sorted(got) == ["later"]
+    mixed = functions_entered(analysed, "data.o.mixed", {"kind": "read"})
+    assert any(not n.startswith("relevance") for n in mixed)

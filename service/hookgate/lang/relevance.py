@@ -29,7 +29,8 @@ Descriptors (tuples the compiler makes):
   when the reference goes through a rule that is another name for base data (``cfg :=
   data.…``, fixed by the base data), that rule and the keys after it);
 - a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
-  ``defined`` (``x := s``) or ``equals`` (``s == arg``, a string);
+  ``defined`` (``x := s``), ``equals`` (``s == arg``, a string) or ``one_of`` (``s in {"a",
+  "b"}``, ``arg`` the strings of a literal set or array);
 - a value: ``("const", v)``, ``("rule", group, keys)``, ``("compr", test)`` (an array
   comprehension, ``[]`` when its first literal fails), ``("concat", a, b)`` (``array.concat``).
 """
@@ -98,6 +99,9 @@ class DefinitionReader:
         ):
             keys = _member_path(term.rhs.path[0], var)
             values = self._object_keys(term.rhs.head, scope)
+        elif isinstance(term, ast.Membership) and term.key is None:  # e.kind in {"a", "b"}
+            values = _strings(term.collection)
+            keys = _member_path(term.value, var) if values is not None else None
         if keys is None or values is None:
             return test
         return ("members_where", test[1], (keys, values))
@@ -133,7 +137,13 @@ class DefinitionReader:
             source = self._source(term.rhs, scope)
             return None if source is None else ("defined", source, None)
         if isinstance(term, ast.Membership):
-            if term.key is not None or not isinstance(term.value, ast.Scalar):
+            if term.key is not None:
+                return None
+            strings = _strings(term.collection)
+            if strings is not None:  # input.kind in {"a", "b"}
+                source = self._source(term.value, scope)
+                return None if source is None else ("one_of", source, strings)
+            if not isinstance(term.value, ast.Scalar):
                 return None
             source = self._source(term.collection, scope)
             return None if source is None else ("members", source, None)
@@ -288,6 +298,14 @@ class DefinitionReader:
 
 def _string(term: Any) -> bool:
     return isinstance(term, ast.Scalar) and type(term.value) is str
+
+
+def _strings(term: Any) -> frozenset | None:
+    """The members of a literal set or array of strings (``{"a", "b"}``), or None. Only a
+    string is equal to one of them, so ``x in`` it holds only for such a string."""
+    if isinstance(term, ast.SetTerm | ast.ArrayTerm) and all(_string(x) for x in term.items):
+        return frozenset(x.value for x in term.items)
+    return None
 
 
 def _member_path(term: Any, var: ast.Var) -> tuple | None:
@@ -538,6 +556,8 @@ class Relevance:
             return f"holds({expr})"
         if kind == "defined":
             return f"({expr} is not UNDEFINED)"
+        if kind == "one_of":
+            return f"({expr} in {tuple(sorted(arg))!r})"  # == of a string and a non-string: False
         return f"({expr} == {arg!r})"
 
     def safe(self, g: Group) -> bool:
@@ -719,6 +739,8 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
         return holds(v)
     if kind == "defined":
         return v is not UNDEFINED
+    if kind == "one_of":
+        return type(v) is str and v in arg
     return type(v) is str and v == arg
 
 
