@@ -379,6 +379,12 @@ shared contains "shared" if {
 	some f in cfg.shells[input.kind]
 }
 
+# a member's kind in a keyed table's entry
+typed contains e.path if {
+	some e in cfg.entries[input.kind]
+	e.kind == "run"
+}
+
 with_table := x if x := found with data.conf.k.fields as {"zz": ["x"]}
 """
 
@@ -389,12 +395,27 @@ KEYED_DATA = {
             "tools": {"task": {"fields": ["p"]}, "none": {"fields": []}, "i": {"fields": ["x"]}},
             "flags": {"a": True, "b": False},
             "shells": {"shell": ["x"], "zsh": ["y"], "b": []},
+            "entries": {
+                "a": [{"kind": "run", "path": "/r"}],
+                "b": [{"kind": "read", "path": "/b"}],
+            },
             "names": {"a": "yes", "b": "no"},
         }
     }
 }
 
-KEYED_RULES = ["found", "named", "direct", "held", "picked", "equal", "either", "alone", "shared"]
+KEYED_RULES = [
+    "found",
+    "named",
+    "direct",
+    "held",
+    "picked",
+    "equal",
+    "either",
+    "alone",
+    "shared",
+    "typed",
+]
 
 KEYED_INPUTS = [
     {},
@@ -446,6 +467,7 @@ def test_keyed_tables_skip_what_the_key_does_not_name(keyed):
         ("named", {"name": "none", "args": {"p": "1"}}, set()),
         ("held", {"kind": "zz"}, set()),
         ("alone", {"kind": "zz"}, set()),
+        ("typed", {"kind": "b"}, set()),  # an entry, but none of its members of kind "run"
         # the other atom of a need holds: the keyed atom is not tested, and counts as holding
         # only for needs naming that other atom too
         ("alone", {"kind": "shell"}, {"alone"}),

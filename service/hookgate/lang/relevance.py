@@ -623,14 +623,19 @@ class Relevance:
             "        return -1",
             "    r = 1",
         ]
+
+        def named(expr: str) -> str:
+            for i, g in enumerate(self.tables):
+                expr = expr.replace(f"{_ALIAS}{i}{_ALIAS}", names[g])
+            return expr
+
         lines += [
-            f"    {name} = member_strings({expr}, {keys!r})"
+            f"    {name} = member_strings({named(expr)}, {keys!r})"
             for (expr, keys), name in self.collected.items()
         ]
         implied = _implied(self.atoms.values(), infos.values())
         for expr, bit in self.atoms.items():
-            for i, g in enumerate(self.tables):
-                expr = expr.replace(f"{_ALIAS}{i}{_ALIAS}", names[g])
+            expr = named(expr)
             if implied.get(bit):
                 expr = f"r & {implied[bit]} or {expr}"
             lines.append(f"    if {expr}: r |= {bit}")
