@@ -486,6 +486,12 @@ def test_keyed_tables_skip_what_the_key_does_not_name(keyed):
     assert _keyed_entered(analysed, "found", {"kind": "a", "args": {"x": "1"}})
 
 
+def _keyed_atom(line: str) -> bool:
+    """The mask's line of the atom ``some f in cfg.shells[input.kind]`` alone (``shared``
+    reads it with ``input.kind == "shell"`` as one atom)."""
+    return "'shells'" in line and "== 'shell'" not in line
+
+
 def test_keyed_atom_is_not_tested_when_an_atom_every_need_shares_holds():
     """``shared`` and ``either`` name the keyed atom with ``kind == "shell"``, ``alone`` names it
     alone: with ``kind`` "shell" the keyed test runs only if ``alone`` is in the program."""
@@ -495,12 +501,12 @@ def test_keyed_atom_is_not_tested_when_an_atom_every_need_shares_holds():
         program = Program(parse_and_check({"k.rego": source}))
         return program.source.split("def relevance", 1)[1].split("\nG", 1)[0]
 
-    without_alone = KEYED.replace(
-        'alone contains "alone" if {', 'alone contains "alone" if {\n\tinput.never'
-    )
-    guarded = [line for line in mask_source(without_alone).splitlines() if "'shells'" in line]
+    alone = 'alone contains "alone" if {\n\tsome f in cfg.shells[input.kind]\n}\n'
+    assert alone in KEYED
+    without_alone = KEYED.replace(alone, "")
+    guarded = [line for line in mask_source(without_alone).splitlines() if _keyed_atom(line)]
     assert guarded and all(line.strip().startswith("if r & ") for line in guarded), guarded
-    plain = [line for line in mask_source(KEYED).splitlines() if "'shells'" in line]
+    plain = [line for line in mask_source(KEYED).splitlines() if _keyed_atom(line)]
     assert plain and not any(line.strip().startswith("if r & ") for line in plain), plain
 
 
@@ -605,3 +611,92 @@ def test_literal_sets_run_what_they_concern(one_of):
     assert sorted(got) == ["later"]
     mixed = functions_entered(analysed, "data.o.mixed", {"kind": "read"})
     assert any(not n.startswith("relevance") for n in mixed)
+
+
+# Tests of the input read as one atom (``input.kind == "shell"``, ``is_string``, then a length
+# compared), and a count compared first, which may be an error (``count(5)``).
+LONG = """package l
+
+import rego.v1
+
+limit := 5
+
+long contains n if {
+	input.kind == "shell"
+	is_string(input.cmd)
+	count(input.cmd) > limit
+	n := count(input.cmd)
+}
+
+counted contains "counted" if {
+	count(input.items) > 2
+}
+
+typed contains "typed" if {
+	input.kind == "shell"
+	is_string(input.cmd)
+}
+"""
+
+LONG_RULES = ["long", "counted", "typed"]
+
+LONG_INPUTS = [
+    {},
+    *(
+        {"kind": kind, "cmd": cmd}
+        for kind in ("shell", "read")
+        for cmd in ("abc", "abcdef", "ééééé", "ééééééé", "\U0001d518" * 6, 5, ["a"] * 6, None)
+    ),
+    {"kind": "shell"},
+    *({"items": items} for items in ([1, 2], [1, 2, 3], "ab", "abcd", 5, {"a": 1}, None, True)),
+    "not an object",
+]
+
+
+@pytest.fixture(scope="module")
+def long():
+    return load({"l.rego": LONG}), load({"l.rego": LONG}, coverage=True)
+
+
+@pytest.mark.parametrize("doc", LONG_INPUTS)
+def test_lengths_answer_as_without_the_analysis(long, doc):
+    analysed, oracle = long
+    for rule in LONG_RULES:
+        ref = f"data.l.{rule}"
+        assert _answer(analysed, f"l.{rule}", doc) == _answer(oracle, f"l.{rule}", doc), rule
+        strict = []
+        for ps in (analysed, oracle):  # count(5) is an error here: raised by both, or neither
+            try:
+                strict.append(ps.query(ref, input=doc, strict_builtin_errors=True))
+            except Exception as exc:
+                strict.append(type(exc).__name__)
+        assert strict[0] == strict[1], rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "doc"),
+    [
+        ("long", {"kind": "shell", "cmd": "abc"}),
+        ("long", {"kind": "read", "cmd": "abcdefgh"}),
+        ("long", {"kind": "shell", "cmd": ["a"] * 9}),
+        ("counted", {"items": [1, 2]}),
+        ("counted", {"items": "ab"}),
+    ],
+)
+def test_lengths_skip_what_they_cannot_concern(long, rule, doc):
+    analysed, oracle = long
+    assert len(analysed.query(f"data.l.{rule}", input=doc)) == 0
+    entered = functions_entered(analysed, f"data.l.{rule}", doc)
+    assert all(n.startswith("relevance") for n in entered), entered
+    assert any(
+        not n.startswith("relevance") for n in functions_entered(oracle, f"data.l.{rule}", doc)
+    )
+
+
+def test_lengths_run_what_they_concern(long):
+    analysed, _ = long
+    assert sorted(analysed.query("data.l.long", input={"kind": "shell", "cmd": "abcdef"})) == [6]
+    assert sorted(analysed.query("data.l.counted", input={"items": [1, 2, 3]})) == ["counted"]
+    # a count that may be an error is computed
+    entered = functions_entered(analysed, "data.l.counted", {"items": 5})
+    assert any(not n.startswith("relevance") for n in entered)

@@ -29,8 +29,9 @@ Descriptors (tuples the compiler makes):
   when the reference goes through a rule that is another name for base data (``cfg :=
   data.…``, fixed by the base data), that rule and the keys after it);
 - a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
-  ``defined`` (``x := s``), ``equals`` (``s == arg``, a string) or ``one_of`` (``s in {"a",
-  "b"}``, ``arg`` the strings of a literal set or array);
+  ``defined`` (``x := s``), ``equals`` (``s == arg``, a string), ``one_of`` (``s in {"a",
+  "b"}``, ``arg`` the strings of a literal set or array), ``string`` (``is_string(s)``) or
+  ``longer`` (``count(s) > arg``, a number: a literal or a rule of one constant definition);
 - a value: ``("const", v)``, ``("rule", group, keys)``, ``("compr", test)`` (an array
   comprehension, ``[]`` when its first literal fails), ``("concat", a, b)`` (``array.concat``).
 """
@@ -147,7 +148,15 @@ class DefinitionReader:
                 return None
             source = self._source(term.collection, scope)
             return None if source is None else ("members", source, None)
+        if isinstance(term, ast.Call) and term.name == "is_string" and len(term.args) == 1:
+            source = self._source(term.args[0], scope)
+            return None if source is None else ("string", source, None)
         if isinstance(term, ast.BinOp):
+            left = term.left
+            n = self._number(term.right, scope) if term.op == ">" else None
+            if n and isinstance(left, ast.Call) and left.name == "count" and len(left.args) == 1:
+                source = self._source(left.args[0], scope)
+                return None if source is None else ("longer", source, n)
             if term.op in (">", "!=") and isinstance(term.right, ast.Scalar):
                 # count(a) + count(b & k) > 0: no solution unless one of them has members
                 counted = self._counted(term.left, scope) if term.right.value == 0 else None
@@ -162,6 +171,21 @@ class DefinitionReader:
             return None
         source = self._source(term, scope)
         return None if source is None else ("holds", source, None)
+
+    def _number(self, term: Any, scope: Scope) -> int | float | None:
+        """A number literal, or the value of a rule whose one definition is one."""
+        if not isinstance(term, ast.Scalar):
+            path = self._constant_path(term, scope)
+            if path is None or path[0] != "data":
+                return None
+            node, i = self.program.find(path[1:])
+            rules = self.program.rules.get(node.group, ()) if i == len(path) - 1 else ()
+            if len(rules) != 1 or rules[0][0].body or rules[0][0].elses or rules[0][0].default:
+                return None
+            term = rules[0][0].value
+        if isinstance(term, ast.Scalar) and type(term.value) in (int, float):
+            return term.value
+        return None
 
     def _counted(self, term: Any, scope: Scope) -> list | None:
         """The sources of a sum of ``count(s)`` (``s`` or ``s & t``), or None."""
@@ -461,7 +485,7 @@ class Relevance:
         body would have read its rule first, and nowhere else."""
         fallback = None
         passed = False
-        for t in tests:
+        for at, t in enumerate(tests):
             if t is None:
                 break
             kind, source, arg = t
@@ -480,12 +504,32 @@ class Relevance:
                 continue  # reads a settled value: no error, nothing printed
             found = self._one(kind, source, arg)
             if source[0] != "rule" or not self.safe(source[1]):
+                if found is not None and _read(t):
+                    found = self._conjunction(tests[at:]) or found
                 return fallback if found is None else _settled(found, passed)
             # A rule that cannot fail or print: a later literal may need rarer facts.
             if fallback is None and found is not None:
                 fallback = _settled(found, passed)
             passed = True
         return fallback
+
+    def _conjunction(self, tests: list) -> tuple | None:
+        """The needs of a body whose first literals are tests of the input (or tables it keys):
+        all of them must hold, as one atom. Each literal before the last can neither fail nor
+        print (``_read``), so a body stopped by any of them reported nothing; ``count`` of a
+        value without a count, an error, may be only the last."""
+        exprs = []
+        selective = False  # a later test that is not only of a type (is_string, defined)
+        for t in tests:
+            if t is None or not _read(t) and t[0] != "longer" or t[1][0] not in _INPUT:
+                break
+            exprs.append(self._atom_expr(*t))
+            selective = selective or len(exprs) > 1 and t[0] not in ("string", "defined", "holds")
+            if not _read(t):
+                break
+        if not selective:
+            return None  # the first test's atom, shared with other bodies, says as much
+        return ((self._atom(f"({' and '.join(exprs)})"), None),)
 
     def _one(self, kind: str, source: tuple, arg: Any) -> tuple | None:
         """The needs without which the literal of ``kind`` on ``source`` cannot hold. On a
@@ -558,6 +602,13 @@ class Relevance:
             return f"({expr} is not UNDEFINED)"
         if kind == "one_of":
             return f"({expr} in {tuple(sorted(arg))!r})"  # == of a string and a non-string: False
+        if kind == "string":
+            return f"(type({expr}) is str)"
+        if kind == "longer":  # count of a value that has none: an error, the literal may hold
+            return (
+                f"((_c := {expr}) is not UNDEFINED and "
+                f"(type(_c) not in (str, list, dict, RegoSet) or len(_c) > {arg!r}))"
+            )
         return f"({expr} == {arg!r})"
 
     def safe(self, g: Group) -> bool:
@@ -573,7 +624,7 @@ class Relevance:
                     return False
                 for kind, source, _ in branch[1]:
                     if (
-                        kind == "members_any"
+                        kind in ("members_any", "longer")
                         or source[0] == "rule"
                         and (source[1] not in self.constants and not self.safe(source[1]))
                     ):
@@ -713,6 +764,18 @@ def _looked_up(table: str, key: str, rest: tuple) -> str:
     return expr
 
 
+# Sources of a literal that reads the input (``keyed``: a table of base data it indexes).
+_INPUT = ("input", "oget", "keyed")
+
+# Tests that hold or fail without an error or a print, whatever the value.
+_SURE = ("members", "holds", "defined", "equals", "one_of", "string")
+
+
+def _read(t: tuple) -> bool:
+    """Whether the test reads only the input and cannot fail (``_SURE``)."""
+    return t[0] in _SURE and t[1][0] in _INPUT
+
+
 def _implied(bits: Any, infos: Any) -> dict[int, int]:
     """For each atom, the earlier atoms every need naming it names too: when one of them
     holds, the atom's own test changes no group's fate (each need naming it holds already), so
@@ -746,6 +809,10 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
         return v is not UNDEFINED
     if kind == "one_of":
         return type(v) is str and v in arg
+    if kind == "string":
+        return type(v) is str
+    if kind == "longer":
+        return v is not UNDEFINED and (type(v) not in (str, list, dict, RegoSet) or len(v) > arg)
     return type(v) is str and v == arg
 
 
