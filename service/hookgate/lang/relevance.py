@@ -16,7 +16,9 @@ anything (``documents.Group``). Exactness: a group is given atoms only when, wit
 false, every definition fails at a literal that reads nothing but the input, base data, rules
 fixed by the base data or groups that are themselves empty by the same argument, so no
 definition could have added a value, raised an error or printed. With ``with`` replacing data
-or a function, every group runs (the mask is ``-1``).
+or a function, every group runs (the mask is ``-1``). An atom may hold when it need not (a
+``count`` that could be an error, ``lower`` of a non-ASCII key, one set without its test because
+an earlier atom every need naming it names holds): that only runs a group for nothing.
 
 Descriptors (tuples the compiler makes):
 - a source of a value: ``("input", expr)`` (a constant path of the input, as a Python
