@@ -8,13 +8,13 @@ import rego.v1
 cfg := data.hookgate.config.destructive
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
 # What the call does to files: the write model (lib_effects.rego), whatever the channel (a shell

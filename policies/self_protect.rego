@@ -226,13 +226,13 @@ violations contains {"reason": msg, "pattern": "self-protect"} if {
 }
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }
 
 # Not a known reader, not a known writer: asked, not denied (reading is the common case, and
@@ -537,11 +537,11 @@ uninstall contains {"reason": msg, "pattern": "self-protect-uninstall"} if {
 }
 
 ask contains r if {
+	some r in uninstall # first: most calls have none, and skip the rule without running it
 	cfg.uninstall_action == "ask"
-	some r in uninstall
 }
 
 deny contains r if {
+	some r in uninstall # first: most calls have none, and skip the rule without running it
 	cfg.uninstall_action == "deny"
-	some r in uninstall
 }

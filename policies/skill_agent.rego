@@ -47,11 +47,11 @@ violations contains {"reason": message(name), "pattern": "skill-is-agent"} if {
 pre_tool_use if input.hook_event_name == "PreToolUse"
 
 deny contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "deny"
-	some r in violations
 }
 
 ask contains r if {
+	some r in violations # first: most calls have none, and skip the rule without running it
 	cfg.action == "ask"
-	some r in violations
 }

@@ -296,3 +296,407 @@ def test_the_default_pack_shared_rules_are_analysed():
         "xpia.effect_texts",
     ):
         assert f"data.hookgate.{rule}" in {names[g] for g in analysed}, rule
+
+
+def test_groups_with_facts_get_their_empty_value_from_the_mask():
+    """A group whose needs carry facts about a rule's members (``tagged``: a member of
+    ``commands`` of kind "run") is set empty by the mask's function when no atom of its needs
+    holds, as one without facts is: no call of its facts test on every reference. When an
+    atom holds, its facts decide later, and nothing is set in advance."""
+    from hookgate.lang.runtime import Ctx
+
+    ps = load({"p.rego": POLICY})
+    groups = {g.name: g for g in ps._tree.groups}
+    with_facts = {n for n, g in groups.items() if g.facts is not None}
+    assert {"data.t.tagged", "data.t.clash_facts", "data.t.clashing"} <= with_facts
+    quiet = Ctx({"event": "post", "effects": [{"kind": "read"}]}, ps.data, None, None, 10**6, None)
+    groups["data.t.tagged"].relevance(quiet)
+    prefilled = {g.name: v for g, v in quiet.cache.items() if getattr(g, "name", "") in with_facts}
+    assert set(prefilled) == {
+        "data.t.tagged",
+        "data.t.clash_facts",
+        "data.t.clashing",
+        "data.t.violations",
+    }
+    assert all(len(v) == 0 for v in prefilled.values()), prefilled
+    # input.a makes clash_list's atom hold: clash_facts and clashing wait for their fact.
+    busy = Ctx({"a": True}, ps.data, None, None, 10**6, None)
+    groups["data.t.tagged"].relevance(busy)
+    names = {getattr(g, "name", "") for g in busy.cache}
+    assert "data.t.tagged" in names
+    assert not {"data.t.clash_facts", "data.t.clashing"} & names
+
+
+# Tables of base data indexed by an input value (``cfg.fields[input.kind]``, through a rule
+# that is another name for base data or not, the key lowered or not): the literal's atom
+# reads the table at run time.
+KEYED = """package k
+
+import rego.v1
+
+cfg := data.conf.k
+
+found contains v if {
+	some f in cfg.fields[input.kind]
+	v := object.get(input, "args", {})[f]
+}
+
+named contains v if {
+	some f in cfg.tools[lower(input.name)].fields
+	v := object.get(input, "args", {})[f]
+}
+
+direct contains f if {
+	some f in data.conf.k.fields[input.kind]
+}
+
+held contains "held" if {
+	cfg.flags[input.kind]
+}
+
+picked := x if {
+	x := cfg.fields[input.kind]
+}
+
+equal contains "equal" if {
+	cfg.names[input.kind] == "yes"
+}
+
+# a need the keyed atom shares with another atom, and one it does not: the atom is tested
+# only when the other does not hold, for what needs it alone
+either contains "either" if input.kind == "shell"
+
+either contains "either" if {
+	some f in cfg.shells[input.kind]
+}
+
+alone contains "alone" if {
+	some f in cfg.shells[input.kind]
+}
+
+shared contains "shared" if {
+	input.kind == "shell"
+	some f in cfg.shells[input.kind]
+}
+
+# a member's kind in a keyed table's entry
+typed contains e.path if {
+	some e in cfg.entries[input.kind]
+	e.kind == "run"
+}
+
+with_table := x if x := found with data.conf.k.fields as {"zz": ["x"]}
+"""
+
+KEYED_DATA = {
+    "conf": {
+        "k": {
+            "fields": {"a": ["x"], "b": [], "c": "str", "d": {"q": "x"}, "shell": ["x"]},
+            "tools": {"task": {"fields": ["p"]}, "none": {"fields": []}, "i": {"fields": ["x"]}},
+            "flags": {"a": True, "b": False},
+            "shells": {"shell": ["x"], "zsh": ["y"], "b": []},
+            "entries": {
+                "a": [{"kind": "run", "path": "/r"}],
+                "b": [{"kind": "read", "path": "/b"}],
+            },
+            "names": {"a": "yes", "b": "no"},
+        }
+    }
+}
+
+KEYED_RULES = [
+    "found",
+    "named",
+    "direct",
+    "held",
+    "picked",
+    "equal",
+    "either",
+    "alone",
+    "shared",
+    "typed",
+]
+
+KEYED_INPUTS = [
+    {},
+    {"args": {"x": "1", "p": "2", "q": "3"}},
+    *(
+        {"kind": k, "args": {"x": "1", "p": "2"}}
+        for k in ("a", "b", "c", "d", "zz", "shell", "zsh", 1, None, ["a"], {"a": 1}, "A")
+    ),
+    *(
+        {"name": n, "args": {"x": "1", "p": "2"}}
+        for n in ("Task", "TASK", "task", "None", "İ", "\u0130", "x", 3, [], None, "I")
+    ),
+    "not an object",
+    [1],
+]
+
+
+@pytest.fixture(scope="module")
+def keyed():
+    return load({"k.rego": KEYED}, KEYED_DATA), load({"k.rego": KEYED}, KEYED_DATA, coverage=True)
+
+
+@pytest.mark.parametrize("doc", KEYED_INPUTS)
+def test_keyed_tables_answer_as_without_the_analysis(keyed, doc):
+    analysed, oracle = keyed
+    for rule in KEYED_RULES:
+        assert _answer(analysed, f"k.{rule}", doc) == _answer(oracle, f"k.{rule}", doc), rule
+    refs = [f"data.k.{rule}" for rule in KEYED_RULES]
+    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+
+
+def test_keyed_tables_under_with(keyed):
+    analysed, oracle = keyed
+    doc = {"kind": "zz", "args": {"x": "1"}}
+    assert sorted(analysed.query("data.k.with_table", input=doc)) == ["1"]
+    assert sorted(oracle.query("data.k.with_table", input=doc)) == ["1"]
+
+
+def _keyed_entered(ps, rule, doc):
+    return {n for n in functions_entered(ps, f"data.k.{rule}", doc) if not n.startswith("rel")}
+
+
+def test_keyed_tables_skip_what_the_key_does_not_name(keyed):
+    analysed, oracle = keyed
+    for rule, doc, want in (
+        ("found", {"kind": "zz", "args": {"x": "1"}}, set()),
+        ("found", {"kind": "b", "args": {"x": "1"}}, set()),  # an empty entry
+        ("named", {"name": "Write", "args": {"p": "1"}}, set()),
+        ("named", {"name": "none", "args": {"p": "1"}}, set()),
+        ("held", {"kind": "zz"}, set()),
+        ("alone", {"kind": "zz"}, set()),
+        ("typed", {"kind": "b"}, set()),  # an entry, but none of its members of kind "run"
+        # the other atom of a need holds: the keyed atom is not tested, and counts as holding
+        # only for needs naming that other atom too
+        ("alone", {"kind": "shell"}, {"alone"}),
+    ):
+        assert analysed.query(f"data.k.{rule}", input=doc) == oracle.query(
+            f"data.k.{rule}", input=doc
+        )
+        assert sorted(analysed.query(f"data.k.{rule}", input=doc)) == sorted(want)
+        if not want:
+            assert not _keyed_entered(analysed, rule, doc), (rule, doc)
+            assert _keyed_entered(oracle, rule, doc), (rule, doc)
+    # Computed when the key names an entry with members, lowered as Rego lowers.
+    assert sorted(analysed.query("data.k.named", input={"name": "TASK", "args": {"p": "2"}})) == [
+        "2"
+    ]
+    assert _keyed_entered(analysed, "found", {"kind": "a", "args": {"x": "1"}})
+
+
+def _keyed_atom(line: str) -> bool:
+    """The mask's line of the atom ``some f in cfg.shells[input.kind]`` alone (``shared``
+    reads it with ``input.kind == "shell"`` as one atom)."""
+    return "'shells'" in line and "== 'shell'" not in line
+
+
+def test_keyed_atom_is_not_tested_when_an_atom_every_need_shares_holds():
+    """``shared`` and ``either`` name the keyed atom with ``kind == "shell"``, ``alone`` names it
+    alone: with ``kind`` "shell" the keyed test runs only if ``alone`` is in the program."""
+    from hookgate.lang.compile import Program
+
+    def mask_source(source: str) -> str:
+        program = Program(parse_and_check({"k.rego": source}))
+        return program.source.split("def relevance", 1)[1].split("\nG", 1)[0]
+
+    alone = 'alone contains "alone" if {\n\tsome f in cfg.shells[input.kind]\n}\n'
+    assert alone in KEYED
+    without_alone = KEYED.replace(alone, "")
+    guarded = [line for line in mask_source(without_alone).splitlines() if _keyed_atom(line)]
+    assert guarded and all(line.strip().startswith("if r & ") for line in guarded), guarded
+    plain = [line for line in mask_source(KEYED).splitlines() if _keyed_atom(line)]
+    assert plain and not any(line.strip().startswith("if r & ") for line in plain), plain
+
+
+# ``x in {"a", "b"}`` (a literal set or array of strings): of the input, of a rule, and of a
+# member after ``some e in s`` (a fact about the members' strings).
+ONE_OF = """package o
+
+import rego.v1
+
+kind := input.kind if input.tool == "t"
+
+direct contains "direct" if input.kind in {"write", "edit"}
+
+listed contains "listed" if input.kind in ["write", "edit"]
+
+through contains "through" if kind in {"write", "edit"}
+
+empty contains "empty" if input.kind in set()
+
+members contains e.path if {
+	some e in object.get(input, "effects", [])
+	e.kind in {"write", "edit"}
+}
+
+made := [e | some e in object.get(input, "effects", []); e.kind in {"delete", "move"}]
+
+later contains "later" if {
+	some e in made
+}
+
+# not constant strings: not read, always computed
+mixed contains "mixed" if input.kind in {"write", 1}
+"""
+
+ONE_OF_RULES = ["direct", "listed", "through", "empty", "members", "made", "later", "mixed"]
+
+ONE_OF_INPUTS = [
+    {},
+    *({"kind": k} for k in ("write", "edit", "delete", "Write", 1, None, ["write"], {"write": 1})),
+    {"tool": "t", "kind": "edit"},
+    {"tool": "t", "kind": "read"},
+    *(
+        {"effects": e}
+        for e in (
+            [],
+            "write",
+            {"a": {"kind": "write", "path": "/a"}},
+            [{"kind": "write", "path": "/w"}],
+            [{"kind": "read", "path": "/r"}, {"kind": "move", "path": "/m"}],
+            [{"kind": ["write"]}, {"kind": 1}],
+            [{"path": "/p"}],
+        )
+    ),
+    "not an object",
+]
+
+
+@pytest.fixture(scope="module")
+def one_of():
+    return load({"o.rego": ONE_OF}), load({"o.rego": ONE_OF}, coverage=True)
+
+
+@pytest.mark.parametrize("doc", ONE_OF_INPUTS)
+def test_literal_sets_answer_as_without_the_analysis(one_of, doc):
+    analysed, oracle = one_of
+    for rule in ONE_OF_RULES:
+        assert _answer(analysed, f"o.{rule}", doc) == _answer(oracle, f"o.{rule}", doc), rule
+    refs = [f"data.o.{rule}" for rule in ONE_OF_RULES]
+    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+
+
+@pytest.mark.parametrize(
+    ("rule", "doc"),
+    [
+        ("direct", {"kind": "read"}),
+        ("listed", {"kind": "Write"}),
+        ("through", {"kind": "write"}),
+        ("empty", {"kind": "write"}),
+        ("members", {"effects": [{"kind": "read", "path": "/r"}]}),
+        ("later", {"effects": [{"kind": "write", "path": "/w"}]}),
+    ],
+)
+def test_literal_sets_skip_what_they_cannot_concern(one_of, rule, doc):
+    analysed, oracle = one_of
+    assert len(analysed.query(f"data.o.{rule}", input=doc)) == 0
+    entered = functions_entered(analysed, f"data.o.{rule}", doc)
+    assert all(n.startswith("relevance") for n in entered), entered
+    assert any(
+        not n.startswith("relevance") for n in functions_entered(oracle, f"data.o.{rule}", doc)
+    )
+
+
+def test_literal_sets_run_what_they_concern(one_of):
+    analysed, _ = one_of
+    assert sorted(analysed.query("data.o.direct", input={"kind": "edit"})) == ["direct"]
+    assert sorted(analysed.query("data.o.through", input={"tool": "t", "kind": "edit"})) == [
+        "through"
+    ]
+    got = analysed.query("data.o.members", input={"effects": [{"kind": "edit", "path": "/e"}]})
+    assert sorted(got) == ["/e"]
+    got = analysed.query("data.o.later", input={"effects": [{"kind": "move", "path": "/m"}]})
+    assert sorted(got) == ["later"]
+    mixed = functions_entered(analysed, "data.o.mixed", {"kind": "read"})
+    assert any(not n.startswith("relevance") for n in mixed)
+
+
+# Tests of the input read as one atom (``input.kind == "shell"``, ``is_string``, then a length
+# compared), and a count compared first, which may be an error (``count(5)``).
+LONG = """package l
+
+import rego.v1
+
+limit := 5
+
+long contains n if {
+	input.kind == "shell"
+	is_string(input.cmd)
+	count(input.cmd) > limit
+	n := count(input.cmd)
+}
+
+counted contains "counted" if {
+	count(input.items) > 2
+}
+
+typed contains "typed" if {
+	input.kind == "shell"
+	is_string(input.cmd)
+}
+"""
+
+LONG_RULES = ["long", "counted", "typed"]
+
+LONG_INPUTS = [
+    {},
+    *(
+        {"kind": kind, "cmd": cmd}
+        for kind in ("shell", "read")
+        for cmd in ("abc", "abcdef", "ééééé", "ééééééé", "\U0001d518" * 6, 5, ["a"] * 6, None)
+    ),
+    {"kind": "shell"},
+    *({"items": items} for items in ([1, 2], [1, 2, 3], "ab", "abcd", 5, {"a": 1}, None, True)),
+    "not an object",
+]
+
+
+@pytest.fixture(scope="module")
+def long():
+    return load({"l.rego": LONG}), load({"l.rego": LONG}, coverage=True)
+
+
+@pytest.mark.parametrize("doc", LONG_INPUTS)
+def test_lengths_answer_as_without_the_analysis(long, doc):
+    analysed, oracle = long
+    for rule in LONG_RULES:
+        ref = f"data.l.{rule}"
+        assert _answer(analysed, f"l.{rule}", doc) == _answer(oracle, f"l.{rule}", doc), rule
+        strict = []
+        for ps in (analysed, oracle):  # count(5) is an error here: raised by both, or neither
+            try:
+                strict.append(ps.query(ref, input=doc, strict_builtin_errors=True))
+            except Exception as exc:
+                strict.append(type(exc).__name__)
+        assert strict[0] == strict[1], rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "doc"),
+    [
+        ("long", {"kind": "shell", "cmd": "abc"}),
+        ("long", {"kind": "read", "cmd": "abcdefgh"}),
+        ("long", {"kind": "shell", "cmd": ["a"] * 9}),
+        ("counted", {"items": [1, 2]}),
+        ("counted", {"items": "ab"}),
+    ],
+)
+def test_lengths_skip_what_they_cannot_concern(long, rule, doc):
+    analysed, oracle = long
+    assert len(analysed.query(f"data.l.{rule}", input=doc)) == 0
+    entered = functions_entered(analysed, f"data.l.{rule}", doc)
+    assert all(n.startswith("relevance") for n in entered), entered
+    assert any(
+        not n.startswith("relevance") for n in functions_entered(oracle, f"data.l.{rule}", doc)
+    )
+
+
+def test_lengths_run_what_they_concern(long):
+    analysed, _ = long
+    assert sorted(analysed.query("data.l.long", input={"kind": "shell", "cmd": "abcdef"})) == [6]
+    assert sorted(analysed.query("data.l.counted", input={"items": [1, 2, 3]})) == ["counted"]
+    # a count that may be an error is computed
+    entered = functions_entered(analysed, "data.l.counted", {"items": 5})
+    assert any(not n.startswith("relevance") for n in entered)

@@ -16,15 +16,24 @@ anything (``documents.Group``). Exactness: a group is given atoms only when, wit
 false, every definition fails at a literal that reads nothing but the input, base data, rules
 fixed by the base data or groups that are themselves empty by the same argument, so no
 definition could have added a value, raised an error or printed. With ``with`` replacing data
-or a function, every group runs (the mask is ``-1``).
+or a function, every group runs (the mask is ``-1``). An atom may hold when it need not (a
+``count`` that could be an error, ``lower`` of a non-ASCII key, one set without its test because
+an earlier atom every need naming it names holds): that only runs a group for nothing.
 
 Descriptors (tuples the compiler makes):
 - a source of a value: ``("input", expr)`` (a constant path of the input, as a Python
   expression), ``("oget", expr)`` (``object.get(input, key, <empty collection>)``, ``expr``
   reading ``input[key]``: the same members when the input is an object), ``("rule",
-  group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data);
+  group, keys)`` (a rule, then constant keys into its value), ``("base", keys)`` (base data),
+  ``("keyed", table, key, lowered, keys)`` (a table of base data indexed by an input value,
+  ``lower``ed or not, then constant keys: ``cfg.fields[input.tool_kind]``, read at run time
+  from the evaluation's data; ``table``: ``(alias, keys, base)``, the keys into base data and,
+  when the reference goes through a rule that is another name for base data (``cfg :=
+  data.…``, fixed by the base data), that rule and the keys after it);
 - a test: ``(kind, source, arg)``, kind ``members`` (``some x in s``), ``holds`` (``s`` alone),
-  ``defined`` (``x := s``) or ``equals`` (``s == arg``, a string);
+  ``defined`` (``x := s``), ``equals`` (``s == arg``, a string), ``one_of`` (``s in {"a",
+  "b"}``, ``arg`` the strings of a literal set or array), ``string`` (``is_string(s)``) or
+  ``longer`` (``count(s) > arg``, a number: a literal or a rule of one constant definition);
 - a value: ``("const", v)``, ``("rule", group, keys)``, ``("compr", test)`` (an array
   comprehension, ``[]`` when its first literal fails), ``("concat", a, b)`` (``array.concat``).
 """
@@ -93,6 +102,9 @@ class DefinitionReader:
         ):
             keys = _member_path(term.rhs.path[0], var)
             values = self._object_keys(term.rhs.head, scope)
+        elif isinstance(term, ast.Membership) and term.key is None:  # e.kind in {"a", "b"}
+            values = _strings(term.collection)
+            keys = _member_path(term.value, var) if values is not None else None
         if keys is None or values is None:
             return test
         return ("members_where", test[1], (keys, values))
@@ -128,11 +140,25 @@ class DefinitionReader:
             source = self._source(term.rhs, scope)
             return None if source is None else ("defined", source, None)
         if isinstance(term, ast.Membership):
-            if term.key is not None or not isinstance(term.value, ast.Scalar):
+            if term.key is not None:
+                return None
+            strings = _strings(term.collection)
+            if strings is not None:  # input.kind in {"a", "b"}
+                source = self._source(term.value, scope)
+                return None if source is None else ("one_of", source, strings)
+            if not isinstance(term.value, ast.Scalar):
                 return None
             source = self._source(term.collection, scope)
             return None if source is None else ("members", source, None)
+        if isinstance(term, ast.Call) and term.name == "is_string" and len(term.args) == 1:
+            source = self._source(term.args[0], scope)
+            return None if source is None else ("string", source, None)
         if isinstance(term, ast.BinOp):
+            left = term.left
+            n = self._number(term.right, scope) if term.op == ">" else None
+            if n and isinstance(left, ast.Call) and left.name == "count" and len(left.args) == 1:
+                source = self._source(left.args[0], scope)
+                return None if source is None else ("longer", source, n)
             if term.op in (">", "!=") and isinstance(term.right, ast.Scalar):
                 # count(a) + count(b & k) > 0: no solution unless one of them has members
                 counted = self._counted(term.left, scope) if term.right.value == 0 else None
@@ -147,6 +173,21 @@ class DefinitionReader:
             return None
         source = self._source(term, scope)
         return None if source is None else ("holds", source, None)
+
+    def _number(self, term: Any, scope: Scope) -> int | float | None:
+        """A number literal, or the value of a rule whose one definition is one."""
+        if not isinstance(term, ast.Scalar):
+            path = self._constant_path(term, scope)
+            if path is None or path[0] != "data":
+                return None
+            node, i = self.program.find(path[1:])
+            rules = self.program.rules.get(node.group, ()) if i == len(path) - 1 else ()
+            if len(rules) != 1 or rules[0][0].body or rules[0][0].elses or rules[0][0].default:
+                return None
+            term = rules[0][0].value
+        if isinstance(term, ast.Scalar) and type(term.value) in (int, float):
+            return term.value
+        return None
 
     def _counted(self, term: Any, scope: Scope) -> list | None:
         """The sources of a sum of ``count(s)`` (``s`` or ``s & t``), or None."""
@@ -185,7 +226,7 @@ class DefinitionReader:
             return None
         path = self._constant_path(term, scope)
         if path is None:
-            return None
+            return self._keyed(term, scope)
         if path[0] == "input":
             return ("input", index_expr("ctx.input", path[1:]))
         node, i = self.program.find(path[1:])
@@ -193,6 +234,52 @@ class DefinitionReader:
         if group is not None:
             return None if group.kind == "function" else ("rule", group, path[1 + i :])
         return ("base", path[1:]) if i < len(path) - 1 or not node.has_rules() else None
+
+    def _keyed(self, term: Any, scope: Scope) -> tuple | None:
+        """``t[input.k]`` or ``t[lower(input.k)]``, then constant keys, ``t`` a table of base
+        data (or a rule that is only another name for one, ``cfg := data.x``)."""
+        if not isinstance(term, ast.Ref):
+            return None
+        at = next((i for i, k in enumerate(term.path) if not _string(k)), None)
+        if at is None or not all(_string(k) for k in term.path[at + 1 :]):
+            return None
+        key, lowered = term.path[at], False
+        if isinstance(key, ast.Call) and key.name == "lower" and len(key.args) == 1:
+            key, lowered = key.args[0], True
+        key_path = self._constant_path(key, scope)
+        prefix = ast.Ref(term.head, term.path[:at], term.loc) if at else term.head
+        table = self._table(self._constant_path(prefix, scope))
+        if table is None or key_path is None or key_path[0] != "input":
+            return None
+        rest = tuple(k.value for k in term.path[at + 1 :])
+        return ("keyed", table, index_expr("ctx.input", key_path[1:]), lowered, rest)
+
+    def _table(self, path: tuple | None) -> tuple | None:
+        """``(alias, keys, base)`` of a data path (the ``keyed`` source's table): one no rule
+        defines (``alias`` None), or one through a rule whose only definition is another name
+        for base data (``cfg := data.hookgate.config.x``: no body, no default)."""
+        if path is None or path[0] != "data":
+            return None
+        node, i = self.program.find(path[1:])
+        group = node.group
+        if group is None:
+            return (None, (), path[1:]) if i < len(path) - 1 or not node.has_rules() else None
+        rules = self.program.rules.get(group, ())
+        if group.kind != "complete" or len(rules) != 1:
+            return None
+        rule = rules[0][0]
+        value = rule.value
+        if rule.body or rule.elses or rule.default or not isinstance(value, ast.Ref):
+            return None
+        if not (isinstance(value.head, ast.Var) and value.head.name == "data"):
+            return None
+        if not all(_string(k) for k in value.path):
+            return None
+        aliased = self._table(("data", *(k.value for k in value.path)))
+        if aliased is None or aliased[0] is not None:
+            return None
+        keys = path[1 + i :]
+        return (group, keys, (*aliased[2], *keys))
 
     def value_source(self, term: Any, scope: Scope | None) -> tuple | None:
         """How a complete rule's value is made when it has no body, for ``relevance``."""
@@ -233,6 +320,18 @@ class DefinitionReader:
             return None
         source = self._source(term, scope)
         return source if source is not None and source[0] == "rule" else None
+
+
+def _string(term: Any) -> bool:
+    return isinstance(term, ast.Scalar) and type(term.value) is str
+
+
+def _strings(term: Any) -> frozenset | None:
+    """The members of a literal set or array of strings (``{"a", "b"}``), or None. Only a
+    string is equal to one of them, so ``x in`` it holds only for such a string."""
+    if isinstance(term, ast.SetTerm | ast.ArrayTerm) and all(_string(x) for x in term.items):
+        return frozenset(x.value for x in term.items)
+    return None
 
 
 def _member_path(term: Any, var: ast.Var) -> tuple | None:
@@ -285,6 +384,10 @@ def _declared(body: tuple) -> set[str]:
     return names
 
 
+# Marks a rule group in an atom's expression (``Relevance.tables``), by its index there, until
+# the group's name in the generated module is known (repr never writes the character).
+_ALIAS = "\x00"
+
 # Empty values the generated module can spell (the names are in its namespace).
 _SPELLED = {id(UNDEFINED): "UNDEFINED", id(EMPTY_SET): "EMPTY_SET"}
 
@@ -311,6 +414,8 @@ class Relevance:
         # The members' strings at a key path of an input value, each collected once per
         # evaluation for every ``some e in s; e.kind == "…"`` atom on it.
         self.collected: dict[tuple[str, tuple], str] = {}
+        # The rules fixed by the base data whose values atoms read (``_ALIAS``).
+        self.tables: list[Group] = []
         self._info: dict[Group, tuple[int, Any] | None] = {}
 
     def group(self, g: Group) -> tuple[tuple, Any] | None:
@@ -382,7 +487,7 @@ class Relevance:
         body would have read its rule first, and nowhere else."""
         fallback = None
         passed = False
-        for t in tests:
+        for at, t in enumerate(tests):
             if t is None:
                 break
             kind, source, arg = t
@@ -401,12 +506,32 @@ class Relevance:
                 continue  # reads a settled value: no error, nothing printed
             found = self._one(kind, source, arg)
             if source[0] != "rule" or not self.safe(source[1]):
+                if found is not None and _read(t):
+                    found = self._conjunction(tests[at:]) or found
                 return fallback if found is None else _settled(found, passed)
             # A rule that cannot fail or print: a later literal may need rarer facts.
             if fallback is None and found is not None:
                 fallback = _settled(found, passed)
             passed = True
         return fallback
+
+    def _conjunction(self, tests: list) -> tuple | None:
+        """The needs of a body whose first literals are tests of the input (or tables it keys):
+        all of them must hold, as one atom. Each literal before the last can neither fail nor
+        print (``_read``), so a body stopped by any of them reported nothing; ``count`` of a
+        value without a count, an error, may be only the last."""
+        exprs = []
+        selective = False  # a later test that is not only of a type (is_string, defined)
+        for t in tests:
+            if t is None or not _read(t) and t[0] != "longer" or t[1][0] not in _INPUT:
+                break
+            exprs.append(self._atom_expr(*t))
+            selective = selective or len(exprs) > 1 and t[0] not in ("string", "defined", "holds")
+            if not _read(t):
+                break
+        if not selective:
+            return None  # the first test's atom, shared with other bodies, says as much
+        return ((self._atom(f"({' and '.join(exprs)})"), None),)
 
     def _one(self, kind: str, source: tuple, arg: Any) -> tuple | None:
         """The needs without which the literal of ``kind`` on ``source`` cannot hold. On a
@@ -433,6 +558,32 @@ class Relevance:
             # object.get of a non-object is an error (or undefined): the test holds then too.
             inner = self._atom_expr(kind, ("input", source[1]), arg)
             return f"(type(ctx.input) is not dict or {inner})"
+        if source[0] == "keyed":
+            _, (alias, keys, base), key, lowered, rest = source
+            # The table from the data; when it is a rule fixed by the base data, from the
+            # value the policy set computed once and put into the evaluation's cache.
+            table = "ctx.data"
+            for k in base:
+                table = index_expr(table, (k,))
+            if alias is not None:
+                if alias not in self.tables:
+                    self.tables.append(alias)
+                cached = "_t"
+                for k in keys:
+                    cached = index_expr(cached, (k,))
+                table = (
+                    f"({cached} if (_t := ctx.cache.get({_ALIAS}{self.tables.index(alias)}"
+                    f"{_ALIAS}, MISSING)) is not MISSING and _t is not IN_PROGRESS else {table})"
+                )
+            if not lowered:
+                return self._atom_expr(kind, ("input", _looked_up(table, key, rest)), arg)
+            # lower of a key that is not a short ASCII string (an error on a non-string,
+            # Unicode's case rules, the output limit) is not worked out: the literal may hold.
+            test = self._atom_expr(kind, ("input", _looked_up(table, "_k.lower()", rest)), arg)
+            return (
+                f"((_k := {key}) is not UNDEFINED and (not (type(_k) is str and _k.isascii()"
+                f" and len(_k) <= MAX_OUTPUT) or {test}))"
+            )
         expr = source[1]
         if kind == "members_where":
             name = self.collected.setdefault((expr, arg[0]), f"_m{len(self.collected)}")
@@ -451,6 +602,15 @@ class Relevance:
             return f"holds({expr})"
         if kind == "defined":
             return f"({expr} is not UNDEFINED)"
+        if kind == "one_of":
+            return f"({expr} in {tuple(sorted(arg))!r})"  # == of a string and a non-string: False
+        if kind == "string":
+            return f"(type({expr}) is str)"
+        if kind == "longer":  # count of a value that has none: an error, the literal may hold
+            return (
+                f"((_c := {expr}) is not UNDEFINED and "
+                f"(type(_c) not in (str, list, dict, RegoSet) or len(_c) > {arg!r}))"
+            )
         return f"({expr} == {arg!r})"
 
     def safe(self, g: Group) -> bool:
@@ -466,7 +626,7 @@ class Relevance:
                     return False
                 for kind, source, _ in branch[1]:
                     if (
-                        kind == "members_any"
+                        kind in ("members_any", "longer")
                         or source[0] == "rule"
                         and (source[1] not in self.constants and not self.safe(source[1]))
                     ):
@@ -516,18 +676,30 @@ class Relevance:
             "        return -1",
             "    r = 1",
         ]
+
+        def named(expr: str) -> str:
+            for i, g in enumerate(self.tables):
+                expr = expr.replace(f"{_ALIAS}{i}{_ALIAS}", names[g])
+            return expr
+
         lines += [
-            f"    {name} = member_strings({expr}, {keys!r})"
+            f"    {name} = member_strings({named(expr)}, {keys!r})"
             for (expr, keys), name in self.collected.items()
         ]
-        lines += [f"    if {expr}: r |= {bit}" for expr, bit in self.atoms.items()]
+        implied = _implied(self.atoms.values(), infos.values())
+        for expr, bit in self.atoms.items():
+            expr = named(expr)
+            if implied.get(bit):
+                expr = f"r & {implied[bit]} or {expr}"
+            lines.append(f"    if {expr}: r |= {bit}")
         lines += ["    ctx.relevant = r", "    c = ctx.cache"]
         attach = []
         facts = []
         found: dict[str, str] = {}  # member_fact's cache key (source) -> its constant's name
-        # Groups without facts, by their need: when it does not hold, their empty values go
-        # into the evaluation's cache at once, where the generated code finds them without a
-        # call (``Group.value`` gives the same, one reference at a time).
+        # Groups by their need: when no atom of it holds, their empty values go into the
+        # evaluation's cache at once, where the generated code finds them without a call
+        # (``Group.value`` gives the same, one reference at a time). A group with facts is
+        # among them: a fact counts only with an atom of its mask, so none of them can hold.
         by_need: dict[int, list[str]] = {}
         for g, info in infos.items():
             if info is None:
@@ -543,8 +715,7 @@ class Relevance:
             if any(fact for _, fact in needs):
                 facts.append(self._facts(function, name, needs, names, found))
                 attach.append(f"{name}.facts = {function}_{name}")
-            else:
-                by_need.setdefault(need, []).append(name)
+            by_need.setdefault(need, []).append(name)
         for k, (need, groups) in enumerate(sorted(by_need.items())):
             table = f"{function}_E{k}"
             attach.append(f"{table} = {{{', '.join(f'{g}: {g}.empty' for g in groups)}}}")
@@ -585,6 +756,41 @@ class Relevance:
         )
 
 
+def _looked_up(table: str, key: str, rest: tuple) -> str:
+    """A Python expression of ``table`` (an expression) indexed by ``key`` (an expression),
+    then by ``rest``: a lookup per key inline (``index_path`` costs a call and a loop, on
+    every evaluation)."""
+    expr = f"(UNDEFINED if (_i := {key}) is UNDEFINED else index({table}, _i))"
+    for k in rest:
+        expr = index_expr(expr, (k,))
+    return expr
+
+
+# Sources of a literal that reads the input (``keyed``: a table of base data it indexes).
+_INPUT = ("input", "oget", "keyed")
+
+# Tests that hold or fail without an error or a print, whatever the value.
+_SURE = ("members", "holds", "defined", "equals", "one_of", "string")
+
+
+def _read(t: tuple) -> bool:
+    """Whether the test reads only the input and cannot fail (``_SURE``)."""
+    return t[0] in _SURE and t[1][0] in _INPUT
+
+
+def _implied(bits: Any, infos: Any) -> dict[int, int]:
+    """For each atom, the earlier atoms every need naming it names too: when one of them
+    holds, the atom's own test changes no group's fate (each need naming it holds already), so
+    the bit is set without the test, which may cost a lookup in data."""
+    common: dict[int, int] = {}
+    for info in infos:
+        for mask, _ in info[0] if info is not None else ():
+            for bit in bits:
+                if mask & bit:
+                    common[bit] = common.get(bit, mask) & mask
+    return {bit: m & (bit - 1) & ~1 for bit, m in common.items() if m & (bit - 1) & ~1}
+
+
 def _plain(v: Any) -> bool:
     """A value whose ``repr`` is its Python literal: a scalar, ``[]``."""
     return v is None or type(v) in (bool, int, str) or (type(v) is list and not v)
@@ -603,6 +809,12 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
         return holds(v)
     if kind == "defined":
         return v is not UNDEFINED
+    if kind == "one_of":
+        return type(v) is str and v in arg
+    if kind == "string":
+        return type(v) is str
+    if kind == "longer":
+        return v is not UNDEFINED and (type(v) not in (str, list, dict, RegoSet) or len(v) > arg)
     return type(v) is str and v == arg
 
 
