@@ -1,7 +1,7 @@
 """Where one decision's time goes, in a count the machine's load does not move: the Python
 bytecodes each function executes (``sys.settrace``, calls into C count as one) for the everyday
 mix of ``compare.py``, and how many rule groups the evaluation computed; with ``--groups``, by
-rule group (inclusive of the builtins each calls).
+rule group (inclusive of the builtins each calls); with ``--wall N``, wall time by rule group.
 
     .venv/bin/python bench/profile_decision.py [PAYLOAD ...] [--top 12]
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -118,6 +119,48 @@ def by_group(engine: Engine, doc: dict) -> collections.Counter:
     return per
 
 
+def wall_by_group(engine: Engine, doc: dict, iterations: int) -> tuple[float, collections.Counter]:
+    """µs of one decision (the mean of ``iterations``, with the wrappers' own overhead) and, by
+    rule group, the µs spent in it and not in a group it asked for: the time bytecodes do not
+    see (system calls, builtins in C, objects built) shows here."""
+    clock = time.perf_counter_ns
+    stack: list[list] = []
+    per: collections.Counter = collections.Counter()
+    classes = [c for c in vars(documents).values() if isinstance(c, type)]
+    classes = [c for c in classes if issubclass(c, documents.Group)]
+    originals = [(c, m, vars(c)[m]) for c in classes for m in ("value", "call") if m in vars(c)]
+
+    def wrap(method):
+        def inside(self, *args):
+            frame = [clock(), 0]
+            stack.append(frame)
+            try:
+                return method(self, *args)
+            finally:
+                stack.pop()
+                spent = clock() - frame[0]
+                per[self.name] += spent - frame[1]
+                if stack:
+                    stack[-1][1] += spent
+
+        return inside
+
+    for c, m, method in originals:
+        setattr(c, m, wrap(method))
+    try:
+        start = clock()
+        for _ in range(iterations):
+            engine.evaluate(doc)
+        total = (clock() - start) / iterations / 1000
+    finally:
+        for c, m, method in originals:
+            setattr(c, m, method)
+    in_groups = sum(per.values())
+    per = collections.Counter({k: v / iterations / 1000 for k, v in per.items()})
+    per["<engine>"] = total - in_groups / iterations / 1000
+    return total, per
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("payloads", nargs="*", help="names of the everyday mix (default: all)")
@@ -126,6 +169,12 @@ def main() -> None:
         "--groups",
         action="store_true",
         help="by rule group instead of by function (the wrappers' own bytecodes included)",
+    )
+    parser.add_argument(
+        "--wall",
+        type=int,
+        metavar="N",
+        help="µs by rule group, the mean of N decisions (wall time: noisy under load)",
     )
     args = parser.parse_args()
     engine = Engine.from_paths([default_pack_path()])
@@ -137,6 +186,12 @@ def main() -> None:
         groups = computed_groups(engine, doc)
         total, per, calls = bytecodes(engine, doc)
         print(f"{name}: {total} bytecodes, {len(groups)} rule groups computed")
+        if args.wall:
+            spent, per_group = wall_by_group(engine, doc, args.wall)
+            print(f"  {spent:7.1f} µs a decision (wrapped)")
+            for key, us in per_group.most_common(args.top):
+                print(f"  {us:7.2f} {key}")
+            continue
         if args.groups:
             for key, count in by_group(engine, doc).most_common(args.top):
                 print(f"  {count:7d} {key}")
