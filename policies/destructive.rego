@@ -400,26 +400,23 @@ overwrites(f) if {
 	not f in data.hookgate.lib.option_file_effects
 }
 
-overwrites(f) if {
-	f.op == "edit"
-	f.by == "truncate"
-}
+# truncate's edit empties the file; shred overwrites the contents before -u (if given) removes
+# the file. (A table, and one definition for /dev/null below, not a definition per case: every
+# write and edit of a file tool asks overwrites.)
+overwrites(f) if in_place_destroyers[f.by] == f.op
 
-# shred overwrites the contents before -u (if given) removes the file.
-overwrites(f) if {
-	f.op == "delete"
-	f.by == "shred"
-}
+in_place_destroyers := {"truncate": "edit", "shred": "delete"}
 
 # cp /dev/null f and install /dev/null f empty f; so does ln -sf /dev/null f (f becomes a link to
 # nothing; without -f, ln refuses to replace a file).
 overwrites(f) if {
 	f.from == "/dev/null"
-	f.op == "copy"
+	empties(f)
 }
 
-overwrites(f) if {
-	f.from == "/dev/null"
+empties(f) if f.op == "copy"
+
+empties(f) if {
 	f.op == "link"
 	f.how == "ln -f"
 }

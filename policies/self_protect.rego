@@ -27,27 +27,29 @@ machine := hookgate.paths()
 # takes the tree under it, as does writing into a directory whose entries the line does not name;
 # a link made to a protected path (from) counts too: a later write through the link writes it.
 # Each is an entry of hookgate.protected_hits with its path as the disk resolves it now ("real",
-# below), built in one pass over the effects (an array: a set of objects would be frozen and
-# sorted on every write for nothing).
-changed := array.concat(array.concat([{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would", effect_verbs[e.op]]), "tree": e.op in {"delete", "mode"}, "holder": false, "tag": "changed"} |
+# below), built in one pass over the effects, links aside (an array: a set of objects would be
+# frozen and sorted on every write for nothing).
+changed := array.concat([{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, c.how]), "tree": c.tree, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
 	pre
 	is_string(e.path)
-	not e.tree
+	c := change_of(e)
 	p := placed(e.path)
-], [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would change files under"]), "tree": true, "holder": false, "tag": "changed"} |
-	some e in data.hookgate.lib.file_effects
-	pre
-	e.tree
-	is_string(e.path)
-	p := placed(e.path)
-]), [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false, "tag": "changed"} |
+], [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
 	pre
 	e.op == "link"
 	is_string(e.from)
 	p := placed(e.from)
 ])
+
+# What an effect does to its path, and whether that takes the tree under it.
+change_of(e) := {"how": "would change files under", "tree": true} if {
+	e.tree
+} else := effect_changes[e.op]
+
+# (No input: computed once per policy set.)
+effect_changes := {op: {"how": concat(" ", ["would", verb]), "tree": op in {"delete", "mode"}} | some op, verb in effect_verbs}
 
 # A write effect's path is absolute already, unless it starts with ~ or $HOME.
 placed(p) := p if {
