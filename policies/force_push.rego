@@ -21,13 +21,12 @@ push_commands := [x | some x in data.hookgate.lib.git_commands; x.git.subcommand
 pushes := [x.git | some x in push_commands]
 
 # The option names of a parse are git's long names (-f is --force, --force-w is
-# --force-with-lease), whether the line or configuration gives them.
-forced(g) if {
+# --force-with-lease), whether the line or configuration gives them. (One definition with
+# else: a push forced by its flag is not searched for a +refspec too.)
+forced(g) := true if {
 	some o in g.options
 	o.name in force_options
-}
-
-forced(g) if {
+} else := true if {
 	some i, ref in g.operands
 	i > 0 # a refspec: an operand after the remote
 	startswith(ref, "+")
@@ -63,11 +62,12 @@ forced_outside_the_text if {
 	not_in_text(x.git)
 }
 
-not_in_text(g) if is_string(g.alias)
-
-not_in_text(g) if g.subcommand != "push"
-
-not_in_text(g) if {
+# (one definition with elses: a function of several definitions runs each of them on every call)
+not_in_text(g) := true if {
+	is_string(g.alias)
+} else := true if {
+	g.subcommand != "push"
+} else := true if {
 	some o in g.options
 	o.name in force_options
 	is_string(o.config)

@@ -215,7 +215,9 @@ alias_git_commands := [{"cmd": c, "git": g} |
 # Only a command whose meaning configuration may change (a name that may be an alias, push,
 # pull, merge, clean; commit, rebase and am for core.hooksPath) reads the repository's
 # configuration, with the files the reader gave up on (the parse's config_unknown).
-configured(c, first) := git.parse_in(c, repository_config(git_target(first))) if first.reads_config
+configured(c, first) := git.parse_in(c, repository_config(git_target(first))) if {
+	first.reads_config
+} else := first if not first.reads_config
 
 # git.config_read, or on a server given only the older git.config fact, that.
 repository_config(dir) := read if {
@@ -225,8 +227,6 @@ repository_config(dir) := read if {
 
 # "a (why); b (why)": the configuration files a git command's parse could not read.
 config_unknown_text(g) := concat("; ", [sprintf("%s (%s)", [u.path, u.why]) | some u in g.config_unknown])
-
-configured(_, first) := first if not first.reads_config
 
 # NAME=value assignments the line makes for later commands (FOO=1; export FOO=1; declare …).
 assignments contains concat("=", [name, value]) if {

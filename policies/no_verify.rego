@@ -328,9 +328,10 @@ violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
 
 inert_verbs := {"delete": "remove", "write": "leave nothing that runs a check in", "edit": "put an early exit into", "copy": "copy nothing that runs a check onto", "move": "move nothing that runs a check onto", "link": "link nothing that runs a check at", "mode": "make non-executable"}
 
-relative(p) := trim_prefix(p, concat("", [input.cwd, "/"])) if is_string(input.cwd)
-
-relative(p) := p if not is_string(input.cwd)
+# (one definition with else: a function of several definitions runs each of them on every call)
+relative(p) := trim_prefix(p, concat("", [input.cwd, "/"])) if {
+	is_string(input.cwd)
+} else := p if not is_string(input.cwd)
 
 inert(e) if e.op == "delete"
 

@@ -17,14 +17,16 @@ violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
 	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.by, p, advice])
 }
 
-link_target(e) := e.from if e.op == "link"
-
-link_target(e) := null if e.op != "link"
+# (one definition with else: a function of several definitions runs each of them on every call)
+link_target(e) := e.from if {
+	e.op == "link"
+} else := null if e.op != "link"
 
 # core.hooksPath written into a repository's .git/config (or any git config file) by a file tool.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some e in input.effects
 	e.kind in {"write", "edit"}
+	contains(lower(e.path), "config") # first: the name of every git configuration file holds it, most paths do not
 	git_config_file(e.path)
 	text := lower(object.get(e, "new_text", object.get(e, "content", "")))
 	some key in cfg.bypass_config

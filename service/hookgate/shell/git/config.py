@@ -319,6 +319,11 @@ def _parsed(
     try:
         st = os.stat(path)
         stamp: tuple = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    except (FileNotFoundError, NotADirectoryError):
+        # absent (or a dangling link): the reader's own stat would say so again. Most of git's
+        # files are absent on most machines (the system and XDG files), and each costs every
+        # decision that reads the configuration.
+        return None
     except OSError:
         stamp = ()
     hit = _CACHE.get(path)
