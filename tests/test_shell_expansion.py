@@ -506,6 +506,22 @@ def test_patterns_match_what_bash_matches(project, text):
     assert globbed(text, project)[-1][1:] == run.stdout.split("\n")[:-1]
 
 
+def test_a_pattern_is_matched_against_the_disk_as_it_is_at_each_call(project):
+    """A long-lived process (the server, the warm process, a benchmark) asks about the same line
+    again after the disk changed: the analysis, kept by line, must not keep an old match. A line
+    without a pattern is still kept (the same answer, read once)."""
+    from hookgate.shell.analysis import _ANALYSED, analyse
+
+    assert globbed("rm -f src/*.py", project)[-1] == ["rm", "-f", "src/a.py", "src/b.py"]
+    (project / "src" / "c.py").write_text("")
+    assert globbed("rm -f src/*.py", project)[-1] == ["rm", "-f", *(f"src/{n}.py" for n in "abc")]
+    (project / "src" / "a.py").unlink()
+    [rm] = analyse("cd src && rm ?.py", None, str(project))[-1:]
+    assert [w.text for w in rm.words] == ["rm", "b.py", "c.py"]
+    analyse("git status", None, str(project))
+    assert ("git status", id(None), str(project), None) in _ANALYSED
+
+
 def test_a_pattern_command_word_runs_what_it_matches():
     if not os.path.exists("/bin/rm"):
         pytest.skip("no /bin/rm")

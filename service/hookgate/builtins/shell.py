@@ -15,6 +15,7 @@ from hookgate.shell.files import UNREAD, FilesNeeded
 from hookgate.shell.git.argv import has_option
 from hookgate.shell.launcher_table import TABLES
 from hookgate.shell.limits import MAX_ANALYSED, MAX_COMMAND_CHARS, MAX_DEPTH, MAX_NEST
+from hookgate.shell.patterns import may_read_disk
 from hookgate.shell.words import (
     argv_has_option,
     argv_operands,
@@ -152,9 +153,10 @@ def _analysed(
             # The same line reaches the same bound: when the engine then evaluates each pack
             # alone, none of them reads the line up to the bound again.
             values = exc
-        if len(_VALUES) >= MAX_ANALYSED:
-            _VALUES.clear()
-        _VALUES[key] = values
+        if not may_read_disk(text, root_dir):
+            if len(_VALUES) >= MAX_ANALYSED:
+                _VALUES.clear()
+            _VALUES[key] = values
     if type(values) is LimitError:
         raise LimitError(values.limit, values.message)
     return values

@@ -57,7 +57,7 @@ from hookgate.shell.output import (
     unescape,
 )
 from hookgate.shell.parser import Parser, assignment
-from hookgate.shell.patterns import pathname_matches
+from hookgate.shell.patterns import may_read_disk, pathname_matches
 from hookgate.shell.state import STATE_BUILTINS, ShellState
 from hookgate.shell.words import (
     Command,
@@ -751,8 +751,7 @@ def substitution_output(text: str, budget: Budget) -> str | None:
     return None if printed is None else " ".join(unescape(w).text for w in printed)
 
 
-# analyse's results by command line: policies ask about the same line often. A dict rather than
-# functools.lru_cache, whose import (collections, reprlib, …) costs every hook about a millisecond.
+# analyse's results by line, asked often (a dict: functools.lru_cache's import costs a millisecond).
 _ANALYSED: dict[object, tuple[Substitutions | None, tuple[Command, ...]]] = {}
 
 
@@ -793,8 +792,9 @@ def _analyse(cmdline: str, budget: Budget) -> tuple[Command, ...]:
         return cached[1]
     out: list[Command] = []
     Parser(cmdline, None, Run(0, out, None, [], budget)).parse()
-    if len(_ANALYSED) >= MAX_ANALYSED:
-        _ANALYSED.clear()
     commands = tuple(out)
-    _ANALYSED[key] = (table, commands)
+    if not may_read_disk(cmdline, budget.root_dir):
+        if len(_ANALYSED) >= MAX_ANALYSED:
+            _ANALYSED.clear()
+        _ANALYSED[key] = (table, commands)
     return commands

@@ -129,6 +129,12 @@ def _sequence(inner: str) -> list[str] | None:
     return None
 
 
+def may_read_disk(text: str, root_dir: str | None) -> bool:
+    """Whether analysing line ``text`` in ``root_dir`` may match a file name pattern against the
+    disk: its analysis holds what the disk held then, so it is not kept for a later call."""
+    return root_dir is not None and ("*" in text or "?" in text or "[" in text)
+
+
 def has_glob(pattern: str) -> bool:
     return "*" in pattern or "?" in pattern or "[" in pattern
 
