@@ -80,6 +80,9 @@ def test_see_what_a_guard_in_audit_would_do_then_promote_it_to_warn_and_enforce(
             wait.until(lambda b: b.current_url.endswith("/console/login"))
             browser.find_element(By.ID, "token").send_keys(tokens["editor"])
             browser.find_element(By.ID, "sign-in").click()
+            # signed in (the console's first page) before going on: a navigation started while
+            # the sign-in's own redirect is in flight loses to it on a slow machine
+            shows("h1", "Policies and data")
             browser.get(f"{server}/console/modes")
             shows("h1", "Guard modes")
             shows("#guard-no_curl .mode", "audit")

@@ -503,8 +503,14 @@ def test_a_fifo_or_directory_planted_in_the_state_dir(mode: Mode, what: str) -> 
     assert answer.refused, answer  # never fail-open
     answer = mode.hook(FORCE)
     assert answer.seconds < DEADLINE, answer
-    # The limit action, never fail-open; in managed mode too, where the session's memory is
-    # the one per-user file the hook reads to decide.
+    if mode.name == "personal":  # the pulled bundle, read on every call: the limit action
+        assert answer.decision == "ask" and "limit" in answer.reason, answer
+    else:  # managed: the session's memory, the one per-user file, is not what this line needs
+        assert answer.updated == PLAIN, answer
+    # A line that runs a file needs the session's memory (did this session write the file?):
+    # the limit action, never fail-open, in managed mode too.
+    answer = mode.hook("bash ./build.sh")
+    assert answer.seconds < DEADLINE, answer
     assert answer.decision == "ask" and "limit" in answer.reason, answer
 
 
