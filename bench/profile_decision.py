@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -82,14 +83,26 @@ def bytecodes(engine: Engine, doc: dict) -> tuple[int, collections.Counter, coll
     return total[0], per, calls
 
 
+@contextlib.contextmanager
+def groups_wrapped(wrap):
+    """Every rule group's ``value`` and ``call`` replaced by ``wrap(method)`` while inside."""
+    classes = [c for c in vars(documents).values() if isinstance(c, type)]
+    classes = [c for c in classes if issubclass(c, documents.Group)]
+    originals = [(c, m, vars(c)[m]) for c in classes for m in ("value", "call") if m in vars(c)]
+    for c, m, method in originals:
+        setattr(c, m, wrap(method))
+    try:
+        yield
+    finally:
+        for c, m, method in originals:
+            setattr(c, m, method)
+
+
 def by_group(engine: Engine, doc: dict) -> collections.Counter:
     """Bytecodes of one decision by the innermost rule group being computed when they ran
     (builtins a rule calls count for it; ``<engine>`` is everything outside any rule)."""
     stack = ["<engine>"]
     per: collections.Counter = collections.Counter()
-    classes = [c for c in vars(documents).values() if isinstance(c, type)]
-    classes = [c for c in classes if issubclass(c, documents.Group)]
-    originals = [(c, m, vars(c)[m]) for c in classes for m in ("value", "call") if m in vars(c)]
 
     def wrap(method):
         def inside(self, *args):
@@ -107,15 +120,12 @@ def by_group(engine: Engine, doc: dict) -> collections.Counter:
             per[stack[-1]] += 1
         return counted
 
-    for c, m, method in originals:
-        setattr(c, m, wrap(method))
-    sys.settrace(counted)
-    try:
-        engine.evaluate(doc)
-    finally:
-        sys.settrace(None)
-        for c, m, method in originals:
-            setattr(c, m, method)
+    with groups_wrapped(wrap):
+        sys.settrace(counted)
+        try:
+            engine.evaluate(doc)
+        finally:
+            sys.settrace(None)
     return per
 
 
@@ -126,9 +136,6 @@ def wall_by_group(engine: Engine, doc: dict, iterations: int) -> tuple[float, co
     clock = time.perf_counter_ns
     stack: list[list] = []
     per: collections.Counter = collections.Counter()
-    classes = [c for c in vars(documents).values() if isinstance(c, type)]
-    classes = [c for c in classes if issubclass(c, documents.Group)]
-    originals = [(c, m, vars(c)[m]) for c in classes for m in ("value", "call") if m in vars(c)]
 
     def wrap(method):
         def inside(self, *args):
@@ -145,16 +152,11 @@ def wall_by_group(engine: Engine, doc: dict, iterations: int) -> tuple[float, co
 
         return inside
 
-    for c, m, method in originals:
-        setattr(c, m, wrap(method))
-    try:
+    with groups_wrapped(wrap):
         start = clock()
         for _ in range(iterations):
             engine.evaluate(doc)
         total = (clock() - start) / iterations / 1000
-    finally:
-        for c, m, method in originals:
-            setattr(c, m, method)
     in_groups = sum(per.values())
     per = collections.Counter({k: v / iterations / 1000 for k, v in per.items()})
     per["<engine>"] = total - in_groups / iterations / 1000

@@ -207,11 +207,24 @@ def sets():
     return load({"p.rego": POLICY}), load({"p.rego": POLICY}, coverage=True)
 
 
-def _answer(ps, rule, doc):
+def _answer(ps, rule, doc, package="t", **options):
     try:
-        return ps.query(f"data.t.{rule}", input=doc)
+        return ps.query(f"data.{package}.{rule}", input=doc, **options)
     except Exception as exc:  # the same error, or the same value
         return type(exc).__name__
+
+
+def _same_answers(pair, package, rules, doc, **options):
+    """Each rule alone, then all of them in one query: the same value or the same error with
+    the analysis (the first policy set) as without it (compiled with coverage: no analysis)."""
+    analysed, oracle = pair
+    for rule in rules:
+        assert _answer(analysed, rule, doc, package, **options) == _answer(
+            oracle, rule, doc, package, **options
+        ), rule
+    refs = [f"data.{package}.{rule}" for rule in rules]
+    if not options:
+        assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
 
 
 @pytest.mark.parametrize("doc", INPUTS)
@@ -440,11 +453,7 @@ def keyed():
 
 @pytest.mark.parametrize("doc", KEYED_INPUTS)
 def test_keyed_tables_answer_as_without_the_analysis(keyed, doc):
-    analysed, oracle = keyed
-    for rule in KEYED_RULES:
-        assert _answer(analysed, f"k.{rule}", doc) == _answer(oracle, f"k.{rule}", doc), rule
-    refs = [f"data.k.{rule}" for rule in KEYED_RULES]
-    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+    _same_answers(keyed, "k", KEYED_RULES, doc)
 
 
 def test_keyed_tables_under_with(keyed):
@@ -571,11 +580,7 @@ def one_of():
 
 @pytest.mark.parametrize("doc", ONE_OF_INPUTS)
 def test_literal_sets_answer_as_without_the_analysis(one_of, doc):
-    analysed, oracle = one_of
-    for rule in ONE_OF_RULES:
-        assert _answer(analysed, f"o.{rule}", doc) == _answer(oracle, f"o.{rule}", doc), rule
-    refs = [f"data.o.{rule}" for rule in ONE_OF_RULES]
-    assert analysed.query_many(refs, input=doc) == oracle.query_many(refs, input=doc)
+    _same_answers(one_of, "o", ONE_OF_RULES, doc)
 
 
 @pytest.mark.parametrize(
@@ -660,17 +665,9 @@ def long():
 
 @pytest.mark.parametrize("doc", LONG_INPUTS)
 def test_lengths_answer_as_without_the_analysis(long, doc):
-    analysed, oracle = long
-    for rule in LONG_RULES:
-        ref = f"data.l.{rule}"
-        assert _answer(analysed, f"l.{rule}", doc) == _answer(oracle, f"l.{rule}", doc), rule
-        strict = []
-        for ps in (analysed, oracle):  # count(5) is an error here: raised by both, or neither
-            try:
-                strict.append(ps.query(ref, input=doc, strict_builtin_errors=True))
-            except Exception as exc:
-                strict.append(type(exc).__name__)
-        assert strict[0] == strict[1], rule
+    _same_answers(long, "l", LONG_RULES, doc)
+    # count(5) is an error with strict builtin errors: raised by both, or neither
+    _same_answers(long, "l", LONG_RULES, doc, strict_builtin_errors=True)
 
 
 @pytest.mark.parametrize(
