@@ -8,7 +8,9 @@ from wheels as users install them, measured turn about on the same machine.
    (``minimal_hook.py``) as the machine's yardstick.
 2. In process, µs per decision on the default pack (``Engine.evaluate``), for the everyday mix:
    the three shell payloads of ``run.py`` and a Read, an Edit and a Write (``--instructions``:
-   also 4 KB texts the prompt-injection guard reads). Each revision's figure is the median of
+   also 4 KB texts the prompt-injection guard reads; ``--fresh``: again with a text of its own
+   on every call, so that nothing cached by a text's content, the shell line's analysis, is
+   found as it is when one document repeats). Each revision's figure is the median of
    three alternating rounds. Beside it, the Python bytecodes one decision executes: a count
    the machine's load does not move (calls into C count as one), for a shared machine.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
@@ -46,7 +48,7 @@ PROBE = """
 import json, sys, time
 from hookgate.engine import Engine
 from hookgate.sources import default_pack_path
-docs, iterations = json.loads(sys.stdin.read())
+docs, iterations, fresh = json.loads(sys.stdin.read())
 engine = Engine.from_paths([default_pack_path()])
 out, ops = {}, {}
 def counted(frame, event, arg):
@@ -54,15 +56,24 @@ def counted(frame, event, arg):
     if event == "opcode":
         count[0] += 1
     return counted
+def variant(doc, i):
+    # The same call with a text no earlier call had: the analyses cached by a text's content
+    # (the shell line's) start afresh, as for an agent's stream of different calls.
+    tool_input = dict(doc["tool_input"])
+    for field in ("command", "new_string", "content"):
+        if field in tool_input:
+            tool_input[field] += f" # {i}" if field == "command" else f"# {i}\\n"
+    return {**doc, "tool_input": tool_input}
 for name, doc in docs.items():
     engine.evaluate(doc)
+    calls = [variant(doc, i) for i in range(iterations + 1)] if fresh else [doc] * (iterations + 1)
     start = time.perf_counter()
-    for _ in range(iterations):
-        engine.evaluate(doc)
+    for call in calls[:-1]:
+        engine.evaluate(call)
     out[name] = (time.perf_counter() - start) / iterations * 1e6
     count = [0]
     sys.settrace(counted)
-    engine.evaluate(doc)
+    engine.evaluate(calls[-1])
     sys.settrace(None)
     ops[name] = count[0]
 print(json.dumps([out, ops]))
@@ -116,9 +127,13 @@ def instruction_docs() -> dict[str, dict]:
 
 
 def in_process(
-    pythons: dict[str, str], envs: dict[str, dict], iterations: int, docs: dict[str, dict]
+    pythons: dict[str, str],
+    envs: dict[str, dict],
+    iterations: int,
+    docs: dict[str, dict],
+    fresh: bool = False,
 ) -> None:
-    stdin = json.dumps([docs, iterations])
+    stdin = json.dumps([docs, iterations, fresh])
     rounds: dict[str, list[dict]] = {label: [] for label in pythons}
     for _ in range(3):
         for label, python in pythons.items():
@@ -213,6 +228,11 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="section 2 also for 4 KB instruction texts"
     )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="section 2 again with a different text on every call (nothing cached by content)",
+    )
     args = parser.parse_args()
 
     from installed import installed_python
@@ -247,6 +267,9 @@ def main() -> None:
     if args.instructions:
         docs.update(instruction_docs())
     in_process(pythons, envs, args.iterations, docs)
+    if args.fresh:
+        print("\n2b. the same, each call's text different (a comment or a line of its own)")
+        in_process(pythons, envs, args.iterations, docs, fresh=True)
 
     if not args.no_linear:
         print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")
