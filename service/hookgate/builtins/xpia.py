@@ -61,7 +61,9 @@ _LEET_ONE_AS_L = str.maketrans("013457@$|", "oleastasl")
 _LEET_CHARS = frozenset("013457@$|")
 _ONE_OR_BAR = frozenset("1|")
 _SPLIT_SEPARATORS = frozenset(" -_.*")
-_SEPARATORS_TO_SPACE = str.maketrans(dict.fromkeys(_SPLIT_SEPARATORS, " "))
+# The separators other than the space: ``str.replace`` of each is a pass in C whatever the text,
+# where ``str.translate`` of text that is not all ASCII looks each character up (7 ms for 50 KB).
+_OTHER_SEPARATORS = tuple(sorted(_SPLIT_SEPARATORS - {" "}))
 _fold: _Fold | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
@@ -265,7 +267,9 @@ def _may_have_split_letters(text: str) -> bool:
     ``_join_split_letters`` joins has (its second and third letters: each has a separator on
     both sides). With each separator made a space (the same length), such a letter is a
     one-letter token, and adjacent tokens are one separator apart."""
-    tokens = text.translate(_SEPARATORS_TO_SPACE).split(" ")
+    for separator in _OTHER_SEPARATORS:
+        text = text.replace(separator, " ")
+    tokens = text.split(" ")
     singles = bytes(map((1).__eq__, map(len, tokens)))
     if b"\x01\x01" not in singles:
         return False  # no two one-character tokens in a row (a test in C, for most text)
@@ -491,15 +495,15 @@ def _canonical_table() -> dict[int, int | None]:
 
 
 _CANONICAL = _canonical_table()
-# The same for ASCII text, as bytes: ``bytes.translate`` is one pass in C, ``str.translate``
+# The same as bytes, for text in UTF-8: ``bytes.translate`` is one pass in C, ``str.translate``
 # with a dict a lookup per character.
 _CANONICAL_BYTES = bytes(b if _CANONICAL.get(b) is None else _CANONICAL[b] for b in range(256))
 _SEPARATOR_BYTES = "".join(sorted(_SPLIT_SEPARATORS)).encode()
 
 if TYPE_CHECKING:
     # The words of a library read through ``_CANONICAL``: those of fewer than three characters,
-    # and the others by their first three (as ``zip`` yields them).
-    Gate = tuple[tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]]]
+    # the others by their first three (as ``zip`` yields them), and all of them.
+    Gate = tuple[tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]], tuple[str, ...]]
 
 
 def _gate(words: tuple[str, ...]) -> Gate | None:
@@ -514,37 +518,41 @@ def _gate(words: tuple[str, ...]) -> Gate | None:
     for words that are not all ASCII."""
     if not all(map(str.isascii, words)):
         return None
-    canonical = dict.fromkeys(w.translate(_CANONICAL) for w in words)
-    short = tuple(w for w in canonical if len(w) < 3)
+    every = tuple(dict.fromkeys(w.translate(_CANONICAL) for w in words))
+    short = tuple(w for w in every if len(w) < 3)
     by_start: dict[tuple[str, str, str], tuple[str, ...]] = {}
-    for word in canonical:
+    for word in every:
         if len(word) >= 3:
             key = (word[0], word[1], word[2])
             by_start[key] = (*by_start.get(key, ()), word)
-    return short, by_start
+    return short, by_start, every
 
 
 def _ruled_out(text: str, gate: Gate | None) -> bool:
     """Whether ``gate`` (``_gate``) shows that scanning the normalised ``text`` finds nothing:
-    no reading holds a word of the library, and nothing would be decoded (no word long enough
-    for a base64 run, no percent sign, no form body: ``+`` for space). Long text is not judged:
-    its word filter is already one RE2 pass (``_holds_any``), which a gate would only repeat.
-    Each step is a pass in C (the words searched for are those that start with one of the
-    text's runs of three characters): a command line costs a microsecond or two."""
-    if gate is None or len(text) >= LONG_TEXT or "%" in text or ("+" in text and " " not in text):
-        return False
-    if max(map(len, text.split()), default=0) >= MIN_BLOB:
+    no reading holds a word of the library, and nothing would be decoded (no percent sign, no
+    form body: ``+`` for space, no word long enough for a base64 run). Each step is a pass in
+    C: a command line costs a microsecond or two (the words searched for are those that start
+    with one of its runs of three characters), a long text one RE2 pass (``_holds_any``) where
+    its readings cost a Python loop over its characters (4 KB of code: 2 ms)."""
+    if gate is None or "%" in text or ("+" in text and " " not in text):
         return False
     lowered = text.lower()
-    if lowered.isascii():
-        read = lowered.encode().translate(_CANONICAL_BYTES, _SEPARATOR_BYTES).decode()
+    short, by_start, every = gate
+    # In UTF-8 every byte of a character that is not ASCII is not one either: the translation,
+    # which changes only ASCII, leaves those characters whole.
+    blob = lowered.encode("utf-8", "surrogatepass").translate(_CANONICAL_BYTES, _SEPARATOR_BYTES)
+    if len(blob) >= LONG_TEXT:
+        if _holds_any(blob, every):
+            return False
     else:
-        read = lowered.translate(_CANONICAL)
-    short, by_start = gate
-    if any(map(read.__contains__, short)):
-        return False
-    starts = filter(by_start.__contains__, zip(read, read[1:], read[2:]))
-    return not any(map(read.__contains__, chain.from_iterable(map(by_start.__getitem__, starts))))
+        read = blob.decode("utf-8", "surrogatepass")
+        if any(map(read.__contains__, short)):
+            return False
+        starts = filter(by_start.__contains__, zip(read, read[1:], read[2:], strict=False))
+        if any(map(read.__contains__, chain.from_iterable(map(by_start.__getitem__, starts)))):
+            return False
+    return max(map(len, text.split()), default=0) < MIN_BLOB
 
 
 def _present(lowered: str, by_start: dict[str, tuple[str, ...]]) -> set[str]:
@@ -644,6 +652,8 @@ def without_spans(text: Any, spans: Any) -> str:
     """
     if not isinstance(text, str):
         raise BuiltinError("xpia.without_spans: operand 1 must be a string")
+    if not spans:  # most command lines: no data command, nothing to copy
+        return text
     chars = list(text)
     for span in spans if isinstance(spans, list) else []:
         if isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span):
