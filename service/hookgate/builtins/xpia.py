@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    # The words of a library read through ``_CANONICAL``: those of fewer than three characters,
+    # the others by their first three (as ``zip`` yields them), and all of them.
+    Gate = tuple[tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]], tuple[str, ...]]
+
     # A prepared pattern library: each pattern with its ``any`` words lower-cased (``None``: no
     # filter) and its negation words, and the words of which a text must hold one for any pattern to be tried
     # (``None`` when a pattern has no filter), every pattern's words by their first two
@@ -29,7 +33,7 @@ if TYPE_CHECKING:
         list[tuple[dict[str, Any], tuple[str, ...] | None, frozenset[str] | None]],
         tuple[str, ...] | None,
         dict[str, tuple[str, ...]],
-        Any,
+        Gate | None,
     ]
 
 MAX_TEXT = 1 << 20  # characters scanned per string
@@ -499,11 +503,6 @@ _CANONICAL = _canonical_table()
 # with a dict a lookup per character.
 _CANONICAL_BYTES = bytes(b if _CANONICAL.get(b) is None else _CANONICAL[b] for b in range(256))
 _SEPARATOR_BYTES = "".join(sorted(_SPLIT_SEPARATORS)).encode()
-
-if TYPE_CHECKING:
-    # The words of a library read through ``_CANONICAL``: those of fewer than three characters,
-    # the others by their first three (as ``zip`` yields them), and all of them.
-    Gate = tuple[tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]], tuple[str, ...]]
 
 
 def _gate(words: tuple[str, ...]) -> Gate | None:
