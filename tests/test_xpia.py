@@ -11,7 +11,7 @@ from importlib import resources
 import pytest
 
 from hookgate.builtins import BuiltinError, full_registry
-from hookgate.builtins.xpia import negated, scan
+from hookgate.builtins.xpia import negated, scan, without_spans
 
 REGISTRY = full_registry()
 
@@ -218,3 +218,13 @@ def test_ordinary_text_never_loads_the_regex_engine():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_without_spans_blanks_each_span_and_keeps_offsets():
+    line = "echo hi && ls"
+    assert without_spans(line, []) is line  # nothing to blank: the text itself
+    assert without_spans(line, [[0, 7]]) == "        && ls"
+    assert without_spans(line, [[0, 4], [2, 7], [11, 99]]) == "        &&   "  # overlaps, past end
+    # not two in-range integers: ignored
+    assert without_spans(line, [[5, 2], [True, 3], ["0", 4], [1], "x"]) == line
+    assert without_spans(line, None) == line

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookgate.builtins import xpia
 from hookgate.builtins.xpia import deobfuscate, normalize_text, scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +140,18 @@ def test_everyday_text_and_code_keep_their_meaning(text):
 def test_ascii_is_read_as_written():
     text = "git commit -m 'fix: 1 bug' && echo $PATH | tr : '\\n'"
     assert normalize_text(text) is text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=[chr(c) for c in range(128)]))
+def test_the_ascii_shortcut_is_what_the_full_normalisation_does(text):
+    """ASCII text skips NFKD and the fold: no ASCII character decomposes, the fold's tables
+    name none, and none is a mark, an invisible format character or a tag, so the full
+    normalisation leaves it as it is."""
+    every = "".join(map(chr, range(128)))  # each character, whatever the examples drew
+    for sample in (text, every):
+        assert unicodedata.normalize("NFKD", sample).translate(xpia._fold_table()) == sample
+        assert normalize_text(sample) is sample
 
 
 def test_accents_are_dropped_and_letters_kept():

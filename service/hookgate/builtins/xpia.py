@@ -21,14 +21,19 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    # The words of a library read through ``_CANONICAL``: those of fewer than three characters,
+    # the others by their first three (as ``zip`` yields them), and all of them.
+    Gate = tuple[tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]], tuple[str, ...]]
+
     # A prepared pattern library: each pattern with its ``any`` words lower-cased (``None``: no
     # filter) and its negation words, and the words of which a text must hold one for any pattern to be tried
-    # (``None`` when a pattern has no filter), and every pattern's words by their first two
-    # characters (``_present``).
+    # (``None`` when a pattern has no filter), every pattern's words by their first two
+    # characters (``_present``), and the gate (``_gate``: ``None`` when a pattern has no filter).
     Library = tuple[
         list[tuple[dict[str, Any], tuple[str, ...] | None, frozenset[str] | None]],
         tuple[str, ...] | None,
         dict[str, tuple[str, ...]],
+        Gate | None,
     ]
 
 MAX_TEXT = 1 << 20  # characters scanned per string
@@ -60,7 +65,9 @@ _LEET_ONE_AS_L = str.maketrans("013457@$|", "oleastasl")
 _LEET_CHARS = frozenset("013457@$|")
 _ONE_OR_BAR = frozenset("1|")
 _SPLIT_SEPARATORS = frozenset(" -_.*")
-_SEPARATORS_TO_SPACE = str.maketrans(dict.fromkeys(_SPLIT_SEPARATORS, " "))
+# The separators other than the space: ``str.replace`` of each is a pass in C whatever the text,
+# where ``str.translate`` of text that is not all ASCII looks each character up (7 ms for 50 KB).
+_OTHER_SEPARATORS = tuple(sorted(_SPLIT_SEPARATORS - {" "}))
 _fold: _Fold | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
@@ -264,7 +271,9 @@ def _may_have_split_letters(text: str) -> bool:
     ``_join_split_letters`` joins has (its second and third letters: each has a separator on
     both sides). With each separator made a space (the same length), such a letter is a
     one-letter token, and adjacent tokens are one separator apart."""
-    tokens = text.translate(_SEPARATORS_TO_SPACE).split(" ")
+    for separator in _OTHER_SEPARATORS:
+        text = text.replace(separator, " ")
+    tokens = text.split(" ")
     singles = bytes(map((1).__eq__, map(len, tokens)))
     if b"\x01\x01" not in singles:
         return False  # no two one-character tokens in a row (a test in C, for most text)
@@ -323,7 +332,8 @@ def _patterns(value: Any) -> Library:
     by_start: dict[str, tuple[str, ...]] = {}
     for word in every:
         by_start[word[:2]] = (*by_start.get(word[:2], ()), word)
-    library = (out, None if any(words is None for _, words, _ in out) else every, by_start)
+    words = None if any(words is None for _, words, _ in out) else every
+    library = (out, words, by_start, None if words is None else _gate(words))
     if len(_prepared) >= 64:  # bounded: a new library per call (drafts, tests) evicts the rest
         _prepared.clear()
     _prepared[id(value)] = (value, library)
@@ -394,15 +404,24 @@ def _is_hex(pair: str) -> bool:
     return len(pair) == 2 and all(ch in "0123456789abcdefABCDEF" for ch in pair)
 
 
+def _readings(text: str) -> list[str]:
+    """The de-obfuscated readings of normalised ``text`` other than itself: leetspeak folded and
+    split letters joined, with ``1`` and ``|`` read as ``i`` and, word by word, as ``l``."""
+    plain = deobfuscate(text)
+    if plain is text:
+        return []
+    if "1" in text or "|" in text:  # "l" (ru1es) as well as "i" (1gnore)
+        return [plain, *_ambiguous_readings(text, plain)]
+    return [plain]
+
+
 def _scan_text(text: str, patterns: Library, path: list[Any]) -> list[dict]:
     text = normalize_text(text)
+    if _ruled_out(text, patterns[3]):
+        return []  # most text: one search instead of every reading and decoding below
     findings = _match(text, patterns, path)
     seen = {f["id"] for f in findings}
-    plain = deobfuscate(text)
-    readings = [plain] if plain is not text else []
-    if plain is not text and ("1" in text or "|" in text):  # "l" (ru1es) as well as "i" (1gnore)
-        readings += _ambiguous_readings(text, plain)
-    for reading in readings:
+    for reading in _readings(text):
         # Obfuscation is itself a signal: what only the de-obfuscated reading shows counts more.
         for f in _match(reading, patterns, path):
             if f["id"] not in seen:
@@ -459,6 +478,82 @@ def _holds_any(blob: bytes, words: tuple[str, ...]) -> bool:
     return rx.search(blob) is not None
 
 
+def _canonical_table() -> dict[int, int | None]:
+    """The translation ``_gate`` reads text and words through: every separator the joined
+    reading may drop is deleted, and each letter and the symbols a folded reading may turn
+    into it (``_LEET``, ``_LEET_ONE_AS_L``: ``1`` and ``|`` read ``i`` or ``l``) become one
+    character, the least of their group (``1|il``, ``0o``, ``3e``, ``4@a``, ``5$s``, ``7t``)."""
+    pairs = [(s, t) for table in (_LEET, _LEET_ONE_AS_L) for s, t in table.items()]
+    least: dict[int, int] = {}
+    changed = True
+    while changed:  # a few rounds: each joins a pair's groups
+        changed = False
+        for a, b in pairs:
+            low = min(least.get(a, a), least.get(b, b))
+            if least.get(a, a) != low or least.get(b, b) != low:
+                least[a] = least[b] = low
+                changed = True
+    out: dict[int, int | None] = {k: v for k, v in least.items() if k != v}
+    out.update(dict.fromkeys(map(ord, _SPLIT_SEPARATORS)))
+    return out
+
+
+_CANONICAL = _canonical_table()
+# The same as bytes, for text in UTF-8: ``bytes.translate`` is one pass in C, ``str.translate``
+# with a dict a lookup per character.
+_CANONICAL_BYTES = bytes(b if _CANONICAL.get(b) is None else _CANONICAL[b] for b in range(256))
+_SEPARATOR_BYTES = "".join(sorted(_SPLIT_SEPARATORS)).encode()
+
+
+def _gate(words: tuple[str, ...]) -> Gate | None:
+    """The library's ``words`` read through ``_CANONICAL`` (``Gate``): a text whose own such
+    reading holds none of them holds none of ``words`` in any reading the scanner makes. A word
+    in a reading is a run of the lower-cased text with some of its characters folded
+    (``1gn0r3``: in place, within a group of ``_CANONICAL``) and one separator dropped between
+    some of its letters (``i g n o r e``): deleting every separator from both and reading each
+    group as one character leaves the word in the text. Lower-casing maps each character by
+    itself and the words are ASCII, so the text's other characters do not matter;
+    ``tests/test_xpia_prechecks.py`` checks this against the full readings. ``None`` (no gate)
+    for words that are not all ASCII."""
+    if not all(map(str.isascii, words)):
+        return None
+    every = tuple(dict.fromkeys(w.translate(_CANONICAL) for w in words))
+    short = tuple(w for w in every if len(w) < 3)
+    by_start: dict[tuple[str, str, str], tuple[str, ...]] = {}
+    for word in every:
+        if len(word) >= 3:
+            key = (word[0], word[1], word[2])
+            by_start[key] = (*by_start.get(key, ()), word)
+    return short, by_start, every
+
+
+def _ruled_out(text: str, gate: Gate | None) -> bool:
+    """Whether ``gate`` (``_gate``) shows that scanning the normalised ``text`` finds nothing:
+    no reading holds a word of the library, and nothing would be decoded (no percent sign, no
+    form body: ``+`` for space, no word long enough for a base64 run). Each step is a pass in
+    C: a command line costs a microsecond or two (the words searched for are those that start
+    with one of its runs of three characters), a long text one RE2 pass (``_holds_any``) where
+    its readings cost a Python loop over its characters (4 KB of code: 2 ms)."""
+    if gate is None or "%" in text or ("+" in text and " " not in text):
+        return False
+    lowered = text.lower()
+    short, by_start, every = gate
+    # In UTF-8 every byte of a character that is not ASCII is not one either: the translation,
+    # which changes only ASCII, leaves those characters whole.
+    blob = lowered.encode("utf-8", "surrogatepass").translate(_CANONICAL_BYTES, _SEPARATOR_BYTES)
+    if len(blob) >= LONG_TEXT:
+        if _holds_any(blob, every):
+            return False
+    else:
+        read = blob.decode("utf-8", "surrogatepass")
+        if any(map(read.__contains__, short)):
+            return False
+        starts = filter(by_start.__contains__, zip(read, read[1:], read[2:], strict=False))
+        if any(map(read.__contains__, chain.from_iterable(map(by_start.__getitem__, starts)))):
+            return False
+    return max(map(len, text.split()), default=0) < MIN_BLOB
+
+
 def _present(lowered: str, by_start: dict[str, tuple[str, ...]]) -> set[str]:
     """The words of ``by_start`` (keyed by their first two characters) that ``lowered`` holds:
     only the words that start with a pair of adjacent characters of the text (or one of its
@@ -475,7 +570,7 @@ def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
     findings = []
     lowered = text.lower()
     blob = lowered.encode("utf-8", "surrogatepass") if len(lowered) >= LONG_TEXT else None
-    patterns, words, by_start = library
+    patterns, words, by_start, _ = library
     present = _present(lowered, by_start) if blob is None else None
     if words is not None and not (present if blob is None else _holds_any(blob, words)):
         return findings  # no pattern's words: no pattern is tried (one pass for most text)
@@ -538,6 +633,8 @@ def scan(value: Any, patterns: Any) -> list[dict[str, Any]]:
     ``value`` (``[]`` for a plain string). At most one finding per pattern per string.
     """
     pats = _patterns(patterns)
+    if type(value) is str:  # most calls: one string, without the walk below
+        return _scan_text(value, pats, [])
     findings: list[dict[str, Any]] = []
     for text, path in _strings(value, [], [MAX_STRINGS]):
         findings.extend(_scan_text(text, pats, path))
@@ -554,6 +651,8 @@ def without_spans(text: Any, spans: Any) -> str:
     """
     if not isinstance(text, str):
         raise BuiltinError("xpia.without_spans: operand 1 must be a string")
+    if not spans:  # most command lines: no data command, nothing to copy
+        return text
     chars = list(text)
     for span in spans if isinstance(spans, list) else []:
         if isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span):
