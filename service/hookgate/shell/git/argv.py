@@ -429,7 +429,7 @@ def parse_argv(
     # after "--" a word is no option, but a push's refspec there may still be +main or :main
     end = rest.index("--") if "--" in rest and subcommand not in _PUSHES else len(rest)
     implied = _implied(subcommand, options, operands, settings)
-    return {
+    parsed = {
         "subcommand": subcommand,
         # what the subcommand word may be when the line does not show it (git $SUB -f)
         "subcommand_kind": kinds[k] if k < len(kinds) else None,
@@ -470,6 +470,10 @@ def parse_argv(
         "help": help_,
         "writes": output_files(subcommand, rest),
     }
+    branch = repo_config.get("branch", False) if disk is not repo_config else False
+    if branch is None or isinstance(branch, str):
+        parsed["branch"] = branch  # read with the configuration (git.config_read)
+    return parsed
 
 
 # The subcommands that take git's diff options, whose --output FILE (or --output=FILE) sends

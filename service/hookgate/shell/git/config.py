@@ -25,7 +25,13 @@ from __future__ import annotations
 import os
 import stat
 
-from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_config_file
+from hookgate.shell.git.repo import (
+    checked_out,
+    common_dir,
+    find_git_dir,
+    head_branch,
+    read_config_file,
+)
 from hookgate.shell.git.wildmatch import wildmatch
 
 TYPE_CHECKING = False
@@ -148,18 +154,26 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
     ``[scope, file]`` of each of its values), ``writes`` (scope → the file ``git config
     --<scope>`` writes) and ``dormant``: a
     ``config.worktree`` git does not read now (``extensions.worktreeConfig`` is off) but would
-    once a command turns the extension on. Without a repository: ``{}`` values and no
-    unknown."""
+    once a command turns the extension on, and ``branch``: what ``git.branch`` answers for
+    ``path`` (the repository is found once for both; absent where the search gave up on a
+    ``.git``: ``git.branch`` searches on past one that is no file or directory). Without a repository:
+    ``{}`` values, no unknown and a null branch."""
     refused: list[tuple[str, str]] = []
     git_dir = find_git_dir(path, refused)
     if git_dir is None:
         unknown = [{"path": p, "why": why} for p, why in refused]
-        return {"values": {}, "files": [], "unknown": unknown}
+        if refused:  # git.branch searches on past a .git that is no file or directory
+            return {"values": {}, "files": [], "unknown": unknown}
+        return {"values": {}, "files": [], "unknown": unknown, "branch": None}
+    # (the repository is found once for both: a commit's guards read its configuration and its
+    # branch, and each step of the search is a system call)
+    branch = checked_out(git_dir)
     try:
         config = read(git_dir, os.path.expanduser("~") or None, **environment_files(environ))
     except ConfigError as e:
         where, _, why = str(e).partition(": ")
-        return {"values": {}, "files": [], "unknown": [{"path": where, "why": why or str(e)}]}
+        unknown = [{"path": where, "why": why or str(e)}]
+        return {"values": {}, "files": [], "unknown": unknown, "branch": branch}
     unknown = [{"path": p, "why": why} for p, why in config.skipped]
     out: dict[str, Any] = {
         "values": config.values,
@@ -167,6 +181,7 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
         "unknown": unknown,
         "origins": {k: [list(o) for o in v] for k, v in config.origins.items()},
         "writes": config.scopes,
+        "branch": branch,
     }
     dormant = os.path.join(git_dir, "config.worktree")
     if dormant not in config.files and os.path.lexists(dormant):
