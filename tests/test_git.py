@@ -156,6 +156,9 @@ WITHOUT_FORCE = [
     ("git fetch -f origin", "git fetch -f origin"),
     ("git push -o -f origin", "git push -o -f origin"),
     ("git -c alias.p=push p -f", "git -c alias.p=push p -f"),
+    # an alias of push that expands into itself adds its words each time (once an IndexError)
+    ("git -c alias.push='push -f' push origin", "git -c alias.push='push -f' push origin"),
+    ("git -c core.x=y --no-pager push -f", "git -c core.x=y --no-pager push"),
     ("git push 'origin' -f  # note", "git push 'origin'  # note"),
 ]
 
