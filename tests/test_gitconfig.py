@@ -469,6 +469,31 @@ def test_no_repository_and_complete_answers_have_no_unknown(world, monkeypatch):
     assert gitconfig.state(str(home), {}) == want
 
 
+def test_each_file_is_looked_at_once_per_read(world, monkeypatch):
+    """One ``git.config_read`` stats each of git's files once (the repository's config, read
+    first for extensions.worktreeConfig; ~/.gitconfig, known to exist once read): every look is
+    a system call, and a commit's guards read the configuration on every call."""
+    from collections import Counter
+
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text("[user]\n\tname = n\n")
+    environ = {"GIT_CONFIG_NOSYSTEM": "1"}
+    gitconfig.state(str(repo), environ)  # parsed once into the cache: the calls below stat only
+    looked: Counter = Counter()
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+
+        def counted(path, *args, _real=real, **kwargs):
+            looked[os.fspath(path)] += 1
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, counted)
+    got = gitconfig.state(str(repo), environ)
+    assert got["files"] == [str(home / ".gitconfig"), str(repo / ".git" / "config")]
+    assert looked and max(looked.values()) == 1, looked
+
+
 def git_branch(where: Path, home: Path) -> str | None:
     """The branch real git says ``where`` is on (``git symbolic-ref --short -q HEAD``)."""
     run = subprocess.run(
