@@ -349,11 +349,15 @@ def parse_argv(
         disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
         disk = _not_read(disk, repo_config.get("origins"), line_config)
     settings = effective(disk, line_config, cmdline)
-    line_unknown = [
-        {"path": op[1], "why": op[2]}
-        for op in line_config or ()
-        if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
-    ]
+    line_unknown = (
+        [
+            {"path": op[1], "why": op[2]}
+            for op in line_config
+            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
+        ]
+        if line_config  # (most commands follow no git config of their line)
+        else []
+    )
     dormant = repo_config.get("dormant") if disk is not repo_config else None
     if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
         why = "read by git once extensions.worktreeConfig is on, as this command has it"
@@ -363,8 +367,10 @@ def parse_argv(
         help_ = True
     spec = SPECS.get(subcommand or "", _NO_SPEC)
     options, operands = _parse_subcommand_args(spec, rest)
-    if any(n == "--help" or (n == "-h" and subcommand != "branch") for n, _v, _k in options):
-        help_ = True
+    for n, _v, _k in options:
+        if n == "--help" or (n == "-h" and subcommand != "branch"):
+            help_ = True
+            break
     # after "--" a word is no option, but a push's refspec there may still be +main or :main
     end = rest.index("--") if "--" in rest and subcommand not in _PUSHES else len(rest)
     implied = _implied(subcommand, options, operands, settings)
@@ -382,7 +388,7 @@ def parse_argv(
         # where git finds the repository: --git-dir (GIT_DIR), else the -C/cd chain
         "place": git_dir if git_dir is not None else (dirs if dirs is not None else "."),
         "target_known": target_known,
-        "config": {key: value for key, value in cmdline},
+        "config": dict(cmdline),  # the last value of each key
         "alias": alias,
         "script": script,
         "config_change": _change(subcommand, rest),
@@ -405,7 +411,9 @@ def parse_argv(
             rest[j]
             for j in sorted(hidden_rest)
             if j < end and j < len(rest) and _is_read(j, options, operands)
-        ],
+        ]
+        if hidden_rest  # (most lines show every word)
+        else hidden_globals,
         "help": help_,
         "writes": output_files(subcommand, rest),
     }
@@ -654,6 +662,8 @@ def _implied(
     """The options configuration makes a command behave as if given (``remote.origin.push =
     +refs/heads/*:…`` makes a plain ``git push origin`` a forced push), each with the key that
     implies it; an option written on the line that says otherwise wins, as in git."""
+    if sub not in ("push", "pull", "merge", "clean"):
+        return []  # (the subcommands below: most commands have none)
     given = {n for n, _v, _k in options}
     out: list[dict[str, Any]] = []
 
