@@ -729,12 +729,19 @@ def has_option(parsed: dict[str, Any], flag: str) -> bool:
 FORCE_OPTIONS = frozenset({"--force", "--force-with-lease", "--force-if-includes"})
 
 
+def subcommand_words(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The subcommand of a git argv and its words (``-c`` aliases followed), as
+    ``parse_argv(argv, {}, None)`` has them, without the rest of a parse (its configuration,
+    options, output files, …), which a caller that edits or reads the words does not need."""
+    k, _globals_read, cmdline, *_ = _globals(argv, {}, None, ())
+    subcommand, args, *_ = _subcommand(argv, k, set(), effective(None, (), cmdline))
+    return subcommand, args
+
+
 def push_force_edits(words: list[Any]) -> list[tuple[int, int, str]]:
     """Edits removing force options and ``+`` refspec prefixes from one ``git … push`` command."""
     argv = [w.text for w in words]
-    # (the subcommand and its words: the rest of a parse is not needed here)
-    k, _globals_read, cmdline, *_ = _globals(argv, {}, None, ())
-    subcommand, args, *_ = _subcommand(argv, k, set(), effective(None, (), cmdline))
+    subcommand, args = subcommand_words(argv)
     offset = len(argv) - len(args)
     if subcommand != "push" or offset < 1 or argv[offset - 1].lower() != "push":
         return []  # not a push, or one through an alias: left as written
