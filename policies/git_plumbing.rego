@@ -40,26 +40,22 @@ violations contains {"reason": msg, "pattern": "git-plumbing-discard"} if {
 	msg := plumbing_discard(g)
 }
 
+# (one definition with elses: a function of several definitions runs each of them for every git
+# command; each branch is a different subcommand)
 plumbing_discard(g) := sprintf("git read-tree --reset -u overwrites uncommitted changes in the working tree, as git reset --hard does. %s", [stash_advice]) if {
 	g.subcommand == "read-tree"
 	shell.has_flag(g, "--reset")
 	shell.has_flag(g, "-u")
-}
-
-plumbing_discard(g) := sprintf("git checkout-index --force overwrites uncommitted changes in the working tree. %s (--prefix=<dir>/ writes the files elsewhere.)", [stash_advice]) if {
+} else := sprintf("git checkout-index --force overwrites uncommitted changes in the working tree. %s (--prefix=<dir>/ writes the files elsewhere.)", [stash_advice]) if {
 	g.subcommand == "checkout-index"
 	shell.has_flag(g, "--force")
 	not shell.has_flag(g, "--prefix")
-}
-
-plumbing_discard(g) := sprintf("git rm --force deletes files whose changes are not committed (without --force git refuses). %s", [stash_advice]) if {
+} else := sprintf("git rm --force deletes files whose changes are not committed (without --force git refuses). %s", [stash_advice]) if {
 	g.subcommand == "rm"
 	shell.has_flag(g, "--force")
 	not shell.has_flag(g, "--cached")
 	not shell.has_flag(g, "--dry-run")
-}
-
-plumbing_discard(g) := sprintf("git worktree remove --force deletes a worktree with its uncommitted and untracked files (without --force git refuses). %s", [stash_advice]) if {
+} else := sprintf("git worktree remove --force deletes a worktree with its uncommitted and untracked files (without --force git refuses). %s", [stash_advice]) if {
 	g.subcommand == "worktree"
 	g.operands[0] == "remove"
 	shell.has_flag(g, "--force")

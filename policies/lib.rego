@@ -158,7 +158,30 @@ computed_join := `\x1f(?:"([^"]*)"|'([^']*)')\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^(
 # Every git command of the call with its parse, except those that only print help. An array:
 # as a set, each command and parse (large objects) would be hashed on every call. The parse
 # reads the target repository's configuration (aliases, push refspecs, pull.rebase, …).
-git_commands := array.concat(array.concat(line_git_commands, alias_git_commands), array.concat(defined_alias_commands, unknown_subcommand_commands))
+git_commands := array.concat(line_git_commands, other_git_commands)
+
+# The git commands the line's stand for besides themselves (the three lists below): none unless
+# one of them runs a shell alias, defines an alias or has a subcommand the line does not show,
+# which one pass over them finds out (most lines: then the lists are not built).
+default other_git_commands := []
+
+other_git_commands := array.concat(array.concat(alias_git_commands, defined_alias_commands), unknown_subcommand_commands) if {
+	stands_for_others
+}
+
+stands_for_others if {
+	some x in line_git_commands
+	others(x.git)
+}
+
+# (one definition with elses: a function of several definitions runs each of them on every call)
+others(g) := true if {
+	is_string(g.script)
+} else := true if {
+	g.config_change.alias_argv
+} else := true if {
+	is_string(g.subcommand_kind)
+}
 
 line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands

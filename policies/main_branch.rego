@@ -141,9 +141,12 @@ makes_commit(g) if {
 	needs_met(g, spec)
 }
 
-needs_met(g, spec) if not spec.only_with
-
-needs_met(g, spec) if some_flag(g, spec.only_with)
+# (one definition with else: a function of several definitions runs each of them on every call)
+needs_met(g, spec) := true if {
+	not spec.only_with
+} else := true if {
+	some_flag(g, spec.only_with)
+}
 
 some_flag(g, flags) if {
 	some f in flags
@@ -151,10 +154,13 @@ some_flag(g, flags) if {
 }
 
 # The branch the command runs on: the one an earlier command of the line switched to (git switch
-# -c feature && git commit), else the repository's current branch on disk.
+# -c feature && git commit), else the repository's current branch on disk: as its parse read it
+# with the configuration (x.git.branch, null for none: the repository found once), else git.branch.
 # (one definition with else: a function of several definitions runs each of them on every call)
 branch_of(x) := x.cmd.branch if {
 	is_string(x.cmd.branch)
-} else := git.branch(data.hookgate.lib.git_target(x.git)) if not is_string(x.cmd.branch)
+} else := branch if {
+	branch := x.git.branch
+} else := git.branch(data.hookgate.lib.git_target(x.git))
 
 message(branch) := sprintf("Committing directly to the protected branch %q is not allowed. Use the feature-branch workflow: create a branch (git switch -c <feature-name>), commit there, push it and open a pull request to merge into %q.", [branch, branch])

@@ -72,11 +72,14 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 # config, a file the line wrote: the command's git_config; -c and GIT_CONFIG_*: the parse's
 # config), or its parse did not read the files at all (a guessed subcommand). For every other
 # command the parse's hooks_path is git.config's value, so the rule above cannot hold.
-reads_other_config(x) if count(x.cmd.git_config) > 0
-
-reads_other_config(x) if count(x.git.config) > 0
-
-reads_other_config(x) if x.guessed
+# (one definition with elses: a function of several definitions runs each of them on every call)
+reads_other_config(x) := true if {
+	count(x.cmd.git_config) > 0
+} else := true if {
+	count(x.git.config) > 0
+} else := true if {
+	x.guessed
+}
 
 hooks_run_from(dir, _) if dir.own
 
@@ -169,6 +172,7 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 	some x in data.hookgate.lib.git_commands
 	change := x.git.config_change
+	change != null # first: most commands are no git config
 	changes_hooks_path(change)
 	some current in repo_hooks_paths[data.hookgate.lib.git_target(x.git)]
 	current != ""

@@ -11,6 +11,7 @@ import pytest
 from hookgate.builtins import BuiltinError, full_registry
 from hookgate.builtins.git import branch, parse, subcommand, without_force
 from hookgate.builtins.shell import commands, has_flag
+from hookgate.shell.analysis import analyse
 
 REGISTRY = full_registry()
 
@@ -156,6 +157,9 @@ WITHOUT_FORCE = [
     ("git fetch -f origin", "git fetch -f origin"),
     ("git push -o -f origin", "git push -o -f origin"),
     ("git -c alias.p=push p -f", "git -c alias.p=push p -f"),
+    # an alias of push that expands into itself adds its words each time (once an IndexError)
+    ("git -c alias.push='push -f' push origin", "git -c alias.push='push -f' push origin"),
+    ("git -c core.x=y --no-pager push -f", "git -c core.x=y --no-pager push"),
     ("git push 'origin' -f  # note", "git push 'origin'  # note"),
 ]
 
@@ -163,6 +167,30 @@ WITHOUT_FORCE = [
 @pytest.mark.parametrize(("cmdline", "expected"), WITHOUT_FORCE)
 def test_without_force(cmdline, expected):
     assert without_force(cmdline) == expected
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [cmdline for cmdline, _ in WITHOUT_FORCE]
+    + [
+        "git -C a -c x.y=z --git-dir=b --no-pager commit -m x",
+        "git -c alias.ship='push -f' ship origin",
+        "git -c alias.a=b -c alias.b='commit -n' a",
+        "git --exec-path=/x -- push",
+        "git -h",
+        "git",
+    ],
+)
+def test_subcommand_words_are_the_parses(cmdline):
+    """What git.without_force reads of each command (argv.subcommand_words) is what the parse
+    has: the subcommand and its words."""
+    from hookgate.shell.git.argv import parse_argv, subcommand_words
+
+    for c in analyse(cmdline):
+        if c.name == "git":
+            argv = [w.text for w in c.words]
+            parsed = parse_argv(argv, {}, None)
+            assert subcommand_words(argv) == (parsed["subcommand"], parsed["args"])
 
 
 # -- git.branch on repositories made of plain files ----------------------------------------------

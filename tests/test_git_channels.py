@@ -447,6 +447,70 @@ def test_server_facts_answer_git_config():
     assert any("/h/.gitconfig (x)" in r for r in decision.reasons)
 
 
+def test_a_commit_reads_its_branch_with_its_configuration():
+    """The branch a commit runs on comes with the configuration its parse read (git.config_read's
+    ``branch``): the repository is searched for once. A server given only git.branch (or a
+    configuration answer without a branch) asks git.branch, as before."""
+    eng = Engine.from_paths([POLICIES])
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m wip"},
+        "cwd": "/srv/none/proj",
+    }
+
+    def outcome(facts: dict) -> str:
+        return eng.evaluate(payload, host="claude", facts=facts).outcome
+
+    assert outcome({}) == "allow"
+    assert outcome({"git.branch": {"/srv/none/proj": "main"}}) == "deny"
+    read = {"values": {}, "files": [], "unknown": []}
+    on_main = {
+        "git.config_read": {"/srv/none/proj": read},
+        "git.branch": {"/srv/none/proj": "main"},
+    }
+    assert outcome(on_main) == "deny"
+    for branch, want in (("main", "deny"), ("feature", "allow"), (None, "allow")):
+        facts = {
+            "git.config_read": {"/srv/none/proj": {**read, "branch": branch}},
+            "git.branch": {"/srv/none/proj": "main"},  # not asked: the read answered
+        }
+        assert outcome(facts) == want, branch
+    parsed = parse_in(gits("git commit -m x")[0], {**read, "branch": "dev"})
+    assert parsed["branch"] == "dev"
+    assert "branch" not in parse_in(gits("git commit -m x")[0], read)
+    assert "branch" not in parse_in(gits("git commit -m x")[0], {"user.name": ["n"]})
+
+
+def test_a_commit_on_disk_finds_its_repository_once(tmp_path, monkeypatch):
+    from hookgate.shell.git import config as config_module
+    from hookgate.shell.git import repo
+
+    eng = Engine.from_paths([POLICIES])
+    (tmp_path / "proj" / ".git" / "refs" / "heads").mkdir(parents=True)
+    (tmp_path / "proj" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "proj" / "src").mkdir()
+    searches = []
+    real = repo.find_git_dir
+
+    def counted(start, refused=None):
+        searches.append(start)
+        return real(start, refused)
+
+    monkeypatch.setattr(repo, "find_git_dir", counted)
+    monkeypatch.setattr(config_module, "find_git_dir", counted)
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m wip"},
+        "cwd": str(tmp_path / "proj" / "src"),
+    }
+    decision = eng.evaluate(payload, host="claude")
+    assert decision.outcome == "deny"
+    assert any('protected branch "main"' in r for r in decision.reasons)
+    assert searches == [str(tmp_path / "proj" / "src")]
+
+
 def test_parse_reads_the_line_config_of_the_command():
     [_, push] = gits("git config remote.origin.push +a:a && git push")
     assert push["git_config"] == [["set", "remote.origin.push", "+a:a"]]

@@ -465,7 +465,75 @@ def test_no_repository_and_complete_answers_have_no_unknown(world, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     (home / ".gitconfig").write_text("[user]\n\tname = n\n")
     assert unknown_paths(repo) == {}
-    assert gitconfig.state(str(home), {}) == {"values": {}, "files": [], "unknown": []}
+    want = {"values": {}, "files": [], "unknown": [], "branch": None}
+    assert gitconfig.state(str(home), {}) == want
+
+
+def test_each_file_is_looked_at_once_per_read(world, monkeypatch):
+    """One ``git.config_read`` stats each of git's files once (the repository's config, read
+    first for extensions.worktreeConfig; ~/.gitconfig, known to exist once read): every look is
+    a system call, and a commit's guards read the configuration on every call."""
+    from collections import Counter
+
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text("[user]\n\tname = n\n")
+    environ = {"GIT_CONFIG_NOSYSTEM": "1"}
+    gitconfig.state(str(repo), environ)  # parsed once into the cache: the calls below stat only
+    looked: Counter = Counter()
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+
+        def counted(path, *args, _real=real, **kwargs):
+            looked[os.fspath(path)] += 1
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, counted)
+    got = gitconfig.state(str(repo), environ)
+    assert got["files"] == [str(home / ".gitconfig"), str(repo / ".git" / "config")]
+    assert looked and max(looked.values()) == 1, looked
+
+
+def git_branch(where: Path, home: Path) -> str | None:
+    """The branch real git says ``where`` is on (``git symbolic-ref --short -q HEAD``)."""
+    run = subprocess.run(
+        [GIT, "symbolic-ref", "-q", "HEAD"], cwd=where, env=git_env(home), capture_output=True
+    )
+    ref = run.stdout.decode().strip()
+    return (ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref) or None
+
+
+def test_the_answer_has_the_branch_git_branch_reads_from_the_same_search(world, monkeypatch):
+    """``branch`` is ``git.branch``'s answer (a commit's guards read both: one search of the
+    directories), as real git names it: a branch, one with a slash, a worktree's own HEAD,
+    detached, a subdirectory, no repository; none where the search gives up on a ``.git``
+    (``git.branch`` alone answers there: it searches on past a ``.git`` that is no file)."""
+    from hookgate.builtins import git as git_builtins
+
+    home, repo = world
+    monkeypatch.setenv("HOME", str(home))
+    run = {"cwd": repo, "env": git_env(home), "check": True, "capture_output": True}
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([GIT, *ident, "commit", "-q", "--allow-empty", "-m", "x"], **run)
+    (repo / "src").mkdir()
+    subprocess.run([GIT, "worktree", "add", "-q", "-b", "feat/w", str(home / "wt")], **run)
+
+    def branch_of(where: Path) -> str | None:
+        got = gitconfig.state(str(where), {})
+        assert got["branch"] == git_builtins.branch(str(where))
+        return got["branch"]
+
+    assert branch_of(repo) == branch_of(repo / "src") == git_branch(repo, home) == "main"
+    assert branch_of(home / "wt") == git_branch(home / "wt", home) == "feat/w"
+    subprocess.run([GIT, "switch", "-q", "--detach"], **run)
+    assert branch_of(repo) is None and git_branch(repo, home) is None
+    assert branch_of(home) is None  # no repository
+    odd = home / "wt" / "odd"
+    odd.mkdir()
+    os.mkfifo(odd / ".git")
+    got = gitconfig.state(str(odd), {})
+    assert "branch" not in got and got["unknown"]
+    assert git_builtins.branch(str(odd)) == "feat/w"  # git.branch searched on to the worktree
 
 
 # -- which files git reads, from the environment git gets ------------------------------------------

@@ -97,7 +97,10 @@ def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     are added to ``options`` with the key that implies them (``{"name": "--force", "config":
     "remote.origin.push"}`` for a ``+`` push refspec; ``--mirror`` for ``remote.<r>.mirror``;
     ``--no-rebase``/``--no-ff``/``--ff-only`` for ``pull.rebase``/``pull.ff``/``merge.ff``;
-    ``--force`` for ``git clean`` with ``clean.requireForce`` false).
+    ``--force`` for ``git clean`` with ``clean.requireForce`` false). With a
+    ``git.config_read`` answer that has a ``branch``, the parse has it too (``branch``: the
+    current branch of the repository, as ``git.branch`` answers; ``null`` for none), so that a
+    guard asks the disk once for both; without one, the parse has no ``branch``.
     """
     return _parse(cmd, repo_config, "git.parse_in")
 
@@ -189,14 +192,16 @@ def config_read(directory: Any) -> dict[str, Any]:
     ``unknown`` means the answer is incomplete: a setting missing from ``values`` may be set.
     ``dormant`` (when present) is a ``config.worktree`` git does not read now but would once
     ``extensions.worktreeConfig`` is on (``git.parse_in`` counts it as unknown for a command
-    that turns it on). A relative ``directory`` or no repository: nothing read, nothing
-    unknown (a symlinked ``.git`` on the way up is unknown).
+    that turns it on). ``branch`` is what ``git.branch`` answers for ``directory`` (the
+    repository is found once for both), absent where the search gave up on a ``.git``. A
+    relative ``directory`` or no repository: nothing read, nothing unknown, a ``null`` branch
+    (a symlinked ``.git`` on the way up is unknown, and no branch is given).
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.config_read: operand 1 must be a string")
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
-        return {"values": {}, "files": [], "unknown": []}
+        return {"values": {}, "files": [], "unknown": [], "branch": None}
     from hookgate.shell.git.config import state
 
     return state(path)

@@ -329,6 +329,105 @@ def parse_argv(
     configuration on disk (key → values, ``git.config``), ``line_config`` the changes earlier
     ``git config`` commands of the line made to it (``[op, key, value]``), ``kinds`` the shell
     model's kind of each argv word (``None``: the line shows it)."""
+    (
+        k,
+        globals_,
+        cmdline,
+        dirs,
+        target_known,
+        git_dir,
+        work_tree,
+        help_,
+        hidden,
+        hidden_globals,
+    ) = _globals(argv, env, cwd, kinds)
+    disk = repo_config
+    disk_unknown: list[Any] = []
+    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
+        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
+        disk = repo_config["values"]
+        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
+        disk = _not_read(disk, repo_config.get("origins"), line_config)
+    settings = effective(disk, line_config, cmdline)
+    line_unknown = (
+        [
+            {"path": op[1], "why": op[2]}
+            for op in line_config
+            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
+        ]
+        if line_config  # (most commands follow no git config of their line)
+        else []
+    )
+    dormant = repo_config.get("dormant") if disk is not repo_config else None
+    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
+        why = "read by git once extensions.worktreeConfig is on, as this command has it"
+        line_unknown.append({"path": dormant, "why": why})
+    subcommand, rest, hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
+    if subcommand == "help":
+        help_ = True
+    spec = SPECS.get(subcommand or "", _NO_SPEC)
+    options, operands = _parse_subcommand_args(spec, rest)
+    for n, _v, _k in options:
+        if n == "--help" or (n == "-h" and subcommand != "branch"):
+            help_ = True
+            break
+    # after "--" a word is no option, but a push's refspec there may still be +main or :main
+    end = rest.index("--") if "--" in rest and subcommand not in _PUSHES else len(rest)
+    implied = _implied(subcommand, options, operands, settings)
+    parsed = {
+        "subcommand": subcommand,
+        # what the subcommand word may be when the line does not show it (git $SUB -f)
+        "subcommand_kind": kinds[k] if k < len(kinds) else None,
+        "args": rest,
+        "options": [{"name": n, "value": v} for n, v, _k in options] + implied,
+        "operands": [x for x, _k in operands],
+        "globals": globals_,
+        "dir": dirs if dirs is not None else ".",
+        "git_dir": git_dir,
+        "work_tree": work_tree,
+        # where git finds the repository: --git-dir (GIT_DIR), else the -C/cd chain
+        "place": git_dir if git_dir is not None else (dirs if dirs is not None else "."),
+        "target_known": target_known,
+        "config": dict(cmdline),  # the last value of each key
+        "alias": alias,
+        "script": script,
+        "config_change": _change(subcommand, rest),
+        # configuration files git reads that could not be: the repository's files the reader
+        # gave up on, and files the line wrote with content it does not show
+        "config_unknown": disk_unknown + line_unknown,
+        # the effective core.hooksPath (files, the line's git config and writes, -c, env)
+        "hooks_path": last_value(settings, "core.hookspath"),
+        # a name git would look up as an alias that no known setting defines
+        "may_be_alias": subcommand is not None
+        and alias is None
+        and subcommand not in GIT_COMMANDS
+        and not subcommand.startswith("-"),
+        "reads_config": subcommand is not None
+        and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
+        # words the line does not show where git reads options: an operand, or a word read as
+        # an option whose text is partly unknown (-${X} may be -f, --${X} --force)
+        "unknown": hidden_globals
+        + [
+            rest[j]
+            for j in sorted(hidden_rest)
+            if j < end and j < len(rest) and _is_read(j, options, operands)
+        ]
+        if hidden_rest  # (most lines show every word)
+        else hidden_globals,
+        "help": help_,
+        "writes": output_files(subcommand, rest),
+    }
+    branch = repo_config.get("branch", False) if disk is not repo_config else False
+    if branch is None or isinstance(branch, str):
+        parsed["branch"] = branch  # read with the configuration (git.config_read)
+    return parsed
+
+
+def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) -> tuple:
+    """git's own options before the subcommand, read as git reads them: the subcommand's argv
+    index, the options, the command line's settings (``-c``, ``--config-env``,
+    ``GIT_CONFIG_*``), the ``-C`` directory, whether the target is known, ``--git-dir`` and
+    ``--work-tree``, help, the argv indexes the line does not show, and the hidden ``-c``s."""
     globals_: list[dict[str, Any]] = []
     cmdline = env_config(env)
     dirs = cwd
@@ -386,23 +485,26 @@ def parse_argv(
                 work_tree = join_path(dirs, value or "")
         globals_.append({"name": name, "value": value})
         k += 1
-    disk = repo_config
-    disk_unknown: list[Any] = []
-    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
-        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
-        disk = repo_config["values"]
-        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
-        disk = _not_read(disk, repo_config.get("origins"), line_config)
-    settings = effective(disk, line_config, cmdline)
-    line_unknown = [
-        {"path": op[1], "why": op[2]}
-        for op in line_config or ()
-        if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
-    ]
-    dormant = repo_config.get("dormant") if disk is not repo_config else None
-    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
-        why = "read by git once extensions.worktreeConfig is on, as this command has it"
-        line_unknown.append({"path": dormant, "why": why})
+    return (
+        k,
+        globals_,
+        cmdline,
+        dirs,
+        target_known,
+        git_dir,
+        work_tree,
+        help_,
+        hidden,
+        hidden_globals,
+    )
+
+
+def _subcommand(
+    argv: list[str], k: int, hidden: set[int], settings: dict[str, list[str]]
+) -> tuple[str | None, list[str], set[int], str | None, str | None]:
+    """The subcommand at argv index ``k`` with its words, through the aliases ``settings``
+    define: the subcommand, its words, which of them the line does not show, the alias's name
+    and a shell alias's script."""
     subcommand = argv[k].lower() if k < len(argv) else None
     rest = list(argv[k + 1 :]) if k < len(argv) else []
     hidden_rest = {j - k - 1 for j in hidden if j > k}
@@ -420,56 +522,7 @@ def parse_argv(
             break  # git: an empty alias, or one starting with a blank, is an error
         subcommand, rest = words[0].lower(), words[1:] + rest
         hidden_rest = {j + len(words) - 1 for j in hidden_rest}
-    if subcommand == "help":
-        help_ = True
-    spec = SPECS.get(subcommand or "", _NO_SPEC)
-    options, operands = _parse_subcommand_args(spec, rest)
-    if any(n == "--help" or (n == "-h" and subcommand != "branch") for n, _v, _k in options):
-        help_ = True
-    # after "--" a word is no option, but a push's refspec there may still be +main or :main
-    end = rest.index("--") if "--" in rest and subcommand not in _PUSHES else len(rest)
-    implied = _implied(subcommand, options, operands, settings)
-    return {
-        "subcommand": subcommand,
-        # what the subcommand word may be when the line does not show it (git $SUB -f)
-        "subcommand_kind": kinds[k] if k < len(kinds) else None,
-        "args": rest,
-        "options": [{"name": n, "value": v} for n, v, _k in options] + implied,
-        "operands": [x for x, _k in operands],
-        "globals": globals_,
-        "dir": dirs if dirs is not None else ".",
-        "git_dir": git_dir,
-        "work_tree": work_tree,
-        # where git finds the repository: --git-dir (GIT_DIR), else the -C/cd chain
-        "place": git_dir if git_dir is not None else (dirs if dirs is not None else "."),
-        "target_known": target_known,
-        "config": {key: value for key, value in cmdline},
-        "alias": alias,
-        "script": script,
-        "config_change": _change(subcommand, rest),
-        # configuration files git reads that could not be: the repository's files the reader
-        # gave up on, and files the line wrote with content it does not show
-        "config_unknown": disk_unknown + line_unknown,
-        # the effective core.hooksPath (files, the line's git config and writes, -c, env)
-        "hooks_path": last_value(settings, "core.hookspath"),
-        # a name git would look up as an alias that no known setting defines
-        "may_be_alias": subcommand is not None
-        and alias is None
-        and subcommand not in GIT_COMMANDS
-        and not subcommand.startswith("-"),
-        "reads_config": subcommand is not None
-        and (subcommand in _CONFIGURED or subcommand not in GIT_COMMANDS),
-        # words the line does not show where git reads options: an operand, or a word read as
-        # an option whose text is partly unknown (-${X} may be -f, --${X} --force)
-        "unknown": hidden_globals
-        + [
-            rest[j]
-            for j in sorted(hidden_rest)
-            if j < end and j < len(rest) and _is_read(j, options, operands)
-        ],
-        "help": help_,
-        "writes": output_files(subcommand, rest),
-    }
+    return subcommand, rest, hidden_rest, alias, script
 
 
 # The subcommands that take git's diff options, whose --output FILE (or --output=FILE) sends
@@ -609,6 +662,8 @@ def _implied(
     """The options configuration makes a command behave as if given (``remote.origin.push =
     +refs/heads/*:…`` makes a plain ``git push origin`` a forced push), each with the key that
     implies it; an option written on the line that says otherwise wins, as in git."""
+    if sub not in ("push", "pull", "merge", "clean"):
+        return []  # (the subcommands below: most commands have none)
     given = {n for n, _v, _k in options}
     out: list[dict[str, Any]] = []
 
@@ -674,14 +729,23 @@ def has_option(parsed: dict[str, Any], flag: str) -> bool:
 FORCE_OPTIONS = frozenset({"--force", "--force-with-lease", "--force-if-includes"})
 
 
+def subcommand_words(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The subcommand of a git argv and its words (``-c`` aliases followed), as
+    ``parse_argv(argv, {}, None)`` has them, without the rest of a parse (its configuration,
+    options, output files, …), which a caller that edits or reads the words does not need."""
+    k, _globals_read, cmdline, *_ = _globals(argv, {}, None, ())
+    subcommand, args, *_ = _subcommand(argv, k, set(), effective(None, (), cmdline))
+    return subcommand, args
+
+
 def push_force_edits(words: list[Any]) -> list[tuple[int, int, str]]:
     """Edits removing force options and ``+`` refspec prefixes from one ``git … push`` command."""
     argv = [w.text for w in words]
-    parsed = parse_argv(argv, {}, None)
-    offset = len(argv) - len(parsed["args"])
-    if parsed["subcommand"] != "push" or argv[offset - 1].lower() != "push":
+    subcommand, args = subcommand_words(argv)
+    offset = len(argv) - len(args)
+    if subcommand != "push" or offset < 1 or argv[offset - 1].lower() != "push":
         return []  # not a push, or one through an alias: left as written
-    options, operands = _parse_subcommand_args(SPECS["push"], parsed["args"])
+    options, operands = _parse_subcommand_args(SPECS["push"], args)
     edits: list[tuple[int, int, str]] = []
     for name, _value, k in options:
         w = words[offset + k]

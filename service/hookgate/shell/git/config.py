@@ -25,7 +25,13 @@ from __future__ import annotations
 import os
 import stat
 
-from hookgate.shell.git.repo import common_dir, find_git_dir, head_branch, read_config_file
+from hookgate.shell.git.repo import (
+    checked_out,
+    common_dir,
+    find_git_dir,
+    head_branch,
+    read_config_file,
+)
 from hookgate.shell.git.wildmatch import wildmatch
 
 TYPE_CHECKING = False
@@ -107,15 +113,18 @@ def read(
     if common is not None:
         local = os.path.join(common, "config")
         files.append(("local", local))
-        if _worktree_config(reader, local):
+        entries = _parsed(local, None)
+        if entries is not None:
+            reader.parsed[local] = entries  # read below from here: one stat of it per call
+        if _worktree_config(entries):
             files.append(("worktree", os.path.join(git_dir, "config.worktree")))
     reader.top_files = [path for _scope, path in files]
     for scope, path in files:
         reader.scope = scope
-        reader.read_file(path, 0)
+        found = reader.read_file(path, 0)
         # git config --global writes ~/.gitconfig, or the XDG file when only that one exists
         written = reader.out.scopes.get(scope)
-        if written is None or os.path.lexists(path) or not os.path.lexists(written):
+        if written is None or found or os.path.lexists(path) or not os.path.lexists(written):
             reader.out.scopes[scope] = path
     return reader.out
 
@@ -148,18 +157,26 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
     ``[scope, file]`` of each of its values), ``writes`` (scope → the file ``git config
     --<scope>`` writes) and ``dormant``: a
     ``config.worktree`` git does not read now (``extensions.worktreeConfig`` is off) but would
-    once a command turns the extension on. Without a repository: ``{}`` values and no
-    unknown."""
+    once a command turns the extension on, and ``branch``: what ``git.branch`` answers for
+    ``path`` (the repository is found once for both; absent where the search gave up on a
+    ``.git``: ``git.branch`` searches on past one that is no file or directory). Without a repository:
+    ``{}`` values, no unknown and a null branch."""
     refused: list[tuple[str, str]] = []
     git_dir = find_git_dir(path, refused)
     if git_dir is None:
         unknown = [{"path": p, "why": why} for p, why in refused]
-        return {"values": {}, "files": [], "unknown": unknown}
+        if refused:  # git.branch searches on past a .git that is no file or directory
+            return {"values": {}, "files": [], "unknown": unknown}
+        return {"values": {}, "files": [], "unknown": unknown, "branch": None}
+    # (the repository is found once for both: a commit's guards read its configuration and its
+    # branch, and each step of the search is a system call)
+    branch = checked_out(git_dir)
     try:
         config = read(git_dir, os.path.expanduser("~") or None, **environment_files(environ))
     except ConfigError as e:
         where, _, why = str(e).partition(": ")
-        return {"values": {}, "files": [], "unknown": [{"path": where, "why": why or str(e)}]}
+        unknown = [{"path": where, "why": why or str(e)}]
+        return {"values": {}, "files": [], "unknown": unknown, "branch": branch}
     unknown = [{"path": p, "why": why} for p, why in config.skipped]
     out: dict[str, Any] = {
         "values": config.values,
@@ -167,6 +184,7 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
         "unknown": unknown,
         "origins": {k: [list(o) for o in v] for k, v in config.origins.items()},
         "writes": config.scopes,
+        "branch": branch,
     }
     dormant = os.path.join(git_dir, "config.worktree")
     if dormant not in config.files and os.path.lexists(dormant):
@@ -184,11 +202,17 @@ class _Reader:
         self.remote_urls: list[str] | None = None
         self.count = 0
         self.scope = ""  # the scope of the file read() reads, its includes too
+        # files already parsed in this call (the repository's config, read first for
+        # extensions.worktreeConfig), each taken once
+        self.parsed: dict[str, list[tuple[str, str | None, int]]] = {}
 
-    def read_file(self, path: str, depth: int) -> None:
-        entries = _parsed(path, self.out.skipped)
+    def read_file(self, path: str, depth: int) -> bool:
+        """Read ``path`` (at include ``depth``) into the answer; whether it was there to read."""
+        entries = self.parsed.pop(path, None)
         if entries is None:
-            return
+            entries = _parsed(path, self.out.skipped)
+        if entries is None:
+            return False
         self.count += 1
         if self.count > MAX_FILES:
             raise ConfigError(f"{path}: more than {MAX_FILES} configuration files included")
@@ -201,6 +225,7 @@ class _Reader:
                     raise ConfigError(f"{path}:{line}: missing value for '{key}'")
                 if key == "include.path" or self._condition(key[10:-5], path):
                     self._include(value, path, line, depth)
+        return True
 
     def _add(self, key: str, value: str) -> None:
         self.out.values.setdefault(key, []).append(value)
@@ -284,10 +309,10 @@ def _interpolate(path: str, home: str | None) -> str | None:
     return path
 
 
-def _worktree_config(reader: _Reader, local: str) -> bool:
-    entries = _parsed(local, None) or []
+def _worktree_config(entries: list[tuple[str, str | None, int]] | None) -> bool:
+    """Whether the repository's config (its entries) turns ``extensions.worktreeConfig`` on."""
     on = False
-    for key, value, _line in entries:
+    for key, value, _line in entries or ():
         if key == "extensions.worktreeconfig":
             on = _boolean(value)
     return on

@@ -126,9 +126,13 @@ def current_branch(path: str) -> str | None:
     """The current branch of the repository containing absolute ``path``, or None (detached
     HEAD, no repository)."""
     git_dir = find_git_dir(path)
-    if git_dir is None:
-        return None
-    head = _read_small(os.path.join(git_dir, "HEAD"))
+    return None if git_dir is None else checked_out(git_dir)
+
+
+def checked_out(git_dir: str) -> str | None:
+    """The branch HEAD of ``git_dir`` names (``current_branch`` once the repository is found):
+    a ref outside ``refs/heads/`` whole, None for a detached or unreadable HEAD."""
+    head = _read_small(_child(git_dir, "HEAD"))
     if head is None:
         return None
     head = head.strip()
