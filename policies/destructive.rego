@@ -387,12 +387,12 @@ violations contains {"reason": msg, "pattern": "delete-project"} if {
 violations contains v if {
 	some f in effects
 	f.op == "write"
+	v := overwritten(f) # before the tests below: undefined inside the project, for most writes
 	not f.by in {"mkdir", "mkfifo", "mknod"} # a new directory or node replaces nothing
 	not f.by in {"git checkout", "git restore"} # tracked files of the work tree, from git
 	not f.tree # a directory written into, not replaced
 	not f in data.hookgate.lib.code_file_effects # a guess among the code's literals
 	not f in data.hookgate.lib.option_file_effects
-	v := overwritten(f)
 }
 
 # truncate's edit empties the file; shred overwrites the contents before -u (if given) removes
