@@ -380,19 +380,14 @@ violations contains {"reason": msg, "pattern": "delete-project"} if {
 # A file replaced or emptied outside the project and the temp directories: > f, tee, dd of=, a
 # file tool's whole-file write, truncate, shred, cp /dev/null f. (cp, mv, install of a real file
 # onto one outside the project are installs, left alone, and so are downloads and extractions,
-# curl -o, wget -P, tar -x -C: lib.option_file_effects; appends keep what is there.)
-violations contains {"reason": msg, "pattern": "overwrite-file"} if {
+# curl -o, wget -P, tar -x -C: lib.option_file_effects; appends keep what is there.) Each way of
+# overwriting is a definition whose first test is of the effect's op, tool or source, which
+# lang/relevance.py reads: a call that overwrites in none of these ways (an edit by a file tool,
+# most calls) does not run destructive's rules on files at all.
+violations contains v if {
 	some f in effects
-	overwrites(f)
-	not stream(f.path)
-	not unknown_variable(f.path)
-	path := unsafe(f)
-	not agent_data(path)
-	msg := sprintf("%s would %s %s (%s). %s", [writer(f), verb(f), path, where(f, path), write_advice])
-}
-
-overwrites(f) if {
 	f.op == "write"
+	v := overwritten(f) # before the tests below: undefined inside the project, for most writes
 	not f.by in {"mkdir", "mkfifo", "mknod"} # a new directory or node replaces nothing
 	not f.by in {"git checkout", "git restore"} # tracked files of the work tree, from git
 	not f.tree # a directory written into, not replaced
@@ -401,17 +396,32 @@ overwrites(f) if {
 }
 
 # truncate's edit empties the file; shred overwrites the contents before -u (if given) removes
-# the file. (A table, and one definition for /dev/null below, not a definition per case: every
-# write and edit of a file tool asks overwrites.)
-overwrites(f) if in_place_destroyers[f.by] == f.op
+# the file.
+violations contains v if {
+	some f in effects
+	op := in_place_destroyers[f.by]
+	f.op == op
+	v := overwritten(f)
+}
 
 in_place_destroyers := {"truncate": "edit", "shred": "delete"}
 
 # cp /dev/null f and install /dev/null f empty f; so does ln -sf /dev/null f (f becomes a link to
 # nothing; without -f, ln refuses to replace a file).
-overwrites(f) if {
+violations contains v if {
+	some f in effects
 	f.from == "/dev/null"
 	empties(f)
+	v := overwritten(f)
+}
+
+# The reason for an overwrite whose path is outside the project and the temp directories.
+overwritten(f) := {"reason": msg, "pattern": "overwrite-file"} if {
+	path := unsafe(f) # first: most writes are inside the project
+	not stream(f.path)
+	not unknown_variable(f.path)
+	not agent_data(path)
+	msg := sprintf("%s would %s %s (%s). %s", [writer(f), verb(f), path, where(f, path), write_advice])
 }
 
 empties(f) if f.op == "copy"

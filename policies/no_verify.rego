@@ -325,17 +325,20 @@ hook_globs := [g | some pattern in cfg.hook_files; some g in [pattern, concat(""
 # shell, git rm/mv, PowerShell, MCP): inert when nothing it holds runs a check any more.
 violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
 	some e in data.hookgate.lib.file_effects
-	hook_file(relative(e.path))
+	hook_file(trim_prefix(e.path, work_prefix)) # relative(e.path), without a call per effect
 	inert(e)
 	msg := sprintf("%s would %s %s, which switches the git hook it defines off for every later commit. %s", [e.by, inert_verbs[e.op], e.path, advice])
 }
 
 inert_verbs := {"delete": "remove", "write": "leave nothing that runs a check in", "edit": "put an early exit into", "copy": "copy nothing that runs a check onto", "move": "move nothing that runs a check onto", "link": "link nothing that runs a check at", "mode": "make non-executable"}
 
-# (one definition with else: a function of several definitions runs each of them on every call)
-relative(p) := trim_prefix(p, concat("", [input.cwd, "/"])) if {
+# A path of the work tree relative to the call's cwd (the top of the work tree, as the payload
+# gives it): what no_verify.hook_files' patterns are matched against.
+relative(p) := trim_prefix(p, work_prefix)
+
+work_prefix := concat("", [input.cwd, "/"]) if {
 	is_string(input.cwd)
-} else := p if not is_string(input.cwd)
+} else := ""
 
 inert(e) if e.op == "delete"
 

@@ -9,18 +9,26 @@ import rego.v1
 # Edit, apply_patch, MCP, a redirection, rm/cp/mv/ln/chmod/tee/truncate…, git apply, PowerShell,
 # interpreter code), and a link made to a hook (a later write through the link changes it):
 # emptying, replacing or removing an installed hook switches it off as --no-verify does.
-violations contains {"reason": msg, "pattern": "git-hooks-modified"} if {
+# (The path and a link's target each in a definition of its own: a function asked for every
+# effect of every call would cost more than the second definition.)
+violations contains v if {
 	some e in data.hookgate.lib.file_effects
-	some p in [e.path, link_target(e)]
-	is_string(p)
-	contains(lower(concat("", ["/", p, "/"])), "/.git/hooks/") # .GIT/Hooks on macOS too
-	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.by, p, advice])
+	is_string(e.path)
+	contains(lower(concat("", ["/", e.path, "/"])), "/.git/hooks/") # .GIT/Hooks on macOS too
+	v := hooks_changed(e, e.path)
 }
 
-# (one definition with else: a function of several definitions runs each of them on every call)
-link_target(e) := e.from if {
+violations contains v if {
+	some e in data.hookgate.lib.file_effects
 	e.op == "link"
-} else := null if e.op != "link"
+	is_string(e.from)
+	contains(lower(concat("", ["/", e.from, "/"])), "/.git/hooks/")
+	v := hooks_changed(e, e.from)
+}
+
+hooks_changed(e, p) := {"reason": msg, "pattern": "git-hooks-modified"} if {
+	msg := sprintf("%s would change %s, an installed git hook (or the hooks directory), which can switch the repository's checks off. %s", [e.by, p, advice])
+}
 
 # core.hooksPath written into a repository's .git/config (or any git config file) by a file tool.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {

@@ -249,15 +249,13 @@ unknown contains {"reason": msg, "pattern": "self-protect-unknown-writer"} if {
 }
 
 ask contains r if {
+	some r in unknown # first: most calls have none, and skip the rule without running it
 	cfg.unknown_action == "ask"
-	count(matches) > 0
-	some r in unknown
 }
 
 deny contains r if {
+	some r in unknown # first: most calls have none, and skip the rule without running it
 	cfg.unknown_action == "deny"
-	count(matches) > 0
-	some r in unknown
 }
 
 # ---- hookgate's environment set in shell start-up, .env, direnv and mise files ----------------

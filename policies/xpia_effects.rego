@@ -15,7 +15,8 @@ outgoing_findings contains f if {
 	some e in written # first: a call that writes nothing does not run this rule
 	pre
 	is_string(e.content)
-	instruction_file(e.path)
+	is_string(e.path) # instruction_file(e.path), without a call for every file a call writes
+	regex.match(instruction_path_pattern, e.path)
 	some f in instruction_text_findings(e.content)
 	f.severity in cfg.pre_severities
 	not f.id in cfg.heading_patterns
@@ -34,10 +35,12 @@ outgoing_findings contains f if {
 # this scan when it was written; text the line shows (echo … > /tmp/x; cp /tmp/x CLAUDE.md) is
 # scanned above. An edit in place (sed -i, a formatter) changes the file's own text, and a
 # directory or special file made at the path (lib.contentless_writers: mkdir) holds none.
-unknown_instructions contains {"reason": msg, "pattern": unknown_patterns[e.op]} if {
-	pre
+unknown_instructions contains {"reason": msg, "pattern": pattern} if {
+	# first, with its op (lang/relevance.py reads it): a call that writes, appends, links,
+	# copies or moves no file (an edit) does not run this rule
 	some e in data.hookgate.lib.file_effects
-	unknown_patterns[e.op]
+	pattern := unknown_patterns[e.op]
+	pre
 	not is_string(e.content)
 	onto_instructions(e)
 	not in_project(e.from)

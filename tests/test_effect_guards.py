@@ -77,3 +77,72 @@ def test_a_tree_delete_of_the_directory_git_runs_hooks_from(engine, tmp_path):
         assert outcome("Bash", command) == "allow", command
     subprocess.run(["git", "-C", str(repo), "config", "--unset", "core.hooksPath"], check=True)
     assert outcome("Bash", "rm -rf tools") == "allow"
+
+
+def _entered(engine, payload: dict) -> tuple[set[str], object]:
+    """The generated functions of the pack one decision enters, and the decision."""
+    import sys
+
+    names: set[str] = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == "<hookgate policies>":
+            names.add(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        decision = engine.evaluate(payload)
+    finally:
+        sys.setprofile(None)
+    return names, decision
+
+
+def _file_call(tool: str, tool_input: dict) -> dict:
+    return {
+        "hook_event_name": "PreToolUse",
+        "cwd": "/home/u/proj",
+        "session_id": "s",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
+def test_a_file_tool_edit_runs_no_rule_it_cannot_concern(engine):
+    """An edit by a file tool overwrites nothing in destructive's sense and changes no protected
+    path nor makes an instruction file of text it does not show: destructive's rules,
+    self-protect's deny and ask and the unknown-instructions rule are not run for it (their
+    first tests are facts lang/relevance.py reads: an effect's op, tool or source, the kinds of
+    self-protect's matches). A write outside the project, a truncate, an edit of a protected
+    file and a link made an instruction file still run them and are stopped."""
+    groups = {g.name: g for g in engine.policy_set._tree.groups}
+
+    def defs(*names: str) -> set[str]:
+        return {d.__name__ for n in names for d in groups[f"data.hookgate.{n}"].defs}
+
+    skipped = defs(
+        "destructive.violations",
+        "destructive.deny",
+        "destructive.ask",
+        "self_protect.deny",
+        "self_protect.ask",
+        "xpia.unknown_instructions",
+    )
+    edit = {"file_path": "/home/u/proj/src/app.py", "old_string": "a = 1", "new_string": "a = 2"}
+    entered, decision = _entered(engine, _file_call("Edit", edit))
+    assert decision.outcome == "allow", decision.reasons
+    assert not entered & skipped, sorted(entered & skipped)
+
+    for payload, pack, outcome in (
+        (_file_call("Write", {"file_path": "/etc/hosts", "content": ""}), "destructive", "deny"),
+        (_file_call("Bash", {"command": "truncate -s 0 /etc/hosts"}), "destructive", "deny"),
+        (
+            _file_call("Edit", {**edit, "file_path": "/home/u/.claude/settings.json"}),
+            "self-protect",
+            "deny",
+        ),
+        (_file_call("Bash", {"command": "ln -sf /tmp/evil.md CLAUDE.md"}), "xpia", "ask"),
+    ):
+        entered, decision = _entered(engine, payload)
+        assert decision.outcome == outcome, (payload, decision.reasons)
+        assert any(f"[pack={pack}," in r for r in decision.reasons), decision.reasons
+        assert entered & skipped
