@@ -38,8 +38,8 @@ outgoing contains text if {
 # JSON value: Codex's items are an array of parts. A tool of kind agent or skill that the table
 # does not name is still read through pre_fields.
 outgoing contains value if {
+	some field in cfg.instruction_channels.tools[lower(input.tool_name)].fields # first: most tools are none
 	pre
-	some field in cfg.instruction_channels.tools[lower(input.tool_name)].fields
 	value := input.tool_input[field]
 	value != null
 }
@@ -96,10 +96,12 @@ written_as_file_text(text) if {
 
 # A command of cfg.data_commands (its entry: the subcommands whose arguments are data) that
 # prints or records its arguments: any use of a command listed without subcommands (echo), or
-# one naming a listed subcommand (git commit).
-data_command(_, subcommands) if count(subcommands) == 0
-
+# one naming a listed subcommand (git commit). (One definition with an else: a function of one
+# definition is called without the loop over definitions, and git, in the table, is on most
+# lines.)
 data_command(c, subcommands) if {
+	count(subcommands) == 0
+} else if {
 	some i, a in c.argv
 	a in subcommands # first: most arguments are no listed subcommand
 	i > 0

@@ -131,6 +131,44 @@ def test_glob_literal_checks_agree_with_the_regex():
     assert answers == {True, False}
 
 
+def test_boolean_regex_answers_as_the_wrapper_does():
+    """regex.match, regex.template_match and the globs ask RE2 a yes/no on the UTF-8 bytes of a
+    program without groups: on random patterns (groups, named groups, classes, Unicode classes,
+    anchors, word boundaries, case folding, empty matches) over text with multibyte characters,
+    search and fullmatch answer as the re2 wrapper's match objects do, and a bad pattern fails
+    the same way."""
+    import random
+
+    from hookgate.builtins.regex import _compile, _Test, _test
+
+    rng = random.Random(19)
+    atoms = ["a", "é", "ß", "中", ".", "\\b", "\\pL", "[a-é]", "[^a]", "(a|é)", "(?P<n>b)", "x*"]
+    atoms += ["^", "$", "(?i)", "\\s", "(?:ab)?", "\\x{1F600}", "(?s:.)", "K"]
+    text_chars = "aAéÉßb中 \n\U0001f600kK\u212a"
+    answers = set()
+    for _ in range(2000):
+        pattern = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 5)))
+        try:
+            wrapped = _compile(pattern)
+        except BuiltinError as exc:
+            with pytest.raises(BuiltinError) as info:
+                _test(pattern)
+            assert str(info.value) == str(exc)
+            continue
+        tester = _test(pattern)
+        for _ in range(10):
+            text = "".join(rng.choice(text_chars) for _ in range(rng.randint(0, 6)))
+            want = wrapped.search(text) is not None
+            assert tester.search(text) is want, (pattern, text)
+            assert tester.fullmatch(text) is (wrapped.fullmatch(text) is not None), (pattern, text)
+            answers.add(want)
+    assert answers == {True, False}
+    with pytest.raises(BuiltinError, match="invalid regular expression: missing \\)"):
+        _Test("(")
+    with pytest.raises(UnicodeEncodeError):
+        _test("a").search("\ud800")
+
+
 def test_regex_is_linear_time_on_catastrophic_patterns():
     # (a+)+$ backtracks exponentially in Python's re; RE2 answers at once.
     assert ev("regex.match(`^(a+)+$`, input.s)", {"s": "a" * 5000 + "!"}) is False

@@ -26,6 +26,48 @@ def _compile(pattern: str) -> Any:
         raise BuiltinError(f"invalid regular expression: {_reason(exc)}") from None
 
 
+class _Test:
+    """A pattern asked only whether it matches: the same RE2 program without capturing groups,
+    called on the UTF-8 bytes directly. The ``re2`` wrapper's ``search`` builds a match object
+    and maps every group's byte offsets back to characters through a generator; a yes/no needs
+    none of it, and RE2 finds one span without groups with its DFAs alone. Built only from a
+    pattern ``_compile`` accepted, so a bad pattern fails with the same error first."""
+
+    __slots__ = ("_match", "_search", "_full")
+
+    def __init__(self, pattern: str) -> None:
+        import re2
+        from re2 import _re2  # the binding under the wrapper: its Match takes bytes and offsets
+
+        options = re2.Options()
+        options.never_capture = True  # groups change no yes/no; RE2 then skips their tracking
+        program = _re2.RE2(pattern.encode(), options)
+        if not program.ok():  # the binding reports a failure here, not by raising
+            raise BuiltinError(
+                f"invalid regular expression: {program.error().decode(errors='replace')}"
+            )
+        self._match = program.Match
+        self._search = _re2.RE2.Anchor.UNANCHORED
+        self._full = _re2.RE2.Anchor.ANCHOR_BOTH
+
+    def search(self, text: str) -> bool:
+        """Whether ``text`` holds a match (a lone surrogate raises ``UnicodeEncodeError``, as
+        the wrapper does)."""
+        data = text.encode()
+        return self._match(self._search, data, 0, len(data))[0][0] >= 0
+
+    def fullmatch(self, text: str) -> bool:
+        """Whether all of ``text`` matches."""
+        data = text.encode()
+        return self._match(self._full, data, 0, len(data))[0][0] >= 0
+
+
+@lru_cache(maxsize=512)
+def _test(pattern: str) -> _Test:
+    _compile(pattern)
+    return _Test(pattern)
+
+
 def _reason(exc: Exception) -> str:
     msg = exc.args[0] if exc.args else ""
     return msg.decode(errors="replace") if isinstance(msg, bytes) else str(msg)
@@ -38,8 +80,8 @@ def _regex(name: str, pos: int, pattern: Any) -> Any:
 @builtin("regex.match", "regex", 2)
 def match(pattern: Any, value: Any) -> bool:
     """True if ``value`` contains a match of the RE2 ``pattern`` (anchor with ``^…$``)."""
-    r = _regex("regex.match", 1, pattern)
-    return r.search(want_str("regex.match", 2, value)) is not None
+    r = _test(want_str("regex.match", 1, pattern))
+    return r.search(want_str("regex.match", 2, value))
 
 
 @builtin("regex.is_valid", "regex", 1)
@@ -227,7 +269,7 @@ class _Glob:
     def __init__(self, pattern: str, delims: str) -> None:
         translator = _GlobTranslator(pattern, delims)
         self.source = translator.translate()
-        self.regex = _compile("(?s)" + self.source)
+        self.regex = _test("(?s)" + self.source)
         pieces = translator.pieces
         literal_only = len(pieces) <= 1 and None not in pieces
         self.exact = "".join(pieces) if literal_only else None  # type: ignore[arg-type]
@@ -247,7 +289,7 @@ class _Glob:
         for literal in self.inner:
             if literal not in value:
                 return False
-        return self.regex.fullmatch(value) is not None
+        return self.regex.fullmatch(value)
 
 
 @lru_cache(maxsize=256)
@@ -283,7 +325,7 @@ class _GlobSet:
         self.regex = None
         if len(globs) > 1:
             try:
-                self.regex = _compile("(?s)(?:" + "|".join(f"(?:{g.source})" for g in globs) + ")")
+                self.regex = _test("(?s)(?:" + "|".join(f"(?:{g.source})" for g in globs) + ")")
             except BuiltinError:
                 pass
 
@@ -291,7 +333,7 @@ class _GlobSet:
         if value in self.exact:
             return True
         if self.regex is not None:
-            return self.regex.fullmatch(value) is not None
+            return self.regex.fullmatch(value)
         return any(g.match(value) for g in self.globs)
 
 
@@ -411,7 +453,7 @@ def template_match(template: Any, value: Any, start: Any, end: Any) -> bool:
     if depth:
         raise BuiltinError(f"{name}: unbalanced braces in {tpl!r}")
     pattern.append(_quote(tpl[literal_from:]) + "$")
-    return _compile("".join(pattern)).search(text) is not None
+    return _test("".join(pattern)).search(text)
 
 
 def _quote(text: str) -> str:
