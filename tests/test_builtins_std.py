@@ -169,6 +169,28 @@ def test_boolean_regex_answers_as_the_wrapper_does():
         _test("a").search("\ud800")
 
 
+def test_boolean_regex_keeps_answering_when_the_binding_changes(monkeypatch):
+    """The yes/no path uses the re2 package's private binding: a release without it (an
+    AttributeError or ImportError building the tester) falls back to the wrapper's matching,
+    with the same answers, instead of failing every policy that matches a pattern."""
+    from hookgate.builtins import regex
+
+    def missing(pattern):
+        raise AttributeError("module 're2._re2' has no attribute 'RE2'")
+
+    monkeypatch.setattr(regex, "_Test", missing)
+    regex._test.cache_clear()
+    try:
+        assert ev("regex.match(`^git (push|commit)`, input.s)", {"s": "git push -f"}) is True
+        assert ev("regex.match(`^git (push|commit)`, input.s)", {"s": "npm test"}) is False
+        assert regex._test("é+").fullmatch("éé") is True
+        assert regex._test("é+").fullmatch("éa") is False
+        with pytest.raises(BuiltinError, match="invalid regular expression"):
+            regex._test("(")
+    finally:
+        regex._test.cache_clear()
+
+
 def test_regex_is_linear_time_on_catastrophic_patterns():
     # (a+)+$ backtracks exponentially in Python's re; RE2 answers at once.
     assert ev("regex.match(`^(a+)+$`, input.s)", {"s": "a" * 5000 + "!"}) is False

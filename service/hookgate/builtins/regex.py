@@ -62,10 +62,29 @@ class _Test:
         return self._match(self._full, data, 0, len(data))[0][0] >= 0
 
 
+class _Wrapped:
+    """The wrapper's own matching, asked yes or no: for a ``re2`` release whose binding no
+    longer has what ``_Test`` uses (it is not the package's public interface)."""
+
+    __slots__ = ("_r",)
+
+    def __init__(self, compiled: Any) -> None:
+        self._r = compiled
+
+    def search(self, text: str) -> bool:
+        return self._r.search(text) is not None
+
+    def fullmatch(self, text: str) -> bool:
+        return self._r.fullmatch(text) is not None
+
+
 @lru_cache(maxsize=512)
-def _test(pattern: str) -> _Test:
-    _compile(pattern)
-    return _Test(pattern)
+def _test(pattern: str) -> _Test | _Wrapped:
+    compiled = _compile(pattern)
+    try:
+        return _Test(pattern)
+    except (ImportError, AttributeError):
+        return _Wrapped(compiled)
 
 
 def _reason(exc: Exception) -> str:
