@@ -25,7 +25,8 @@ _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
 # room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
 # (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
 # which reports the error or the limit as the builtin does. Each expression is what the builtin
-# computes for those operands (tests/test_inline_builtins.py compares them).
+# computes for those operands (tests/test_inline_builtins.py compares them). ``{t}``: a
+# temporary the guard sets for the expression, so the builtin's work is done once.
 _INLINE = {
     "startswith": (" and type({0}) is str and type({1}) is str", "{0}.startswith({1})"),
     "endswith": (" and type({0}) is str and type({1}) is str", "{0}.endswith({1})"),
@@ -47,8 +48,8 @@ _INLINE = {
     # A string key (an array is a path); a float found is left to the call, which makes an
     # infinite one undefined.
     "object.get": (
-        " and type({0}) is dict and type({1}) is str and type({0}.get({1}, {2})) is not float",
-        "{0}.get({1}, {2})",
+        " and type({0}) is dict and type({1}) is str and type({t} := {0}.get({1}, {2})) is not float",
+        "{t}",
     ),
     "split": (
         " and type({0}) is str and type({1}) is str and {1} and len({0}) < MAX_OUTPUT",
@@ -407,9 +408,15 @@ class TermCompiler(RuleAnalysis):
             if inline is None:
                 return call
             guard, fast = inline
+            for i, arg in enumerate(t.args):
+                if isinstance(arg, ast.Scalar) and type(arg.value) is str:
+                    # A literal string operand (object.get's key, startswith's prefix): its
+                    # type is known here, not tested on every call.
+                    guard = guard.replace(f" and type({{{i}}}) is str", "")
             operands = [f"({v})" for v in vs]  # (1).isascii(): a literal operand
-            test = f"{fn.ctx}.mocks is None{guard.format(*operands)}"
-            return f"({fast.format(*operands)} if {test} else {call})"
+            temp = fn.temp() if "{t}" in guard else None
+            test = f"{fn.ctx}.mocks is None{guard.format(*operands, t=temp)}"
+            return f"({fast.format(*operands, t=temp)} if {test} else {call})"
 
         return _all_defined(fn, t.args, args, build)
 
