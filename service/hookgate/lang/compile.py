@@ -538,8 +538,8 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
             return None
         name = self.module.group(group)
         value = (
-            f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
-            f"and _v is not IN_PROGRESS else {name}.value(ctx))"
+            f"(_v if (_v := ctx.cache.get({name}, IN_PROGRESS)) is not IN_PROGRESS "
+            f"else {name}.value(ctx))"
         )
         return index_expr(value, path[1 + i :])
 

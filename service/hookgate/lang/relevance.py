@@ -578,7 +578,7 @@ class Relevance:
                     cached = index_expr(cached, (k,))
                 table = (
                     f"({cached} if (_t := ctx.cache.get({_ALIAS}{self.tables.index(alias)}"
-                    f"{_ALIAS}, MISSING)) is not MISSING and _t is not IN_PROGRESS else {table})"
+                    f"{_ALIAS}, IN_PROGRESS)) is not IN_PROGRESS else {table})"
                 )
             self.reads.add(key)
             if not lowered:

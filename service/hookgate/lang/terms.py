@@ -228,10 +228,11 @@ class TermCompiler(RuleAnalysis):
             rest = dpath[i:]
             name, t = self.module.group(group), fn.temp()
             # The value cached earlier in this evaluation, without a call (Group.value computes
-            # it the first time, and reports recursion).
+            # it the first time, and reports recursion: a value missing reads as in progress,
+            # one test for both).
             value = (
-                f"({t} if ({t} := {ctx}.cache.get({name}, MISSING)) is not MISSING "
-                f"and {t} is not IN_PROGRESS else {name}.value({ctx}))"
+                f"({t} if ({t} := {ctx}.cache.get({name}, IN_PROGRESS)) is not IN_PROGRESS "
+                f"else {name}.value({ctx}))"
             )
             if len(rest) == 1 and type(rest[0]) is str:  # cfg.x: a key of an object, no call
                 v = fn.temp()
