@@ -445,9 +445,16 @@ def _path(value: str, keys: tuple, fn: GeneratedFunction) -> str:
 
 
 def _indexed(v: str, key: str, const: bool, term: Any) -> str:
-    """``index(v, key)``; with a constant string key, an object's ``get`` without the call."""
+    """``index(v, key)``; with a constant string key, an object's ``get`` without the call,
+    and with a key computed (``key`` then names a temporary: read twice, computed once) the
+    same when it is a string (``ops[e.kind]``), the usual key of a table."""
     if const and type(term.value) is str:
         return f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
+    if not const:
+        return (
+            f"({v}.get({key}, UNDEFINED) if type({v}) is dict and type({key}) is str "
+            f"else index({v}, {key}))"
+        )
     return f"index({v}, {key})"
 
 
