@@ -307,6 +307,21 @@ def test_budget_stops_pathological_policies():
     assert (steps.value.limit, time_limit.value.limit) == ("steps", "time")
 
 
+def test_budget_counts_every_step_also_under_with():
+    # n takes about 3,000 steps; m computes it again under `with` (a fresh cache, the same
+    # budget): both together need about 6,000.
+    src = (
+        "n := count([1 | numbers.range(1, input.k)[_]])\n"
+        'm := x if {\n\tx := n with input as {"k": 3000}\n}\n'
+        "both := [n, m]\n"
+    )
+    doc = {"k": 3000}
+    assert q(src, "data.t.n", input=doc, budget=4_500) == 3000
+    assert q(src, "data.t.both", input=doc, budget=8_000) == [3000, 3000]
+    with pytest.raises(LimitError, match="step budget exceeded"):
+        q(src, "data.t.both", input=doc, budget=4_500)
+
+
 def test_overrides_replace_builtins_for_one_query():
     ps = load({"g.rego": 'package g\n\nb := upper("x")\n'})
     assert ps.query("data.g.b", overrides={"upper": lambda s: "mocked"}) == "mocked"
