@@ -136,13 +136,14 @@ class TermCompiler(RuleAnalysis):
             if len(keys) == len(pairs) and all(type(k) is str for k in keys):
                 if len(set(keys)) == len(keys):
                     # Distinct string keys ({"reason": msg, "pattern": p}): a dict display, no
-                    # call per key; still undefined when a value is.
-                    temps = [fn.temp() for _ in pairs]
-                    tests = " or ".join(
-                        f"({x} := {v}) is UNDEFINED" for x, (_, v) in zip(temps, pairs, strict=True)
-                    )
-                    shown = ", ".join(f"{k!r}: {x}" for k, x in zip(keys, temps, strict=True))
-                    return f"(UNDEFINED if {tests} else {{{shown}}})"
+                    # call per key; still undefined when a value is (a constant or a bound
+                    # variable never is).
+                    def display(vs: list[str]) -> str:
+                        shown = ", ".join(f"{k!r}: {x}" for k, x in zip(keys, vs, strict=True))
+                        return f"{{{shown}}}"
+
+                    values = [v for _, v in pairs]
+                    return _all_defined(fn, tuple(v for _, v in t.items), values, display)
             o = fn.temp()
             adds = [f"obj_add({o}, {k}, {v})" for k, v in pairs]
             adds[0] = f"obj_add(({o} := {{}}), {pairs[0][0]}, {pairs[0][1]})"
