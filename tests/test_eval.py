@@ -307,6 +307,41 @@ def test_budget_stops_pathological_policies():
     assert (steps.value.limit, time_limit.value.limit) == ("steps", "time")
 
 
+def test_budget_counts_every_step_also_under_with():
+    # n takes about 3,000 steps; m computes it again under `with` (a fresh cache, the same
+    # budget): both together need about 6,000.
+    src = (
+        "n := count([1 | numbers.range(1, input.k)[_]])\n"
+        'm := x if {\n\tx := n with input as {"k": 3000}\n}\n'
+        "both := [n, m]\n"
+    )
+    doc = {"k": 3000}
+    assert q(src, "data.t.n", input=doc, budget=4_500) == 3000
+    assert q(src, "data.t.both", input=doc, budget=8_000) == [3000, 3000]
+    with pytest.raises(LimitError, match="step budget exceeded"):
+        q(src, "data.t.both", input=doc, budget=4_500)
+
+
+def test_a_complete_rule_compares_the_solutions_of_a_body_that_iterates():
+    # A body without iteration has one solution and returns it; one that iterates may have
+    # several, which must agree.
+    src = (
+        "straight := x if {\n\tx := input.a\n\tx > 1\n}\n"
+        "same := x if {\n\tsome y in input.xs\n\tx := input.a\n}\n"
+        "each := y if {\n\tsome y in input.xs\n}\n"
+        "f(v) := w if {\n\tw := v + input.a\n}\n"
+        "g := f(1)\n"
+    )
+    doc = {"a": 2, "xs": [1, 2]}
+    assert q(src, "data.t.straight", input=doc) == 2
+    assert q(src, "data.t.straight", input={"a": 1}) is UNDEFINED
+    assert q(src, "data.t.same", input=doc) == 2
+    assert q(src, "data.t.g", input=doc) == 3
+    assert q(src, "data.t.each", input={"xs": [7, 7]}) == 7
+    with pytest.raises(EvalError, match="conflicting values for data.t.each"):
+        q(src, "data.t.each", input=doc)
+
+
 def test_overrides_replace_builtins_for_one_query():
     ps = load({"g.rego": 'package g\n\nb := upper("x")\n'})
     assert ps.query("data.g.b", overrides={"upper": lambda s: "mocked"}) == "mocked"

@@ -49,9 +49,9 @@ def test_inline_expression_is_the_builtin(name):
     for values in itertools.product(OPERANDS, repeat=arity):
         scope = dict(GENERATED_CODE_NAMESPACE)
         scope.update(ctx=_Ctx(), **dict(zip(names, values, strict=True)))
-        if not eval("ctx.mocks is None" + guard.format(*names), scope):
+        if not eval("ctx.mocks is None" + guard.format(*names, t="t"), scope):
             continue
-        assert eval(fast.format(*names), scope) == builtin.func(*values), (name, values)
+        assert eval(fast.format(*names, t="t"), scope) == builtin.func(*values), (name, values)
         checked += 1
     assert checked >= 3  # the guard admits the usual operands
 

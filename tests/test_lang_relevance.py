@@ -340,6 +340,40 @@ def test_groups_with_facts_get_their_empty_value_from_the_mask():
     assert not {"data.t.clash_facts", "data.t.clashing"} & names
 
 
+def test_a_query_of_many_rules_starts_from_the_cache_the_mask_makes():
+    """``query_many`` starts from a copy of one cache made per mask: the cache the mask's
+    function makes itself (the fixed values, then the empty values of the groups ruled out),
+    never the one an earlier evaluation wrote into, and made again once ``Tree.fixed`` grows."""
+    from hookgate.lang.runtime import Ctx
+
+    ps = load({"p.rego": POLICY})
+    refs = [f"data.t.{rule}" for rule in RULES]
+    ps.query_many(refs, input={})
+    relevance = ps._batches[tuple(refs)][2]
+    assert relevance is not None
+    fixed = ps._fixed_values()
+    masks = set()
+    for doc in [*INPUTS, "a string", None]:
+        want = Ctx(doc, ps.data, None, None, 10**6, None)
+        want.cache.update(fixed)
+        relevance(want)
+        for _ in range(2):  # made, then copied from the one kept
+            got = Ctx(doc, ps.data, None, None, 10**6, None)
+            got.cache = ps._start(got, relevance, fixed)
+            assert got.relevant == want.relevant > 0
+            assert got.cache.keys() == want.cache.keys()
+            assert all(got.cache[g] is v for g, v in want.cache.items())
+            got.cache["written"] = True  # what one evaluation adds is not in the next one's
+        masks.add(got.relevant)
+    assert len(masks) > 3
+    assert set(ps._starts) == masks
+    computed = object()  # stands for a memoized rule computed since
+    fixed[computed] = "known"
+    got = Ctx({}, ps.data, None, None, 10**6, None)
+    assert ps._start(got, relevance, fixed)[computed] == "known"
+    assert len(ps._starts) == 1
+
+
 # Tables of base data indexed by an input value (``cfg.fields[input.kind]``, through a rule
 # that is another name for base data or not, the key lowered or not): the literal's atom
 # reads the table at run time.

@@ -32,15 +32,16 @@ TOOL_KINDS: tuple[str, ...] = (
 )
 
 
-def _fold(name: str) -> str:
+def fold(name: str) -> str:
     """One key for every spelling of an event: case, ``_``, ``-`` and ``:`` do not matter."""
     return name.replace("_", "").replace("-", "").replace(":", "").lower()
 
 
-# Every host's spelling of the two tool events (folded): Claude/Codex/Copilot PascalCase,
+# Every host's spelling of the two tool events (folded), and its canonical name (any other
+# event keeps its own spelling: no common vocabulary yet): Claude/Codex/Copilot PascalCase,
 # Copilot/Cursor camelCase, snake_case, Gemini, Cursor's shell/MCP gates, Copilot's MCP event,
 # Amplifier's tool:pre/tool:post.
-_CANONICAL_EVENTS: dict[str, str] = {
+CANONICAL_EVENTS: dict[str, str] = {
     "pretooluse": PRE_TOOL_USE,
     "beforetool": PRE_TOOL_USE,
     "beforeshellexecution": PRE_TOOL_USE,
@@ -86,29 +87,19 @@ _CURSOR_CUES: tuple[str, ...] = ("conversation_id", "generation_id", "workspace_
 _AMPLIFIER_BRIDGE_KEYS: frozenset[str] = frozenset({"tool_name", "tool_input", "timestamp"})
 
 
-def canonical_event(name: str) -> str:
-    """``PreToolUse``/``PostToolUse`` for any host's spelling of a tool event; other events are
-    returned as spelled (they have no common vocabulary yet)."""
-    return _CANONICAL_EVENTS.get(_fold(name), name)
+# The event reporting a tool call that failed (its output is the ``error`` field), folded.
+FAILURE_EVENT = "posttoolusefailure"
 
 
 def is_failure_event(name: str | None) -> bool:
     """Whether the event reports a tool call that failed (its output is the ``error`` field)."""
-    return name is not None and _fold(name) == "posttoolusefailure"
+    return name is not None and fold(name) == FAILURE_EVENT
 
 
 def hook_event_name(host_event: str | None, event: str) -> str:
     """The ``hookEventName`` a Claude-style response names: the failure event as the payload
     spelled it (what Claude Code 2.1.332 acted on in tests/hosts), else the canonical event."""
     return host_event if is_failure_event(host_event) else event
-
-
-def is_shell_event(name: str | None) -> bool:
-    return name is not None and _fold(name) in SHELL_EVENTS
-
-
-def is_mcp_event(name: str | None) -> bool:
-    return name is not None and _fold(name) in MCP_EVENTS
 
 
 def cursor_event(host_event: str | None, event: str) -> str:
@@ -121,12 +112,12 @@ def cursor_event(host_event: str | None, event: str) -> str:
 
 def is_cursor_gate(cursor_event_name: str) -> bool:
     """Whether Cursor's answer to this event must say ``permission``."""
-    return _fold(cursor_event_name) in _CURSOR_GATE_EVENTS
+    return fold(cursor_event_name) in _CURSOR_GATE_EVENTS
 
 
 def cursor_takes_updated_input(cursor_event_name: str) -> bool:
     """Only Cursor's preToolUse reads ``updated_input``."""
-    return _fold(cursor_event_name) == "pretooluse"
+    return fold(cursor_event_name) == "pretooluse"
 
 
 # Tool names (lower-cased) of every host, HOSTS.md section 8, mapped to one vocabulary.
@@ -194,10 +185,12 @@ def tool_kind(tool_name: str, host: str | None = None) -> str:
     return "other"
 
 
-def detect_host(payload: dict, event: str | None) -> str:
-    """Which host sent ``payload`` (``event`` is its event name as spelled, if any), from the
-    cues of HOSTS.md section 9; Claude Code when nothing tells the hosts apart."""
-    folded = _fold(event) if event is not None else None
+def detect_host(payload: dict, event: str | None, folded: str | None = None) -> str:
+    """Which host sent ``payload`` (``event`` is its event name as spelled, if any; ``folded``,
+    its ``fold`` when the caller has it), from the cues of HOSTS.md section 9; Claude Code when
+    nothing tells the hosts apart."""
+    if folded is None and event is not None:
+        folded = fold(event)
     if "toolArgs" in payload:
         return COPILOT
     if folded in ("beforetool", "aftertool"):

@@ -141,13 +141,13 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
         raise ValueError(f"unknown host {host!r}; expected auto or one of {', '.join(hosts.HOSTS)}")
     fields = _as_object(payload)
     result_keys = TOOL_RESULT_KEYS
-    consumed = set(ALIASES)
+    consumed = ALIASES  # replaced, not changed, by the rare payload that consumes more
     envelope_event = _amplifier_envelope_event(fields)
     if envelope_event is not None:
         outer = {k: v for k, v in fields.items() if k not in ("event", "data")}
         fields = {**outer, **fields["data"]}
         result_keys = _AMPLIFIER_RESULT_KEYS
-        consumed.add("result")
+        consumed = consumed | {"result"}
 
     event_key, host_event = (
         ("event", envelope_event) if envelope_event else _pick(fields, EVENT_KEYS)
@@ -175,13 +175,16 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
                     f"field {key} must be a string, got {_json_type(fields[key])}", key
                 )
 
+    # The event's spelling folded once: the host, the kind of event and its canonical name
+    # all read it.
+    folded = hosts.fold(host_event) if host_event is not None else None
     if host == "auto":
-        host = hosts.AMPLIFIER if envelope_event else hosts.detect_host(fields, host_event)
+        host = hosts.AMPLIFIER if envelope_event else hosts.detect_host(fields, host_event, folded)
 
-    shell_event = hosts.is_shell_event(host_event)
+    shell_event = folded in hosts.SHELL_EVENTS
     if shell_event and input_key is None:
         # Cursor's beforeShellExecution carries the command at the top level.
-        consumed.add("command")
+        consumed = consumed | {"command"}
         input_key, command = "command", fields.get("command")
         if command is None:
             raise PayloadError("missing required field command", "command")
@@ -193,7 +196,7 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
         tool_input = _decode(tool_input, f"field {input_key}", input_key)
 
     if host_event is not None:
-        event = hosts.canonical_event(host_event)
+        event = hosts.CANONICAL_EVENTS.get(folded, host_event)
     elif result_key is not None:
         event = hosts.POST_TOOL_USE
     elif name_key is not None or input_key is not None:
@@ -203,16 +206,16 @@ def normalize(payload: dict | str | bytes, host: str = "auto") -> HookInput:
             "missing required field hook_event_name (and no tool field to infer it from)",
             "hook_event_name",
         )
-    if result_key is None and hosts.is_failure_event(host_event) and "error" in fields:
+    if result_key is None and folded == hosts.FAILURE_EVENT and "error" in fields:
         # Claude's PostToolUseFailure: the failing call's output is its result.
-        consumed.add("error")
+        consumed = consumed | {"error"}
         tool_result = fields["error"]
     if event in hosts.TOOL_EVENTS and input_key is None:
         raise PayloadError("missing required field tool_input", "tool_input")
 
     if shell_event:
         kind = "shell"
-    elif hosts.is_mcp_event(host_event):
+    elif folded in hosts.MCP_EVENTS:
         kind = "mcp"
     else:
         kind = hosts.tool_kind(tool_name, host) if tool_name is not None else None

@@ -142,8 +142,7 @@ class GeneratedFunction:
         self.depth += 1
         self.loops += 1
         # tick(), inline: a call per iteration would cost more than the count.
-        self.emit(f"{self.ctx}.budget[0] -= 1")
-        self.emit(f"if not {self.ctx}.budget[0] & 1023: check_budget({self.ctx})")
+        self.emit(f"if not next({self.ctx}.budget) & 1023: check_budget({self.ctx})")
 
     def value(self, expr: str) -> str:
         """A name for the value of ``expr``, giving up the solution when it is undefined (a
@@ -173,13 +172,11 @@ def is_slot(expr: str) -> bool:
 
 
 def index_expr(value: str, keys: tuple) -> str:
-    """An expression for ``value`` (an expression) at constant ``keys``: one string key as a
-    dict lookup (the usual ``input.tool_kind``, ``cfg.action``), else ``index_path``."""
-    if not keys:
-        return value
-    if len(keys) == 1 and type(keys[0]) is str:
-        return (
-            f"(_o.get({keys[0]!r}, UNDEFINED) if type(_o := {value}) is dict "
-            f"else index(_o, {keys[0]!r}))"
-        )
-    return f"index_path({value}, {keys!r})"
+    """An expression for ``value`` (an expression) at constant ``keys``: up to three string
+    keys as dict lookups (the usual ``input.tool_kind``, ``cfg.action``,
+    ``input.tool_input.command``), else ``index_path``."""
+    if len(keys) > 3 or any(type(k) is not str for k in keys):
+        return f"index_path({value}, {keys!r})"
+    for k in keys:  # each lookup's object is the one before it, assigned once that is done
+        value = f"(_o.get({k!r}, UNDEFINED) if type(_o := {value}) is dict else index(_o, {k!r}))"
+    return value

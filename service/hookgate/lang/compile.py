@@ -469,7 +469,16 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
         exit = "return acc[0] if acc else UNDEFINED"
         fn = self._fn("b", "ctx, args" if params else "ctx", exit, stop="return acc[0]")
 
+        top = fn
+        straight = []  # the terminal returned its solution: the body has only one
+
         def terminal(fn: GeneratedFunction) -> None:
+            if fn is top and not fn.loops:
+                # No iteration before it (nor a continuation): one solution at most, no other
+                # to compare it with.
+                fn.emit(f"return fr[{result_slot}]")
+                straight.append(True)
+                return
             fn.emit(f"if not acc: acc.append(fr[{result_slot}])")
             fn.emit(
                 f"elif not equal(acc[0], fr[{result_slot}]): "
@@ -484,7 +493,12 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
                 self.branches.append(("body", self.tests(order, scope), ast.is_constant(head)))
             else:
                 self.branches.append(("value", self.value_source(head, scope)))
-        fn.prologue = [f"fr = [None] * {scope.alloc[0]}", "acc = []"]
+        fn.prologue = [f"fr = [None] * {scope.alloc[0]}"]
+        if straight:  # nothing is ever in acc: every way out before the terminal is undefined
+            fn.lines = [line.replace(exit, "return UNDEFINED") for line in fn.lines]
+            exit = "return UNDEFINED"
+        else:
+            fn.prologue.append("acc = []")
         if params:
             fn.prologue.append("fr[0 : len(args)] = args")
         return fn.finish(exit)
@@ -538,8 +552,8 @@ class RuleCompiler(LiteralCompiler, DefinitionReader):
             return None
         name = self.module.group(group)
         value = (
-            f"(_v if (_v := ctx.cache.get({name}, MISSING)) is not MISSING "
-            f"and _v is not IN_PROGRESS else {name}.value(ctx))"
+            f"(_v if (_v := ctx.cache.get({name}, IN_PROGRESS)) is not IN_PROGRESS "
+            f"else {name}.value(ctx))"
         )
         return index_expr(value, path[1 + i :])
 

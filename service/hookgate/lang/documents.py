@@ -229,9 +229,7 @@ class Group:
     def call(self, ctx: Ctx, args: list) -> Any:
         if ctx.mocks is not None and self.name in ctx.mocks:
             return ctx.mocks[self.name](ctx, args)
-        budget = ctx.budget  # tick(), inline: a function call costs one step
-        budget[0] -= 1
-        if not budget[0] & 1023:
+        if not next(ctx.budget) & 1023:  # tick(), inline: a function call costs one step
             check_budget(ctx)
         one = self.one
         if one is not None:

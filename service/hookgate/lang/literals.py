@@ -42,7 +42,13 @@ class LiteralCompiler(TermCompiler):
             return
         if isinstance(lit, HeadLit):
             v = self.term(lit.term, scope, fn, bound)
-            fn.emit(f"fr[{lit.slot}] = {v if isinstance(lit.term, ast.Scalar) else fn.value(v)}")
+            # A constant, or an array or object display of values that are all defined (the
+            # terms' code tests the others first: "(UNDEFINED if …"), is never undefined.
+            display = isinstance(lit.term, ast.ArrayTerm | ast.ObjectTerm) and v[:1] in ("[", "{")
+            fn.emit(
+                f"fr[{lit.slot}] = "
+                f"{v if display or isinstance(lit.term, ast.Scalar) else fn.value(v)}"
+            )
             return
         if isinstance(lit, ast.SomeIn):
             self._some_in(lit, scope, bound, fn)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 _ABSENT: Any = UNDEFINED
 
+# The most masks ``PolicySet._start`` keeps a cache for (a call beyond them makes its own).
+MAX_STARTS = 256
+
 
 class PolicySet:
     """Compiled modules plus base data, ready to answer queries (thread-safe: each query has
@@ -54,6 +57,9 @@ class PolicySet:
         # every ref is a rule's own path, the rules' groups and the input-fact test.
         self._batches: dict[tuple, tuple[list, tuple | None, Callable | None]] = {}
         self._constants_known = False
+        # ``_start``'s caches by mask, made when ``Tree.fixed`` had ``_starts_fixed`` values.
+        self._starts: dict[int, dict] = {}
+        self._starts_fixed = 0
 
     @property
     def sources(self) -> dict[str, str]:
@@ -149,7 +155,11 @@ class PolicySet:
                 fixed = {
                     g: v for g, v in fixed.items() if g.memo_env is None and g.name not in mocked
                 }
-            ctx.cache.update(fixed)
+                ctx.cache.update(fixed)
+            elif relevance is not None and groups is not None:
+                ctx.cache = self._start(ctx, relevance, fixed)
+            else:
+                ctx.cache.update(fixed)
         try:
             if groups is not None and ctx.data_over is None:
                 return group_values(ctx, groups, relevance)
@@ -170,6 +180,29 @@ class PolicySet:
             return runs, None, None
         relevance = next((g.relevance for g in groups if g.need), None)
         return runs, tuple(groups), relevance
+
+    def _start(self, ctx: Ctx, relevance: Callable, fixed: dict) -> dict:
+        """The cache a query of many rules starts with: ``fixed`` and the empty values of the
+        groups the input facts rule out (``relevance``, whose mask it sets in ``ctx``). The
+        same cache as ``fixed`` and then ``relevance(ctx)`` would make, copied from one made
+        once per mask (a function of the policy set alone: a pack's calls have few masks)
+        instead of one key at a time, which cost a decision more than the tests did. Made
+        again when ``fixed`` has grown (a memoized rule computed since)."""
+        ctx.cache = fixed  # only read: the tests read the constants from it
+        try:
+            mask = relevance.mask(ctx)
+        finally:
+            ctx.cache = {}
+        starts = self._starts
+        if self._starts_fixed != len(fixed):
+            starts.clear()
+            self._starts_fixed = len(fixed)
+        start = starts.get(mask)
+        if start is None:
+            start = {**fixed, **relevance.empty(mask)}
+            if len(starts) < MAX_STARTS:
+                starts[mask] = start
+        return start.copy()
 
     def _fixed_values(self) -> dict:
         """``Tree.fixed``, given to every query that keeps the base data: the values of the

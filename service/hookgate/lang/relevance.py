@@ -416,6 +416,9 @@ class Relevance:
         self.collected: dict[tuple[str, tuple], str] = {}
         # The rules fixed by the base data whose values atoms read (``_ALIAS``).
         self.tables: list[Group] = []
+        # The reads of the input the atoms spell (each an expression of ``ctx.input`` alone):
+        # one spelled more than once is read once, at the top of the generated function.
+        self.reads: set[str] = set()
         self._info: dict[Group, tuple[int, Any] | None] = {}
 
     def group(self, g: Group) -> tuple[tuple, Any] | None:
@@ -552,12 +555,14 @@ class Relevance:
             return None
         return ((self._atom(self._atom_expr(kind, source, arg)), None),)
 
-    def _atom_expr(self, kind: str, source: tuple, arg: Any) -> str:
-        """A Python test of ``ctx``: whether the literal may hold on an input value."""
+    def _atom_expr(self, kind: str, source: tuple, arg: Any, read: bool = True) -> str:
+        """A Python test of ``ctx``: whether the literal may hold on an input value (``read``:
+        the source's expression is a read of the input alone, which ``source`` may hoist)."""
         if source[0] == "oget":
             # object.get of a non-object is an error (or undefined): the test holds then too.
             inner = self._atom_expr(kind, ("input", source[1]), arg)
-            return f"(type(ctx.input) is not dict or {inner})"
+            self.reads.add(_NOT_OBJECT)
+            return f"({_NOT_OBJECT} or {inner})"
         if source[0] == "keyed":
             _, (alias, keys, base), key, lowered, rest = source
             # The table from the data; when it is a rule fixed by the base data, from the
@@ -573,18 +578,23 @@ class Relevance:
                     cached = index_expr(cached, (k,))
                 table = (
                     f"({cached} if (_t := ctx.cache.get({_ALIAS}{self.tables.index(alias)}"
-                    f"{_ALIAS}, MISSING)) is not MISSING and _t is not IN_PROGRESS else {table})"
+                    f"{_ALIAS}, IN_PROGRESS)) is not IN_PROGRESS else {table})"
                 )
+            self.reads.add(key)
             if not lowered:
-                return self._atom_expr(kind, ("input", _looked_up(table, key, rest)), arg)
+                looked_up = _looked_up(table, key, rest)
+                return self._atom_expr(kind, ("input", looked_up), arg, read=False)
             # lower of a key that is not a short ASCII string (an error on a non-string,
             # Unicode's case rules, the output limit) is not worked out: the literal may hold.
-            test = self._atom_expr(kind, ("input", _looked_up(table, "_k.lower()", rest)), arg)
+            looked_up = _looked_up(table, "_k.lower()", rest)
+            test = self._atom_expr(kind, ("input", looked_up), arg, read=False)
             return (
                 f"((_k := {key}) is not UNDEFINED and (not (type(_k) is str and _k.isascii()"
                 f" and len(_k) <= MAX_OUTPUT) or {test}))"
             )
         expr = source[1]
+        if read:
+            self.reads.add(expr)
         if kind == "members_where":
             name = self.collected.setdefault((expr, arg[0]), f"_m{len(self.collected)}")
             values = sorted(arg[1])
@@ -670,7 +680,7 @@ class Relevance:
         mask, empty value and that function (``names``: each group's name in the module)."""
         infos = {g: self.group(g) for g in names}
         lines = [
-            f"def {function}(ctx):",
+            f"def {function}_mask(ctx):",
             "    if ctx.mocks is not None or ctx.data_over:",
             "        ctx.relevant = -1  # `with` replaces data or a function: run everything",
             "        return -1",
@@ -682,7 +692,7 @@ class Relevance:
                 expr = expr.replace(f"{_ALIAS}{i}{_ALIAS}", names[g])
             return expr
 
-        lines += [
+        tests = [
             f"    {name} = member_strings({named(expr)}, {keys!r})"
             for (expr, keys), name in self.collected.items()
         ]
@@ -691,8 +701,9 @@ class Relevance:
             expr = named(expr)
             if implied.get(bit):
                 expr = f"r & {implied[bit]} or {expr}"
-            lines.append(f"    if {expr}: r |= {bit}")
-        lines += ["    ctx.relevant = r", "    c = ctx.cache"]
+            tests.append(f"    if {expr}: r |= {bit}")
+        lines += _hoisted(tests, self.reads)
+        lines += ["    ctx.relevant = r", "    return r", f"def {function}_empty(r):", "    e = {}"]
         attach = []
         facts = []
         found: dict[str, str] = {}  # member_fact's cache key (source) -> its constant's name
@@ -719,9 +730,16 @@ class Relevance:
         for k, (need, groups) in enumerate(sorted(by_need.items())):
             table = f"{function}_E{k}"
             attach.append(f"{table} = {{{', '.join(f'{g}: {g}.empty' for g in groups)}}}")
-            lines.append(f"    if not r & {need}: c.update({table})")
-        lines.append("    return r")
+            lines.append(f"    if not r & {need}: e.update({table})")
+        lines += [
+            "    return e",
+            f"def {function}(ctx):",
+            f"    r = {function}_mask(ctx)",
+            f"    ctx.cache.update({function}_empty(r))",
+            "    return r",
+        ]
         attach += [f"{name} = {key}" for key, name in found.items()]
+        attach.append(f"{function}.mask = {function}_mask; {function}.empty = {function}_empty")
         return "\n".join(lines + facts), attach
 
     @staticmethod
@@ -754,6 +772,26 @@ class Relevance:
             f"    if r < 0 or r & {eager}: return True\n"
             f"    return bool({' or '.join(tests)})"
         )
+
+
+# The test an ``object.get`` of the input needs (a read of the input alone, as ``reads``).
+_NOT_OBJECT = "type(ctx.input) is not dict"
+
+
+def _hoisted(lines: list[str], reads: set[str]) -> list[str]:
+    """``lines`` with each read of the input they spell more than once done once, first,
+    into a local (``_x0``…): the reads neither fail nor print, so reading one a test would
+    have skipped changes nothing, and the usual call's kind and event are each read once
+    instead of three or four times. Longer reads first: none holds another, but a read is
+    replaced only whole."""
+    text = "\n".join(lines)
+    hoisted = []
+    for read in sorted(reads, key=lambda r: (-len(r), r)):
+        if text.count(read) > 1:
+            name = f"_x{len(hoisted)}"
+            hoisted.append(f"    {name} = {read}")
+            text = text.replace(read, name)
+    return hoisted + ([text] if text else [])
 
 
 def _looked_up(table: str, key: str, rest: tuple) -> str:

@@ -25,7 +25,8 @@ _ONCE_PER_EVALUATION = frozenset({"time.now_ns"})
 # room for an error nor for a result over the output limit (``runtime.MAX_OUTPUT``): name →
 # (guard on the operands, expression). Any other operand (or a mocked builtin) takes the call,
 # which reports the error or the limit as the builtin does. Each expression is what the builtin
-# computes for those operands (tests/test_inline_builtins.py compares them).
+# computes for those operands (tests/test_inline_builtins.py compares them). ``{t}``: a
+# temporary the guard sets for the expression, so the builtin's work is done once.
 _INLINE = {
     "startswith": (" and type({0}) is str and type({1}) is str", "{0}.startswith({1})"),
     "endswith": (" and type({0}) is str and type({1}) is str", "{0}.endswith({1})"),
@@ -47,8 +48,8 @@ _INLINE = {
     # A string key (an array is a path); a float found is left to the call, which makes an
     # infinite one undefined.
     "object.get": (
-        " and type({0}) is dict and type({1}) is str and type({0}.get({1}, {2})) is not float",
-        "{0}.get({1}, {2})",
+        " and type({0}) is dict and type({1}) is str and type({t} := {0}.get({1}, {2})) is not float",
+        "{t}",
     ),
     "split": (
         " and type({0}) is str and type({1}) is str and {1} and len({0}) < MAX_OUTPUT",
@@ -135,13 +136,14 @@ class TermCompiler(RuleAnalysis):
             if len(keys) == len(pairs) and all(type(k) is str for k in keys):
                 if len(set(keys)) == len(keys):
                     # Distinct string keys ({"reason": msg, "pattern": p}): a dict display, no
-                    # call per key; still undefined when a value is.
-                    temps = [fn.temp() for _ in pairs]
-                    tests = " or ".join(
-                        f"({x} := {v}) is UNDEFINED" for x, (_, v) in zip(temps, pairs, strict=True)
-                    )
-                    shown = ", ".join(f"{k!r}: {x}" for k, x in zip(keys, temps, strict=True))
-                    return f"(UNDEFINED if {tests} else {{{shown}}})"
+                    # call per key; still undefined when a value is (a constant or a bound
+                    # variable never is).
+                    def display(vs: list[str]) -> str:
+                        shown = ", ".join(f"{k!r}: {x}" for k, x in zip(keys, vs, strict=True))
+                        return f"{{{shown}}}"
+
+                    values = [v for _, v in pairs]
+                    return _all_defined(fn, tuple(v for _, v in t.items), values, display)
             o = fn.temp()
             adds = [f"obj_add({o}, {k}, {v})" for k, v in pairs]
             adds[0] = f"obj_add(({o} := {{}}), {pairs[0][0]}, {pairs[0][1]})"
@@ -227,10 +229,11 @@ class TermCompiler(RuleAnalysis):
             rest = dpath[i:]
             name, t = self.module.group(group), fn.temp()
             # The value cached earlier in this evaluation, without a call (Group.value computes
-            # it the first time, and reports recursion).
+            # it the first time, and reports recursion: a value missing reads as in progress,
+            # one test for both).
             value = (
-                f"({t} if ({t} := {ctx}.cache.get({name}, MISSING)) is not MISSING "
-                f"and {t} is not IN_PROGRESS else {name}.value({ctx}))"
+                f"({t} if ({t} := {ctx}.cache.get({name}, IN_PROGRESS)) is not IN_PROGRESS "
+                f"else {name}.value({ctx}))"
             )
             if len(rest) == 1 and type(rest[0]) is str:  # cfg.x: a key of an object, no call
                 v = fn.temp()
@@ -407,9 +410,15 @@ class TermCompiler(RuleAnalysis):
             if inline is None:
                 return call
             guard, fast = inline
+            for i, arg in enumerate(t.args):
+                if isinstance(arg, ast.Scalar) and type(arg.value) is str:
+                    # A literal string operand (object.get's key, startswith's prefix): its
+                    # type is known here, not tested on every call.
+                    guard = guard.replace(f" and type({{{i}}}) is str", "")
             operands = [f"({v})" for v in vs]  # (1).isascii(): a literal operand
-            test = f"{fn.ctx}.mocks is None{guard.format(*operands)}"
-            return f"({fast.format(*operands)} if {test} else {call})"
+            temp = fn.temp() if "{t}" in guard else None
+            test = f"{fn.ctx}.mocks is None{guard.format(*operands, t=temp)}"
+            return f"({fast.format(*operands, t=temp)} if {test} else {call})"
 
         return _all_defined(fn, t.args, args, build)
 
@@ -437,9 +446,16 @@ def _path(value: str, keys: tuple, fn: GeneratedFunction) -> str:
 
 
 def _indexed(v: str, key: str, const: bool, term: Any) -> str:
-    """``index(v, key)``; with a constant string key, an object's ``get`` without the call."""
+    """``index(v, key)``; with a constant string key, an object's ``get`` without the call,
+    and with a key computed (``key`` then names a temporary: read twice, computed once) the
+    same when it is a string (``ops[e.kind]``), the usual key of a table."""
     if const and type(term.value) is str:
         return f"({v}.get({key}, UNDEFINED) if type({v}) is dict else index({v}, {key}))"
+    if not const:
+        return (
+            f"({v}.get({key}, UNDEFINED) if type({v}) is dict and type({key}) is str "
+            f"else index({v}, {key}))"
+        )
     return f"index({v}, {key})"
 
 
