@@ -493,9 +493,17 @@ def _same(a: tuple, b: tuple) -> bool:
 
 
 def _builtin_func(name: str) -> Callable:
-    from hookgate import builtins
+    func = _ENVIRONMENT_FUNCS.get(name)
+    if func is None:  # (once per name and process: a memoized rule asks on every evaluation)
+        from hookgate import builtins
 
-    return builtins.get(name).func
+        func = _ENVIRONMENT_FUNCS[name] = builtins.get(name).func
+    return func
+
+
+# The environment builtins memoized rules read (``Group._memo_key``), by name: the registry
+# is fixed once the builtins are imported.
+_ENVIRONMENT_FUNCS: dict[str, Callable] = {}
 
 
 # The values ``some x in v`` iterates over the members of.
