@@ -193,7 +193,7 @@ def test_subcommand_words_are_the_parses(cmdline):
             assert subcommand_words(argv) == (parsed["subcommand"], parsed["args"])
 
 
-def _corpus_git_lines() -> list[str]:
+def corpus_git_lines() -> list[str]:
     import json
     from pathlib import Path
 
@@ -215,7 +215,7 @@ def test_subcommand_words_are_the_parses_over_the_corpora():
     from hookgate.shell.git.argv import parse_argv, subcommand_words
 
     seen = set()
-    for cmdline in _corpus_git_lines():
+    for cmdline in corpus_git_lines():
         for c in analyse(cmdline):  # with the commands it runs (scripts, one-liners, …)
             if c.name == "git":
                 argv = [w.text for w in c.words]

@@ -341,27 +341,7 @@ def parse_argv(
         hidden,
         hidden_globals,
     ) = _globals(argv, env, cwd, kinds)
-    disk = repo_config
-    disk_unknown: list[Any] = []
-    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
-        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
-        disk = repo_config["values"]
-        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
-        disk = _not_read(disk, repo_config.get("origins"), line_config)
-    settings = effective(disk, line_config, cmdline)
-    line_unknown = (
-        [
-            {"path": op[1], "why": op[2]}
-            for op in line_config
-            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
-        ]
-        if line_config  # (most commands follow no git config of their line)
-        else []
-    )
-    dormant = repo_config.get("dormant") if disk is not repo_config else None
-    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
-        why = "read by git once extensions.worktreeConfig is on, as this command has it"
-        line_unknown.append({"path": dormant, "why": why})
+    settings, config_unknown, branch = _configuration(repo_config, line_config, cmdline)
     subcommand, rest, hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
     if subcommand == "help":
         help_ = True
@@ -394,7 +374,7 @@ def parse_argv(
         "config_change": _change(subcommand, rest),
         # configuration files git reads that could not be: the repository's files the reader
         # gave up on, and files the line wrote with content it does not show
-        "config_unknown": disk_unknown + line_unknown,
+        "config_unknown": config_unknown,
         # the effective core.hooksPath (files, the line's git config and writes, -c, env)
         "hooks_path": last_value(settings, "core.hookspath"),
         # a name git would look up as an alias that no known setting defines
@@ -417,10 +397,79 @@ def parse_argv(
         "help": help_,
         "writes": output_files(subcommand, rest),
     }
-    branch = repo_config.get("branch", False) if disk is not repo_config else False
     if branch is None or isinstance(branch, str):
         parsed["branch"] = branch  # read with the configuration (git.config_read)
     return parsed
+
+
+def reparse(
+    parsed: dict[str, Any],
+    argv: list[str],
+    env: dict[str, Any],
+    cwd: str | None,
+    repo_config: dict[str, Any] | None,
+    line_config: Any = (),
+    kinds: Any = (),
+) -> dict[str, Any]:
+    """``parse_argv(argv, env, cwd, repo_config, line_config, kinds)`` from ``parsed``, the
+    parse without the repository's configuration (``parse_argv(argv, env, cwd, None,
+    line_config, kinds)``): where the configuration expands no further alias, the words are
+    read as before and only what it changes is redone (the options it implies,
+    core.hooksPath, the files not read, the branch); else the whole parse."""
+    k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
+    settings, config_unknown, branch = _configuration(repo_config, line_config, cmdline)
+    subcommand, rest, _hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
+    if (
+        subcommand != parsed["subcommand"]
+        or rest != parsed["args"]
+        or alias != parsed["alias"]
+        or script != parsed["script"]
+    ):
+        return parse_argv(argv, env, cwd, repo_config, line_config, kinds)
+    # the same words through the same aliases: the same options, operands, help and unknown
+    # words. Of the options, those configuration implies are the ones with a "config" key.
+    given = [o for o in parsed["options"] if "config" not in o]
+    options = [(o["name"], o["value"], 0) for o in given]
+    operands = [(x, 0) for x in parsed["operands"]]
+    out = dict(parsed)
+    out["options"] = given + _implied(subcommand, options, operands, settings)
+    out["config_unknown"] = config_unknown
+    out["hooks_path"] = last_value(settings, "core.hookspath")
+    out.pop("branch", None)
+    if branch is None or isinstance(branch, str):
+        out["branch"] = branch
+    return out
+
+
+def _configuration(
+    repo_config: Any, line_config: Any, cmdline: list[tuple[str, str]]
+) -> tuple[dict[str, list[str]], list[dict[str, Any]], Any]:
+    """The settings a command reads (the repository's files, then the line's ``git config``
+    changes, then its command line), the configuration files it cannot read, and the branch
+    read with the configuration (``False``: none read)."""
+    disk = repo_config
+    disk_unknown: list[Any] = []
+    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
+        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
+        disk = repo_config["values"]
+        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
+        disk = _not_read(disk, repo_config.get("origins"), line_config)
+    settings = effective(disk, line_config, cmdline)
+    line_unknown = (
+        [
+            {"path": op[1], "why": op[2]}
+            for op in line_config
+            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
+        ]
+        if line_config  # (most commands follow no git config of their line)
+        else []
+    )
+    dormant = repo_config.get("dormant") if disk is not repo_config else None
+    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
+        why = "read by git once extensions.worktreeConfig is on, as this command has it"
+        line_unknown.append({"path": dormant, "why": why})
+    branch = repo_config.get("branch", False) if disk is not repo_config else False
+    return settings, disk_unknown + line_unknown, branch
 
 
 def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) -> tuple:
