@@ -458,7 +458,8 @@ later_commit := {"cmd": c, "git": g} if {
 	cmds := data.hookgate.lib.script_commands(probe)
 	c := cmds[count(cmds) - 1]
 	c.argv == ["git", "commit"]
-	g := git.parse_in(c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(git.parse(c))))
+	first := git.parse(c)
+	g := git.configure(first, c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(first)))
 }
 
 names_git_config_file if {
