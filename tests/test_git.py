@@ -367,6 +367,8 @@ def test_registered_with_docs():
         ("git.subcommand", 1, False),
         ("git.branch", 1, True),
         ("git.without_force", 1, False),
+        ("git.parse_in", 2, False),
+        ("git.configure", 3, False),
     ]:
         b = REGISTRY[name]
         assert b.family == "git" and b.arity == arity and b.reads_host is host
