@@ -186,9 +186,7 @@ others(g) := true if {
 line_git_commands := [{"cmd": c, "git": g} |
 	some c in commands
 	c.name == "git"
-	first := git.parse(c)
-	not first.help
-	g := configured(c, first)
+	g := configured(c, git.parse(c))
 	not g.help
 ]
 
@@ -229,16 +227,16 @@ alias_git_commands := [{"cmd": c, "git": g} |
 	some inner in script_commands(x.git.script)
 	inner.name == "git"
 	c := object.union(inner, {"span": null, "cwd": x.cmd.cwd, "env": x.cmd.env})
-	first := git.parse(c)
-	not first.help
-	g := configured(c, first)
+	g := configured(c, git.parse(c))
 	not g.help
 ]
 
 # Only a command whose meaning configuration may change (a name that may be an alias, push,
 # pull, merge, clean; commit, rebase and am for core.hooksPath) reads the repository's
-# configuration, with the files the reader gave up on (the parse's config_unknown).
-configured(c, first) := git.parse_in(c, repository_config(git_target(first))) if {
+# configuration, with the files the reader gave up on (the parse's config_unknown). Whether it
+# only prints help is judged on that parse: an alias there may give "-h" another meaning
+# (alias.ci = commit --no-verify, then git ci -m -h commits).
+configured(c, first) := git.configure(first, c, repository_config(git_target(first))) if {
 	first.reads_config
 } else := first if not first.reads_config
 

@@ -27,6 +27,31 @@ ask contains r if {
 	cfg.on_unknown_config == "ask"
 }
 
+# The git commands the rules below on git commands read (all but --no-verify's): those with
+# something that may skip hooks besides a flag (a core.hooksPath, configuration of their own, a
+# git config change, an environment, words the line does not show, the line's assignments).
+# Most git commands (git status, git add, a plain commit or push) have none, and those rules do
+# not run for them. One pass over the commands, not one per rule; one definition with elses.
+git_commands := [x | some x in data.hookgate.lib.git_commands; may_skip_hooks(x)]
+
+may_skip_hooks(x) := true if {
+	is_string(x.git.hooks_path)
+} else := true if {
+	count(x.git.config) > 0
+} else := true if {
+	count(x.cmd.git_config) > 0
+} else := true if {
+	count(x.cmd.env) > 0
+} else := true if {
+	x.git.config_change != null
+} else := true if {
+	count(x.git.unknown) > 0
+} else := true if {
+	x.guessed
+} else := true if {
+	count(data.hookgate.lib.assignments) > 0
+}
+
 # ---- core.hooksPath as git's effective configuration has it ----------------------------------
 # The value a commit (push, merge, …) really runs with: the system, global (~/.gitconfig, the
 # XDG file, GIT_CONFIG_GLOBAL), repository and config.worktree files and their includes, what
@@ -34,7 +59,7 @@ ask contains r if {
 # but the repository's own hooks directory, a hooks directory of the project (hooks_dirs) or one
 # the team trusts (trusted_hooks_paths), or at a directory that is not there, means no hook runs.
 violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	value := x.git.hooks_path # first: most commands run with none set
 	is_string(value)
 	not x.defined
@@ -52,7 +77,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
 # or none and runs .git/hooks: not the hooks the configuration set up. (x.git.hooks_path is
 # what git reads under the line's environment, git.config what it reads under the hook's.)
 violations contains {"reason": msg, "pattern": "git-hooks-path-config"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	not x.defined
 	x.git.subcommand in cfg.hook_subcommands
 	reads_other_config(x) # first: most commands read git's own files, and skip the read below
@@ -121,7 +146,7 @@ violations contains {"reason": msg, "pattern": "git-no-verify"} if {
 }
 
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	some key in cfg.bypass_config
 	value := x.git.config[key]
 	not hooks_dir_kept(key, value)
@@ -132,7 +157,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # the repository's configuration names another one (husky's .husky/_): that command runs the
 # other directory's hooks, or none, instead of the ones the repository set up.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
 	hooks_dir_kept("core.hookspath", value)
@@ -144,7 +169,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 
 # ... or at a hooks directory of the project that is not there: git runs no hook from it.
 violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	value := x.git.config["core.hookspath"] # first: set on the command line by few commands
 	x.git.subcommand in cfg.hook_subcommands
 	hooks_dir_kept("core.hookspath", value)
@@ -157,7 +182,7 @@ violations contains {"reason": msg, "pattern": "git-hooks-path-override"} if {
 # git config in any spelling (set, --global, -f file, --add, --replace-all); unsetting it
 # restores .git/hooks (see below for a repository whose hooks live elsewhere).
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	change := x.git.config_change
 	change.op != "unset"
 	change.key in cfg.bypass_config
@@ -170,7 +195,7 @@ violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
 # .husky/_, a .githooks directory) switches those hooks off: git falls back to .git/hooks, which
 # such a repository leaves empty, or runs the other directory's.
 violations contains {"reason": msg, "pattern": "git-config-hooks-path"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	change := x.git.config_change
 	change != null # first: most commands are no git config
 	changes_hooks_path(change)
@@ -270,7 +295,7 @@ under(t, dir) if startswith(t, concat("", [trim_suffix(dir, "/"), "/"]))
 
 # A word the line does not show ($FLAGS) among a commit's options may be --no-verify.
 violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	count(x.git.unknown) > 0 # first: most commands show every word
 	x.git.subcommand in cfg.unknown_subcommands
 	msg := sprintf("git %s with %s cannot be checked: its value is not in the command, and it may be --no-verify. Write the options out. %s", [x.git.subcommand, concat(" ", x.git.unknown), advice])
@@ -279,7 +304,7 @@ violations contains {"reason": msg, "pattern": "git-unknown-option"} if {
 # A variable of no_verify.bypass_env in a hook-running command's own prefix (HUSKY=0 git
 # commit) ...
 violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	some name, value in x.cmd.env # first: most commands have no prefix
 	values := cfg.bypass_env[name]
 	x.git.subcommand in cfg.hook_subcommands
@@ -290,7 +315,7 @@ violations contains {"reason": bypass_message(name, value), "pattern": "hook-byp
 # assignment split, not searched for each variable of bypass_env. The assignments before the
 # subcommand: most lines make none.
 violations contains {"reason": bypass_message(name, value), "pattern": "hook-bypass-env"} if {
-	some x in data.hookgate.lib.git_commands
+	some x in git_commands
 	some a in data.hookgate.lib.assignments
 	i := indexof(a, "=")
 	name := substring(a, 0, i)
@@ -433,7 +458,8 @@ later_commit := {"cmd": c, "git": g} if {
 	cmds := data.hookgate.lib.script_commands(probe)
 	c := cmds[count(cmds) - 1]
 	c.argv == ["git", "commit"]
-	g := git.parse_in(c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(git.parse(c))))
+	first := git.parse(c)
+	g := git.configure(first, c, data.hookgate.lib.repository_config(data.hookgate.lib.git_target(first)))
 }
 
 names_git_config_file if {

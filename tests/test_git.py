@@ -193,6 +193,39 @@ def test_subcommand_words_are_the_parses(cmdline):
             assert subcommand_words(argv) == (parsed["subcommand"], parsed["args"])
 
 
+def corpus_git_lines() -> list[str]:
+    import json
+    from pathlib import Path
+
+    guards = Path(__file__).parent / "data" / "guards"
+    lines = []
+    for name in ("corpus", "evasions", "everyday_agent", "everyday_tldr"):
+        data = json.loads((guards / f"{name}.json").read_text())
+        for row in data.get("cases") or data.get("rows"):
+            for key in ("command", "rewritten"):
+                if "git" in (row.get(key) or ""):
+                    lines.append(row[key])
+    return lines
+
+
+def test_subcommand_words_are_the_parses_over_the_corpora():
+    """Every git command the shell model meets in the guard corpora (of each line and of the
+    scripts and code it runs): the subcommand and words the launcher
+    table reads (shell.launchers._git_runs, by argv.subcommand_words) are the parse's."""
+    from hookgate.shell.git.argv import parse_argv, subcommand_words
+
+    seen = set()
+    for cmdline in corpus_git_lines():
+        for c in analyse(cmdline):  # with the commands it runs (scripts, one-liners, …)
+            if c.name == "git":
+                argv = [w.text for w in c.words]
+                parsed = parse_argv(argv, {}, None)
+                assert subcommand_words(argv) == (parsed["subcommand"], parsed["args"]), argv
+                seen.add(parsed["subcommand"])
+    # the corpora hold git's everyday and dangerous subcommands, aliases and scripts
+    assert {"push", "commit", "config", "rebase", "submodule", "bisect"} <= seen
+
+
 # -- git.branch on repositories made of plain files ----------------------------------------------
 
 
@@ -334,6 +367,8 @@ def test_registered_with_docs():
         ("git.subcommand", 1, False),
         ("git.branch", 1, True),
         ("git.without_force", 1, False),
+        ("git.parse_in", 2, False),
+        ("git.configure", 3, False),
     ]:
         b = REGISTRY[name]
         assert b.family == "git" and b.arity == arity and b.reads_host is host

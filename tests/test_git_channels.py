@@ -12,9 +12,10 @@ import shutil
 import subprocess
 
 import pytest
+from test_git import corpus_git_lines
 
-from hookgate.builtins import full_registry
-from hookgate.builtins.git import checkout_target, config, parse, parse_in
+from hookgate.builtins import BuiltinError, full_registry
+from hookgate.builtins.git import checkout_target, config, configure, parse, parse_in
 from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
 from hookgate.shell.analysis import analyse
@@ -39,7 +40,11 @@ def gits(cmdline: str) -> list[dict]:
 
 
 def last_git(cmdline: str, repo_config: dict | None = None) -> dict:
-    return parse_in(gits(cmdline)[-1], repo_config)
+    """git.parse_in of the line's last git command; git.configure, from its git.parse, agrees."""
+    c = gits(cmdline)[-1]
+    parsed = parse_in(c, repo_config)
+    assert configure(parse(c), c, repo_config) == parsed
+    return parsed
 
 
 def git_env(home) -> dict:
@@ -509,6 +514,81 @@ def test_a_commit_on_disk_finds_its_repository_once(tmp_path, monkeypatch):
     assert decision.outcome == "deny"
     assert any('protected branch "main"' in r for r in decision.reasons)
     assert searches == [str(tmp_path / "proj" / "src")]
+
+
+# Configurations that change what a command means (aliases of every kind, implied options,
+# hooks, files not read, a dormant worktree file, scopes a line's environment drops, a branch).
+CONFIGURATIONS = [
+    None,
+    {},
+    {"alias.p": ["push --force"], "alias.ci": ["commit --no-verify"], "alias.x": ["!rm -rf ~"]},
+    {"alias.push": ["push -f"], "alias.commit": ["status"], "alias.st": ["st"]},
+    {"remote.origin.push": ["+refs/heads/*:refs/heads/*"], "remote.up.mirror": ["true"]},
+    {"remote.pushdefault": ["up"], "remote.up.push": ["+a:a"], "pull.rebase": ["false"]},
+    {"pull.ff": ["only"], "merge.ff": ["only"], "clean.requireforce": ["false"]},
+    {"core.hookspath": ["/dev/null"], "extensions.worktreeconfig": ["true"]},
+    {
+        "values": {"alias.ci": ["commit -n"], "remote.origin.push": ["+main"]},
+        "files": ["/h/.gitconfig"],
+        "origins": {
+            "alias.ci": [["global", "/h/.gitconfig"]],
+            "remote.origin.push": [["local", "/r/.git/config"]],
+        },
+        "unknown": [{"path": "/h/.config/git/config", "why": "a FIFO"}],
+        "dormant": "/r/.git/config.worktree",
+        "branch": "main",
+    },
+    {"values": {}, "files": [], "unknown": [], "branch": None},
+]
+
+
+def test_configure_is_parse_in_over_the_corpora():
+    """git.configure, from a command's git.parse, answers what git.parse_in does: every git
+    command of the guard corpora's lines (with the line's own git config and environment) in
+    each configuration above."""
+    checked = 0
+    for cmdline in corpus_git_lines():
+        try:
+            found = gits(cmdline)
+        except BuiltinError:
+            continue  # a line past the shell model's bounds: no git command to parse
+        for c in found:
+            parsed = parse(c)
+            for repo_config in CONFIGURATIONS:
+                want = parse_in(c, repo_config)
+                assert configure(parsed, c, repo_config) == want, (cmdline, repo_config)
+                checked += 1
+    assert checked > 5000
+
+
+def test_configure_wants_a_parse():
+    c = gits("git push")[0]
+    for bad in (None, "push", {"subcommand": "push"}):
+        with pytest.raises(BuiltinError, match="operand 1 must be what git.parse answers"):
+            configure(bad, c, {})
+
+
+def test_a_help_option_that_an_alias_makes_a_value_is_no_help(tmp_path):
+    """alias.ci = commit --no-verify, then git ci -m -h: -h is the message (git commits,
+    skipping the hooks), not help as it would be for a name without configuration."""
+    repo = tmp_path / "r"
+    subprocess.run([GIT or "git", "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "config").write_text("[alias]\n\tci = commit --no-verify\n")
+    eng = Engine.from_paths([POLICIES])
+
+    def outcome(command: str) -> str:
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "cwd": str(repo),
+        }
+        return eng.evaluate(payload, host="claude").outcome
+
+    assert outcome("git ci -m -h") == "deny"
+    assert outcome("git ci -m wip") == "deny"
+    assert outcome("git commit -h") == "allow"  # help: nothing runs
+    assert outcome("git status -h") == "allow"
 
 
 def test_parse_reads_the_line_config_of_the_command():

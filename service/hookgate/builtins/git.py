@@ -11,7 +11,7 @@ from hookgate.builtins.registry import BuiltinError, builtin
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits
 from hookgate.shell.git import repo
-from hookgate.shell.git.argv import has_option, parse_argv, push_force_edits
+from hookgate.shell.git.argv import has_option, parse_argv, push_force_edits, reparse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ __all__ = [
     "checkout_target",
     "config",
     "config_read",
+    "configure",
     "has_option",
     "hooks_dir",
     "parse",
@@ -73,14 +74,17 @@ def parse(cmd: Any) -> dict[str, Any]:
     return _parse(cmd, None, "git.parse")
 
 
-def _parse(cmd: Any, repo_config: Any, what: str) -> dict[str, Any]:
+def _parse(cmd: Any, repo_config: Any, what: str, parsed: Any = None) -> dict[str, Any]:
     c = _command_arg(cmd, what)
     env = c.get("env") if isinstance(c.get("env"), dict) else {}
     cwd = c.get("cwd") if isinstance(c.get("cwd"), str) else None
     ops = c.get("git_config") if isinstance(c.get("git_config"), list) else ()
     kinds = c.get("kinds") if isinstance(c.get("kinds"), list) else ()
     on_disk = repo_config if isinstance(repo_config, dict) else None
-    return parse_argv(list(map(str, c["argv"])), env, cwd, on_disk, ops, kinds)
+    argv = list(map(str, c["argv"]))
+    if parsed is None:
+        return parse_argv(argv, env, cwd, on_disk, ops, kinds)
+    return reparse(parsed, argv, env, cwd, on_disk, ops, kinds)
 
 
 @builtin("git.parse_in", "git", 2)
@@ -103,6 +107,25 @@ def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     guard asks the disk once for both; without one, the parse has no ``branch``.
     """
     return _parse(cmd, repo_config, "git.parse_in")
+
+
+_PARSE_KEYS = frozenset(("subcommand", "args", "alias", "script", "options", "operands"))
+
+
+@builtin("git.configure", "git", 3)
+def configure(parsed: Any, cmd: Any, repo_config: Any) -> dict[str, Any]:
+    """``git.parse_in(cmd, repo_config)``, from ``parsed``, what ``git.parse(cmd)`` answered.
+
+    The same answer for less work: where the repository's configuration expands no alias of
+    the command, its words are not read again and only what configuration changes is redone
+    (the options it implies, ``hooks_path``, ``config_unknown``, ``branch``); where it does,
+    the whole parse. For a guard that parses every git command and reads the configuration of
+    those whose ``reads_config`` is true. ``parsed`` must be ``git.parse(cmd)``'s answer: its
+    words and options are taken as they are.
+    """
+    if not isinstance(parsed, dict) or not _PARSE_KEYS <= parsed.keys():
+        raise BuiltinError("git.configure: operand 1 must be what git.parse answers")
+    return _parse(cmd, repo_config, "git.configure", parsed)
 
 
 @builtin("git.subcommand", "git", 1)

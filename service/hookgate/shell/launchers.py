@@ -555,14 +555,13 @@ def _git_runs(words: list[Word]) -> tuple[Any, int]:
     ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
     Shell aliases and program settings given to a command itself are read by
     ``shell.git.state.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
-    from hookgate.shell.git.argv import parse_argv
+    from hookgate.shell.git.argv import subcommand_words
     from hookgate.shell.git.configchange import config_change
     from hookgate.shell.git.programs import program_script
 
-    argv = [w.text for w in words]
-    parsed = parse_argv(argv, {}, None)
-    sub = parsed["subcommand"]
-    rest = words[len(argv) - len(parsed["args"]) :]
+    # only the subcommand and its words: not the parse's options, configuration, output files
+    sub, args = subcommand_words([w.text for w in words])
+    rest = words[len(words) - len(args) :]
     if sub in TABLES["git-scripts"]:  # rebase -x, difftool -x, clone --upload-pack, …
         names = tuple(TABLES["git-scripts"][sub])
         scripts = [_option_value(rest, k, names) for k in range(len(rest))]

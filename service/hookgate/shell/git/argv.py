@@ -13,6 +13,7 @@ from hookgate.shell.git.configchange import (
     env_config,
     last_value,
     remote_change,
+    settings_read,
 )
 from hookgate.shell.words import join_path, normalize_option
 
@@ -213,28 +214,6 @@ def _long_name(spec: Spec, given: str) -> str:
     return matches[0] if len(matches) == 1 else given
 
 
-def _not_read(values: Any, origins: Any, ops: Any) -> Any:
-    """The settings of the files on the disk that the command still reads: without those of the
-    scopes its environment replaces (``["drop", scope, ""]`` ops: ``system``, ``global``, or
-    ``xdg``, the global ``…/git/config`` file alone), by each value's ``[scope, file]`` origin."""
-    drops = {op[1] for op in ops or () if isinstance(op, (list, tuple)) and op[:1] == ["drop"]}
-    if not drops or not isinstance(values, dict) or not isinstance(origins, dict):
-        return values
-
-    def read(origin: Any) -> bool:
-        scope, path = (list(origin) + [None, None])[:2]
-        if scope == "global" and "xdg" in drops and str(path).endswith("/git/config"):
-            return False
-        return scope not in drops
-
-    out = {}
-    for key, vals in values.items():
-        where = origins.get(key)
-        known = isinstance(where, list) and len(where) == len(vals)  # else kept, all of them
-        out[key] = [v for v, o in zip(vals, where, strict=True) if read(o)] if known else vals
-    return out
-
-
 def _parse_subcommand_args(
     spec: Spec, args: list[str]
 ) -> tuple[list[tuple[str, str | None, int]], list[tuple[str, int]]]:
@@ -341,27 +320,7 @@ def parse_argv(
         hidden,
         hidden_globals,
     ) = _globals(argv, env, cwd, kinds)
-    disk = repo_config
-    disk_unknown: list[Any] = []
-    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
-        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
-        disk = repo_config["values"]
-        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
-        disk = _not_read(disk, repo_config.get("origins"), line_config)
-    settings = effective(disk, line_config, cmdline)
-    line_unknown = (
-        [
-            {"path": op[1], "why": op[2]}
-            for op in line_config
-            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
-        ]
-        if line_config  # (most commands follow no git config of their line)
-        else []
-    )
-    dormant = repo_config.get("dormant") if disk is not repo_config else None
-    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
-        why = "read by git once extensions.worktreeConfig is on, as this command has it"
-        line_unknown.append({"path": dormant, "why": why})
+    settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
     subcommand, rest, hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
     if subcommand == "help":
         help_ = True
@@ -394,7 +353,7 @@ def parse_argv(
         "config_change": _change(subcommand, rest),
         # configuration files git reads that could not be: the repository's files the reader
         # gave up on, and files the line wrote with content it does not show
-        "config_unknown": disk_unknown + line_unknown,
+        "config_unknown": config_unknown,
         # the effective core.hooksPath (files, the line's git config and writes, -c, env)
         "hooks_path": last_value(settings, "core.hookspath"),
         # a name git would look up as an alias that no known setting defines
@@ -417,10 +376,48 @@ def parse_argv(
         "help": help_,
         "writes": output_files(subcommand, rest),
     }
-    branch = repo_config.get("branch", False) if disk is not repo_config else False
     if branch is None or isinstance(branch, str):
         parsed["branch"] = branch  # read with the configuration (git.config_read)
     return parsed
+
+
+def reparse(
+    parsed: dict[str, Any],
+    argv: list[str],
+    env: dict[str, Any],
+    cwd: str | None,
+    repo_config: dict[str, Any] | None,
+    line_config: Any = (),
+    kinds: Any = (),
+) -> dict[str, Any]:
+    """``parse_argv(argv, env, cwd, repo_config, line_config, kinds)`` from ``parsed``, the
+    parse without the repository's configuration (``parse_argv(argv, env, cwd, None,
+    line_config, kinds)``): where the configuration expands no further alias, the words are
+    read as before and only what it changes is redone (the options it implies,
+    core.hooksPath, the files not read, the branch); else the whole parse."""
+    k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
+    settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
+    subcommand, rest, _hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
+    if (
+        subcommand != parsed["subcommand"]
+        or rest != parsed["args"]
+        or alias != parsed["alias"]
+        or script != parsed["script"]
+    ):
+        return parse_argv(argv, env, cwd, repo_config, line_config, kinds)
+    # the same words through the same aliases: the same options, operands, help and unknown
+    # words. Of the options, those configuration implies are the ones with a "config" key.
+    given = [o for o in parsed["options"] if "config" not in o]
+    options = [(o["name"], o["value"], 0) for o in given]
+    operands = [(x, 0) for x in parsed["operands"]]
+    out = dict(parsed)
+    out["options"] = given + _implied(subcommand, options, operands, settings)
+    out["config_unknown"] = config_unknown
+    out["hooks_path"] = last_value(settings, "core.hookspath")
+    out.pop("branch", None)
+    if branch is None or isinstance(branch, str):
+        out["branch"] = branch
+    return out
 
 
 def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) -> tuple:

@@ -208,3 +208,56 @@ def remote_change(args: list[str]) -> tuple[str, str, str, str] | None:
     if not mirror or not operands:
         return None
     return ("set", config_key(f"remote.{operands[0]}.mirror"), "true", "local")
+
+
+def settings_read(
+    repo_config: Any, line_config: Any, cmdline: list[tuple[str, str]]
+) -> tuple[dict[str, list[str]], list[dict[str, Any]], Any]:
+    """The settings a command reads (the repository's files, then the line's ``git config``
+    changes, then its command line), the configuration files it cannot read, and the branch
+    read with the configuration (``False``: none read)."""
+    disk = repo_config
+    disk_unknown: list[Any] = []
+    if isinstance(repo_config, dict) and isinstance(repo_config.get("values"), dict):
+        # git.config_read: no configuration key lacks a dot, so "values" is never a setting
+        disk = repo_config["values"]
+        disk_unknown = [u for u in repo_config.get("unknown") or () if isinstance(u, dict)]
+        disk = _not_read(disk, repo_config.get("origins"), line_config)
+    settings = effective(disk, line_config, cmdline)
+    line_unknown = (
+        [
+            {"path": op[1], "why": op[2]}
+            for op in line_config
+            if isinstance(op, (list, tuple)) and len(op) == 3 and op[0] == "unknown"
+        ]
+        if line_config  # (most commands follow no git config of their line)
+        else []
+    )
+    dormant = repo_config.get("dormant") if disk is not repo_config else None
+    if isinstance(dormant, str) and config_bool(last_value(settings, "extensions.worktreeconfig")):
+        why = "read by git once extensions.worktreeConfig is on, as this command has it"
+        line_unknown.append({"path": dormant, "why": why})
+    branch = repo_config.get("branch", False) if disk is not repo_config else False
+    return settings, disk_unknown + line_unknown, branch
+
+
+def _not_read(values: Any, origins: Any, ops: Any) -> Any:
+    """The settings of the files on the disk that the command still reads: without those of the
+    scopes its environment replaces (``["drop", scope, ""]`` ops: ``system``, ``global``, or
+    ``xdg``, the global ``…/git/config`` file alone), by each value's ``[scope, file]`` origin."""
+    drops = {op[1] for op in ops or () if isinstance(op, (list, tuple)) and op[:1] == ["drop"]}
+    if not drops or not isinstance(values, dict) or not isinstance(origins, dict):
+        return values
+
+    def read(origin: Any) -> bool:
+        scope, path = (list(origin) + [None, None])[:2]
+        if scope == "global" and "xdg" in drops and str(path).endswith("/git/config"):
+            return False
+        return scope not in drops
+
+    out = {}
+    for key, vals in values.items():
+        where = origins.get(key)
+        known = isinstance(where, list) and len(where) == len(vals)  # else kept, all of them
+        out[key] = [v for v, o in zip(vals, where, strict=True) if read(o)] if known else vals
+    return out
