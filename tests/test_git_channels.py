@@ -20,7 +20,12 @@ from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.engine import Engine
 from hookgate.shell.analysis import analyse
 from hookgate.shell.git.argv import split_cmdline
-from hookgate.shell.git.configchange import config_bool, config_change, env_config
+from hookgate.shell.git.configchange import (
+    config_bool,
+    config_change,
+    env_config,
+    git_builtins,
+)
 from hookgate.shell.git.programs import program_script
 
 REGISTRY = full_registry()
@@ -195,6 +200,60 @@ def test_alias_words_split_as_git_splits_them(alias, tmp_path):
     import shlex
 
     assert shlex.split(run.stdout) == split_cmdline("rev-parse --sq-quote " + alias)[2:]
+
+
+@needs_git
+def test_the_builtins_table_is_the_machines_git():
+    def listed(kind: str) -> set[str]:
+        out = subprocess.run([GIT, f"--list-cmds={kind}"], capture_output=True, text=True)
+        return set(out.stdout.split())
+
+    builtins = listed("builtins")
+    assert builtins - git_builtins() == set(), "data/git-builtins.txt lacks this git's builtins"
+    # every name is a command this git has (a newer git's builtin would hide an alias it runs)
+    assert git_builtins() - builtins - listed("main") == set()
+
+
+# (-c aliases, the words after git): what real git runs, read from its trace
+ALIAS_RUNS = [
+    ({"status": "rev-parse --git-dir"}, ["status"]),
+    ({"rev-parse": "status"}, ["rev-parse", "--git-dir"]),
+    ({"REV-PARSE": "status"}, ["rev-parse", "--git-dir"]),
+    ({"version": "rev-parse --git-dir"}, ["VERSION"]),  # no builtin: alias.version runs
+    ({"v": "version --build-options"}, ["v"]),
+    ({"v": "w -x", "w": "rev-parse --show-toplevel"}, ["v"]),
+    ({"v": "status", "status": "v"}, ["v"]),  # status is the builtin, not the alias
+    ({"status": "!echo x", "v": "status -s"}, ["v"]),  # nor a shell alias of its name
+    ({"V": "rev-parse --git-dir"}, ["v"]),
+    ({"v": "STATUS -s", "status": "rev-parse --git-dir"}, ["v"]),
+    ({"v": "v --build-options"}, ["v"]),  # loops: git runs nothing
+    ({"v": "V"}, ["v"]),
+    ({"a": "b -q", "b": "c", "c": "a"}, ["a", "x"]),
+    ({"a": "b", "b": "a", "c": "a"}, ["c"]),
+]
+
+
+@needs_git
+@pytest.mark.parametrize(("aliases", "words"), ALIAS_RUNS)
+def test_aliases_run_what_git_runs(aliases, words, tmp_path):
+    subprocess.run([GIT, "init", "-q", "r"], cwd=tmp_path, env=git_env(tmp_path), check=True)
+    config = [w for name, value in aliases.items() for w in ("-c", f"alias.{name}={value}")]
+    argv = [GIT, *config, *words]
+    env = git_env(tmp_path) | {"GIT_TRACE": "1"}
+    run = subprocess.run(argv, cwd=tmp_path / "r", env=env, capture_output=True, text=True)
+    ran = [ln.split("trace: built-in: git ", 1)[1].split() for ln in run.stderr.splitlines()
+           if "trace: built-in: git " in ln]  # fmt: skip
+    parsed = parse_in({"argv": ["git", *config, *words]}, None)
+    if ran:
+        assert [parsed["subcommand"], *parsed["args"]] == ran[-1]
+    else:
+        assert run.returncode == 128 and "alias" in run.stderr, run.stderr
+        # git runs nothing: the guard sees a name that is no git command, each alias expanded
+        # at most once on the way
+        assert parsed["subcommand"] not in git_builtins()
+        assert parsed["subcommand"] in {a.lower() for a in aliases}
+        added = sum(len(split_cmdline(v)) - 1 for v in aliases.values())
+        assert len(parsed["args"]) <= len(words) - 1 + added
 
 
 def test_alias_chains_and_the_line_config():
@@ -644,29 +703,39 @@ def test_an_unknown_config_setting_is_an_unknown_word():
     assert last_git("git -c user.name=x push origin x")["unknown"] == []
 
 
+def decide_in_repository(cmd: str, repo_config: dict):
+    """The pack's decision on ``cmd`` run in /srv/p, whose configuration is ``repo_config``."""
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": cmd},
+        "cwd": "/srv/p",
+    }
+    facts = {"git.config": {"/srv/p": repo_config}}
+    return Engine.from_paths([POLICIES]).evaluate(payload, host="claude", facts=facts)
+
+
 def test_shell_aliases_of_the_repository_are_judged_by_what_they_run():
-    eng = Engine.from_paths([POLICIES])
     aliases = {
         "alias.ship": ["!git push --force origin HEAD"],
         "alias.wipe": ["!git reset --hard"],
         "alias.st": ["!git status --short"],
     }
-    facts = {"git.config": {"/srv/p": aliases}}
-
-    def decide(cmd: str):
-        payload = {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": cmd},
-            "cwd": "/srv/p",
-        }
-        return eng.evaluate(payload, host="claude", facts=facts)
-
-    ship = decide("git ship")
+    ship = decide_in_repository("git ship", aliases)
     assert ship.outcome == "deny" and ship.updated_input is None  # nothing to edit in place
-    assert decide("git wipe").outcome == "deny"
-    assert decide("git st").outcome == "allow"
-    assert decide("git -c alias.ship='!git status' ship").outcome == "allow"
+    assert decide_in_repository("git wipe", aliases).outcome == "deny"
+    assert decide_in_repository("git st", aliases).outcome == "allow"
+    assert decide_in_repository("git -c alias.ship='!git status' ship", aliases).outcome == "allow"
+
+
+def test_an_alias_hiding_a_git_command_does_not_change_the_decision():
+    hiding = {"alias.push": ["push --force"], "alias.reset": ["!rm -rf ~"]}
+    assert decide_in_repository("git push origin feat", hiding).outcome == "allow"
+    assert decide_in_repository("git reset --soft HEAD~1", hiding).outcome == "allow"
+    # a name that is no builtin is looked up: git PUSH runs alias.push (config keys ignore case)
+    assert decide_in_repository("git PUSH origin feat", hiding).outcome == "deny"
+    looping = {"alias.p": ["p --force"], "alias.a": ["b -f"], "alias.b": ["a"]}
+    assert decide_in_repository("git p origin feat", looping).outcome == "allow"
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,11 @@ from hookgate.shell.git.configchange import (
     config_key,
     effective,
     env_config,
+    expand_alias,
     last_value,
     remote_change,
     settings_read,
+    split_cmdline,
 )
 from hookgate.shell.words import join_path, normalize_option
 
@@ -292,8 +294,7 @@ GIT_COMMANDS = frozenset(
 # Subcommands whose meaning configuration changes in ways the guards read: the options it
 # implies (push, pull, merge, clean) and the hooks they run (core.hooksPath: commit, rebase, am).
 _CONFIGURED = frozenset(("push", "send-pack", "pull", "merge", "clean", "commit", "rebase", "am"))
-MAX_ALIAS_DEPTH = 16
-_PUSHES = frozenset(("push", "send-pack"))  # aliases of aliases followed (git stops at a loop)
+_PUSHES = frozenset(("push", "send-pack"))
 
 
 def parse_argv(
@@ -321,7 +322,7 @@ def parse_argv(
         hidden_globals,
     ) = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
-    subcommand, rest, hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
+    subcommand, rest, hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
     if subcommand == "help":
         help_ = True
     spec = SPECS.get(subcommand or "", _NO_SPEC)
@@ -397,7 +398,7 @@ def reparse(
     core.hooksPath, the files not read, the branch); else the whole parse."""
     k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
-    subcommand, rest, _hidden_rest, alias, script = _subcommand(argv, k, hidden, settings)
+    subcommand, rest, _hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
     if (
         subcommand != parsed["subcommand"]
         or rest != parsed["args"]
@@ -494,32 +495,6 @@ def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) 
         hidden,
         hidden_globals,
     )
-
-
-def _subcommand(
-    argv: list[str], k: int, hidden: set[int], settings: dict[str, list[str]]
-) -> tuple[str | None, list[str], set[int], str | None, str | None]:
-    """The subcommand at argv index ``k`` with its words, through the aliases ``settings``
-    define: the subcommand, its words, which of them the line does not show, the alias's name
-    and a shell alias's script."""
-    subcommand = argv[k].lower() if k < len(argv) else None
-    rest = list(argv[k + 1 :]) if k < len(argv) else []
-    hidden_rest = {j - k - 1 for j in hidden if j > k}
-    alias = script = None
-    for _ in range(MAX_ALIAS_DEPTH):
-        defined = last_value(settings, f"alias.{subcommand}") if subcommand else None
-        if defined is None:
-            break
-        alias = alias or subcommand
-        if defined.startswith("!"):
-            script = defined[1:]
-            break
-        words = split_cmdline(defined)
-        if not words[0]:
-            break  # git: an empty alias, or one starting with a blank, is an error
-        subcommand, rest = words[0].lower(), words[1:] + rest
-        hidden_rest = {j + len(words) - 1 for j in hidden_rest}
-    return subcommand, rest, hidden_rest, alias, script
 
 
 # The subcommands that take git's diff options, whose --output FILE (or --output=FILE) sends
@@ -620,36 +595,6 @@ def _env_path(cwd: str | None, value: Any) -> str | None:
     return join_path(cwd, value) if isinstance(value, str) and value else None
 
 
-def split_cmdline(text: str) -> list[str]:
-    """An alias value split into words as git's ``split_cmdline`` does: quotes and backslashes
-    as in the shell, and every run of blanks ends a word, so blanks at the end (or start) of
-    the value leave an empty word."""
-    words: list[str] = []
-    current: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if not quote and c.isspace():
-            words.append("".join(current))
-            current = []
-            while i + 1 < len(text) and text[i + 1].isspace():
-                i += 1
-        elif c == "\\" and quote != "'":
-            i += 1
-            if i < len(text):
-                current.append(text[i])
-        elif c == quote:
-            quote = ""
-        elif not quote and c in "'\"":
-            quote = c
-        else:
-            current.append(c)
-        i += 1
-    words.append("".join(current))
-    return words
-
-
 def _implied(
     sub: str | None,
     options: list[tuple[str, str | None, int]],
@@ -731,7 +676,7 @@ def subcommand_words(argv: list[str]) -> tuple[str | None, list[str]]:
     ``parse_argv(argv, {}, None)`` has them, without the rest of a parse (its configuration,
     options, output files, …), which a caller that edits or reads the words does not need."""
     k, _globals_read, cmdline, *_ = _globals(argv, {}, None, ())
-    subcommand, args, *_ = _subcommand(argv, k, set(), effective(None, (), cmdline))
+    subcommand, args, *_ = expand_alias(argv, k, set(), effective(None, (), cmdline))
     return subcommand, args
 
 

@@ -1,9 +1,12 @@
 """What a command line gives git as configuration, read as git reads it: the environment
 (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``KEY``/``VALUE``), ``-c key=value``, what a
-``git config`` command writes, and the order in which they and the repository's files combine.
+``git config`` command writes, and the order in which they and the repository's files combine;
+and the aliases it defines, expanded as git expands them.
 """
 
 from __future__ import annotations
+
+import os
 
 from hookgate.shell.words import normalize_option
 
@@ -261,3 +264,82 @@ def _not_read(values: Any, origins: Any, ops: Any) -> Any:
         known = isinstance(where, list) and len(where) == len(vals)  # else kept, all of them
         out[key] = [v for v, o in zip(vals, where, strict=True) if read(o)] if known else vals
     return out
+
+
+BUILTINS_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "data", "git-builtins.txt")
+_builtins: list[frozenset[str]] = []  # read on the first alias a line's configuration defines
+
+
+def git_builtins() -> frozenset[str]:
+    """git's builtin commands (``data/git-builtins.txt``), read once per process."""
+    if not _builtins:
+        with open(BUILTINS_PATH, encoding="utf-8") as f:
+            names = (line.strip() for line in f if not line.startswith("#"))
+            _builtins.append(frozenset(n for n in names if n))
+    return _builtins[0]
+
+
+def expand_alias(
+    argv: list[str], k: int, hidden: set[int], settings: dict[str, list[str]]
+) -> tuple[str | None, list[str], set[int], str | None, str | None]:
+    """The subcommand at argv index ``k`` with its words, through the aliases ``settings``
+    define, as git's ``run_argv`` follows them: the subcommand (lower-cased), its words, which
+    of them the line does not show, the alias's name and a shell alias's script.
+
+    git runs a builtin command before it looks its name up as an alias, so an alias hiding one
+    is ignored; the name is matched as written (``git PUSH`` is no builtin, and its alias
+    ``alias.push`` runs), the alias by its lower-cased name as config keys are. An alias that
+    leads back to a name already expanded is a loop: git stops with "alias loop detected" (or
+    "recursive alias") and runs nothing, so the expansion stops at that name, which is then
+    no git command."""
+    if k >= len(argv):
+        return None, [], set(), None, None
+    name, rest = argv[k], list(argv[k + 1 :])
+    hidden_rest = {j - k - 1 for j in hidden if j > k}
+    alias = script = None
+    seen: set[str] = set()
+    while name.lower() not in seen:
+        defined = last_value(settings, f"alias.{name.lower()}")
+        if defined is None or name in git_builtins():
+            break
+        seen.add(name.lower())
+        alias = alias or name.lower()
+        if defined.startswith("!"):
+            script = defined[1:]
+            break
+        words = split_cmdline(defined)
+        if not words[0]:
+            break  # git: an empty alias, or one starting with a blank, is an error
+        name, rest = words[0], words[1:] + rest
+        hidden_rest = {j + len(words) - 1 for j in hidden_rest}
+    return name.lower(), rest, hidden_rest, alias, script
+
+
+def split_cmdline(text: str) -> list[str]:
+    """An alias value split into words as git's ``split_cmdline`` does: quotes and backslashes
+    as in the shell, and every run of blanks ends a word, so blanks at the end (or start) of
+    the value leave an empty word."""
+    words: list[str] = []
+    current: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if not quote and c.isspace():
+            words.append("".join(current))
+            current = []
+            while i + 1 < len(text) and text[i + 1].isspace():
+                i += 1
+        elif c == "\\" and quote != "'":
+            i += 1
+            if i < len(text):
+                current.append(text[i])
+        elif c == quote:
+            quote = ""
+        elif not quote and c in "'\"":
+            quote = c
+        else:
+            current.append(c)
+        i += 1
+    words.append("".join(current))
+    return words
