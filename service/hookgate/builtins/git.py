@@ -210,14 +210,15 @@ def _pushes(
         return None
     pushes = []
     for c, v, ch in zip(commands, values, changes, strict=True):
-        written = all(w.span is not None and w.kind is None for w in c.words)
-        if not written or v["argv"] != [w.text for w in c.words] or any(v["kinds"]):
-            return None
-        if c.name == "git":
-            argv, kinds = without_push_force(c.words, ch)
-            parsed = parse_argv(argv, v["env"], v["cwd"], None, v["git_config"], kinds)
-            if parsed["subcommand"] == "push":
-                pushes.append(parsed)
+        if c.name != "git":
+            continue  # (a push is a git command: only those are read)
+        argv = v["argv"]
+        written = [w.text for w in c.words if w.span is not None and w.kind is None]
+        if argv != written or any(v["kinds"]):
+            return None  # a word the line does not show as written, or read otherwise
+        parsed = parse_argv(without_push_force(argv, ch), v["env"], v["cwd"], None, v["git_config"])
+        if parsed["subcommand"] == "push":
+            pushes.append(parsed)
     return pushes
 
 

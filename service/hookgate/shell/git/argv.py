@@ -723,19 +723,15 @@ def push_force_edits(
     return edits
 
 
-def without_push_force(
-    words: list[Any], changes: list[tuple[int, str]]
-) -> tuple[list[str], list[Any]]:
-    """The argv and kinds of a command once ``changes`` are made (a word left empty is gone)."""
-    changed = dict(changes)
-    argv: list[str] = []
-    kinds: list[Any] = []
-    for k, w in enumerate(words):
-        text = changed.get(k, w.text)
-        if text:
-            argv.append(text)
-            kinds.append(w.kind)
-    return argv, kinds
+def without_push_force(argv: list[str], changes: list[tuple[int, str]]) -> list[str]:
+    """A command's ``argv`` once ``changes`` are made (a word left empty is gone)."""
+    out = list(argv)
+    for k, kept in reversed(changes):  # (in word order: later indexes first)
+        if kept:
+            out[k] = kept
+        else:
+            del out[k]
+    return out
 
 
 def _without_short_force(bundle: str) -> str:
