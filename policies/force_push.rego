@@ -42,10 +42,15 @@ forced_push if count(forced_pushes) > 0
 safe_command := cmd if {
 	forced_push
 	not forced_outside_the_text
-	cmd := git.without_force(input.tool_input.command)
+	removal := git.force_removal(input.tool_input.command, shell_context)
+	cmd := removal.command
 	cmd != input.tool_input.command # a rewrite that removes nothing grants the force push
-	not still_forced(cmd)
+	not still_forced(removal)
 }
+
+# How the pack reads a line (lib.script_commands), without the session's files: a line that
+# depends on them is read anew (still_forced).
+shell_context := {"substitutions": data.hookgate.lib.substitutions, "cwd": data.hookgate.lib.cwd}
 
 # A force push that an interpreter one-liner runs (python -c "os.system('git push -f')") is not
 # in the line's text, so no rewrite of the text can remove it.
@@ -73,8 +78,20 @@ not_in_text(g) := true if {
 	is_string(o.config)
 }
 
-still_forced(cmd) if {
-	some c in data.hookgate.lib.script_commands(cmd)
+# A push of the rewritten line that still forces (an alias, a spelling the rewrite leaves as
+# written). git.force_removal parses the rewritten pushes from the line's analysis, so the
+# line is not analysed again; only where that cannot tell (pushes null: words the line does not
+# show as written, such as what xargs is fed or a file the line runs) is it read anew.
+still_forced(removal) if {
+	is_array(removal.pushes)
+	some g in removal.pushes
+	not g.help
+	forced(g)
+}
+
+still_forced(removal) if {
+	removal.pushes == null
+	some c in data.hookgate.lib.script_commands(removal.command)
 	c.name == "git"
 	g := git.parse(c)
 	g.subcommand == "push"

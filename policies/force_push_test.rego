@@ -228,6 +228,27 @@ test_an_unknown_subcommand_may_be_a_push if {
 	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input("git $SUB -f origin main")
 }
 
+# A rewrite that leaves a force behind is not made: the pushes git.force_removal reports for the
+# rewritten line (a spelling it cannot edit in place, a second push through an alias), or the
+# line read again where the report cannot tell (words made by an expansion, what xargs is fed).
+not_rewritable(cmd) if {
+	count(data.hookgate.force_push.rewrite) == 0 with input as shell_input(cmd)
+	some r in data.hookgate.force_push.deny with input as shell_input(cmd)
+	r.pattern == "force-push-not-rewritable"
+}
+
+test_a_force_the_rewrite_leaves_is_not_rewritten if {
+	not_rewritable("git push -f\"u\" origin main")
+	not_rewritable("git push -f origin main; git push -f\"u\" origin dev")
+	not_rewritable("git push -f origin \"+main\"")
+	not_rewritable("X=-f; git push $X origin main")
+	not_rewritable("X=+main; git push -f origin $X")
+	rewritten("git push --force-with-lease origin +main --force-if-includes") == "git push origin main"
+	rewritten("git push -f origin main && git push origin +dev") == "git push origin main && git push origin dev"
+	rewritten("git -c push.default=current push --force origin") == "git -c push.default=current push origin"
+	rewritten("echo main | xargs git push -f origin") == "echo main | xargs git push origin"
+}
+
 remote_branch_delete(branch) := {
 	"hook_event_name": "PreToolUse",
 	"tool_kind": "mcp",

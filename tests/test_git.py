@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from hookgate.builtins import BuiltinError, full_registry
-from hookgate.builtins.git import branch, parse, subcommand, without_force
-from hookgate.builtins.shell import commands, has_flag
+from hookgate.builtins.git import branch, force_removal, parse, subcommand, without_force
+from hookgate.builtins.shell import commands, commands_with, has_flag
 from hookgate.shell.analysis import analyse
 
 REGISTRY = full_registry()
@@ -226,6 +226,98 @@ def test_subcommand_words_are_the_parses_over_the_corpora():
     assert {"push", "commit", "config", "rebase", "submodule", "bisect"} <= seen
 
 
+# -- git.force_removal: what the rewrite could not remove, without reading the line again -----
+
+# Lines where the rewrite leaves a force behind, or removes every one: an alias, a spelling it
+# cannot edit in place, a +refspec, configuration of the line (-c, git config, GIT_CONFIG_*),
+# --force-with-lease variants, a second push on the line.
+FORCE_LEFT = [
+    ("git push --force origin main", False),
+    ("git push -fu origin main", False),
+    ('git push -f"u" origin main', True),
+    ("git push --for'ce' origin main", False),
+    ("git push origin +main:main +dev:dev", False),
+    ("git push -f origin '+main'", True),
+    ("git push --force-with-lease=main:abc origin main", False),
+    ("git push --force-with-lease origin +main --force-if-includes", False),
+    ("git push --force-with-lease=main origin main --force", False),
+    ("git -c alias.p='push -f' p origin main", True),
+    ("git push -f origin main; git -c alias.p='push -f' p", True),
+    ("git config alias.p 'push --force'; git p origin main", True),
+    ("git -c remote.origin.push=+refs/heads/main push -f origin", True),
+    ("git config remote.origin.push +main; git push -f origin", True),
+    ("git -c push.default=current push --force origin", False),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p", True),
+    ("git push -f origin main && git push origin +dev", False),
+    ("git push -f origin main && git send-pack -f origin main", False),
+    ('bash -c "git push -f origin main && git push --force origin dev"', False),
+    ("f() { git push -f origin main; }; f", False),
+    ("git PUSH -f origin main", False),
+    ("git push -f origin main --help", False),
+    ("git push -f origin +$(git branch --show-current)", None),
+    ("X=-f; git push $X origin main", None),
+    ("echo main | xargs git push -f origin", None),
+]
+
+
+def reread_pushes(command: str, context: dict) -> list[dict]:
+    """The pushes of ``command`` as a policy found them by analysing it again."""
+    found = commands_with(command, {**context, "files": "unread"})
+    parsed = (parse(c) for c in found if c["name"] == "git")
+    return [g for g in parsed if g["subcommand"] == "push"]
+
+
+def still_forces(pushes: list[dict]) -> bool:
+    """force_push.rego's forced(g) over the pushes that run."""
+    force = {"--force", "--force-with-lease", "--force-if-includes"}
+    return any(
+        not g["help"]
+        and (
+            any(o["name"] in force for o in g["options"])
+            or any(i > 0 and ref.startswith("+") for i, ref in enumerate(g["operands"]))
+        )
+        for g in pushes
+    )
+
+
+def pack_context() -> dict:
+    from hookgate.sources import default_pack_sources
+
+    _, data = default_pack_sources()
+    return {"substitutions": data["hookgate"]["config"]["shell"]["substitutions"], "cwd": "/tmp"}
+
+
+@pytest.mark.parametrize(("cmdline", "left"), FORCE_LEFT)
+def test_force_removal_reports_the_force_left(cmdline, left):
+    context = pack_context()
+    removal = force_removal(cmdline, context)
+    assert removal["command"] == without_force(cmdline)
+    if left is None:  # words the line does not show as written: the policy reads it again
+        assert removal["pushes"] is None
+        return
+    assert removal["pushes"] == reread_pushes(removal["command"], context)
+    assert still_forces(removal["pushes"]) is left
+
+
+def test_force_removal_equals_reading_the_rewrite_again_over_the_corpora():
+    """Over every git line of the guard corpora: where git.force_removal answers the pushes,
+    they are what git.parse answers for the rewritten line analysed again, parse for parse."""
+    context = pack_context()
+    answered = 0
+    for cmdline in corpus_git_lines():
+        removal = force_removal(cmdline, context)
+        if removal["pushes"] is not None:
+            answered += 1
+            assert removal["pushes"] == reread_pushes(removal["command"], context), cmdline
+    assert answered > 900  # most lines are written out word for word
+
+
+@pytest.mark.parametrize(("cmdline", "context"), [(None, {}), ("git push -f", None)])
+def test_force_removal_rejects_bad_operands(cmdline, context):
+    with pytest.raises(BuiltinError, match="git.force_removal: operand"):
+        force_removal(cmdline, context)
+
+
 # -- git.branch on repositories made of plain files ----------------------------------------------
 
 
@@ -367,6 +459,7 @@ def test_registered_with_docs():
         ("git.subcommand", 1, False),
         ("git.branch", 1, True),
         ("git.without_force", 1, False),
+        ("git.force_removal", 2, False),
         ("git.parse_in", 2, False),
         ("git.configure", 3, False),
     ]:

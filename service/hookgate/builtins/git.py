@@ -8,10 +8,18 @@ from __future__ import annotations
 import os
 
 from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.builtins.shell import commands_with
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits
 from hookgate.shell.git import repo
-from hookgate.shell.git.argv import has_option, parse_argv, push_force_edits, reparse
+from hookgate.shell.git.argv import (
+    has_option,
+    parse_argv,
+    push_force_changes,
+    push_force_edits,
+    reparse,
+    without_push_force,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,6 +31,7 @@ __all__ = [
     "config",
     "config_read",
     "configure",
+    "force_removal",
     "has_option",
     "hooks_dir",
     "parse",
@@ -148,12 +157,75 @@ def without_force(cmdline: Any) -> str:
     Removes ``--force``, ``-f`` (also from bundles: ``-fu`` becomes ``-u``),
     ``--force-with-lease[=…]``, ``--force-if-includes`` and the ``+`` of forced refspecs
     (``+main`` becomes ``main``), keeping remote, refspecs, other options and the rest of the
-    line. A spelling that cannot be edited in place is left as it is.
+    line. A spelling that cannot be edited in place is left as it is (``git.force_removal``
+    says which pushes still force).
     """
+    text = _cmdline_arg(cmdline, "git.without_force")
+    edits = [
+        e
+        for c in analyse(text)
+        if c.name == "git"
+        for e in push_force_edits(c.words, push_force_changes(c.words))
+    ]
+    return apply_edits(text, edits)
+
+
+@builtin("git.force_removal", "git", 2)
+def force_removal(cmdline: Any, context: Any) -> dict[str, Any]:
+    """``git.without_force`` with what it could not remove: ``{"command", "pushes"}``.
+
+    ``command`` is what ``git.without_force(cmdline)`` answers. ``pushes`` is what ``git.parse``
+    answers for each ``git`` command of ``command`` whose ``subcommand`` is ``push``, as
+    ``shell.commands_with(command, context)`` reads them (``context`` as there; its ``files``
+    are not read): a push through an alias, a spelling the rewrite leaves as written
+    (``-f"u"``) or a ``-c`` / earlier ``git config`` setting of the line may still force. It
+    is worked out from the analysis of ``cmdline`` with the rewrite's changes made to each
+    command's words, so that a policy checking the rewritten line needs no second analysis of
+    it; ``null`` where that analysis cannot tell: a command or word the line does not show as
+    written (one ``xargs`` is fed, ``$X``, a file the line runs), a word the context reads
+    otherwise (a known-safe substitution, a file name pattern), or a line whose commands
+    depend on the session's files. Then read ``command`` with ``shell.commands_with``.
+    """
+    text = _cmdline_arg(cmdline, "git.force_removal")
+    commands = analyse(text)
+    changes = [push_force_changes(c.words) if c.name == "git" else [] for c in commands]
+    edits = [
+        e for c, ch in zip(commands, changes, strict=True) for e in push_force_edits(c.words, ch)
+    ]
+    return {
+        "command": apply_edits(text, edits),
+        "pushes": _pushes(text, context, commands, changes),
+    }
+
+
+def _pushes(
+    text: str, context: Any, commands: tuple[Any, ...], changes: list[list[tuple[int, str]]]
+) -> list[dict[str, Any]] | None:
+    """The parses of the pushes ``commands`` make once ``changes`` are made, or None where
+    the line's commands read in ``context`` are not ``commands`` written out word for word."""
+    if not isinstance(context, dict):
+        raise BuiltinError("git.force_removal: operand 2 must be an object")
+    values = commands_with(text, {**context, "files": "unread"})
+    if values is None or len(values) != len(commands):
+        return None
+    pushes = []
+    for c, v, ch in zip(commands, values, changes, strict=True):
+        if c.name != "git":
+            continue  # (a push is a git command: only those are read)
+        argv = v["argv"]
+        written = [w.text for w in c.words if w.span is not None and w.kind is None]
+        if argv != written or any(v["kinds"]):
+            return None  # a word the line does not show as written, or read otherwise
+        parsed = parse_argv(without_push_force(argv, ch), v["env"], v["cwd"], None, v["git_config"])
+        if parsed["subcommand"] == "push":
+            pushes.append(parsed)
+    return pushes
+
+
+def _cmdline_arg(cmdline: Any, what: str) -> str:
     if not isinstance(cmdline, str):
-        raise BuiltinError("git.without_force: operand 1 must be a string")
-    edits = [e for c in analyse(cmdline) if c.name == "git" for e in push_force_edits(c.words)]
-    return apply_edits(cmdline, edits)
+        raise BuiltinError(f"{what}: operand 1 must be a string")
+    return cmdline
 
 
 @builtin("git.branch", "git", 1, reads_host=True)

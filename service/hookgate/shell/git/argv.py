@@ -680,30 +680,58 @@ def subcommand_words(argv: list[str]) -> tuple[str | None, list[str]]:
     return subcommand, args
 
 
-def push_force_edits(words: list[Any]) -> list[tuple[int, int, str]]:
-    """Edits removing force options and ``+`` refspec prefixes from one ``git … push`` command."""
+def push_force_changes(words: list[Any]) -> list[tuple[int, str]]:
+    """The words of one ``git … push`` command that lose a force: ``(index, text left)``, the
+    text ``""`` for a word removed whole. Only words written in the line are changed, so that
+    an edit of the line's text (``push_force_edits``) makes exactly these changes."""
     argv = [w.text for w in words]
     subcommand, args = subcommand_words(argv)
     offset = len(argv) - len(args)
     if subcommand != "push" or offset < 1 or argv[offset - 1].lower() != "push":
         return []  # not a push, or one through an alias: left as written
     options, operands = _parse_subcommand_args(SPECS["push"], args)
-    edits: list[tuple[int, int, str]] = []
+    changes: list[tuple[int, str]] = []
     for name, _value, k in options:
         w = words[offset + k]
         if w.span is None or name not in FORCE_OPTIONS:
             continue
         text = normalize_option(w.text)
         if text.startswith("--"):
-            edits.append((w.span[0], w.span[1], ""))
+            changes.append((offset + k, ""))
         elif w.span[1] - w.span[0] == len(w.text):
             kept = _without_short_force(text[1:])
-            edits.append((w.span[0], w.span[1], "-" + kept if kept else ""))
+            changes.append((offset + k, "-" + kept if kept else ""))
     for text, k in operands[1:]:
         w = words[offset + k]
         if text.startswith("+") and w.span is not None and w.span[1] - w.span[0] == len(text):
-            edits.append((w.span[0], w.span[0] + 1, ""))
+            changes.append((offset + k, text[1:]))
+    return changes
+
+
+def push_force_edits(
+    words: list[Any], changes: list[tuple[int, str]]
+) -> list[tuple[int, int, str]]:
+    """The edits of the line's text that make ``push_force_changes(words)``: a word removed
+    whole, a bundle rewritten (``-fu`` as ``-u``), the ``+`` of a refspec taken off."""
+    edits: list[tuple[int, int, str]] = []
+    for k, kept in changes:
+        start, end = words[k].span
+        if kept and words[k].text.startswith("+"):
+            edits.append((start, start + 1, ""))
+        else:
+            edits.append((start, end, kept))
     return edits
+
+
+def without_push_force(argv: list[str], changes: list[tuple[int, str]]) -> list[str]:
+    """A command's ``argv`` once ``changes`` are made (a word left empty is gone)."""
+    out = list(argv)
+    for k, kept in reversed(changes):  # (in word order: later indexes first)
+        if kept:
+            out[k] = kept
+        else:
+            del out[k]
+    return out
 
 
 def _without_short_force(bundle: str) -> str:
