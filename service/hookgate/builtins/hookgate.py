@@ -570,7 +570,9 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
             )
             if compiled.environment(key):
                 hits.append((text, None, "environment"))
-        if hits and type(how) is list:  # the words joined only for a hit: most entries have none
+        if not hits:  # most entries
+            continue
+        if type(how) is list:  # the words joined only for a hit
             if not all(type(w) is str for w in how):
                 continue  # as Rego's concat of them, which is undefined: no entry
             how = " ".join(how)
