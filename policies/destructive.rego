@@ -99,7 +99,13 @@ broad(proj) if {
 	count(split(trim_suffix(proj, "/"), "/")) <= 2
 }
 
-broad(proj) if proj == home
+# The home is under /home/ or /Users/ (or /root, a top-level directory, above): those first, so
+# that the home is worked out from the payload only for a project there.
+broad(proj) if {
+	some top in ["/home/", "/Users/"]
+	startswith(proj, top)
+	proj == home
+}
 
 # A ".." left after resolving: it climbs out of a directory hookgate cannot know ($TMPDIR/..).
 climbs(path) if contains(concat("", ["/", path, "/"]), "/../")

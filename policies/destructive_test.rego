@@ -460,7 +460,9 @@ test_project_itself_and_parents_even_under_tmp if {
 
 test_home_or_top_level_is_not_a_project if {
 	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u"})
+	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/Users/u"})
 	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf lib"), {"cwd": "/usr"})
+	count(data.hookgate.destructive.deny) == 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/tmp/project"})
 	count(data.hookgate.destructive.deny) > 0 with input as object.union(shell_input("rm -rf x"), {"cwd": "/"})
 	count(data.hookgate.destructive.deny) == 0 with input as object.union(shell_input("rm -rf build"), {"cwd": "/home/u/repo"})
 }

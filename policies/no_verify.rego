@@ -337,12 +337,6 @@ bypasses(_, values) if "*" in values
 # (no_verify.hook_files): deleting, moving, emptying or un-executing one, or making it do nothing
 # (exit 0), switches the checks off for every later commit, as --no-verify does for one. Writing
 # real content into them (echo "npm test" > .husky/pre-commit) is everyday setup.
-hook_file(path) if {
-	relative_path := trim_prefix(path, "./")
-	some pattern in hook_globs
-	glob.match(pattern, ["/"], relative_path)
-}
-
 # Each pattern at the top of the work tree and in any directory (built once, not per path).
 hook_globs := [g | some pattern in cfg.hook_files; some g in [pattern, concat("", ["**/", pattern])]]
 
@@ -350,7 +344,11 @@ hook_globs := [g | some pattern in cfg.hook_files; some g in [pattern, concat(""
 # shell, git rm/mv, PowerShell, MCP): inert when nothing it holds runs a check any more.
 violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
 	some e in data.hookgate.lib.file_effects
-	hook_file(trim_prefix(e.path, work_prefix)) # relative(e.path), without a call per effect
+	# a hook file: its path relative to the work tree (relative(e.path)), without "./", matches
+	# a pattern; written out, not a function called for every effect of every call
+	hook_path := trim_prefix(trim_prefix(e.path, work_prefix), "./")
+	some pattern in hook_globs
+	glob.match(pattern, ["/"], hook_path)
 	inert(e)
 	msg := sprintf("%s would %s %s, which switches the git hook it defines off for every later commit. %s", [e.by, inert_verbs[e.op], e.path, advice])
 }

@@ -18,8 +18,9 @@ machine := hookgate.paths()
 # tree: the change reaches everything under the path (deleting or moving a directory, writing
 # into one whose entries the line does not name), so a parent of a protected file counts too.
 # holder: the path is named by a program that is not a known reader (below), so the directory
-# that holds a protected file counts too. (An effect's tool and kind are strings: concat, the
-# cheaper builtin, writes them as sprintf's %s would, for every file tool call.)
+# that holds a protected file counts too. "how" is the words of the text that says what the call
+# does (the effect's tool or program, then its verb): hookgate.protected_hits joins them only
+# for a hit, and most calls hit nothing.
 
 # Every write effect of the call, whatever its channel (lib.file_effects: file tools, patches,
 # redirections, rm/cp/mv/ln/chmod/tee/dd/sed -i…, curl -o, unzip -d, cp -r src/., interpreter
@@ -29,13 +30,13 @@ machine := hookgate.paths()
 # Each is an entry of hookgate.protected_hits with its path as the disk resolves it now ("real",
 # below), built in one pass over the effects, links aside (an array: a set of objects would be
 # frozen and sorted on every write for nothing).
-changed := array.concat([{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, c.how]), "tree": c.tree, "holder": false, "tag": "changed"} |
+changed := array.concat([{"path": p, "real": hookgate.on_disk(p), "how": [e.by, c.how], "tree": c.tree, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
 	pre
 	is_string(e.path)
 	c := change_of(e)
 	p := placed(e.path)
-], [{"path": p, "real": hookgate.on_disk(p), "how": concat(" ", [e.by, "would make a link to"]), "tree": false, "holder": false, "tag": "changed"} |
+], [{"path": p, "real": hookgate.on_disk(p), "how": [e.by, "would make a link to"], "tree": false, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
 	pre
 	e.op == "link"

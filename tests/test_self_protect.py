@@ -617,6 +617,20 @@ def test_protected_hits_agree_with_the_rules_they_replace(tree, holder):
         assert h["kind"] == "protected" and h["how"] == "w"
 
 
+def test_protected_hits_joins_the_words_of_how_for_a_hit():
+    """``changed`` hands its "how" over as words (tool, verb): the text is built only for a hit,
+    and is the text concat(" ", words) made in the rule."""
+    from hookgate.builtins.hookgate import protected_hits
+
+    words = ["Write", "would write"]
+    hits = protected_hits([{"path": "/etc/codex/x", "how": words, "tag": "changed"}], INDEX)
+    assert hits and {h["how"] for h in hits} == {"Write would write"}
+    assert words == ["Write", "would write"]  # the entry's own array is left as it was
+    assert protected_hits([{"path": "/tmp/project/a.py", "how": words}], INDEX) == []
+    # a word that is not a string: the rule's concat was undefined, so was the entry
+    assert protected_hits([{"path": "/etc/codex/x", "how": ["Write", 3]}], INDEX) == []
+
+
 def test_protected_hits_builds_its_tables_once_per_index_object():
     from hookgate.builtins import hookgate as hb
 

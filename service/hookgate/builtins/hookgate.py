@@ -523,7 +523,8 @@ def _items(value: Any) -> list:
 def protected_hits(entries: Any, index: Any) -> list[dict]:
     """Which of ``entries`` touch a protected path, in one pass over lookup tables.
 
-    ``entries``: an array or set of objects ``{"path", "how"}`` with optional ``"real"`` (the
+    ``entries``: an array or set of objects ``{"path", "how"}`` (``how`` any value, or an array
+    of strings given back joined by spaces: built only for a hit) with optional ``"real"`` (the
     path as the disk resolves it, ``hookgate.on_disk``: compared too when it differs, and shown
     as ``"<path> (on disk <real>)"``), ``"tree"`` (the change takes everything under the path:
     a protected path below it is hit) and ``"holder"`` (naming a directory that holds a
@@ -560,30 +561,25 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
         shown = [(path, path)]
         if type(real) is str and real != path:
             shown.append((f"{path} (on disk {real})", real))
+        hits = []
         for text, key in shown:
             key = key.lower()
-            for what in dict.fromkeys(compiled.protected(key, tree, holder)):
-                out.append(
-                    {
-                        "path": text,
-                        "of": path,
-                        "how": how,
-                        "tag": tag,
-                        "what": what,
-                        "kind": "protected",
-                    }
-                )
+            hits.extend(
+                (text, what, "protected")
+                for what in dict.fromkeys(compiled.protected(key, tree, holder))
+            )
             if compiled.environment(key):
-                out.append(
-                    {
-                        "path": text,
-                        "of": path,
-                        "how": how,
-                        "tag": tag,
-                        "what": None,
-                        "kind": "environment",
-                    }
-                )
+                hits.append((text, None, "environment"))
+        if not hits:  # most entries
+            continue
+        if type(how) is list:  # the words joined only for a hit
+            if not all(type(w) is str for w in how):
+                continue  # as Rego's concat of them, which is undefined: no entry
+            how = " ".join(how)
+        out.extend(
+            {"path": text, "of": path, "how": how, "tag": tag, "what": what, "kind": kind}
+            for text, what, kind in hits
+        )
     return out
 
 
