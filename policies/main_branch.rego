@@ -154,13 +154,11 @@ some_flag(g, flags) if {
 }
 
 # The branch the command runs on: the one an earlier command of the line switched to (git switch
-# -c feature && git commit), else the repository's current branch on disk: as its parse read it
-# with the configuration (x.git.branch, null for none: the repository found once), else git.branch.
+# -c feature && git commit), else the repository's current branch on disk (git.branch: asked,
+# not read from the configuration's answer, so that a test's `with git.branch as …` decides).
 # (one definition with else: a function of several definitions runs each of them on every call)
 branch_of(x) := x.cmd.branch if {
 	is_string(x.cmd.branch)
-} else := branch if {
-	branch := x.git.branch
 } else := git.branch(data.hookgate.lib.git_target(x.git))
 
 message(branch) := sprintf("Committing directly to the protected branch %q is not allowed. Use the feature-branch workflow: create a branch (git switch -c <feature-name>), commit there, push it and open a pull request to merge into %q.", [branch, branch])
