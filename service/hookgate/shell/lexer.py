@@ -10,6 +10,8 @@ hands ``$(…)`` and ``<(…)`` to the parser's ``subshell`` and a backtick's bo
 
 from __future__ import annotations
 
+import re
+
 from hookgate.shell.words import Word
 
 TYPE_CHECKING = False
@@ -18,11 +20,17 @@ if TYPE_CHECKING:
 
     from hookgate.shell.runner import Runner
 
-# Characters that end a run of plain characters in a word.
-_SPECIAL = frozenset(" \t\r\n;&|()<>\\'\"$`")
+# A run of plain characters in a word: none of the characters that end one (blanks, operators,
+# quotes, escapes, expansions), matched in one call rather than character by character. It
+# matches an empty run too.
+_PLAIN = re.compile("[^ \t\r\n;&|()<>\\\\'\"$`]*")
 
 
-# Those of them that end a word (< and > may start a process substitution <(…) inside one).
+# Blanks between words, and escaped newlines (a line continuation); an empty run too.
+_BLANKS = re.compile("(?:[ \t\r]|\\\\\n)*")
+
+# The characters that end a plain run and a word too (< and > may start a process substitution
+# <(…) inside one).
 _WORD_END = frozenset(" \t\r\n;&|()")
 
 
@@ -73,14 +81,7 @@ class Lexer:
     # -- lexing ----------------------------------------------------------------------------------
 
     def skip_blanks(self) -> None:
-        t = self.t
-        while self.i < self.n:
-            if t[self.i] in " \t\r":
-                self.i += 1
-            elif t.startswith("\\\n", self.i):
-                self.i += 2
-            else:
-                return
+        self.i = _BLANKS.match(self.t, self.i).end()  # type: ignore[union-attr]
 
     def skip_comment(self) -> None:
         nl = self.t.find("\n", self.i)
@@ -111,14 +112,15 @@ class Lexer:
         t = self.t
         s = self.i
         n = self.n
-        j = s
-        while j < n and t[j] not in _SPECIAL:
-            j += 1
+        j = _PLAIN.match(t, s).end()  # type: ignore[union-attr]
         if j > s and (j == n or t[j] in _WORD_END):
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
             text = t[s:j]
-            word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            if self.offs is None:  # the root text: its own offsets (root_span, roots)
+                word = Word(text, (s, j), True, list(range(s, j)), "{" in text)
+            else:
+                word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
             word.glob = "*" in text or "?" in text or "[" in text
             return word
         text: list[str] = []
@@ -187,9 +189,8 @@ class Lexer:
                     marks.append((a, len(offs), False))
                     literal = False
                 continue
-            j = self.i + 1  # a run of plain characters, taken at once (")" is special)
-            while j < self.n and t[j] not in _SPECIAL:
-                j += 1
+            # a run of plain characters, taken at once (this one is plain: ")" ended the word)
+            j = _PLAIN.match(t, self.i + 1).end()  # type: ignore[union-attr]
             run = t[self.i : j]
             braces = braces or "{" in run
             globs += run.count("*") + run.count("?") + run.count("[")
