@@ -10,8 +10,6 @@ hands ``$(…)`` and ``<(…)`` to the parser's ``subshell`` and a backtick's bo
 
 from __future__ import annotations
 
-import re
-
 from hookgate.shell.words import Word
 
 TYPE_CHECKING = False
@@ -20,17 +18,11 @@ if TYPE_CHECKING:
 
     from hookgate.shell.runner import Runner
 
-# A run of plain characters in a word: none of the characters that end one (blanks, operators,
-# quotes, escapes, expansions), matched in one call rather than character by character. It
-# matches an empty run too.
-_PLAIN = re.compile("[^ \t\r\n;&|()<>\\\\'\"$`]*")
+# Characters that end a run of plain characters in a word.
+_SPECIAL = frozenset(" \t\r\n;&|()<>\\'\"$`")
 
 
-# Blanks between words, and escaped newlines (a line continuation); an empty run too.
-_BLANKS = re.compile("(?:[ \t\r]|\\\\\n)*")
-
-# The characters that end a plain run and a word too (< and > may start a process substitution
-# <(…) inside one).
+# Those of them that end a word (< and > may start a process substitution <(…) inside one).
 _WORD_END = frozenset(" \t\r\n;&|()")
 
 
@@ -81,7 +73,16 @@ class Lexer:
     # -- lexing ----------------------------------------------------------------------------------
 
     def skip_blanks(self) -> None:
-        self.i = _BLANKS.match(self.t, self.i).end()  # type: ignore[union-attr]
+        t, i, n = self.t, self.i, self.n
+        while i < n:
+            c = t[i]
+            if c in " \t\r":
+                i += 1
+            elif c == "\\" and t.startswith("\\\n", i):
+                i += 2
+            else:
+                break
+        self.i = i
 
     def skip_comment(self) -> None:
         nl = self.t.find("\n", self.i)
@@ -112,7 +113,9 @@ class Lexer:
         t = self.t
         s = self.i
         n = self.n
-        j = _PLAIN.match(t, s).end()  # type: ignore[union-attr]
+        j = s
+        while j < n and t[j] not in _SPECIAL:
+            j += 1
         if j > s and (j == n or t[j] in _WORD_END):
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
@@ -189,8 +192,9 @@ class Lexer:
                     marks.append((a, len(offs), False))
                     literal = False
                 continue
-            # a run of plain characters, taken at once (this one is plain: ")" ended the word)
-            j = _PLAIN.match(t, self.i + 1).end()  # type: ignore[union-attr]
+            j = self.i + 1  # a run of plain characters, taken at once (")" is special)
+            while j < self.n and t[j] not in _SPECIAL:
+                j += 1
             run = t[self.i : j]
             braces = braces or "{" in run
             globs += run.count("*") + run.count("?") + run.count("[")
