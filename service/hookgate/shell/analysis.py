@@ -142,9 +142,8 @@ class Run(FileEffects, ShellState, Nesting):
     @property
     def expander(self) -> Expander:
         """The expansions of this run's words, made anew at each use: one kept by the run
-        would hold it (its ``substitution``) in a reference cycle, and every analysis would
-        then wait for the garbage collector to free it and all it read (the time of a fresh
-        line's analysis was twice its bytecodes' share)."""
+        would hold it (its ``substitution``) in a reference cycle, and every analysis, with
+        all it made, would then stay alive until the garbage collector's next pass."""
         return Expander(self.vars, self.substitution, self.budget.expand)
 
     # -- what the parser hands over (runner.Runner) ----------------------------------------------
