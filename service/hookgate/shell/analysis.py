@@ -99,7 +99,6 @@ class Run(FileEffects, ShellState, Nesting):
         # parameters ("@", "0") where the line shows them (bash -c '…' a b, set -- a b)
         self.vars: dict[str, Value] = {}
         self.subs: dict[str, list[Command]] = {}  # each $(…) as written → the commands it runs
-        self.expander = Expander(self.vars, self.substitution, budget.expand)
         self.piped_from: Command | None = None  # the command before "|" of the one parsed
         self.stdin_next: str | None = None  # the here-string of the command being emitted
         # alias name → its text, from the alias command that defines it on. bash -c expands them
@@ -118,7 +117,9 @@ class Run(FileEffects, ShellState, Nesting):
         # line's first git command (``line_git``): most lines run none, and importing the git model
         # would cost their hook more than their analysis.
         self.git: Any = None
-        self.git_owner = self  # the run of the whole line, which holds it
+        # the run of the whole line, which holds it (None: this one; a reference to itself
+        # would make the run a cycle that only the garbage collector frees)
+        self.git_owner: Run | None = None
         # Effects of earlier commands on the paths of later ones. Paths the line moved or linked
         # (mv .git x, ln -s ~ h) by their new name: (the original, whether it is a symlink).
         # File system state, so shared with nested scripts, like scripts and branches.
@@ -137,6 +138,13 @@ class Run(FileEffects, ShellState, Nesting):
         # By the id of a command run in a container: its mounts and directory there, for the
         # script it reads on stdin (echo 'rm -rf /h/x' | docker run -i -v ~:/h alpine sh)
         self.contained: dict[int, tuple[list[tuple[str, str]] | None, str | None]] = {}
+
+    @property
+    def expander(self) -> Expander:
+        """The expansions of this run's words, made anew at each use: one kept by the run
+        would hold it (its ``substitution``) in a reference cycle, and every analysis, with
+        all it made, would then stay alive until the garbage collector's next pass."""
+        return Expander(self.vars, self.substitution, self.budget.expand)
 
     # -- what the parser hands over (runner.Runner) ----------------------------------------------
 
@@ -364,6 +372,9 @@ class Run(FileEffects, ShellState, Nesting):
         """
         out: list[Word] = []
         for k, word in enumerate(words):
+            if not (word.marks or word.braces or word.glob):
+                out.append(word)  # nothing to expand, no pattern to match: the word itself
+                continue
             if k == 0 and command and word.marks:
                 word.marks = [(a, b, False) for a, b, _ in word.marks]
             made = self.expander.word(word)
@@ -566,13 +577,13 @@ class Run(FileEffects, ShellState, Nesting):
     def share_state(self, parent: Run) -> None:
         """A nested script (bash -c, a substitution, a here-document) runs on the same file
         system, repositories and container as ``parent``."""
-        self.git_owner = parent.git_owner
+        self.git_owner = parent if parent.git_owner is None else parent.git_owner
         self.links = parent.links
         self.mounts = parent.mounts
 
     def line_git(self) -> Any:
         """The line's ``shell.git.state.LineState``, shared by its nested scripts."""
-        owner = self.git_owner
+        owner = self if self.git_owner is None else self.git_owner
         if owner.git is None:
             from hookgate.shell.git.state import LineState  # only a line running git pays for it
 

@@ -562,6 +562,8 @@ def applies_patch(cmd: Command) -> bool:
     """``patch``, ``git apply`` and ``git am`` read a diff on stdin and apply it (not ``patch
     --dry-run``, nor ``git apply --check``/``--stat``/… without ``--apply``: lib_effects.rego's
     patch_commands reads a patch file by the same rule)."""
+    if cmd.name != "patch" and cmd.name != "git":
+        return False  # (every command the line runs is asked)
     argv = [w.text for w in cmd.words]
     if cmd.name == "patch":
         return "--dry-run" not in argv

@@ -73,14 +73,16 @@ class Lexer:
     # -- lexing ----------------------------------------------------------------------------------
 
     def skip_blanks(self) -> None:
-        t = self.t
-        while self.i < self.n:
-            if t[self.i] in " \t\r":
-                self.i += 1
-            elif t.startswith("\\\n", self.i):
-                self.i += 2
+        t, i, n = self.t, self.i, self.n
+        while i < n:
+            c = t[i]
+            if c in " \t\r":
+                i += 1
+            elif c == "\\" and t.startswith("\\\n", i):
+                i += 2
             else:
-                return
+                break
+        self.i = i
 
     def skip_comment(self) -> None:
         nl = self.t.find("\n", self.i)
@@ -118,7 +120,10 @@ class Lexer:
             # the common word: plain characters only, read in one step (stop is "" or ")")
             self.i = j
             text = t[s:j]
-            word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
+            if self.offs is None:  # the root text: its own offsets (root_span, roots)
+                word = Word(text, (s, j), True, list(range(s, j)), "{" in text)
+            else:
+                word = Word(text, self.root_span(s, j), True, self.roots(s, j), "{" in text)
             word.glob = "*" in text or "?" in text or "[" in text
             return word
         text: list[str] = []

@@ -152,11 +152,12 @@ class Parser(Lexer):
         writes: list[str] = []
         appends: list[str] = []
         reads: list[str] = []  # < f
+        n = self.n
         start = self.i
         end = self.i
         while True:
             self.skip_blanks()
-            if self.i >= self.n:
+            if self.i >= n:
                 break
             c = t[self.i]
             if stop and c in stop:
@@ -167,7 +168,8 @@ class Parser(Lexer):
                 words, starts = [], []
                 start = self.i
                 continue
-            redir = self.redirect_op()
+            # (a redirection starts with an fd number, {fd} or its operator: most words do not)
+            redir = self.redirect_op() if c in "{<>&" or c.isdigit() else None
             if redir:
                 self.skip_blanks()
                 target = self.lex_word(stop)
@@ -215,7 +217,7 @@ class Parser(Lexer):
                     self.loop(header)
                 start = self.i
                 continue
-            if self.i < self.n and t[self.i] == "(" and w.text.endswith("=") and assignment(w):
+            if end < n and t[end] == "(" and w.text.endswith("=") and assignment(w):
                 w.items = self.lex_array()
                 end = self.i
             words.append(w)

@@ -185,6 +185,9 @@ def join_path(base: str | None, path: str) -> str:
 def normalize_path(path: str) -> str:
     """Resolve ``.`` and ``..`` lexically (never touching the disk); keeps a leading ``~``/``$X``."""
     absolute = path.startswith("/")
+    wrapped = path + "/" if absolute else "/" + path + "/"
+    if "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped:
+        return path  # most paths: no empty, "." or ".." part, nothing to resolve
     parts: list[str] = []
     for part in path.split("/"):
         if part in ("", "."):
