@@ -458,6 +458,10 @@ def test_on_disk_resolves_as_realpath_does(tmp_path, monkeypatch, through_proc):
         "/lnk/",
         "/missing/a/b",
         "/a/b/up/.hidden",
+        "/a/b/new",  # a new file in a directory that is there
+        "/a/new/deeper",
+        "/lnk/up/new",
+        "/dang/x/y",
     ]:
         assert hb.on_disk(base + tail) == os.path.realpath(base + tail), tail
     assert hb.on_disk("/") == "/"

@@ -310,15 +310,16 @@ def _resolve(path: str) -> str:
     if not _FD_DIR:
         _FD_DIR.append(bool(_O_PATH) and os.path.isdir("/proc/self/fd"))
     if _FD_DIR[0]:
-        real = _opened_name(path)
+        # (access() tells whether a path is there without the exception a failed open or lstat
+        # raises, which costs more than the system call: many paths a call writes are new)
+        real = _opened_name(path) if os.access(path, os.F_OK) else None
         if real is not None:
             return real
         parent, _, name = path.rpartition("/")
-        real = _opened_name(parent or "/")
+        parent = parent or "/"
+        real = _opened_name(parent) if os.access(parent, os.F_OK) else None
         if real is not None:
-            try:
-                os.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
+            if not os.access(path, os.F_OK, follow_symlinks=False):
                 return f"{real.rstrip('/')}/{name}"
             return os.path.realpath(path)  # there but not resolvable: a dangling link
     import stat
