@@ -524,7 +524,12 @@ INDEX = {
         {"path": "/etc/codex", "prefix": "/etc/codex/", "what": "managed"},
     ],
     "anywhere": {".git/hooks/": "git hooks", ".claude/settings.json": "project claude"},
-    "environment": {"names": [".bashrc", ".env"], "paths": ["/.config/fish/config.fish"]},
+    "environment": {
+        "names": [".bashrc", ".env"],
+        # (tails by their first part: two under one, one of a single part, one without a
+        # leading /)
+        "paths": ["/.config/fish/config.fish", "/.config/mise/", "/.direnvrc", "etc/profile.d/"],
+    },
 }
 
 
@@ -597,6 +602,13 @@ PATHS = [
     "/h/.bashrc",
     "/p/sub/.env",
     "/h/.config/fish/config.fish",
+    "/h/.config/mise/config.toml",
+    "/h/.config/mise",
+    "/h/.configx/mise/x",
+    "/h/.direnvrc",
+    "/h/.direnvrc.bak",
+    "/x/etc/profile.d/a.sh",
+    "/x/etc/profile.dx",
     "/tmp/project/src/app.py",
     "relative/file",
 ]
