@@ -94,14 +94,13 @@ within_allowed(path, proj) if {
 
 # A working directory too broad to count as a project: /, a top-level directory, the home.
 # (String functions rather than regexes throughout: this runs for every delete.)
+# The home is under /home/ or /Users/ (or /root, a top-level directory, first): those first, so
+# that the home is worked out from the payload only for a project there. (One definition with
+# an else: a function of one definition is called without the loop over definitions.)
 broad(proj) if {
 	startswith(proj, "/")
 	count(split(trim_suffix(proj, "/"), "/")) <= 2
-}
-
-# The home is under /home/ or /Users/ (or /root, a top-level directory, above): those first, so
-# that the home is worked out from the payload only for a project there.
-broad(proj) if {
+} else if {
 	some top in ["/home/", "/Users/"]
 	startswith(proj, top)
 	proj == home
@@ -173,13 +172,15 @@ inside_project(f) if {
 	not contains(wrapped, "//")
 	not contains(wrapped, "/./")
 	not contains(wrapped, "/../")
-	f.path != concat("", [project, "/*"])
+	f.path != concat("", [project_prefix, "*"])
 }
 
-# The project directory with a trailing "/", unless it is too broad to be a project.
-project_prefix := concat("", [project, "/"]) if {
-	is_string(project)
-	not broad(project)
+# The project directory with a trailing "/", unless it is too broad to be a project. (The
+# payload's cwd, which project is, read directly: for most writes this is all of the project
+# the rules read.)
+project_prefix := concat("", [input.cwd, "/"]) if {
+	is_string(input.cwd)
+	not broad(input.cwd)
 }
 
 # On another machine (ssh, kubectl exec: lib.remote_file_effects) neither the project nor the

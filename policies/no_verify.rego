@@ -463,9 +463,13 @@ later_commit := {"cmd": c, "git": g} if {
 names_git_config_file if {
 	some c in data.hookgate.lib.line_commands
 	not c.name in {"git", "cat", "less", "head", "tail", "grep", "rg", "ls", "stat", "diff"}
-	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
 	# every word of every command of every shell call meets this: one test that nearly every word
-	# fails first, then the names (a loop, not a function of three rules)
+	# fails first, on the words as they are (an operand is one of argv's), so that the operands
+	# are picked out only for a command with such a word; then the names (a loop, not a
+	# function of three rules)
+	some w in array.concat(array.concat(c.writes, c.appends), c.argv)
+	contains(w, "config")
+	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
 	contains(t, "config")
 	some suffix in git_config_suffixes
 	endswith(t, suffix)

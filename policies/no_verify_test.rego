@@ -325,3 +325,45 @@ test_a_tree_delete_of_the_hooks if {
 	r.pattern == "hooks-dir-deleted"
 	contains(r.reason, "rm -rf would delete /home/u/proj/.husky and the git hooks in it")
 }
+
+# names_git_config_file looks for "config" in a command's words as they are before it picks out
+# the operands: it names the same lines as the rule without that first test (below), for
+# operands, redirections, options, quoted and expanded words and lines without such a word.
+config_file_lines := [
+	"echo '[core]hooksPath=/dev/null' >> ~/.gitconfig",
+	"sed -i 's/T/U/' ~/.gitconfig",
+	"sed -i -e 's/T/U/' -- .git/config.worktree",
+	"tee -a $HOME/.config/git/config < x",
+	"cp /tmp/x .git/config",
+	"install -m 644 x ~/.gitconfig",
+	"vim --config=x .git/config",
+	"f=.gitconfig; cp x ~/$f",
+	"cat ~/.gitconfig",
+	"git config core.hooksPath x",
+	"npm test -- --watch=false",
+	"echo config > notes.txt",
+	"cp x ~/.config/app/config",
+	"ls",
+]
+
+names_without_first_test if {
+	some c in data.hookgate.lib.line_commands
+	not c.name in {"git", "cat", "less", "head", "tail", "grep", "rg", "ls", "stat", "diff"}
+	some t in array.concat(array.concat(c.writes, c.appends), shell.operands(c))
+	contains(t, "config")
+	some suffix in data.hookgate.no_verify.git_config_suffixes
+	endswith(t, suffix)
+}
+
+test_names_git_config_file_as_without_its_first_test if {
+	named := [line |
+		some line in config_file_lines
+		data.hookgate.no_verify.names_git_config_file with input as shell_input(line)
+	]
+	reference := [line |
+		some line in config_file_lines
+		names_without_first_test with input as shell_input(line)
+	]
+	named == reference
+	count(named) >= 6
+}

@@ -170,3 +170,25 @@ def test_a_lone_surrogate_is_judged_member_by_member(sets):
     for ps in (["a*", "*b"], ["\udcff", "x*"], ["x"]):
         doc = {"ps": ps, "x": "a\udcffb", "d": [], "qs": []}
         assert _answer(fused, "c", doc, False) == _answer(oracle, "c", doc, False), ps
+
+
+def test_the_last_list_is_matched_again_only_with_the_same_content():
+    """glob_match_any keeps the last list's matcher (a rule's globs are asked about call after
+    call): a list changed since, another list and other delimiters get their own."""
+    from hookgate.builtins.regex import glob_match_any
+
+    ps = [".husky/*", "**/.husky/*"]
+    assert glob_match_any(ps, ["/"], "a/.husky/x")
+    assert not glob_match_any(ps, ["/"], "src/a.py")
+    ps.append("src/*")  # the same list, changed
+    assert glob_match_any(ps, ["/"], "src/a.py")
+    ps[:] = ["x"]
+    assert not glob_match_any(ps, ["/"], "src/a.py")
+    assert glob_match_any(["src/*"], ["/"], "src/a.py")  # another list
+    delims = ["/"]
+    stars = ["*"]
+    assert not glob_match_any(stars, delims, "a/b")  # "*" stops at "/"
+    delims[:] = ["."]  # the same delimiters list, changed
+    assert glob_match_any(stars, delims, "a/b")
+    assert not glob_match_any(stars, delims, "a.b")
+    assert glob_match_any(stars, None, "a.b")

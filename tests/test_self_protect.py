@@ -458,6 +458,10 @@ def test_on_disk_resolves_as_realpath_does(tmp_path, monkeypatch, through_proc):
         "/lnk/",
         "/missing/a/b",
         "/a/b/up/.hidden",
+        "/a/b/new",  # a new file in a directory that is there
+        "/a/new/deeper",
+        "/lnk/up/new",
+        "/dang/x/y",
     ]:
         assert hb.on_disk(base + tail) == os.path.realpath(base + tail), tail
     assert hb.on_disk("/") == "/"
@@ -520,7 +524,12 @@ INDEX = {
         {"path": "/etc/codex", "prefix": "/etc/codex/", "what": "managed"},
     ],
     "anywhere": {".git/hooks/": "git hooks", ".claude/settings.json": "project claude"},
-    "environment": {"names": [".bashrc", ".env"], "paths": ["/.config/fish/config.fish"]},
+    "environment": {
+        "names": [".bashrc", ".env"],
+        # (tails by their first part: two under one, one of a single part, one without a
+        # leading /)
+        "paths": ["/.config/fish/config.fish", "/.config/mise/", "/.direnvrc", "etc/profile.d/"],
+    },
 }
 
 
@@ -593,6 +602,13 @@ PATHS = [
     "/h/.bashrc",
     "/p/sub/.env",
     "/h/.config/fish/config.fish",
+    "/h/.config/mise/config.toml",
+    "/h/.config/mise",
+    "/h/.configx/mise/x",
+    "/h/.direnvrc",
+    "/h/.direnvrc.bak",
+    "/x/etc/profile.d/a.sh",
+    "/x/etc/profile.dx",
     "/tmp/project/src/app.py",
     "relative/file",
 ]

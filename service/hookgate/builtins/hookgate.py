@@ -310,15 +310,16 @@ def _resolve(path: str) -> str:
     if not _FD_DIR:
         _FD_DIR.append(bool(_O_PATH) and os.path.isdir("/proc/self/fd"))
     if _FD_DIR[0]:
-        real = _opened_name(path)
+        # (access() tells whether a path is there without the exception a failed open or lstat
+        # raises, which costs more than the system call: many paths a call writes are new)
+        real = _opened_name(path) if os.access(path, os.F_OK) else None
         if real is not None:
             return real
         parent, _, name = path.rpartition("/")
-        real = _opened_name(parent or "/")
+        parent = parent or "/"
+        real = _opened_name(parent) if os.access(parent, os.F_OK) else None
         if real is not None:
-            try:
-                os.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
+            if not os.access(path, os.F_OK, follow_symlinks=False):
                 return f"{real.rstrip('/')}/{name}"
             return os.path.realpath(path)  # there but not resolvable: a dangling link
     import stat
@@ -425,7 +426,17 @@ _INDEX: list = [(None, None)]
 class _Index:
     """``hookgate.protected_hits``'s ``index`` argument as lookup tables (all keys lower-cased)."""
 
-    __slots__ = ("exact", "prefixes", "starts", "parents", "holders", "anywhere", "names", "tails")
+    __slots__ = (
+        "exact",
+        "prefixes",
+        "starts",
+        "parents",
+        "holders",
+        "anywhere",
+        "names",
+        "tails",
+        "heads",
+    )
 
     def __init__(self, index: Any) -> None:
         self.exact: dict[str, list[str]] = {}  # a protected path → what it holds
@@ -463,6 +474,10 @@ class _Index:
             n.lower() for n in _items(environment.get("names")) if type(n) is str
         )
         self.tails = tuple(t.lower() for t in _items(environment.get("paths")) if type(t) is str)
+        # Each tail's first part ("/.config/" of "/.config/fish/config.fish"), which a path that
+        # holds the tail holds too: most paths hold none, and a few parts are searched for
+        # instead of every tail.
+        self.heads = tuple(dict.fromkeys(map(_head, self.tails)))
 
     def protected(self, key: str, tree: bool, holder: bool) -> list[str]:
         """What ``key`` changes of the protected set: itself, or under a protected directory;
@@ -501,7 +516,15 @@ class _Index:
 
     def environment(self, key: str) -> bool:
         # (any over map: the tails are tested in C, for every path of every decision)
-        return key.rpartition("/")[2] in self.names or any(map(key.__contains__, self.tails))
+        return key.rpartition("/")[2] in self.names or (
+            any(map(key.__contains__, self.heads)) and any(map(key.__contains__, self.tails))
+        )
+
+
+def _head(tail: str) -> str:
+    """``tail`` up to and with its second ``/`` (its first part), or all of it."""
+    end = tail.find("/", 1)
+    return tail[: end + 1] if end > 0 else tail
 
 
 def _ends_with_part(path: str, tail: str) -> bool:
@@ -564,10 +587,9 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
         hits = []
         for text, key in shown:
             key = key.lower()
-            hits.extend(
-                (text, what, "protected")
-                for what in dict.fromkeys(compiled.protected(key, tree, holder))
-            )
+            found = compiled.protected(key, tree, holder)
+            if found:  # (most paths: nothing to build)
+                hits.extend((text, what, "protected") for what in dict.fromkeys(found))
             if compiled.environment(key):
                 hits.append((text, None, "environment"))
         if not hits:  # most entries

@@ -265,6 +265,9 @@ def glob_match_any(patterns: Any, delimiters: Any, value: Any) -> bool:
         return False
     if not value.isascii():
         value.encode()  # a lone surrogate raises here, before any member is tried
+    last_patterns, last_delimiters, matcher = _LAST_SET[0]
+    if type(patterns) is list and last_patterns == patterns and last_delimiters == delimiters:
+        return matcher.match(value)
     try:
         delims = _delimiters(delimiters)
     except BuiltinError:
@@ -274,7 +277,16 @@ def glob_match_any(patterns: Any, delimiters: Any, value: Any) -> bool:
         matcher = _glob_set(members, delims)
     except TypeError:  # a member that is a list or an object: it never matches
         matcher = _GlobSet(members, delims)
+    if type(patterns) is list and type(delimiters) in (list, type(None)):
+        _LAST_SET[0] = list(patterns), None if delimiters is None else list(delimiters), matcher
     return matcher.match(value)
+
+
+# [(the patterns of the last call, as a list, its delimiters, their matcher)]: a rule's list of
+# globs is asked about call after call, and comparing it with its copy (the same strings: one
+# identity test each) costs less than making it a key of the cache above again. Copies, kept
+# and replaced at once: a list changed since, or another list, is another key.
+_LAST_SET: list = [(None, None, None)]
 
 
 class _Glob:
