@@ -483,3 +483,76 @@ def test_a_repository_is_found_from_below(tmp_path):
     (tmp_path / "r" / "a" / "b").mkdir(parents=True)
     assert find_git_dir(str(tmp_path / "r" / "a" / "b")) == str(tmp_path / "r" / ".git")
     assert find_git_dir(str(tmp_path / "r" / "a" / "b") + "/") == str(tmp_path / "r" / ".git")
+
+
+# -- one search for a repository per evaluation ---------------------------------------------------
+
+
+def commit_on(engine, cwd: str):
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m wip"},
+        "cwd": cwd,
+    }
+    return engine.evaluate(payload, host="claude")
+
+
+def test_a_commit_searches_for_its_repository_once_per_decision(tmp_path, monkeypatch, engine):
+    from hookgate.shell.git import config, repo
+
+    project = make_repo(tmp_path / "r")
+    searches = []
+    real = repo.find_git_dir
+
+    def counted(start, refused=None):
+        searches.append(start)
+        return real(start, refused)
+
+    monkeypatch.setattr(repo, "find_git_dir", counted)
+    monkeypatch.setattr(config, "find_git_dir", counted)
+    assert commit_on(engine, str(project)).outcome == "deny"  # main is protected
+    assert searches == [str(project)]  # git.config_read's search answers git.branch too
+    # never across decisions: the branch is read again from the disk the next time
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    assert commit_on(engine, str(project)).outcome == "allow"
+    assert len(searches) == 2
+
+
+def test_the_branch_config_read_found_is_kept_only_in_its_evaluation(tmp_path):
+    from hookgate.builtins.git import config_read
+    from hookgate.builtins.registry import EVALUATION
+
+    project = make_repo(tmp_path / "r")
+    assert config_read(str(project))["branch"] == "main"
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    assert branch(str(project)) == "feature"  # outside an evaluation nothing is kept
+    scope = EVALUATION.set({})
+    try:
+        assert config_read(str(project))["branch"] == "feature"
+        (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        assert branch(str(project)) == "feature"  # what this evaluation's search found
+        assert branch(str(project / "sub")) == "main"  # another directory: searched for
+    finally:
+        EVALUATION.reset(scope)
+    assert branch(str(project)) == "main"
+
+
+def test_a_search_that_gave_up_is_not_git_branch_s_answer(tmp_path):
+    """git.branch searches on past a .git that is no file or directory (git.config_read gives up
+    there and has no branch): the two searches differ, so nothing is kept."""
+    from hookgate.builtins.git import config_read
+    from hookgate.builtins.registry import EVALUATION
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    outer = make_repo(tmp_path / "outer", "ref: refs/heads/outer\n")
+    inner = outer / "inner"
+    inner.mkdir()
+    os.mkfifo(inner / ".git")
+    scope = EVALUATION.set({})
+    try:
+        assert "branch" not in config_read(str(inner))
+        assert branch(str(inner)) == "outer"
+    finally:
+        EVALUATION.reset(scope)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from hookgate.builtins.registry import BuiltinError, builtin
+from hookgate.builtins.registry import EVALUATION, BuiltinError, builtin
 from hookgate.builtins.shell import commands_with
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits
@@ -236,13 +236,18 @@ def branch(directory: Any) -> str | None:
     the user's home). Finds ``.git`` directories, ``.git`` files of worktrees and submodules
     (``gitdir:``) and bare repositories, walking upward a bounded number of levels without
     following symlinks or starting a process. ``null`` for a detached HEAD, no repository, or a
-    relative path (never the hook process's own working directory).
+    relative path (never the hook process's own working directory). Where ``git.config_read``
+    of the same ``directory`` answered a ``branch`` earlier in the same evaluation, that is the
+    answer: the repository is searched for once (never across evaluations).
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.branch: operand 1 must be a string")
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
         return None
+    found = EVALUATION.get()
+    if found is not None and ("git.branch", path) in found:
+        return found["git.branch", path]  # git.config_read's search in this evaluation
     return repo.current_branch(path)
 
 
@@ -299,7 +304,13 @@ def config_read(directory: Any) -> dict[str, Any]:
         return {"values": {}, "files": [], "unknown": [], "branch": None}
     from hookgate.shell.git.config import state
 
-    return state(path)
+    out = state(path)
+    found = EVALUATION.get()
+    if found is not None and "branch" in out:
+        # a commit's guards ask for its configuration, then its branch (git.branch): the
+        # repository is searched for once, each step of the search a system call
+        found["git.branch", path] = out["branch"]
+    return out
 
 
 @builtin("git.hooks_dir", "git", 2, reads_host=True)
