@@ -556,3 +556,59 @@ def test_a_search_that_gave_up_is_not_git_branch_s_answer(tmp_path):
         assert branch(str(inner)) == "outer"
     finally:
         EVALUATION.reset(scope)
+
+
+# -- the pack's git rules: each shortcut against what it stands for, over the corpora -----------
+
+
+@pytest.fixture(scope="module")
+def pack():
+    from hookgate.lang import load
+    from hookgate.sources import default_pack_sources
+
+    sources, data = default_pack_sources()
+    return load(sources, data)
+
+
+def corpus_documents() -> list[dict]:
+    from hookgate.hostio.normalize import normalize
+
+    return [
+        normalize(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": line},
+                "cwd": "/tmp/project",
+            },
+            "claude",
+        ).document()
+        for line in corpus_git_lines()
+    ]
+
+
+def test_no_verify_reads_the_commands_that_may_skip_hooks_over_the_corpora(pack):
+    """no_verify.git_commands (one body of tests a plain command passes) is the commands for
+    which one of the tests it stood for as a chain of elses holds."""
+
+    def may_skip_hooks(x: dict, assignments) -> bool:
+        g, c = x["git"], x["cmd"]
+        return (
+            isinstance(g.get("hooks_path"), str)
+            or len(g["config"]) > 0
+            or len(c["git_config"]) > 0
+            or len(c["env"]) > 0
+            or g["config_change"] is not None
+            or len(g["unknown"]) > 0
+            or bool(x.get("guessed"))
+            or len(assignments) > 0
+        )
+
+    seen = 0
+    for doc in corpus_documents():
+        commands = pack.query("data.hookgate.lib.git_commands", input=doc)
+        assignments = pack.query("data.hookgate.lib.assignments", input=doc)
+        read = pack.query("data.hookgate.no_verify.git_commands", input=doc)
+        assert read == [x for x in commands if may_skip_hooks(x, assignments)], doc
+        seen += len(read)
+    assert seen > 100  # (the corpora have such commands: the test reads some)
