@@ -312,6 +312,40 @@ def test_force_removal_equals_reading_the_rewrite_again_over_the_corpora():
     assert answered > 900  # most lines are written out word for word
 
 
+SHARED_OR_NOT = [
+    "git push --force origin main # 7",
+    "cd sub && git push -f origin +main",
+    "docker run -v .:/w -w /w alpine/git push -f origin main",
+    "docker run -v .:/w alpine git -C /w/sub push -f origin main",
+    "sudo git push -f origin main",
+    "bash deploy.sh && git push -f",
+    "echo 'git push -f origin main' > x.sh && bash x.sh",
+    "git push -f origin main < refs.txt",
+    "git push -f origin HEAD:refs/heads/x?",
+]
+
+
+def test_the_rewrite_edits_the_line_as_written_over_the_corpora():
+    """git.force_removal edits the words of the line as written (``analyse(text)``); where it
+    takes them from the analysis the pack made in its context, they are the same, command for
+    command and word for word, over every git line of the corpora and lines that read the
+    context (a container's mounts, a file the line runs, a pattern)."""
+    from hookgate.builtins.git import _as_written
+
+    def words(commands) -> list:
+        return [
+            (c.name, c.span, c.via, [(w.text, w.span, w.kind) for w in c.words]) for c in commands
+        ]
+
+    shared = 0
+    for context in (pack_context(), {**pack_context(), "cwd": os.path.dirname(__file__)}):
+        for cmdline in corpus_git_lines() + SHARED_OR_NOT:
+            found = _as_written(cmdline, context)
+            assert words(found) == words(analyse(cmdline)), cmdline
+            shared += found is not analyse(cmdline)
+    assert shared > 1000  # most lines read no context: one analysis of them serves both
+
+
 @pytest.mark.parametrize(("cmdline", "context"), [(None, {}), ("git push -f", None)])
 def test_force_removal_rejects_bad_operands(cmdline, context):
     with pytest.raises(BuiltinError, match="git.force_removal: operand"):

@@ -8,9 +8,11 @@ from __future__ import annotations
 import os
 
 from hookgate.builtins.registry import EVALUATION, BuiltinError, builtin
-from hookgate.builtins.shell import commands_with
+from hookgate.builtins.shell import _table, commands_with
+from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits
+from hookgate.shell.files import UNREAD, FilesNeeded
 from hookgate.shell.git import repo
 from hookgate.shell.git.argv import (
     has_option,
@@ -187,7 +189,9 @@ def force_removal(cmdline: Any, context: Any) -> dict[str, Any]:
     depend on the session's files. Then read ``command`` with ``shell.commands_with``.
     """
     text = _cmdline_arg(cmdline, "git.force_removal")
-    commands = analyse(text)
+    if not isinstance(context, dict):
+        raise BuiltinError("git.force_removal: operand 2 must be an object")
+    commands = _as_written(text, context)
     changes = [push_force_changes(c.words) if c.name == "git" else [] for c in commands]
     edits = [
         e for c, ch in zip(commands, changes, strict=True) for e in push_force_edits(c.words, ch)
@@ -203,8 +207,6 @@ def _pushes(
 ) -> list[dict[str, Any]] | None:
     """The parses of the pushes ``commands`` make once ``changes`` are made, or None where
     the line's commands read in ``context`` are not ``commands`` written out word for word."""
-    if not isinstance(context, dict):
-        raise BuiltinError("git.force_removal: operand 2 must be an object")
     values = commands_with(text, {**context, "files": "unread"})
     if values is None or len(values) != len(commands):
         return None
@@ -220,6 +222,29 @@ def _pushes(
         if parsed["subcommand"] == "push":
             pushes.append(parsed)
     return pushes
+
+
+def _as_written(text: str, context: dict[str, Any]) -> tuple[Any, ...]:
+    """``analyse(text)``: the commands of the line as written, whose words the rewrite edits.
+    Where nothing of ``context`` can be read, that is the analysis the pack already made of the
+    line in its context (``shell.commands_with``'s, without the session's files), shared
+    instead of made again: no command substitution (the known-safe table reads those), no file
+    name pattern (the disk), every command run by none other (a container's mounts place its
+    words; a file a command runs needs the session's files, and that analysis gives up)."""
+    if "$(" in text or "`" in text or "*" in text or "?" in text or "[" in text:
+        return analyse(text)
+    entries = context.get("substitutions")
+    cwd = context.get("cwd")
+    try:
+        shared = analyse(
+            text,
+            None if entries is None else _table(entries),
+            cwd if isinstance(cwd, str) and cwd.startswith("/") else None,
+            UNREAD,
+        )
+    except (FilesNeeded, BuiltinError, LimitError):
+        return analyse(text)
+    return shared if all(not c.via for c in shared) else analyse(text)
 
 
 def _cmdline_arg(cmdline: Any, what: str) -> str:
