@@ -646,3 +646,64 @@ def test_no_verify_reads_the_commands_that_may_skip_hooks_over_the_corpora(pack)
         assert read == [x for x in commands if may_skip_hooks(x, assignments)], doc
         seen += len(read)
     assert seen > 100  # (the corpora have such commands: the test reads some)
+
+
+def test_a_parse_is_kept_by_everything_it_is_made_from_over_the_corpora():
+    """parse_argv without the repository's configuration is kept by its arguments: the kept
+    parse is the one made anew, for every git command of the corpora."""
+    from hookgate.shell.git.argv import _parse_argv, parse_argv
+
+    context = {**pack_context(), "files": "unread"}
+    kept = 0
+    for cmdline in corpus_git_lines():
+        for c in commands_with(cmdline, context) or ():
+            if c["name"] != "git":
+                continue
+            args = (c["argv"], c["env"], c["cwd"], None, c["git_config"], c["kinds"])
+            parsed = parse_argv(*args)
+            assert parsed == _parse_argv(*args), cmdline
+            kept += parse_argv(*args) is parsed
+    assert kept > 1000
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a word the line does not show is read as an option where git may read one
+        (
+            (["git", "push", "$X"], {}, None, None, (), [None, None, None]),
+            (["git", "push", "$X"], {}, None, None, (), [None, None, "unknown-variable"]),
+        ),
+        (
+            (["git", "commit"], {}, None, None, (), ()),
+            (
+                ["git", "commit"],
+                {
+                    "GIT_CONFIG_COUNT": "1",
+                    "GIT_CONFIG_KEY_0": "core.hooksPath",
+                    "GIT_CONFIG_VALUE_0": "/dev/null",
+                },
+                None,
+                None,
+                (),
+                (),
+            ),
+        ),
+        ((["git", "commit"], {}, "a", None, (), ()), (["git", "commit"], {}, "b", None, (), ())),
+        (
+            (["git", "p"], {}, None, None, [["set", "alias.p", "push -f"]], ()),
+            (["git", "p"], {}, None, None, [["set", "alias.p", "push"]], ()),
+        ),
+        # equal as keys of a dict, not as JSON: kept apart
+        (
+            (["git", "commit"], {"GIT_CONFIG_COUNT": 1}, None, None, (), ()),
+            (["git", "commit"], {"GIT_CONFIG_COUNT": True}, None, None, (), ()),
+        ),
+    ],
+)
+def test_parses_of_different_arguments_are_kept_apart(first, second):
+    from hookgate.shell.git.argv import _parse_argv, parse_argv
+
+    assert parse_argv(*first) == _parse_argv(*first)
+    assert parse_argv(*second) == _parse_argv(*second)
+    assert parse_argv(*first) is not parse_argv(*second)
