@@ -707,3 +707,44 @@ def test_parses_of_different_arguments_are_kept_apart(first, second):
     assert parse_argv(*first) == _parse_argv(*first)
     assert parse_argv(*second) == _parse_argv(*second)
     assert parse_argv(*first) is not parse_argv(*second)
+
+
+def test_the_walk_up_answers_the_same_without_access_nofollow(tmp_path, monkeypatch):
+    """find_git_dir asks whether a name is there with access(…, follow_symlinks=False) (no
+    exception for a miss) where the platform has it, else lexists: the same answers."""
+    from hookgate.shell.git import repo
+
+    make_repo(tmp_path / "plain")
+    (tmp_path / "plain" / "a" / "b").mkdir(parents=True)
+    bare = tmp_path / "bare.git"
+    (bare / "refs").mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text(f"gitdir: {tmp_path / 'plain' / '.git'}\n")
+    outer = make_repo(tmp_path / "outer")
+    (outer / "linked").mkdir()
+    os.symlink(tmp_path / "plain" / ".git", outer / "linked" / ".git")
+    (outer / "dangling").mkdir()
+    os.symlink(tmp_path / "missing", outer / "dangling" / "HEAD")
+    if hasattr(os, "mkfifo"):
+        (outer / "fifo").mkdir()
+        os.mkfifo(outer / "fifo" / ".git")
+    starts = [tmp_path / "plain" / "a" / "b", bare, tmp_path / "wt", tmp_path]
+    starts += [outer / name for name in ("linked", "dangling", "fifo")]
+
+    def answers() -> list:
+        out = []
+        for start in starts:
+            refused: list = []
+            out.append((repo.find_git_dir(str(start), refused), refused, branch(str(start))))
+        return out
+
+    with_access = answers()
+    monkeypatch.setattr(repo, "_ACCESS_NOFOLLOW", False)
+    assert answers() == with_access
+    assert with_access[0][0] == str(tmp_path / "plain" / ".git")
+    assert with_access[4] == (
+        None,
+        [(str(outer / "linked" / ".git"), "symlink not followed")],
+        None,
+    )
