@@ -748,3 +748,26 @@ def test_the_walk_up_answers_the_same_without_access_nofollow(tmp_path, monkeypa
         [(str(outer / "linked" / ".git"), "symlink not followed")],
         None,
     )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"values": {}, "files": [], "unknown": [], "branch": None},
+        {"values": {}, "files": ["/etc/gitconfig"], "unknown": [], "branch": "main"},
+        {"values": {}, "files": [], "unknown": []},
+    ],
+)
+def test_a_configuration_that_sets_nothing_changes_only_the_branch_over_the_corpora(answer):
+    """git.configure with a configuration read in full that sets nothing (no repository) is
+    git.parse_in's whole parse with it, for every git command of the corpora."""
+    from hookgate.builtins.git import configure, parse_in
+
+    context = {**pack_context(), "files": "unread"}
+    seen = 0
+    for cmdline in corpus_git_lines():
+        for c in commands_with(cmdline, context) or ():
+            if c["name"] == "git":
+                assert configure(parse(c), c, answer) == parse_in(c, answer), cmdline
+                seen += 1
+    assert seen > 1000

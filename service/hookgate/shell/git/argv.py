@@ -425,6 +425,14 @@ def reparse(
     line_config, kinds)``): where the configuration expands no further alias, the words are
     read as before and only what it changes is redone (the options it implies,
     core.hooksPath, the files not read, the branch); else the whole parse."""
+    if _sets_nothing(repo_config):
+        # (no repository, or one whose files set nothing: only the branch is new)
+        out = dict(parsed)
+        out.pop("branch", None)
+        branch = repo_config.get("branch", False)
+        if branch is None or isinstance(branch, str):
+            out["branch"] = branch
+        return out
     k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
     subcommand, rest, _hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
@@ -448,6 +456,17 @@ def reparse(
     if branch is None or isinstance(branch, str):
         out["branch"] = branch
     return out
+
+
+def _sets_nothing(repo_config: Any) -> bool:
+    """Whether ``repo_config`` is a ``git.config_read`` answer that sets nothing and was read in
+    full: then the parse with it is the parse without it (``settings_read``), and its branch."""
+    return (
+        isinstance(repo_config, dict)
+        and repo_config.get("values") == {}
+        and not repo_config.get("unknown")
+        and "dormant" not in repo_config
+    )
 
 
 def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) -> tuple:
