@@ -13,11 +13,11 @@ MAX_READ = 4096  # bytes read from .git files, HEAD and refs
 MAX_FILE_BYTES = 1 << 20  # bytes of a whole file read (configuration, commondir)
 
 
-def _read_small(path: str) -> str | None:
-    """A small regular file's text; None for anything else (symlink, FIFO, too big, error)."""
+def _read_small(path: str, mode: int | None = None) -> str | None:
+    """A small regular file's text; None for anything else (symlink, FIFO, too big, error).
+    ``mode``: what ``os.lstat(path)`` just answered, not asked again."""
     try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(os.lstat(path).st_mode if mode is None else mode):
             return None
         fd = os.open(
             path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -84,7 +84,7 @@ def find_git_dir(start: str, refused: list[tuple[str, str]] | None = None) -> st
             return None  # a symlinked .git is not followed (and not skipped past)
         if mode is not None and stat.S_ISDIR(mode):
             return dot
-        pointer = _read_small(dot) if mode is not None else None
+        pointer = _read_small(dot, mode) if mode is not None else None
         if pointer is not None:
             line = pointer.splitlines()[0] if pointer.strip() else ""
             if line.startswith("gitdir:"):
@@ -160,7 +160,7 @@ def checked_out(git_dir: str) -> str | None:
 def head_branch(git_dir: str) -> str | None:
     """The branch (under ``refs/heads/``) HEAD of ``git_dir`` is on, as ``includeIf
     "onbranch:…"`` matches it; None otherwise (detached, another ref, no HEAD)."""
-    text = read_file(os.path.join(git_dir, "HEAD"))
+    text = read_file(_child(git_dir, "HEAD"))
     if text is None:
         return None
     head = text.decode("utf-8", "replace").strip()
@@ -172,7 +172,7 @@ def head_branch(git_dir: str) -> str | None:
 def common_dir(git_dir: str) -> str:
     """The directory a worktree shares with its main repository (config, refs): the one its
     ``commondir`` file names, else ``git_dir`` itself."""
-    text = read_file(os.path.join(git_dir, "commondir"))
+    text = read_file(_child(git_dir, "commondir"))
     if text is None:
         return git_dir
     target = text.decode("utf-8", "replace").strip()
