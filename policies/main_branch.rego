@@ -155,7 +155,8 @@ some_flag(g, flags) if {
 
 # The branch the command runs on: the one an earlier command of the line switched to (git switch
 # -c feature && git commit), else the repository's current branch on disk (git.branch: asked,
-# not read from the configuration's answer, so that a test's `with git.branch as …` decides).
+# not read from the configuration's answer, so that a test's `with git.branch as …` decides;
+# after git.config_read of the same directory it searches for no repository again).
 # (one definition with else: a function of several definitions runs each of them on every call)
 branch_of(x) := x.cmd.branch if {
 	is_string(x.cmd.branch)

@@ -312,6 +312,40 @@ def test_force_removal_equals_reading_the_rewrite_again_over_the_corpora():
     assert answered > 900  # most lines are written out word for word
 
 
+SHARED_OR_NOT = [
+    "git push --force origin main # 7",
+    "cd sub && git push -f origin +main",
+    "docker run -v .:/w -w /w alpine/git push -f origin main",
+    "docker run -v .:/w alpine git -C /w/sub push -f origin main",
+    "sudo git push -f origin main",
+    "bash deploy.sh && git push -f",
+    "echo 'git push -f origin main' > x.sh && bash x.sh",
+    "git push -f origin main < refs.txt",
+    "git push -f origin HEAD:refs/heads/x?",
+]
+
+
+def test_the_rewrite_edits_the_line_as_written_over_the_corpora():
+    """git.force_removal edits the words of the line as written (``analyse(text)``); where it
+    takes them from the analysis the pack made in its context, they are the same, command for
+    command and word for word, over every git line of the corpora and lines that read the
+    context (a container's mounts, a file the line runs, a pattern)."""
+    from hookgate.builtins.git import _as_written
+
+    def words(commands) -> list:
+        return [
+            (c.name, c.span, c.via, [(w.text, w.span, w.kind) for w in c.words]) for c in commands
+        ]
+
+    shared = 0
+    for context in (pack_context(), {**pack_context(), "cwd": os.path.dirname(__file__)}):
+        for cmdline in corpus_git_lines() + SHARED_OR_NOT:
+            found = _as_written(cmdline, context)
+            assert words(found) == words(analyse(cmdline)), cmdline
+            shared += found is not analyse(cmdline)
+    assert shared > 1000  # most lines read no context: one analysis of them serves both
+
+
 @pytest.mark.parametrize(("cmdline", "context"), [(None, {}), ("git push -f", None)])
 def test_force_removal_rejects_bad_operands(cmdline, context):
     with pytest.raises(BuiltinError, match="git.force_removal: operand"):
@@ -483,3 +517,257 @@ def test_a_repository_is_found_from_below(tmp_path):
     (tmp_path / "r" / "a" / "b").mkdir(parents=True)
     assert find_git_dir(str(tmp_path / "r" / "a" / "b")) == str(tmp_path / "r" / ".git")
     assert find_git_dir(str(tmp_path / "r" / "a" / "b") + "/") == str(tmp_path / "r" / ".git")
+
+
+# -- one search for a repository per evaluation ---------------------------------------------------
+
+
+def commit_on(engine, cwd: str):
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m wip"},
+        "cwd": cwd,
+    }
+    return engine.evaluate(payload, host="claude")
+
+
+def test_a_commit_searches_for_its_repository_once_per_decision(tmp_path, monkeypatch, engine):
+    from hookgate.shell.git import config, repo
+
+    project = make_repo(tmp_path / "r")
+    searches = []
+    real = repo.find_git_dir
+
+    def counted(start, refused=None):
+        searches.append(start)
+        return real(start, refused)
+
+    monkeypatch.setattr(repo, "find_git_dir", counted)
+    monkeypatch.setattr(config, "find_git_dir", counted)
+    assert commit_on(engine, str(project)).outcome == "deny"  # main is protected
+    assert searches == [str(project)]  # git.config_read's search answers git.branch too
+    # never across decisions: the branch is read again from the disk the next time
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    assert commit_on(engine, str(project)).outcome == "allow"
+    assert len(searches) == 2
+
+
+def test_the_branch_config_read_found_is_kept_only_in_its_evaluation(tmp_path):
+    from hookgate.builtins.git import config_read
+    from hookgate.builtins.registry import EVALUATION
+
+    project = make_repo(tmp_path / "r")
+    assert config_read(str(project))["branch"] == "main"
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    assert branch(str(project)) == "feature"  # outside an evaluation nothing is kept
+    scope = EVALUATION.set({})
+    try:
+        assert config_read(str(project))["branch"] == "feature"
+        (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        assert branch(str(project)) == "feature"  # what this evaluation's search found
+        assert branch(str(project / "sub")) == "main"  # another directory: searched for
+    finally:
+        EVALUATION.reset(scope)
+    assert branch(str(project)) == "main"
+
+
+def test_a_search_that_gave_up_is_not_git_branch_s_answer(tmp_path):
+    """git.branch searches on past a .git that is no file or directory (git.config_read gives up
+    there and has no branch): the two searches differ, so nothing is kept."""
+    from hookgate.builtins.git import config_read
+    from hookgate.builtins.registry import EVALUATION
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    outer = make_repo(tmp_path / "outer", "ref: refs/heads/outer\n")
+    inner = outer / "inner"
+    inner.mkdir()
+    os.mkfifo(inner / ".git")
+    scope = EVALUATION.set({})
+    try:
+        assert "branch" not in config_read(str(inner))
+        assert branch(str(inner)) == "outer"
+    finally:
+        EVALUATION.reset(scope)
+
+
+# -- the pack's git rules: each shortcut against what it stands for, over the corpora -----------
+
+
+@pytest.fixture(scope="module")
+def pack():
+    from hookgate.lang import load
+    from hookgate.sources import default_pack_sources
+
+    sources, data = default_pack_sources()
+    return load(sources, data)
+
+
+def corpus_documents() -> list[dict]:
+    from hookgate.hostio.normalize import normalize
+
+    return [
+        normalize(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": line},
+                "cwd": "/tmp/project",
+            },
+            "claude",
+        ).document()
+        for line in corpus_git_lines()
+    ]
+
+
+def test_no_verify_reads_the_commands_that_may_skip_hooks_over_the_corpora(pack):
+    """no_verify.git_commands (one body of tests a plain command passes) is the commands for
+    which one of the tests it stood for as a chain of elses holds."""
+
+    def may_skip_hooks(x: dict, assignments) -> bool:
+        g, c = x["git"], x["cmd"]
+        return (
+            isinstance(g.get("hooks_path"), str)
+            or len(g["config"]) > 0
+            or len(c["git_config"]) > 0
+            or len(c["env"]) > 0
+            or g["config_change"] is not None
+            or len(g["unknown"]) > 0
+            or bool(x.get("guessed"))
+            or len(assignments) > 0
+        )
+
+    seen = 0
+    for doc in corpus_documents():
+        commands = pack.query("data.hookgate.lib.git_commands", input=doc)
+        assignments = pack.query("data.hookgate.lib.assignments", input=doc)
+        read = pack.query("data.hookgate.no_verify.git_commands", input=doc)
+        assert read == [x for x in commands if may_skip_hooks(x, assignments)], doc
+        seen += len(read)
+    assert seen > 100  # (the corpora have such commands: the test reads some)
+
+
+def test_a_parse_is_kept_by_everything_it_is_made_from_over_the_corpora():
+    """parse_argv without the repository's configuration is kept by its arguments: the kept
+    parse is the one made anew, for every git command of the corpora."""
+    from hookgate.shell.git.argv import _parse_argv, parse_argv
+
+    context = {**pack_context(), "files": "unread"}
+    kept = 0
+    for cmdline in corpus_git_lines():
+        for c in commands_with(cmdline, context) or ():
+            if c["name"] != "git":
+                continue
+            args = (c["argv"], c["env"], c["cwd"], None, c["git_config"], c["kinds"])
+            parsed = parse_argv(*args)
+            assert parsed == _parse_argv(*args), cmdline
+            kept += parse_argv(*args) is parsed
+    assert kept > 1000
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a word the line does not show is read as an option where git may read one
+        (
+            (["git", "push", "$X"], {}, None, None, (), [None, None, None]),
+            (["git", "push", "$X"], {}, None, None, (), [None, None, "unknown-variable"]),
+        ),
+        (
+            (["git", "commit"], {}, None, None, (), ()),
+            (
+                ["git", "commit"],
+                {
+                    "GIT_CONFIG_COUNT": "1",
+                    "GIT_CONFIG_KEY_0": "core.hooksPath",
+                    "GIT_CONFIG_VALUE_0": "/dev/null",
+                },
+                None,
+                None,
+                (),
+                (),
+            ),
+        ),
+        ((["git", "commit"], {}, "a", None, (), ()), (["git", "commit"], {}, "b", None, (), ())),
+        (
+            (["git", "p"], {}, None, None, [["set", "alias.p", "push -f"]], ()),
+            (["git", "p"], {}, None, None, [["set", "alias.p", "push"]], ()),
+        ),
+        # equal as keys of a dict, not as JSON: kept apart
+        (
+            (["git", "commit"], {"GIT_CONFIG_COUNT": 1}, None, None, (), ()),
+            (["git", "commit"], {"GIT_CONFIG_COUNT": True}, None, None, (), ()),
+        ),
+    ],
+)
+def test_parses_of_different_arguments_are_kept_apart(first, second):
+    from hookgate.shell.git.argv import _parse_argv, parse_argv
+
+    assert parse_argv(*first) == _parse_argv(*first)
+    assert parse_argv(*second) == _parse_argv(*second)
+    assert parse_argv(*first) is not parse_argv(*second)
+
+
+def test_the_walk_up_answers_the_same_without_access_nofollow(tmp_path, monkeypatch):
+    """find_git_dir asks whether a name is there with access(…, follow_symlinks=False) (no
+    exception for a miss) where the platform has it, else lexists: the same answers."""
+    from hookgate.shell.git import repo
+
+    make_repo(tmp_path / "plain")
+    (tmp_path / "plain" / "a" / "b").mkdir(parents=True)
+    bare = tmp_path / "bare.git"
+    (bare / "refs").mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text(f"gitdir: {tmp_path / 'plain' / '.git'}\n")
+    outer = make_repo(tmp_path / "outer")
+    (outer / "linked").mkdir()
+    os.symlink(tmp_path / "plain" / ".git", outer / "linked" / ".git")
+    (outer / "dangling").mkdir()
+    os.symlink(tmp_path / "missing", outer / "dangling" / "HEAD")
+    if hasattr(os, "mkfifo"):
+        (outer / "fifo").mkdir()
+        os.mkfifo(outer / "fifo" / ".git")
+    starts = [tmp_path / "plain" / "a" / "b", bare, tmp_path / "wt", tmp_path]
+    starts += [outer / name for name in ("linked", "dangling", "fifo")]
+
+    def answers() -> list:
+        out = []
+        for start in starts:
+            refused: list = []
+            out.append((repo.find_git_dir(str(start), refused), refused, branch(str(start))))
+        return out
+
+    with_access = answers()
+    monkeypatch.setattr(repo, "_ACCESS_NOFOLLOW", False)
+    assert answers() == with_access
+    assert with_access[0][0] == str(tmp_path / "plain" / ".git")
+    assert with_access[4] == (
+        None,
+        [(str(outer / "linked" / ".git"), "symlink not followed")],
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"values": {}, "files": [], "unknown": [], "branch": None},
+        {"values": {}, "files": ["/etc/gitconfig"], "unknown": [], "branch": "main"},
+        {"values": {}, "files": [], "unknown": []},
+    ],
+)
+def test_a_configuration_that_sets_nothing_changes_only_the_branch_over_the_corpora(answer):
+    """git.configure with a configuration read in full that sets nothing (no repository) is
+    git.parse_in's whole parse with it, for every git command of the corpora."""
+    from hookgate.builtins.git import configure, parse_in
+
+    context = {**pack_context(), "files": "unread"}
+    seen = 0
+    for cmdline in corpus_git_lines():
+        for c in commands_with(cmdline, context) or ():
+            if c["name"] == "git":
+                assert configure(parse(c), c, answer) == parse_in(c, answer), cmdline
+                seen += 1
+    assert seen > 1000

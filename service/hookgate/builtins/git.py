@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 
-from hookgate.builtins.registry import BuiltinError, builtin
-from hookgate.builtins.shell import commands_with
+from hookgate.builtins.registry import EVALUATION, BuiltinError, builtin
+from hookgate.builtins.shell import _table, commands_with
+from hookgate.lang.errors import LimitError
 from hookgate.shell.analysis import analyse
 from hookgate.shell.edits import apply_edits
+from hookgate.shell.files import UNREAD, FilesNeeded
 from hookgate.shell.git import repo
 from hookgate.shell.git.argv import (
     has_option,
@@ -187,7 +189,9 @@ def force_removal(cmdline: Any, context: Any) -> dict[str, Any]:
     depend on the session's files. Then read ``command`` with ``shell.commands_with``.
     """
     text = _cmdline_arg(cmdline, "git.force_removal")
-    commands = analyse(text)
+    if not isinstance(context, dict):
+        raise BuiltinError("git.force_removal: operand 2 must be an object")
+    commands = _as_written(text, context)
     changes = [push_force_changes(c.words) if c.name == "git" else [] for c in commands]
     edits = [
         e for c, ch in zip(commands, changes, strict=True) for e in push_force_edits(c.words, ch)
@@ -203,8 +207,6 @@ def _pushes(
 ) -> list[dict[str, Any]] | None:
     """The parses of the pushes ``commands`` make once ``changes`` are made, or None where
     the line's commands read in ``context`` are not ``commands`` written out word for word."""
-    if not isinstance(context, dict):
-        raise BuiltinError("git.force_removal: operand 2 must be an object")
     values = commands_with(text, {**context, "files": "unread"})
     if values is None or len(values) != len(commands):
         return None
@@ -222,6 +224,29 @@ def _pushes(
     return pushes
 
 
+def _as_written(text: str, context: dict[str, Any]) -> tuple[Any, ...]:
+    """``analyse(text)``: the commands of the line as written, whose words the rewrite edits.
+    Where nothing of ``context`` can be read, that is the analysis the pack already made of the
+    line in its context (``shell.commands_with``'s, without the session's files), shared
+    instead of made again: no command substitution (the known-safe table reads those), no file
+    name pattern (the disk), every command run by none other (a container's mounts place its
+    words; a file a command runs needs the session's files, and that analysis gives up)."""
+    if "$(" in text or "`" in text or "*" in text or "?" in text or "[" in text:
+        return analyse(text)
+    entries = context.get("substitutions")
+    cwd = context.get("cwd")
+    try:
+        shared = analyse(
+            text,
+            None if entries is None else _table(entries),
+            cwd if isinstance(cwd, str) and cwd.startswith("/") else None,
+            UNREAD,
+        )
+    except (FilesNeeded, BuiltinError, LimitError):
+        return analyse(text)
+    return shared if all(not c.via for c in shared) else analyse(text)
+
+
 def _cmdline_arg(cmdline: Any, what: str) -> str:
     if not isinstance(cmdline, str):
         raise BuiltinError(f"{what}: operand 1 must be a string")
@@ -236,13 +261,18 @@ def branch(directory: Any) -> str | None:
     the user's home). Finds ``.git`` directories, ``.git`` files of worktrees and submodules
     (``gitdir:``) and bare repositories, walking upward a bounded number of levels without
     following symlinks or starting a process. ``null`` for a detached HEAD, no repository, or a
-    relative path (never the hook process's own working directory).
+    relative path (never the hook process's own working directory). Where ``git.config_read``
+    of the same ``directory`` answered a ``branch`` earlier in the same evaluation, that is the
+    answer: the repository is searched for once (never across evaluations).
     """
     if not isinstance(directory, str):
         raise BuiltinError("git.branch: operand 1 must be a string")
     path = os.path.expanduser(directory) if directory.startswith("~") else directory
     if not os.path.isabs(path):
         return None
+    found = EVALUATION.get()
+    if found is not None and ("git.branch", path) in found:
+        return found["git.branch", path]  # git.config_read's search in this evaluation
     return repo.current_branch(path)
 
 
@@ -299,7 +329,13 @@ def config_read(directory: Any) -> dict[str, Any]:
         return {"values": {}, "files": [], "unknown": [], "branch": None}
     from hookgate.shell.git.config import state
 
-    return state(path)
+    out = state(path)
+    found = EVALUATION.get()
+    if found is not None and "branch" in out:
+        # a commit's guards ask for its configuration, then its branch (git.branch): the
+        # repository is searched for once, each step of the search a system call
+        found["git.branch", path] = out["branch"]
+    return out
 
 
 @builtin("git.hooks_dir", "git", 2, reads_host=True)

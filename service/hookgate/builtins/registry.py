@@ -13,6 +13,8 @@ an error under strict builtin errors).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,6 +56,13 @@ class Builtin:
     def __repr__(self) -> str:
         return f"Builtin({self.name!r}, family={self.family!r}, arity={self.arity})"
 
+
+# The facts of the evaluation under way (its ``Ctx.shared``, set by ``PolicySet.query_many``), or
+# None outside one. A builtin reading the host may keep there what one call found for another
+# call of the same evaluation (``git.config_read``'s branch for ``git.branch``): never across
+# evaluations, since the disk changes between calls. A mock replaces the builtin, so it is
+# never answered from here.
+EVALUATION: ContextVar[dict | None] = ContextVar("hookgate_evaluation", default=None)
 
 # Filled as family modules are imported: ``lookup.full_registry()`` imports them all.
 REGISTRY: dict[str, Builtin] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 
+from hookgate.builtins.registry import EVALUATION
 from hookgate.lang.documents import group_values
 from hookgate.lang.errors import Diagnostic, EvalError, LimitError, PolicyError, with_source
 from hookgate.lang.runtime import DEFAULT_BUDGET, Ctx
@@ -160,12 +161,15 @@ class PolicySet:
                 ctx.cache = self._start(ctx, relevance, fixed)
             else:
                 ctx.cache.update(fixed)
+        scope = EVALUATION.set(ctx.shared)
         try:
             if groups is not None and ctx.data_over is None:
                 return group_values(ctx, groups, relevance)
             return [run(ctx) for run in runs]
         except RecursionError:
             raise LimitError("nesting", "evaluation too deeply nested") from None
+        finally:
+            EVALUATION.reset(scope)
 
     def _batch(self, refs: tuple) -> tuple[list, tuple | None, Callable | None]:
         runs = []

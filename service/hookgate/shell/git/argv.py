@@ -297,6 +297,14 @@ _CONFIGURED = frozenset(("push", "send-pack", "pull", "merge", "clean", "commit"
 _PUSHES = frozenset(("push", "send-pack"))
 
 
+# Parses without the repository's configuration, by everything they are made from (a parse
+# reads no disk and no process environment then): the shell model parses each git command of a
+# line as it reads it, the guards parse it again, and a repeated line is parsed anew on every
+# call. Shared: a parse is never modified in place (``reparse`` copies).
+_PARSES: dict[tuple, dict[str, Any]] = {}
+MAX_PARSES = 512
+
+
 def parse_argv(
     argv: list[str],
     env: dict[str, Any],
@@ -309,6 +317,27 @@ def parse_argv(
     configuration on disk (key → values, ``git.config``), ``line_config`` the changes earlier
     ``git config`` commands of the line made to it (``[op, key, value]``), ``kinds`` the shell
     model's kind of each argv word (``None``: the line shows it)."""
+    if repo_config is not None:
+        return _parse_argv(argv, env, cwd, repo_config, line_config, kinds)
+    # (repr: a value from a policy may be any JSON, and 1, 1.0 and true are equal keys)
+    key = (tuple(argv), cwd, repr(env), repr(line_config), repr(kinds))
+    parsed = _PARSES.get(key)
+    if parsed is None:
+        parsed = _parse_argv(argv, env, cwd, None, line_config, kinds)
+        if len(_PARSES) >= MAX_PARSES:
+            _PARSES.clear()
+        _PARSES[key] = parsed
+    return parsed
+
+
+def _parse_argv(
+    argv: list[str],
+    env: dict[str, Any],
+    cwd: str | None,
+    repo_config: dict[str, Any] | None,
+    line_config: Any,
+    kinds: Any,
+) -> dict[str, Any]:
     (
         k,
         globals_,
@@ -396,6 +425,14 @@ def reparse(
     line_config, kinds)``): where the configuration expands no further alias, the words are
     read as before and only what it changes is redone (the options it implies,
     core.hooksPath, the files not read, the branch); else the whole parse."""
+    if _sets_nothing(repo_config):
+        # (no repository, or one whose files set nothing: only the branch is new)
+        out = dict(parsed)
+        out.pop("branch", None)
+        branch = repo_config.get("branch", False)
+        if branch is None or isinstance(branch, str):
+            out["branch"] = branch
+        return out
     k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
     subcommand, rest, _hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
@@ -419,6 +456,17 @@ def reparse(
     if branch is None or isinstance(branch, str):
         out["branch"] = branch
     return out
+
+
+def _sets_nothing(repo_config: Any) -> bool:
+    """Whether ``repo_config`` is a ``git.config_read`` answer that sets nothing and was read in
+    full: then the parse with it is the parse without it (``settings_read``), and its branch."""
+    return (
+        isinstance(repo_config, dict)
+        and repo_config.get("values") == {}
+        and not repo_config.get("unknown")
+        and "dormant" not in repo_config
+    )
 
 
 def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) -> tuple:

@@ -26,6 +26,7 @@ import os
 import stat
 
 from hookgate.shell.git.repo import (
+    _child,
     checked_out,
     common_dir,
     find_git_dir,
@@ -106,18 +107,18 @@ def read(
     if global_file is not None:
         files.append(("global", global_file))
     elif home is not None:
-        xdg = os.path.join(xdg_config_home or os.path.join(home, ".config"), "git", "config")
-        files += [("global", xdg), ("global", os.path.join(home, ".gitconfig"))]
+        xdg = _child(xdg_config_home or _child(home, ".config"), "git/config")
+        files += [("global", xdg), ("global", _child(home, ".gitconfig"))]
     reader = _Reader(git_dir, home)
     common = common_dir(git_dir) if git_dir is not None else None
     if common is not None:
-        local = os.path.join(common, "config")
+        local = _child(common, "config")
         files.append(("local", local))
         entries = _parsed(local, None)
         if entries is not None:
             reader.parsed[local] = entries  # read below from here: one stat of it per call
         if _worktree_config(entries):
-            files.append(("worktree", os.path.join(git_dir, "config.worktree")))
+            files.append(("worktree", _child(git_dir, "config.worktree")))
     reader.top_files = [path for _scope, path in files]
     for scope, path in files:
         reader.scope = scope
@@ -186,7 +187,7 @@ def state(path: str, environ: Any = None) -> dict[str, Any]:
         "writes": config.scopes,
         "branch": branch,
     }
-    dormant = os.path.join(git_dir, "config.worktree")
+    dormant = _child(git_dir, "config.worktree")
     if dormant not in config.files and os.path.lexists(dormant):
         out["dormant"] = dormant  # git reads it once extensions.worktreeConfig is turned on
     return out

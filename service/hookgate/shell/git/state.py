@@ -202,9 +202,12 @@ class LineState:
             xdg = _home_key(xdg) if isinstance(xdg, str) and xdg else home + "/.config"
             if home != "~" or xdg != "~/.config":
                 ops.append(["drop", "global" if home != "~" else "xdg", ""])
+            # (in the hook's own home, a line that wrote and named no file adds nothing here:
+            # most lines, spared the paths)
             for path in (
-                join_path(None, xdg + "/git/config"),
-                join_path(None, home + "/.gitconfig"),
+                (join_path(None, xdg + "/git/config"), join_path(None, home + "/.gitconfig"))
+                if home != "~" or texts or self._named
+                else ()
             ):
                 if home == "~" or path in texts or path in self._named:
                     ops += self._line_file(path, texts, written)
