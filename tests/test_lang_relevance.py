@@ -731,3 +731,26 @@ def test_lengths_run_what_they_concern(long):
     # a count that may be an error is computed
     entered = functions_entered(analysed, "data.l.counted", {"items": 5})
     assert any(not n.startswith("relevance") for n in entered)
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        [{"kind": "run"}, {"kind": 1}, {"other": "x"}, "run", 3, None, ["kind"], {"kind": "edit"}],
+        {"a": {"kind": "write"}, "b": {"kind": ["x"]}},
+        [],
+        "not a collection",
+    ],
+)
+@pytest.mark.parametrize("keys", [("kind",), (0,), ("kind", "x"), ()])
+def test_member_strings_one_key_inline_reads_as_index_path(members, keys):
+    # member_strings reads a one-key fact inline; the strings must be those index_path finds.
+    from hookgate.lang.documents import member_strings
+    from hookgate.lang.runtime import index_path
+    from hookgate.lang.values import RegoSet
+
+    for v in (members, RegoSet(members) if type(members) is list else members):
+        t = type(v)
+        all_members = v.values() if t is dict else v if t in (list, RegoSet) else ()
+        expected = {x for e in all_members if type(x := index_path(e, keys)) is str}
+        assert member_strings(v, keys) == expected
