@@ -147,7 +147,8 @@ class Group:
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
         if self.need and not self._relevant(ctx):
-            return self.empty
+            ctx.cache[self] = empty = self.empty  # as the subclasses' value does
+            return empty
         v = ctx.cache.get(self, MISSING)
         if v is not MISSING:
             if v is IN_PROGRESS:
@@ -271,7 +272,10 @@ class SetGroup(Group):
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
             if self.facts is not None and (not r & need or not self.facts(ctx, r)):
-                return self.empty  # none of the facts it needs holds: nothing to compute
+                # None of the facts it needs holds: nothing to compute, and the next
+                # reference finds the empty value in the cache without a call.
+                ctx.cache[self] = empty = self.empty
+                return empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -306,7 +310,10 @@ class CompleteGroup(Group):
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
             if self.facts is not None and (not r & need or not self.facts(ctx, r)):
-                return self.empty  # none of the facts it needs holds: nothing to compute
+                # None of the facts it needs holds: nothing to compute, and the next
+                # reference finds the empty value in the cache without a call.
+                ctx.cache[self] = empty = self.empty
+                return empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
