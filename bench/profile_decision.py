@@ -40,8 +40,10 @@ def computed_groups(engine: Engine, doc: dict) -> list[str]:
             before = self in ctx.cache
             v = value(self, ctx)
             # (the mask's function puts the empty values of groups whose need fails into the
-            # cache: those were not computed)
-            prefilled = self.need and ctx.relevant > 0 and not ctx.relevant & self.need
+            # cache, and value those whose facts fail: those were not computed)
+            r = ctx.relevant
+            prefilled = self.need and r > 0 and not (r & self.need and self.facts is None)
+            prefilled = prefilled and not (r & self.need and self.facts(ctx, r))
             if not before and self in ctx.cache and not prefilled:
                 seen.setdefault(self.name)
             return v

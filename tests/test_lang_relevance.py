@@ -731,3 +731,77 @@ def test_lengths_run_what_they_concern(long):
     # a count that may be an error is computed
     entered = functions_entered(analysed, "data.l.counted", {"items": 5})
     assert any(not n.startswith("relevance") for n in entered)
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        [{"kind": "run"}, {"kind": 1}, {"other": "x"}, "run", 3, None, ["kind"], {"kind": "edit"}],
+        {"a": {"kind": "write"}, "b": {"kind": ["x"]}},
+        [],
+        "not a collection",
+    ],
+)
+@pytest.mark.parametrize("keys", [("kind",), (0,), ("kind", "x"), ()])
+def test_member_strings_one_key_inline_reads_as_index_path(members, keys):
+    # member_strings reads a one-key fact inline; the strings must be those index_path finds.
+    from hookgate.lang.documents import member_strings
+    from hookgate.lang.runtime import index_path
+    from hookgate.lang.values import RegoSet
+
+    for v in (members, RegoSet(members) if type(members) is list else members):
+        t = type(v)
+        all_members = v.values() if t is dict else v if t in (list, RegoSet) else ()
+        expected = {x for e in all_members if type(x := index_path(e, keys)) is str}
+        assert member_strings(v, keys) == expected
+
+
+def test_the_mask_reads_each_input_path_once():
+    """The mask's function reads ``input`` and each path of it that several atoms (or longer
+    paths) go through once, into a local: ``input.tool_input`` once for ``command``, ``skill``
+    and ``name``. The answers stay those without the analysis (the tests above)."""
+    import re
+    from pathlib import Path
+
+    from hookgate.lang.codegen import index_expr
+    from hookgate.lang.compile import Program
+    from hookgate.lang.relevance import _prefixes
+    from hookgate.sources import default_pack_path
+
+    read = index_expr("ctx.input", ("tool_input", "command"))
+    assert _prefixes(read) == [index_expr("ctx.input", ("tool_input",)), "ctx.input"]
+    assert _prefixes("index_path(ctx.input, ('a', 'b', 'c', 'd'))") == []
+    sources = {
+        str(p): p.read_text()
+        for p in Path(default_pack_path()).glob("*.rego")
+        if not p.name.endswith("_test.rego")
+    }
+    source = Program(parse_and_check(sources)).source
+    mask = re.search(r"^def relevance\d+_mask\(ctx\):\n(?:    .*\n)+", source, re.M).group(0)
+    assert mask.count("ctx.input") == 1
+    assert mask.count("'tool_input'") == 2  # the one read: its key, and index's
+
+
+def test_a_group_its_facts_rule_out_is_cached_empty(sets):
+    """A group whose atom holds but whose facts do not (``tagged``: commands, none of kind
+    "run") gets its empty value into the evaluation's cache, so the next reference reads it
+    there: its facts are tested once, and the answer is the one without the analysis."""
+    from hookgate.lang.runtime import IN_PROGRESS, Ctx
+
+    ps = load({"p.rego": POLICY})
+    plain = sets[1]  # compiled with coverage: no analysis
+    tagged = next(g for g in ps._tree.groups if g.name == "data.t.tagged")
+    doc = {"event": "pre", "effects": [{"kind": "write", "path": "/a"}]}
+    tested = []
+    facts = tagged.facts
+    tagged.facts = lambda ctx, r: tested.append(r) or facts(ctx, r)
+    try:
+        ctx = Ctx(doc, ps.data, None, None, 10**6, None)
+        assert tagged.value(ctx) == [] and len(tested) == 1
+        # what a reference in the generated code reads first
+        assert ctx.cache.get(tagged, IN_PROGRESS) is tagged.empty
+        assert ps.query("data.t.violations", input=doc) == plain.query(
+            "data.t.violations", input=doc
+        )
+    finally:
+        tagged.facts = facts

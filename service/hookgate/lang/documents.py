@@ -147,13 +147,20 @@ class Group:
         if self.kind == "function":
             return self.call(ctx, [])  # a function referred to without arguments (arity 0)
         if self.need and not self._relevant(ctx):
-            return self.empty
-        cache = ctx.cache
-        v = cache.get(self, MISSING)
+            ctx.cache[self] = empty = self.empty  # as the subclasses' value does
+            return empty
+        v = ctx.cache.get(self, MISSING)
         if v is not MISSING:
             if v is IN_PROGRESS:
                 raise EvalError(f"recursion: {self.name} depends on itself")
             return v
+        return self._compute(ctx)
+
+    def _compute(self, ctx: Ctx) -> Any:
+        """``value`` once the group is known to concern the call and to have no value in the
+        cache yet: from its memo, or computed (the subclasses' ``value`` come here for what
+        they do not inline, without testing the facts and the cache again)."""
+        cache = ctx.cache
         key = None
         if self.memo_env is not None and not (ctx.mocks or ctx.data_over or ctx.strict):
             key = self._memo_key(ctx)
@@ -265,7 +272,10 @@ class SetGroup(Group):
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
             if self.facts is not None and (not r & need or not self.facts(ctx, r)):
-                return self.empty  # none of the facts it needs holds: nothing to compute
+                # None of the facts it needs holds: nothing to compute, and the next
+                # reference finds the empty value in the cache without a call.
+                ctx.cache[self] = empty = self.empty
+                return empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -273,7 +283,7 @@ class SetGroup(Group):
                 raise EvalError(f"recursion: {self.name} depends on itself")
             return v
         if self.memo_env is not None:
-            return Group.value(self, ctx)
+            return self._compute(ctx)
         cache[self] = IN_PROGRESS
         acc: dict = {}
         try:
@@ -300,7 +310,10 @@ class CompleteGroup(Group):
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
             if self.facts is not None and (not r & need or not self.facts(ctx, r)):
-                return self.empty  # none of the facts it needs holds: nothing to compute
+                # None of the facts it needs holds: nothing to compute, and the next
+                # reference finds the empty value in the cache without a call.
+                ctx.cache[self] = empty = self.empty
+                return empty
         cache = ctx.cache
         v = cache.get(self, MISSING)
         if v is not MISSING:
@@ -309,7 +322,7 @@ class CompleteGroup(Group):
             return v
         one = self.one
         if one is None or ctx.mocks is not None:
-            return Group.value(self, ctx)
+            return self._compute(ctx)
         cache[self] = IN_PROGRESS
         try:
             v = one(ctx)
@@ -522,6 +535,13 @@ def member_strings(v: Any, keys: tuple) -> set:
     t = type(v)
     members = v.values() if t is dict else v if (t is list or t is RegoSet) else ()
     out = set()
+    if len(keys) == 1 and type(keys[0]) is str:  # the usual fact, a field of each member: inline
+        k = keys[0]
+        for e in members:
+            x = e.get(k) if type(e) is dict else index(e, k)
+            if type(x) is str:
+                out.add(x)
+        return out
     for e in members:
         x = index_path(e, keys)
         if type(x) is str:

@@ -751,11 +751,14 @@ class Relevance:
         A fact another test already found is read from the cache without calling
         ``member_fact`` (``found``: its cache keys, each a constant named in the module)."""
         eager = needs[0][0] if needs[0][1] is None else 0
-        tests = []
+        # The needs asking for strings of the same fact under the same mask are one test (at
+        # the first one's place: a later test met earlier can only make the group run).
+        merged: dict[tuple, set] = {}
         for mask, fact in needs:
-            if fact is None:
-                continue
-            group, keys, values = fact
+            if fact is not None:
+                merged.setdefault((mask, fact[0], fact[1]), set()).update(fact[2])
+        tests = []
+        for (mask, group, keys), values in merged.items():
             key = f"({names[group]}, {keys!r})"
             const = found.setdefault(key, f"{function}_K{len(found)}")
             # An empty set found is falsy: member_fact then reads it from the cache itself.
@@ -782,16 +785,42 @@ def _hoisted(lines: list[str], reads: set[str]) -> list[str]:
     """``lines`` with each read of the input they spell more than once done once, first,
     into a local (``_x0``…): the reads neither fail nor print, so reading one a test would
     have skipped changes nothing, and the usual call's kind and event are each read once
-    instead of three or four times. Longer reads first: none holds another, but a read is
-    replaced only whole."""
+    instead of three or four times. The reads a read goes through count too (``ctx.input``
+    itself, ``input.tool_input`` of ``input.tool_input.command``): shorter reads first, each
+    then replaced in the longer ones as in the lines."""
     text = "\n".join(lines)
-    hoisted = []
-    for read in sorted(reads, key=lambda r: (-len(r), r)):
+    pending = set(reads)
+    for read in reads:
+        pending.update(_prefixes(read))
+    hoisted: list[str] = []
+    while pending:
+        read = min(pending, key=lambda r: (len(r), r))
+        pending.discard(read)
         if text.count(read) > 1:
             name = f"_x{len(hoisted)}"
             hoisted.append(f"    {name} = {read}")
             text = text.replace(read, name)
+            pending = {r.replace(read, name) for r in pending}
     return hoisted + ([text] if text else [])
+
+
+def _prefixes(read: str) -> list[str]:
+    """The reads ``read`` goes through when ``codegen.index_expr`` spelled it as lookups one
+    key at a time, down to ``ctx.input`` (none for any other spelling)."""
+    out = []
+    while read.startswith("(_o.get(") and (at := read.find(", UNDEFINED) if type(_o := ")) > 0:
+        key = read[len("(_o.get(") : at]
+        inner = read[
+            at + len(", UNDEFINED) if type(_o := ") : -len(f") is dict else index(_o, {key}))")
+        ]
+        if (
+            read
+            != f"(_o.get({key}, UNDEFINED) if type(_o := {inner}) is dict else index(_o, {key}))"
+        ):
+            break
+        out.append(inner)
+        read = inner
+    return out
 
 
 def _looked_up(table: str, key: str, rest: tuple) -> str:
