@@ -275,6 +275,9 @@ def call_builtin(
     return value
 
 
+_GLOB_ANY: list = []  # [glob_match_any], once a policy has matched globs
+
+
 def glob_members(
     ctx: Ctx, members: Any, delims: Any, value: Any, file: str, line: int, col: int
 ) -> Any:
@@ -284,12 +287,15 @@ def glob_members(
     makes undefined and no mock, that is one question to a matcher of the whole list
     (``glob_match_any``); otherwise each member's call in order, lazily, so that a failure or a
     mock's answer comes where the loop would have met it."""
-    # Here, not at the top: the family (and functools) loads when a policy matches globs.
-    from hookgate.builtins.regex import glob_match_any
+    if not _GLOB_ANY:
+        # Here, not at the top: the family (and functools) loads when a policy matches globs;
+        # kept: an import statement on every file write costs about half the match itself.
+        from hookgate.builtins.regex import glob_match_any
 
+        _GLOB_ANY.append(glob_match_any)
     if not ctx.strict and ctx.mocks is None:
         try:
-            return (True,) if glob_match_any(members, delims, value) else ()
+            return (True,) if _GLOB_ANY[0](members, delims, value) else ()
         except Exception:  # a lone surrogate (ValueError), or a pattern the translator fails on
             pass  # in a way not its own: the loop below fails as each call would
     return _glob_each(ctx, members, delims, value, file, line, col)
