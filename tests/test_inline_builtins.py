@@ -9,7 +9,9 @@ import pytest
 
 from hookgate.builtins import full_registry
 from hookgate.lang import UNDEFINED, EvalError, LimitError, load
+from hookgate.lang.compile import Program
 from hookgate.lang.documents import GENERATED_CODE_NAMESPACE
+from hookgate.lang.policyset import parse_and_check
 from hookgate.lang.runtime import MAX_OUTPUT
 from hookgate.lang.terms import _INLINE
 from hookgate.lang.values import RegoSet
@@ -149,6 +151,49 @@ def test_concat_of_a_list_joins_what_the_builtin_joins():
     assert ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}) is UNDEFINED
     with pytest.raises(EvalError, match="concat: operand 2 must be"):
         ps.query("data.p.glued", input={"a": "a", "b": 1, "d": ""}, strict_builtin_errors=True)
+
+
+def test_concat_of_an_array_written_out_adds_what_the_builtin_joins():
+    """``concat`` of a literal delimiter and an array written out is compiled as its strings
+    added (``TermCompiler._concat_items``): every pair of operands gives the builtin's answer,
+    a non-string its error, the output limit its limit, a mock its own answer."""
+    from hookgate.builtins import BuiltinError
+
+    source = """
+package c
+
+import rego.v1
+
+plain := concat("", [input.a, "/", input.b])
+
+dashed := concat("-", [input.a, input.b])
+
+mocked := x if {
+	x := concat("", [input.a, "x"]) with concat as fake
+}
+
+fake(_, _) := "mocked"
+"""
+    ps = load({"c.rego": source})
+    program = Program(parse_and_check({"c.rego": source}))
+    assert "set(map(type" not in program.source  # the arrays written out are not built
+    concat = full_registry()["concat"].func
+    for a, b in itertools.product(OPERANDS, repeat=2):
+        got = ps.query("data.c", input={"a": a, "b": b})
+        for name, delim, items in [("plain", "", [a, "/", b]), ("dashed", "-", [a, b])]:
+            try:
+                want = concat(delim, items)
+            except BuiltinError:
+                want = UNDEFINED
+            assert got.get(name, UNDEFINED) == want, (name, a, b)
+        assert got["mocked"] == "mocked"
+    with pytest.raises(EvalError, match="concat: operand 2 must be"):
+        ps.query("data.c.dashed", input={"a": "a", "b": 1}, strict_builtin_errors=True)
+    assert ps.query("data.c.plain", input={"b": "x"}) is UNDEFINED  # an item undefined
+    half = "x" * (MAX_OUTPUT // 2)
+    assert len(ps.query("data.c.dashed", input={"a": half, "b": half[:-2]})) == MAX_OUTPUT - 1
+    with pytest.raises(LimitError, match="concat: result over"):
+        ps.query("data.c.dashed", input={"a": half, "b": half})
 
 
 COMPARISONS = ["==", "!=", "<", "<=", ">", ">="]

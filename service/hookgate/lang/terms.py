@@ -388,6 +388,8 @@ class TermCompiler(RuleAnalysis):
         if arity >= 0 and len(t.args) != arity:
             word = "argument" if arity == 1 else "arguments"
             raise CompileError(f"`{t.name}` expects {arity} {word}, got {len(t.args)}", t.loc)
+        if kind != "function" and target.name == "concat" and _literal_join(t.args):
+            return self._concat_items(t, scope, fn, bound)
         args = [self.term(a, scope, fn, bound) for a in t.args]
         if kind == "function":
             self.program.deps[self.group].add(target)
@@ -421,6 +423,36 @@ class TermCompiler(RuleAnalysis):
             return f"({fast.format(*operands, t=temp)} if {test} else {call})"
 
         return _all_defined(fn, t.args, args, build)
+
+    def _concat_items(self, t: ast.Call, scope: Scope, fn: GeneratedFunction, bound: set) -> str:
+        """``concat`` of a literal delimiter and an array written out (``concat("", [dir,
+        "/"])``, the pack's way of building paths): the strings added, without the array, its
+        types' set and its lengths' sum that ``_INLINE``'s concat computes for any list. Any
+        other item (or a mock) takes the call with the array, as ``_call`` makes it."""
+        delim, items = t.args[0].value, t.args[1].items
+        values = [self.term(x, scope, fn, bound) for x in items]
+        where = f"{self.file}, {t.loc.line}, {t.loc.col}"
+
+        def build(vs: list[str]) -> str:
+            call = f"call_builtin('concat', BF['concat'], [{delim!r}, [{', '.join(vs)}]], {fn.ctx}, {where})"
+            test = [f"{fn.ctx}.mocks is None"]
+            # (the bound of _INLINE's concat: the delimiter counted once per item)
+            size = [str(len(delim) * len(vs))]
+            for item, v in zip(items, vs, strict=True):
+                if isinstance(item, ast.Scalar) and type(item.value) is str:
+                    size[0] = str(int(size[0]) + len(item.value))
+                else:
+                    test.append(f"type({v}) is str")
+                    size.append(f"len({v})")
+            joined = (
+                f" + {delim!r} + ".join(f"({v})" for v in vs)
+                if delim
+                else " + ".join(f"({v})" for v in vs)
+            )
+            test.append(f"{' + '.join(size)} <= MAX_OUTPUT")
+            return f"({joined} if {' and '.join(test)} else {call})"
+
+        return _all_defined(fn, items, values, build)
 
     def _print(self, t: ast.Call, scope: Scope, bound: set, fn: GeneratedFunction) -> str:
         self._reads("print")
@@ -477,6 +509,17 @@ def _groups_under(node: Node) -> list[Group]:
             out.append(n.group)
         stack.extend(n.children.values())
     return out
+
+
+def _literal_join(args: tuple) -> bool:
+    """``concat``'s operands are a literal string and an array of a few items written out."""
+    delim, items = args if len(args) == 2 else (None, None)
+    return (
+        isinstance(delim, ast.Scalar)
+        and type(delim.value) is str
+        and isinstance(items, ast.ArrayTerm)
+        and 1 <= len(items.items) <= 8
+    )
 
 
 def _all_defined(fn: GeneratedFunction, terms: tuple, values: list[str], build: Any) -> str:
