@@ -226,6 +226,28 @@ def test_comparisons_inline_answer_as_the_operators():
                     assert type(got.get(name, UNDEFINED)) is type(want), (op, x, y)
 
 
+def test_equality_with_a_literal_answers_as_the_operators():
+    """``x == literal`` and ``x != literal`` (either side) of a string, null, boolean or int
+    literal are compiled without ``equal`` (``terms._equal_literal``): for every value the
+    answer is the operator's (``1 == 1.0``, ``true != 1``, ``null`` only itself)."""
+    from hookgate.lang.operators import BINOPS
+
+    literals = {'"b"': "b", "null": None, "true": True, "false": False, "0": 0, "2": 2, "1.5": 1.5}
+    rules = []
+    for i, text in enumerate(literals):
+        for j, op in enumerate(("==", "!=")):
+            rules.append(f"l{i}_{j} := input.a {op} {text}")
+            rules.append(f"r{i}_{j} := {text} {op} input.a")
+    ps = load({"e.rego": "package e\n\nimport rego.v1\n\n" + "\n\n".join(rules) + "\n"})
+    for a in [*COMPARED, 0.0, 2.0, 0, 1, -0.0]:
+        got = ps.query("data.e", input={"a": a})
+        for i, value in enumerate(literals.values()):
+            for j, op in enumerate(("==", "!=")):
+                for name, x, y in [(f"l{i}_{j}", a, value), (f"r{i}_{j}", value, a)]:
+                    want = BINOPS[op](x, y)
+                    assert got[name] is want, (op, x, y)
+
+
 def test_membership_inline_answers_as_membership():
     """``x in c`` of a string in a list or set is answered inline (``TermCompiler._term``);
     every pair of values gives what ``runtime.membership`` gives."""

@@ -359,18 +359,16 @@ class TermCompiler(RuleAnalysis):
 
         def value(vs: list[str]) -> str:
             a, b = vs
+            if t.op in ("==", "!="):
+                # Against a literal, what equal(x, literal) comes to, without the call (op_ne:
+                # not equal(a, b), which raises nothing).
+                if isinstance(t.right, ast.Scalar):
+                    return _equal_literal(a, t.right.value, b, t.op == "!=")
+                if isinstance(t.left, ast.Scalar):
+                    return _equal_literal(b, t.left.value, a, t.op == "!=")
             if t.op == "==":
-                # A string equals only a string: against a string literal, no call at all.
-                if isinstance(t.right, ast.Scalar) and type(t.right.value) is str:
-                    return f"(type({a}) is str and {a} == {b})"
-                if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
-                    return f"(type({b}) is str and {b} == {a})"
                 return f"({a} == {b} if type({a}) is str and type({b}) is str else equal({a}, {b}))"
-            if t.op == "!=":  # op_ne: not equal(a, b), which raises nothing
-                if isinstance(t.right, ast.Scalar) and type(t.right.value) is str:
-                    return f"(type({a}) is not str or {a} != {b})"
-                if isinstance(t.left, ast.Scalar) and type(t.left.value) is str:
-                    return f"(type({b}) is not str or {b} != {a})"
+            if t.op == "!=":
                 return f"({a} != {b} if type({a}) is str and type({b}) is str else not equal({a}, {b}))"
             call = f"binop({op.__name__}, {a}, {b}, {fn.ctx}, {where})"
             if t.op in _ORDERS:  # two strings or two ints compare as Python compares them
@@ -509,6 +507,21 @@ def _groups_under(node: Node) -> list[Group]:
             out.append(n.group)
         stack.extend(n.children.values())
     return out
+
+
+def _equal_literal(x: str, literal: Any, source: str, negated: bool) -> str:
+    """``equal(x, literal)`` (``not`` it when ``negated``) for the literal written ``source``:
+    a string equals only a string, null and the booleans only themselves, an int an int by
+    value (a float or a decimal equal to it takes the call)."""
+    if type(literal) is str:
+        same = f"type({x}) is str and {x} == {source}"
+    elif literal is None or type(literal) is bool:
+        same = f"{x} is {source}"
+    elif type(literal) is int:
+        same = f"{x} == {source} if type({x}) is int else equal({x}, {source})"
+    else:
+        same = f"equal({x}, {source})"
+    return f"(not ({same}))" if negated else f"({same})"
 
 
 def _literal_join(args: tuple) -> bool:
