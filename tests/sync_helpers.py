@@ -252,7 +252,9 @@ def run_hookgate(home: Path, *argv: str, stdin: str = "", **env: str):
         capture_output=True,
         text=True,
         env=hookgate_env(home, **env),
-        timeout=60,
+        # a bound for a hang, not a speed test: a publish (impact, compile, sign) on a loaded
+        # 2-core machine has taken over 60 s (tests/test_progress.py in CI, session 20)
+        timeout=180,
     )
 
 
