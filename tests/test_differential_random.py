@@ -72,3 +72,17 @@ def test_random_programs_agree_with_the_oracles() -> None:
     print(dict(counts))
     assert not problems, "\n\n".join(problems[:3])
     assert counts["agree"] >= PROGRAMS * 0.9
+
+
+def test_regocpp_still_spins_where_it_is_not_asked() -> None:
+    """The premise of ``REGOCPP_SPINS``: rego-cpp gives no answer to a strings.replace_n with
+    an empty key (so the differential runs count it as rego-cpp's failure without waiting for
+    it), and answers the same call without the empty key. A rego-cpp that answers the first
+    fails this test: then the shortcut must go."""
+    spins = 'package g\n\nr := strings.replace_n({"ab": "X", "": "-"}, "bab")\n'
+    plain = 'package g\n\nr := strings.replace_n({"ab": "X", "b": "-"}, "bab")\n'
+    assert differential_engines.REGOCPP_SPINS.search(spins)
+    assert not differential_engines.REGOCPP_SPINS.search(plain)
+    assert differential_engines.regocpp_answer(spins, {}) == differential_engines.SPIN_ANSWER
+    assert differential_engines.regocpp_run(spins, {}) == "error: rego-cpp timed out"
+    assert differential_engines.regocpp_run(plain, {}) == '{"r": "-X"}'

@@ -70,11 +70,40 @@ def decide(e: Any, doc: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
     """Every pack's decision rules for input ``doc``: {"deny": [(pack, r), …], …}."""
     e.set_input(doc)
     out: dict[str, list[tuple[str, Any]]] = {rule: [] for rule in RULES}
-    for pack in PACKS:
-        for rule in RULES:
-            for r in query(e, f"data.hookgate.{pack}.{rule}") or []:
-                out[rule].append((pack, r))
+    refs = [(pack, rule) for pack in PACKS for rule in RULES]
+    # The partial sets in one query: the helper rules they share are evaluated once (a query
+    # per rule evaluated them again each time: most of this file's time). A partial set is
+    # always defined, so the array is; any other ref is asked alone.
+    sets = [ref for ref in refs if ref in SET_RULES]
+    values = dict(zip(sets, query(e, "[" + ", ".join(map(_ref, sets)) + "]"), strict=True))
+    for pack, rule in refs:
+        value = values[pack, rule] if (pack, rule) in values else query(e, _ref((pack, rule)))
+        for r in value or []:
+            out[rule].append((pack, r))
     return out
+
+
+def _ref(pack_rule: tuple[str, str]) -> str:
+    return "data.hookgate.{}.{}".format(*pack_rule)
+
+
+def _set_rules() -> frozenset[tuple[str, str]]:
+    """(pack, rule) of the decision rules the pack defines as partial sets."""
+    from hookgate.lang.parser import parse_module
+
+    found = set()
+    for path in POLICIES.glob("*.rego"):
+        module = parse_module(path.read_text(), str(path))
+        if module.package[:1] == ("hookgate",) and len(module.package) == 2:
+            found.update(
+                (module.package[1], r.ref[0])
+                for r in module.rules
+                if r.kind == "set" and len(r.ref) == 1 and r.ref[0] in RULES
+            )
+    return frozenset(found)
+
+
+SET_RULES = _set_rules()
 
 
 def shell_input(command: str, cwd: str | None = "/home/u/proj", **extra: Any) -> dict[str, Any]:
@@ -349,12 +378,12 @@ def our_decisions(ours: Any, doc: dict[str, Any]) -> dict[str, list[str]]:
     from hookgate.lang import UNDEFINED
     from hookgate.lang.values import to_json
 
+    names = [f"{pack_name}.{rule}" for pack_name in PACKS for rule in RULES]
+    found = ours.query_many([f"data.hookgate.{name}" for name in names], input=doc)
     out = {}
-    for pack_name in PACKS:
-        for rule in RULES:
-            value = ours.query(f"data.hookgate.{pack_name}.{rule}", input=doc)
-            values = [] if value is UNDEFINED else to_json(value)
-            out[f"{pack_name}.{rule}"] = sorted(json.dumps(r, sort_keys=True) for r in values)
+    for name, value in zip(names, found, strict=True):
+        values = [] if value is UNDEFINED else to_json(value)
+        out[name] = sorted(json.dumps(r, sort_keys=True) for r in values)
     return out
 
 
