@@ -25,20 +25,28 @@ REGISTRY = full_registry()
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DATA = json.loads((POLICIES / "data.json").read_text())
 DOMAIN_FAMILIES = ("shell", "git", "xpia", "host", "hookgate", "powershell")
-# Every guard of the pack: each .rego file but the helpers, the tests and the rule files that
-# add to another guard's package (lib_effects.rego, <guard>_effects.rego, git_plumbing.rego).
-PACKS = tuple(
-    sorted(
-        p.stem
-        for p in POLICIES.glob("*.rego")
-        if p.stem != "lib"
-        and "_test" not in p.stem
-        and not p.stem.endswith("_effects")
-        and not p.stem.startswith("lib_")
-        and f"\npackage hookgate.{p.stem}\n" in p.read_text()
-    )
-)
 RULES = ("deny", "ask", "rewrite", "context")
+
+
+def _decision_rules() -> dict[tuple[str, str], str]:
+    """(pack, rule) of every decision rule the pack defines, with its kind: a guard is each
+    package hookgate.<name> outside the tests that has one (the helpers have none)."""
+    from hookgate.lang.parser import parse_module
+
+    found = {}
+    for path in sorted(POLICIES.glob("*.rego")):
+        module = parse_module(path.read_text(), str(path))
+        if len(module.package) == 2 and module.package[0] == "hookgate":
+            for r in module.rules:
+                if len(r.ref) == 1 and r.ref[0] in RULES and not path.stem.endswith("_test"):
+                    found[module.package[1], r.ref[0]] = r.kind
+    return found
+
+
+DECISION_RULES = _decision_rules()
+# Every guard of the pack, and the decision rules it defines as partial sets.
+PACKS = tuple(sorted({pack for pack, _ in DECISION_RULES}))
+SET_RULES = frozenset(ref for ref, kind in DECISION_RULES.items() if kind == "set")
 FORCE_REASON = (
     "Stripped --force/-f/--force-with-lease flags because force-pushing can overwrite remote "
     "history and lose commits; a normal push is safer."
@@ -85,25 +93,6 @@ def decide(e: Any, doc: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
 
 def _ref(pack_rule: tuple[str, str]) -> str:
     return "data.hookgate.{}.{}".format(*pack_rule)
-
-
-def _set_rules() -> frozenset[tuple[str, str]]:
-    """(pack, rule) of the decision rules the pack defines as partial sets."""
-    from hookgate.lang.parser import parse_module
-
-    found = set()
-    for path in POLICIES.glob("*.rego"):
-        module = parse_module(path.read_text(), str(path))
-        if module.package[:1] == ("hookgate",) and len(module.package) == 2:
-            found.update(
-                (module.package[1], r.ref[0])
-                for r in module.rules
-                if r.kind == "set" and len(r.ref) == 1 and r.ref[0] in RULES
-            )
-    return frozenset(found)
-
-
-SET_RULES = _set_rules()
 
 
 def shell_input(command: str, cwd: str | None = "/home/u/proj", **extra: Any) -> dict[str, Any]:
