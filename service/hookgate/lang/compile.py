@@ -62,9 +62,9 @@ class Program:
         # Each group's definitions as ``relevance`` reads them (None: one it cannot read).
         self.branches: dict[Group, list[list[tuple]] | None] = {}
         self.default_values: dict[Group, tuple | None] = {}
-        # The dispatches of groups of many definitions, by name: their definitions, each one's
-        # guard and first literals as ``relevance`` tests (``_dispatch``).
-        self.dispatched: dict[str, tuple[list[str], list, list]] = {}
+        # The groups of many definitions, each with its definitions, their guards and their
+        # first literals as ``relevance`` tests: for ``_dispatch``.
+        self.dispatched: dict[Group, tuple[list[str], list, list]] = {}
 
         self.roots: set[tuple] = set()
         # Rules under a partial object's root, each group with the root it adds to.
@@ -258,11 +258,9 @@ class Program:
                 self.out.nested.add(group)
                 branches = None  # a rule inside a partial object: always computed
         self.branches[group] = branches if group.kind != "function" else None
-        if len(defs) > 1 and not self.coverage and any(firsts + guards):
-            # Written once the input facts are known (``_relevance``), under a name given now.
-            name = self.out.name("d")
-            self.dispatched[name] = (defs, guards, firsts)
-            defs = [name]
+        if len(defs) > 1 and not self.coverage:
+            # Written once the input facts are known (``_relevance``).
+            self.dispatched[group] = (defs, guards, firsts)
         self.out.definitions[group] = (defs, default_def)
 
     def _dispatch(
@@ -333,20 +331,23 @@ class Program:
         self.relevance = self.out.name("relevance")
         # Before the mask's source: a definition's test may name an atom no group's need has.
         needs = {
-            name: [
+            group: [
                 None
                 if first is None
                 else relevance.definition_test(self.relevance, first, names, guard is not None)
                 for guard, first in zip(guards, firsts, strict=True)
             ]
-            for name, (_, guards, firsts) in self.dispatched.items()
+            for group, (_, guards, firsts) in self.dispatched.items()
         }
         function, attach = relevance.source(self.relevance, names)
         if attach or any(any(n) for n in needs.values()):
             self.out.functions.append(function)
             self.out.attached += attach
-        for name, (defs, guards, _) in self.dispatched.items():
-            self.out.functions.append(self._dispatch(name, defs, guards, needs[name]))
+        for group, (defs, guards, _) in self.dispatched.items():
+            if any(guards) or any(needs[group]):  # else each definition runs: no dispatch
+                name = self.out.name("d")
+                self.out.functions.append(self._dispatch(name, defs, guards, needs[group]))
+                self.out.definitions[group] = ([name], self.out.definitions[group][1])
 
     def _constant(self, group: Group) -> bool:
         """Whether ``group``'s value is fixed by the base data alone: complete rules without
