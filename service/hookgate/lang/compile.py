@@ -264,7 +264,12 @@ class Program:
         self.out.definitions[group] = (defs, default_def)
 
     def _dispatch(
-        self, name: str, defs: list[str], guards: list[str | None], needs: list[str | None]
+        self,
+        name: str,
+        defs: list[str],
+        guards: list[str | None],
+        needs: list[str | None],
+        masked: bool,
     ) -> str:
         """The function ``name`` running a partial set's or object's definitions in order, each
         only when it may add something: its input facts may hold (``needs``: a test of the mask
@@ -283,7 +288,7 @@ class Program:
             "            d(ctx, acc)",
             "        return",
         ]
-        if any(needs):
+        if masked:  # (its tests read the mask)
             lines += [
                 f"    r = ctx.relevant or {self.relevance}(ctx)",
                 "    if r < 0:",
@@ -330,23 +335,31 @@ class Program:
         names = {g: self.out.group(g) for g in self.tree.groups if g not in self.out.detached}
         self.relevance = self.out.name("relevance")
         # Before the mask's source: a definition's test may name an atom no group's need has.
-        needs = {
-            group: [
-                None
-                if first is None
-                else relevance.definition_test(self.relevance, first, names, guard is not None)
-                for guard, first in zip(guards, firsts, strict=True)
-            ]
-            for group, (_, guards, firsts) in self.dispatched.items()
-        }
+        needs: dict[Group, list[str | None]] = {}
+        masked: set[Group] = set()  # the dispatches whose tests read the mask
+        for group, (_, guards, firsts) in self.dispatched.items():
+            needs[group] = []
+            for i, first in enumerate(firsts):
+                guard = guards[i]
+                test, atoms = (
+                    (None, 0)
+                    if first is None
+                    else relevance.definition_test(self.relevance, first, names, guard is not None)
+                )
+                if atoms:  # the guard's own atoms first: a bit is cheaper than its read
+                    guards[i] = f"r & {atoms} and {guard}"
+                if test is not None or atoms:
+                    masked.add(group)
+                needs[group].append(test)
         function, attach = relevance.source(self.relevance, names)
-        if attach or any(any(n) for n in needs.values()):
+        if attach or masked:
             self.out.functions.append(function)
             self.out.attached += attach
         for group, (defs, guards, _) in self.dispatched.items():
             if any(guards) or any(needs[group]):  # else each definition runs: no dispatch
                 name = self.out.name("d")
-                self.out.functions.append(self._dispatch(name, defs, guards, needs[group]))
+                code = self._dispatch(name, defs, guards, needs[group], group in masked)
+                self.out.functions.append(code)
                 self.out.definitions[group] = ([name], self.out.definitions[group][1])
 
     def _constant(self, group: Group) -> bool:

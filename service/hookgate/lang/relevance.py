@@ -745,25 +745,34 @@ class Relevance:
 
     def definition_test(
         self, function: str, tests: list, names: dict[Group, str], guarded: bool
-    ) -> str | None:
+    ) -> tuple[str | None, int]:
         """A Python test of ``ctx`` and the mask ``r`` (not -1) that holds whenever the
         definition of a partial set or object whose first literals ``tests`` describes may add
         something, raise an error or print: an atom of its needs holds and, for a need with a
         fact, the fact too (read where the definition would read its rule first). None when
-        its needs cannot be told or always hold, or, when it is ``guarded`` (the compiler
-        tests its first literal on the value it reads: ``RuleCompiler._guard``), when they
-        are those of that literal alone, which the guard tells as well. The argument of
-        ``Relevance``'s exactness, one definition at a time: a group's needs are its
-        definitions' needs together."""
+        its needs cannot be told or always hold. The argument of ``Relevance``'s exactness,
+        one definition at a time: a group's needs are its definitions' needs together.
+
+        With, for a definition ``guarded`` by its first literal (the compiler tests it on the
+        value it reads: ``RuleCompiler._guard``), the atoms of that literal's needs (0: none):
+        when none of them holds, neither can the guard, and a test of the mask is cheaper
+        than the guard's read. The test is None when it would say no more than the guard:
+        its needs are that literal's alone (not narrowed to its members' strings)."""
         needs = self.tests(tests)
         if not needs:
-            return None
-        if guarded and tests[0][0] != "members_where" and needs == self.tests(tests[:1]):
-            return None
+            return None, 0
         needs = _merged(needs)
         if needs[0][1] is None and needs[0][0] & 1:
-            return None  # an atom always holding
-        return f"({' or '.join(self._need_test(function, need, names) for need in needs)})"
+            return None, 0  # an atom always holding
+        first = _merged(self.tests(tests[:1]) or ((1, None),)) if guarded else ((1, None),)
+        atoms = 0
+        for mask, _ in first:
+            atoms |= mask
+        if atoms & 1:
+            atoms = 0
+        if atoms and tests[0][0] != "members_where" and needs == first:
+            return None, atoms
+        return f"({' or '.join(self._need_test(function, need, names) for need in needs)})", atoms
 
     def _facts(self, function: str, group_name: str, needs: tuple, names: dict[Group, str]) -> str:
         """The generated test (``{function}_{group_name}``) of a group's needs with facts, in
