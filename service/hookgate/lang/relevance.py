@@ -772,7 +772,14 @@ class Relevance:
             atoms = 0
         if atoms and tests[0][0] != "members_where" and needs == first:
             return None, atoms
-        return f"({' or '.join(self._need_test(function, need, names) for need in needs)})", atoms
+        parts = []
+        for mask, fact in needs:
+            # Tested after the guard, whose atoms then hold: one of them in ``mask`` is known.
+            known = atoms and not atoms & ~mask
+            if known and fact is None:
+                return None, atoms
+            parts.append(self._need_test(function, (0 if known else mask, fact), names))
+        return f"({' or '.join(parts)})", atoms
 
     def _facts(self, function: str, group_name: str, needs: tuple, names: dict[Group, str]) -> str:
         """The generated test (``{function}_{group_name}``) of a group's needs with facts, in
@@ -795,9 +802,10 @@ class Relevance:
         )
 
     def _need_test(self, function: str, need: tuple, names: dict[Group, str]) -> str:
-        """The test of one need ``(mask, fact)`` in the mask ``r``. A fact another test already
-        found is read from the cache without calling ``member_fact`` (``found``: its cache
-        keys, each a constant named in the module)."""
+        """The test of one need ``(mask, fact)`` in the mask ``r`` (a fact alone for the mask
+        0: one of its atoms is known to hold). A fact another test already found is read from
+        the cache without calling ``member_fact`` (``found``: its cache keys, each a constant
+        named in the module)."""
         mask, fact = need
         if fact is None:
             return f"r & {mask}"
@@ -812,7 +820,7 @@ class Relevance:
             if len(values) == 1
             else f"not {read}.isdisjoint({tuple(values)!r})"
         )
-        return f"(r & {mask} and {test})"
+        return f"(r & {mask} and {test})" if mask else f"({test})"
 
 
 # The test an ``object.get`` of the input needs (a read of the input alone, as ``reads``).
