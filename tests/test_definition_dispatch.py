@@ -215,3 +215,50 @@ def test_definitions_whose_facts_fail_are_not_entered(sets):
         "line": "ls",
     }
     assert len(_entered(dispatched, busy)) == 6
+
+
+MEMO_POLICY = """package m
+
+import rego.v1
+
+names := ["a", "b"]
+
+kinds := {"x": 1}
+
+fixed contains n if {
+	some n in names
+}
+
+fixed contains k if {
+	some k, _ in kinds
+}
+
+fixed contains "never" if {
+	some n in names
+	n == "c"
+}
+
+v contains n if {
+	some n in fixed
+	input.want == n
+}
+"""
+
+
+def test_a_memoized_group_is_dispatched_without_the_mask():
+    """A group reading neither the call nor the machine has one value for every call
+    (``Group.memo_env``): its dispatch must test no fact of this call. None can arise (the
+    atoms are facts of the input, which such a group does not read, even through a rule)."""
+    from hookgate.lang.compile import Program
+    from hookgate.lang.policyset import parse_and_check
+
+    program = Program(parse_and_check({"m.rego": MEMO_POLICY}))
+    fixed = next(g for g in program.tree.groups if g.name == "data.m.fixed")
+    assert fixed in program.out.memoized
+    (dispatch,) = program.out.definitions[fixed][0]
+    body = program.source.split(f"def {dispatch}(ctx, acc):\n")[1].split("\ndef ")[0]
+    assert "ctx.data_over" in body and " r " not in body, body
+    ps, oracle = load({"m.rego": MEMO_POLICY}), load({"m.rego": MEMO_POLICY}, coverage=True)
+    for doc in ({"want": "a"}, {"want": "x"}, {"want": "c"}, {}):
+        assert ps.query("data.m.v", input=doc) == oracle.query("data.m.v", input=doc)
+        assert ps.query("data.m.fixed", input=doc) == oracle.query("data.m.fixed", input=doc)
