@@ -296,22 +296,23 @@ class Program:
             ]
         else:
             lines += ["    if ctx.data_over:", *everything]
-        # A guard, or a guard (or None) with a need: the local holding its test once made.
+        # A guard alone, (guard, None), or with a need: the local holding its test once made.
         tests: dict[tuple, str] = {}
         for d, guard, need in zip(defs, guards, needs, strict=True):
-            test = tests.get((guard, need))
-            if test is None and guard is need is None:
+            if guard is None and need is None:
                 lines.append(f"    {d}(ctx, acc)")
                 continue
+            test = tests.get((guard, need))
             if test is None:
-                parts = [] if guard is None else [tests.get((guard, None), "")]
-                if parts == [""]:
+                guard_test = tests.get((guard, None))
+                if guard is not None and guard_test is None:
                     tests[guard, None] = f"_{len(tests) + 1}"
-                    parts = [f"({tests[guard, None]} := {guard})"]
-                test = parts[0] if need is None else ""
+                    guard_test = f"({tests[guard, None]} := {guard})"
+                test = guard_test
                 if need is not None:
                     tests[guard, need] = f"_{len(tests) + 1}"
-                    test = f"({tests[guard, need]} := {' and '.join([*parts, need])})"
+                    both = need if guard_test is None else f"{guard_test} and {need}"
+                    test = f"({tests[guard, need]} := {both})"
             lines.append(f"    if {test}: {d}(ctx, acc)")
         return "\n".join(lines)
 

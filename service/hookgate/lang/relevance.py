@@ -764,14 +764,15 @@ class Relevance:
         needs = _merged(needs)
         if needs[0][1] is None and needs[0][0] & 1:
             return None, 0  # an atom always holding
-        first = _merged(self.tests(tests[:1]) or ((1, None),)) if guarded else ((1, None),)
         atoms = 0
-        for mask, _ in first:
-            atoms |= mask
-        if atoms & 1:
-            atoms = 0
-        if atoms and tests[0][0] != "members_where" and needs == first:
-            return None, atoms
+        if guarded:
+            first = _merged(self.tests(tests[:1]) or ((1, None),))
+            for mask, _ in first:
+                atoms |= mask
+            if atoms & 1:
+                atoms = 0
+            elif tests[0][0] != "members_where" and needs == first:
+                return None, atoms
         parts = []
         for mask, fact in needs:
             # Tested after the guard, whose atoms then hold: one of them in ``mask`` is known.
