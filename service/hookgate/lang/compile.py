@@ -62,6 +62,9 @@ class Program:
         # Each group's definitions as ``relevance`` reads them (None: one it cannot read).
         self.branches: dict[Group, list[list[tuple]] | None] = {}
         self.default_values: dict[Group, tuple | None] = {}
+        # The groups of many definitions, each with its definitions, their guards and their
+        # first literals as ``relevance`` tests: for ``_dispatch``.
+        self.dispatched: dict[Group, tuple[list[str], list, list]] = {}
 
         self.roots: set[tuple] = set()
         # Rules under a partial object's root, each group with the root it adds to.
@@ -222,6 +225,9 @@ class Program:
     def _compile_group(self, group: Group) -> None:
         defs = []
         guards: list[str | None] = []
+        # Each definition's first literals as ``relevance`` tests (None: a rule inside a
+        # partial object), for the dispatch's test of the input facts.
+        firsts: list[list | None] = []
         default_def = None
         branches: list[list[tuple]] | None = []
         for rule, env in self.rules[group]:
@@ -239,6 +245,7 @@ class Program:
             else:
                 defs.append(compiled)
                 guards.append(compiler.guard)
+                firsts.append(compiler.branches[0][1] if rule.kind in ("set", "object") else None)
                 if branches is not None:
                     branches.append(compiler.branches)
             if rule.path_keys:
@@ -247,40 +254,67 @@ class Program:
             if root is group:
                 defs.append(self._inner_def(sub, root))
                 guards.append(None)
+                firsts.append(None)
                 self.out.nested.add(group)
                 branches = None  # a rule inside a partial object: always computed
         self.branches[group] = branches if group.kind != "function" else None
-        if len(defs) > 1 and any(guards) and not self.coverage:
-            defs = [self._dispatch(defs, guards)]
+        if len(defs) > 1 and not self.coverage:
+            # Written once the input facts are known (``_relevance``).
+            self.dispatched[group] = (defs, guards, firsts)
         self.out.definitions[group] = (defs, default_def)
 
-    def _dispatch(self, defs: list[str], guards: list[str | None]) -> str:
-        """One definition running a partial set's or object's definitions in order, each only
-        when its guard holds: a definition whose first literal cannot hold for this call (``some
-        c in commands`` when there are none, ``input.tool_kind == "shell"`` for a Read) costs a
-        test, not a call (a pack has many definitions of ``violations``; most calls concern
-        few). Each test is made once, where the first definition it guards would have made it.
-        With ``with data…`` overrides every definition runs (a guard reads the rule's own
-        value); with coverage there is no dispatch (each definition records what it entered)."""
-        name = self.out.name("d")
-        lines = [
-            f"def {name}(ctx, acc):",
-            "    if ctx.data_over:",
+    def _dispatch(
+        self,
+        name: str,
+        defs: list[str],
+        guards: list[str | None],
+        needs: list[str | None],
+        masked: bool,
+    ) -> str:
+        """The function ``name`` running a partial set's or object's definitions in order, each
+        only when it may add something: its input facts may hold (``needs``: a test of the mask
+        ``r``, and of the facts about a rule's members its first literal reads, from
+        ``Relevance.definition_test``) and its guard holds (``some c in commands`` when there
+        are commands, ``input.tool_kind == "shell"`` for a shell call). A pack has many
+        definitions of ``violations`` and most calls concern few: a definition that cannot
+        concern this one costs a test, not a call. Each guard is tested once, where the first
+        definition it guards would have read it (so before that definition's facts, which only
+        run fewer definitions). With ``with`` replacing data or a function (the mask is -1)
+        every definition runs (a guard reads the rule's own value, a fact a rule's); with
+        coverage there is no dispatch (each definition records what it entered)."""
+        lines = [f"def {name}(ctx, acc):"]
+        everything = [
             f"        for d in ({''.join(d + ', ' for d in defs)}):",
             "            d(ctx, acc)",
             "        return",
         ]
-        tests: dict[str, str] = {}
-        for d, guard in zip(defs, guards, strict=True):
-            if guard is None:
+        if masked:  # (its tests read the mask)
+            lines += [
+                f"    r = ctx.relevant or {self.relevance}(ctx)",
+                "    if r < 0:",
+                *everything,
+            ]
+        else:
+            lines += ["    if ctx.data_over:", *everything]
+        # A guard alone, (guard, None), or with a need: the local holding its test once made.
+        tests: dict[tuple, str] = {}
+        for d, guard, need in zip(defs, guards, needs, strict=True):
+            if guard is None and need is None:
                 lines.append(f"    {d}(ctx, acc)")
-            elif guard in tests:
-                lines.append(f"    if {tests[guard]}: {d}(ctx, acc)")
-            else:
-                tests[guard] = f"_{len(tests) + 1}"
-                lines.append(f"    if ({tests[guard]} := {guard}): {d}(ctx, acc)")
-        self.out.functions.append("\n".join(lines))
-        return name
+                continue
+            test = tests.get((guard, need))
+            if test is None:
+                guard_test = tests.get((guard, None))
+                if guard is not None and guard_test is None:
+                    tests[guard, None] = f"_{len(tests) + 1}"
+                    guard_test = f"({tests[guard, None]} := {guard})"
+                test = guard_test
+                if need is not None:
+                    tests[guard, need] = f"_{len(tests) + 1}"
+                    both = need if guard_test is None else f"{guard_test} and {need}"
+                    test = f"({tests[guard, need]} := {both})"
+            lines.append(f"    if {test}: {d}(ctx, acc)")
+        return "\n".join(lines)
 
     def _inner_def(self, sub: Group, root: Group) -> str:
         """A definition of a partial object adding the value of a rule below its root."""
@@ -296,13 +330,38 @@ class Program:
 
     def _relevance(self) -> None:
         """Which groups cannot concern a call, and the test of the input that says so once per
-        evaluation (``hookgate.lang.relevance``)."""
+        evaluation (``hookgate.lang.relevance``); then the dispatches, which test each
+        definition's facts with the same mask."""
         relevance = Relevance(self.branches, self.default_values, set(self.out.constants))
         names = {g: self.out.group(g) for g in self.tree.groups if g not in self.out.detached}
-        function, attach = relevance.source(self.out.name("relevance"), names)
-        if attach:
+        self.relevance = self.out.name("relevance")
+        # Before the mask's source: a definition's test may name an atom no group's need has.
+        needs: dict[Group, list[str | None]] = {}
+        masked: set[Group] = set()  # the dispatches whose tests read the mask
+        for group, (_, guards, firsts) in self.dispatched.items():
+            needs[group] = []
+            for i, first in enumerate(firsts):
+                guard = guards[i]
+                test, atoms = (
+                    (None, 0)
+                    if first is None
+                    else relevance.definition_test(self.relevance, first, names, guard is not None)
+                )
+                if atoms:  # the guard's own atoms first: a bit is cheaper than its read
+                    guards[i] = f"r & {atoms} and {guard}"
+                if test is not None or atoms:
+                    masked.add(group)
+                needs[group].append(test)
+        function, attach = relevance.source(self.relevance, names)
+        if attach or masked:
             self.out.functions.append(function)
             self.out.attached += attach
+        for group, (defs, guards, _) in self.dispatched.items():
+            if any(guards) or any(needs[group]):  # else each definition runs: no dispatch
+                name = self.out.name("d")
+                code = self._dispatch(name, defs, guards, needs[group], group in masked)
+                self.out.functions.append(code)
+                self.out.definitions[group] = ([name], self.out.definitions[group][1])
 
     def _constant(self, group: Group) -> bool:
         """Whether ``group``'s value is fixed by the base data alone: complete rules without

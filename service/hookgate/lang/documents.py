@@ -121,7 +121,8 @@ class Group:
         self.col = col
         self.defs: tuple[Callable, ...] = ()
         # The one definition of a group that has one and no memo (Tree.finish): a complete
-        # rule's value or a function's call runs it without the loop that compares results.
+        # rule's value or a function's call runs it without the loop that compares results,
+        # a partial set's (often its dispatch) without a loop.
         self.one: Callable | None = None
         self.default_def: Callable | None = None
         # A rule whose value does not depend on the call (compile.Program._memoized): the
@@ -265,13 +266,12 @@ class SetGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
-        need = self.need
-        if need:
+        if self.need:
             # The facts are tested once per evaluation, which puts the empty value of each
             # group they alone rule out into the cache (read below): only a group with a test
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
-            if self.facts is not None and (not r & need or not self.facts(ctx, r)):
+            if self.facts is not None and (not r & self.need or not self.facts(ctx, r)):
                 # None of the facts it needs holds: nothing to compute, and the next
                 # reference finds the empty value in the cache without a call.
                 ctx.cache[self] = empty = self.empty
@@ -282,13 +282,13 @@ class SetGroup(Group):
             if v is IN_PROGRESS:
                 raise EvalError(f"recursion: {self.name} depends on itself")
             return v
-        if self.memo_env is not None:
+        one = self.one  # the usual group: one definition (or its dispatch), no memo
+        if one is None:
             return self._compute(ctx)
         cache[self] = IN_PROGRESS
         acc: dict = {}
         try:
-            for d in self.defs:
-                d(ctx, acc)
+            one(ctx, acc)
         except BaseException:
             cache.pop(self, None)
             raise
@@ -303,13 +303,12 @@ class CompleteGroup(Group):
     __slots__ = ()
 
     def value(self, ctx: Ctx) -> Any:
-        need = self.need
-        if need:
+        if self.need:
             # The facts are tested once per evaluation, which puts the empty value of each
             # group they alone rule out into the cache (read below): only a group with a test
             # of its own (``facts``) has more to ask here.
             r = ctx.relevant or self.relevance(ctx)
-            if self.facts is not None and (not r & need or not self.facts(ctx, r)):
+            if self.facts is not None and (not r & self.need or not self.facts(ctx, r)):
                 # None of the facts it needs holds: nothing to compute, and the next
                 # reference finds the empty value in the cache without a call.
                 ctx.cache[self] = empty = self.empty
@@ -553,10 +552,14 @@ def member_fact(ctx: Ctx, group: Group, keys: tuple) -> set:
     """``member_strings`` of a rule's value, once per evaluation (``hookgate.lang.relevance``:
     ``some c in commands; c.name == "git"`` has no solution unless "git" is one of them).
     The generated tests read its cache key, ``(group, keys)``, themselves first."""
+    cache = ctx.cache
     key = (group, keys)
-    found = ctx.cache.get(key)
+    found = cache.get(key)
     if found is None:
-        found = ctx.cache[key] = member_strings(group.value(ctx), keys)
+        # The rule's value is usually in the cache already (a guard read it): read it there,
+        # as the generated code does, without a call.
+        v = cache.get(group, IN_PROGRESS)
+        found = cache[key] = member_strings(v if v is not IN_PROGRESS else group.value(ctx), keys)
     return found
 
 

@@ -420,6 +420,8 @@ class Relevance:
         # one spelled more than once is read once, at the top of the generated function.
         self.reads: set[str] = set()
         self._info: dict[Group, tuple[int, Any] | None] = {}
+        # member_fact's cache keys the generated tests read (source: its constant's name).
+        self.found: dict[str, str] = {}
 
     def group(self, g: Group) -> tuple[tuple, Any] | None:
         """``(needs, empty)``: ``g``'s value is ``empty`` unless one of ``needs`` holds; None
@@ -706,7 +708,6 @@ class Relevance:
         lines += ["    ctx.relevant = r", "    return r", f"def {function}_empty(r):", "    e = {}"]
         attach = []
         facts = []
-        found: dict[str, str] = {}  # member_fact's cache key (source) -> its constant's name
         # Groups by their need: when no atom of it holds, their empty values go into the
         # evaluation's cache at once, where the generated code finds them without a call
         # (``Group.value`` gives the same, one reference at a time). A group with facts is
@@ -724,7 +725,7 @@ class Relevance:
             attach.append(f"{name}.need = {need}; {name}.empty = {spelled}")
             attach.append(f"{name}.relevance = {function}")
             if any(fact for _, fact in needs):
-                facts.append(self._facts(function, name, needs, names, found))
+                facts.append(self._facts(function, name, needs, names))
                 attach.append(f"{name}.facts = {function}_{name}")
             by_need.setdefault(need, []).append(name)
         for k, (need, groups) in enumerate(sorted(by_need.items())):
@@ -738,18 +739,52 @@ class Relevance:
             f"    ctx.cache.update({function}_empty(r))",
             "    return r",
         ]
-        attach += [f"{name} = {key}" for key, name in found.items()]
+        attach += [f"{name} = {key}" for key, name in self.found.items()]
         attach.append(f"{function}.mask = {function}_mask; {function}.empty = {function}_empty")
         return "\n".join(lines + facts), attach
 
-    @staticmethod
-    def _facts(
-        function: str, group_name: str, needs: tuple, names: dict[Group, str], found: dict
-    ) -> str:
+    def definition_test(
+        self, function: str, tests: list, names: dict[Group, str], guarded: bool
+    ) -> tuple[str | None, int]:
+        """A Python test of ``ctx`` and the mask ``r`` (not -1) that holds whenever the
+        definition of a partial set or object whose first literals ``tests`` describes may add
+        something, raise an error or print: an atom of its needs holds and, for a need with a
+        fact, the fact too (read where the definition would read its rule first). None when
+        its needs cannot be told or always hold. The argument of ``Relevance``'s exactness,
+        one definition at a time: a group's needs are its definitions' needs together.
+
+        With, for a definition ``guarded`` by its first literal (the compiler tests it on the
+        value it reads: ``RuleCompiler._guard``), the atoms of that literal's needs (0: none):
+        when none of them holds, neither can the guard, and a test of the mask is cheaper
+        than the guard's read. The test is None when it would say no more than the guard:
+        its needs are that literal's alone (not narrowed to its members' strings)."""
+        needs = self.tests(tests)
+        if not needs:
+            return None, 0
+        needs = _merged(needs)
+        if needs[0][1] is None and needs[0][0] & 1:
+            return None, 0  # an atom always holding
+        atoms = 0
+        if guarded:
+            first = _merged(self.tests(tests[:1]) or ((1, None),))
+            for mask, _ in first:
+                atoms |= mask
+            if atoms & 1:
+                atoms = 0
+            elif tests[0][0] != "members_where" and needs == first:
+                return None, atoms
+        parts = []
+        for mask, fact in needs:
+            # Tested after the guard, whose atoms then hold: one of them in ``mask`` is known.
+            known = atoms and not atoms & ~mask
+            if known and fact is None:
+                return None, atoms
+            parts.append(self._need_test(function, (0 if known else mask, fact), names))
+        return f"({' or '.join(parts)})", atoms
+
+    def _facts(self, function: str, group_name: str, needs: tuple, names: dict[Group, str]) -> str:
         """The generated test (``{function}_{group_name}``) of a group's needs with facts, in
-        the order its definitions would read them (``r``: the mask; -1 when every group runs).
-        A fact another test already found is read from the cache without calling
-        ``member_fact`` (``found``: its cache keys, each a constant named in the module)."""
+        the order its definitions would read them (``r``: the mask; -1 when every group runs)."""
         eager = needs[0][0] if needs[0][1] is None else 0
         # The needs asking for strings of the same fact under the same mask are one test (at
         # the first one's place: a later test met earlier can only make the group run).
@@ -757,24 +792,36 @@ class Relevance:
         for mask, fact in needs:
             if fact is not None:
                 merged.setdefault((mask, fact[0], fact[1]), set()).update(fact[2])
-        tests = []
-        for (mask, group, keys), values in merged.items():
-            key = f"({names[group]}, {keys!r})"
-            const = found.setdefault(key, f"{function}_K{len(found)}")
-            # An empty set found is falsy: member_fact then reads it from the cache itself.
-            read = f"(ctx.cache.get({const}) or member_fact(ctx, {names[group]}, {keys!r}))"
-            values = sorted(values)
-            test = (
-                f"{values[0]!r} in {read}"
-                if len(values) == 1
-                else f"not {read}.isdisjoint({tuple(values)!r})"
-            )
-            tests.append(f"(r & {mask} and {test})")
+        tests = [
+            self._need_test(function, (mask, (group, keys, values)), names)
+            for (mask, group, keys), values in merged.items()
+        ]
         return (
             f"def {function}_{group_name}(ctx, r):\n"
             f"    if r < 0 or r & {eager}: return True\n"
             f"    return bool({' or '.join(tests)})"
         )
+
+    def _need_test(self, function: str, need: tuple, names: dict[Group, str]) -> str:
+        """The test of one need ``(mask, fact)`` in the mask ``r`` (a fact alone for the mask
+        0: one of its atoms is known to hold). A fact another test already found is read from
+        the cache without calling ``member_fact`` (``found``: its cache keys, each a constant
+        named in the module)."""
+        mask, fact = need
+        if fact is None:
+            return f"r & {mask}"
+        group, keys, values = fact
+        key = f"({names[group]}, {keys!r})"
+        const = self.found.setdefault(key, f"{function}_K{len(self.found)}")
+        # An empty set found is falsy: member_fact then reads it from the cache itself.
+        read = f"(ctx.cache.get({const}) or member_fact(ctx, {names[group]}, {keys!r}))"
+        values = sorted(values)
+        test = (
+            f"{values[0]!r} in {read}"
+            if len(values) == 1
+            else f"not {read}.isdisjoint({tuple(values)!r})"
+        )
+        return f"(r & {mask} and {test})" if mask else f"({test})"
 
 
 # The test an ``object.get`` of the input needs (a read of the input alone, as ``reads``).
