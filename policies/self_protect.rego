@@ -210,8 +210,13 @@ index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "env
 # parent takes the protected path with it (tree); naming the directory that holds a protected
 # file, as a destination whose names the line does not show or as a word of a program that is
 # not a known reader, counts too (holder).
-matches := hookgate.protected_hits(entries, index) if {
-	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
+# (Most calls change or name no path: nothing to look at; most of the others name none: no
+# entry built for the paths named.)
+matches := hookgate.protected_hits(changed, index) if {
+	count(changed) > 0
+	count(named) == 0
+} else := hookgate.protected_hits(entries, index) if {
+	count(named) > 0
 	entries := array.concat(changed, [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 } else := []
 

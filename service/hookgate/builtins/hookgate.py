@@ -15,6 +15,7 @@ import os
 
 from hookgate import paths
 from hookgate.builtins.registry import builtin
+from hookgate.paths import present
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -310,18 +311,16 @@ def _resolve(path: str) -> str:
     if not _FD_DIR:
         _FD_DIR.append(bool(_O_PATH) and os.path.isdir("/proc/self/fd"))
     if _FD_DIR[0]:
-        # (access() tells whether a path is there without the exception a failed open or lstat
-        # raises, which costs more than the system call: many paths a call writes are new)
-        real = _opened_name(path) if os.access(path, os.F_OK) else None
-        if real is not None:
-            return real
+        # (asked first, without an exception: many paths a call writes are new, in a directory
+        # that is there, which is opened without asking)
+        if present(path):
+            real = _opened_name(path)
+            # None: there but not resolvable, a dangling link
+            return real if real is not None else os.path.realpath(path)
         parent, _, name = path.rpartition("/")
-        parent = parent or "/"
-        real = _opened_name(parent) if os.access(parent, os.F_OK) else None
+        real = _opened_name(parent or "/")
         if real is not None:
-            if not os.access(path, os.F_OK, follow_symlinks=False):
-                return f"{real.rstrip('/')}/{name}"
-            return os.path.realpath(path)  # there but not resolvable: a dangling link
+            return f"{real.rstrip('/')}/{name}"
     import stat
 
     end = 0
