@@ -175,7 +175,7 @@ inside_project(f) if {
 	not contains(wrapped, "//")
 	not contains(wrapped, "/./")
 	not contains(wrapped, "/../")
-	f.path != concat("", [project_prefix, "*"])
+	not endswith(f.path, "/*") # the project's * unexpanded (within_allowed's test), or a deeper one
 }
 
 # The project directory with a trailing "/", unless it is too broad to be a project. (The
