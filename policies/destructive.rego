@@ -94,18 +94,21 @@ within_allowed(path, proj) if {
 
 # A working directory too broad to count as a project: /, a top-level directory, the home.
 # (String functions rather than regexes throughout: this runs for every delete.)
-# The home is under /home/ or /Users/ (or /root, a top-level directory, first): those first, so
-# that the home is worked out from the payload only for a project there, each in a body of its
-# own (a loop over the two costs more than both tests). (One definition with elses: a function
-# of one definition is called without the loop over definitions.)
+# The home is /home/<user> or /Users/<user> (or /root, a top-level directory, first): those
+# first, so that the home is worked out from the payload only for a directory that may be it,
+# not for one below it (most projects), each top in a body of its own (a loop over the two costs
+# more than both tests). (One definition with elses: a function of one definition is called
+# without the loop over definitions.)
 broad(proj) if {
 	startswith(proj, "/")
 	count(split(trim_suffix(proj, "/"), "/")) <= 2
 } else if {
 	startswith(proj, "/home/")
+	count(split(proj, "/")) == 3
 	proj == home
 } else if {
 	startswith(proj, "/Users/")
+	count(split(proj, "/")) == 3
 	proj == home
 }
 
