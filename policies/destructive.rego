@@ -94,15 +94,21 @@ within_allowed(path, proj) if {
 
 # A working directory too broad to count as a project: /, a top-level directory, the home.
 # (String functions rather than regexes throughout: this runs for every delete.)
-# The home is under /home/ or /Users/ (or /root, a top-level directory, first): those first, so
-# that the home is worked out from the payload only for a project there. (One definition with
-# an else: a function of one definition is called without the loop over definitions.)
+# The home is /home/<user> or /Users/<user> (or /root, a top-level directory, first): those
+# first, so that the home is worked out from the payload only for a directory that may be it,
+# not for one below it (most projects), each top in a body of its own (a loop over the two costs
+# more than both tests). (One definition with elses: a function of one definition is called
+# without the loop over definitions.)
 broad(proj) if {
 	startswith(proj, "/")
 	count(split(trim_suffix(proj, "/"), "/")) <= 2
 } else if {
-	some top in ["/home/", "/Users/"]
-	startswith(proj, top)
+	startswith(proj, "/home/")
+	count(split(proj, "/")) == 3
+	proj == home
+} else if {
+	startswith(proj, "/Users/")
+	count(split(proj, "/")) == 3
 	proj == home
 }
 
@@ -172,7 +178,7 @@ inside_project(f) if {
 	not contains(wrapped, "//")
 	not contains(wrapped, "/./")
 	not contains(wrapped, "/../")
-	f.path != concat("", [project_prefix, "*"])
+	not endswith(f.path, "/*") # the project's * unexpanded (within_allowed's test), or a deeper one
 }
 
 # The project directory with a trailing "/", unless it is too broad to be a project. (The
@@ -394,7 +400,8 @@ violations contains {"reason": msg, "pattern": "delete-project"} if {
 violations contains v if {
 	some f in effects
 	f.op == "write"
-	v := overwritten(f) # before the tests below: undefined inside the project, for most writes
+	not inside_project(f) # as overwritten's own first test, without two calls: most writes
+	v := overwritten(f) # before the tests below
 	not f.by in {"mkdir", "mkfifo", "mknod"} # a new directory or node replaces nothing
 	not f.by in {"git checkout", "git restore"} # tracked files of the work tree, from git
 	not f.tree # a directory written into, not replaced

@@ -29,16 +29,17 @@ machine := hookgate.paths()
 # a link made to a protected path (from) counts too: a later write through the link writes it.
 # Each is an entry of hookgate.protected_hits with its path as the disk resolves it now ("real",
 # below), built in one pass over the effects, links aside (an array: a set of objects would be
-# frozen and sorted on every write for nothing).
+# frozen and sorted on every write for nothing). The event is tested in place, not through pre:
+# for a file tool's call no other rule here needs pre, which would be computed for this test.
 changed := array.concat([{"path": p, "real": hookgate.on_disk(p), "how": [e.by, c.how], "tree": c.tree, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
-	pre
+	input.hook_event_name == "PreToolUse"
 	is_string(e.path)
 	c := change_of(e)
 	p := placed(e.path)
 ], [{"path": p, "real": hookgate.on_disk(p), "how": [e.by, "would make a link to"], "tree": false, "holder": false, "tag": "changed"} |
 	some e in data.hookgate.lib.file_effects
-	pre
+	input.hook_event_name == "PreToolUse"
 	e.op == "link"
 	is_string(e.from)
 	p := placed(e.from)
@@ -210,8 +211,13 @@ index := {"protected": [p | some p in protected], "anywhere": cfg.anywhere, "env
 # parent takes the protected path with it (tree); naming the directory that holds a protected
 # file, as a destination whose names the line does not show or as a word of a program that is
 # not a known reader, counts too (holder).
-matches := hookgate.protected_hits(entries, index) if {
-	count(changed) + count(named) > 0 # most calls change or name no path: nothing to look at
+# (Most calls change or name no path: nothing to look at; most of the others name none: no
+# entry built for the paths named.)
+matches := hookgate.protected_hits(changed, index) if {
+	count(changed) > 0
+	count(named) == 0
+} else := hookgate.protected_hits(entries, index) if {
+	count(named) > 0
 	entries := array.concat(changed, [{"path": x.path, "real": hookgate.on_disk(x.path), "how": x.how, "holder": true, "tag": "named"} | some x in named])
 } else := []
 

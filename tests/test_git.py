@@ -712,6 +712,7 @@ def test_parses_of_different_arguments_are_kept_apart(first, second):
 def test_the_walk_up_answers_the_same_without_access_nofollow(tmp_path, monkeypatch):
     """find_git_dir asks whether a name is there with access(…, follow_symlinks=False) (no
     exception for a miss) where the platform has it, else lexists: the same answers."""
+    from hookgate import paths
     from hookgate.shell.git import repo
 
     make_repo(tmp_path / "plain")
@@ -740,7 +741,7 @@ def test_the_walk_up_answers_the_same_without_access_nofollow(tmp_path, monkeypa
         return out
 
     with_access = answers()
-    monkeypatch.setattr(repo, "_ACCESS_NOFOLLOW", False)
+    monkeypatch.setattr(paths, "_ACCESS_NOFOLLOW", False)
     assert answers() == with_access
     assert with_access[0][0] == str(tmp_path / "plain" / ".git")
     assert with_access[4] == (

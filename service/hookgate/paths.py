@@ -54,6 +54,18 @@ def bundle_dir() -> str:
     return anchors.bundle_dir() if anchors.present() else cache_dir()
 
 
+def present(path: str) -> bool:
+    """Whether anything (a symbolic link too, not followed) is at ``path``, answered without an
+    exception: a miss (most of the names a caller asks about) would cost as much again as the
+    system call. Callers that open or resolve a path ask this first."""
+    if _ACCESS_NOFOLLOW:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    return os.path.lexists(path)
+
+
+_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
+
+
 def private_dir(path: str) -> str:
     """Create ``path`` (and parents) if needed, owner-only (0700) for what hookgate creates."""
     os.makedirs(path, mode=0o700, exist_ok=True)

@@ -15,6 +15,7 @@ import os
 
 from hookgate import paths
 from hookgate.builtins.registry import builtin
+from hookgate.paths import present
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -310,18 +311,16 @@ def _resolve(path: str) -> str:
     if not _FD_DIR:
         _FD_DIR.append(bool(_O_PATH) and os.path.isdir("/proc/self/fd"))
     if _FD_DIR[0]:
-        # (access() tells whether a path is there without the exception a failed open or lstat
-        # raises, which costs more than the system call: many paths a call writes are new)
-        real = _opened_name(path) if os.access(path, os.F_OK) else None
-        if real is not None:
-            return real
+        # (asked first, without an exception: many paths a call writes are new, in a directory
+        # that is there, which is opened without asking)
+        if present(path):
+            real = _opened_name(path)
+            # None: there but not resolvable, a dangling link
+            return real if real is not None else os.path.realpath(path)
         parent, _, name = path.rpartition("/")
-        parent = parent or "/"
-        real = _opened_name(parent) if os.access(parent, os.F_OK) else None
+        real = _opened_name(parent or "/")
         if real is not None:
-            if not os.access(path, os.F_OK, follow_symlinks=False):
-                return f"{real.rstrip('/')}/{name}"
-            return os.path.realpath(path)  # there but not resolvable: a dangling link
+            return f"{real.rstrip('/')}/{name}"
     import stat
 
     end = 0
@@ -479,10 +478,12 @@ class _Index:
         # instead of every tail.
         self.heads = tuple(dict.fromkeys(map(_head, self.tails)))
 
-    def protected(self, key: str, tree: bool, holder: bool) -> list[str]:
-        """What ``key`` changes of the protected set: itself, or under a protected directory;
-        with ``tree``, any protected path under it; with ``holder``, the protected files of the
-        directory it names."""
+    def hits(self, text: str, key: str, tree: bool, holder: bool) -> list[tuple]:
+        """``(text, what, kind)`` for each way ``key`` (a path lower-cased, shown as ``text``)
+        touches the protected set: itself, or under a protected directory; with ``tree``, any
+        protected path under it; with ``holder``, the protected files of the directory it
+        names; and as an environment file (``what`` None). One call per path: every decision
+        asks it of each path it changes, and most paths touch nothing."""
         found = list(self.exact.get(key, ()))
         if key.startswith(self.starts):  # one test for most paths, which are under none
             end = key.find("/", 1)
@@ -495,7 +496,13 @@ class _Index:
             found.extend(self.holders.get(_trim_slash(key), ()))
         if ("/." in key or key.startswith(".")) and self.anywhere:
             found.extend(self._anywhere(key, tree, holder))
-        return found
+        hits = [(text, what, "protected") for what in dict.fromkeys(found)] if found else []
+        # (any over map: the tails are tested in C)
+        if key.rpartition("/")[2] in self.names or (
+            any(map(key.__contains__, self.heads)) and any(map(key.__contains__, self.tails))
+        ):
+            hits.append((text, None, "environment"))
+        return hits
 
     def _anywhere(self, key: str, tree: bool, holder: bool) -> list[str]:
         wrapped = f"/{key}/"
@@ -513,12 +520,6 @@ class _Index:
             ):
                 found.append(what)
         return found
-
-    def environment(self, key: str) -> bool:
-        # (any over map: the tails are tested in C, for every path of every decision)
-        return key.rpartition("/")[2] in self.names or (
-            any(map(key.__contains__, self.heads)) and any(map(key.__contains__, self.tails))
-        )
 
 
 def _head(tail: str) -> str:
@@ -572,28 +573,20 @@ def protected_hits(entries: Any, index: Any) -> list[dict]:
         compiled = _Index(index)
         _INDEX[0] = index, compiled
     out: list[dict] = []
-    for entry in _items(entries):
+    for entry in entries if type(entries) is list else _items(entries):
         if not isinstance(entry, dict):
             continue
         path = entry.get("path")
         if type(path) is not str:
             continue
-        how, tag = entry.get("how"), entry.get("tag")
         tree, holder = entry.get("tree") is True, entry.get("holder") is True
+        hits = compiled.hits(path, path.lower(), tree, holder)
         real = entry.get("real")
-        shown = [(path, path)]
         if type(real) is str and real != path:
-            shown.append((f"{path} (on disk {real})", real))
-        hits = []
-        for text, key in shown:
-            key = key.lower()
-            found = compiled.protected(key, tree, holder)
-            if found:  # (most paths: nothing to build)
-                hits.extend((text, what, "protected") for what in dict.fromkeys(found))
-            if compiled.environment(key):
-                hits.append((text, None, "environment"))
+            hits += compiled.hits(f"{path} (on disk {real})", real.lower(), tree, holder)
         if not hits:  # most entries
             continue
+        how, tag = entry.get("how"), entry.get("tag")
         if type(how) is list:  # the words joined only for a hit
             if not all(type(w) is str for w in how):
                 continue  # as Rego's concat of them, which is undefined: no entry

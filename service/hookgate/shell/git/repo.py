@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import stat
 
+from hookgate.paths import present  # the walk up asks it of two names at every level
+
 MAX_UP = 64  # directories walked upward looking for a repository
 MAX_READ = 4096  # bytes read from .git files, HEAD and refs
 MAX_FILE_BYTES = 1 << 20  # bytes of a whole file read (configuration, commondir)
@@ -37,18 +39,6 @@ def _child(d: str, name: str) -> str:
     return d + name if d.endswith("/") else d + "/" + name
 
 
-def _present(path: str) -> bool:
-    """Whether anything (a symlink too) is at ``path``. The walk up asks this of two names at
-    every level, which most levels do not have: answered without an exception, which costs a
-    miss as much again as the system call."""
-    if _ACCESS_NOFOLLOW:
-        return os.access(path, os.F_OK, follow_symlinks=False)
-    return os.path.lexists(path)
-
-
-_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
-
-
 def _is_dir(path: str) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -60,7 +50,7 @@ def _is_git_dir(d: str) -> bool:
     """A repository directory itself: bare, a ``.git`` given with ``--git-dir``, or a worktree's
     own git directory (``HEAD`` plus ``refs/`` or a ``commondir`` file)."""
     head = _child(d, "HEAD")
-    if not _present(head) or _read_small(head) is None:
+    if not present(head) or _read_small(head) is None:
         return False
     return _is_dir(_child(d, "refs")) or _read_small(_child(d, "commondir")) is not None
 
@@ -73,7 +63,7 @@ def find_git_dir(start: str, refused: list[tuple[str, str]] | None = None) -> st
     for _ in range(MAX_UP):
         dot = _child(d, ".git")
         mode: int | None = None
-        if _present(dot):
+        if present(dot):
             try:
                 mode = os.lstat(dot).st_mode
             except OSError:
