@@ -50,3 +50,34 @@ def test_the_memos_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         scope_module(parse_module(f"package p\n\nx := {i}\n", "p.rego"))
         assert len(parser._PARSED) <= 3 and len(scopes._SCOPED) <= 3
     assert parse_module("package p\n\nx := 6\n", "p.rego").rules[0].value.value == 6
+
+
+def test_a_set_compiled_again_in_one_process_is_not_compiled_again(monkeypatch) -> None:
+    from hookgate.lang import compile as compile_module
+
+    sources = {"p.rego": SOURCE}
+    first = load(sources, {"k": 1})
+    # A hit makes a policy set of its own from the compiled code, without the compiler.
+    monkeypatch.setattr(compile_module, "Program", None)
+    again = load(dict(sources), {"k": 1})
+    assert again is not first and again.modules is not first.modules
+    assert again.query("data.p.xs", input={"a": [1, 2, 3]}) == [2, 3]
+    assert again.query("data.k") == 1
+    # other data, strictness or coverage: compiled (here: the missing compiler is met)
+    for call in (
+        lambda: load(sources, {"k": 2}),
+        lambda: load(sources, {"k": 1}, strict=True),
+        lambda: load(sources, {"k": 1}, coverage=True),
+    ):
+        with pytest.raises(TypeError):
+            call()
+
+
+def test_the_compiled_sets_kept_are_bounded(monkeypatch) -> None:
+    from hookgate.lang import policyset
+
+    monkeypatch.setattr(policyset, "_COMPILED_MAX", 2)
+    policyset._COMPILED.clear()
+    for i in range(5):
+        assert load({"p.rego": f"package p\n\nx := {i}\n"}).query("data.p.x") == i
+        assert len(policyset._COMPILED) <= 2

@@ -60,7 +60,7 @@ def cache_key(sources: dict[str, str], data: Any, strict: bool) -> str:
             h.update(len(b).to_bytes(8, "little"))
             h.update(b)
     for b in (
-        _data_bytes(data, strict),
+        data_bytes(data, strict),
         hookgate.__version__.encode(),
         sys.version.encode(),
         (sys.implementation.cache_tag or "").encode(),
@@ -90,8 +90,8 @@ def code_stamp() -> str:
     return "".join(lines)
 
 
-def _data_bytes(data: Any, strict: bool) -> bytes:
-    """The base data as bytes: marshal (format 2, no back-references, so equal JSON documents
+def data_bytes(data: Any, strict: bool) -> bytes:
+    """The base data (with ``strict``) as bytes: marshal (format 2, no back-references, so equal JSON documents
     read the same way give equal bytes) where it can, else sorted JSON."""
     import marshal
 

@@ -308,15 +308,25 @@ def load(
             ps = _load_cached(directory, key, data, sources)
             if ps is not None:
                 return ps
-    from hookgate.lang.compile import Program
     from hookgate.lang.documents import run
 
-    modules = parse_and_check(sources, strict=strict)
-    program = Program(modules, coverage=coverage)
-    diags = program.diagnostics + program.tree.check_base_data(data if data is not None else {})
-    if diags:
-        raise PolicyError([_shown(d, sources) for d in diags])
-    code = program.code()
+    memo = None if coverage else _memo_key(sources, data, strict)
+    compiled = _COMPILED.get(memo) if memo is not None else None
+    if compiled is not None:
+        modules, code = list(compiled[0]), compiled[1]
+    else:
+        from hookgate.lang.compile import Program
+
+        modules = parse_and_check(sources, strict=strict)
+        program = Program(modules, coverage=coverage)
+        diags = program.diagnostics + program.tree.check_base_data(data or {})
+        if diags:
+            raise PolicyError([_shown(d, sources) for d in diags])
+        code = program.code()
+        if memo is not None:
+            if len(_COMPILED) >= _COMPILED_MAX:
+                _COMPILED.pop(next(iter(_COMPILED)))
+            _COMPILED[memo] = tuple(modules), code
     covered: set[tuple[str, int]] | None = set() if coverage else None
     ps = PolicySet(run(code, covered), modules, data, sources, coverage=covered)
     if directory is not None and key is not None:
@@ -329,6 +339,23 @@ def load(
             _kept[directory, key] = ps, builtins.index()
     _built += 1
     return ps
+
+
+# The sets this process compiled, by their sources, data and strictness: a server's worker
+# compiles one set for an impact replay, the change set's check and a dry run, and a test file
+# compiles the pack again and again. A hit skips parsing, checking and compiling, not ``run``:
+# each load still makes a policy set of its own (a caller may change the set it got).
+_COMPILED: dict[tuple, tuple[list, Any]] = {}
+_COMPILED_MAX = 8
+
+
+def _memo_key(sources: dict[str, str], data: dict | None, strict: bool) -> tuple | None:
+    from hookgate.lang.cache import data_bytes
+
+    try:
+        return tuple(sorted(sources.items())), data_bytes(data, strict)
+    except (TypeError, ValueError):  # data that is not JSON: compiled each time, as before
+        return None
 
 
 def load_files(paths: list, *, cache_dir: str | os.PathLike, layered: bool = False) -> PolicySet:
