@@ -606,7 +606,9 @@ test_rsync_remove_source_files_deletes_its_sources if {
 # with nothing to resolve) decides nothing the full judgement would decide otherwise: the same
 # violations with the test disabled (a project_prefix no path starts with), for paths on both
 # sides of every condition it checks, from every kind of project directory.
-shortcut_cwds := ["/home/u/proj", "/home/u/proj/", "/home/u", "/srv", "/root", "/Users/me/app", "/tmp/w"]
+# A sample: tests/test_destructive_shortcut.py runs the whole product of working directories,
+# path spellings and writers (this test runs on every publish of the pack, and is its slowest).
+shortcut_cwds := ["/home/u/proj/", "/home/u", "/tmp/w"]
 
 shortcut_paths := ["src/a.py", "", "*", "./a", "a/.", "a/..", "../x", "a//b", "a/", ".git", "a/../../x", "{}"]
 
@@ -616,12 +618,8 @@ shortcut_inputs contains object.union(shell_input(line), {"cwd": cwd}) if {
 	path := concat("/", [trim_suffix(cwd, "/"), rel])
 	some line in [
 		sprintf("rm -rf %s", [path]),
-		sprintf("rm %s", [path]),
 		sprintf("echo x > %s", [path]),
-		sprintf("chmod -R 777 %s", [path]),
-		sprintf("find %s -delete", [path]),
 		sprintf("mv %s /tmp/y", [path]),
-		sprintf("cp /dev/null %s", [path]),
 		sprintf("ssh h rm -rf %s", [path]),
 	]
 }
@@ -641,7 +639,7 @@ shortcut_inputs contains {
 }
 
 test_the_inside_project_shortcut_changes_no_answer if {
-	count(shortcut_inputs) > 500
+	count(shortcut_inputs) > 250
 	every inp in shortcut_inputs {
 		fast := data.hookgate.destructive.violations with input as inp
 		full := data.hookgate.destructive.violations with input as inp with data.hookgate.destructive.project_prefix as "<none>"
