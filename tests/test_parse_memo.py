@@ -1,34 +1,31 @@
-"""The parser's and the scoper's memos (``parser._PARSED``, ``scopes._SCOPED``): a pack compiled
-again reuses the trees of its unchanged modules, and nothing else."""
+"""The compile path's memos (``policyset._PARSED``, ``policyset._COMPILED``): a pack compiled
+again in one process reuses the trees of its unchanged modules, and a set compiled again is not
+compiled again; nothing else is reused."""
 
 from __future__ import annotations
 
 import pytest
 
-from hookgate.lang import PolicyError, load, parser, scopes
+from hookgate.lang import PolicyError, load, policyset
 from hookgate.lang.parser import parse_module
+from hookgate.lang.policyset import parse_and_check
 from hookgate.lang.scopes import scope_module
 
 SOURCE = "package p\n\nxs := [x | some x in input.a; x > 1]\n\nx := 3\n"
+OTHER = "package q\n\ny := 1\n"
 
 
 def test_an_unchanged_module_is_parsed_and_scoped_once() -> None:
-    first = parse_module(SOURCE, "p.rego")
-    assert parse_module(SOURCE, "p.rego") is first
-    assert scope_module(first) is scope_module(first)
-    # the memo's trees are the ones a fresh parse and scope make
-    fresh = parser._parse_module(SOURCE, "p.rego")
-    assert fresh == first and fresh is not first
-    assert scopes._scope_module(fresh) == scope_module(first)
-
-
-def test_a_changed_source_or_another_file_is_parsed_anew() -> None:
-    first = parse_module(SOURCE, "p.rego")
-    other_file = parse_module(SOURCE, "q.rego")
-    assert other_file is not first and other_file.filename == "q.rego"
-    changed = parse_module(SOURCE.replace("x := 3", "x := 4"), "p.rego")
-    assert changed != first
-    assert load({"p.rego": SOURCE.replace("x := 3", "x := 4")}).query("data.p.x") == 4
+    (first, other) = parse_and_check({"p.rego": SOURCE, "q.rego": OTHER})
+    changed = SOURCE.replace("x := 3", "x := 4")
+    again, other_again = parse_and_check({"p.rego": changed, "q.rego": OTHER})
+    assert other_again is other  # unchanged: the same tree
+    assert again is not first and again != first  # changed: parsed anew
+    # the memo's tree is the one a fresh parse and scope make
+    assert first == scope_module(parse_module(SOURCE, "p.rego"))
+    (renamed,) = parse_and_check({"r.rego": SOURCE})
+    assert renamed is not first and renamed.filename == "r.rego"
+    assert load({"p.rego": changed}).query("data.p.x") == 4
     assert load({"p.rego": SOURCE}).query("data.p.x") == 3
 
 
@@ -36,20 +33,18 @@ def test_a_module_that_fails_fails_every_time() -> None:
     broken = "package p\n\nx := [1,\n"
     for _ in range(2):
         with pytest.raises(PolicyError) as exc:
-            parse_module(broken, "bad.rego")
+            parse_and_check({"bad.rego": broken})
         assert exc.value.diagnostics[0].file == "bad.rego"
-    assert ("bad.rego", broken) not in parser._PARSED
+    assert ("bad.rego", broken) not in policyset._PARSED
 
 
-def test_the_memos_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parser, "_PARSED_MAX", 3)
-    monkeypatch.setattr(scopes, "_SCOPED_MAX", 3)
-    parser._PARSED.clear()
-    scopes._SCOPED.clear()
+def test_the_parsed_modules_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(policyset, "_PARSED_MAX", 3)
+    policyset._PARSED.clear()
     for i in range(7):
-        scope_module(parse_module(f"package p\n\nx := {i}\n", "p.rego"))
-        assert len(parser._PARSED) <= 3 and len(scopes._SCOPED) <= 3
-    assert parse_module("package p\n\nx := 6\n", "p.rego").rules[0].value.value == 6
+        (module,) = parse_and_check({"p.rego": f"package p\n\nx := {i}\n"})
+        assert len(policyset._PARSED) <= 3
+    assert module.rules[0].value.value == 6
 
 
 def test_a_set_compiled_again_in_one_process_is_not_compiled_again(monkeypatch) -> None:
@@ -74,8 +69,6 @@ def test_a_set_compiled_again_in_one_process_is_not_compiled_again(monkeypatch) 
 
 
 def test_the_compiled_sets_kept_are_bounded(monkeypatch) -> None:
-    from hookgate.lang import policyset
-
     monkeypatch.setattr(policyset, "_COMPILED_MAX", 2)
     policyset._COMPILED.clear()
     for i in range(5):

@@ -238,6 +238,8 @@ def write_file(directory: str, path: str, content: bytes) -> None:
     except OSError:
         return
     try:
+        if _shared(directory):
+            os.fchmod(fd, 0o644)
         with os.fdopen(fd, "wb") as f:
             f.write(content)
         os.replace(tmp, path)
@@ -246,6 +248,17 @@ def write_file(directory: str, path: str, content: bytes) -> None:
             os.unlink(tmp)
         except OSError:
             pass
+
+
+def _shared(directory: str) -> bool:
+    """Whether ``directory`` is root's compile cache that every user's hook reads (managed
+    mode: root's, 0755): what root writes there must be readable by them, whichever root
+    process writes it (a pull, or a hook run as root). A user's own cache keeps its files
+    0600 (mkstemp's mode)."""
+    if os.geteuid() != 0:
+        return False
+    st = os.stat(directory)
+    return st.st_uid == 0 and st.st_mode & 0o005 == 0o005
 
 
 class ModuleInfo:

@@ -147,27 +147,8 @@ def grammar_text() -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-# Parsed modules by (filename, source): a server compiling a candidate pack, the checks of a
-# publish and the tests parse the same unchanged modules again and again, and parsing is most
-# of a pack's compile time (about 1.4 s of the default pack's 2 s). Nodes are immutable, so one
-# tree serves every caller. Bounded: cleared when full.
-_PARSED: dict[tuple[str, str], ast.Module] = {}
-_PARSED_MAX = 256
-
-
 def parse_module(source: str, filename: str = "<policy>") -> ast.Module:
     """Parse one policy file; raises ``PolicyError`` with file:line:col diagnostics."""
-    key = (filename, source)
-    module = _PARSED.get(key)
-    if module is None:
-        module = _parse_module(source, filename)
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.clear()
-        _PARSED[key] = module
-    return module
-
-
-def _parse_module(source: str, filename: str) -> ast.Module:
     # OPA's parser backtracks in two places an LALR parser cannot: `p if { x | … }` and
     # `[x | y, z]` read as a term / an array when the other reading fails. We parse the usual
     # reading first and, on an error, retry with the nearest such `{` or `|` read the other

@@ -462,6 +462,14 @@ def _shown(diag: Diagnostic, sources: dict[str, str]) -> Diagnostic:
     return with_source(source_names(diag), sources.get(diag.file, ""))
 
 
+# Parsed and scoped modules by file name and source: a server compiling a draft over the pack,
+# the checks of a publish and the tests parse the same unchanged modules again and again, and
+# parsing is most of a compile. Nodes are immutable, so one tree serves every caller. Bounded:
+# cleared when full.
+_PARSED: dict[tuple[str, str], ast.Module] = {}
+_PARSED_MAX = 256
+
+
 def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[ast.Module]:
     """Parse every source and run the static checks; ``PolicyError`` with all diagnostics."""
     from hookgate.lang.parser import parse_module
@@ -471,10 +479,17 @@ def parse_and_check(sources: dict[str, str], *, strict: bool = False) -> list[as
     from hookgate.lang.scopes import scope_module
 
     for name in sorted(sources):
-        try:
-            modules.append(scope_module(parse_module(sources[name], name)))
-        except PolicyError as exc:
-            diags.extend(exc.diagnostics)
+        module = _PARSED.get((name, sources[name]))
+        if module is None:
+            try:
+                module = scope_module(parse_module(sources[name], name))
+            except PolicyError as exc:
+                diags.extend(exc.diagnostics)
+                continue
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[name, sources[name]] = module
+        modules.append(module)
     if not diags:
         try:
             from hookgate.lang.check import check_modules

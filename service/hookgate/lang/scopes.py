@@ -22,26 +22,7 @@ _BODIES = (*_COMPREHENSIONS, ast.Rule, ast.Else, ast.Every)
 _ROOTS = ("input", "data", "_")
 
 
-# Scoped modules by the parsed module they came from: the parser gives one tree per unchanged
-# source (``parser.parse_module``), so a pack compiled again scopes only what changed. The
-# parsed module is kept beside its scoped one, so its id is not reused while the entry lives.
-_SCOPED: dict[int, tuple[ast.Module, ast.Module]] = {}
-_SCOPED_MAX = 256
-
-
 def scope_module(module: ast.Module) -> ast.Module:
-    """``module`` with each comprehension's own variables renamed (the module docstring)."""
-    found = _SCOPED.get(id(module))
-    if found is not None and found[0] is module:
-        return found[1]
-    scoped = _scope_module(module)
-    if len(_SCOPED) >= _SCOPED_MAX:
-        _SCOPED.clear()
-    _SCOPED[id(module)] = (module, scoped)
-    return scoped
-
-
-def _scope_module(module: ast.Module) -> ast.Module:
     counter = [0]
 
     def fresh(name: str) -> str:
