@@ -30,16 +30,11 @@ def _corpora_payloads() -> list[dict]:
     sys.path.insert(0, str(ROOT / "bench"))
     from compare import everyday_docs
     from test_corpora import INSTRUCTION_ROWS, host_call, report
+    from test_self_protect import shell_call
     from test_xpia_corpus import BENIGN, INJECTIONS, payload
 
     def bash(command: str, cwd: str) -> dict:
-        return {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "cwd": cwd,
-            "session_id": "corpora",
-        }
+        return {**shell_call(command, cwd), "session_id": "corpora"}
 
     out = [bash(c["command"], report.EVERYDAY_CWD) for c in report.everyday_cases()]
     with tempfile.TemporaryDirectory() as tmp:
