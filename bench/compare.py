@@ -1,7 +1,7 @@
 """Before and after in one run: this checkout against an earlier revision of it, both installed
 from wheels as users install them, measured turn about on the same machine.
 
-    .venv/bin/python bench/compare.py REVISION [--runs 20] [--iterations 1000] [--no-linear]
+    .venv/bin/python bench/compare.py REVISION [--runs 20] [--rounds 30] [--iterations 200] [--no-linear]
 
 1. Whole process, median ms per hook call: the hook command ``hookgate install`` wires, served
    by its warm process and with ``HOOKGATE_WARM=0``, for each revision, beside the minimal hook
@@ -10,8 +10,10 @@ from wheels as users install them, measured turn about on the same machine.
    the three shell payloads of ``run.py`` and a Read, an Edit and a Write (``--instructions``:
    also 4 KB texts the prompt-injection guard reads; ``--fresh``: again with a text of its own
    on every call, so that nothing cached by a text's content, the shell line's analysis, is
-   found as it is when one document repeats). Each revision's figure is the median of
-   three alternating rounds. Beside it, the Python bytecodes one decision executes: a count
+   found as it is when one document repeats). Both revisions serve from a warm process each and
+   take turns payload by payload, so each ratio is the median of ratios measured a tenth of a
+   second apart (with its quartiles), and the mix's ratio is that of a decision drawn evenly
+   from the payloads. Beside it, the Python bytecodes one decision executes: a count
    the machine's load does not move (calls into C count as one), for a shared machine.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
    ratio of their times per KiB at the largest size, construct by construct.
@@ -41,42 +43,49 @@ FILE_CALLS = {
     "Write": {"file_path": "/tmp/project/src/new.py", "content": "print('hello')\n"},
 }
 
-# Run by each revision's python: µs per decision for each payload, and the Python bytecodes one
-# decision executes (counted with sys.settrace: the same on every run, whatever the machine's
-# load), as JSON on stdout.
+# Run by each revision's python, as a server: it answers first the Python bytecodes one decision
+# of each payload executes (counted with sys.settrace: the same on every run, whatever the
+# machine's load), then, for each line ``[payload, iterations]`` it reads, µs per decision.
 PROBE = """
 import json, sys, time
 from hookgate.engine import Engine
 from hookgate.sources import default_pack_path
-docs, iterations, fresh = json.loads(sys.stdin.read())
+docs, fresh = json.loads(sys.stdin.readline())
 engine = Engine.from_paths([default_pack_path()])
-out, ops = {}, {}
+serial = [0]
+def variant(doc):
+    # The same call with a text no earlier call had: the analyses cached by a text's content
+    # (the shell line's) start afresh, as for an agent's stream of different calls.
+    if not fresh:
+        return doc
+    serial[0] += 1
+    tool_input = dict(doc["tool_input"])
+    for field in ("command", "new_string", "content"):
+        if field in tool_input:
+            tool_input[field] += f" # {serial[0]}" if field == "command" else f"# {serial[0]}\\n"
+    return {**doc, "tool_input": tool_input}
 def counted(frame, event, arg):
     frame.f_trace_opcodes = True
     if event == "opcode":
         count[0] += 1
     return counted
-def variant(doc, i):
-    # The same call with a text no earlier call had: the analyses cached by a text's content
-    # (the shell line's) start afresh, as for an agent's stream of different calls.
-    tool_input = dict(doc["tool_input"])
-    for field in ("command", "new_string", "content"):
-        if field in tool_input:
-            tool_input[field] += f" # {i}" if field == "command" else f"# {i}\\n"
-    return {**doc, "tool_input": tool_input}
+ops = {}
 for name, doc in docs.items():
     engine.evaluate(doc)
-    calls = [variant(doc, i) for i in range(iterations + 1)] if fresh else [doc] * (iterations + 1)
-    start = time.perf_counter()
-    for call in calls[:-1]:
-        engine.evaluate(call)
-    out[name] = (time.perf_counter() - start) / iterations * 1e6
     count = [0]
+    call = variant(doc)
     sys.settrace(counted)
-    engine.evaluate(calls[-1])
+    engine.evaluate(call)
     sys.settrace(None)
     ops[name] = count[0]
-print(json.dumps([out, ops]))
+print(json.dumps(ops), flush=True)
+for line in sys.stdin:
+    name, iterations = json.loads(line)
+    calls = [variant(docs[name]) for _ in range(iterations)]
+    start = time.perf_counter()
+    for call in calls:
+        engine.evaluate(call)
+    print(json.dumps((time.perf_counter() - start) / iterations * 1e6), flush=True)
 """
 
 
@@ -130,33 +139,71 @@ def in_process(
     pythons: dict[str, str],
     envs: dict[str, dict],
     iterations: int,
+    rounds: int,
     docs: dict[str, dict],
     fresh: bool = False,
 ) -> None:
-    stdin = json.dumps([docs, iterations, fresh])
-    rounds: dict[str, list[dict]] = {label: [] for label in pythons}
-    for _ in range(3):
-        for label, python in pythons.items():
-            done = subprocess.run(
-                [python, "-c", PROBE], input=stdin, text=True, capture_output=True, env=envs[label]
-            )
-            if done.returncode:
-                raise SystemExit(f"{label}: {done.stderr}")
-            rounds[label].append(json.loads(done.stdout))
-    before, after = (
-        {name: statistics.median(r[0][name] for r in rounds[label]) for name in docs}
-        for label in pythons
-    )
-    ops_before, ops_after = (rounds[label][-1][1] for label in pythons)
+    """Both revisions serve decisions from a process each, kept warm for the whole section. In
+    every round each payload runs ``iterations`` decisions in the one revision and straight
+    after in the other (which goes first alternates), so both figures of a ratio meet the
+    machine in the same tenth of a second: a ratio is the median of the rounds' ratios, not a
+    ratio of medians taken seconds apart."""
+    probes = {
+        label: subprocess.Popen(
+            [python, "-c", PROBE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=envs[label],
+        )
+        for label, python in pythons.items()
+    }
+
+    def ask(label: str, line: object) -> object:
+        probe = probes[label]
+        assert probe.stdin is not None and probe.stdout is not None
+        probe.stdin.write(json.dumps(line) + "\n")
+        probe.stdin.flush()
+        answer = probe.stdout.readline()
+        if not answer:
+            raise SystemExit(f"{label}: the probe ended (exit {probe.wait()})")
+        return json.loads(answer)
+
+    ops = {label: ask(label, [docs, fresh]) for label in probes}
+    times: dict[str, dict[str, list[float]]] = {label: {n: [] for n in docs} for label in probes}
+    order = list(probes)
+    for _ in range(rounds):
+        for name in docs:
+            for label in order:
+                times[label][name].append(ask(label, [name, iterations]))
+        order.reverse()
+    for probe in probes.values():
+        assert probe.stdin is not None
+        probe.stdin.close()
+        probe.wait()
+
+    before, after = times["before"], times["after"]
     print(
-        f"   {'payload':24} {'before':>9} {'after':>9} {'after÷before':>13}"
+        f"   {'payload':24} {'before':>9} {'after':>9} {'after÷before':>13} {'(quartiles)':>12}"
         f" {'bytecodes: before':>18} {'after':>7} {'÷':>5}"
     )
     for name in docs:
+        ratios = [a / b for a, b in zip(after[name], before[name], strict=True)]
+        low, _, high = statistics.quantiles(ratios, n=4)
         print(
-            f"   {name:24} {before[name]:9.1f} {after[name]:9.1f} {after[name] / before[name]:13.2f}"
-            f" {ops_before[name]:18} {ops_after[name]:7} {ops_after[name] / ops_before[name]:5.2f}"
+            f"   {name:24} {statistics.median(before[name]):9.1f}"
+            f" {statistics.median(after[name]):9.1f} {statistics.median(ratios):13.2f}"
+            f" {low:5.2f}–{high:<5.2f}"
+            f" {ops['before'][name]:18} {ops['after'][name]:7}"
+            f" {ops['after'][name] / ops['before'][name]:5.2f}"
         )
+    # The mix: a decision drawn evenly from the payloads, so each round's ratio of summed µs.
+    mix = [sum(after[n][r] for n in docs) / sum(before[n][r] for n in docs) for r in range(rounds)]
+    low, _, high = statistics.quantiles(mix, n=4)
+    print(
+        f"   {'the mix (each once)':24} {'':9} {'':9} {statistics.median(mix):13.2f}"
+        f" {low:5.2f}–{high:<5.2f}"
+    )
 
 
 def whole_process(
@@ -223,7 +270,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("revision", help="the git revision to compare this checkout against")
     parser.add_argument("--runs", type=int, default=20, help="processes per whole-process figure")
-    parser.add_argument("--iterations", type=int, default=1000, help="decisions per round")
+    parser.add_argument(
+        "--iterations", type=int, default=200, help="section 2: decisions per payload per round"
+    )
+    parser.add_argument("--rounds", type=int, default=30, help="section 2: rounds (≥ 2)")
     parser.add_argument("--no-linear", action="store_true", help="skip section 3")
     parser.add_argument(
         "--instructions", action="store_true", help="section 2 also for 4 KB instruction texts"
@@ -262,14 +312,17 @@ def main() -> None:
     hooks = {label: installed_hook_argv(pythons[label], envs[label]) for label in revisions}
     whole_process(hooks, envs, pythons["after"], args.runs)
 
-    print("\n2. in process, µs per decision on the default pack (median of 3 rounds)")
+    print(
+        f"\n2. in process, µs per decision on the default pack (medians of {args.rounds} paired"
+        " rounds)"
+    )
     docs = everyday_docs()
     if args.instructions:
         docs.update(instruction_docs())
-    in_process(pythons, envs, args.iterations, docs)
+    in_process(pythons, envs, args.iterations, args.rounds, docs)
     if args.fresh:
         print("\n2b. the same, each call's text different (a comment or a line of its own)")
-        in_process(pythons, envs, args.iterations, docs, fresh=True)
+        in_process(pythons, envs, args.iterations, args.rounds, docs, fresh=True)
 
     if not args.no_linear:
         print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")

@@ -45,22 +45,22 @@ SHARED = {"tests/hosts/": "hosts"}
 # The files that take longest, longest first (durations of a whole run, docs/evidence/ci.md):
 # with -n they are scheduled first; a file not named here keeps its place after them.
 SLOWEST = (
-    "tests/test_faults.py",
-    "tests/test_server_base.py",
-    "tests/test_publish_roundtrip.py",
     "tests/hosts/",
+    "tests/test_faults.py",
     "tests/test_sync.py",
-    "tests/test_progress.py",
-    "tests/test_differential_long.py",
     "tests/test_docs_run.py",
+    "tests/test_server_limits.py",
+    "tests/test_differential_long.py",
+    "tests/test_probes.py",
+    "tests/test_agent_caused.py",
+    "tests/test_publish_roundtrip.py",
     "tests/test_examples.py",
-    "tests/test_publish_cli.py",
-    "tests/test_team_layers.py",
-    "tests/test_check.py",
-    "tests/test_install_managed.py",
-    "tests/test_load.py",
-    "tests/test_server_cli.py",
+    "tests/test_server_base.py",
+    "tests/test_warm.py",
+    "tests/test_xpia_prechecks.py",
     "tests/test_managed_runtime.py",
+    "tests/test_progress.py",
+    "tests/test_install_managed.py",
 )
 
 

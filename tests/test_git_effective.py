@@ -10,6 +10,7 @@ gave up makes the pack ask, never allow.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -328,18 +329,20 @@ def test_writing_a_hook_into_the_configured_hooks_directory_then_committing_is_a
     assert sandbox["decide"]("echo 'exit 0' > .husky/pre-commit && " + COMMIT).outcome == "deny"
 
 
-def test_a_hooks_directory_the_team_trusts_keeps_hooks_on(sandbox, tmp_path):
+def trusting_githooks() -> Engine:
+    """The shipped pack with ``no_verify.trusted_hooks_paths`` set to ``~/.githooks``, loaded
+    from the pack's own files (the same file names each time: the process's compile memo keeps
+    the set, where a copy per test compiled it again)."""
+    data = json.loads((ROOT / "policies" / "data.json").read_text())
+    data["hookgate"]["config"]["no_verify"]["trusted_hooks_paths"] = ["~/.githooks"]
+    return Engine.from_paths([str(ROOT / "policies")], data=data)
+
+
+def test_a_hooks_directory_the_team_trusts_keeps_hooks_on(sandbox):
     """``no_verify.trusted_hooks_paths``: a global hooks directory a team manages (by value
     as written or by the absolute directory) is not "hooks off"; unlisted, it is."""
-    import json
-
-    policies = tmp_path / "policies"
-    shutil.copytree(ROOT / "policies", policies)
-    data = json.loads((policies / "data.json").read_text())
-    data["hookgate"]["config"]["no_verify"]["trusted_hooks_paths"] = ["~/.githooks"]
-    (policies / "data.json").write_text(json.dumps(data))
     sandbox["sh"]("mkdir ~/.githooks && git config --global core.hooksPath '~/.githooks'")
-    sandbox["eng"].append(Engine.from_paths([str(policies)]))
+    sandbox["eng"].append(trusting_githooks())
     assert sandbox["decide"](COMMIT).outcome == "allow"
     sandbox["eng"][0] = Engine.from_paths([str(ROOT / "policies")])
     assert sandbox["decide"](COMMIT).outcome == "deny"
@@ -411,25 +414,18 @@ DROPPED_CONFIG = ["~/.gitconfig", "~/.config/git/config"]
     ],
 )
 def test_configuration_files_that_drop_the_trusted_hooks_path_skip_its_hooks(
-    sandbox, tmp_path, line, dropped, where
+    sandbox, line, dropped, where
 ):
     """A team's hooks set in a global file (core.hooksPath ~/.githooks, trusted): a line that
     points git at other files for one command (GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME) runs
     .git/hooks instead of them, which real git shows; one that leaves that file read keeps them
     (None: dropped where the setting is in the XDG file, ~/.config/git/config)."""
-    import json
-
-    policies = tmp_path / "policies"
-    shutil.copytree(ROOT / "policies", policies)
-    data = json.loads((policies / "data.json").read_text())
-    data["hookgate"]["config"]["no_verify"]["trusted_hooks_paths"] = ["~/.githooks"]
-    (policies / "data.json").write_text(json.dumps(data))
     sandbox["sh"](
         "mkdir ~/.githooks && sed s/pre-commit/managed/ .git/hooks/pre-commit"
         " > ~/.githooks/pre-commit && chmod +x ~/.githooks/pre-commit"
         f" && mkdir -p ~/.config/git && git config -f {where} core.hooksPath '~/.githooks'"
     )
-    sandbox["eng"].append(Engine.from_paths([str(policies)]))
+    sandbox["eng"].append(trusting_githooks())
     if dropped is None:
         dropped = where == "~/.config/git/config"
     decision = sandbox["decide"](line)  # before the line runs: it may change the files
