@@ -44,21 +44,34 @@ def cached(home) -> dict:
 
 def evaluate(home, command: str, **env) -> tuple[dict, str]:
     """Run the hook as Claude Code would; returns (stdout JSON, origin of the policies)."""
-    payload = {
-        "session_id": "s1",
-        "transcript_path": "/tmp/t.jsonl",
-        "cwd": "/tmp",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_01",
-    }
     result = run_hookgate(
-        home, "eval", "--host", "claude", "--explain", stdin=json.dumps(payload), **env
+        home, "eval", "--host", "claude", "--explain", stdin=hook_payload(command), **env
     )
     assert result.returncode == 0, result.stderr
     explain = json.loads(result.stderr[result.stderr.index("{") :])
     return json.loads(result.stdout), explain["origin"]
+
+
+def answer(home, command: str) -> dict:
+    """The hook's answer alone: no ``--explain``, whose trace compiles the policies once more
+    in each new home and revision (seconds on a busy machine)."""
+    result = run_hookgate(home, "eval", "--host", "claude", stdin=hook_payload(command))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def hook_payload(command: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "toolu_01",
+        }
+    )
 
 
 def denied(response: dict) -> bool:
@@ -88,7 +101,7 @@ def test_login_with_a_wrong_token_stores_nothing(server, home):
 
 def test_pull_installs_a_new_revision_then_gets_304(server, proxy, home):
     assert login(home, proxy.url, server.agent_token).returncode == 0
-    assert not denied(evaluate(home, "echo marker-two")[0])
+    assert not denied(answer(home, "echo marker-two"))
     revision = server.put_policy("marker", deny_policy("marker-two"))
 
     result = run_hookgate(home, "pull")
@@ -156,7 +169,7 @@ def test_a_changed_server_key_is_refused_until_rotation_is_forced(server, proxy,
     rotated = json.loads((home / "config" / "login.json").read_text())["key_id"]
     assert rotated != pinned
     assert cached(home)["key_id"] == rotated
-    assert denied(evaluate(home, "echo marker-four")[0])
+    assert denied(answer(home, "echo marker-four"))
 
 
 def test_with_the_server_down_eval_answers_from_the_cache(server, home):
@@ -173,7 +186,7 @@ def test_with_the_server_down_eval_answers_from_the_cache(server, home):
     )
     result = run_hookgate(home, "pull")
     assert result.returncode == 1 and "server unreachable" in result.stderr
-    assert denied(evaluate(home, "echo marker-five")[0])
+    assert denied(answer(home, "echo marker-five"))
 
 
 def test_without_any_bundle_eval_uses_the_default_pack(home):
@@ -190,7 +203,7 @@ def test_a_stale_hook_refreshes_in_the_background_and_answers_at_once(server, ho
     response, origin = evaluate(home, "echo marker-six", HOOKGATE_REFRESH_INTERVAL="0")
     assert not denied(response) and origin == "bundle revision 1"  # the cached answer
     wait_for(lambda: cached(home)["revision"] == revision, what="the background pull")
-    assert denied(evaluate(home, "echo marker-six")[0])
+    assert denied(answer(home, "echo marker-six"))
 
 
 BURST_CHILD = """
