@@ -60,7 +60,9 @@ SEEN = [
     ("nice -10 git push", "git", [["git", "push"]]),
     ("timeout 30 git push", "git", [["git", "push"]]),
     ("timeout -s KILL -k 5 30s git push", "git", [["git", "push"]]),
-    ("xargs git push", "git", [["git", "push"]]),
+    ("xargs git push", "git", [["git", "push", "$(xargs)"]]),  # what it reads, unknown
+    ("xargs -a flags git commit -m x", "git", [["git", "commit", "-m", "x", "$(xargs)"]]),
+    ("echo -f | xargs git push", "git", [["git", "push"], ["git", "push", "-f"]]),  # shown
     ("xargs -I{} -n1 git push {}", "git", [["git", "push", "{}"]]),
     ("find . -name x -exec git add {} \\;", "git", [["git", "add", "{}"]]),
     ("find . -execdir git add {} + -print", "git", [["git", "add", "{}"]]),

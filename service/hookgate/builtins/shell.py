@@ -70,7 +70,8 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     backticks and process substitution, ``((…))`` (two subshells to dash), ``bash|sh|zsh -c``
     (and ``-lc``, recursively to a bounded depth), ``eval``, here-documents and here-strings (and
     ``echo …``) fed to a shell, what ``echo …`` feeds ``xargs`` (in place of ``-I{}``, or as
-    arguments), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
+    arguments; input the line does not show is an unknown word there, ``$(xargs)``, so ``git``
+    options it may add are unknown), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
     ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run), the

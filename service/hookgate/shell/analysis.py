@@ -58,6 +58,7 @@ from hookgate.shell.output import (
 )
 from hookgate.shell.parser import Parser, assignment
 from hookgate.shell.patterns import may_read_disk, pathname_matches
+from hookgate.shell.reach import FROM_XARGS
 from hookgate.shell.state import STATE_BUILTINS, ShellState
 from hookgate.shell.words import (
     Command,
@@ -502,6 +503,8 @@ class Run(FileEffects, ShellState, Nesting):
                 # what the wrapped command's environment gets: the wrapper's own (HUSKY=0 nice
                 # git commit) and what env sets (env HUSKY=0 git commit)
                 inner_env = {**env, **wrapper_env(name, own_words)}
+                if name == "xargs":
+                    inner = (inner[0], self.xargs_unread(own_words, inner[1]), *inner[2:])
                 for sub in [inner[1], *inner[2]]:
                     if sub:
                         self.budget.command()  # a wrapped command: another one to judge
@@ -697,16 +700,7 @@ class Run(FileEffects, ShellState, Nesting):
         xargs git push``); None otherwise (``xargs_unseen``: cat list | xargs rm)."""
         if cmd.name != "xargs" or not command:
             return None
-        arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
-        if arg_file is not None:  # its input is that file (written by the line, if known)
-            line = self.written(arg_file, self.cwd)
-        elif self.piped_from is not None:
-            line = self.output(self.piped_from)
-            if line is None:
-                printed = printed_words(self.piped_from)
-                line = " ".join(unescape(w).text for w in printed) if printed else None
-        else:
-            line = self.stdin_next
+        line = self.xargs_input(own)
         if not line:
             return self.xargs_unseen(cmd)
         argv = [w.text for w in own]
@@ -729,6 +723,37 @@ class Run(FileEffects, ShellState, Nesting):
             runs = [[w.text for w in command] + batch for batch in batches]
         self.budget.expand(sum(len(a) for run in runs for a in run))
         return "\n".join(" ".join(single_quoted(a) for a in run) for run in runs)
+
+    def xargs_input(self, own: list[Word]) -> str | None:
+        """What ``xargs`` reads, when the line shows it: the file of ``-a f`` (written by the
+        line), what the command piped into it prints, or its here-string."""
+        arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
+        if arg_file is not None:
+            return self.written(arg_file, self.cwd)
+        if self.piped_from is not None:
+            line = self.output(self.piped_from)
+            if line is None:
+                printed = printed_words(self.piped_from)
+                line = " ".join(unescape(w).text for w in printed) if printed else None
+            return line
+        return self.stdin_next
+
+    def xargs_unread(self, own: list[Word], command: list[Word]) -> list[Word]:
+        """The command ``xargs`` runs, with what it reads from input the line does not show as
+        an unknown word: after its arguments, or each argument holding the replace string
+        (``xargs -a flags git commit``: its options may be --no-verify, as ``git commit
+        $FLAGS``'s may). A command that changes files by its operands gets ``xargs_ops``' paths
+        instead."""
+        if not command or command_name(command[0].text) in FILE_COMMANDS:
+            return command
+        if self.xargs_input(own):
+            return command
+        kind = UNKNOWN_FILE if xargs_value([w.text for w in own], ("-a", "--arg-file")) else None
+        kind = kind or (UNKNOWN_FILE if self.piped_from is None else UNKNOWN_OUTPUT)
+        replace = xargs_replace(own)
+        if replace is None:
+            return [*command, Word(FROM_XARGS, None, False, kind=kind)]
+        return [Word(w.text, None, False, kind=kind) if replace in w.text else w for w in command]
 
 
 def _producers(cmd: Command) -> list[str]:
