@@ -214,3 +214,44 @@ def test_cmdlets_write_what_the_line_shows(line, expected):
 def test_splatted_recursion_is_rm_r():
     [rm] = commands("$p = @{Path = 'x'; Recurse = $true; Force = $true}; Remove-Item @p")
     assert rm["argv"] == ["rm", "-r", "-f", "x"]
+
+
+ENCODED = "UgBlAG0AbwB2AGUALQBJAHQAZQBtACAAfgA="  # "Remove-Item ~", UTF-16LE in base64
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("pwsh", ["-Command", "Remove-Item", "~"], ("Remove-Item ~", None)),
+        ("pwsh", ["-c", "git push -f"], ("git push -f", None)),
+        ("pwsh", ["-NoProfile", "-NonInteractive", "-co", "x"], ("x", None)),  # a prefix
+        ("pwsh", ["--noprofile", "/ExecutionPolicy", "Bypass", "-COMMAND", "x"], ("x", None)),
+        ("pwsh", ["-config", "c", "-c", "x"], ("x", None)),
+        ("pwsh", ["-nop", "-ExecutionPolicy", "Bypass", "-c", "x"], ("x", None)),
+        ("pwsh", ["-ep", "Bypass", "-wd", "/srv", "-c", "x"], ("x", "/srv")),
+        ("pwsh", ["-WorkingDirectory:/srv", "-Command", "x"], ("x", "/srv")),
+        ("pwsh", ["-EncodedCommand", ENCODED], ("Remove-Item ~", None)),
+        ("pwsh", ["-ec", ENCODED], ("Remove-Item ~", None)),
+        ("pwsh", ["-e", "not base64!"], (None, None)),
+        # pwsh takes a bare first argument as -File; Windows PowerShell as -Command
+        ("pwsh", ["build.ps1"], (None, None)),
+        ("powershell", ["Remove-Item", "~"], ("Remove-Item ~", None)),
+        ("powershell", ["/c", "x"], ("x", None)),
+        ("pwsh", ["-File", "x.ps1", "-c", "y"], (None, None)),
+        ("pwsh", ["-Command", "-"], (None, None)),  # the script is on standard input
+        ("pwsh", ["-Command"], (None, None)),
+        ("pwsh", ["--version"], (None, None)),
+        ("pwsh", ["-Xyz", "-c", "x"], (None, None)),  # not a parameter pwsh has: refused
+    ],
+)
+def test_the_script_pwsh_runs_is_read_from_its_command_line(name, args, expected):
+    from hookgate.shell.powershell import script_of
+
+    assert script_of(name, args) == expected
+
+
+def test_a_nested_pwsh_inherits_the_directory_and_environment_not_variables():
+    found = commands("Set-Location src; $env:A = '1'; $v = 'x'; pwsh -c 'Remove-Item $v'")
+    assert [(c["argv"], c["cwd"], c["env"]) for c in found if c["name"] == "rm"] == [
+        (["rm", "$v"], "src", {"A": "1"})
+    ]

@@ -97,6 +97,11 @@ def psq(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def encoded(script: str) -> str:
+    """``script`` as pwsh's ``-EncodedCommand`` takes it: base64 of its UTF-16LE."""
+    return b64encode(script.encode("utf-16-le")).decode()
+
+
 def rel(path: str) -> str:
     return path[len(CWD) + 1 :] if path.startswith(CWD + "/") else path
 
@@ -213,6 +218,16 @@ WRITERS = {
         lambda p, t: pwsh(
             f"Set-Location {psq(split(p)[0])}; Set-Content -Path {psq(split(p)[1])} -Value {psq(t)}"
         ),
+    ),
+    "bash: pwsh -Command": (
+        "replace",
+        lambda p, t: bash(
+            f"pwsh -NoProfile -Command {q(f'Set-Content -Path {psq(p)} -Value {psq(t)}')}"
+        ),
+    ),
+    "bash: pwsh -EncodedCommand": (
+        "append",
+        lambda p, t: bash(f"pwsh -ec {encoded(f'Add-Content -Path {psq(p)} -Value {psq(t)}')}"),
     ),
     "patch <<EOF": ("edit", lambda p, t: bash(f"patch -p1 <<'EOF'\n{diff(p, t)}EOF")),
     "git apply <<EOF": ("edit", lambda p, t: bash(f"git apply <<'EOF'\n{diff(p, t)}EOF")),

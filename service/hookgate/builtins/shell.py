@@ -71,7 +71,8 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     (and ``-lc``, recursively to a bounded depth), ``eval``, here-documents and here-strings (and
     ``echo …``) fed to a shell, what ``echo …`` feeds ``xargs`` (in place of ``-I{}``, or as
     arguments; input the line does not show is an unknown word there, ``$(xargs)``, so ``git``
-    options it may add are unknown), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
+    options it may add are unknown), the script of ``pwsh``/``powershell -Command``
+    (``-EncodedCommand``) read as PowerShell (``powershell.commands``), ``ssh host cmd`` and ``kubectl exec … -- cmd``, wrappers (``sudo``, ``env``,
     ``command``, ``exec``, ``nohup``, ``time``, ``nice``, ``timeout``, ``setsid``, ``xargs``, ``find -exec``, ``parallel``, ``script -c``, ``tmux``, ``screen``,
     ``at``, …), commands git runs (``rebase -x``, ``submodule foreach``, ``bisect run``,
     ``-c alias.x='!…'``, and what an alias ``git config alias.x …`` defines will run), the

@@ -126,8 +126,9 @@ def argv_line(argv: list, dialect: str) -> tuple[str, str | None]:
     if len(words) >= 3 and head in SHELLS and words[1].startswith("-") and "c" in words[1]:
         return "sh", words[2]
     if head in POWERSHELLS:
-        rest = [w for w in words[1:] if w.lower() not in ("-command", "-c", "-noprofile")]
-        return "powershell", " ".join(rest)
+        from hookgate.shell.powershell import script_of  # (only for such a vector)
+
+        return "powershell", script_of(head.removesuffix(".exe"), words[1:])[0]
     return dialect, " ".join(sh_quote(w) for w in words)
 
 

@@ -12,6 +12,7 @@ depth (``limits``). Nothing is ever executed.
 from __future__ import annotations
 
 from hookgate.lang.errors import LimitError
+from hookgate.shell import powershell
 from hookgate.shell.containers import host_source
 from hookgate.shell.expansion import (
     UNKNOWN_FILE,
@@ -483,6 +484,8 @@ class Run(FileEffects, ShellState, Nesting):
             first = next((w for w in words[1:] if not w.text.startswith(("-", "+"))), None)
             if first is not None:
                 self.fed_from(cmd, first.text)
+        if name in powershell.PROGRAMS:
+            self.powershell(cmd)
         if name == "git":
             for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
@@ -723,6 +726,25 @@ class Run(FileEffects, ShellState, Nesting):
             runs = [[w.text for w in command] + batch for batch in batches]
         self.budget.expand(sum(len(a) for run in runs for a in run))
         return "\n".join(" ".join(single_quoted(a) for a in run) for run in runs)
+
+    def powershell(self, cmd: Command) -> None:
+        """``pwsh -Command SCRIPT`` (``powershell``, ``-EncodedCommand``): each command of the
+        script, read as PowerShell (shell/powershell.py, the reading of the hosts' PowerShell
+        tools), as a command of this line run where ``cmd`` runs, with its environment. Their
+        words have no place in the line: nothing rewrites them."""
+        args = [w.text for w in cmd.words[1:]]
+        script, workdir = powershell.script_of(cmd.name, args)
+        if script is None:
+            return
+        self.budget.expand(len(script))
+        cwd = join_path(self.cwd, workdir) if workdir else self.cwd
+        for found in powershell.commands(script, cwd, [*cmd.via, cmd.name]):
+            kinds = zip(found["argv"], found["kinds"], strict=True)
+            words = [Word(a, None, k is None, kind=k) for a, k in kinds]
+            env = {**cmd.env, **found["env"]}
+            ran = Command(found["name"], words, env, cmd.span, found["cwd"], found["via"])
+            ran.writes, ran.appends, ran.files = found["writes"], found["appends"], found["files"]
+            self.out.append(ran)
 
     def xargs_input(self, own: list[Word]) -> str | None:
         """What ``xargs`` reads, when the line shows it: the file of ``-a f`` (written by the

@@ -31,6 +31,7 @@ from hookgate.shell.words import join_path
 
 MAX_DEPTH = 8
 MAX_STACK = 64  # Push-Location entries kept
+PROGRAMS = frozenset({"pwsh", "powershell"})  # (command names: without .exe)
 
 # Cmdlets and their aliases (lower-cased) -> the POSIX command they act as.
 _CMDLETS: dict[str, str] = {
@@ -107,11 +108,94 @@ class _State:
         self.env: dict[str, str] = {}
 
 
-def commands(line: str) -> list[dict]:
-    """The simple commands of PowerShell ``line``, in order, as ``shell.commands`` dicts."""
+def commands(line: str, cwd: str | None = None, via: list[str] | None = None) -> list[dict]:
+    """The simple commands of PowerShell ``line``, in order, as ``shell.commands`` dicts;
+    ``cwd``: where the line starts (relative to the payload's cwd, None there), ``via``: what
+    runs it (another shell's ``pwsh -Command``)."""
     out: list[dict] = []
-    _statements(line, 0, [], _State(), out, 0)
+    state = _State()
+    state.cwd = cwd
+    _statements(line, 0, list(via or ()), state, out, 0)
     return out
+
+
+# pwsh's and powershell.exe's own parameters (about_Pwsh, about_PowerShell_exe): each name with
+# the shortest prefix of it the command line accepts and its other documented spellings; a
+# parameter is written -Name, --Name or /Name, case-insensitively.
+_CLI: dict[str, tuple[str, tuple[str, ...]]] = {
+    "command": ("c", ()), "configurationname": ("config", ()),
+    "configurationfile": ("configurationfile", ()), "custompipename": ("custompipename", ()),
+    "encodedcommand": ("e", ("ec",)), "encodedarguments": ("encodeda", ("ea",)),
+    "executionpolicy": ("ex", ("ep",)), "file": ("f", ()), "help": ("h", ("?",)),
+    "inputformat": ("inp", ("if",)), "interactive": ("i", ()), "login": ("l", ()),
+    "mta": ("mta", ()), "noexit": ("noe", ()), "nologo": ("nol", ()),
+    "noninteractive": ("noni", ()), "noprofile": ("nop", ()),
+    "noprofileloadtime": ("noprofileloadtime", ()), "outputformat": ("o", ("of",)),
+    "settingsfile": ("settings", ()), "sshservermode": ("sshs", ()), "sta": ("sta", ()),
+    "version": ("v", ()), "windowstyle": ("w", ()), "workingdirectory": ("wo", ("wd",)),
+}  # fmt: skip
+# (the ones that take a value; -Command, -File and -EncodedCommand end the reading)
+_CLI_VALUED = frozenset({
+    "configurationname", "configurationfile", "custompipename", "encodedarguments",
+    "executionpolicy", "inputformat", "outputformat", "settingsfile", "windowstyle",
+    "workingdirectory",
+})  # fmt: skip
+
+
+def _cli_name(arg: str) -> str | None:
+    """The parameter ``arg`` spells (``-nop``, ``-Command``, ``/c``), or None."""
+    if len(arg) < 2 or arg[0] not in "-/" or (arg[0] == "/" and "/" in arg[1:]):
+        return None
+    key = arg.lstrip("-/").split(":", 1)[0].lower()
+    found = [
+        name
+        for name, (shortest, spellings) in _CLI.items()
+        if key in spellings or (name.startswith(key) and len(key) >= len(shortest))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def script_of(name: str, args: list[str]) -> tuple[str | None, str | None]:
+    """What ``pwsh``/``powershell`` with ``args`` runs: ``(script, working directory)``. The
+    script is ``-Command``'s (with every argument after it, as the shell joins them),
+    ``-EncodedCommand``'s decoded, or the first argument that is not a parameter's when the
+    program takes that as a command (Windows PowerShell; pwsh takes it as ``-File``). None when
+    it runs a file, standard input (``-Command -``) or something the arguments do not show."""
+    workdir = None
+    k = 0
+    while k < len(args):
+        arg = args[k]
+        cli = _cli_name(arg)
+        if cli is None:
+            if name.lower().startswith("powershell") and not arg.startswith("-"):
+                return " ".join(args[k:]), workdir
+            return None, workdir
+        if cli == "command":
+            rest = args[k + 1 :]
+            return (None if rest[:1] == ["-"] or not rest else " ".join(rest)), workdir
+        if cli == "encodedcommand":
+            return _decoded(args[k + 1] if k + 1 < len(args) else ""), workdir
+        if cli in ("file", "version", "help"):
+            return None, workdir
+        if cli in _CLI_VALUED:
+            value = (
+                arg.split(":", 1)[1] if ":" in arg else (args[k + 1] if k + 1 < len(args) else "")
+            )
+            workdir = value if cli == "workingdirectory" else workdir
+            k += 0 if ":" in arg else 1
+        k += 1
+    return None, workdir
+
+
+def _decoded(text: str) -> str | None:
+    """``-EncodedCommand``'s value: base64 of the script's UTF-16LE."""
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-16-le")
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _statements(
@@ -359,9 +443,14 @@ def _statement(
         body = " ".join(args[[a.lower() for a in args].index("/c" if "/c" in args else "/k") + 1 :])
         _cmd_line(body, [*via, "cmd"], out, depth + 1, state)
         return
-    if name in ("powershell", "pwsh") and args:
-        rest = [a for a in args if a.lower() not in ("-command", "-c", "-noprofile", "-nop")]
-        _statements(" ".join(rest), 0, [*via, name], state, out, depth + 1)
+    if name in PROGRAMS and args:
+        script, workdir = script_of(name, args)
+        if script is not None:
+            # a process of its own: the environment and directory are inherited, variables not
+            inner = _State()
+            inner.cwd = join_path(state.cwd, _posix_path(workdir)) if workdir else state.cwd
+            inner.env = dict(state.env)
+            _statements(script, 0, [*via, name], inner, out, depth + 1)
         return
     content = None
     if role == "rm" and producer is not None and not _paths(args):

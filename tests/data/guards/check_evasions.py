@@ -53,6 +53,8 @@ LAUNCHERS = (
     "parallel",
     "busybox",
     "toybox",
+    "pwsh",
+    "powershell",
     "nix",
     "watchexec",
     "gosu",
