@@ -51,6 +51,11 @@ def kinds(name: str, tool_input: dict, cwd: str | None = "/p", kind: str | None 
             {"command": ["pwsh", "-Command", "rm -r x"]},
             [{"kind": "run", "dialect": "powershell", "command": "rm -r x"}],
         ),
+        (  # pwsh's own parameters before the script, whichever spelling
+            "shell",
+            {"command": ["pwsh.exe", "-nop", "-ExecutionPolicy", "Bypass", "-c", "rm", "-r", "x"]},
+            [{"kind": "run", "dialect": "powershell", "command": "rm -r x"}],
+        ),
         (
             "Write",
             {"file_path": "/p/a.txt", "content": ""},
