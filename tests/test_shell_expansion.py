@@ -571,6 +571,13 @@ def test_deleting_dot_files_by_pattern_is_deleting_git(project):
         'set -- \'a b\' c; for x in "$*" "${@:2}"; do printf \'%s\\n\' @@ "$x"; done',
         "f() { for x in \"$@\"; do printf '%s\\n' @@ \"$x\"; done; }; f 'p q' -r",
         "v='p q'; for x in \"$v\" r; do printf '%s\\n' @@ \"$x\"; done",
+        # no value the line shows: bash never runs the body
+        "set --; for x; do printf '%s\\n' @@ \"$x/b\"; done; printf '%s\\n' @@ after",
+        "set --; for x in \"$@\"; do for y in a; do printf '%s\\n' @@ $y; done; done",
+        "e=; for x in $e; do printf '%s\\n' @@ $x; done; printf '%s\\n' @@ .",
+        "for x in; do printf '%s\\n' @@ in; done",
+        "set -- a; shift; for x; do printf '%s\\n' @@ $x; done",
+        "f() { for x; do printf '%s\\n' @@ $x; done; }; f; f b",
     ],
 )
 def test_a_loop_body_is_read_once_per_value_as_bash_runs_it(text):

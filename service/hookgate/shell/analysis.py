@@ -322,16 +322,19 @@ class Run(FileEffects, ShellState, Nesting):
         """Variable ``name`` takes values the line does not show (a loop's variable)."""
         self.vars.pop(name, None)
 
-    def loop(self, name: str, words: list[Word], body: tuple[str, list[int]] | None) -> None:
+    def loop(self, name: str, words: list[Word], body: tuple[str, list[int]] | None) -> bool:
         """``for name in WORDS; do BODY; done``: BODY (its text and offsets, None when its end
         is not found) is read here with ``name`` the first value, and once more for each other
         value (with the same spans: it is the same text), when the line shows every value;
-        else ``name`` stays unknown."""
+        else ``name`` stays unknown. False when the line shows there is no value: the body
+        never runs."""
         values = self.expand_words(words, command=False)
-        if body is None or not 0 < len(values) <= MAX_LOOP_VALUES:
-            return
+        if not values:
+            return False
+        if body is None or len(values) > MAX_LOOP_VALUES:
+            return True
         if any(v.kind is not None for v in values):
-            return
+            return True
         text, offs = body
         for value in values[1:]:
             self.enter()
@@ -340,6 +343,7 @@ class Run(FileEffects, ShellState, Nesting):
             finally:
                 self.leave()
         self.vars[name] = Value([values[0].text])
+        return True
 
     # -- commands --------------------------------------------------------------------------------
 

@@ -432,6 +432,8 @@ def operand_ops(
         ]
     out: list[tuple[str, str, str | None, str | None]] = []
     for path in operands:
+        if not path:
+            continue  # rm -rf "" ("$EMPTY"): no file has that name; it fails on it
         key = join_path(cwd, path)
         if how == "truncate":
             empties = _truncate_size(argv) in ("0", "=0", "<0", "/0")

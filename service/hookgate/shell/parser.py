@@ -304,15 +304,17 @@ class Parser(Lexer):
     def loop(self, header: list[Word]) -> None:
         """``for v in a b c; do BODY; done`` (at the end of its header; ``for v; do`` is ``for v
         in "$@"``): the run reads BODY
-        once more for each value after the first, when the body's end is found."""
+        once more for each value after the first, when the body's end is found, and not at all
+        when the line shows it has no value (``set --; for d; do``, ``for x in $EMPTY``)."""
         if len(header) == 1 and header[0].text.isidentifier():
             # for v; do …: for v in "$@"
             header = [header[0], header[0], Word("$@", None, False, [], marks=[(0, 2, True)])]
-        elif len(header) < 3 or header[1].text != "in" or not header[0].text.isidentifier():
+        elif len(header) < 2 or header[1].text != "in" or not header[0].text.isidentifier():
             return
         found = _loop_body(self.t, self.i)
         body = None if found is None else (self.t[found[0] : found[1]], self.roots(*found))
-        self.run.loop(header[0].text, header[2:], body)
+        if not self.run.loop(header[0].text, header[2:], body) and found is not None:
+            self.i = found[1]  # no value: bash never runs the body (read on from its done)
 
     def define(self, name: str | None, start: int) -> None:
         """Function ``name``'s body starts at ``start`` of the text: the run keeps its text."""
