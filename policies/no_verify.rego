@@ -349,6 +349,22 @@ violations contains {"reason": msg, "pattern": "hook-files-disabled"} if {
 	msg := sprintf("%s would %s %s, which switches the git hook it defines off for every later commit. %s", [e.by, inert_verbs[e.op], e.path, advice])
 }
 
+# An edit in place whose result the call does not show (an edit without content: sed -i,
+# perl -pi) of a hook file: it may leave the hook running nothing (sed -i '1a exit 0', sed -i
+# '/npm test/d'), which hookgate cannot read, as it cannot read a configuration it does not
+# see: asked (no_verify.on_unknown_config). Writing the hook's whole text (Write, echo … >, an
+# Edit that shows its new lines) is judged above. Only commands edit unseen (a file tool's edit
+# shows its text), so only the commands' effects are read: a file tool's call skips the rule.
+unknown_config contains {"reason": msg, "pattern": "hook-files-unknown-edit"} if {
+	some e in data.hookgate.lib.line_file_effects
+	e.op == "edit"
+	not is_string(e.content)
+	hook_path := trim_prefix(trim_prefix(e.path, work_prefix), "./")
+	some pattern in hook_globs
+	glob.match(pattern, ["/"], hook_path)
+	msg := sprintf("%s would change %s in place in a way this call does not show, and it may leave the git hook it defines running no check. Write the hook's whole new text instead, so that it can be read. %s", [e.by, e.path, advice])
+}
+
 inert_verbs := {"delete": "remove", "write": "leave nothing that runs a check in", "edit": "put an early exit into", "copy": "copy nothing that runs a check onto", "move": "move nothing that runs a check onto", "link": "link nothing that runs a check at", "mode": "make non-executable"}
 
 # A path of the work tree relative to the call's cwd (the top of the work tree, as the payload
@@ -393,14 +409,27 @@ inert(e) if {
 inert_text(text) if idle_text(text)
 
 inert_text(text) if {
-	lines := [l |
-		some raw in split(replace(text, "\\n", "\n"), "\n")
-		l := trim_space(raw)
-		not noop_line(l)
-	]
+	lines := command_lines(text)
 	count(lines) > 0
 	exit_line(lines[0])
 }
+
+# Text every command of which ignores its failure (npm test || true, make check || :): the hook
+# always succeeds, so no check stops a commit (no_verify.ignored_failure_pattern).
+inert_text(text) if {
+	lines := command_lines(text)
+	count(lines) > 0
+	every l in lines {
+		regex.match(cfg.ignored_failure_pattern, l)
+	}
+}
+
+# The lines of a hook's text that run something, in order.
+command_lines(text) := [l |
+	some raw in split(replace(text, "\\n", "\n"), "\n")
+	l := trim_space(raw)
+	not noop_line(l)
+]
 
 exit_line(l) if regex.match(cfg.exit_pattern, l)
 

@@ -204,6 +204,26 @@ test_hooks_path_that_switches_hooks_off_is_denied if {
 	nv_denied("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='/dev/null'\" git commit -m x")
 }
 
+nv_asked(cmd) if count(data.hookgate.no_verify.ask) > 0 with input as shell_input(cmd)
+
+# A hook whose every command ignores its failure always lets the commit through.
+test_a_hook_that_ignores_every_failure_is_off if {
+	nv_denied("echo 'npm test || true' > .husky/pre-commit")
+	nv_denied("printf 'set -e\\nnpx lint-staged || :\\nnpm test || exit 0 # flaky\\n' > .husky/pre-commit")
+	not nv_denied("echo 'npm test || exit 1' > .husky/pre-commit")
+	not nv_denied("echo 'npm test || exit' > .husky/pre-commit") # exit: npm test's status
+	not nv_denied("printf 'npx lint-staged\\nnpm test || true\\n' > .husky/pre-commit")
+}
+
+# An edit in place the call does not show the result of may leave a hook running nothing.
+test_a_hook_edited_in_place_unseen_is_asked if {
+	nv_asked("sed -i '1a exit 0' .husky/pre-commit")
+	nv_asked("perl -pi -e 's/npm test/true/' .githooks/pre-commit")
+	not nv_asked("sed -i 's/a/b/' src/app.py")
+	not nv_asked("sed -i 's/a/b/' .husky/pre-commit") with data.hookgate.config.no_verify.on_unknown_config as "deny"
+	nv_denied("sed -i 's/a/b/' .husky/pre-commit") with data.hookgate.config.no_verify.on_unknown_config as "deny"
+}
+
 test_hooks_directories_come_from_data if {
 	nv_denied("git config core.hooksPath .githooks") with data.hookgate.config.no_verify.hooks_dirs as []
 }

@@ -50,7 +50,11 @@ CLASSES = {
     "edit": {"protected", "instruction", "hook"},
     # interpreter code: what it writes is among its string literals (docs/reference/effects.md)
     "code": {"protected", "instruction", "hook"},
-    "opaque": {"protected"},  # what it leaves there the call does not show (sed -i, perl -pi)
+    # an edit in place whose result the call does not show (sed -i, perl -pi): a hook file it
+    # may leave running nothing is asked about
+    "in place": {"protected", "hook"},
+    # what it leaves there the call does not show (chown, chattr, a directory or FIFO made)
+    "opaque": {"protected"},
     "delete": {"protected", "hook", "destructive"},
     # git rm and git mv refuse to drop uncommitted changes: the project's work stays in git
     "git delete": {"protected", "hook"},
@@ -69,6 +73,7 @@ CLASSES = {
 ASKED = {
     ("unknown", "instruction"): ("instruction-file-unknown", "instruction-file-copy"),
     ("tree", "instruction"): ("instruction-file-unknown", "instruction-file-copy"),
+    ("in place", "hook"): ("hook-files-unknown-edit",),
 }
 
 
@@ -241,8 +246,8 @@ WRITERS = {
             f"node -e {q(f'require({chr(34)}fs{chr(34)}).writeFileSync({p!r}, {t!r})')}"
         ),
     ),
-    "sed -i": ("opaque", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
-    "perl -pi": ("opaque", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
+    "sed -i": ("in place", lambda p, t: bash(f"sed -i 's/a/b/' {q(p)}")),
+    "perl -pi": ("in place", lambda p, t: bash(f"perl -pi -e 's/a/b/' {q(p)}")),
     "chown": ("opaque", lambda p, t: bash(f"chown nobody:nogroup {q(p)}")),
     "chgrp -R": ("opaque", lambda p, t: bash(f"chgrp -R staff {q(p)}")),
     "chattr +i": ("opaque", lambda p, t: bash(f"chattr +i {q(p)}")),
