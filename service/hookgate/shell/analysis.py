@@ -774,8 +774,9 @@ class Run(FileEffects, ShellState, Nesting):
             return command
         if self.xargs_input(own):
             return command
-        kind = UNKNOWN_FILE if xargs_value([w.text for w in own], ("-a", "--arg-file")) else None
-        kind = kind or (UNKNOWN_FILE if self.piped_from is None else UNKNOWN_OUTPUT)
+        # a file's (-a f, or stdin: xargs … < f) or a command's output
+        arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
+        kind = UNKNOWN_OUTPUT if arg_file is None and self.piped_from is not None else UNKNOWN_FILE
         replace = xargs_replace(own)
         if replace is None:
             return [*command, Word(FROM_XARGS, None, False, kind=kind)]
