@@ -510,7 +510,9 @@ class Run(FileEffects, ShellState, Nesting):
                 # what the wrapped command's environment gets: the wrapper's own (HUSKY=0 nice
                 # git commit) and what env sets (env HUSKY=0 git commit)
                 inner_env = {**env, **wrapper_env(name, own_words)}
-                if name == "xargs":
+                # what xargs reads, read once (before the command it runs, as xargs does)
+                line = self.xargs_input(own_words) if name == "xargs" else None
+                if name == "xargs" and not line:
                     inner = (inner[0], self.xargs_unread(own_words, inner[1]), *inner[2:])
                 for sub in [inner[1], *inner[2]]:
                     if sub:
@@ -521,7 +523,7 @@ class Run(FileEffects, ShellState, Nesting):
                         )
                         found_ops(ran, cmd)  # find -exec rm {} +: {} is what it finds
                         self.runs[id(cmd)] = self.runs.get(id(ran), ran)
-                fed = self.xargs_fed(cmd, own_words, inner[1])
+                fed = self.xargs_fed(cmd, own_words, inner[1], line)
                 if fed is not None:
                     self.nested_printed(fed, cmd, name)
             elif inner[0] == "printed":
@@ -700,14 +702,15 @@ class Run(FileEffects, ShellState, Nesting):
                 text = command_output(c, stdin, self.budget.expand)
         return text
 
-    def xargs_fed(self, cmd: Command, own: list[Word], command: list[Word]) -> str | None:
-        """The script of the command ``xargs`` runs with what ``echo``/``printf`` before it in
-        the pipeline prints (or a file the line wrote, ``-a f``): in place of the replace string
-        (``echo 'git push -f' | xargs -I{} sh -c '{}'``), else as more arguments (``echo -f |
-        xargs git push``); None otherwise (``xargs_unseen``: cat list | xargs rm)."""
+    def xargs_fed(
+        self, cmd: Command, own: list[Word], command: list[Word], line: str | None
+    ) -> str | None:
+        """The script of the command ``xargs`` runs with ``line``, what it reads
+        (``xargs_input``): in place of the replace string (``echo 'git push -f' | xargs -I{} sh
+        -c '{}'``), else as more arguments (``echo -f | xargs git push``); None otherwise
+        (``xargs_unseen``: cat list | xargs rm)."""
         if cmd.name != "xargs" or not command:
             return None
-        line = self.xargs_input(own)
         if not line:
             return self.xargs_unseen(cmd)
         argv = [w.text for w in own]
@@ -765,14 +768,12 @@ class Run(FileEffects, ShellState, Nesting):
         return self.stdin_next
 
     def xargs_unread(self, own: list[Word], command: list[Word]) -> list[Word]:
-        """The command ``xargs`` runs, with what it reads from input the line does not show as
-        an unknown word: after its arguments, or each argument holding the replace string
+        """The command ``xargs`` runs on input the line does not show, with what it reads as an
+        unknown word: after its arguments, or each argument holding the replace string
         (``xargs -a flags git commit``: its options may be --no-verify, as ``git commit
         $FLAGS``'s may). A command that changes files by its operands gets ``xargs_ops``' paths
         instead."""
         if not command or command_name(command[0].text) in FILE_COMMANDS:
-            return command
-        if self.xargs_input(own):
             return command
         # a file's (-a f, or stdin: xargs … < f) or a command's output
         arg_file = xargs_value([w.text for w in own], ("-a", "--arg-file"))
