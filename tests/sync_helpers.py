@@ -237,6 +237,20 @@ class TamperingProxy:
         return document
 
 
+def bash_payload(command: str) -> str:
+    """A Claude Code PreToolUse payload of a Bash call, as the hook reads it on stdin."""
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+    )
+
+
 def hookgate_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment of a hookgate process living in ``home`` (HOOKGATE_HOME)."""
     seed_compile_cache(home / "cache" / "compiled")

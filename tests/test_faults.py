@@ -27,6 +27,7 @@ from server_support import GUARD, NO_VERIFY, auth, client_for, database_params, 
 from sync_helpers import (
     LiveServer,
     TamperingProxy,
+    bash_payload,
     deny_policy,
     hookgate_env,
     run_hookgate,
@@ -51,18 +52,6 @@ def home(tmp_path):
     return path
 
 
-def payload(command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "cwd": "/tmp",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        }
-    )
-
-
 def deny_reason(stdout: str) -> str | None:
     """The deny reason of a Claude Code hook response; None when it does not deny."""
     output = json.loads(stdout).get("hookSpecificOutput", {})
@@ -85,7 +74,7 @@ def hook(home, command: str, preexec_fn=None) -> tuple[str | None, str]:
     """Run ``hookgate eval --explain`` as Claude Code would; its ``answer``."""
     result = subprocess.run(
         [sys.executable, "-m", "hookgate.cli", "eval", "--host", "claude", "--explain"],
-        input=payload(command),
+        input=bash_payload(command),
         capture_output=True,
         text=True,
         env=hookgate_env(home),
@@ -318,7 +307,7 @@ def test_a_directory_planted_as_a_compile_cache_entry_answers_the_limit(home):
     _directory_in_place(entry)
     result = subprocess.run(
         [sys.executable, "-m", "hookgate.cli", "eval", "--host", "claude"],
-        input=payload("git commit --no-verify -m wip"),
+        input=bash_payload("git commit --no-verify -m wip"),
         capture_output=True,
         text=True,
         env=hookgate_env(home),
@@ -731,7 +720,7 @@ def test_fifty_hooks_during_a_background_refresh_answer_for_the_old_or_new_revis
 
         def feed(wave) -> None:
             for child, _, _ in wave:
-                child.stdin.write(payload("echo marker-old marker-new").encode())
+                child.stdin.write(bash_payload("echo marker-old marker-new").encode())
                 child.stdin.close()
 
         def answers(wave) -> list[int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sync_helpers import LiveServer, run_hookgate
+from sync_helpers import LiveServer, bash_payload, run_hookgate
 
 from hookgate import cli
 from hookgate.commands import init
@@ -26,21 +26,16 @@ def hookgate(tmp_path: Path, *argv: str, stdin: str = "", **env: str):
     return run_hookgate(tmp_path / "home", *argv, stdin=stdin, **env)
 
 
-def bash(command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s",
-            "cwd": "/tmp",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        }
-    )
-
-
 def decision(tmp_path: Path, repo: Path, command: str, *options: str) -> tuple[str, str]:
     proc = hookgate(
-        tmp_path, "eval", "--host", "claude", "--policies", str(repo), *options, stdin=bash(command)
+        tmp_path,
+        "eval",
+        "--host",
+        "claude",
+        "--policies",
+        str(repo),
+        *options,
+        stdin=bash_payload(command),
     )
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout or "{}").get("hookSpecificOutput", {})

@@ -27,7 +27,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sync_helpers import LiveServer, deny_policy
+from sync_helpers import LiveServer, bash_payload, deny_policy
 
 from hookgate import anchors, paths, sync
 
@@ -134,19 +134,6 @@ def configure(root: Path, server: LiveServer, **extra) -> None:
     write_config(root, {**document, "token_file": str(token), **extra})
 
 
-def payload(command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-        }
-    )
-
-
 def as_agent(agent, root: Path, *argv: str, stdin: str = "", env: dict | None = None):
     """``hookgate ARGV`` as the agent's user (None: as root), in its home, with its own
     environment."""
@@ -179,7 +166,7 @@ def as_agent(agent, root: Path, *argv: str, stdin: str = "", env: dict | None = 
 
 def hook(agent, root: Path, command: str, env: dict | None = None) -> tuple[dict, dict]:
     result = as_agent(
-        agent, root, "eval", "--host", "claude", "--explain", stdin=payload(command), env=env
+        agent, root, "eval", "--host", "claude", "--explain", stdin=bash_payload(command), env=env
     )
     assert result.returncode == 0, result.stderr
     assert "{" in result.stderr, (result.stdout, result.stderr)
@@ -260,7 +247,7 @@ def test_an_untrusted_managed_config_answers_the_limit_action(root, spoil, reaso
     with pytest.raises(anchors.AnchorError, match=reason):
         anchors.load()
     engine, revision = local_engine()
-    decision = engine.evaluate(payload("ls"), "claude")
+    decision = engine.evaluate(bash_payload("ls"), "claude")
     assert decision.outcome == "ask" and revision is None
     assert reason.split(":")[0] in decision.reasons[0]
     assert decision.errors[0]["kind"] == "limit"
@@ -373,7 +360,7 @@ def test_the_hook_compiles_in_memory_when_roots_entry_is_missing_and_stays_fast(
         for _ in range(3):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             done = as_agent(
-                agent, root, "eval", "--host", "claude", stdin=payload("echo managed-marker")
+                agent, root, "eval", "--host", "claude", stdin=bash_payload("echo managed-marker")
             )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -575,7 +562,7 @@ def test_the_decide_path_reads_no_per_user_file(root, server, monkeypatch):
     sys.addaudithook(audit)
     try:
         engine, revision = local_engine()
-        decision = engine.evaluate(payload("echo managed-marker"), "claude")
+        decision = engine.evaluate(bash_payload("echo managed-marker"), "claude")
     finally:
         watching[0] = False
         shutil.rmtree(user, ignore_errors=True)
@@ -718,7 +705,12 @@ def test_roots_pull_writes_the_module_file_the_agents_hook_reads(root, agent):
     # the hook, through the launcher, as the agent: the usual answer, the file unchanged
     before = path.read_bytes()
     done = as_agent_code(
-        agent, LAUNCHER, "eval", "--host", "claude", stdin=payload("git commit --no-verify -m x")
+        agent,
+        LAUNCHER,
+        "eval",
+        "--host",
+        "claude",
+        stdin=bash_payload("git commit --no-verify -m x"),
     )
     assert done.returncode == 0, done.stderr
     assert decision_of(json.loads(done.stdout)) == "deny", done.stdout

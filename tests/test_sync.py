@@ -12,6 +12,7 @@ import sys
 import pytest
 from sync_helpers import (
     TamperingProxy,
+    bash_payload,
     deny_policy,
     home_fixture,
     hookgate_env,
@@ -45,7 +46,7 @@ def cached(home) -> dict:
 def evaluate(home, command: str, **env) -> tuple[dict, str]:
     """Run the hook as Claude Code would; returns (stdout JSON, origin of the policies)."""
     result = run_hookgate(
-        home, "eval", "--host", "claude", "--explain", stdin=hook_payload(command), **env
+        home, "eval", "--host", "claude", "--explain", stdin=bash_payload(command), **env
     )
     assert result.returncode == 0, result.stderr
     explain = json.loads(result.stderr[result.stderr.index("{") :])
@@ -55,23 +56,9 @@ def evaluate(home, command: str, **env) -> tuple[dict, str]:
 def answer(home, command: str) -> dict:
     """The hook's answer alone: no ``--explain``, whose trace compiles the policies once more
     in each new home and revision (seconds on a busy machine)."""
-    result = run_hookgate(home, "eval", "--host", "claude", stdin=hook_payload(command))
+    result = run_hookgate(home, "eval", "--host", "claude", stdin=bash_payload(command))
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
-
-
-def hook_payload(command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": "toolu_01",
-        }
-    )
 
 
 def denied(response: dict) -> bool:
