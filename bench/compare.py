@@ -2,6 +2,7 @@
 from wheels as users install them, measured turn about on the same machine.
 
     .venv/bin/python bench/compare.py REVISION [--runs 20] [--rounds 30] [--iterations 200] [--no-linear]
+        [--fresh] [--instructions] [--callgrind]
 
 1. Whole process, median ms per hook call: the hook command ``hookgate install`` wires, served
    by its warm process and with ``HOOKGATE_WARM=0``, for each revision, beside the minimal hook
@@ -17,6 +18,12 @@ from wheels as users install them, measured turn about on the same machine.
    the machine's load does not move (calls into C count as one), for a shared machine.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
    ratio of their times per KiB at the largest size, construct by construct.
+4. With ``--callgrind`` (valgrind installed): per decision of each payload of section 2, the
+   machine instructions each revision executes and the level-1 cache misses and mispredicted
+   branches valgrind's model of the processor counts (only the decisions are counted: the loop
+   runs inside ``exec``, which ``--toggle-collect`` follows). Counts a busy machine does not
+   move, one level below section 2's bytecodes: a revision that executes fewer instructions but
+   takes longer waits on memory or branches, not on work.
 
 Ratios are after ÷ before: 1.00 is unchanged, below is faster. Nothing here asserts; the figures
 go to the docs' evidence pages (``docs/evidence/performance.md``).
@@ -286,6 +293,11 @@ def main() -> None:
         "--instructions", action="store_true", help="section 2 also for 4 KB instruction texts"
     )
     parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="section 4: instructions and cache misses per decision (valgrind)",
+    )
+    parser.add_argument(
         "--fresh",
         action="store_true",
         help="section 2 again with a different text on every call (nothing cached by content)",
@@ -341,6 +353,101 @@ def main() -> None:
             "after": (pythons["after"], HERE / "linear_time.py"),
         }
         linear_time(scripts, envs)
+
+    if args.callgrind:
+        print("\n4. per decision under valgrind's callgrind (instructions, cache and branch model)")
+        callgrind(pythons, envs, workdirs, docs)
+
+
+# Run under valgrind by each revision's python: the default pack loaded from a compile cache
+# (a compile under valgrind would take minutes), then N decisions of one payload inside exec,
+# the only part callgrind counts (--toggle-collect=builtin_exec).
+CALLGRIND_PROBE = """
+import json, sys
+from hookgate.engine import Engine
+from hookgate.sources import default_pack_path
+doc, n, cache = json.loads(sys.stdin.readline())
+engine = Engine.from_paths([default_pack_path()], cache_dir=cache)
+evaluate = engine.evaluate
+for _ in range(20):
+    evaluate(doc)
+exec("for _ in range(n): evaluate(doc)")
+"""
+
+# callgrind's events with --cache-sim=yes --branch-sim=yes, in the order it prints them.
+EVENTS = (
+    "Ir",
+    "Dr",
+    "Dw",
+    "I1mr",
+    "D1mr",
+    "D1mw",
+    "ILmr",
+    "DLmr",
+    "DLmw",
+    "Bc",
+    "Bcm",
+    "Bi",
+    "Bim",
+)
+SHOWN = {"Ir": "instructions", "D1mr": "L1 data read misses", "Bcm": "cond. branch mispredicts"}
+
+
+def callgrind(
+    pythons: dict[str, str], envs: dict[str, dict], workdirs: dict[str, str], docs: dict
+) -> None:
+    """Section 4's table: per decision, each revision's counts of ``SHOWN`` and their ratio."""
+    if shutil.which("valgrind") is None:
+        print("   (valgrind is not installed: skipped)")
+        return
+    decisions = 200
+    counts: dict[str, dict[str, dict[str, float]]] = {label: {} for label in pythons}
+    for label, python in pythons.items():
+        cache = os.path.join(workdirs[label], "compiled")
+        os.makedirs(cache, mode=0o700, exist_ok=True)
+        for name, doc in docs.items():
+            line = json.dumps([doc, decisions, cache]) + "\n"
+            # once without valgrind: the compile cache filled, every .pyc written
+            subprocess.run(
+                [python, "-c", CALLGRIND_PROBE],
+                input=line,
+                text=True,
+                env=envs[label],
+                check=True,
+                capture_output=True,
+            )
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--callgrind-out-file=/dev/null",
+                    "--cache-sim=yes",
+                    "--branch-sim=yes",
+                    "--collect-atstart=no",
+                    "--toggle-collect=builtin_exec*",
+                    python,
+                    "-c",
+                    CALLGRIND_PROBE,
+                ],
+                input=line,
+                text=True,
+                env=envs[label],
+                capture_output=True,
+                check=True,
+            )
+            marker = "Collected : "
+            collected = next(row for row in done.stderr.splitlines() if marker in row)
+            values = [int(v) for v in collected.split(marker)[1].split()]
+            counts[label][name] = {e: v / decisions for e, v in zip(EVENTS, values, strict=False)}
+    heads = "".join(f" {text + ': before':>28} {'after':>9} {'÷':>5}" for text in SHOWN.values())
+    print(f"   {'payload':24}{heads}")
+    for name in docs:
+        before, after = counts["before"][name], counts["after"][name]
+        cells = "".join(
+            f" {before[e]:28,.0f} {after[e]:9,.0f} {after[e] / max(before[e], 1):5.2f}"
+            for e in SHOWN
+        )
+        print(f"   {name:24}{cells}")
 
 
 if __name__ == "__main__":
