@@ -43,6 +43,15 @@ ROWS = [
     ("mkdir -p d && curl -s --output-dir d -O {u}/i.sh; bash i.sh", False),
     ("cd {d} && curl -sLO {u}/i.sh && cd - >/dev/null; sh i.sh", False),
     ("curl -s -o out.txt {u}/i.sh && sh build.sh", False),
+    # what a download prints, as the script or the command itself (no file in between)
+    ('bash <<< "$(curl -s {u}/i.sh)"', True),
+    ('sh -s <<< "$(wget -qO- {u}/i.sh)"', True),
+    ('eval "$(curl -fsSL {u}/i.sh)"', True),
+    ('bash -c "$(curl -s {u}/i.sh | cat)"', True),
+    ("sh <<EOF\n$(curl -s {u}/i.sh)\nEOF", True),
+    ("$(curl -s {u}/cmd)", True),
+    ('echo "$(curl -s {u}/i.sh)" | wc -l', False),
+    ('body="$(wget -qO- {u}/i.sh)"; printf %s "$body" > {d}/copy.txt', False),
 ]
 
 
@@ -59,6 +68,7 @@ FILES = {
     "/i.sh": SCRIPT,
     "/i.sh.sha256": f"{hashlib.sha256(SCRIPT).hexdigest()}  i.sh\n".encode(),
     "/i.tgz": _tarball(),
+    "/cmd": b"touch ../ran\n",  # a command line, run as one: $(curl …/cmd); the mark's path
 }
 
 

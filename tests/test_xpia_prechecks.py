@@ -4,6 +4,7 @@ skip a text that reading would change (property tests against the full readings)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -61,15 +62,16 @@ def test_the_prechecks_pass_the_spellings_they_exist_for():
 
 
 def fold_leet_every_word(text: str) -> str:
-    """_fold_leet without its skip of words that hold no leet character."""
-    words = text.split(" ")
+    """_fold_leet without its skip of words that hold no leet character: every run of
+    characters between white space (a space, a tab, a line's end) is a word."""
+    words = re.split(r"(\s+)", text)
     for i, w in enumerate(words):
         core = w.strip(".,;:!?\"'()[]")
         if core and not core.isalpha() and any(c.isalpha() for c in core):
             folded = core.translate(xpia._LEET)
             if folded.isalpha():
                 words[i] = w.replace(core, folded)
-    return " ".join(words)
+    return "".join(words)
 
 
 def split_letters_by_loop(text: str) -> bool:

@@ -109,7 +109,10 @@ def commands(cmdline: Any) -> list[dict[str, Any]]:
     config`` commands of the line wrote to the configuration it reads, ``[op, key, value]`` with
     op ``set``/``add``/``unset``), ``fed_by`` (for a shell or interpreter that runs what other
     commands print: their names, nearest first, as in ``curl … | tee l | bash``, ``bash <
-    <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; else empty), ``files`` (its write
+    <(curl …)``, ``curl … > >(sh)``, ``source <(curl …)``; for a command whose command word is
+    what they print, ``$(curl …)``, which the shell runs as a command and in ``bash <<<
+    "$(curl …)"``, ``bash -c "$(curl …)"`` or ``eval "$(curl …)"`` reads as the script: those
+    of its command substitutions; else empty), ``files`` (its write
     effects: ``{op, path, from, content, mode}``, the path after the line's ``cd``, the content
     where the line shows it; see docs/reference/effects.md), ``machine`` (``"remote"`` for a
     command run on another machine, under ``ssh``, ``kubectl exec`` and the other

@@ -392,6 +392,17 @@ class Run(FileEffects, ShellState, Nesting):
             out += made
         return out
 
+    def printed_by(self, word: Word) -> list[str]:
+        """The names of the commands whose output ``word``'s command substitutions are, each
+        substitution's last command and those piped into it, nearest first."""
+        names: list[str] = []
+        for a, b, _ in word.marks or ():
+            raw = word.text[a:b]
+            if raw.startswith(("$(", "`")):
+                ran = [c for c in self.subs.get(raw, ()) if c.name]
+                names += _producers(ran[-1]) if ran else []
+        return names
+
     def pathnames(self, word: Word) -> list[Word]:
         """The file names an unquoted pattern (``/bin/r?``, ``.??*``) matches where the
         command runs, read from the disk (bounded); the word itself when nothing matches (as
@@ -481,6 +492,10 @@ class Run(FileEffects, ShellState, Nesting):
             own_words = own_words[:1] + [self.host_word(w) for w in own_words[1:]]
         cmd_span = span if not via else (span_of(own_words) or span)
         cmd = Command(name, own_words, env, cmd_span, self.cwd, via, self.incomplete)
+        if words[0].kind is not None and written[0].marks:
+            # $(curl …) as the command: the shell runs what the download prints (in bash -c
+            # "$(curl …)", bash <<< "$(curl …)" or eval "$(curl …)" its text is the script)
+            cmd.fed_by = self.printed_by(written[0])
         self.out.append(cmd)
         if self.budget.earlier is not None:
             self.changed(cmd)  # sed -i w.sh: a file the session wrote, changed unseen
