@@ -609,6 +609,30 @@ def test_an_extra_argument_does_not_hide_a_table_tool():
     )
 
 
+def test_tools_that_fit_a_call_alike_are_each_the_call(engine):
+    """repo_path is the reference server's, noVerify cyanheads': the call fits both as well, and
+    hookgate cannot tell which server gets it, so it is judged as both (a commit that may skip
+    the hooks). The server name still decides when it names one of them."""
+    call = {"repo_path": P, "message": "m", "noVerify": True}
+    tied = mcp_table.matches("mcp__x__git_commit", call, None)
+    assert [t.server for t in tied] == ["git", "cyanheads-git"]
+    assert kinds("mcp__x__git_commit", call) == [
+        {"kind": "run", "dialect": "sh", "command": f"git -C {P} commit -m m"},
+        {"kind": "run", "dialect": "sh", "command": "git commit --no-verify -m m"},
+    ]
+    assert [t.server for t in mcp_table.matches("mcp__x__git_commit", call, "git-mcp-server")] == [
+        "cyanheads-git"
+    ]
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__git__git_commit",
+        "tool_input": call,
+        "cwd": P,
+    }
+    decision = engine.evaluate(payload, host="claude")
+    assert decision.outcome == "deny" and any("no-verify" in m["pattern"] for m in decision.matches)
+
+
 @pytest.mark.parametrize("value", [True, "true", "True", "1", 1, "yes", "on"])
 def test_a_flag_is_set_as_the_servers_read_it(value):
     out = kinds("mcp__git__git_push", {"path": P, "branch": "feat", "force": value})

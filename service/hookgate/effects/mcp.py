@@ -13,7 +13,7 @@ moves keeps its verb on every path, the project's included.
 
 from __future__ import annotations
 
-from hookgate.effects.mcp_table import expand, match
+from hookgate.effects.mcp_table import expand, matches
 from hookgate.effects.model import (
     CONTENT_KEYS,
     MAX_EFFECTS,
@@ -75,11 +75,12 @@ def mcp(
     """An MCP tool call's effects: a table tool's by its entry, any other's by its arguments;
     every string argument is a prompt to the MCP server. ``server`` is a server name the payload
     gives apart from the tool name (a hint for the table, never required)."""
-    tool = match(name, tool_input, server)
-    if tool is None:
+    tools = matches(name, tool_input, server)
+    if not tools:
         _unknown(out, name, tool_input, cwd)
         return
-    expand(tool, tool_input, cwd, out)
+    for tool in tools:
+        expand(tool, tool_input, cwd, out)
     for _key, value in _strings(tool_input, "", 0):
         if len(out) >= MAX_EFFECTS:
             break

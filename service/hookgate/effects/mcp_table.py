@@ -5,8 +5,8 @@ The server name a host shows (``mcp__<server>__<tool>``, ``mcp_<server>_<tool>``
 ``mcp_server``) is the user's choice, so it only breaks ties: a call is a table tool when its
 name ends in that tool's name and it gives the arguments the tool requires (extra ones do not
 stop it: the servers drop them and run the call); of two tools of one name, the one that takes
-more of the call's arguments. Anything else is an unknown tool (``mcp.py`` reads it
-generically).
+more of the call's arguments, and both when they take as many. Anything else is an unknown
+tool (``mcp.py`` reads it generically).
 
 A git operation becomes the git command line it runs (``git -C <repo> commit -m … --no-verify``)
 and a command given as an argument vector one quoted line, so the guards read MCP git and shell
@@ -282,7 +282,16 @@ def _argument(selector: str) -> str:
 
 
 def match(name: str, tool_input: dict, server: str | None) -> Tool | None:
-    """The table tool a call of the MCP tool ``name`` is, or None. ``name`` is the host's
+    """The table tool a call of the MCP tool ``name`` is (the first of ``matches``), or None."""
+    found = matches(name, tool_input, server)
+    return found[0] if found else None
+
+
+def matches(name: str, tool_input: dict, server: str | None) -> list[Tool]:
+    """The table tools a call of the MCP tool ``name`` may be: the closest shape, then the
+    server name; more than one when tools of that name tie on both (``git_commit(repo_path,
+    message, noVerify)`` fits the reference git server's and cyanheads' alike), since hookgate
+    cannot tell which server gets the call, and it is judged as each. ``name`` is the host's
     spelling (``mcp__git__git_status``, ``mcp_git_git_status``, ``mcp:git_status``,
     ``git__git_status``, ``git-git_status``); ``server`` a server name the payload names."""
     index = table()
@@ -301,9 +310,10 @@ def match(name: str, tool_input: dict, server: str | None) -> Tool | None:
         fitting = [t for t in index.get(tool_name, ()) if t.takes(tool_input)]
         if fitting:
             hint = (server or shown).lower()
-            # the closest shape, then the server name; first of the best: table order
-            return max(fitting, key=lambda t: (t.fit(tool_input), t.hinted(hint)))
-    return None
+            ranks = [(t.fit(tool_input), t.hinted(hint)) for t in fitting]
+            best = max(ranks)
+            return [t for t, rank in zip(fitting, ranks, strict=True) if rank == best]
+    return []
 
 
 def expand(tool: Tool, tool_input: dict, cwd: str | None, out: list[dict]) -> None:
