@@ -28,6 +28,10 @@ def commands(line: Any) -> list[dict]:
     command's ``files`` are its write effects (docs/reference/effects.md). What ``Invoke-Expression``/``iex`` (of a string or a variable
     set on the line), a script block, ``&``, ``Start-Process``, ``powershell -Command`` and
     ``cmd /c`` run are commands too (``via`` names the runner; their ``span`` is null).
+    ``Invoke-Expression`` of what a download returns (``irm u | iex``, ``iex (iwr u).Content``,
+    ``$s = irm u; iex $s``, a ``WebClient``'s ``DownloadString``) is an ``iex`` command whose
+    ``fed_by`` is ``["curl"]``, as ``curl … | sh``'s shell's is; every other ``fed_by`` is
+    empty.
     Windows paths become POSIX ones: ``$HOME``, ``$env:USERPROFILE``, ``C:\\Users\\<name>``
     are ``~``, ``\\`` is ``/``. Errors on lines longer than 65,536 characters.
     """

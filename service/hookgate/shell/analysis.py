@@ -766,6 +766,7 @@ class Run(FileEffects, ShellState, Nesting):
             env = {**cmd.env, **found["env"]}
             ran = Command(found["name"], words, env, cmd.span, found["cwd"], found["via"])
             ran.writes, ran.appends, ran.files = found["writes"], found["appends"], found["files"]
+            ran.fed_by = found["fed_by"]
             self.out.append(ran)
 
     def xargs_input(self, own: list[Word]) -> str | None:

@@ -9,7 +9,8 @@ translated to the POSIX command that does the same, so every guard written for s
 X``; ``Move-Item`` is ``mv``; ``Copy-Item`` is ``cp``; ``Set-Content``/``Clear-Content``/
 ``Out-File`` write their file (``Add-Content``, ``Out-File -Append`` append); ``$env:X = v`` is
 an assignment ``X=v``; ``Invoke-Expression``/``iex`` of a string, script blocks, ``&``,
-``Start-Process`` and ``cmd /c`` run what they are given. Windows paths map onto POSIX ones
+``Start-Process`` and ``cmd /c`` run what they are given, and ``iex`` of what a download returns
+is fed by it (``fed_by``, as ``curl … | sh``'s shell is). Windows paths map onto POSIX ones
 (``$HOME``, ``$env:USERPROFILE``, ``C:\\Users\\<name>`` are ``~``; ``\\`` is ``/``).
 
 The line's state carries from one statement to the next as PowerShell carries it:
@@ -428,6 +429,12 @@ def _statement(
     for b in blocks:
         _statements(b.text, offset + b.start + 1, [*via, name], state, out, depth + 1)
     if role == "iex":
+        # what a download returns, run: irm u | iex, iex (iwr u).Content, $s = irm u; iex $s
+        unseen = [_value(w, state) for w in words[1:] if not w.quoted and w.text[:1] in "($"]
+        if (producer is not None and producer["name"] in _FETCHERS) or any(map(_fetches, unseen)):
+            ran = _command("iex", [name, *args], {}, span, via, writes, appends, state)
+            ran["fed_by"] = ["curl"]
+            out.append(ran)
         for a in args:
             if a and not a.startswith(("$", "(")):
                 _statements(a, 0, [*via, "iex"], state, out, depth + 1)
@@ -643,6 +650,25 @@ def _piped_items(producer: dict) -> list[str]:
     return [*tree, (paths[0] if paths else ".").rstrip("/") + "/*"]
 
 
+# What fetches from the network: cmdlets (and the curl and wget aliases of Windows PowerShell)
+# and .NET calls, as written (lower-cased). Their output, run, is a download run: for the guards
+# that read fed_by it is curl's, the POSIX command that does the same.
+_FETCHERS = frozenset(
+    ("invoke-webrequest", "iwr", "invoke-restmethod", "irm", "curl", "wget", "start-bitstransfer")
+)
+_FETCH_CALLS = (".downloadstring(", ".downloaddata(", ".downloadfile(", ".getstringasync(")
+_PS_WORD_ENDS = str.maketrans(dict.fromkeys("(){};|,=", " "))
+
+
+def _fetches(text: str) -> bool:
+    """Whether PowerShell ``text`` (a subexpression, a variable's value) calls something that
+    fetches from the network."""
+    low = text.lower()
+    return any(call in low for call in _FETCH_CALLS) or not _FETCHERS.isdisjoint(
+        low.translate(_PS_WORD_ENDS).split()
+    )
+
+
 def _name(word: str) -> str:
     name = word.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return name[:-4] if name.endswith(".exe") else name
@@ -808,6 +834,7 @@ def _command(
         "writes": writes,
         "appends": appends,
         "files": [],
+        "fed_by": [],
     }
 
 
