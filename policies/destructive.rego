@@ -136,11 +136,15 @@ place(path, proj) := "the project directory itself" if {
 # The user's home, when the payload's cwd shows it (/home/<user>/…, /Users/<user>/…, /root/…).
 # (String functions, one definition with an else: worked out for every write.)
 home := concat("", [top, user]) if {
+	is_string(project) # (no cwd: no home)
 	some top in ["/home/", "/Users/"]
 	startswith(project, top)
 	user := split(substring(project, count(top), -1), "/")[0]
 	user != ""
-} else := "/root" if startswith(concat("", [project, "/"]), "/root/")
+} else := "/root" if {
+	is_string(project)
+	startswith(concat("", [project, "/"]), "/root/")
+}
 
 # ~/x, $HOME/x and ${HOME}/x under the known home; as written when the home is unknown (an
 # unknown home is never a safe place to delete from).
@@ -230,13 +234,15 @@ advice := "Delete only what you created inside the project (for example rm -rf .
 
 # A delete of a whole tree (rm -r, rimraf, Remove-Item -Recurse, rsync --delete's destination,
 # tar --remove-files' inputs, shutil.rmtree): judged by where it is. -f or not: an agent's
-# shell has no terminal, so rm -r deletes without asking either way.
+# shell has no terminal, so rm -r deletes without asking either way. A tree under a disposable
+# home directory (rm -rf ~/.cache/pip) loses nothing its program cannot make again.
 violations contains {"reason": tree_reason(f, path), "pattern": tree_pattern(f)} if {
 	some f in deletes
 	f.tree
 	not found(f.path)
 	f.path != "$(xargs)"
 	path := unsafe(f)
+	not disposable(path)
 }
 
 tree_pattern(f) := "rm-recursive-force" if {
@@ -284,6 +290,7 @@ violations contains {"reason": msg, "pattern": "find-delete"} if {
 	found(f.path)
 	unsafe(f)
 	root := found_root(f)
+	not disposable(root)
 	msg := sprintf("%s would delete what find finds under %s (%s). %s", [finder(f), root, where(f, root), advice])
 }
 
@@ -336,14 +343,17 @@ violations contains {"reason": msg, "pattern": "rm-outside-project"} if {
 	msg := sprintf("%s %s would delete %s (%s). %s", [doer(f), f.path, path, where(f, path), advice])
 }
 
-# Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files.
+# Under ~/.cache (destructive.disposable_home_dirs) or where hosts keep their working files:
+# strictly under them (~/.cache itself is every program's cache at once).
 disposable(path) if {
+	is_string(path) # (what find finds under an unknown directory has no root)
 	some dir in array.concat(cfg.disposable_home_dirs, cfg.agent_data_dirs)
 	startswith(path, concat("/", ["~", dir]))
 }
 
 # (apart: a payload whose cwd does not show the home leaves home undefined)
 disposable(path) if {
+	is_string(path)
 	some dir in array.concat(cfg.disposable_home_dirs, cfg.agent_data_dirs)
 	startswith(path, concat("/", [home, dir]))
 }

@@ -11,6 +11,9 @@ shell_input(cmd) := {
 
 denied := [
 	"sudo A=1 rm -rf ~",
+	"rm -rf ~/.cache",
+	"find ~/.cache -delete",
+	"rm -rf ~/.cache/pip/../../.ssh",
 	"sudo -E PATH=/x rm -rf /",
 	"rm ~/.ssh/id_rsa",
 	"unlink ~/.bashrc",
@@ -230,6 +233,10 @@ denied := [
 
 allowed := [
 	"rm -f ~/.cache/pip/selfcheck.json",
+	"rm -rf ~/.cache/pip",
+	"rm -rf ~/.cache/ms-playwright/chromium-1091/",
+	"find ~/.cache/huggingface -name '*.lock' -delete",
+	"rm -rf ~/.claude/todos/session-1",
 	"rm ~/.claude/todos/t.json",
 	"rm -f .git/index.lock",
 	"rm /tmp/build.log",
