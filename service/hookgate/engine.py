@@ -132,7 +132,9 @@ class Engine:
         origin: str | None = None,
     ) -> Engine:
         """Load every ``.rego`` module and data ``.json`` under ``paths`` (test modules
-        excluded); ``data`` is merged over the files' data."""
+        excluded); ``data`` is laid over the files' data: objects key by key, any other value
+        replacing the files' (``{"hookgate": {"config": {"xpia": {"pre_action": "ask"}}}}``
+        changes that one setting)."""
         origin = origin or "policies " + ", ".join(map(str, paths))
         if cache_dir is not None and not data:  # a warm start reads no policy file
             engine = cls(load_files(list(paths), cache_dir=cache_dir), origin=origin)
@@ -140,7 +142,7 @@ class Engine:
             return engine
         sources, file_data = load_paths(list(paths))
         if data:
-            file_data.update(data)
+            file_data = _overlaid(file_data, data)
         return cls.from_sources(sources, file_data, cache_dir=cache_dir, origin=origin)
 
     @classmethod
@@ -482,6 +484,16 @@ class _Item:
 
 
 _WOULD = {"deny": "deny", "ask": "ask about", "rewrite": "rewrite"}
+
+
+def _overlaid(base: dict, over: Mapping) -> dict:
+    """``base`` with ``over`` laid on it: objects merged key by key, other values replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        below = out.get(key)
+        nested = isinstance(value, dict) and isinstance(below, dict)
+        out[key] = _overlaid(below, value) if nested else value
+    return out
 
 
 def _items(value: Any, rule: str, pack: str, ref: str) -> list[_Item]:

@@ -3,7 +3,9 @@
 with the policies, ``data.hookgate.smoke`` (name → a hook payload in any host's shape), over the
 default pack's own (its ``smoke.json``), so a team's pack is always tried on ordinary calls.
 
-``hookgate check`` reports these problems locally; the server refuses (422) to activate a change
+The prompt-injection guard's patterns are tried on their own examples and counterexamples, and a
+pattern RE2 refuses is named (the scan would pass over it). ``hookgate check`` reports these
+problems locally; the server refuses (422) to activate a change
 that has any. Pack isolation keeps a pack that fails at run time from taking the others down;
 this keeps such a pack from being activated at all.
 """
@@ -54,7 +56,7 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
     shipped = _shipped_set(sources) if not _is_default(data) else None
     tests, passed = _test_problems(policy_set, engine.pack_names, shipped)
-    problems = _config_problems(data) + _disabled_problems(sources, data)
+    problems = _config_problems(data) + _disabled_problems(sources, data) + _pattern_problems(data)
     return problems + tests + _smoke_problems(engine, data), passed
 
 
@@ -124,6 +126,50 @@ def _config_problems(data: Mapping) -> list[dict]:
         return []
     message = f"data.hookgate.config.limits.action must be one of {', '.join(LIMIT_ACTIONS)}"
     return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
+
+
+XPIA_PATTERNS = ("hookgate", "config", "xpia", "patterns")
+
+
+def _pattern_problems(data: Mapping) -> list[dict]:
+    """The prompt-injection guard's patterns (``data.hookgate.config.xpia.patterns``), each
+    as the guard reads it: one RE2 refuses finds nothing (the scan passes over it, so the rest
+    still work), and one that misses an example it gives, or finds a counterexample it gives,
+    does not do what it was written for. Each problem names the pattern by place and id."""
+    from hookgate.builtins.xpia import scan
+
+    node: object = data
+    for key in XPIA_PATTERNS:
+        node = node.get(key) if isinstance(node, dict) else None
+    patterns = list(node.values()) if isinstance(node, dict) else node
+    if not isinstance(patterns, list):
+        return []
+    found = []
+    for i, pattern in enumerate(patterns):
+        if not isinstance(pattern, dict) or not isinstance(pattern.get("pattern"), str):
+            continue  # (the scan refuses the whole library: the pack's tests fail)
+        where = f"data.{'.'.join(XPIA_PATTERNS)}[{i}] ({pattern.get('id')})"
+
+        def problem(message: str, where: str = where) -> dict:
+            return {"pack": "xpia", "input": where, "message": message}
+
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+        try:
+            re2.compile(pattern["pattern"], options)
+        except re2.error as exc:
+            found.append(problem(f"RE2 refuses the pattern ({exc}): it would find nothing"))
+            continue
+        alone = [pattern]
+        for text in pattern.get("examples") or ():
+            if isinstance(text, str) and not scan(text, alone):
+                found.append(problem(f"misses its example {text!r}"))
+        for text in pattern.get("counterexamples") or ():
+            if isinstance(text, str) and scan(text, alone):
+                found.append(problem(f"finds its counterexample {text!r}"))
+    return found
 
 
 def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:

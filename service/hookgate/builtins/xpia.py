@@ -72,18 +72,25 @@ _OTHER_SEPARATORS = tuple(sorted(_SPLIT_SEPARATORS - {" "}))
 _fold: _Fold | None = None
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 
+# Each pattern's RE2 expression, or None where RE2 refuses the pattern.
 _compiled: dict[str, Any] = {}
 
 
 def _compile(pattern: str) -> Any:
-    rx = _compiled.get(pattern)
-    if rx is None:
+    """The RE2 expression of ``pattern``, or None when RE2 refuses it: one broken pattern of a
+    team's library finds nothing and the others still scan (``hookgate check`` and a publish
+    name it: ``packcheck``). Kept either way: a refused pattern is not parsed, nor logged by
+    RE2 on the hook's stderr, again."""
+    rx = _compiled.get(pattern, _compiled)
+    if rx is _compiled:
         import re2
 
+        options = re2.Options()
+        options.log_errors = False
         try:
-            rx = re2.compile(pattern)
-        except re2.error as exc:
-            raise BuiltinError(f"xpia.scan: invalid RE2 pattern: {exc}") from None
+            rx = re2.compile(pattern, options)
+        except re2.error:
+            rx = None
         _compiled[pattern] = rx
     return rx
 
@@ -584,7 +591,10 @@ def _match(text: str, library: Library, path: list[Any]) -> list[dict]:
             present.isdisjoint(needles) if present is not None else not _holds_any(blob, needles)
         ):
             continue  # none of the words the pattern needs: no pattern RE2 work at all
-        for m in _compile(p["pattern"]).finditer(text):
+        rx = _compile(p["pattern"])
+        if rx is None:
+            continue  # refused by RE2: it finds nothing, the others still scan
+        for m in rx.finditer(text):
             if p.get("negatable") and negated(text, m.start(), negations):
                 continue
             findings.append(
@@ -626,7 +636,8 @@ def scan(value: Any, patterns: Any) -> list[dict[str, Any]]:
     ``value`` is a string or any JSON value (every string inside is scanned, up to a bound).
     ``patterns`` is an array (or object) of ``{id, category, severity, pattern, negatable,
     any}``; ``pattern`` is RE2 syntax (linear time), e.g. ``(?i)ignore (all )?previous
-    instructions``; ``any`` (optional) lists words of which the text must contain at least one
+    instructions``, and a pattern RE2 refuses finds nothing (the others still scan; ``hookgate
+    check`` names it); ``any`` (optional) lists words of which the text must contain at least one
     (case-insensitive) for the pattern to be tried, a cheap filter that keeps ordinary text
     away from the regex engine.
     Text is NFKC-normalized with zero-width characters removed; base64 runs that decode to
