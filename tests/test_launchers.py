@@ -13,7 +13,7 @@ from hookgate.shell import launcher_table
 from hookgate.shell.analysis import analyse
 from hookgate.shell.awk import awk_commands
 from hookgate.shell.launcher_table import TABLES
-from hookgate.shell.launchers import SHELLS, make_recipes
+from hookgate.shell.launchers import SHELLS, crontab_commands, make_recipes
 
 
 def runs(line: str, name: str = "rm") -> list[list[str]]:
@@ -208,6 +208,27 @@ def test_every_make_runs_the_recipes_the_line_shows(name):
     written = f"printf 'a: ; rm -rf /x\\n' > mk/Makefile; {name} -C mk"
     assert runs(written) == [["rm", "-rf", "/x"]]
     assert runs(f"{name} -C build test") == []
+
+
+@pytest.mark.parametrize("name", sorted(TABLES["crontabs"]))
+def test_every_crontab_runs_the_commands_of_the_table_the_line_shows(name):
+    assert runs(f'echo "*/5 * * * * rm -rf /x" | {name} -') == [["rm", "-rf", "/x"]]
+    table = "PATH=/bin\n# nightly\n@daily rm -rf /y % its stdin\n"
+    assert runs(f"{name} - <<'EOF'\n{table}EOF") == [["rm", "-rf", "/y"]]
+    assert runs(f"printf '0 3 * * * rm -rf /z\\n' > t; {name} -u dev t") == [["rm", "-rf", "/z"]]
+    assert runs(f"{name} -l") == runs(f"{name} -r") == runs(f"{name} -e") == []
+
+
+def test_crontab_commands():
+    table = "SHELL=/bin/sh\n\n# c\n0 3 * * 1-5 cd /r && make\n@reboot a % b\\%c % d\n* * *\n"
+    assert crontab_commands(table) == "cd /r && make\na"
+    assert crontab_commands("0 0 * * * date +\\%F > /tmp/d") == "date +%F > /tmp/d"
+
+
+def test_a_group_or_subshell_piped_into_a_shell_feeds_it_what_it_prints():
+    assert runs('{ cat; echo "rm -rf /x"; } | bash') == [["rm", "-rf", "/x"]]
+    assert runs("( printf 'rm -rf /y\\n' ) | sh") == [["rm", "-rf", "/y"]]
+    assert runs('{ echo "rm -rf /z"; } | sort') == []  # printed, not run
 
 
 def testmake_recipes():

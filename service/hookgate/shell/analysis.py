@@ -29,10 +29,10 @@ from hookgate.shell.launchers import (
     SHELLS,
     TABLES,
     interpreter_of,
-    make_recipes,
     reads_script_from_stdin,
     runs_stdin,
     script_files,
+    script_format,
     suffix_interpreter,
     unwrap,
     wrapper_chdir,
@@ -277,22 +277,30 @@ class Run(FileEffects, ShellState, Nesting):
         if ran:
             reader.fed_by = _producers(ran[-1])
 
-    def pipeline(self, cmds: list[Command | None]) -> None:
+    def pipeline(self, cmds: list[Command | list[Command] | None]) -> None:
         """A pipeline was read: each command reads what the one before prints (a shell among
-        them runs it as its script); a lone ``cd``, ``pushd`` or ``popd`` moves later ones."""
-        for prev, cmd in zip(cmds, cmds[1:], strict=False):
-            if cmd is not None and prev is not None:
-                cmd.piped = prev
-                if cmd.stdin is None:
-                    cmd.stdin_file = self.cat_file(prev)
-                self.wrote_output(cmd, prev)
-                reader = self.runs.get(id(cmd), cmd)
-                if runs_stdin(reader):
-                    reader.fed_by = _producers(prev)
-                if reads_script_from_stdin(reader):
-                    self.where_run(reader, lambda p=prev, r=reader: self.feed_shell(p, r))
+        them runs it as its script), a group's or subshell's (a list: ``{ cat; echo …; } |
+        sh``) what each of its commands prints; a lone ``cd``, ``pushd`` or ``popd`` moves
+        later ones."""
+        for before, cmd in zip(cmds, cmds[1:], strict=False):
+            if cmd is None or before is None or isinstance(cmd, list):
+                continue
+            producers = [c for c in before if c.name] if isinstance(before, list) else [before]
+            if not producers:
+                continue
+            prev = producers[-1]
+            cmd.piped = prev
+            if cmd.stdin is None:
+                cmd.stdin_file = self.cat_file(prev)
+            self.wrote_output(cmd, prev)
+            reader = self.runs.get(id(cmd), cmd)
+            if runs_stdin(reader):
+                reader.fed_by = list(dict.fromkeys(n for p in producers for n in _producers(p)))
+            if reads_script_from_stdin(reader):
+                for p in producers:
+                    self.where_run(reader, lambda p=p, r=reader: self.feed_shell(p, r))
         last = cmds[-1]
-        if len(cmds) == 1 and last is not None and last.name in ("cd", "pushd", "popd"):
+        if len(cmds) == 1 and isinstance(last, Command) and last.name in ("cd", "pushd", "popd"):
             self.change_dir(last)
 
     def here_document(self, cmd: Command, body: str, offs: list[int], quoted: bool) -> None:
@@ -302,8 +310,9 @@ class Run(FileEffects, ShellState, Nesting):
         feeds = self.unread[id(cmd)]
         if feeds:
             for shell in feeds:
-                if shell.name in TABLES["makes"]:
-                    self.nested_printed(make_recipes(body), shell, shell.name)
+                read = script_format(shell.name)
+                if read is not None:
+                    self.nested_printed(read(body), shell, shell.name)
                 else:
                     via = shell.via + [shell.name]
                     self.where_run(shell, lambda v=via: self.nested(body, offs, v))
@@ -554,7 +563,7 @@ class Run(FileEffects, ShellState, Nesting):
                     if text is not None:
                         self.one_liner(name, text, args, cmd)
             elif inner[0] == "makefile":
-                self.run_written(inner[1], cmd, name, make_recipes)
+                self.run_written(inner[1], cmd, name, inner[2])
             elif inner[0] == "scripts":
                 for w in inner[1]:
                     self.nested_words([w], cmd, name)
@@ -687,9 +696,10 @@ class Run(FileEffects, ShellState, Nesting):
             for f in argv_operands([w.text for w in producer.words]):
                 self.written(f, producer.cwd, run=True)  # cat p.sh | sh: p.sh under any name
         printed = printed_words(producer)
-        if printed and shell.name in TABLES["makes"]:
-            makefile = " ".join(unescape(w).text for w in printed)
-            self.nested_printed(make_recipes(makefile), shell, shell.name)
+        read = script_format(shell.name)
+        if printed and read is not None:
+            text = " ".join(unescape(w).text for w in printed)
+            self.nested_printed(read(text), shell, shell.name)
         elif printed and (producer.name == "echo" or plain_format(printed)):
             # printed as written: its words keep their offsets (a rewrite can edit them)
             self.nested_words([unescape(w) for w in printed], shell, shell.name)

@@ -35,6 +35,7 @@ SECTIONS = (
     "shell-starters",
     "awks",
     "makes",
+    "crontabs",
     "option-values",
     "option-pairs",
     "tmux-starts",

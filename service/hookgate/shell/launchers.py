@@ -7,6 +7,8 @@ itself runs; and whether a command reads its script on stdin.
 
 from __future__ import annotations
 
+import re
+
 from hookgate.shell.awk import awk_runs
 from hookgate.shell.containers import container_runs
 from hookgate.shell.expansion import is_unknown
@@ -139,7 +141,10 @@ def unwrap(
     if name in TABLES["awks"]:
         return awk_runs(words, SHELLS)
     if name in TABLES["makes"]:
-        return ("makefile", _makefile(words)), n
+        return ("makefile", _makefile(words), make_recipes), n
+    if name in TABLES["crontabs"]:
+        table = _crontab_file(words)
+        return (("makefile", table, crontab_commands), n) if table not in (None, "-") else (None, n)
     runner = _package_runner(name, words)
     if runner is not None:
         return runner
@@ -435,6 +440,58 @@ def _makefile(words: list[Word]) -> str:
     return chdir.rstrip("/") + "/" + path
 
 
+def script_format(name: str) -> Callable[[str], str] | None:
+    """How a program that reads a file of commands in a format of its own (a makefile, a crontab)
+    reads one: the shell script it makes of that file's text. None for a shell, which reads a
+    script as it is."""
+    if name in TABLES["makes"]:
+        return make_recipes
+    if name in TABLES["crontabs"]:
+        return crontab_commands
+    return None
+
+
+def _crontab_file(words: list[Word]) -> str | None:
+    """The table ``crontab`` installs: its file operand, ``-`` for stdin (also when it names
+    none), None when it installs nothing (``-l`` lists, ``-r`` removes, ``-e`` edits in an
+    editor)."""
+    operands = []
+    k = 1
+    while k < len(words):
+        a = words[k].text
+        if a in ("-u", "-s"):  # a user, an SELinux context: a value, not the table
+            k += 2
+            continue
+        if a.startswith("-") and a != "-":
+            if any(c in a for c in "lreT"):
+                return None
+        else:
+            operands.append(a)
+        k += 1
+    return operands[0] if operands else "-"
+
+
+_CRON_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=")
+
+
+def crontab_commands(table: str) -> str:
+    """The commands of a crontab's lines: after the five time fields, or one ``@reboot``,
+    ``@daily`` … field, up to an unescaped ``%`` (the rest is the command's stdin); comments,
+    blank lines and variable settings (``PATH=…``) run nothing."""
+    out: list[str] = []
+    for raw in table.split("\n"):
+        line = raw.strip()
+        if not line or line.startswith("#") or _CRON_VARIABLE.match(line):
+            continue
+        fields = line.split(None, 1 if line.startswith("@") else 5)
+        if len(fields) < (2 if line.startswith("@") else 6):
+            continue
+        command = fields[-1]
+        cut = re.search(r"(?<!\\)%", command)
+        out.append((command[: cut.start()] if cut else command).rstrip().replace("\\%", "%"))
+    return "\n".join(out)
+
+
 def make_recipes(makefile: str) -> str:
     """The shell lines of a makefile's recipes: lines that start with a tab, and what follows
     ``;`` on a rule line (``x: ; cmd``), with make's ``@``/``-``/``+`` prefixes dropped and
@@ -649,6 +706,8 @@ def reads_script_from_stdin(cmd: Command) -> bool:
         return not any(w.text.startswith("-f") for w in cmd.words[1:])  # -f FILE: not stdin
     if cmd.name in TABLES["makes"]:
         return _makefile(cmd.words) == "-"  # make -f -: the makefile is on stdin
+    if cmd.name in TABLES["crontabs"]:
+        return _crontab_file(cmd.words) == "-"  # crontab -: the table is on stdin
     starter = _entry(cmd.name, cmd.words, TABLES["shell-starters"])
     if starter is not None:  # nix-shell -p git, nix develop: a shell, given no command
         given = TABLES["shell-starters"][starter[0]]

@@ -38,6 +38,10 @@ class Parser(Lexer):
         self.pending: list[tuple[Command, str, bool, bool]] = []
         self.case_depth = 0
         self.reparsed = False  # this parser reads the rest of a line after a lone quote
+        # Where each open "{ … }" group's commands start in run.out, and the commands of the
+        # group a "}" just closed: a pipeline element that is a group ("{ a; b; } | sh").
+        self.groups: list[int] = []
+        self.closed: list[Command] | None = None
 
     # -- driver --------------------------------------------------------------------------------
 
@@ -102,10 +106,17 @@ class Parser(Lexer):
 
     def parse_pipeline(self, stop: str) -> None:
         run = self.run
-        cmds: list[Command | None] = []
+        cmds: list[Command | list[Command] | None] = []
         while True:
-            run.piped_from = cmds[-1] if cmds else None
-            cmds.append(self.parse_command(stop))
+            prev = cmds[-1] if cmds else None
+            run.piped_from = prev if not isinstance(prev, list) else None
+            first = len(run.out)
+            self.closed = None
+            cmd = self.parse_command(stop)
+            if cmd is None:
+                # a group or a subshell: every command it ran prints into the pipe
+                cmd = self.closed if self.closed is not None else run.out[first:] or None
+            cmds.append(cmd)
             run.piped_from = None
             self.skip_blanks()
             if self.i < self.n and self.t[self.i] == "|" and self.t[self.i : self.i + 2] != "||":
@@ -209,6 +220,10 @@ class Parser(Lexer):
             if not words and w.text in RESERVED and self.t[s:end] == w.text:
                 if w.text == "esac":
                     self.case_depth = max(0, self.case_depth - 1)
+                elif w.text == "{":
+                    self.groups.append(len(self.run.out))
+                elif w.text == "}" and self.groups:
+                    self.closed = self.run.out[self.groups.pop() :]
                 start = self.i
                 continue
             if not words and w.text in ("case", "for", "select", "function") and self._is_plain(s):

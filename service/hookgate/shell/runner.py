@@ -57,8 +57,9 @@ class Runner(Protocol):
     ) -> Command:
         """A simple command: its words (not expanded yet) and redirections."""
 
-    def pipeline(self, cmds: list[Command | None]) -> None:
-        """The commands of a pipeline (None for a subshell or nothing)."""
+    def pipeline(self, cmds: list[Command | list[Command] | None]) -> None:
+        """The commands of a pipeline: a group's or subshell's as the list of the commands it
+        ran, None for nothing."""
 
     def here_document(self, cmd: Command, body: str, offs: list[int], quoted: bool) -> None:
         """A here-document's body, read after its command's line."""
