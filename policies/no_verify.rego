@@ -323,6 +323,18 @@ violations contains {"reason": bypass_message(name, value), "pattern": "hook-byp
 
 bypass_message(name, value) := sprintf("%s=%s turns the git hooks off for this command. %s", [name, value, advice])
 
+# A hook framework's own uninstaller (no_verify.hook_uninstallers: pre-commit uninstall, husky
+# uninstall, lefthook uninstall, overcommit --uninstall, also through npx and the like): it
+# removes the hooks it installed, or the core.hooksPath that runs them, so every later commit
+# runs no check, as --no-verify does for one.
+violations contains {"reason": msg, "pattern": "hook-uninstall"} if {
+	some c in data.hookgate.lib.commands
+	words := cfg.hook_uninstallers[c.name] # first: most programs are none
+	some w in words
+	w in c.argv
+	msg := sprintf("%s %s removes the git hooks it installed: later commits would run none of the repository's checks. %s", [c.name, w, advice])
+}
+
 # "*" in the configured values matches any value.
 bypasses(value, values) if value in values
 

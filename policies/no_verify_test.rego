@@ -12,6 +12,12 @@ shell_input(cmd) := {
 
 denied := [
 	"env HUSKY=0 git commit -m x",
+	"OVERCOMMIT_DISABLE=1 git commit -m x",
+	"pre-commit uninstall",
+	"pre-commit uninstall -t pre-push",
+	"npx husky uninstall",
+	"yarn lefthook uninstall",
+	"bundle exec overcommit --uninstall",
 	"sudo HUSKY=0 git commit -m x",
 	"HUSKY=0 nice git commit -m x",
 	"rm .GIT/Hooks/pre-commit",
@@ -128,6 +134,12 @@ allowed := [
 	"echo '# git commit -n' >> notes.md",
 	"HUSKY=1 git commit -m x",
 	"HUSKY=0 npm install",
+	"OVERCOMMIT_DISABLE=0 git commit -m x",
+	"pre-commit install",
+	"pre-commit run --all-files",
+	"npx husky init",
+	"lefthook install",
+	"overcommit --install",
 	"tee -a log <<< 'git commit --no-verify'",
 ]
 
