@@ -136,7 +136,7 @@ def _pattern_problems(data: Mapping) -> list[dict]:
     as the guard reads it: one RE2 refuses finds nothing (the scan passes over it, so the rest
     still work), and one that misses an example it gives, or finds a counterexample it gives,
     does not do what it was written for. Each problem names the pattern by place and id."""
-    from hookgate.builtins.xpia import scan
+    from hookgate.builtins.xpia import refusal, scan
 
     node: object = data
     for key in XPIA_PATTERNS:
@@ -149,26 +149,14 @@ def _pattern_problems(data: Mapping) -> list[dict]:
         if not isinstance(pattern, dict) or not isinstance(pattern.get("pattern"), str):
             continue  # (the scan refuses the whole library: the pack's tests fail)
         where = f"data.{'.'.join(XPIA_PATTERNS)}[{i}] ({pattern.get('id')})"
-
-        def problem(message: str, where: str = where) -> dict:
-            return {"pack": "xpia", "input": where, "message": message}
-
-        import re2
-
-        options = re2.Options()
-        options.log_errors = False
-        try:
-            re2.compile(pattern["pattern"], options)
-        except re2.error as exc:
-            found.append(problem(f"RE2 refuses the pattern ({exc}): it would find nothing"))
-            continue
-        alone = [pattern]
-        for text in pattern.get("examples") or ():
-            if isinstance(text, str) and not scan(text, alone):
-                found.append(problem(f"misses its example {text!r}"))
-        for text in pattern.get("counterexamples") or ():
-            if isinstance(text, str) and scan(text, alone):
-                found.append(problem(f"finds its counterexample {text!r}"))
+        reason = refusal(pattern["pattern"])
+        messages = [f"RE2 refuses the pattern ({reason}): it would find nothing"] if reason else []
+        if reason is None:
+            examples = [t for t in pattern.get("examples") or () if isinstance(t, str)]
+            counter = [t for t in pattern.get("counterexamples") or () if isinstance(t, str)]
+            messages += [f"misses its example {t!r}" for t in examples if not scan(t, [pattern])]
+            messages += [f"finds its counterexample {t!r}" for t in counter if scan(t, [pattern])]
+        found += [{"pack": "xpia", "input": where, "message": m} for m in messages]
     return found
 
 

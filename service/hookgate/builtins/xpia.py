@@ -76,23 +76,33 @@ _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 _compiled: dict[str, Any] = {}
 
 
+def _parse(pattern: str) -> tuple[Any, str | None]:
+    """RE2's expression of ``pattern``, or None and RE2's reason for refusing it (not logged:
+    a hook's stderr is read by its host)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options), None
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        return None, reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+
+
 def _compile(pattern: str) -> Any:
     """The RE2 expression of ``pattern``, or None when RE2 refuses it: one broken pattern of a
     team's library finds nothing and the others still scan (``hookgate check`` and a publish
-    name it: ``packcheck``). Kept either way: a refused pattern is not parsed, nor logged by
-    RE2 on the hook's stderr, again."""
+    name it: ``refusal``). Kept either way: a refused pattern is not parsed again."""
     rx = _compiled.get(pattern, _compiled)
     if rx is _compiled:
-        import re2
-
-        options = re2.Options()
-        options.log_errors = False
-        try:
-            rx = re2.compile(pattern, options)
-        except re2.error:
-            rx = None
-        _compiled[pattern] = rx
+        rx = _compiled[pattern] = _parse(pattern)[0]
     return rx
+
+
+def refusal(pattern: str) -> str | None:
+    """Why RE2 refuses ``pattern``, or None when it takes it (the pack check's question)."""
+    return _parse(pattern)[1]
 
 
 class _Fold(dict):
