@@ -562,7 +562,7 @@ class Run(FileEffects, ShellState, Nesting):
                     text = self.written(script.text, self.cwd, run=True)
                     if text is not None:
                         self.one_liner(name, text, args, cmd)
-            elif inner[0] == "makefile":
+            elif inner[0] == "formatted":
                 self.run_written(inner[1], cmd, name, inner[2])
             elif inner[0] == "scripts":
                 for w in inner[1]:

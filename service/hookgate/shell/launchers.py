@@ -61,8 +61,10 @@ def unwrap(
 ) -> tuple[Any, int | list[Word]]:
     """What ``words`` runs besides itself: ``("argv", inner, extra)``, ``("script", words)``,
     ``("scripts", words)`` (each word a script of its own), ``("printed", text)`` (a script
-    that is not in the original text), ``("file", path)`` (a script file), ``("makefile",
-    path)``, ``("interpreted", interpreter, script word, its arguments)`` (``python3 -u w.py
+    that is not in the original text), ``("file", path)`` (a script file), ``("formatted",
+    path, read)`` (a file of commands in the program's own format, a makefile or a crontab, and
+    ``read``, which makes a script of its text: ``script_format``), ``("interpreted",
+    interpreter, script word, its arguments)`` (``python3 -u w.py
     a``: an [interpreters] program running a script file) or ``("container", argvs, mounts,
     workdir)`` (each argv may be what runs in a container).
 
@@ -141,10 +143,12 @@ def unwrap(
     if name in TABLES["awks"]:
         return awk_runs(words, SHELLS)
     if name in TABLES["makes"]:
-        return ("makefile", _makefile(words), make_recipes), n
+        return ("formatted", _makefile(words), make_recipes), n
     if name in TABLES["crontabs"]:
         table = _crontab_file(words)
-        return (("makefile", table, crontab_commands), n) if table not in (None, "-") else (None, n)
+        return (
+            (("formatted", table, crontab_commands), n) if table not in (None, "-") else (None, n)
+        )
     runner = _package_runner(name, words)
     if runner is not None:
         return runner
