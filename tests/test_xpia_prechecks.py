@@ -64,7 +64,7 @@ def test_the_prechecks_pass_the_spellings_they_exist_for():
 def fold_leet_every_word(text: str) -> str:
     """_fold_leet without its skip of words that hold no leet character: every run of
     characters between white space (a space, a tab, a line's end) is a word."""
-    words = re.split(r"(\s+)", text)
+    words = re.split(r"([\t\n\f\r ]+)", text)
     for i, w in enumerate(words):
         core = w.strip(".,;:!?\"'()[]")
         if core and not core.isalpha() and any(c.isalpha() for c in core):

@@ -11,7 +11,6 @@ different medium findings in one text make a high one (``combined-signals``).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from itertools import chain, filterfalse
 
@@ -205,7 +204,7 @@ def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
     Each distinct word holding a leet character is judged once, and the words are picked and
     replaced in C (``filterfalse``, ``map``): a 4 KB text has hundreds of words, few of them
     distinct words with a digit."""
-    words = _SPACED.split(text)
+    words = _spaced(text)
     folded: dict[str, str] = {}
     for w in set(filterfalse(_LEET_CHARS.isdisjoint, words)):  # the others stay as they are
         core = w.strip(".,;:!?\"'()[]")
@@ -218,9 +217,13 @@ def _fold_leet(text: str, leet: dict[int, int] = _LEET) -> str:
     return "".join(map(folded.get, words, words)) if folded else text
 
 
-# The words of a text and the white space between them, kept (joined, they are the text again):
-# a word at the end of a line (``1nstruct10ns\n``) is a word as much as one before a space.
-_SPACED = re.compile(r"(\s+)")
+def _spaced(text: str) -> list[str]:
+    """The words of ``text`` and the white space between them, kept (joined, they are the text
+    again): a word at the end of a line (``1nstruct10ns\\n``) is a word as much as one before a
+    space. Cut in RE2 (linear time: the text is the agent's), which the scan has loaded."""
+    rx = _compile(r"([\t\n\f\r ]+)")
+    return rx.split(text)
+
 
 MAX_AMBIGUOUS = 4  # words read both ways at once (2**4 readings); beyond, all "l" or all "i"
 
@@ -229,7 +232,7 @@ def _ambiguous_readings(text: str, plain: str) -> list[str]:
     """The readings of ``text`` other than ``plain`` (every ``1`` and ``|`` an ``i``) where
     each word folded from a ``1`` or ``|`` may read ``l`` instead: ``f0rg3t pr3v10u5 ru135``
     mixes both. Words are read each way together up to ``MAX_AMBIGUOUS`` of them."""
-    words = _SPACED.split(text)
+    words = _spaced(text)
     as_l_words: dict[str, str] = {}  # each distinct word with a 1 or |, judged once
     for w in set(filterfalse(_ONE_OR_BAR.isdisjoint, words)):
         core = w.strip(".,;:!?\"'()[]")
@@ -242,7 +245,7 @@ def _ambiguous_readings(text: str, plain: str) -> list[str]:
         other = deobfuscate(text, _LEET_ONE_AS_L)
         return [other] if other != plain else []
     ambiguous = [(i, as_l_words[w]) for i, w in enumerate(words) if w in as_l_words]
-    folded = _SPACED.split(_fold_leet(text))
+    folded = _spaced(_fold_leet(text))
     out = []
     for mask in range(1, 1 << len(ambiguous)):
         reading = list(folded)

@@ -7,8 +7,6 @@ itself runs; and whether a command reads its script on stdin.
 
 from __future__ import annotations
 
-import re
-
 from hookgate.shell.awk import awk_runs
 from hookgate.shell.containers import container_runs
 from hookgate.shell.expansion import is_unknown
@@ -475,9 +473,6 @@ def _crontab_file(words: list[Word]) -> str | None:
     return operands[0] if operands else "-"
 
 
-_CRON_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=")
-
-
 def crontab_commands(table: str) -> str:
     """The commands of a crontab's lines: after the five time fields, or one ``@reboot``,
     ``@daily`` … field, up to an unescaped ``%`` (the rest is the command's stdin); comments,
@@ -485,14 +480,17 @@ def crontab_commands(table: str) -> str:
     out: list[str] = []
     for raw in table.split("\n"):
         line = raw.strip()
-        if not line or line.startswith("#") or _CRON_VARIABLE.match(line):
+        name, eq, _ = line.partition("=")
+        if not line or line.startswith("#") or (eq and name.strip().isidentifier()):
             continue
         fields = line.split(None, 1 if line.startswith("@") else 5)
         if len(fields) < (2 if line.startswith("@") else 6):
             continue
         command = fields[-1]
-        cut = re.search(r"(?<!\\)%", command)
-        out.append((command[: cut.start()] if cut else command).rstrip().replace("\\%", "%"))
+        cut = command.find("%")
+        while cut > 0 and command[cut - 1] == "\\":
+            cut = command.find("%", cut + 1)
+        out.append((command[:cut] if cut >= 0 else command).rstrip().replace("\\%", "%"))
     return "\n".join(out)
 
 
