@@ -397,6 +397,8 @@ def callgrind(
     pythons: dict[str, str], envs: dict[str, dict], workdirs: dict[str, str], docs: dict
 ) -> None:
     """Section 4's table: per decision, each revision's counts of ``SHOWN`` and their ratio."""
+    from run import callgrind_counts
+
     if shutil.which("valgrind") is None:
         print("   (valgrind is not installed: skipped)")
         return
@@ -416,28 +418,13 @@ def callgrind(
                 check=True,
                 capture_output=True,
             )
-            done = subprocess.run(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    "--callgrind-out-file=/dev/null",
-                    "--cache-sim=yes",
-                    "--branch-sim=yes",
-                    "--collect-atstart=no",
-                    "--toggle-collect=builtin_exec*",
-                    python,
-                    "-c",
-                    CALLGRIND_PROBE,
-                ],
-                input=line,
-                text=True,
-                env=envs[label],
-                capture_output=True,
-                check=True,
-            )
-            marker = "Collected : "
-            collected = next(row for row in done.stderr.splitlines() if marker in row)
-            values = [int(v) for v in collected.split(marker)[1].split()]
+            values = callgrind_counts(
+                [python, "-c", CALLGRIND_PROBE],
+                line.encode(),
+                envs[label],
+                ("--cache-sim=yes", "--branch-sim=yes", "--collect-atstart=no",
+                 "--toggle-collect=builtin_exec*"),
+            )  # fmt: skip
             counts[label][name] = {e: v / decisions for e, v in zip(EVENTS, values, strict=False)}
     heads = "".join(f" {text + ': before':>28} {'after':>9} {'÷':>5}" for text in SHOWN.values())
     print(f"   {'payload':24}{heads}")

@@ -128,11 +128,12 @@ def whole_process(python: str, env: dict, runs: int, hook: list[str] | None = No
         print(f"   {name:24}{figures} {minimal:8.1f} {rego:12.1f}   {ratios}")
 
 
-def instructions(argv: list[str], stdin: bytes, env: dict) -> int:
-    """Instructions one run of ``argv`` executes (valgrind's callgrind): unlike wall time, the
-    same on a busy machine as on a quiet one."""
+def callgrind_counts(argv: list[str], stdin: bytes, env: dict, options: tuple = ()) -> list[int]:
+    """The events one run of ``argv`` counts under valgrind's callgrind with ``options``, in the
+    order it prints them (first the instructions): unlike wall time, the same on a busy
+    machine as on a quiet one."""
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *options, *argv],
         input=stdin,
         capture_output=True,
         env=env,
@@ -140,7 +141,12 @@ def instructions(argv: list[str], stdin: bytes, env: dict) -> int:
     )
     marker = b"Collected : "
     line = next(line for line in done.stderr.splitlines() if marker in line)
-    return int(line.split(marker)[1].split()[0])
+    return [int(v) for v in line.split(marker)[1].split()]
+
+
+def instructions(argv: list[str], stdin: bytes, env: dict) -> int:
+    """Instructions one run of ``argv`` executes (``callgrind_counts``' first)."""
+    return callgrind_counts(argv, stdin, env)[0]
 
 
 def instruction_counts(python: str, hook: list[str], env: dict) -> None:

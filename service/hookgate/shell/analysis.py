@@ -273,7 +273,7 @@ class Run(FileEffects, ShellState, Nesting):
 
     def fed_from(self, reader: Command, source: str) -> None:
         """``reader`` runs what process substitution ``source`` prints (``<(curl …)``)."""
-        ran = [c for c in self.subs.get(source, ()) if c.name] if source.startswith("<(") else []
+        ran = self.ran_in(source) if source.startswith("<(") else []
         if ran:
             reader.fed_by = _producers(ran[-1])
 
@@ -401,6 +401,10 @@ class Run(FileEffects, ShellState, Nesting):
             out += made
         return out
 
+    def ran_in(self, raw: str) -> list[Command]:
+        """The commands the substitution ``raw`` (as written) ran, bare redirections left out."""
+        return [c for c in self.subs.get(raw, ()) if c.name]
+
     def printed_by(self, word: Word) -> list[str]:
         """The names of the commands whose output ``word``'s command substitutions are, each
         substitution's last command and those piped into it, nearest first."""
@@ -408,7 +412,7 @@ class Run(FileEffects, ShellState, Nesting):
         for a, b, _ in word.marks or ():
             raw = word.text[a:b]
             if raw.startswith(("$(", "`")):
-                ran = [c for c in self.subs.get(raw, ()) if c.name]
+                ran = self.ran_in(raw)
                 names += _producers(ran[-1]) if ran else []
         return names
 
@@ -442,7 +446,7 @@ class Run(FileEffects, ShellState, Nesting):
             path = inner.lstrip()[1:].strip()
             text = self.written(path, self.cwd) if path and " " not in path else None
             return (None, UNKNOWN_FILE) if text is None else (text, None)
-        cmds = [c for c in self.subs.get(raw, ()) if c.name]
+        cmds = self.ran_in(raw)
         if cmds and all(b.piped is a for a, b in zip(cmds, cmds[1:], strict=False)):
             kinds = [w.kind for c in cmds for w in c.words if w.kind is not None]
             output = None if kinds else self.output(cmds[-1])
