@@ -77,3 +77,30 @@ def chromium(window_size: str) -> Iterator[object]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def page_reader(browser: object, seconds: float = 60) -> tuple[object, object]:
+    """A wait of ``seconds`` and ``shows(selector, words)``, which waits until the elements
+    matching ``selector`` read ``words``.
+
+    A page load or an htmx swap can replace an element between finding and reading it. Selenium
+    calls that stale; Chromium, when the whole document went, answers "Node with given id does
+    not belong to the document" as a plain WebDriverException. Both mean "read again"."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, seconds, ignored_exceptions=(StaleElementReferenceException,))
+
+    def read(selector: str) -> str | None:
+        try:
+            return " ".join(e.text for e in browser.find_elements(By.CSS_SELECTOR, selector))
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error.msg):
+                return None
+            raise
+
+    def shows(selector: str, words: str) -> bool:
+        return wait.until(lambda _: words in (read(selector) or ""))
+
+    return wait, shows

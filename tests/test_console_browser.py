@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from browser_support import chromium, live_server
+from browser_support import chromium, live_server, page_reader
 from server_support import GUARD, auth, client_for, fresh_store, input_document, seeded
 
 from hookgate.server.app import create_app
@@ -124,22 +124,15 @@ def test_edit_check_test_impact_publish_diff_and_explore(server, browser, store)
 
 
 def _journey(server, browser, store) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
-    # htmx swaps and page loads can replace an element between finding and reading it: retry.
-    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
+    wait, shows = page_reader(browser)
     _, tokens = store
 
     def text(selector: str) -> str:
         return browser.find_element(By.CSS_SELECTOR, selector).text
-
-    def shows(selector: str, words: str):
-        return wait.until(
-            lambda b: words in " ".join(e.text for e in b.find_elements(By.CSS_SELECTOR, selector))
-        )
 
     # Sign in (the token is entered once; the cookie keeps the session).
     browser.get(f"{server}/console/policies")

@@ -10,7 +10,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from browser_support import chromium, live_server
+from browser_support import chromium, live_server, page_reader
 from server_support import auth, client_for, fresh_store, input_document, seeded
 from test_console_browser import screenshot_on_failure
 
@@ -59,22 +59,12 @@ def store(tmp_path_factory):
 
 
 def test_see_what_a_guard_in_audit_would_do_then_promote_it_to_warn_and_enforce(store):
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     _, tokens = store
     with live_server(create_app(store[0])) as server, chromium("1400,1100") as browser:
         with screenshot_on_failure(browser, "modes-journey"):
-            wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
-
-            def shows(selector: str, words: str):
-                return wait.until(
-                    lambda b: (
-                        words
-                        in " ".join(e.text for e in b.find_elements(By.CSS_SELECTOR, selector))
-                    )
-                )
+            wait, shows = page_reader(browser)
 
             browser.get(f"{server}/console/modes")
             wait.until(lambda b: b.current_url.endswith("/console/login"))

@@ -8,7 +8,7 @@ Skipped locally without Chromium or Node; a failure under CI=true."""
 from __future__ import annotations
 
 import pytest
-from browser_support import chromium, live_server
+from browser_support import chromium, live_server, page_reader
 from oidc_support import real_provider
 from server_support import fresh_store, seeded
 
@@ -23,15 +23,12 @@ def browser():
 
 
 def test_sign_in_with_the_provider_then_sign_out(tmp_path, browser):
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     store = fresh_store("sqlite", tmp_path)
     seeded(store)
     app = create_app(store)
-    # htmx swaps and page loads can replace an element between finding and reading it: retry.
-    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
+    wait, shows = page_reader(browser)
     with live_server(app) as address:
         public_url = address.replace("127.0.0.1", "localhost")
         with real_provider([public_url]) as provider:
@@ -45,8 +42,7 @@ def test_sign_in_with_the_provider_then_sign_out(tmp_path, browser):
             browser.find_element(By.NAME, "password").send_keys("any password")
             browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
             wait.until(lambda b: b.current_url == public_url + "/console/policies")
-            header = browser.find_element(By.TAG_NAME, "header").text
-            assert "oidc:alice (editor)" in header  # staff → viewer, hookgate-editors → editor
+            shows("header", "oidc:alice (editor)")  # staff → viewer, hookgate-editors → editor
             session_id = browser.get_cookie(COOKIE)["value"]
             assert app.state.sessions.principal(session_id).role == "editor"
 
