@@ -4,10 +4,13 @@ with the policies, ``data.hookgate.smoke`` (name → a hook payload in any host'
 default pack's own (its ``smoke.json``), so a team's pack is always tried on ordinary calls.
 
 The prompt-injection guard's patterns are tried on their own examples and counterexamples, and a
-pattern RE2 refuses is named (the scan would pass over it). ``hookgate check`` reports these
-problems locally; the server refuses (422) to activate a change
-that has any. Pack isolation keeps a pack that fails at run time from taking the others down;
-this keeps such a pack from being activated at all.
+pattern RE2 refuses is named (the scan would pass over it). So is every other setting the guards
+read as a pattern that RE2 or the glob syntax refuses, and every setting of a fixed set of values
+given another (``data.hookgate.setting_types``): the guard reading it would act on nothing,
+silently. ``hookgate check`` reports these problems locally, ``hookgate install --policies``
+names those of the settings; the server refuses (422) to activate a change that has any. Pack
+isolation keeps a pack that fails at run time from taking the others down; this keeps such a
+pack from being activated at all.
 """
 
 from __future__ import annotations
@@ -56,7 +59,12 @@ def check(sources: Mapping[str, str], data: Mapping) -> tuple[list[dict], int]:
     engine = Engine(policy_set, origin="pack check", timeout=TIMEOUT)
     shipped = _shipped_set(sources) if not _is_default(data) else None
     tests, passed = _test_problems(policy_set, engine.pack_names, shipped)
-    problems = _config_problems(data) + _disabled_problems(sources, data) + _pattern_problems(data)
+    problems = (
+        _config_problems(data)
+        + _disabled_problems(sources, data)
+        + _pattern_problems(data)
+        + setting_problems(data)
+    )
     return problems + tests + _smoke_problems(engine, data), passed
 
 
@@ -158,6 +166,70 @@ def _pattern_problems(data: Mapping) -> list[dict]:
             messages += [f"finds its counterexample {t!r}" for t in counter if scan(t, [pattern])]
         found += [{"pack": "xpia", "input": where, "message": m} for m in messages]
     return found
+
+
+SETTING_TYPES = ("hookgate", "setting_types")
+PATTERN_TYPES = {"re2": "RE2", "glob": "the glob syntax"}
+
+
+def setting_problems(data: Mapping) -> list[dict]:
+    """The settings whose values the guards read in one way only (``data.hookgate.setting_types``:
+    a data path → ``re2``, ``glob`` or the array of the values it may take; a team declares its
+    own guards' settings there too), each a string or an array of strings: one that RE2 or the
+    glob syntax refuses, or a value the guard does not know. Either compiles and the guard then
+    matches nothing there, without a word: a typo in ``protected_branches`` would leave every
+    branch unprotected, ``no_verify.action: "block"`` the guard off. Cheap (no evaluation):
+    ``hookgate install`` runs it too."""
+    from hookgate.builtins.regex import refusal
+
+    node = _at(data, SETTING_TYPES)
+    where = "data." + ".".join(SETTING_TYPES)
+    if node is None:
+        return []
+    if not isinstance(node, dict):
+        return [_problem(where, "must be an object: a data path → re2, glob or its values")]
+    found = []
+    for path, kind in node.items():
+        values = kind if isinstance(kind, list) and all(isinstance(v, str) for v in kind) else None
+        if not values and (not isinstance(kind, str) or kind not in PATTERN_TYPES):
+            message = f"must be re2, glob or the array of the values it may take, not {kind!r}"
+            found.append(_problem(f"{where}[{path!r}]", message))
+            continue
+        value = _at(data, tuple(path.split(".")))
+        if value is None:
+            found.append(_problem(f"{where}[{path!r}]", f"data.{path} is not set"))
+            continue
+        texts = [(f"data.{path}", value)] if isinstance(value, str) else None
+        if isinstance(value, list):
+            texts = [(f"data.{path}[{i}]", text) for i, text in enumerate(value)]
+        what = "one of " + ", ".join(values) if values else f"a {kind} pattern"
+        if texts is None or not all(isinstance(text, str) for _, text in texts):
+            found.append(_problem(f"data.{path}", f"must be {what} or an array of them"))
+            continue
+        for place, text in texts:
+            if values:
+                if text not in values:
+                    message = f"{text!r} is not {what}: the guard reading it would not act on it"
+                    found.append(_problem(place, message))
+                continue
+            reason = refusal(kind, text)
+            if reason is not None:
+                message = (
+                    f"{PATTERN_TYPES[kind]} refuses {text!r} ({reason}): the guards reading "
+                    "it would match nothing"
+                )
+                found.append(_problem(place, message))
+    return found
+
+
+def _at(data: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def _problem(where: str, message: str) -> dict:
+    return {"pack": "hookgate", "input": where, "message": message}
 
 
 def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:

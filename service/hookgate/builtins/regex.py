@@ -20,8 +20,12 @@ if TYPE_CHECKING:
 def _compile(pattern: str) -> Any:
     import re2
 
+    options = re2.Options()
+    # a bad pattern (a team's setting, a payload's text) is reported as the call's error, not
+    # logged by RE2: a hook's stderr is read by its host
+    options.log_errors = False
     try:
-        return re2.compile(pattern)
+        return re2.compile(pattern, options)
     except re2.error as exc:
         raise BuiltinError(f"invalid regular expression: {_reason(exc)}") from None
 
@@ -85,6 +89,16 @@ def _test(pattern: str) -> _Test | _Wrapped:
         return _Test(pattern)
     except (ImportError, AttributeError):
         return _Wrapped(compiled)
+
+
+def refusal(kind: str, pattern: str) -> str | None:
+    """Why a regex call (``kind`` ``re2``) or ``glob.match`` (``glob``) refuses ``pattern``,
+    or None when it takes it (the pack check's question about a team's settings)."""
+    try:
+        _compile(pattern) if kind == "re2" else _glob(pattern, "/")
+    except BuiltinError as exc:
+        return str(exc).removeprefix("glob.match: ").removeprefix("invalid regular expression: ")
+    return None
 
 
 def _reason(exc: Exception) -> str:

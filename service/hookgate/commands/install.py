@@ -143,7 +143,7 @@ def compile_pack(args: argparse.Namespace) -> int:
     built-in pack unless ``--no-default-pack``), else the last good pulled bundle, else the
     built-in pack. A project-scope command names no layers, so it runs the bundle or the pack.
     Without starting the background refresh a hook would: installing pulls nothing."""
-    from hookgate import anchors, progress, sync
+    from hookgate import anchors, packcheck, progress, sync
     from hookgate.engine import Engine
     from hookgate.paths import compiled_dir
     from hookgate.sources import default_pack_path
@@ -156,19 +156,19 @@ def compile_pack(args: argparse.Namespace) -> int:
     try:
         with progress.Progress("compiling the pack for the first hook", ticking=True):
             if layers and not getattr(args, "no_default_pack", False):
-                Engine.from_layers(layers, cache_dir=compiled)
+                engine = Engine.from_layers(layers, cache_dir=compiled)
             elif layers:
-                Engine.from_paths(layers, cache_dir=compiled)
+                engine = Engine.from_paths(layers, cache_dir=compiled)
             else:
                 bundle = sync.active_bundle()
                 if bundle is not None:
                     origin = f"bundle revision {bundle.revision}"
-                    Engine.from_sources(
+                    engine = Engine.from_sources(
                         bundle.policies, bundle.data, cache_dir=compiled, origin=origin
                     )
                 else:
                     pack = [default_pack_path()]
-                    Engine.from_paths(pack, cache_dir=compiled, origin="default pack")
+                    engine = Engine.from_paths(pack, cache_dir=compiled, origin="default pack")
     except Exception as exc:  # the compiler's own failures too: the hook would meet them
         what = " ".join(layers) if layers else "the active policies"
         first = str(exc).strip().splitlines()[:1]
@@ -180,7 +180,17 @@ def compile_pack(args: argparse.Namespace) -> int:
         )
         return 1
     print("compiled the pack: the first hook runs as fast as the rest")
-    return 0
+    # A pattern setting of a layer that RE2 or the glob syntax refuses compiles, and the guard
+    # reading it then matches nothing: said here, where local tuning is put to use.
+    refused = packcheck.setting_problems(engine.policy_set.data)
+    for problem in refused:
+        print(f"hookgate install: {problem['input']}: {problem['message']}", file=sys.stderr)
+    if refused:
+        print(
+            "hookgate install: fix the settings above (hookgate check names them too)",
+            file=sys.stderr,
+        )
+    return 1 if refused else 0
 
 
 def _run_one(args: argparse.Namespace) -> int:
