@@ -495,3 +495,28 @@ def test_opa_builtins_hookgate_lacks_are_unsupported_not_unknown():
     assert load_error("package p\nx := 1 if http.send({})\n").startswith(
         "unsupported: builtin http.send"
     )
+
+
+def test_a_refused_pattern_is_the_calls_error_and_nothing_on_stderr():
+    """RE2 logs a pattern it refuses on the process's stderr, which a host reads from its hook;
+    the builtins report it as the call's error only (a team's setting or a payload's text)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from hookgate.builtins.regex import match, find_n, replace\n"
+        "from hookgate.builtins import BuiltinError\n"
+        "for call in (lambda: match('(x', 'x'), lambda: find_n('[a', 'a', -1),\n"
+        "             lambda: replace('a', '(?P<', 'b')):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except BuiltinError as exc:\n"
+        "        print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stderr == ""
+    assert done.stdout.splitlines() == [
+        "invalid regular expression: missing ): (x",
+        "invalid regular expression: missing ]: [a",
+        "invalid regular expression: invalid perl operator: (?P",
+    ]
