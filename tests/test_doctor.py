@@ -377,3 +377,32 @@ def test_the_hooks_layers_are_composed_and_a_setting_nothing_reads_is_named(home
     out = doctor(home).stdout
     assert f"layers {team}: the built-in pack replaced ({team / 'REPLACE-BASE'})" in out
     assert "instruction_files" not in out
+
+
+def test_a_layer_setting_no_guard_can_act_on_is_a_problem(home, tmp_path):
+    """The wired layers' settings that RE2, the glob syntax or the guard refuses (a guard that
+    then does nothing there): a problem, named by place, as ``hookgate check`` names it."""
+    team = tmp_path / "team"
+    team.mkdir()
+    tuned = {"hookgate": {"config": {"protected_branches": ["main", "release/[0-9"],
+                                     "no_verify": {"action": "block"}}}}  # fmt: skip
+    (team / "data.json").write_text(json.dumps(tuned))
+    installed = run_hookgate(home, "install", "claude", "--policies", str(team))
+    assert installed.returncode == 1  # wired, and said at once
+    assert "data.hookgate.config.no_verify.action: 'block' is not one of deny, ask" in (
+        installed.stderr
+    )
+    result = doctor(home)
+    assert result.returncode == 1
+    assert (
+        f"layers {team}: data.hookgate.config.protected_branches[1]: the glob syntax refuses "
+        "'release/[0-9' (unclosed [ in pattern): the guards reading it would match nothing"
+    ) in result.stdout
+    assert (
+        f"layers {team}: data.hookgate.config.no_verify.action: 'block' is not one of deny, ask: "
+        "the guard reading it would not act on it"
+    ) in result.stdout
+    (team / "data.json").write_text(
+        json.dumps({"hookgate": {"config": {"protected_branches": ["main", "release/*"]}}})
+    )
+    assert "protected_branches" not in doctor(home).stdout

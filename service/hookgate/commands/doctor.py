@@ -144,9 +144,10 @@ def _hosts(report: _Report, project_dir: Path) -> list[tuple[str, Path, str]]:
 
 def _layers(report: _Report, commands: list[str]) -> None:
     """The ``--policies`` layers the wired hooks run, composed as the hook composes them: their
-    base (or the REPLACE-BASE file that drops it) and every setting nothing reads, which
-    changes nothing (a key the pack renamed, a typo)."""
-    from hookgate import layers
+    base (or the REPLACE-BASE file that drops it), every setting nothing reads, which changes
+    nothing (a key the pack renamed, a typo), and every setting a guard cannot act on
+    (``packcheck.setting_problems``: a refused pattern, an unknown action)."""
+    from hookgate import layers, packcheck
     from hookgate.integrations import hostconfig
     from hookgate.lang.errors import PolicyError
 
@@ -168,6 +169,8 @@ def _layers(report: _Report, commands: list[str]) -> None:
             report.line(f"{where}: the built-in pack replaced ({composed.replaced_by})")
         for line in layers.unread_lines(composed):
             report.warning(f"{where}: {line}")
+        for problem in packcheck.setting_problems(composed.data):
+            report.problem(f"{where}: {problem['input']}: {problem['message']}")
 
 
 def _from_path(report: _Report, where: str, binary: str) -> None:
