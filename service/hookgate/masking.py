@@ -4,8 +4,8 @@ The rules: gitleaks' default configuration (MIT; ``data/gitleaks_rules.json``, c
 ``tools/convert_gitleaks.py``), each run only on text holding one of its keywords, as gitleaks
 does; then hookgate's own rules for command lines below. A rule is an RE2 pattern; what it matches is replaced by ``***``, or only its named group
 ``secret`` when it has one (so ``TOKEN=abc`` keeps ``TOKEN=``). The defaults cover environment
-assignments, secret-named flags, bearer/basic credentials, GitHub, AWS, Slack and OpenAI-style
-tokens, private key blocks, credential files (``data/credential_files.json``: .netrc, .pgpass,
+assignments, secret-named flags, bearer/basic credentials, hookgate's own API tokens, GitHub,
+AWS, Slack and OpenAI-style tokens, private key blocks, credential files (``data/credential_files.json``: .netrc, .pgpass,
 cloud CLIs', package registries', Docker's), and long hex or high-entropy base64 strings. Extra rules come from
 ``--mask-pattern`` on ``hookgate serve`` or ``$HOOKGATE_MASK_PATTERNS`` (one pattern per line).
 
@@ -46,6 +46,9 @@ _DEFAULT_RULES: tuple[str, ...] = (
     r"(?:^|\s)(?:-u|--user|--proxy-user)[=\s]*['\"]?[^\s:'\"]+:(?P<secret>[^\s'\"]+)",
     # Credentials in URLs: scheme://user:password@host.
     r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@",
+    # hookgate's own API tokens (server.store: "hg_" and 32 random bytes, URL-safe base64). Their
+    # "-" and "_" split the run the base64 rule judges, so that rule masks only some of them.
+    r"\bhg_[A-Za-z0-9_-]{40,}",
     # GitHub, Slack, OpenAI/Anthropic-style, Google API keys.
     r"\b(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{16,}",
     r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
@@ -90,7 +93,18 @@ _SECRET_WORDS = (
     "basic",
     "key-data",
 )
-_TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "sk-", "AIza")
+_TOKEN_PREFIXES = (
+    "hg_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xox",
+    "sk-",
+    "AIza",
+)
 _TOKEN_PREFIXES += ("AKIA", "ASIA", "AGPA", "AIDA", "AROA")
 _LONG_RUN = 32
 # Every ASCII character outside the base64 alphabet (and so outside hex) becomes a space, so
