@@ -74,8 +74,8 @@ def program_scripts(parsed: dict[str, Any], env: dict[str, Any]) -> list[str]:
             script = program_script(key, value)
             if script:
                 out.append(script)
-    for name in sorted(PROGRAM_ENV):
-        value = env.get(name)
+    for name in sorted(PROGRAM_ENV.intersection(env)):  # (most commands set none of them)
+        value = env[name]
         if isinstance(value, str) and value.strip():
             out.append(value)
     if parsed.get("script"):
