@@ -52,9 +52,9 @@ def test_ordinary_commands_are_left_alone(text):
 
 
 def test_every_hookgate_api_token_is_masked_wherever_it_is():
-    """hookgate's own tokens, made as the server makes them: their "-" and "_" split the run the
-    high-entropy rule judges, which masked only some of them (an agent token in a query string
-    under any name reached the access log: tests/test_server_inputs.py, CI of session 24)."""
+    """hookgate's own tokens, made as the server makes them. The high-entropy rule wants a digit
+    too, which about one token in 1,250 lacks: such an agent token in a query string under any
+    name reached the access log (tests/test_server_inputs.py, CI of session 24; this one)."""
     import secrets
 
     from hookgate.server.store import TOKEN_PREFIX
