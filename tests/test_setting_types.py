@@ -59,8 +59,15 @@ def _payloads() -> list[dict]:
     return bash + [c["payload"] for c in cases] + list(smoke.values())
 
 
-def _patterns_passed(engine: Engine) -> set[str]:
-    """Every string the guards pass as a pattern to a regex or glob builtin, on ``_payloads``."""
+@pytest.fixture(scope="module")
+def pack() -> tuple[Engine, list]:
+    """The default pack's engine and the input documents of ``_payloads``."""
+    engine = Engine.from_paths([default_pack_path()])
+    return engine, [normalize(p, "auto").document() for p in _payloads()]
+
+
+def _patterns_passed(engine: Engine, documents: list) -> set[str]:
+    """Every string the guards pass as a pattern to a regex or glob builtin, on ``documents``."""
     registry = full_registry()
     passed: set[str] = set()
 
@@ -75,8 +82,7 @@ def _patterns_passed(engine: Engine) -> set[str]:
         return call
 
     overrides = {name: recording(name, k) for name, k in PATTERN_OPERANDS.items()}
-    for payload in _payloads():
-        document = normalize(payload, "auto").document()
+    for document in documents:
         engine.policy_set.query_many(engine._every, input=document, overrides=overrides)
     return passed
 
@@ -92,10 +98,10 @@ def _settings(node: object, path: str):
         yield path, node
 
 
-def test_every_setting_the_guards_read_as_a_pattern_is_declared():
-    engine = Engine.from_paths([default_pack_path()])
+def test_every_setting_the_guards_read_as_a_pattern_is_declared(pack):
+    engine, documents = pack
     data = engine.policy_set.data
-    passed = _patterns_passed(engine)
+    passed = _patterns_passed(engine, documents)
     joined = [p for p in passed if "|" in p]
     read_as_patterns = set()
     for path, value in _settings(data["hookgate"]["config"], "hookgate.config"):
@@ -109,7 +115,7 @@ def test_every_setting_the_guards_read_as_a_pattern_is_declared():
         ):
             read_as_patterns.add(path)
     types = data["hookgate"]["setting_types"]
-    patterns = {path for path, kind in types.items() if kind in ("re2", "glob")}
+    patterns = {path for path, kind in types.items() if isinstance(kind, str)}  # re2, glob
     assert read_as_patterns - patterns == set()
     # and each pattern declaration names a setting the guards do read so
     assert patterns - read_as_patterns == set()
@@ -133,25 +139,24 @@ def _stopped(engine: Engine, documents: list, overrides: dict | None) -> list[se
     return out
 
 
-def test_every_setting_of_fixed_values_is_declared_with_the_values_the_guards_act_on():
+def test_every_setting_of_fixed_values_is_declared_with_the_values_the_guards_act_on(pack):
     """A string setting that, set to a value no guard knows, makes a guard let through a call it
     stops is one of fixed values: it must be declared, with values each of which keeps every
     guard stopping (by deny, ask or rewrite) what it stops."""
-    engine = Engine.from_paths([default_pack_path()])
+    engine, documents = pack
     data = engine.policy_set.data
     types = data["hookgate"]["setting_types"]
-    documents = [normalize(p, "auto").document() for p in _payloads()]
     # a few calls of each way the pack stops one (evaluating under data overrides is slow)
     kinds: dict[frozenset, list] = {}
     for document, stops in zip(documents, _stopped(engine, documents, None), strict=True):
         if stops:
-            kinds.setdefault(frozenset(stops), []).append(document)
-    stopped = [d for found in kinds.values() for d in found[:5]]
-    base = _stopped(engine, stopped, None)
+            kinds.setdefault(frozenset(stops), []).append((document, stops))
+    sample = [pair for found in kinds.values() for pair in found[:5]]
+    stopped, base = [d for d, _ in sample], [stops for _, stops in sample]
     assert len(kinds) >= 15
     fixed = set()
     for path, value in _settings(data["hookgate"]["config"], "hookgate.config"):
-        if not isinstance(value, str) or types.get(path) in ("re2", "glob"):
+        if not isinstance(value, str) or isinstance(types.get(path), str):  # a pattern
             continue
         unknown = _stopped(engine, stopped, {f"data.{path}": UNKNOWN})
         if any(_dropped(b, a) for b, a in zip(base, unknown, strict=True)):

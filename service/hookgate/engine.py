@@ -28,7 +28,7 @@ from hookgate.lang.runtime import EMPTY_SET
 from hookgate.lang.values import RegoSet, to_json
 from hookgate.modes import mode_of
 from hookgate.modes import table as mode_table
-from hookgate.sources import load_paths
+from hookgate.sources import lay_over, load_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class Engine:
             return engine
         sources, file_data = load_paths(list(paths))
         if data:
-            file_data = _overlaid(file_data, data)
+            lay_over(file_data, data)
         return cls.from_sources(sources, file_data, cache_dir=cache_dir, origin=origin)
 
     @classmethod
@@ -484,16 +484,6 @@ class _Item:
 
 
 _WOULD = {"deny": "deny", "ask": "ask about", "rewrite": "rewrite"}
-
-
-def _overlaid(base: dict, over: Mapping) -> dict:
-    """``base`` with ``over`` laid on it: objects merged key by key, other values replaced."""
-    out = dict(base)
-    for key, value in over.items():
-        below = out.get(key)
-        nested = isinstance(value, dict) and isinstance(below, dict)
-        out[key] = _overlaid(below, value) if nested else value
-    return out
 
 
 def _items(value: Any, rule: str, pack: str, ref: str) -> list[_Item]:

@@ -362,18 +362,12 @@ def place_documents(documents: dict[str, object]) -> dict:
     """Data documents by slash path placed as the server places them (shallower first; a
     deeper one overrides the matching part: objects merge, anything else replaces), for
     reading a set's ``disabled`` statement without the server's code."""
+    from hookgate.sources import lay_over
+
     data: dict = {}
     for path, document in sorted(documents.items(), key=lambda d: (d[0].count("/"), d[0])):
-        _deep(data, _placed(path, document))
+        lay_over(data, _placed(path, document))
     return data
-
-
-def _deep(into: dict, over: dict) -> None:
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _deep(into[key], value)
-        else:
-            into[key] = value
 
 
 def pack_version(sources: dict[str, str], data: dict) -> str:

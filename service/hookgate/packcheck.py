@@ -120,20 +120,17 @@ def smoke_payloads(data: Mapping) -> dict:
 
 
 def _smoke(data: Mapping) -> dict:
-    node: object = data
-    for key in SMOKE_PATH:
-        node = node.get(key) if isinstance(node, dict) else None
+    node = _at(data, SMOKE_PATH)
     return node if isinstance(node, dict) else {}
 
 
 def _config_problems(data: Mapping) -> list[dict]:
-    config = data.get("hookgate", {}).get("config", {}) if isinstance(data, dict) else {}
-    limits = config.get("limits") if isinstance(config, dict) else None
+    limits = _at(data, ("hookgate", "config", "limits"))
     action = limits.get("action", "ask") if isinstance(limits, dict) else "ask"
     if action in LIMIT_ACTIONS:
         return []
     message = f"data.hookgate.config.limits.action must be one of {', '.join(LIMIT_ACTIONS)}"
-    return [{"pack": "hookgate", "input": "data.hookgate.config.limits.action", "message": message}]
+    return [_problem("data.hookgate.config.limits.action", message)]
 
 
 XPIA_PATTERNS = ("hookgate", "config", "xpia", "patterns")
@@ -146,9 +143,7 @@ def _pattern_problems(data: Mapping) -> list[dict]:
     does not do what it was written for. Each problem names the pattern by place and id."""
     from hookgate.builtins.xpia import refusal, scan
 
-    node: object = data
-    for key in XPIA_PATTERNS:
-        node = node.get(key) if isinstance(node, dict) else None
+    node = _at(data, XPIA_PATTERNS)
     patterns = list(node.values()) if isinstance(node, dict) else node
     if not isinstance(patterns, list):
         return []
@@ -223,6 +218,7 @@ def setting_problems(data: Mapping) -> list[dict]:
 
 
 def _at(data: object, path: tuple[str, ...]) -> object:
+    """The value at ``path`` in ``data``, or None."""
     for key in path:
         data = data.get(key) if isinstance(data, dict) else None
     return data
@@ -237,13 +233,12 @@ def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
     name would leave the guard on while its author believes it off, or the reverse."""
     from hookgate.layers import guard_names
 
-    node = data.get("hookgate") if isinstance(data, dict) else None
-    names = node.get("disabled") if isinstance(node, dict) else None
+    names = _at(data, ("hookgate", "disabled"))
     if names is None:
         return []
     where = "data.hookgate.disabled"
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return [{"pack": "hookgate", "input": where, "message": f"{where} must be guard names"}]
+        return [_problem(where, f"{where} must be guard names")]
     known = guard_names(dict(sources))
     unknown = [name for name in names if name not in known]
     if not unknown:
@@ -251,7 +246,7 @@ def _disabled_problems(sources: Mapping[str, str], data: Mapping) -> list[dict]:
     message = (
         f"{where} names no guard: {', '.join(unknown)} (the guards: {', '.join(sorted(known))})"
     )
-    return [{"pack": "hookgate", "input": where, "message": message}]
+    return [_problem(where, message)]
 
 
 def _test_problems(

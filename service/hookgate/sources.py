@@ -15,7 +15,7 @@ from hookgate.lang.errors import Diagnostic, PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 
 def load_paths(
@@ -125,6 +125,16 @@ def default_pack_path() -> str:
 def default_pack_sources(*, include_tests: bool = False) -> tuple[dict[str, str], dict]:
     """The default guard pack's modules and data, as ``load_paths`` returns them."""
     return load_paths([default_pack_path()], include_tests=include_tests)
+
+
+def lay_over(into: dict, over: Mapping) -> None:
+    """Lay ``over`` on ``into``, in place: objects merge key by key, any other value replaces
+    (a server document over a shallower one, ``Engine.from_paths``' data over the files')."""
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            lay_over(into[key], value)
+        else:
+            into[key] = value
 
 
 def merge_data(

@@ -180,8 +180,8 @@ def compile_pack(args: argparse.Namespace) -> int:
         )
         return 1
     print("compiled the pack: the first hook runs as fast as the rest")
-    # A pattern setting of a layer that RE2 or the glob syntax refuses compiles, and the guard
-    # reading it then matches nothing: said here, where local tuning is put to use.
+    # A layer's setting no guard can act on (a refused pattern, an unknown action) compiles,
+    # and the guard reading it then does nothing there: said here, where local tuning is used.
     refused = packcheck.setting_problems(engine.policy_set.data)
     for problem in refused:
         print(f"hookgate install: {problem['input']}: {problem['message']}", file=sys.stderr)
