@@ -2,7 +2,7 @@
 from wheels as users install them, measured turn about on the same machine.
 
     .venv/bin/python bench/compare.py REVISION [--runs 20] [--rounds 30] [--iterations 200] [--no-linear]
-        [--fresh] [--instructions] [--callgrind]
+        [--fresh] [--collector] [--instructions] [--callgrind]
 
 1. Whole process, median ms per hook call: the hook command ``hookgate install`` wires, served
    by its warm process and with ``HOOKGATE_WARM=0``, for each revision, beside the minimal hook
@@ -14,8 +14,11 @@ from wheels as users install them, measured turn about on the same machine.
    found as it is when one document repeats). Both revisions serve from a warm process each and
    take turns payload by payload, so each ratio is the median of ratios measured a tenth of a
    second apart (with its quartiles). The mixes' ratios are those of a decision drawn evenly
-   from ``run.py``'s three shell payloads, and from all of them. Beside it, the Python bytecodes one decision executes: a count
-   the machine's load does not move (calls into C count as one), for a shared machine.
+   from ``run.py``'s three shell payloads, and from all of them. Decisions run as the hook
+   runs its one decision in both revisions (``commands/eval.py``): with the garbage collector
+   off, each round's garbage collected after it, outside the timing (``--collector``: on, as
+   in entries before 2026-12-06). Beside it, the Python bytecodes one decision executes: a
+   count the machine's load does not move (calls into C count as one), for a shared machine.
 3. Linear time: each revision's own ``bench/linear_time.py`` against its own wheel, and the
    ratio of their times per KiB at the largest size, construct by construct.
 4. With ``--callgrind`` (valgrind installed): per decision of each payload of section 2, the
@@ -54,10 +57,10 @@ FILE_CALLS = {
 # of each payload executes (counted with sys.settrace: the same on every run, whatever the
 # machine's load), then, for each line ``[payload, iterations]`` it reads, µs per decision.
 PROBE = """
-import json, sys, time
+import gc, json, sys, time
 from hookgate.engine import Engine
 from hookgate.sources import default_pack_path
-docs, fresh = json.loads(sys.stdin.readline())
+docs, fresh, collector = json.loads(sys.stdin.readline())
 engine = Engine.from_paths([default_pack_path()])
 serial = [0]
 def variant(doc):
@@ -89,10 +92,18 @@ print(json.dumps(ops), flush=True)
 for line in sys.stdin:
     name, iterations = json.loads(line)
     calls = [variant(docs[name]) for _ in range(iterations)]
+    # As the hook decides (commands/eval.py, both revisions): no collection pass during a
+    # decision; the batch's garbage is collected after it, outside the timing.
+    if not collector:
+        gc.disable()
     start = time.perf_counter()
     for call in calls:
         engine.evaluate(call)
-    print(json.dumps((time.perf_counter() - start) / iterations * 1e6), flush=True)
+    spent = time.perf_counter() - start
+    if not collector:
+        gc.enable()
+        gc.collect()
+    print(json.dumps(spent / iterations * 1e6), flush=True)
 """
 
 
@@ -149,6 +160,7 @@ def in_process(
     rounds: int,
     docs: dict[str, dict],
     fresh: bool = False,
+    collector: bool = False,
 ) -> None:
     """Both revisions serve decisions from a process each, kept warm for the whole section. In
     every round each payload runs ``iterations`` decisions in the one revision and straight
@@ -176,7 +188,7 @@ def in_process(
             raise SystemExit(f"{label}: the probe ended (exit {probe.wait()})")
         return json.loads(answer)
 
-    ops = {label: ask(label, [docs, fresh]) for label in probes}
+    ops = {label: ask(label, [docs, fresh, collector]) for label in probes}
     times: dict[str, dict[str, list[float]]] = {label: {n: [] for n in docs} for label in probes}
     order = list(probes)
     for _ in range(rounds):
@@ -298,6 +310,11 @@ def main() -> None:
         help="section 4: instructions and cache misses per decision (valgrind)",
     )
     parser.add_argument(
+        "--collector",
+        action="store_true",
+        help="section 2 with the garbage collector on (the hook decides with it off)",
+    )
+    parser.add_argument(
         "--fresh",
         action="store_true",
         help="section 2 again with a different text on every call (nothing cached by content)",
@@ -338,10 +355,12 @@ def main() -> None:
     docs = everyday_docs()
     if args.instructions:
         docs.update(instruction_docs())
-    in_process(pythons, envs, args.iterations, args.rounds, docs)
+    in_process(pythons, envs, args.iterations, args.rounds, docs, collector=args.collector)
     if args.fresh:
         print("\n2b. the same, each call's text different (a comment or a line of its own)")
-        in_process(pythons, envs, args.iterations, args.rounds, docs, fresh=True)
+        in_process(
+            pythons, envs, args.iterations, args.rounds, docs, fresh=True, collector=args.collector
+        )
 
     if not args.no_linear:
         print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")

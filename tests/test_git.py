@@ -210,8 +210,8 @@ def corpus_git_lines() -> list[str]:
 
 def test_subcommand_words_are_the_parses_over_the_corpora():
     """Every git command the shell model meets in the guard corpora (of each line and of the
-    scripts and code it runs): the subcommand and words the launcher
-    table reads (shell.launchers._git_runs, by argv.subcommand_words) are the parse's."""
+    scripts and code it runs): the subcommand and words git.without_force reads
+    (argv.subcommand_words) are the parse's."""
     from hookgate.shell.git.argv import parse_argv, subcommand_words
 
     seen = set()

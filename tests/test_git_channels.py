@@ -256,6 +256,50 @@ def test_aliases_run_what_git_runs(aliases, words, tmp_path):
         assert len(parsed["args"]) <= len(words) - 1 + added
 
 
+# What git runs through a plain alias (no "!") that expands to a subcommand running a script:
+# the same command as when the line spells the subcommand out. (Real git runs each: the
+# "git alias to a script option" rows of tests/data/guards/evasions.json.)
+ALIASED_SCRIPTS = [
+    "git -c alias.r='rebase -x \"rm -rf ~\"' r main",
+    "git -c alias.r='rebase --exec=\"rm -rf ~\"' r main",
+    "git config alias.r 'rebase -x \"rm -rf ~\"'; git r main",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.r GIT_CONFIG_VALUE_0='rebase -x \"rm -rf ~\"' git r",
+    'GIT_CONFIG_PARAMETERS="\'alias.d=difftool -y -x \\"rm -rf ~\\"\'" git d',
+    "git -c alias.a=b -c alias.b='difftool -y --extcmd \"rm -rf ~\"' a",
+    "git -c alias.s='submodule foreach \"rm -rf ~\"' s",
+    "git -c alias.s='submodule foreach --recursive' s rm -rf '~'",
+    "git -c alias.b='bisect run' b rm -rf ~",
+    "git -c alias.f='filter-branch -f --tree-filter \"rm -rf ~\"' f HEAD",
+]
+
+
+@pytest.mark.parametrize("line", ALIASED_SCRIPTS)
+def test_a_plain_alias_runs_the_script_its_subcommand_runs(line):
+    ran = [(c.name, [w.text for w in c.words[1:]]) for c in analyse(line) if c.name != "git"]
+    assert ran == [("rm", ["-rf", "~"])], line
+
+
+def test_a_script_word_of_the_line_keeps_its_place_through_an_alias():
+    line = "git -c alias.dx='difftool -y -x' dx 'rm -rf ~;'"
+    (rm,) = [c for c in analyse(line) if c.name == "rm"]
+    start = line.index("rm -rf")
+    assert rm.span == (start, start + len("rm -rf ~"))
+    # the alias's own words have no place in the line: what they run is seen all the same
+    (rm,) = [c for c in analyse("git -c alias.r='rebase -x \"rm -rf ~\"' r") if c.name == "rm"]
+    assert [w.text for w in rm.words] == ["rm", "-rf", "~"]
+
+
+def test_what_git_runs_in_a_container_is_read_there_through_an_alias():
+    # the container's /h is the host's home: its paths are mapped once, where git runs them
+    for line in (
+        "docker run -v ~:/h alpine/git -C /h bisect run rm -rf /h",
+        "docker run -v ~:/h alpine/git -c alias.b='bisect run' b rm -rf /h",
+        "docker run -v ~:/h alpine/git -c alias.r='rebase -x \"rm -rf /h\"' r",
+    ):
+        ran = [[w.text for w in c.words] for c in analyse(line) if c.name == "rm"]
+        assert ran == [["rm", "-rf", "~"]], line
+
+
 def test_alias_chains_and_the_line_config():
     g = last_git("git config alias.a pf && git config alias.pf 'push -f' && git a origin x")
     assert (g["subcommand"], g["alias"]) == ("push", "a")

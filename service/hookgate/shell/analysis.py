@@ -28,6 +28,7 @@ from hookgate.shell.launchers import (
     SCRIPT_FILES,
     SHELLS,
     TABLES,
+    git_runs,
     interpreter_of,
     reads_script_from_stdin,
     runs_stdin,
@@ -519,8 +520,11 @@ class Run(FileEffects, ShellState, Nesting):
         if name in powershell.PROGRAMS:
             self.powershell(cmd)
         if name == "git":
-            for script in self.line_git().see(cmd, self.scripts, self.vars, self.out):
+            parsed, scripts = self.line_git().see(cmd, self.scripts, self.vars, self.out)
+            for script in scripts:
                 self.nested_printed(script, cmd, "git")  # -c core.editor='…', GIT_EDITOR=…
+            # rebase -x, alias.r='submodule foreach …': what git runs, where it runs
+            inner = git_runs(parsed, words, [w.text for w in cmd.words]) or inner
         elif name in ("mv", "ln", "cp", "install", "link", "rsync"):
             self.moved(cmd)
         elif name in FILE_COMMANDS or name == "find":

@@ -71,6 +71,8 @@ def unwrap(
     ``eval "$(echo …)"`` and ``bash <(echo …)`` run that.
     """
     n = len(words)
+    if name == "git":
+        return None, n  # what git runs follows from its parse, with the line's state: git_runs
     script = _script_option(name, words)
     if script is not None:
         return script
@@ -178,8 +180,6 @@ def unwrap(
         return _parallel_runs(words)
     if name in TABLES["path-execs"]:
         return _find_exec(name, words)
-    if name == "git":
-        return _git_runs(words)
     interpreter = name.rstrip("0123456789.")
     if interpreter in ONE_LINERS:
         return _interpreted(interpreter, words)
@@ -607,40 +607,46 @@ def _placed(command: list[Word], placeholders: frozenset[str]) -> list[Word]:
     return placed
 
 
-def _git_runs(words: list[Word]) -> tuple[Any, int]:
-    """Commands git itself runs: options of [git-scripts] (``rebase -x``, ``difftool -x``,
-    ``filter-branch --tree-filter``), ``submodule foreach``, ``bisect run``; and
-    the script ``git config`` defines to be run, as if run (``git config core.editor 'rm -rf
-    ~'`` as ``rm -rf ~``, ``alias.x '!…'``: a later command this line may not show runs it).
-    Shell aliases and program settings given to a command itself are read by
-    ``shell.git.state.LineState``; what a plain alias runs is in ``git.parse`` (``config_change``)."""
-    from hookgate.shell.git.argv import subcommand_words
-    from hookgate.shell.git.configchange import config_change
-    from hookgate.shell.git.programs import program_script
-
-    # only the subcommand and its words: not the parse's options, configuration, output files
-    sub, args = subcommand_words([w.text for w in words])
-    rest = words[len(words) - len(args) :]
+def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tuple[Any, ...] | None:
+    """What git itself runs for a git command (``words``, parsed as ``parsed`` by
+    ``shell.git.state.LineState.see``: its aliases followed), in ``unwrap``'s form, or None.
+    ``shown``: the text of each word as the parse read it (in a container, a path as the
+    host's), while what git runs keeps the words as written, read where git runs them:
+    options of [git-scripts] (``rebase -x``, ``difftool -x``, ``filter-branch
+    --tree-filter``), ``submodule foreach``, ``bisect run``; and the script ``git config``
+    defines to be run, as if run (``git config core.editor 'rm -rf ~'`` as ``rm -rf ~``,
+    ``alias.x '!…'``: a later command this line may not show runs it). Program settings given
+    to the command itself are ``LineState.see``'s; what a plain alias runs is in ``git.parse``
+    (``config_change``)."""
+    sub, args = parsed["subcommand"], parsed["args"]
+    # The words after the subcommand: the line's own, and before them those an alias put in
+    # (alias.r='rebase -x "rm -rf ~"'; git r), which have no place of their own in the line.
+    own = 0
+    while own < len(args) and own < len(shown) - 1 and shown[-1 - own] == args[-1 - own]:
+        own += 1
+    rest = [Word(a, None, True, []) for a in args[: len(args) - own]] + words[len(words) - own :]
     if sub in TABLES["git-scripts"]:  # rebase -x, difftool -x, clone --upload-pack, …
         names = tuple(TABLES["git-scripts"][sub])
-        scripts = [_option_value(rest, k, names) for k in range(len(rest))]
-        found = [w for w in scripts if w is not None]
-        return (("scripts", found), len(words)) if found else (None, len(words))
+        found = [w for k in range(len(rest)) if (w := _option_value(rest, k, names)) is not None]
+        return ("scripts", found) if found else None
     texts = [w.text for w in rest]
     if sub == "submodule" and "foreach" in texts:
         k = texts.index("foreach") + 1
         while k < len(rest) and rest[k].text.startswith("-"):
             k += 1
-        return (("script", rest[k:]), len(words)) if k < len(rest) else (None, len(words))
+        return ("script", rest[k:]) if k < len(rest) else None
     if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
-        return ("argv", rest[1:], []), len(words)
+        return ("argv", rest[1:], [])
     if sub == "config":
+        from hookgate.shell.git.configchange import config_change
+        from hookgate.shell.git.programs import program_script
+
         change = config_change(texts)
         if change is not None and change[0] != "unset":
             script = program_script(change[1], change[2])
             if script:
-                return ("printed", script), len(words)
-    return None, len(words)
+                return ("printed", script)
+    return None
 
 
 def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:

@@ -83,9 +83,10 @@ class LineState:
 
     def see(
         self, cmd: Any, written: dict[str, list[str]], variables: dict[str, Any], before: list
-    ) -> list[str]:
+    ) -> tuple[dict[str, Any], list[str]]:
         """Read git command ``cmd`` (a ``words.Command``): set its ``branch`` and ``git_config``
-        from what the line did before, remember what it does, and return the scripts its own
+        from what the line did before, remember what it does, and return its parse (with the
+        configuration the line gave it: its aliases followed) and the scripts its own
         settings make git run. ``written``: files the line wrote (path → parts);
         ``variables``: variables the line set (``expansion.Value``); ``before``: the commands before ``cmd``.
         Configuration and program variables count whether exported or not (reading more is
@@ -138,7 +139,7 @@ class LineState:
                     elif path in ("~/.gitconfig", "~/.config/git/config"):
                         where = "global"
                 self.config.setdefault(where, []).append([op, name, value])
-        return program_scripts(parsed, env)
+        return parsed, program_scripts(parsed, env)
 
     def _exported(self, name: str, before: list) -> bool:
         """Whether a command before exported ``name`` (``export NAME``, ``declare -x``,
@@ -178,6 +179,28 @@ class LineState:
         written: dict[str, list[str]],
         cmdline: dict[str, str],
     ) -> list[list[str]]:
+        """The configuration changes git command ``key`` reads beyond its repository's files:
+        what the line did (``_line_ops``), then the files its own ``-c include.path`` names,
+        and the files each include names in turn."""
+        # (a line that sets no variable git reads and wrote, named and configured nothing, as
+        # most lines, changes nothing: not asked)
+        changed = env or written or self._named or self.config
+        ops = self._line_ops(key, env, cwd, written) if changed else []
+        for name, value in cmdline.items():
+            if _is_include(name):
+                ops += self._file(join_path(cwd, value), written)
+        out: list[list[str]] = []
+        for op in ops:
+            out.append(op)
+            if op[0] != "unset" and _is_include(op[1]):
+                out += self._file(join_path(cwd, op[2]), written)
+        return out
+
+    def _line_ops(
+        self, key: tuple, env: dict[str, Any], cwd: str | None, written: dict[str, list[str]]
+    ) -> list[list[str]]:
+        """What the line's environment, writes and ``git config`` commands change in the
+        configuration files git reads for repository ``key`` (most lines: nothing, not asked)."""
         # ["drop", scope, ""]: files git reads on the disk where the hook runs that this
         # command's environment replaces (GIT_CONFIG_GLOBAL=/dev/null, HOME=/tmp/h): their
         # settings (a managed core.hooksPath) are not this command's
@@ -221,15 +244,7 @@ class LineState:
         for (scope, *rest), changes in self.config.items():
             if scope == "repo" and _same_repository(rest[0], key):
                 ops += changes
-        for name, value in cmdline.items():
-            if _is_include(name):
-                ops += self._file(join_path(cwd, value), written)
-        out: list[list[str]] = []
-        for op in ops:
-            out.append(op)
-            if op[0] != "unset" and _is_include(op[1]):
-                out += self._file(join_path(cwd, op[2]), written)
-        return out
+        return ops
 
     def _line_file(
         self, path: str, texts: dict[str, str], written: dict[str, list[str]]
