@@ -615,7 +615,8 @@ def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tup
     options of [git-scripts] (``rebase -x``, ``difftool -x``, ``filter-branch
     --tree-filter``), ``submodule foreach``, ``bisect run``; and the script ``git config``
     defines to be run, as if run (``git config core.editor 'rm -rf ~'`` as ``rm -rf ~``,
-    ``alias.x '!…'``: a later command this line may not show runs it). Program settings given
+    ``alias.x '!…'``, and what ``alias.r 'rebase -x …'`` runs: a later command this line may
+    not show runs it). Program settings given
     to the command itself are ``LineState.see``'s; what a plain alias runs is in ``git.parse``
     (``config_change``)."""
     sub, args = parsed["subcommand"], parsed["args"]
@@ -637,15 +638,20 @@ def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tup
         return ("script", rest[k:]) if k < len(rest) else None
     if sub == "bisect" and texts[:1] == ["run"] and len(rest) > 1:
         return ("argv", rest[1:], [])
-    if sub == "config":
-        from hookgate.shell.git.configchange import config_change
+    change = parsed["config_change"] if sub == "config" else None
+    if change is not None and change["op"] != "unset":
         from hookgate.shell.git.programs import program_script
 
-        change = config_change(texts)
-        if change is not None and change[0] != "unset":
-            script = program_script(change[1], change[2])
-            if script:
-                return ("printed", script)
+        script = program_script(change["key"], change["value"])
+        if script:
+            return ("printed", script)
+        alias = change.get("alias_argv")
+        if alias:  # alias.r 'rebase -x …': what git runs through it, as if run, as a ! alias
+            from hookgate.shell.git.argv import parse_argv
+
+            return git_runs(
+                parse_argv(alias, {}, None), [Word(a, None, True, []) for a in alias], alias
+            )
     return None
 
 
