@@ -11,7 +11,8 @@ from wheels as users install them, measured turn about on the same machine.
    the three shell payloads of ``run.py`` and a Read, an Edit and a Write (``--instructions``:
    also 4 KB texts the prompt-injection guard reads; ``--fresh``: again with a text of its own
    on every call, so that nothing cached by a text's content, the shell line's analysis, is
-   found as it is when one document repeats). Both revisions serve from a warm process each and
+   found as it is when one document repeats: once with a comment of its own ending each
+   command, once with a word of its own, which git's parse reads afresh too). Both revisions serve from a warm process each and
    take turns payload by payload, so each ratio is the median of ratios measured a tenth of a
    second apart (with its quartiles). The mixes' ratios are those of a decision drawn evenly
    from ``run.py``'s three shell payloads, and from all of them. Decisions run as the hook
@@ -65,14 +66,17 @@ engine = Engine.from_paths([default_pack_path()])
 serial = [0]
 def variant(doc):
     # The same call with a text no earlier call had: the analyses cached by a text's content
-    # (the shell line's) start afresh, as for an agent's stream of different calls.
+    # (the shell line's) start afresh, as for an agent's stream of different calls. "comment":
+    # the command ends in a comment of its own; "word": in a word of its own, which git's
+    # parse, cached by the command's words, reads afresh too (a new commit message).
     if not fresh:
         return doc
     serial[0] += 1
     tool_input = dict(doc["tool_input"])
+    tail = f" # {serial[0]}" if fresh == "comment" else f" w{serial[0]}"
     for field in ("command", "new_string", "content"):
         if field in tool_input:
-            tool_input[field] += f" # {serial[0]}" if field == "command" else f"# {serial[0]}\\n"
+            tool_input[field] += tail if field == "command" else f"# {serial[0]}\\n"
     return {**doc, "tool_input": tool_input}
 def counted(frame, event, arg):
     frame.f_trace_opcodes = True
@@ -159,7 +163,7 @@ def in_process(
     iterations: int,
     rounds: int,
     docs: dict[str, dict],
-    fresh: bool = False,
+    fresh: str | None = None,
     collector: bool = False,
 ) -> None:
     """Both revisions serve decisions from a process each, kept warm for the whole section. In
@@ -357,10 +361,18 @@ def main() -> None:
         docs.update(instruction_docs())
     in_process(pythons, envs, args.iterations, args.rounds, docs, collector=args.collector)
     if args.fresh:
-        print("\n2b. the same, each call's text different (a comment or a line of its own)")
-        in_process(
-            pythons, envs, args.iterations, args.rounds, docs, fresh=True, collector=args.collector
-        )
+        for fresh, title in (
+            (
+                "comment",
+                "2b. the same, each call's text different (a comment or a line of its own)",
+            ),
+            (
+                "word",
+                "2c. the same, each command with a word of its own (a file a line of its own)",
+            ),
+        ):
+            print(f"\n{title}")
+            in_process(pythons, envs, args.iterations, args.rounds, docs, fresh, args.collector)
 
     if not args.no_linear:
         print("\n3. linear time, each revision's bench/linear_time.py on its own wheel")

@@ -592,6 +592,34 @@ def test_a_search_that_gave_up_is_not_git_branch_s_answer(tmp_path):
         EVALUATION.reset(scope)
 
 
+def test_a_git_command_is_parsed_once_per_decision(monkeypatch, tmp_path):
+    """The shell model parses each git command of a line as it reads it, and the guards'
+    git.parse reads it again: without the repository's configuration the second is the first,
+    found by what it is made from (a new commit message is parsed once, not twice)."""
+    from hookgate.engine import Engine
+    from hookgate.shell.git import argv
+    from hookgate.sources import default_pack_path
+
+    engine = Engine.from_paths([default_pack_path()])
+    parsed = []
+    real = argv._parse_argv
+    monkeypatch.setattr(argv, "_parse_argv", lambda *a: parsed.append(a[0]) or real(*a))
+    for n, (line, sub) in enumerate(
+        (("git commit -m 'first {}'", "commit"), ("git push origin feature-{}", "push"))
+    ):
+        decision = engine.evaluate(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": line.format(n)},
+                "cwd": str(tmp_path),  # no repository: no configuration to read it with
+            }
+        )
+        assert decision.outcome == "allow"
+        assert [a[:2] for a in parsed] == [["git", sub]], parsed
+        parsed.clear()
+
+
 # -- the pack's git rules: each shortcut against what it stands for, over the corpora -----------
 
 

@@ -319,8 +319,9 @@ def parse_argv(
     model's kind of each argv word (``None``: the line shows it)."""
     if repo_config is not None:
         return _parse_argv(argv, env, cwd, repo_config, line_config, kinds)
-    # (repr: a value from a policy may be any JSON, and 1, 1.0 and true are equal keys)
-    key = (tuple(argv), cwd, repr(env), repr(line_config), repr(kinds))
+    # (repr: a value from a policy may be any JSON, and 1, 1.0 and true are equal keys; no line
+    # configuration is one key, () from the shell model, [] from a policy's command)
+    key = (tuple(argv), cwd, repr(env), repr(line_config) if line_config else "", repr(kinds))
     parsed = _PARSES.get(key)
     if parsed is None:
         parsed = _parse_argv(argv, env, cwd, None, line_config, kinds)
