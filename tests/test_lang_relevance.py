@@ -118,6 +118,13 @@ violations contains "tagged" if {
 	some t in tagged
 }
 
+# narrowed again: the members of a group whose own needs are a fact about another group's
+# members (tagged: commands of kind run), read for a tool of their own
+violations contains "make" if {
+	some t in tagged
+	t.tool == "make"
+}
+
 clash_list := [1] if input.a
 
 clash_list := [2] if input.a
@@ -156,6 +163,9 @@ EFFECTS = [
     [],
     [{"kind": "read"}],
     [{"kind": "run"}],
+    [{"kind": "run", "tool": "make"}],
+    [{"kind": "run", "tool": "npm"}, {"kind": "read", "tool": "make"}],
+    [{"kind": "run", "tool": ["make"]}],
     [{"kind": "write", "path": "/a"}],
     [{"kind": "push"}],
     [{"kind": "allow"}],
@@ -309,6 +319,12 @@ def test_the_default_pack_shared_rules_are_analysed():
         "xpia.effect_texts",
     ):
         assert f"data.hookgate.{rule}" in {names[g] for g in analysed}, rule
+    # groups sharing their needs share one test of them: a decision runs each test's code once
+    facts = [line.split(" = ")[1] for line in program.out.attached if ".facts = " in line]
+    assert len(facts) > len(set(facts)) > 10
+    bodies = program.source.split("\ndef ")
+    tests = [b.split("\n", 1)[1] for b in bodies if b.split("(", 1)[0] in set(facts)]
+    assert len(tests) == len(set(tests)) == len(set(facts))
 
 
 def test_groups_with_facts_get_their_empty_value_from_the_mask():

@@ -708,6 +708,9 @@ class Relevance:
         lines += ["    ctx.relevant = r", "    return r", f"def {function}_empty(r):", "    e = {}"]
         attach = []
         facts = []
+        # Each distinct test once, whichever groups it serves (many groups share their needs):
+        # a decision then runs fewer distinct functions, and each costs its code's cache lines.
+        tested: dict[str, str] = {}
         # Groups by their need: when no atom of it holds, their empty values go into the
         # evaluation's cache at once, where the generated code finds them without a call
         # (``Group.value`` gives the same, one reference at a time). A group with facts is
@@ -725,8 +728,12 @@ class Relevance:
             attach.append(f"{name}.need = {need}; {name}.empty = {spelled}")
             attach.append(f"{name}.relevance = {function}")
             if any(fact for _, fact in needs):
-                facts.append(self._facts(function, name, needs, names))
-                attach.append(f"{name}.facts = {function}_{name}")
+                body = self._facts(function, needs, names)
+                test = tested.get(body)
+                if test is None:
+                    test = tested[body] = f"{function}_{name}"
+                    facts.append(f"def {test}(ctx, r):\n{body}")
+                attach.append(f"{name}.facts = {test}")
             by_need.setdefault(need, []).append(name)
         for k, (need, groups) in enumerate(sorted(by_need.items())):
             table = f"{function}_E{k}"
@@ -782,9 +789,9 @@ class Relevance:
             parts.append(self._need_test(function, (0 if known else mask, fact), names))
         return f"({' or '.join(parts)})", atoms
 
-    def _facts(self, function: str, group_name: str, needs: tuple, names: dict[Group, str]) -> str:
-        """The generated test (``{function}_{group_name}``) of a group's needs with facts, in
-        the order its definitions would read them (``r``: the mask; -1 when every group runs)."""
+    def _facts(self, function: str, needs: tuple, names: dict[Group, str]) -> str:
+        """The body of the generated test (``(ctx, r)``) of a group's needs with facts, in the
+        order its definitions would read them (``r``: the mask; -1 when every group runs)."""
         eager = needs[0][0] if needs[0][1] is None else 0
         # The needs asking for strings of the same fact under the same mask are one test (at
         # the first one's place: a later test met earlier can only make the group run).
@@ -796,11 +803,7 @@ class Relevance:
             self._need_test(function, (mask, (group, keys, values)), names)
             for (mask, group, keys), values in merged.items()
         ]
-        return (
-            f"def {function}_{group_name}(ctx, r):\n"
-            f"    if r < 0 or r & {eager}: return True\n"
-            f"    return bool({' or '.join(tests)})"
-        )
+        return f"    if r < 0 or r & {eager}: return True\n    return bool({' or '.join(tests)})"
 
     def _need_test(self, function: str, need: tuple, names: dict[Group, str]) -> str:
         """The test of one need ``(mask, fact)`` in the mask ``r`` (a fact alone for the mask
