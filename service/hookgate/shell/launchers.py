@@ -608,17 +608,16 @@ def _placed(command: list[Word], placeholders: frozenset[str]) -> list[Word]:
 
 
 def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tuple[Any, ...] | None:
-    """What git itself runs for a git command (``words``, parsed as ``parsed`` by
-    ``shell.git.state.LineState.see``: its aliases followed), in ``unwrap``'s form, or None.
-    ``shown``: the text of each word as the parse read it (in a container, a path as the
-    host's), while what git runs keeps the words as written, read where git runs them:
-    options of [git-scripts] (``rebase -x``, ``difftool -x``, ``filter-branch
-    --tree-filter``), ``submodule foreach``, ``bisect run``; and the script ``git config``
-    defines to be run, as if run (``git config core.editor 'rm -rf ~'`` as ``rm -rf ~``,
-    ``alias.x '!…'``, and what ``alias.r 'rebase -x …'`` runs: a later command this line may
-    not show runs it). Program settings given
-    to the command itself are ``LineState.see``'s; what a plain alias runs is in ``git.parse``
-    (``config_change``)."""
+    """What git itself runs for a git command, in ``unwrap``'s form, or None: options of
+    [git-scripts] (``rebase -x``, ``difftool -x``, ``filter-branch --tree-filter``), ``submodule
+    foreach``, ``bisect run``; and what ``git config`` defines to be run, as if run (``git config
+    core.editor 'rm -rf ~'`` as ``rm -rf ~``, ``alias.x '!…'``, and what ``alias.r 'rebase -x
+    …'`` would run: a later command this line may not show runs it).
+
+    ``parsed``: the command's parse by ``shell.git.state.LineState.see``, its aliases followed
+    (program settings given to the command itself are ``see``'s); ``words``: its words as
+    written, which what git runs keeps, to be read where git runs it; ``shown``: each word's text
+    as the parse read it (in a container, a path as the host's)."""
     sub, args = parsed["subcommand"], parsed["args"]
     # The words after the subcommand: the line's own, and before them those an alias put in
     # (alias.r='rebase -x "rm -rf ~"'; git r), which have no place of their own in the line.
