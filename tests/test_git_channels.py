@@ -318,6 +318,60 @@ def test_what_git_runs_in_a_container_is_read_there_through_an_alias():
         assert ran == [["rm", "-rf", "~"]], line
 
 
+# git's own options at the start of an alias (git.c handle_alias runs handle_options on its
+# words): -c and --config-env configure the command it runs. What real git then reads, with
+# the alias config --get foo.bar.
+ALIAS_OPTIONS = [
+    ("-c foo.bar=baz", "baz"),
+    ("-c Foo.Bar=x -c foo.bar=y", "y"),
+    ("--config-env=foo.bar=V", "from-env"),
+    ("--config-env foo.bar=V", "from-env"),
+    ("-p -c foo.bar=q", "q"),
+]
+
+
+@needs_git
+@pytest.mark.parametrize(("options", "value"), ALIAS_OPTIONS)
+def test_an_alias_s_own_options_configure_its_command_as_in_git(options, value, tmp_path):
+    argv = ["git", "-c", f"alias.v={options} config --get foo.bar", "v"]
+    env = git_env(tmp_path) | {"V": "from-env"}
+    run = subprocess.run([GIT, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == value, run.stderr
+    parsed = parse_in({"argv": argv, "env": {"V": "from-env"}}, None)
+    assert (parsed["subcommand"], parsed["args"]) == ("config", ["--get", "foo.bar"])
+    assert parsed["config"]["foo.bar"] == value
+
+
+@pytest.mark.parametrize(
+    ("line", "setting", "value"),
+    [
+        (
+            "git -c alias.c='-c core.hooksPath=/dev/null commit' c -m x",
+            "core.hookspath",
+            "/dev/null",
+        ),
+        (
+            "git config alias.c '-c core.hooksPath=/dev/null commit'; git c",
+            "core.hookspath",
+            "/dev/null",
+        ),
+        ("E=/x git -c alias.w='--config-env=core.hooksPath=E commit' w", "core.hookspath", "/x"),
+        ("git -c alias.a='-c alias.b=\"commit -n\" b' a", "alias.b", "commit -n"),
+    ],
+)
+def test_an_alias_s_own_settings_are_the_command_s(line, setting, value):
+    g = last_git(line)
+    assert g["subcommand"] == "commit" and g["config"][setting] == value, g
+
+
+def test_git_config_takes_every_word_after_the_key_as_its_value():
+    # git config stops reading options at the key (real git: `git config alias.q -n` sets "-n")
+    for value in ("-n", "--global", "-c core.hooksPath=/dev/null commit", "-h"):
+        g = last_git(f"git config alias.q '{value}'")
+        assert not g["help"] and g["config_change"]["value"] == value, g
+        assert g["config_change"]["scope"] == "local"
+
+
 def test_alias_chains_and_the_line_config():
     g = last_git("git config alias.a pf && git config alias.pf 'push -f' && git a origin x")
     assert (g["subcommand"], g["alias"]) == ("push", "a")

@@ -646,12 +646,34 @@ def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tup
             return ("printed", script)
         alias = change.get("alias_argv")
         if alias:  # alias.r 'rebase -x …': what git runs through it, as if run, as a ! alias
-            from hookgate.shell.git.argv import parse_argv
-
-            return git_runs(
-                parse_argv(alias, {}, None), [Word(a, None, True, []) for a in alias], alias
-            )
+            return _defined_alias_runs(alias)
     return None
+
+
+def _defined_alias_runs(argv: list[str]) -> tuple[Any, ...] | None:
+    """What a plain alias ``git config`` defines would make git run (``argv``: ``git`` and its
+    words): its subcommand's scripts (``rebase -x …``) and the programs its own ``-c`` settings
+    name (``-c core.editor='…' commit``), as one script."""
+    import shlex
+
+    from hookgate.shell.git.argv import parse_argv
+    from hookgate.shell.git.programs import program_scripts
+
+    parsed = parse_argv(argv, {}, None)
+    texts = program_scripts(parsed, {})
+    runs = git_runs(parsed, [Word(a, None, True, []) for a in argv], argv)
+    if not texts:
+        return runs
+    if runs is not None:
+        form, *found = runs
+        if form == "scripts":
+            texts += [w.text for w in found[0]]
+        elif form == "printed":
+            texts.append(found[0])
+        else:  # a script's words, or a command's (bisect run)
+            words = [w.text for w in found[0]]
+            texts.append(" ".join(words) if form == "script" else shlex.join(words))
+    return ("printed", "\n".join(texts))
 
 
 def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:

@@ -6,6 +6,7 @@ configuration, the options configuration implies, and the edits that make a push
 from __future__ import annotations
 
 from hookgate.shell.git.configchange import (
+    GLOBAL_VALUES,
     config_bool,
     config_change,
     config_key,
@@ -16,6 +17,7 @@ from hookgate.shell.git.configchange import (
     remote_change,
     settings_read,
     split_cmdline,
+    with_settings,
 )
 from hookgate.shell.words import join_path, normalize_option
 
@@ -194,20 +196,6 @@ _NO_SPEC = Spec({}, frozenset(), frozenset())
 
 
 # Global options of git itself (before the subcommand) that take a value.
-_GLOBAL_VALUES = {
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--config-env",
-    "--super-prefix",
-    "--list-cmds",
-    "--exec-path",
-    "--attr-source",
-}
-
-
 def _long_name(spec: Spec, given: str) -> str:
     """A long option name as git resolves it: exact, else a unique known prefix."""
     if given in spec.longs or not spec.longs:
@@ -216,10 +204,16 @@ def _long_name(spec: Spec, given: str) -> str:
     return matches[0] if len(matches) == 1 else given
 
 
+# Subcommands that read no option after their first operand (parse_options'
+# PARSE_OPT_STOP_AT_NON_OPTION): git config alias.c '-c x=y commit' sets that value, -h and all.
+_STOPS_AT_OPERAND = frozenset(("config",))
+
+
 def _parse_subcommand_args(
-    spec: Spec, args: list[str]
+    spec: Spec, args: list[str], stops: bool = False
 ) -> tuple[list[tuple[str, str | None, int]], list[tuple[str, int]]]:
-    """Options (name, value, argv index) and operands (text, argv index) of a subcommand."""
+    """Options (name, value, argv index) and operands (text, argv index) of a subcommand
+    (``stops``: one that reads no option after its first operand)."""
     options: list[tuple[str, str | None, int]] = []
     operands: list[tuple[str, int]] = []
     k = 0
@@ -227,6 +221,9 @@ def _parse_subcommand_args(
         index = k  # where the option was written (its value may be the next word)
         raw = args[k]
         a = normalize_option(raw)
+        if stops and operands:
+            operands.extend((x, j) for j, x in enumerate(args[k:], k))
+            break
         if a == "--":
             operands.extend((x, j) for j, x in enumerate(args[k + 1 :], k + 1))
             break
@@ -352,11 +349,16 @@ def _parse_argv(
         hidden_globals,
     ) = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
-    subcommand, rest, hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
+    subcommand, rest, hidden_rest, alias, script, given = expand_alias(
+        argv, k, hidden, settings, env
+    )
+    if given:  # an alias's own -c (alias.c = -c core.hooksPath=/dev/null commit): the command's
+        cmdline = cmdline + given
+        settings = with_settings(settings, given)
     if subcommand == "help":
         help_ = True
     spec = SPECS.get(subcommand or "", _NO_SPEC)
-    options, operands = _parse_subcommand_args(spec, rest)
+    options, operands = _parse_subcommand_args(spec, rest, subcommand in _STOPS_AT_OPERAND)
     for n, _v, _k in options:
         if n == "--help" or (n == "-h" and subcommand != "branch"):
             help_ = True
@@ -436,9 +438,12 @@ def reparse(
         return out
     k, _g, cmdline, _d, _t, _gd, _wt, _h, hidden, _hg = _globals(argv, env, cwd, kinds)
     settings, config_unknown, branch = settings_read(repo_config, line_config, cmdline)
-    subcommand, rest, _hidden_rest, alias, script = expand_alias(argv, k, hidden, settings)
+    subcommand, rest, _hidden_rest, alias, script, given = expand_alias(
+        argv, k, hidden, settings, env
+    )
     if (
-        subcommand != parsed["subcommand"]
+        given
+        or subcommand != parsed["subcommand"]
         or rest != parsed["args"]
         or alias != parsed["alias"]
         or script != parsed["script"]
@@ -500,7 +505,7 @@ def _globals(argv: list[str], env: dict[str, Any], cwd: str | None, kinds: Any) 
             break
         if "=" in a and a.startswith("--"):
             name, value = a.split("=", 1)
-        elif a in _GLOBAL_VALUES and a != "--exec-path":
+        elif a in GLOBAL_VALUES and a != "--exec-path":
             value = argv[k + 1] if k + 1 < len(argv) else ""
             k += 1
             at = k

@@ -142,12 +142,20 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
     ``unset``/``remove-section`` (key: the section, ``remote.origin``), scope ``local``/``global``/``system``/``worktree`` or ``file:<path>``; None when
     it only reads or changes nothing this model follows. Every spelling: ``git config k v``,
     ``set``, ``--add``, ``--append``, ``--replace-all``, ``--unset[-all]``, ``unset``, a value
-    pattern after the value, ``--global``/``--local``/``-f file``/``--file=file``."""
+    pattern after the value, ``--global``/``--local``/``-f file``/``--file=file`` (before the
+    key: after it, as in git, every word is the value or its pattern, ``-n`` and ``--global``
+    too)."""
     scope = "local"
     op = "set"
     operands: list[str] = []
     k = 0
     while k < len(args):
+        if operands:
+            # git config stops reading options at the key: what follows is its value (and a
+            # value pattern), whatever it starts with (git config alias.c '-c x=y commit')
+            operands.append(args[k])
+            k += 1
+            continue
         a = normalize_option(args[k])
         name, eq, value = a.partition("=")
         if a in _CONFIG_READS or (not operands and a in ("get", "list", "edit")):
@@ -279,12 +287,65 @@ def git_builtins() -> frozenset[str]:
     return _builtins[0]
 
 
+# git's own options that take the next word as their value (git.c handle_options).
+GLOBAL_VALUES = frozenset(
+    (
+        "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+        "--list-cmds", "--exec-path", "--attr-source",
+    )
+)  # fmt: skip
+
+
+def with_settings(settings: dict[str, list[str]], given: list[tuple[str, str]]) -> dict:
+    """``settings`` with the command line's ``given`` (key, value) pairs after their values."""
+    out = dict(settings)
+    for key, value in given:
+        out[key] = [*out.get(key, ()), value]
+    return out
+
+
+def alias_options(
+    words: list[str], env: dict[str, Any] | None
+) -> tuple[list[tuple[str, str]], int]:
+    """git's own options at the start of an alias's words, which git reads as it reads them
+    before a subcommand (git.c ``handle_alias`` runs ``handle_options`` on them): the settings
+    ``-c`` and ``--config-env`` give (from ``env``, the command's environment) and how many
+    words they take. git refuses an alias whose options change the environment (``-C``,
+    ``--git-dir``, ``--no-pager``, …: "alias changes environment variables") and then runs
+    nothing; they are read past as if it ran, which judges more, never less."""
+    given: list[tuple[str, str]] = []
+    k = 0
+    while k < len(words) and words[k].startswith("-") and words[k] != "-":
+        a = words[k]
+        k += 1
+        if a == "--":
+            break
+        name, eq, value = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
+        if not eq and not value and name in GLOBAL_VALUES:
+            value = words[k] if k < len(words) else ""
+            k += 1
+        if name == "-c" and value:
+            key, eq, val = value.partition("=")
+            given.append((config_key(key), val if eq else "true"))
+        elif name == "--config-env" and value:
+            key, _, var = value.partition("=")
+            val = (env or {}).get(var)
+            given.append((config_key(key), val if isinstance(val, str) else "$" + var))
+    return given, k
+
+
 def expand_alias(
-    argv: list[str], k: int, hidden: set[int], settings: dict[str, list[str]]
-) -> tuple[str | None, list[str], set[int], str | None, str | None]:
+    argv: list[str],
+    k: int,
+    hidden: set[int],
+    settings: dict[str, list[str]],
+    env: dict[str, Any] | None = None,
+) -> tuple[str | None, list[str], set[int], str | None, str | None, list[tuple[str, str]]]:
     """The subcommand at argv index ``k`` with its words, through the aliases ``settings``
     define, as git's ``run_argv`` follows them: the subcommand (lower-cased), its words, which
-    of them the line does not show, the alias's name and a shell alias's script.
+    of them the line does not show, the alias's name, a shell alias's script, and the settings
+    the aliases' own ``-c``/``--config-env`` give the command (``alias_options``; ``env``: the
+    command's environment), which later aliases of the chain read too.
 
     git runs a builtin command before it looks its name up as an alias, so an alias hiding one
     is ignored; the name is matched as written (``git PUSH`` is no builtin, and its alias
@@ -293,10 +354,11 @@ def expand_alias(
     "recursive alias") and runs nothing, so the expansion stops at that name, which is then
     no git command."""
     if k >= len(argv):
-        return None, [], set(), None, None
+        return None, [], set(), None, None, []
     name, rest = argv[k], list(argv[k + 1 :])
-    hidden_rest = {j - k - 1 for j in hidden if j > k}
+    hidden_rest = {j - k - 1 for j in hidden if j > k} if hidden else set()
     alias = script = None
+    given: list[tuple[str, str]] = []
     seen: set[str] = set()
     while name.lower() not in seen:
         defined = last_value(settings, f"alias.{name.lower()}")
@@ -308,11 +370,17 @@ def expand_alias(
             script = defined[1:]
             break
         words = split_cmdline(defined)
-        if not words[0]:
+        if words[0].startswith("-"):
+            own, at = alias_options(words, env)
+            if own:
+                given += own
+                settings = with_settings(settings, own)
+            words = words[at:]
+        if not words or not words[0]:
             break  # git: an empty alias, or one starting with a blank, is an error
         name, rest = words[0], words[1:] + rest
         hidden_rest = {j + len(words) - 1 for j in hidden_rest}
-    return name.lower(), rest, hidden_rest, alias, script
+    return name.lower(), rest, hidden_rest, alias, script, given
 
 
 def split_cmdline(text: str) -> list[str]:
