@@ -158,7 +158,7 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
             continue
         a = normalize_option(args[k])
         name, eq, value = a.partition("=")
-        if a in _CONFIG_READS or (not operands and a in ("get", "list", "edit")):
+        if a in _CONFIG_READS or a in ("get", "list", "edit"):
             return None
         if name in _CONFIG_VALUE_OPTIONS:
             if not eq:
@@ -172,15 +172,13 @@ def config_change(args: list[str]) -> tuple[str, str, str, str] | None:
             scope = a[2:]
         elif a in ("--add", "--append"):
             op = "add"
-        elif a in ("--unset", "--unset-all") or (not operands and a == "unset"):
+        elif a in ("--unset", "--unset-all", "unset"):
             op = "unset"
-        elif a in ("--remove-section", "--rename-section") or (
-            not operands and a in ("remove-section", "rename-section")
-        ):
+        elif a in ("--remove-section", "--rename-section", "remove-section", "rename-section"):
             op = "remove-section"  # a renamed section is gone under its old name
         elif a.startswith("-") and len(a) > 1:
             pass  # --replace-all, --bool, --all, …: a set either way
-        elif not operands and a == "set":
+        elif a == "set":
             pass
         else:
             operands.append(args[k])
