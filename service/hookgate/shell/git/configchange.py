@@ -100,9 +100,7 @@ def effective(
         elif kind == "remove-section":
             for name in [k for k in out if k.startswith(key + ".")]:
                 del out[name]
-    for key, value in cmdline:
-        out.setdefault(key, []).append(value)
-    return out
+    return with_settings(out, cmdline)
 
 
 def last_value(settings: dict[str, list[str]], key: str) -> str | None:
