@@ -96,10 +96,18 @@ def warm_pids(env: dict) -> list[int]:
     return sorted(pid for pid, ppid in found.items() if ppid not in found)
 
 
-def calls_served(env: dict) -> int:
-    """Calls the warm processes of ``env`` served (each keeps the count in its lock file)."""
-    locks = glob.glob(os.path.join(env["HOOKGATE_HOME"], "state", "warm", "*.lock"))
-    return sum(int(Path(lock).read_text().split()[1]) for lock in locks)
+def calls_served(env: dict, expected: int) -> int:
+    """Calls the warm processes of ``env`` served (each keeps the count in its lock file).
+
+    A warm process counts a call when its child says it took one, which may be after the child
+    answered: the count is read again (up to 5 s) until it is ``expected``."""
+    locks = os.path.join(env["HOOKGATE_HOME"], "state", "warm", "*.lock")
+    for _ in range(100):
+        count = sum(int(Path(lock).read_text().split()[1]) for lock in glob.glob(locks))
+        if count == expected:
+            break
+        time.sleep(0.05)
+    return count
 
 
 def children(pid: int) -> list[int]:
@@ -187,7 +195,7 @@ def test_a_warm_process_answers_as_the_hook_itself_would(env) -> None:
     # command line with extra arguments.
     assert len(served_by) == 1 + len({extra for extra, _ in CASES if extra})
     assert served_by == set(warm_pids(env))
-    assert calls_served(env) == len(CASES)
+    assert calls_served(env, len(CASES)) == len(CASES)
 
 
 def test_each_call_is_logged_once(env) -> None:
@@ -212,6 +220,7 @@ def test_doctor_lists_the_warm_processes(env) -> None:
         hook(env, payload("ls"))
         wait_for_warm(env)
     [pid] = warm_pids(env)
+    calls_served(env, 2)  # the report reads the count the warm process keeps
     report = hook(env, b"", doctor).stdout.decode()
     assert f"warm process {pid}: eval --host claude (2 calls served)" in report, report
     off = hook(dict(env, HOOKGATE_WARM="off"), b"", doctor).stdout.decode()
@@ -229,7 +238,7 @@ def test_a_long_state_path_has_a_warm_process_too(env, tmp_path) -> None:
         "command": "git push origin main"
     }
     assert warm_pids(env) == [pid]
-    assert calls_served(env) == 1
+    assert calls_served(env, 1) == 1
 
 
 @pytest.mark.parametrize("reply", [b"", b"=0 2 0\n{"], ids=["nothing", "incomplete"])
@@ -406,7 +415,7 @@ def test_working_directories_and_sessions_share_one_warm_process(env, tmp_path) 
             "command": "git push origin main"
         }
     assert warm_pids(env) == [pid]
-    assert calls_served(env) == 2
+    assert calls_served(env, 2) == 2
 
 
 def test_changed_code_retires_the_warm_process(env, site) -> None:
