@@ -51,7 +51,28 @@ line_commands := script_commands(input.tool_input.command) if {
 # text: their span is null (nothing can edit them in place) and their via starts with the
 # interpreter. Arrays rather than sets, here and for the interpreter code: a command is a large
 # object, and a set would hash each one on every call.
-commands := array.concat(array.concat(line_commands, spawned_commands), effect_commands)
+commands := array.concat(called_commands, config_commands)
+
+called_commands := array.concat(array.concat(line_commands, spawned_commands), effect_commands)
+
+# What git runs through an alias of the repository's configuration, not of the line (alias.z =
+# !rm -rf ~ or alias.r = rebase -x "rm -rf ~" in .git/config or a file it includes, then git z):
+# each command the guards judge as they judge the line's, not in the line's text (span null), via
+# git.
+config_commands := [object.union(c, {"span": null, "via": array.concat(["git"], c.via), "cwd": inner_cwd(x.cmd.cwd, c.cwd), "env": object.union(x.cmd.env, c.env)}) |
+	some x in line_git_commands
+	some text in x.git.config_runs
+	some c in script_commands(text)
+]
+
+# Where a command of a script git runs works: its own cd after the git command's.
+inner_cwd(outer, inner) := outer if {
+	inner == null
+} else := inner if {
+	startswith(inner, "/")
+} else := inner if {
+	outer == null
+} else := concat("/", [outer, inner])
 
 spawned_commands := [object.union(c, {"span": null, "via": array.concat([s.via], c.via)}) |
 	some s in interpreter_shell_lines
@@ -161,11 +182,12 @@ computed_join := `\x1f(?:"([^"]*)"|'([^']*)')\s*[+.]\s*[A-Za-z_$][\w.$]*(?:\([^(
 git_commands := array.concat(line_git_commands, other_git_commands)
 
 # The git commands the line's stand for besides themselves (the three lists below): none unless
-# one of them runs a shell alias, defines an alias or has a subcommand the line does not show,
+# one of them runs scripts through an alias of the configuration's, defines an alias or has a
+# subcommand the line does not show,
 # which one pass over them finds out (most lines: then the lists are not built).
 default other_git_commands := []
 
-other_git_commands := array.concat(array.concat(alias_git_commands, defined_alias_commands), unknown_subcommand_commands) if {
+other_git_commands := array.concat(array.concat(config_git_commands, defined_alias_commands), unknown_subcommand_commands) if {
 	stands_for_others
 }
 
@@ -176,7 +198,7 @@ stands_for_others if {
 
 # (one definition with elses: a function of several definitions runs each of them on every call)
 others(g) := true if {
-	is_string(g.script)
+	some _ in g.config_runs
 } else := true if {
 	g.config_change.alias_argv
 } else := true if {
@@ -184,7 +206,7 @@ others(g) := true if {
 }
 
 line_git_commands := [{"cmd": c, "git": g} |
-	some c in commands
+	some c in called_commands
 	c.name == "git"
 	g := configured(c, git.parse(c))
 	not g.help
@@ -218,15 +240,10 @@ defined_alias_commands := [{"cmd": c, "git": g, "defined": true} |
 	not g.help
 ]
 
-# The git commands a shell alias of the repository's configuration runs (alias.ship = !git push
-# -f origin HEAD, then git ship): not in the line's text (span null: nothing to edit in place),
-# run where the alias runs.
-alias_git_commands := [{"cmd": c, "git": g} |
-	some x in line_git_commands
-	is_string(x.git.script)
-	some inner in script_commands(x.git.script)
-	inner.name == "git"
-	c := object.union(inner, {"span": null, "cwd": x.cmd.cwd, "env": x.cmd.env})
+# The git commands of config_commands (alias.ship = !git push -f origin HEAD, then git ship).
+config_git_commands := [{"cmd": c, "git": g} |
+	some c in config_commands
+	c.name == "git"
 	g := configured(c, git.parse(c))
 	not g.help
 ]

@@ -385,6 +385,76 @@ def test_alias_from_the_repository_configuration():
     assert (shell["subcommand"], shell["script"]) == ("x", "rm -rf ~")
 
 
+# What git runs through an alias the repository's configuration defines, not the line: the
+# scripts (config_runs) the pack judges as it judges the line's commands.
+CONFIG_ALIAS_RUNS = [
+    ({"alias.z": ["!rm -rf ~"]}, "git z", ["rm -rf ~"]),
+    ({"alias.r": ['rebase -x "rm -rf ~"']}, "git r main", ["rm -rf ~"]),
+    ({"alias.r": ["rebase --exec=true"]}, "git r -x 'rm -rf ~' main", ["true", "rm -rf ~"]),
+    ({"alias.c": ["-c core.editor='rm -rf ~;:' commit"]}, "git c", ["rm -rf ~;:"]),
+    ({"alias.p": ["push --receive-pack='rm -rf ~;:' ../x"]}, "git p", ["rm -rf ~;:"]),
+    ({"alias.b": ["bisect run"]}, "git b rm -rf /", ["rm -rf /"]),
+    ({"alias.s": ["submodule foreach"]}, "git s 'rm -rf ~'", ["rm -rf ~"]),
+    ({"alias.a": ["b"], "alias.b": ["!rm -rf ~"]}, "git a", ["rm -rf ~"]),
+    ({"alias.st": ["status -s"]}, "git st", None),
+    ({"alias.z": ["!rm -rf ~"]}, "git -c alias.z='!make' z", None),  # the line's alias
+    ({}, "git -c alias.z='!rm -rf ~' z", None),  # the shell model reads the line's own
+    ({"alias.r": ['rebase -x "rm -rf ~"']}, "git rebase -x 'rm -rf ~' main", None),
+]
+
+
+@pytest.mark.parametrize(("disk", "line", "runs"), CONFIG_ALIAS_RUNS)
+def test_what_an_alias_of_the_configuration_runs(disk, line, runs):
+    assert last_git(line, disk).get("config_runs") == runs
+
+
+# Aliases of a configuration file the repository includes (a team's shared file, which the
+# agent's user can write): git z runs what the file says, and the pack judges it.
+SHARED_ALIASES = {
+    "z": ("!rm -rf ~", "deny", "rm -rf ~ would delete ~"),
+    "r": ('rebase -x \\"rm -rf ~\\"', "deny", "rm -rf ~ would delete ~"),
+    "cl": ("!rm -f ~/.claude/settings.json", "deny", "Claude Code's hook settings"),
+    "ship": ("!git push --force origin main", "deny", "force push"),
+    "t": ("!npm test", "allow", None),
+    "st": ("status -s", "allow", None),
+    "rt": ('rebase -x \\"npm test\\"', "allow", None),
+}
+
+
+@needs_git
+def test_an_alias_of_an_included_file_runs_what_the_guards_judge(tmp_path):
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    home.mkdir()
+    env = git_env(home)
+    subprocess.run([GIT, "init", "-q", str(repo)], env=env, check=True)
+    subprocess.run([GIT, "config", "include.path", "../shared.gitconfig"], cwd=repo, env=env)
+    shared = repo / "shared.gitconfig"
+    # the premise: git runs the included file's shell alias
+    shared.write_text("[alias]\n\tmark = !touch marked\n")
+    subprocess.run([GIT, "mark"], cwd=repo, env=env, check=True)
+    assert (repo / "marked").exists()
+    shared.write_text(
+        "[alias]\n" + "".join(f'\t{k} = "{v}"\n' for k, (v, _, _) in SHARED_ALIASES.items())
+    )
+    for name, (value, _, _) in SHARED_ALIASES.items():  # as git reads the file
+        read = subprocess.run(
+            [GIT, "config", f"alias.{name}"], cwd=repo, env=env, text=True, capture_output=True
+        )
+        assert read.stdout == value.replace("\\", "") + "\n", name
+    eng = Engine.from_paths([POLICIES])
+    for name, (_, outcome, reason) in SHARED_ALIASES.items():
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": f"git {name} main" if name in ("r", "rt") else f"git {name}"},
+            "cwd": str(repo),
+        }
+        decision = eng.evaluate(payload, host="claude")
+        assert decision.outcome == outcome, (name, decision.reasons)
+        if reason:
+            assert any(reason in r for r in decision.reasons), (name, decision.reasons)
+
+
 def test_the_line_overrides_the_repository_and_the_command_line_overrides_both():
     disk = {"alias.p": ["push --force"]}
     assert last_git("git config --unset alias.p && git p", disk)["subcommand"] == "p"

@@ -22,6 +22,7 @@ from hookgate.shell.git.argv import (
     reparse,
     without_push_force,
 )
+from hookgate.shell.launchers import run_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,8 +95,18 @@ def _parse(cmd: Any, repo_config: Any, what: str, parsed: Any = None) -> dict[st
     on_disk = repo_config if isinstance(repo_config, dict) else None
     argv = list(map(str, c["argv"]))
     if parsed is None:
-        return parse_argv(argv, env, cwd, on_disk, ops, kinds)
-    return reparse(parsed, argv, env, cwd, on_disk, ops, kinds)
+        out = parse_argv(argv, env, cwd, on_disk, ops, kinds)
+        if on_disk is None:
+            return out
+        parsed = parse_argv(argv, env, cwd, None, ops, kinds)
+    else:
+        out = reparse(parsed, argv, env, cwd, on_disk, ops, kinds)
+    if out["alias"] == parsed["alias"] and out["script"] == parsed["script"]:
+        return out  # (the line's own words: the shell model read what they run)
+    # An alias of the repository's configuration, not the line's: what git runs through it
+    shown = run_texts(parsed)
+    runs = [text for text in run_texts(out) if text not in shown]
+    return {**out, "config_runs": runs} if runs else out
 
 
 @builtin("git.parse_in", "git", 2)
@@ -108,7 +119,9 @@ def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     then what earlier ``git config`` commands of the line wrote (``cmd.git_config``), then the
     command line's settings. A configured alias is expanded into what it runs (``alias.p =
     push --force``: ``subcommand`` ``push``, ``alias`` ``"p"``; a shell alias ``!…`` gives its
-    text as ``script``), and options that configuration makes the command behave as if given
+    text as ``script``; where the alias is the configuration's, not the line's, ``config_runs``
+    lists the scripts git runs through it as shell texts: its ``!`` text, ``rebase -x …``, a
+    program its own ``-c`` names; absent when there are none), and options that configuration makes the command behave as if given
     are added to ``options`` with the key that implies them (``{"name": "--force", "config":
     "remote.origin.push"}`` for a ``+`` push refspec; ``--mirror`` for ``remote.<r>.mirror``;
     ``--no-rebase``/``--no-ff``/``--ff-only`` for ``pull.rebase``/``pull.ff``/``merge.ff``;

@@ -652,18 +652,24 @@ def git_runs(parsed: dict[str, Any], words: list[Word], shown: list[str]) -> tup
 
 def _defined_alias_runs(argv: list[str]) -> tuple[Any, ...] | None:
     """What a plain alias ``git config`` defines would make git run (``argv``: ``git`` and its
-    words): its subcommand's scripts (``rebase -x …``) and the programs its own ``-c`` settings
-    name (``-c core.editor='…' commit``), as one script."""
+    words), as one script."""
+    from hookgate.shell.git.argv import parse_argv
+
+    texts = run_texts(parse_argv(argv, {}, None))
+    return ("printed", "\n".join(texts)) if texts else None
+
+
+def run_texts(parsed: dict[str, Any]) -> list[str]:
+    """The scripts git runs for the command ``parsed`` (a parse of ``shell.git``), as texts:
+    the programs its own settings and options name (``-c core.editor='…' commit``, a ``!``
+    alias, ``push --receive-pack``) and its subcommand's scripts (``rebase -x …``), its words
+    as the parse read them."""
     import shlex
 
-    from hookgate.shell.git.argv import parse_argv
     from hookgate.shell.git.programs import program_scripts
 
-    parsed = parse_argv(argv, {}, None)
     texts = program_scripts(parsed, {})
-    runs = git_runs(parsed, [Word(a, None, True, []) for a in argv], argv)
-    if not texts:
-        return runs
+    runs = git_runs(parsed, [], [])
     if runs is not None:
         form, *found = runs
         if form == "scripts":
@@ -673,7 +679,7 @@ def _defined_alias_runs(argv: list[str]) -> tuple[Any, ...] | None:
         else:  # a script's words, or a command's (bisect run)
             words = [w.text for w in found[0]]
             texts.append(" ".join(words) if form == "script" else shlex.join(words))
-    return ("printed", "\n".join(texts))
+    return texts
 
 
 def _option_value(words: list[Word], k: int, names: tuple[str, ...]) -> Word | None:
