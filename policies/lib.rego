@@ -61,6 +61,7 @@ called_commands := array.concat(array.concat(line_commands, spawned_commands), e
 # git.
 config_commands := [object.union(c, {"span": null, "via": array.concat(["git"], c.via), "cwd": inner_cwd(x.cmd.cwd, c.cwd), "env": object.union(x.cmd.env, c.env)}) |
 	some x in line_git_commands
+	x.git.alias_from == "configuration" # (first: most git lines have none, and every guard skips this list then)
 	some text in x.git.config_runs
 	some c in script_commands(text)
 ]

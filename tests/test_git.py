@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -618,6 +619,50 @@ def test_a_git_command_is_parsed_once_per_decision(monkeypatch, tmp_path):
         assert decision.outcome == "allow"
         assert [a[:2] for a in parsed] == [["git", sub]], parsed
         parsed.clear()
+
+
+def test_only_an_alias_of_the_configuration_reads_what_it_runs(tmp_path):
+    """lib.config_commands (what git runs through an alias of the repository's configuration)
+    is computed only for a git command such an alias expands: every other call, git or not,
+    skips it and every rule that reads lib.commands only for it (relevance's facts)."""
+    from hookgate.engine import Engine
+    from hookgate.sources import default_pack_path
+
+    engine = Engine.from_paths([default_pack_path()])
+    groups = engine.policy_set._tree.groups
+    body = {
+        f.__name__ for g in groups if g.name == "data.hookgate.lib.config_commands" for f in g.defs
+    }
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    (repo / ".git" / "config").write_text("[alias]\n\tt = !npm test\n\tst = status -s\n")
+    entered: set[str] = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == "<hookgate policies>":
+            entered.add(frame.f_code.co_name)
+
+    for line, reads in (
+        ("npm test", False),
+        ("git push origin feature", False),
+        ("git st", True),  # (the alias runs no script: the list is empty)
+        ("git t", True),
+    ):
+        entered.clear()
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": line},
+            "cwd": str(repo),
+        }
+        sys.setprofile(profile)
+        try:
+            decision = engine.evaluate(payload)
+        finally:
+            sys.setprofile(None)
+        assert decision.outcome == "allow", (line, decision.reasons)
+        assert bool(body & entered) is reads, line
 
 
 # -- the pack's git rules: each shortcut against what it stands for, over the corpora -----------

@@ -386,7 +386,8 @@ def test_alias_from_the_repository_configuration():
 
 
 # What git runs through an alias the repository's configuration defines, not the line: the
-# scripts (config_runs) the pack judges as it judges the line's commands.
+# scripts (config_runs) the pack judges as it judges the line's commands (None: the alias, if
+# any, is the line's).
 CONFIG_ALIAS_RUNS = [
     ({"alias.z": ["!rm -rf ~"]}, "git z", ["rm -rf ~"]),
     ({"alias.r": ['rebase -x "rm -rf ~"']}, "git r main", ["rm -rf ~"]),
@@ -396,7 +397,7 @@ CONFIG_ALIAS_RUNS = [
     ({"alias.b": ["bisect run"]}, "git b rm -rf /", ["rm -rf /"]),
     ({"alias.s": ["submodule foreach"]}, "git s 'rm -rf ~'", ["rm -rf ~"]),
     ({"alias.a": ["b"], "alias.b": ["!rm -rf ~"]}, "git a", ["rm -rf ~"]),
-    ({"alias.st": ["status -s"]}, "git st", None),
+    ({"alias.st": ["status -s"]}, "git st", []),
     ({"alias.z": ["!rm -rf ~"]}, "git -c alias.z='!make' z", None),  # the line's alias
     ({}, "git -c alias.z='!rm -rf ~' z", None),  # the shell model reads the line's own
     ({"alias.r": ['rebase -x "rm -rf ~"']}, "git rebase -x 'rm -rf ~' main", None),
@@ -405,7 +406,9 @@ CONFIG_ALIAS_RUNS = [
 
 @pytest.mark.parametrize(("disk", "line", "runs"), CONFIG_ALIAS_RUNS)
 def test_what_an_alias_of_the_configuration_runs(disk, line, runs):
-    assert last_git(line, disk).get("config_runs") == runs
+    parsed = last_git(line, disk)
+    assert parsed.get("config_runs") == runs
+    assert parsed.get("alias_from") == (None if runs is None else "configuration")
 
 
 # Aliases of a configuration file the repository includes (a team's shared file, which the

@@ -337,16 +337,15 @@ def test_groups_with_facts_get_their_empty_value_from_the_mask():
     ps = load({"p.rego": POLICY})
     groups = {g.name: g for g in ps._tree.groups}
     with_facts = {n for n, g in groups.items() if g.facts is not None}
-    assert {"data.t.tagged", "data.t.clash_facts", "data.t.clashing"} <= with_facts
+    assert {"data.t.tagged", "data.t.clash_facts"} <= with_facts
+    # A need that holds only when another does is not tested: clashing's definition "facts"
+    # needs input.a and clash_facts' fact, its "clash" input.a alone; violations' "tagged"
+    # needs commands' atom and a fact, its "commands" that atom alone.
+    assert not {"data.t.clashing", "data.t.violations"} & with_facts
     quiet = Ctx({"event": "post", "effects": [{"kind": "read"}]}, ps.data, None, None, 10**6, None)
     groups["data.t.tagged"].relevance(quiet)
     prefilled = {g.name: v for g, v in quiet.cache.items() if getattr(g, "name", "") in with_facts}
-    assert set(prefilled) == {
-        "data.t.tagged",
-        "data.t.clash_facts",
-        "data.t.clashing",
-        "data.t.violations",
-    }
+    assert set(prefilled) == {"data.t.tagged", "data.t.clash_facts"}
     assert all(len(v) == 0 for v in prefilled.values()), prefilled
     # input.a makes clash_list's atom hold: clash_facts and clashing wait for their fact.
     busy = Ctx({"a": True}, ps.data, None, None, 10**6, None)
@@ -821,3 +820,45 @@ def test_a_group_its_facts_rule_out_is_cached_empty(sets):
         )
     finally:
         tagged.facts = facts
+
+
+CHAINED = """package c
+
+import rego.v1
+
+base := [e | some e in input.effects]
+
+runs := [e | some e in base; e.kind == "run"]
+
+makes contains "make" if {
+	some r in runs
+	r.tool == "make"
+}
+"""
+
+
+def test_a_fact_about_a_rule_s_members_holds_with_the_facts_of_its_own_needs():
+    """``makes`` reads the members of ``runs``, whose own need is a fact about ``base``'s
+    members (one of kind "run"): ``makes`` runs only when both facts hold, the one about
+    ``base`` tested first (cheaper, shared), then the one about ``runs`` (a tool "make")."""
+    ps = load({"c.rego": CHAINED})
+    plain = load({"c.rego": CHAINED}, coverage=True)  # coverage: no analysis
+    makes = next(g for g in ps._tree.groups if g.name == "data.c.makes")
+    body = {f.__name__ for f in makes.defs}
+    for tool, kind, runs in (("npm", "run", False), ("make", "read", False), ("make", "run", True)):
+        doc = {"effects": [{"kind": kind, "tool": tool}]}
+        entered = functions_entered(ps, "data.c.makes", doc)
+        assert bool(body & entered) is runs, doc
+        assert ps.query("data.c.makes", input=doc) == plain.query("data.c.makes", input=doc)
+
+
+def test_a_need_that_holds_only_when_another_does_is_left_out():
+    from hookgate.lang.relevance import _merged
+
+    a, b = ("G1", ("kind",), frozenset({"x"})), ("G2", ("name",), frozenset({"git"}))
+    needs = ((4, (a,)), (4, (b, a)), (8, (a, b)), (8, (b, a)), (2, None), (2, (b,)))
+    # (4, (b, a)) merges with (8, (b, a)); (8, (a, b)) holds only when it does, (2, (b,)) only
+    # when the need without facts does
+    assert _merged(needs) == ((2, None), (4, (a,)), (12, (b, a)))
+    # the same facts in another order, under the same atoms: the first is kept
+    assert _merged(((4, (a, b)), (4, (b, a)))) == ((4, (a, b)),)

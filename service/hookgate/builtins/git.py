@@ -106,7 +106,7 @@ def _parse(cmd: Any, repo_config: Any, what: str, parsed: Any = None) -> dict[st
     # An alias of the repository's configuration, not the line's: what git runs through it
     shown = run_texts(parsed)
     runs = [text for text in run_texts(out) if text not in shown]
-    return {**out, "config_runs": runs} if runs else out
+    return {**out, "alias_from": "configuration", "config_runs": runs}
 
 
 @builtin("git.parse_in", "git", 2)
@@ -119,9 +119,9 @@ def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     then what earlier ``git config`` commands of the line wrote (``cmd.git_config``), then the
     command line's settings. A configured alias is expanded into what it runs (``alias.p =
     push --force``: ``subcommand`` ``push``, ``alias`` ``"p"``; a shell alias ``!…`` gives its
-    text as ``script``; where the alias is the configuration's, not the line's, ``config_runs``
-    lists the scripts git runs through it as shell texts: its ``!`` text, ``rebase -x …``, a
-    program its own ``-c`` names; absent when there are none), and options that configuration makes the command behave as if given
+    text as ``script``; where the alias is the configuration's, not the line's, ``alias_from``
+    is ``"configuration"`` and ``config_runs`` lists the scripts git runs through it as shell
+    texts: its ``!`` text, ``rebase -x …``, a program its own ``-c`` names), and options that configuration makes the command behave as if given
     are added to ``options`` with the key that implies them (``{"name": "--force", "config":
     "remote.origin.push"}`` for a ``+`` push refspec; ``--mirror`` for ``remote.<r>.mirror``;
     ``--no-rebase``/``--no-ff``/``--ff-only`` for ``pull.rebase``/``pull.ff``/``merge.ff``;

@@ -425,8 +425,8 @@ class Relevance:
 
     def group(self, g: Group) -> tuple[tuple, Any] | None:
         """``(needs, empty)``: ``g``'s value is ``empty`` unless one of ``needs`` holds; None
-        when no such statement can be made. A need is ``(mask, fact)``: an atom of ``mask``
-        holds and, if ``fact`` is not None, the fact too (see ``_one``)."""
+        when no such statement can be made. A need is ``(mask, facts)``: an atom of ``mask``
+        holds and, if ``facts`` is not None, each of its facts too, in order (see ``_one``)."""
         if g in self._info:
             return self._info[g]
         self._info[g] = None  # recursion was refused by the compiler; be safe anyway
@@ -542,13 +542,17 @@ class Relevance:
         """The needs without which the literal of ``kind`` on ``source`` cannot hold. On a
         rule: the rule's own needs when the literal cannot hold on its empty value; for ``some
         e in r; e.kind == "…"``, also the fact that a member of ``r`` has such a kind (worked
-        out from ``r``'s value when needed, once per evaluation)."""
+        out from ``r``'s value when needed, once per evaluation), after the facts of ``r``'s
+        own needs: those are about the rules ``r`` is made from, found earlier and cheaper,
+        and when one fails ``r`` is empty, so its own fact need not be worked out."""
         if source[0] == "rule":
             group, keys = source[1], source[2]
             info = self.group(group)
             if kind == "members_where" and not keys and (info is None or not has_members(info[1])):
                 fact = (group, *arg)
-                return tuple((m, f or fact) for m, f in (info[0] if info else ((1, None),)))
+                return tuple(
+                    (m, (*(f or ()), fact)) for m, f in (info[0] if info else ((1, None),))
+                )
             if info is None:
                 return None
             needs, empty = info
@@ -796,34 +800,37 @@ class Relevance:
         # The needs asking for strings of the same fact under the same mask are one test (at
         # the first one's place: a later test met earlier can only make the group run).
         merged: dict[tuple, set] = {}
-        for mask, fact in needs:
-            if fact is not None:
-                merged.setdefault((mask, fact[0], fact[1]), set()).update(fact[2])
+        for mask, facts in needs:
+            if facts is not None:
+                *before, (group, keys, values) = facts
+                merged.setdefault((mask, tuple(before), group, keys), set()).update(values)
         tests = [
-            self._need_test(function, (mask, (group, keys, values)), names)
-            for (mask, group, keys), values in merged.items()
+            self._need_test(function, (mask, (*before, (group, keys, values))), names)
+            for (mask, before, group, keys), values in merged.items()
         ]
         return f"    if r < 0 or r & {eager}: return True\n    return bool({' or '.join(tests)})"
 
     def _need_test(self, function: str, need: tuple, names: dict[Group, str]) -> str:
-        """The test of one need ``(mask, fact)`` in the mask ``r`` (a fact alone for the mask
-        0: one of its atoms is known to hold). A fact another test already found is read from
-        the cache without calling ``member_fact`` (``found``: its cache keys, each a constant
-        named in the module)."""
-        mask, fact = need
-        if fact is None:
+        """The test of one need ``(mask, facts)`` in the mask ``r`` (the facts alone for the
+        mask 0: one of its atoms is known to hold). A fact another test already found is read
+        from the cache without calling ``member_fact`` (``found``: its cache keys, each a
+        constant named in the module)."""
+        mask, facts = need
+        if facts is None:
             return f"r & {mask}"
-        group, keys, values = fact
-        key = f"({names[group]}, {keys!r})"
-        const = self.found.setdefault(key, f"{function}_K{len(self.found)}")
-        # An empty set found is falsy: member_fact then reads it from the cache itself.
-        read = f"(ctx.cache.get({const}) or member_fact(ctx, {names[group]}, {keys!r}))"
-        values = sorted(values)
-        test = (
-            f"{values[0]!r} in {read}"
-            if len(values) == 1
-            else f"not {read}.isdisjoint({tuple(values)!r})"
-        )
+        tests = []
+        for group, keys, values in facts:
+            key = f"({names[group]}, {keys!r})"
+            const = self.found.setdefault(key, f"{function}_K{len(self.found)}")
+            # An empty set found is falsy: member_fact then reads it from the cache itself.
+            read = f"(ctx.cache.get({const}) or member_fact(ctx, {names[group]}, {keys!r}))"
+            values = sorted(values)
+            tests.append(
+                f"{values[0]!r} in {read}"
+                if len(values) == 1
+                else f"not {read}.isdisjoint({tuple(values)!r})"
+            )
+        test = " and ".join(tests)
         return f"(r & {mask} and {test})" if mask else f"({test})"
 
 
@@ -936,8 +943,10 @@ def _test(kind: str, v: Any, arg: Any) -> bool:
 
 
 def _merged(needs: tuple) -> tuple:
-    """``needs`` with those without a fact made one (first: testing it costs nothing) and
-    each fact once, in the order of first use."""
+    """``needs`` with those without a fact made one (first: testing it costs nothing), each
+    fact once, in the order of first use, and without the needs that hold only when another
+    does (its atoms among theirs, its facts among theirs: ``commands``' facts about its
+    members then leave out those of a part of it)."""
     eager = 0
     facts: dict = {}
     for mask, fact in needs:
@@ -945,8 +954,22 @@ def _merged(needs: tuple) -> tuple:
             eager |= mask
         else:
             facts[fact] = facts.get(fact, 0) | mask
-    out = tuple((mask, fact) for fact, mask in facts.items())
-    return ((eager, None), *out) if eager else out
+    out = [(mask, fact) for fact, mask in facts.items() if mask & ~eager]
+    kept = tuple(
+        need
+        for j, need in enumerate(out)
+        if not any(
+            _implies(need, other) and (not _implies(other, need) or i < j)
+            for i, other in enumerate(out)
+            if i != j
+        )
+    )
+    return ((eager, None), *kept) if eager else kept
+
+
+def _implies(need: tuple, other: tuple) -> bool:
+    """Whether the need ``need`` holds only when ``other`` does."""
+    return not need[0] & ~other[0] and set(other[1]) <= set(need[1])
 
 
 def _settled(needs: tuple, passed: bool) -> tuple:
