@@ -397,6 +397,9 @@ CONFIG_ALIAS_RUNS = [
     ({"alias.b": ["bisect run"]}, "git b rm -rf /", ["rm -rf /"]),
     ({"alias.s": ["submodule foreach"]}, "git s 'rm -rf ~'", ["rm -rf ~"]),
     ({"alias.a": ["b"], "alias.b": ["!rm -rf ~"]}, "git a", ["rm -rf ~"]),
+    # the line's alias leads to one of the configuration's
+    ({"alias.b": ["!rm -rf ~"]}, "git -c alias.a=b a", ["rm -rf ~"]),
+    ({"alias.b": ['rebase -x "rm -rf ~"']}, "git -c alias.a=b a main", ["rm -rf ~"]),
     ({"alias.st": ["status -s"]}, "git st", []),
     ({"alias.z": ["!rm -rf ~"]}, "git -c alias.z='!make' z", None),  # the line's alias
     ({}, "git -c alias.z='!rm -rf ~' z", None),  # the shell model reads the line's own

@@ -101,7 +101,12 @@ def _parse(cmd: Any, repo_config: Any, what: str, parsed: Any = None) -> dict[st
         parsed = parse_argv(argv, env, cwd, None, ops, kinds)
     else:
         out = reparse(parsed, argv, env, cwd, on_disk, ops, kinds)
-    if out["alias"] == parsed["alias"] and out["script"] == parsed["script"]:
+    if (
+        out["alias"] == parsed["alias"]
+        and out["script"] == parsed["script"]
+        and out["subcommand"] == parsed["subcommand"]
+        and out["args"] == parsed["args"]
+    ):
         return out  # (the line's own words: the shell model read what they run)
     # An alias of the repository's configuration, not the line's: what git runs through it
     shown = run_texts(parsed)
