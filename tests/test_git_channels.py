@@ -421,6 +421,7 @@ SHARED_ALIASES = {
     "r": ('rebase -x \\"rm -rf ~\\"', "deny", "rm -rf ~ would delete ~"),
     "cl": ("!rm -f ~/.claude/settings.json", "deny", "Claude Code's hook settings"),
     "ship": ("!git push --force origin main", "deny", "force push"),
+    "rp": ('rebase -x \\"git push --force origin main\\"', "deny", "force push"),
     "t": ("!npm test", "allow", None),
     "st": ("status -s", "allow", None),
     "rt": ('rebase -x \\"npm test\\"', "allow", None),
@@ -452,7 +453,9 @@ def test_an_alias_of_an_included_file_runs_what_the_guards_judge(tmp_path):
         payload = {
             "hook_event_name": "PreToolUse",
             "tool_name": "Bash",
-            "tool_input": {"command": f"git {name} main" if name in ("r", "rt") else f"git {name}"},
+            "tool_input": {
+                "command": f"git {name} main" if name in ("r", "rt", "rp") else f"git {name}"
+            },
             "cwd": str(repo),
         }
         decision = eng.evaluate(payload, host="claude")
