@@ -126,9 +126,10 @@ def parse_in(cmd: Any, repo_config: Any) -> dict[str, Any]:
     push --force``: ``subcommand`` ``push``, ``alias`` ``"p"``; a shell alias ``!…`` gives its
     text as ``script``; where the alias is the configuration's, not the line's, ``alias_from``
     is ``"configuration"`` and ``config_runs`` lists the scripts git runs through it as shell
-    texts: its ``!`` text, ``rebase -x …``, a program its own ``-c`` names), and options that configuration makes the command behave as if given
-    are added to ``options`` with the key that implies them (``{"name": "--force", "config":
-    "remote.origin.push"}`` for a ``+`` push refspec; ``--mirror`` for ``remote.<r>.mirror``;
+    texts: its ``!`` text, ``rebase -x …``, a program its own ``-c`` names), and options that
+    configuration makes the command behave as if given are added to ``options`` with the key
+    that implies them (``{"name": "--force", "config": "remote.origin.push"}`` for a ``+``
+    push refspec; ``--mirror`` for ``remote.<r>.mirror``;
     ``--no-rebase``/``--no-ff``/``--ff-only`` for ``pull.rebase``/``pull.ff``/``merge.ff``;
     ``--force`` for ``git clean`` with ``clean.requireForce`` false). With a
     ``git.config_read`` answer that has a ``branch``, the parse has it too (``branch``: the
