@@ -69,11 +69,7 @@ config_commands := [object.union(c, {"span": null, "via": array.concat(["git"], 
 # Where a command of a script git runs works: its own cd after the git command's.
 inner_cwd(outer, inner) := outer if {
 	inner == null
-} else := inner if {
-	startswith(inner, "/")
-} else := inner if {
-	outer == null
-} else := concat("/", [outer, inner])
+} else := shell.resolve(outer, inner)
 
 spawned_commands := [object.union(c, {"span": null, "via": array.concat([s.via], c.via)}) |
 	some s in interpreter_shell_lines

@@ -195,7 +195,6 @@ SPECS: dict[str, Spec] = {
 _NO_SPEC = Spec({}, frozenset(), frozenset())
 
 
-# Global options of git itself (before the subcommand) that take a value.
 def _long_name(spec: Spec, given: str) -> str:
     """A long option name as git resolves it: exact, else a unique known prefix."""
     if given in spec.longs or not spec.longs:
